@@ -1,0 +1,20 @@
+"""Canonical JSON (RFC 8785 with the bundle spec's additions) and the strict reader.
+
+``canonicalize`` is the only place in BitExact that turns a value into the
+bytes that get hashed or signed; ``loads`` is the only JSON reader any door
+uses for untrusted input.
+"""
+
+from bitexact.canon.encode import MAX_DEPTH, canonicalize, es6_number
+from bitexact.canon.decode import DEFAULT_MAX_BYTES, loads
+from bitexact.errors import CanonicalizationError, StrictJSONError
+
+__all__ = [
+    "MAX_DEPTH",
+    "DEFAULT_MAX_BYTES",
+    "CanonicalizationError",
+    "StrictJSONError",
+    "canonicalize",
+    "es6_number",
+    "loads",
+]

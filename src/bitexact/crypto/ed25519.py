@@ -1,0 +1,164 @@
+"""ed25519 signing keys, key ids and strict verification (bundle spec §2.2).
+
+Strict verification refuses small-order public keys and non-canonical
+signatures (S >= L) before the RFC 8032 check, so two verifiers built on
+different libraries agree on every signature.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from bitexact.errors import KeyMaterialError
+
+_P = 2**255 - 19
+_L = 2**252 + 27742317777372353535851937790883648493
+_KEY_HEX = re.compile(r"[0-9a-fA-F]{64}")
+_SIG_HEX = re.compile(r"[0-9a-fA-F]{128}")
+
+
+def _blocked_encodings() -> frozenset[bytes]:
+    # libsodium's small-order list (through 1.0.18), derived as the spec shows.
+    p = _P
+    d = -121665 * pow(121666, -1, p) % p
+
+    def sqrt(a: int) -> int | None:
+        r = pow(a, (p + 3) // 8, p)
+        if r * r % p != a % p:
+            r = r * pow(2, (p - 1) // 4, p) % p
+        return r if r * r % p == a % p else None
+
+    s = sqrt(1 + d)
+    assert s is not None
+    y8 = next(
+        y for t in (s, p - s) if (y := sqrt((t - 1) * pow(d, -1, p) % p)) is not None
+    )
+    return frozenset(y.to_bytes(32, "little") for y in (0, 1, p - 1, p, p + 1, y8, p - y8))
+
+
+_BLOCKED = _blocked_encodings()
+
+
+def is_small_order(raw: bytes) -> bool:
+    """True when ``raw`` encodes one of the blocked small-order points."""
+    return raw[:31] + bytes([raw[31] & 0x7F]) in _BLOCKED
+
+
+def key_id(public_key: bytes | str) -> str:
+    """BLAKE2b with an 8-byte digest over the raw 32-byte public key."""
+    raw = bytes.fromhex(public_key) if isinstance(public_key, str) else public_key
+    return hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+def verify_strict(public_key_hex: object, signature: object, message: bytes) -> bool:
+    """The four-part strict ed25519 check of §2.2.
+
+    ``signature`` is 128 hex characters, or the raw 64 bytes (DSSE decodes
+    base64 first). Never raises: anything malformed is simply not valid.
+    """
+    if not isinstance(public_key_hex, str) or not _KEY_HEX.fullmatch(public_key_hex):
+        return False
+    if isinstance(signature, str):
+        if not _SIG_HEX.fullmatch(signature):
+            return False
+        sig = bytes.fromhex(signature)
+    elif isinstance(signature, (bytes, bytearray)) and len(signature) == 64:
+        sig = bytes(signature)
+    else:
+        return False
+    raw = bytes.fromhex(public_key_hex)
+    if is_small_order(raw):
+        return False
+    if int.from_bytes(sig[32:], "little") >= _L:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(raw).verify(sig, message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """An ed25519 private key with its public half and key id."""
+
+    private: Ed25519PrivateKey
+
+    @classmethod
+    def generate(cls) -> SigningKey:
+        """A fresh key that is not small-order (ed25519 keygen never is; checked anyway)."""
+        while True:
+            key = cls(Ed25519PrivateKey.generate())
+            if not is_small_order(key.public_raw):
+                return key
+
+    @classmethod
+    def from_pem(cls, data: bytes, *, source: str = "key") -> SigningKey:
+        """Load a PKCS#8 PEM private key."""
+        try:
+            private = serialization.load_pem_private_key(data, password=None)
+        except (ValueError, TypeError) as exc:
+            raise KeyMaterialError(f"{source} is not a PEM private key: {exc}") from None
+        if not isinstance(private, Ed25519PrivateKey):
+            raise KeyMaterialError(
+                f"{source} holds a {type(private).__name__}, not an ed25519 private key"
+            )
+        return cls(private)
+
+    @classmethod
+    def load(cls, path: Path) -> SigningKey:
+        """Read a key written by :meth:`save`."""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise KeyMaterialError(
+                f"no key at {path}: create one with `bitexact keys init`"
+            ) from None
+        except OSError as exc:
+            raise KeyMaterialError(f"cannot read key {path}: {exc.strerror}") from None
+        return cls.from_pem(data, source=str(path))
+
+    def save(self, path: Path) -> None:
+        """Write the key as PEM, owner-only, refusing to overwrite an existing file."""
+        pem = self.private.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise KeyMaterialError(
+                f"{path} already exists: refusing to overwrite a key (move it away first)"
+            ) from None
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(pem)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    @property
+    def public_raw(self) -> bytes:
+        return self.private.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+
+    @property
+    def public_hex(self) -> str:
+        return self.public_raw.hex()
+
+    @property
+    def key_id(self) -> str:
+        return key_id(self.public_raw)
+
+    def sign(self, message: bytes) -> bytes:
+        """The 64-byte signature over ``message``."""
+        return self.private.sign(message)

@@ -1,0 +1,56 @@
+"""Chain hashes and salted field commitments (bundle spec §2.1)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from typing import Any, Final, Literal
+
+from bitexact.canon import canonicalize
+from bitexact.errors import BitExactError
+
+HashAlg = Literal["blake2b-256", "sha256"]
+ALGORITHMS: Final[tuple[str, ...]] = ("blake2b-256", "sha256")
+GENESIS: Final[str] = "0" * 64
+SALT_BYTES: Final[int] = 16
+
+
+def default_alg() -> HashAlg:
+    """The hash for new entries: blake2b-256, or sha256 when ``BITEXACT_HASH_ALG=sha256``."""
+    chosen = os.environ.get("BITEXACT_HASH_ALG", "blake2b-256").strip().lower() or "blake2b-256"
+    if chosen == "blake2b-256":
+        return "blake2b-256"
+    if chosen == "sha256":
+        return "sha256"
+    raise BitExactError(
+        f"BITEXACT_HASH_ALG={chosen!r} is not a supported hash: use blake2b-256 (default) or sha256"
+    )
+
+
+def chain_hash(alg: str, data: bytes) -> str:
+    """``H(alg, data)`` as 64 lowercase hex characters."""
+    if alg == "blake2b-256":
+        return hashlib.blake2b(data, digest_size=32).hexdigest()
+    if alg == "sha256":
+        return hashlib.sha256(data).hexdigest()
+    raise ValueError(f"unsupported hash algorithm {alg!r}")
+
+
+def commitment_of_bytes(alg: str, salt: bytes, canonical: bytes) -> str:
+    """The commitment to already-canonical bytes under ``salt``."""
+    if alg == "blake2b-256":
+        return hashlib.blake2b(canonical, digest_size=32, key=salt).hexdigest()
+    if alg == "sha256":
+        return hmac.new(salt, canonical, hashlib.sha256).hexdigest()
+    raise ValueError(f"unsupported hash algorithm {alg!r}")
+
+
+def commitment(alg: str, salt: bytes, value: Any) -> str:
+    """The commitment to ``value``: keyed BLAKE2b or HMAC-SHA256 over its canonical bytes."""
+    return commitment_of_bytes(alg, salt, canonicalize(value))
+
+
+def new_salt() -> bytes:
+    """A fresh 16-byte CSPRNG salt."""
+    return os.urandom(SALT_BYTES)

@@ -1,0 +1,54 @@
+"""Typed errors a user can act on.
+
+Every error names what was wrong and, where it can, what to do about it.
+Callers catch these types; they never parse message strings.
+"""
+
+from __future__ import annotations
+
+
+class BitExactError(Exception):
+    """Base class of every error BitExact raises on purpose."""
+
+
+class CanonicalizationError(BitExactError, ValueError):
+    """A value cannot be written as canonical JSON (bundle spec §1.2)."""
+
+
+class StrictJSONError(BitExactError, ValueError):
+    """A document was refused by the strict JSON reader (bundle spec §1.1).
+
+    ``str(exc)`` is the spec's message exactly; ``position`` (a character
+    offset, or ``None``) says where, when the reader knows.
+    """
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+    def where(self) -> str:
+        """The message with its position, for people rather than verdicts."""
+        if self.position is None:
+            return self.message
+        return f"{self.message} (at character {self.position})"
+
+
+class KeyMaterialError(BitExactError):
+    """A key file or key material is missing, malformed or unusable."""
+
+
+class StoreError(BitExactError):
+    """The store could not do what was asked."""
+
+
+class StaleHeadError(StoreError):
+    """An append named a head that is no longer the run's head."""
+
+
+class RunNotFoundError(StoreError):
+    """No run with that id exists in the store."""
+
+
+class EvidenceError(BitExactError, ValueError):
+    """An entry, checkpoint or bundle could not be built as asked."""
