@@ -127,8 +127,11 @@ def _prepare(value: Any, depth: int) -> Any:
     if t is float:
         _check_float(value)
         if value.is_integer():
-            if -1e21 < value < 1e21:
+            if -_MAX_SAFE <= value <= _MAX_SAFE:
                 return int(value)
+            if -1e21 < value < 1e21:
+                # Past 2^53 ES6 writes the shortest digits padded with zeros, not the exact integer.
+                return int(es6_number(value))
             return value
         if -1e-4 < value < 1e-4:
             raise _NeedsReference

@@ -1,0 +1,48 @@
+"""The `bitexact` command line: thin, parse arguments, call a layer, print."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+import bitexact
+from bitexact.cli.audit import redact_command, repair_command
+from bitexact.cli.bundles import export_command, verify_command
+from bitexact.cli.context import AppContext
+from bitexact.cli.demo import demo_command
+from bitexact.cli.keys import keys_group
+from bitexact.cli.runs import runs_command, show_command
+from bitexact.config import home as resolve_home
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar="BITEXACT_HOME",
+              help="Data directory (default: $BITEXACT_HOME, else ~/.bitexact).")
+@click.version_option(bitexact.__version__, prog_name="bitexact")
+@click.pass_context
+def cli(ctx: click.Context, home: Path | None) -> None:
+    """BitExact records what an AI agent did as signed, hash-chained evidence
+    that anyone can verify offline.
+
+    \b
+    Start here:
+      bitexact demo                 record, export and verify a sample run
+      bitexact runs                 list recorded runs
+      bitexact show RUN             the steps of one run
+      bitexact export RUN -o F      a signed bundle for a relying party
+      bitexact verify F             check a bundle (exit 0 ok, 1 fails, 2 unreadable)
+    """
+    app = AppContext(resolve_home(home))
+    ctx.obj = app
+    ctx.call_on_close(app.close)
+
+
+for command in (runs_command, show_command, export_command, verify_command, keys_group,
+                redact_command, repair_command, demo_command):
+    cli.add_command(command)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="bitexact")

@@ -1,0 +1,73 @@
+"""`bitexact redact` and `bitexact repair`: accountable changes to stored runs."""
+
+from __future__ import annotations
+
+import click
+
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.cli.output import EXIT_INPUT, console, fail
+from bitexact.errors import BitExactError, RunNotFoundError
+from bitexact.recording.audit import apply_pending, pending_claims, record_claim, record_repair
+
+
+@click.command("redact")
+@click.argument("run_id")
+@click.option("--field", "fields", multiple=True, metavar="STEP:PATH",
+              help="A committed path to destroy, e.g. 3:result.account (repeatable).")
+@click.option("--by", default="", help="Who is redacting (recorded on the chain).")
+@click.option("--reason", default="", help="Why (recorded on the chain).")
+@click.option("--resume", is_flag=True, help="Finish claims already on the chain whose removal did not complete.")
+@pass_app
+def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: str, reason: str, resume: bool) -> None:
+    """Destroy stored values, accountably: the claim lands on the chain first.
+
+    The redaction entry is appended (and checkpointed) before any value is
+    removed, so a crash in between leaves a claim that `bitexact verify`
+    reports as not applied until `bitexact redact --resume RUN` completes it.
+    Commitments and hashes never change; audit entries cannot be redacted.
+    """
+    try:
+        app.store.run(run_id)
+        if resume:
+            if fields:
+                fail("--resume finishes existing claims; do not name new fields with it", code=EXIT_INPUT)
+            done = apply_pending(app.store, run_id)
+            console.print(f"[green]✓[/] {len(done)} pending redaction(s) applied on {run_id}"
+                          if done else f"nothing pending on {run_id}")
+            return
+        if not reason.strip():
+            fail("--reason is required: say why the values are destroyed", code=EXIT_INPUT)
+        writer = app.recorder().attach(run_id)
+        tokens = record_claim(writer, list(fields), by=by, reason=reason)
+        apply_pending(app.store, run_id)
+    except RunNotFoundError:
+        fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
+    except (BitExactError, ValueError) as exc:
+        fail(str(exc), code=EXIT_INPUT)
+    console.print(f"[green]✓[/] redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
+
+
+@click.command("repair")
+@click.argument("run_id")
+@click.option("--by", required=True, help="The operator accepting the history as it stands.")
+@click.option("--note", required=True, help="What is accepted, and why.")
+@pass_app
+def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
+    """Record an operator's explicit acceptance of a truncated or damaged history.
+
+    Use it for a run whose process died before sealing: the repair entry says
+    who accepted that the record ends where it does. It never invents a seal.
+    """
+    try:
+        app.store.run(run_id)
+        pending = pending_claims(app.store, run_id)
+        writer = app.recorder().attach(run_id)
+        step = record_repair(writer, by=by, note=note)
+    except RunNotFoundError:
+        fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
+    except (BitExactError, ValueError) as exc:
+        fail(str(exc), code=EXIT_INPUT)
+    console.print(f"[green]✓[/] repair recorded at step {step} of {run_id}")
+    if pending:
+        console.print(f"[yellow]![/] {len(pending)} redaction claim(s) are still pending: run "
+                      f"`bitexact redact --resume {run_id}`")

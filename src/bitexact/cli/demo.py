@@ -1,0 +1,41 @@
+"""`bitexact demo`."""
+
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.cli.output import console, print_json
+from bitexact.cli.summary import summarize
+from bitexact.demo import run_demo
+
+
+@click.command("demo")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@pass_app
+def demo_command(app: AppContext, as_json: bool) -> None:
+    """Record a sample claims-agent run, export it signed, and verify it.
+
+    The run has an identity, a context, a tool call, a real HTTP call to a
+    claims API served on 127.0.0.1, a human decision, a marker and the seal.
+    """
+    with console.status("recording a claims-agent run…"):
+        result = run_demo(app.store, app.home)
+    if as_json:
+        print_json({"run_id": result.run_id, "bundle": str(result.export.path), "verdict": result.verdict.line,
+                    "ok": result.verdict.ok, "public_key": result.public_key})
+        raise SystemExit(result.verdict.exit_code())
+    table = Table(title=f"{result.run_id}")
+    for column in ("step", "kind", "prov", "summary"):
+        table.add_column(column)
+    for entry in app.store.entries(result.run_id):
+        table.add_row(str(entry["step"]), entry["kind"], entry["prov"], escape(summarize(entry)))
+    console.print(table)
+    colour = "green" if result.verdict.ok else "red"
+    console.print(f"[{colour}]{escape(result.verdict.line)}[/]")
+    console.print(f"bundle: [bold]{result.export.path}[/]\n"
+                  f"verify it anywhere: bitexact verify {result.export.path} --expect-key {result.public_key} "
+                  f"--expect-recorder-key {result.public_key} --require-sealed")
+    raise SystemExit(result.verdict.exit_code())

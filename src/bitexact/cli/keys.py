@@ -1,0 +1,77 @@
+"""`bitexact keys`: the recorder's signing key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.cli.output import EXIT_FAIL, console, fail, print_json
+from bitexact.errors import KeyMaterialError
+from bitexact.evidence.timefmt import now_iso
+
+
+@click.group("keys")
+def keys_group() -> None:
+    """Create, show, rotate and publish the recorder key."""
+
+
+@keys_group.command("init")
+@pass_app
+def keys_init(app: AppContext) -> None:
+    """Create the recorder key (owner-only file); refuses to overwrite one."""
+    try:
+        key = app.keys.init()
+    except KeyMaterialError as exc:
+        fail(str(exc), code=EXIT_FAIL)
+    app.store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
+    console.print(f"[green]✓[/] recorder key created at {app.keys.current_path}\n"
+                  f"  key id     {key.key_id}\n  public key {key.public_hex}")
+
+
+@keys_group.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@pass_app
+def keys_show(app: AppContext, as_json: bool) -> None:
+    """Print the key id and public key of the current and retired recorder keys."""
+    keys = app.keys.public_keys()
+    if not keys:
+        fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
+    if as_json:
+        print_json([{"key_id": k.key_id, "public_key": k.public_key, "status": k.status} for k in keys])
+        return
+    for k in keys:
+        colour = "green" if k.status == "current" else "dim"
+        console.print(f"[{colour}]{k.status:8}[/] {k.key_id}  {k.public_key}")
+
+
+@keys_group.command("rotate")
+@pass_app
+def keys_rotate(app: AppContext) -> None:
+    """Make a new recorder key and retire the current one (old runs stay verifiable)."""
+    try:
+        old, new = app.keys.rotate()
+    except KeyMaterialError as exc:
+        fail(str(exc))
+    now = now_iso()
+    app.store.put_key(old.key_id, old.public_hex, "recorder", now, retired_at=now)
+    app.store.put_key(new.key_id, new.public_hex, "recorder", now)
+    console.print(f"[green]✓[/] rotated: {old.key_id} retired, {new.key_id} current.\n"
+                  "  Publish a new trust file (bitexact keys trust-file) so relying parties accept both.")
+
+
+@keys_group.command("trust-file")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to write the trust file.")
+@pass_app
+def keys_trust_file(app: AppContext, output: Path) -> None:
+    """Write a trust file for relying parties: every current and retired key,
+    as both bundle and recorder keys (bitexact verify --trust-file F)."""
+    keys = app.keys.public_keys()
+    if not keys:
+        fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
+    listed = [{"key_id": k.key_id, "public_key": k.public_key} for k in keys]
+    output.write_text(json.dumps({"bundle_keys": listed, "recorder_keys": listed}, indent=2) + "\n")
+    console.print(f"[green]✓[/] trust file with {len(listed)} key(s) written to {output}")

@@ -1,0 +1,34 @@
+"""Terminal output: rich tables and colour for people, JSON for scripts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+EXIT_OK = 0
+EXIT_FAIL = 1
+EXIT_INPUT = 2
+
+
+def print_json(value: Any) -> None:
+    """Machine-readable output on stdout, one document."""
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False))
+
+
+def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoReturn:
+    """Print an error (and what to do) to stderr and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
+    if hint:
+        err_console.print(f"[dim]{hint}[/]", soft_wrap=True)
+    sys.exit(code)
+
+
+def ok(message: str) -> None:
+    console.print(f"[green]✓[/] {message}")

@@ -1,0 +1,74 @@
+"""`bitexact runs` and `bitexact show`."""
+
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.cli.output import EXIT_INPUT, console, fail, print_json
+from bitexact.cli.summary import summarize
+from bitexact.errors import RunNotFoundError
+
+
+@click.command("runs")
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
+@pass_app
+def runs_command(app: AppContext, as_json: bool) -> None:
+    """List recorded runs, newest first: run, steps, sealed, started, kinds."""
+    runs = app.store.runs()
+    if as_json:
+        print_json(
+            [
+                {"run_id": r.run_id, "steps": r.steps, "sealed": r.sealed, "started_at": r.started_at,
+                 "updated_at": r.updated_at, "head_hash": r.head_hash, "kinds": r.kinds, "meta": r.meta}
+                for r in runs
+            ]
+        )
+        return
+    if not runs:
+        console.print(f"No runs in {app.home} yet. Record one with [bold]bitexact demo[/].")
+        return
+    table = Table(title=f"Runs in {app.home}")
+    table.add_column("run", style="cyan", no_wrap=True)
+    table.add_column("steps", justify="right")
+    table.add_column("sealed")
+    table.add_column("started")
+    table.add_column("kinds")
+    for r in runs:
+        kinds = ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(r.kinds.items()))
+        table.add_row(r.run_id, str(r.steps), "[green]yes[/]" if r.sealed else "[yellow]no[/]",
+                      r.started_at[:19].replace("T", " "), escape(kinds))
+    console.print(table)
+
+
+@click.command("show")
+@click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True, help="Print every step with its data as JSON.")
+@pass_app
+def show_command(app: AppContext, run_id: str, as_json: bool) -> None:
+    """Show a run's steps: step, kind, prov, ts and a one-line summary."""
+    try:
+        info = app.store.run(run_id)
+    except RunNotFoundError:
+        fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
+    entries = app.store.entries(run_id)
+    if as_json:
+        print_json(
+            {"run_id": run_id, "sealed": info.sealed, "head_hash": info.head_hash,
+             "steps": [{"step": e["step"], "kind": e["kind"], "prov": e["prov"], "ts": e["ts"],
+                        "ctx": e.get("ctx"), "summary": summarize(e), "data": e.get("data", {}),
+                        "redacted": e.get("redacted", [])} for e in entries]}
+        )
+        return
+    table = Table(title=f"{run_id} · {info.steps} steps · {'sealed' if info.sealed else 'unsealed'}")
+    table.add_column("step", justify="right")
+    table.add_column("kind", style="cyan")
+    table.add_column("prov")
+    table.add_column("ts")
+    table.add_column("summary")
+    for e in entries:
+        redacted = f" [magenta]({len(e['redacted'])} redacted)[/]" if e.get("redacted") else ""
+        table.add_row(str(e["step"]), e["kind"], e["prov"], e["ts"][11:23], escape(summarize(e)) + redacted)
+    console.print(table)

@@ -1,0 +1,87 @@
+"""The recorder's signing keys on disk: the current key and every retired one.
+
+Layout under the data directory::
+
+    keys/recorder.key              current ed25519 key (PEM, 0600)
+    keys/retired/<key_id>.key      keys rotated away from (still listed in trust files)
+
+Rotation never deletes a key's public half, so every earlier run stays
+verifiable: trust files list current and retired keys.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from bitexact.crypto.ed25519 import SigningKey
+from bitexact.errors import KeyMaterialError
+
+
+@dataclass(frozen=True)
+class PublicKeyInfo:
+    key_id: str
+    public_key: str
+    status: str  # "current" | "retired"
+
+
+class KeyStore:
+    """The recorder key files under ``<home>/keys``."""
+
+    def __init__(self, home: Path) -> None:
+        self.dir = home / "keys"
+        self.current_path = self.dir / "recorder.key"
+        self.retired_dir = self.dir / "retired"
+
+    def exists(self) -> bool:
+        return self.current_path.exists()
+
+    def _ensure_dir(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.dir, 0o700)
+
+    def init(self) -> SigningKey:
+        """Create the recorder key; refuses when one exists."""
+        if self.current_path.exists():
+            raise KeyMaterialError(
+                f"a recorder key already exists at {self.current_path}: refusing to overwrite it"
+                " (use `bitexact keys rotate` to replace it and keep old runs verifiable)"
+            )
+        self._ensure_dir()
+        key = SigningKey.generate()
+        key.save(self.current_path)
+        return key
+
+    def current(self) -> SigningKey:
+        """The key that signs new checkpoints and bundles."""
+        return SigningKey.load(self.current_path)
+
+    def current_or_init(self) -> SigningKey:
+        """The current key, creating it on first use."""
+        return self.current() if self.exists() else self.init()
+
+    def rotate(self) -> tuple[SigningKey, SigningKey]:
+        """Retire the current key and make a new one; returns ``(old, new)``."""
+        old = self.current()
+        self.retired_dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.retired_dir, 0o700)
+        target = self.retired_dir / f"{old.key_id}.key"
+        if target.exists():
+            raise KeyMaterialError(f"{target} already exists: rotation was interrupted; inspect {self.dir}")
+        os.replace(self.current_path, target)
+        new = SigningKey.generate()
+        new.save(self.current_path)
+        return old, new
+
+    def public_keys(self) -> list[PublicKeyInfo]:
+        """Current key first, then retired keys by id."""
+        keys: list[PublicKeyInfo] = []
+        if self.exists():
+            current = self.current()
+            keys.append(PublicKeyInfo(current.key_id, current.public_hex, "current"))
+        if self.retired_dir.is_dir():
+            for path in sorted(self.retired_dir.glob("*.key")):
+                retired = SigningKey.load(path)
+                keys.append(PublicKeyInfo(retired.key_id, retired.public_hex, "retired"))
+        return keys

@@ -1,0 +1,96 @@
+"""Building entries: salted per-path commitments and the chain hash (bundle spec §4)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from bitexact.canon import canonicalize
+from bitexact.crypto import chain_hash, commitment, new_salt
+from bitexact.errors import EvidenceError
+from bitexact.evidence.kinds import ALLOWED_PROV
+from bitexact.evidence.paths import committed_paths
+from bitexact.evidence.timefmt import now_iso
+
+ENTRY_VERSION: Final[int] = 2
+MAX_DATA_DEPTH: Final[int] = 125
+"""``data`` nests at most 125 levels so the whole bundle stays within 128 (§1.1)."""
+
+_UNHASHED: Final[frozenset[str]] = frozenset({"hash", "data", "salts", "redacted"})
+
+
+def chain_body(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry minus ``hash``, ``data``, ``salts`` and ``redacted``: what the chain hashes."""
+    return {k: v for k, v in entry.items() if k not in _UNHASHED}
+
+
+def entry_hash(entry: dict[str, Any]) -> str:
+    """``H(alg, canonical(chain body))``."""
+    return chain_hash(entry["alg"], canonicalize(chain_body(entry)))
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    if limit <= 0:
+        return isinstance(value, (dict, list, tuple))
+    if isinstance(value, dict):
+        return any(deeper_than(v, limit - 1) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(deeper_than(v, limit - 1) for v in value)
+    return False
+
+
+def build_entry(
+    *,
+    run_id: str,
+    step: int,
+    kind: str,
+    prov: str,
+    data: dict[str, Any],
+    prev: str,
+    alg: str,
+    ts: str | None = None,
+    ctx: str | None = None,
+    capture: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Build a complete v2 entry chained onto ``prev``.
+
+    Every committed path gets a fresh 16-byte salt. ``capture`` (the capture
+    policy's declarations) is a top-level key, so it is inside the hash and
+    every signature over it, and any conforming verifier hashes it as it is.
+    """
+    allowed = ALLOWED_PROV.get(kind)
+    if allowed is None:
+        raise EvidenceError(f"unknown entry kind {kind!r}")
+    if prov not in allowed:
+        raise EvidenceError(f"a {kind} entry cannot be {prov} - it is {' or '.join(allowed)}")
+    if not isinstance(data, dict):
+        raise EvidenceError(f"entry data must be a JSON object, not {type(data).__name__}")
+    if deeper_than(data, MAX_DATA_DEPTH):
+        raise EvidenceError(
+            f"entry data nests deeper than {MAX_DATA_DEPTH} levels: flatten it or record it as text"
+        )
+    salts: dict[str, str] = {}
+    commitments: dict[str, str] = {}
+    for path, value in committed_paths(data):
+        salt = new_salt()
+        salts[path] = salt.hex()
+        commitments[path] = commitment(alg, salt, value)
+    entry: dict[str, Any] = {
+        "v": ENTRY_VERSION,
+        "alg": alg,
+        "run_id": run_id,
+        "step": step,
+        "kind": kind,
+        "prov": prov,
+        "ts": ts or now_iso(),
+        "prev": prev,
+    }
+    if ctx is not None:
+        entry["ctx"] = ctx
+    if capture is not None:
+        entry["capture"] = capture
+    entry["commitments"] = commitments
+    entry["hash"] = entry_hash(entry)
+    entry["data"] = data
+    if salts:
+        entry["salts"] = salts
+    return entry

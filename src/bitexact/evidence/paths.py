@@ -1,0 +1,56 @@
+"""Committed paths: exactly two levels, ``~0``/``~1`` escaped (bundle spec §4.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+
+def escape(key: str) -> str:
+    """Escape one key for use in a path: ``~`` first, then ``.``."""
+    return key.replace("~", "~0").replace(".", "~1")
+
+
+def unescape(part: str) -> str:
+    """Undo :func:`escape`: ``~1`` first, then ``~0``."""
+    return part.replace("~1", ".").replace("~0", "~")
+
+
+def committed_paths(data: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """Yield ``(path, value)`` for every committed path of ``data``, in document order."""
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            top = escape(key)
+            for sub, item in value.items():
+                yield f"{top}.{escape(sub)}", item
+        else:
+            yield escape(key), value
+
+
+def split_path(path: str) -> tuple[str, str | None]:
+    """Split a path at its first ``.`` and unescape both parts."""
+    top, dot, sub = path.partition(".")
+    return unescape(top), (unescape(sub) if dot else None)
+
+
+def resolve(data: dict[str, Any], path: str) -> tuple[bool, Any]:
+    """``(True, value)`` when ``path`` names a value present in ``data``."""
+    top, sub = split_path(path)
+    if top not in data:
+        return False, None
+    if sub is None:
+        return True, data[top]
+    inner = data[top]
+    if isinstance(inner, dict) and sub in inner:
+        return True, inner[sub]
+    return False, None
+
+
+def parse_field(token: str) -> tuple[int, str]:
+    """Parse a ``STEP:PATH`` field reference as the CLI and claims spell it."""
+    step_text, colon, path = token.partition(":")
+    if not colon or not path:
+        raise ValueError(f"{token!r} is not STEP:PATH (for example 3:result.account)")
+    if not step_text.isascii() or not step_text.isdigit() or (len(step_text) > 1 and step_text[0] == "0"):
+        raise ValueError(f"{token!r}: the step must be a plain decimal index like 3")
+    return int(step_text), path

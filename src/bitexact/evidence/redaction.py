@@ -1,0 +1,69 @@
+"""Removing committed values while keeping their commitments (bundle spec §6).
+
+Used by store redaction (after the claim is on the chain) and by export-time
+redaction (in the exported copy only). Commitments and the hash never change.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from bitexact.errors import EvidenceError
+from bitexact.evidence.kinds import AUDIT_KINDS
+from bitexact.evidence.paths import split_path
+
+
+def claim_token(step: int, path: str) -> str:
+    """The ``"<i>:<path>"`` token a ``redaction`` entry lists."""
+    return f"{step}:{path}"
+
+
+def check_redactable(entry: dict[str, Any], path: str) -> None:
+    """Refuse audit entries and paths the entry never committed."""
+    if entry.get("kind") in AUDIT_KINDS:
+        raise EvidenceError(
+            f"step {entry.get('step')}: a {entry.get('kind')} audit entry cannot be redacted"
+            " - the audit trail is what a redaction is accountable to"
+        )
+    if path not in entry.get("commitments", {}):
+        raise EvidenceError(
+            f"step {entry.get('step')}: no committed path {path!r}"
+            f" (committed: {', '.join(sorted(entry.get('commitments', {}))) or 'none'})"
+        )
+
+
+def is_applied(entry: dict[str, Any], path: str) -> bool:
+    """True when ``path`` is already redacted in ``entry``."""
+    return path in entry.get("redacted", [])
+
+
+def redact_entry(entry: dict[str, Any], paths: list[str]) -> dict[str, Any]:
+    """Return a copy of ``entry`` with ``paths`` removed, husks kept, markers sorted."""
+    for path in paths:
+        check_redactable(entry, path)
+    out = copy.deepcopy(entry)
+    data: dict[str, Any] = out.setdefault("data", {})
+    salts: dict[str, str] = out.get("salts", {})
+    marked = set(out.get("redacted", []))
+    for path in paths:
+        top, sub = split_path(path)
+        if sub is None:
+            data.pop(top, None)
+        else:
+            inner = data.get(top)
+            if isinstance(inner, dict):
+                inner.pop(sub, None)  # an emptied object stays as the {} husk
+        salts.pop(path, None)
+        marked.add(path)
+    if salts:
+        out["salts"] = salts
+    else:
+        out.pop("salts", None)
+    out["redacted"] = sorted(marked)
+    return out
+
+
+def redactions_map(entries_markers: dict[int, list[str]]) -> dict[str, list[str]]:
+    """The signed ``redactions`` map: decimal step -> sorted markers (§9)."""
+    return {str(step): sorted(paths) for step, paths in sorted(entries_markers.items()) if paths}

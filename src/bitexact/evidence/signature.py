@@ -1,0 +1,45 @@
+"""The detached bundle signature (bundle spec §9)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bitexact.canon import canonicalize
+from bitexact.crypto import SigningKey
+from bitexact.evidence.timefmt import now_iso
+
+
+def signed_body(
+    container: dict[str, Any], signature: dict[str, Any], redactions: dict[str, list[str]]
+) -> dict[str, Any]:
+    """What the signature covers: format, run_id, chain, signed_at, key_id, checkpoints,
+    anchors when the container has them, and the redactions map when any entry has markers."""
+    body: dict[str, Any] = {
+        "format": container.get("format"),
+        "run_id": container.get("run_id"),
+        "chain": container.get("chain"),
+    }
+    for key in ("signed_at", "key_id"):
+        if key in signature:
+            body[key] = signature[key]
+    for key in ("checkpoints", "anchors"):
+        if key in container:
+            body[key] = container[key]
+    if redactions:
+        body["redactions"] = redactions
+    return body
+
+
+def sign_container(
+    container: dict[str, Any], redactions: dict[str, list[str]], key: SigningKey
+) -> dict[str, Any]:
+    """Sign ``container`` last, after checkpoints, anchors and markers are final."""
+    signature: dict[str, Any] = {
+        "algorithm": "ed25519",
+        "key_id": key.key_id,
+        "public_key": key.public_hex,
+        "signed_at": now_iso(),
+    }
+    message = canonicalize(signed_body(container, signature, redactions))
+    signature["signature"] = key.sign(message).hex()
+    return signature

@@ -1,0 +1,90 @@
+"""Audit entries through the write path: store redaction (write-ahead) and repair."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bitexact.errors import EvidenceError
+from bitexact.evidence.export import redaction_plan
+from bitexact.evidence.paths import parse_field
+from bitexact.evidence.redaction import check_redactable, claim_token, redact_entry
+from bitexact.recording.writer import RunWriter
+from bitexact.store import Store
+
+
+@dataclass(frozen=True)
+class PendingClaim:
+    claim_step: int
+    step: int
+    path: str
+
+
+def record_claim(writer: RunWriter, fields: list[str], *, by: str, reason: str) -> list[str]:
+    """Step 1 of store redaction: validate the targets and append the ``redaction`` claim.
+
+    Nothing is removed yet; :func:`apply_pending` does that. A crash between
+    the two leaves a claim that verify reports as not applied until resumed.
+    """
+    if not fields:
+        raise EvidenceError("name at least one field to redact with --field STEP:PATH")
+    if not by.strip():
+        raise EvidenceError("--by must name who is redacting")
+    store = writer.recorder.store
+    plan = redaction_plan(fields)
+    tokens: list[str] = []
+    for step, paths in sorted(plan.items()):
+        if step >= writer.steps:
+            raise EvidenceError(f"run {writer.run_id} has no step {step} (it has {writer.steps} steps)")
+        entry = store.entry(writer.run_id, step)
+        for path in paths:
+            check_redactable(entry, path)
+            if path in entry.get("redacted", []):
+                raise EvidenceError(f"step {step}: path {path} is already redacted")
+            tokens.append(claim_token(step, path))
+    writer.append("redaction", {"fields": tokens, "by": by, "reason": reason}, force_checkpoint=True)
+    return tokens
+
+
+def pending_claims(store: Store, run_id: str) -> list[PendingClaim]:
+    """Claims on the chain whose removal has not been applied yet."""
+    claims: list[PendingClaim] = []
+    for entry in store.entries(run_id):
+        if entry["kind"] != "redaction":
+            continue
+        for token in entry.get("data", {}).get("fields", []):
+            try:
+                step, path = parse_field(token)
+            except ValueError:
+                continue
+            claims.append(PendingClaim(entry["step"], step, path))
+    pending = []
+    for claim in claims:
+        target = store.entry(run_id, claim.step)
+        if claim.path not in target.get("redacted", []):
+            pending.append(claim)
+    return pending
+
+
+def apply_pending(store: Store, run_id: str) -> list[PendingClaim]:
+    """Step 2 (and recovery): remove every claimed value not yet removed."""
+    pending = pending_claims(store, run_id)
+    by_step: dict[int, list[str]] = {}
+    for claim in pending:
+        by_step.setdefault(claim.step, []).append(claim.path)
+    for step, paths in sorted(by_step.items()):
+        entry: dict[str, Any] = store.entry(run_id, step)
+        store.rewrite_entry(run_id, step, redact_entry(entry, paths))
+    return pending
+
+
+def record_repair(writer: RunWriter, *, by: str, note: str, extra: dict[str, Any] | None = None) -> int:
+    """Append a ``repair`` entry: an operator accepting damaged or truncated history."""
+    if not by.strip():
+        raise EvidenceError("--by must name the operator accepting the history")
+    if not note.strip():
+        raise EvidenceError("--note must say what is being accepted")
+    data: dict[str, Any] = {"by": by, "note": note, "steps_found": writer.steps, "sealed": writer.sealed}
+    if extra:
+        data.update(extra)
+    return writer.append("repair", data, force_checkpoint=True).step
