@@ -85,6 +85,7 @@ class RunWriter:
         prov: str | None = None,
         ctx: str | None = None,
         capture: dict[str, Any] | None = None,
+        hints: dict[str, Any] | None = None,
         force_checkpoint: bool = False,
     ) -> AppendResult:
         """Build the next entry and append it durably; returns its step and hash.

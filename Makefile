@@ -1,0 +1,32 @@
+# Two commands on a fresh machine:
+#   make demo   set up .venv and record, export and verify a sample run
+#   make test   set up .venv (and the system parts the tests use) and run every test
+VENV   ?= .venv
+PYTHON ?= python3
+PY     := $(VENV)/bin/python
+
+.PHONY: setup demo test bench system-deps clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+system-deps:
+	bash scripts/system-deps.sh
+
+demo: setup
+	$(VENV)/bin/bitexact demo
+
+test: setup system-deps
+	$(PY) -m pytest
+
+bench: setup
+	for b in benchmarks/*_bench.py benchmarks/store_append.py benchmarks/verify_jsonl.py; do \
+	  [ -f "$$b" ] && echo "== $$b" && $(PY) "$$b" || true; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

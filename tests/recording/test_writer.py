@@ -1,0 +1,98 @@
+"""The write path: chaining, checkpoint cadence, the seal, and writers racing on one run."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from bitexact.crypto import GENESIS
+from bitexact.errors import EvidenceError
+from bitexact.evidence.checkpoint import checkpoint_link
+from bitexact.recording import CheckpointPolicy, Recorder
+from bitexact.store import Store
+
+
+def test_a_run_opens_with_run_meta_and_chains_every_entry(recorder: Recorder, store: Store) -> None:
+    writer = recorder.start(name="triage")
+    writer.append("tool_call", {"tool": "a"})
+    writer.append("context", {"name": "doc", "content": {"text": "x"}})
+    writer.seal()
+    entries = list(store.entries(writer.run_id))
+    assert [e["kind"] for e in entries] == ["run_meta", "tool_call", "context", "run_end"]
+    assert entries[0]["data"]["name"] == "triage"
+    assert entries[0]["data"]["capture_policy"] == "off"
+    assert entries[0]["prev"] == GENESIS
+    for before, after in zip(entries, entries[1:]):
+        assert after["prev"] == before["hash"]
+    assert entries[-1]["data"] == {"steps": 4}
+    assert [e["prov"] for e in entries] == ["observed", "observed", "asserted", "observed"]
+
+
+def test_checkpoints_every_n_entries_and_always_at_the_seal(recorder: Recorder, store: Store) -> None:
+    writer = recorder.start()
+    for i in range(9):
+        writer.append("tool_call", {"tool": "t", "args": [i]})
+    writer.seal()  # 11 entries: checkpoints at 4, 8 and the seal at 11
+    checkpoints = store.checkpoints(writer.run_id)
+    assert [c["steps"] for c in checkpoints] == [4, 8, 11]
+    assert checkpoints[0]["prev_checkpoint"] == GENESIS
+    assert checkpoints[1]["prev_checkpoint"] == checkpoint_link(checkpoints[0])
+    entries = list(store.entries(writer.run_id))
+    assert all(c["head_hash"] == entries[c["steps"] - 1]["hash"] for c in checkpoints)
+
+
+def test_time_based_checkpoints(store: Store, recorder_key) -> None:  # type: ignore[no-untyped-def]
+    policy = CheckpointPolicy(every=1000, seconds=0.0)  # every append is "T seconds later"
+    writer = Recorder(store, recorder_key, checkpoints=policy).start()
+    writer.append("marker", {"note": "a"})
+    assert [c["steps"] for c in store.checkpoints(writer.run_id)] == [1, 2]
+
+
+def test_nothing_but_audit_entries_may_follow_the_seal(recorder: Recorder) -> None:
+    writer = recorder.start()
+    writer.seal()
+    with pytest.raises(EvidenceError, match="is sealed"):
+        writer.append("tool_call", {"tool": "late"})
+    with pytest.raises(EvidenceError, match="is sealed"):
+        writer.seal()
+    writer.append("hold", {"reason": "litigation", "by": "legal", "placed_at": "2026-11-29"})
+
+
+def test_two_writers_on_one_run_never_fork_the_chain(recorder: Recorder, store: Store) -> None:
+    first = recorder.start()
+    second = recorder.attach(first.run_id)  # as another process would: its own head
+    first.append("marker", {"note": "from first"})
+    second.append("marker", {"note": "from second, after a stale head"})
+    first.append("marker", {"note": "first again"})
+    entries = list(store.entries(first.run_id))
+    assert [e["step"] for e in entries] == [0, 1, 2, 3]
+    assert all(b["prev"] == a["hash"] for a, b in zip(entries, entries[1:]))
+
+
+def test_thirty_two_threads_append_without_loss_or_fork(recorder: Recorder, store: Store) -> None:
+    writer = recorder.start()
+    barrier = threading.Barrier(32)
+
+    def work(n: int) -> None:
+        barrier.wait()
+        for i in range(10):
+            writer.append("tool_call", {"tool": f"t{n}", "args": [i]})
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(32)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    entries = list(store.entries(writer.run_id))
+    assert len(entries) == 1 + 320
+    assert all(b["prev"] == a["hash"] for a, b in zip(entries, entries[1:]))
+    seen = {(e["data"]["tool"], e["data"]["args"][0]) for e in entries[1:]}
+    assert len(seen) == 320
+
+
+@pytest.mark.parametrize("alg", ["blake2b-256", "sha256"])
+def test_the_hash_algorithm_comes_from_the_environment(store: Store, recorder_key, monkeypatch, alg) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("BITEXACT_HASH_ALG", alg)
+    writer = Recorder(store, recorder_key).start()
+    assert store.entry(writer.run_id, 0)["alg"] == alg
