@@ -57,6 +57,10 @@ def test_export_time_redaction_verifies_signed_and_fails_the_recorder_tier(bx: I
 def test_verify_exit_codes(bx: Invoke, tmp_path: Path) -> None:
     missing = bx("verify", str(tmp_path / "nope.json"))
     assert missing.exit_code == 2
+    assert missing.output.strip() == f"FAIL: no such file: {tmp_path / 'nope.json'}"
+    no_trust = bx("verify", str(tmp_path / "nope.json"), "--trust-file", str(tmp_path / "t.json"))
+    assert no_trust.exit_code == 2
+    assert no_trust.output.startswith(f"FAIL: no such file: {tmp_path / 't.json'} (")
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "bitexact-bundle/1", "format": "x"}')
     dup = bx("verify", str(bad))

@@ -11,7 +11,8 @@ from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_INPUT, console, fail, print_json
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.evidence.export import FORMATS, RunSource, bundle_document, export_run
-from bitexact.evidence.verify import InputError, Pins, Verdict, load_trust_file, verify_bundle, verify_path
+from bitexact.evidence.verify import InputError, Pins, Verdict, load_trust_file, verify_bundle, verify_cli
+from bitexact.evidence.verify.verdict import failed
 
 
 @click.command("export")
@@ -54,33 +55,6 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
     )
 
 
-def _merge_keys(flags: tuple[str, ...], trusted: frozenset[str] | None) -> frozenset[str] | None:
-    """Flags and a trust file combine (§11); None when neither pins anything."""
-    if not flags and trusted is None:
-        return None
-    return frozenset({key.lower() for key in flags} | set(trusted or ()))
-
-
-def _pins(expect_key: tuple[str, ...], expect_recorder_key: tuple[str, ...], trust_file: Path | None,
-          expect_tsa: Path | None, require_sealed: bool) -> Pins:
-    trusted_bundle: frozenset[str] | None = None
-    trusted_recorder: frozenset[str] | None = None
-    if trust_file is not None:
-        trusted_bundle, trusted_recorder = load_trust_file(trust_file)
-    tsa = None
-    if expect_tsa is not None:
-        try:
-            tsa = expect_tsa.read_bytes()
-        except OSError as exc:
-            raise InputError(f"no such file: {expect_tsa} ({exc.strerror})") from None
-    return Pins(
-        bundle_keys=_merge_keys(expect_key, trusted_bundle),
-        recorder_keys=_merge_keys(expect_recorder_key, trusted_recorder),
-        tsa_cert=tsa,
-        require_sealed=require_sealed,
-    )
-
-
 def _verdict_json(verdict: Verdict) -> dict[str, object]:
     return {"ok": verdict.ok, "line": verdict.line, "message": verdict.message, "run_id": verdict.run_id,
             "steps": verdict.steps, "sealed": verdict.sealed, "signed": verdict.signed,
@@ -89,47 +63,59 @@ def _verdict_json(verdict: Verdict) -> dict[str, object]:
 
 @click.command("verify")
 @click.argument("target")
-@click.option("--expect-key", multiple=True, metavar="HEX", help="Require a bundle signature by this ed25519 public key.")
-@click.option("--expect-recorder-key", multiple=True, metavar="HEX",
+@click.option("--expect-key", metavar="HEX", help="Require a bundle signature by this ed25519 public key.")
+@click.option("--expect-recorder-key", metavar="HEX",
               help="Require checkpoints signed by this recorder key covering the head (the recorder tier).")
-@click.option("--trust-file", type=click.Path(dir_okay=False, path_type=Path),
-              help="A trust file (bitexact keys trust-file) listing bundle and recorder keys.")
-@click.option("--expect-tsa", type=click.Path(dir_okay=False, path_type=Path),
-              help="Pin the RFC 3161 timestamp authority certificate (PEM or DER).")
+@click.option("--trust-file", help="A trust file (bitexact keys trust-file) listing bundle and recorder keys.")
+@click.option("--expect-tsa", help="Pin the RFC 3161 timestamp authority certificate (PEM or DER).")
 @click.option("--require-sealed", is_flag=True, help="Fail a run whose end is not attested (no run_end).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
 @pass_app
-def verify_command(app: AppContext, target: str, expect_key: tuple[str, ...], expect_recorder_key: tuple[str, ...],
-                   trust_file: Path | None, expect_tsa: Path | None, require_sealed: bool, as_json: bool) -> None:
+def verify_command(app: AppContext, target: str, expect_key: str | None, expect_recorder_key: str | None,
+                   trust_file: str | None, expect_tsa: str | None, require_sealed: bool, as_json: bool) -> None:
     """Verify a bundle file (or a run in the store) and print the verdict.
 
     TARGET is a bundle file (json, jsonl or dsse), a bag directory, or a run id
-    in the store. Exit codes: 0 verifies, 1 does not, 2 cannot read the input.
+    in the store. Prints exactly one OK:/FAIL: line, the same line any
+    conforming verifier prints. Exit codes: 0 verifies, 1 does not, 2 cannot
+    read the input (a missing or unreadable bundle, trust file or TSA pin).
 
     \b
     Examples:
       bitexact verify run.bundle.json --trust-file trust.json --require-sealed
       bitexact verify run.jsonl --expect-key 3b6a27bc...
     """
-    try:
-        pins = _pins(expect_key, expect_recorder_key, trust_file, expect_tsa, require_sealed)
-        path = Path(target)
-        if path.exists():
-            verdict = verify_path(path, pins)
-        else:
-            try:
-                source = RunSource.from_store(app.store, target)
-            except RunNotFoundError:
-                raise InputError(f"no such file: {target}") from None
-            verdict = verify_bundle(bundle_document(source, app.keys.current()), pins)
-    except InputError as exc:
-        if as_json:
-            print_json({"ok": False, "error": str(exc)})
-        else:
-            click.echo(str(exc), err=True)
-        sys.exit(EXIT_INPUT)
+    options = {"expect_key": expect_key, "expect_recorder_key": expect_recorder_key, "trust_file": trust_file,
+               "expect_tsa": expect_tsa, "require_sealed": require_sealed}
+    if not Path(target).exists() and _in_store(app, target):
+        verdict = _verify_stored(app, target, **options)
+    else:
+        verdict = verify_cli(target, **options)
     if as_json:
         print_json(_verdict_json(verdict))
     else:
         click.echo(verdict.line)
-    sys.exit(verdict.exit_code())
+    sys.exit(EXIT_INPUT if verdict.form == "input" else verdict.exit_code())
+
+
+def _in_store(app: AppContext, run_id: str) -> bool:
+    try:
+        app.store.run(run_id)
+    except RunNotFoundError:
+        return False
+    return True
+
+
+def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expect_recorder_key: str | None,
+                   trust_file: str | None, expect_tsa: str | None, require_sealed: bool) -> Verdict:
+    """A stored run, exported in memory and verified with the same pins a file would get."""
+    try:
+        trust = load_trust_file(Path(trust_file)) if trust_file else None
+        tsa = Path(expect_tsa).read_bytes() if expect_tsa else None
+    except InputError as exc:
+        return failed(str(exc), form="input")
+    except OSError as exc:
+        return failed(f"no such file: {expect_tsa} ({exc.strerror})", form="input")
+    pins = Pins.from_options(expect_key=expect_key, expect_recorder_key=expect_recorder_key, trust=trust,
+                             tsa_cert=tsa, require_sealed=require_sealed)
+    return verify_bundle(bundle_document(RunSource.from_store(app.store, run_id), app.keys.current()), pins)

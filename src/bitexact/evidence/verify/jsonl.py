@@ -1,0 +1,106 @@
+"""Streaming JSONL bundles (bundle spec §10.1, §12.2): constant memory in the number of entries.
+
+Blank lines are skipped (before the header too) and CRLF is accepted. Lines
+are numbered from 1 at the header, counting non-blank lines only: a blank
+line is not part of the document, so it gets no number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from bitexact.canon import loads
+from bitexact.errors import StrictJSONError
+from bitexact.evidence.verify.bundle import BundleCheck, check_format, check_header_shape
+from bitexact.evidence.verify.failure import CheckFailed
+from bitexact.evidence.verify.pins import Pins
+from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed, finish
+from bitexact.evidence.verify.vocabulary import FORMAT_JSONL
+
+_BLANK = " \t\r\n"
+_BLANK_BYTES = b" \t\r\n"
+
+
+def is_blank(line: bytes | str) -> bool:
+    """Only JSON whitespace (or nothing): the line is skipped."""
+    if isinstance(line, str):
+        return not line.strip(_BLANK)
+    return not line.strip(_BLANK_BYTES)
+
+
+def non_blank(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
+    """The lines that hold something, with their line endings kept (the parser ignores them)."""
+    for line in lines:
+        if not is_blank(line):
+            yield line
+
+
+def parse_line(number: int, line: bytes | str) -> Any:
+    """Parse one line strictly; ``line {n} is not JSON: ...`` when it does not."""
+    try:
+        return loads(line)
+    except StrictJSONError as exc:
+        raise CheckFailed(f"line {number} is not JSON: {exc}") from None
+
+
+def is_jsonl_header(value: object) -> bool:
+    """The dispatch test of §12.3: an object whose format is the JSONL format."""
+    return isinstance(value, dict) and value.get("format") == FORMAT_JSONL
+
+
+def check_header(header: object) -> dict[str, Any]:
+    """The header checks of §12.2, then the shared shape checks of §12.1 step 2."""
+    if not isinstance(header, dict):
+        raise CheckFailed("line 1 is not a JSON object")
+    check_format(header, FORMAT_JSONL, "the first line carries no format field")
+    check_header_shape(header)
+    return header
+
+
+def _entries(lines: Iterable[bytes | str]) -> Iterator[Any]:
+    """Parse the entry lines; blank ones are skipped here, in the hot loop, not by another generator."""
+    number = 1
+    for line in lines:
+        if is_blank(line):
+            continue
+        number += 1
+        try:
+            yield loads(line)
+        except StrictJSONError as exc:
+            raise CheckFailed(f"line {number} is not JSON: {exc}") from None
+
+
+def verify_lines(
+    lines: Iterable[bytes | str], pins: Pins, *, clauses: Sequence[ClauseProviderFactory] = ()
+) -> Verdict:
+    """Verify a JSONL bundle given as lines (bytes or text), streaming."""
+    return verify_stream(iter(lines), pins, clauses=clauses)
+
+
+def verify_stream(
+    lines: Iterator[bytes | str],
+    pins: Pins,
+    *,
+    header: object = None,
+    clauses: Sequence[ClauseProviderFactory] = (),
+) -> Verdict:
+    """Verify JSONL lines; ``header`` is the already-parsed first non-blank line, if the caller has it.
+
+    When ``header`` is given, ``lines`` continues after it.
+    """
+    check: BundleCheck | None = None
+    try:
+        if header is None:
+            first = next(non_blank(lines), None)
+            if first is None:
+                raise CheckFailed("empty bundle")
+            header = parse_line(1, first)
+        check = BundleCheck(check_header(header), pins, "jsonl", clauses)
+        summary = check.run(_entries(lines))
+    except CheckFailed as failure:
+        return check.failure(failure.message) if check else failed(failure.message, form="jsonl")
+    except Exception as exc:  # a verifier never crashes (§12.1)
+        message = f"malformed bundle: {exc!r}"
+        return check.failure(message) if check else failed(message, form="jsonl")
+    return finish(summary, pins)
