@@ -1,0 +1,69 @@
+"""What every engine adapter shares: the output being built and its reporting.
+
+``Session`` gathers the canonical events, the diagnostics, the MCP failures
+and the max-turns flag of one parse, and turns them into a ``ParseResult``.
+It also applies T-UAS-017: if no supported record was recognised, the trace
+is empty and the result says "unrecognized format" (or "empty input"), no
+matter what a fallback produced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bitexact.sessions.model import ParseResult
+from bitexact.sessions.records import Diagnostics
+
+Event = dict[str, Any]
+
+UNRECOGNIZED_NOTE = "unrecognized format: no supported {engine} records found"
+EMPTY_NOTE = "empty input: no content to parse"
+
+
+def unrecognized_markdown(engine: str) -> str:
+    """The existing parsers' unrecognized-format report (no raw preview, 8.1)."""
+    return f"## Agent Log Summary\n\nLog format not recognized as {engine} output.\n"
+
+
+@dataclass
+class Session:
+    """Mutable output of one parse (owned by the adapter, never the caller's data)."""
+
+    engine: str
+    events: list[Event] = field(default_factory=list)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    mcp_failures: list[str] = field(default_factory=list)
+    max_turns_hit: bool = False
+    recognized: int = 0
+
+    def emit(self, *events: Event) -> None:
+        self.events.extend(events)
+
+    def mcp_failure(self, server: str) -> None:
+        if server not in self.mcp_failures:
+            self.mcp_failures.append(server)
+
+    def result(self, text: str) -> ParseResult:
+        """Finish: the ParseResult, with T-UAS-017 applied."""
+        notes = self.diagnostics.finish()
+        if not text.strip():
+            return ParseResult(events=[], markdown="", engine=self.engine, diagnostics=[EMPTY_NOTE])
+        if self.recognized == 0:
+            notes.append(UNRECOGNIZED_NOTE.format(engine=self.engine))
+            return ParseResult(
+                events=[],
+                markdown=unrecognized_markdown(self.engine),
+                mcp_failures=list(self.mcp_failures),
+                max_turns_hit=self.max_turns_hit,
+                engine=self.engine,
+                diagnostics=notes,
+            )
+        return ParseResult(
+            events=self.events,
+            markdown="",
+            mcp_failures=list(self.mcp_failures),
+            max_turns_hit=self.max_turns_hit,
+            engine=self.engine,
+            diagnostics=notes,
+        )

@@ -1,0 +1,93 @@
+"""Custom engines with deterministic delegate detection (UAS 7.6, T-UAS-041).
+
+The delegate is chosen from *supported signatures* actually present, in a
+fixed order: Goose (message/complete records; an error record alone is not
+enough), OpenCode (``sessionID`` + object ``part`` or structured ``error``),
+native canonical events and Claude-compatible legacy records (per-record
+mixed conversion), Codex JSONL lifecycle/items, then the Codex legacy text
+layout.  Parseable JSON, a dotted ``type`` without payload, prose, or a
+non-empty markdown fallback never establish detection; with no supported
+signature the result is the empty trace and "unrecognized format".
+
+A delegated initialization keeps the delegate's ``sourceEngine`` (``goose``,
+``opencode``, ``codex``); Claude-compatible records are the custom engine's
+own format and map with ``sourceEngine: "custom"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bitexact.sessions.convert import LegacyConverter, is_native_event
+from bitexact.sessions.model import ParseResult
+from bitexact.sessions.parsers import codex, goose, opencode
+from bitexact.sessions.parsers.base import Session
+from bitexact.sessions.parsers.claude import ClaudeMapper
+from bitexact.sessions.records import KIND_OBJECT, Item, frame
+
+ENGINE = "custom"
+DELEGATES: tuple[str, ...] = ("goose", "opencode", "native-or-claude", "codex", "codex-text")
+"""Delegation order (7.6): specific Goose before OpenCode; native/Claude before Codex."""
+
+
+def detect_delegate(text: str, items: list[Item] | None = None) -> str | None:
+    """The first delegate in ``DELEGATES`` order whose signature occurs, or None."""
+    items = frame(text) if items is None else items
+    found: set[str] = set()
+    for item in items:
+        if item.kind != KIND_OBJECT:
+            continue
+        record = item.value
+        if goose.is_goose_message(record) or goose.is_goose_complete(record):
+            return "goose"
+        if opencode.is_opencode_record(record):
+            found.add("opencode")
+        elif is_native_event(record) or LegacyConverter.recognizes(record):
+            found.add("native-or-claude")
+        elif codex.is_codex_record(record):
+            found.add("codex")
+    for delegate in DELEGATES[1:4]:
+        if delegate in found:
+            return delegate
+    if codex_text_recognized(text):
+        return "codex-text"
+    return None
+
+
+def codex_text_recognized(text: str) -> bool:
+    """True when the Codex legacy text layout yields at least one observation."""
+    probe = Session("codex")
+    codex.CodexTextMapper(probe).run(text.split("\n"))
+    return probe.recognized > 0
+
+
+def parse(text: str) -> ParseResult:
+    """Parse a custom engine log by delegating to the detected supported format."""
+    items = frame(text)
+    delegate = detect_delegate(text, items)
+    if delegate is None:
+        session = Session(ENGINE)
+        for item in items:
+            session.diagnostics.skipped(item)
+        return session.result(text)
+    if delegate in ("goose", "opencode", "codex", "codex-text"):
+        module: Any = {"goose": goose, "opencode": opencode, "codex": codex, "codex-text": codex}[delegate]
+        inner = module.parse(text)
+        return ParseResult(
+            events=inner.events,
+            markdown=inner.markdown,
+            mcp_failures=inner.mcp_failures,
+            max_turns_hit=inner.max_turns_hit,
+            engine=ENGINE,
+            diagnostics=[f"custom: delegated to {delegate}"] + inner.diagnostics,
+        )
+    session = Session(ENGINE)
+    mapper = ClaudeMapper(session, ENGINE)
+    for item in items:
+        if item.kind == KIND_OBJECT and mapper.map(item.value):
+            session.recognized += 1
+        else:
+            session.diagnostics.skipped(item)
+    mapper.finish()
+    session.diagnostics.notes.insert(0, "custom: delegated to native-or-claude")
+    return session.result(text)

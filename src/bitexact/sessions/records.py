@@ -1,0 +1,225 @@
+"""Tolerant record reading (UAS 5.1, T-UAS-016/017).
+
+Engine logs mix JSON records with debug lines, prose, truncated writes and
+stray ``null`` entries.  The reader frames the input once into an ordered
+list of items, each either a decoded JSON object or a text line, so that JSON
+engines and text-framed engines (Copilot debug blocks, Codex legacy text) can
+share one pass.  A bad record never stops recovery of the records after it.
+
+Framing whitespace is stripped only to *locate* a JSON value on a line; the
+decoded string values are never trimmed (T-UAS-016, T-UAS-020).
+
+Engine logs are not evidence, so the stdlib ``json`` decoder is used for
+speed; non-finite constants (``NaN``, ``Infinity``) are refused so every
+retained value stays JSON-serializable and deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+class _NonFiniteConstant(ValueError):
+    """Raised for NaN/Infinity: JSON has no such numbers."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NonFiniteConstant(name)
+
+
+_strict_decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+
+KIND_OBJECT = "object"
+KIND_TEXT = "text"
+KIND_MALFORMED = "malformed"
+KIND_NON_OBJECT = "non_object"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One framed input item.
+
+    ``kind`` is ``object`` (``value`` is a decoded ``dict``), ``text`` (a
+    non-JSON line, ``value`` is the line without its line break),
+    ``malformed`` (looked like JSON but did not decode, ``value`` is the line)
+    or ``non_object`` (decoded JSON that is not an object, e.g. ``null``).
+    ``line`` is the 1-based physical line, or the array index for whole-array
+    inputs (``in_array`` true).
+    """
+
+    kind: str
+    line: int
+    value: Any
+    in_array: bool = False
+
+    def where(self) -> str:
+        """Human position for diagnostics (never the payload)."""
+        return f"element {self.line}" if self.in_array else f"line {self.line}"
+
+
+def decode_json(text: str) -> Any:
+    """Decode one JSON document with the stdlib decoder, refusing NaN/Infinity.
+
+    Raises ``ValueError`` on malformed input.
+    """
+    return _strict_decoder.decode(text)
+
+
+def raw_decode_at(text: str, start: int) -> tuple[Any, int]:
+    """Decode the JSON value starting at ``start``; returns (value, end index)."""
+    return _strict_decoder.raw_decode(text, start)
+
+
+def frame(text: str) -> list[Item]:
+    """Frame ``text`` into ordered items (whole JSON array, or lines).
+
+    A JSON array that spans several lines (a pretty-printed array between
+    debug lines) is recovered when a line opens it; its elements become
+    items numbered by the opening line.
+    """
+    head = text.lstrip()
+    if head.startswith("["):
+        whole = _whole_array(text)
+        if whole is not None:
+            return whole
+    items: list[Item] = []
+    append = items.append
+    decode = _strict_decoder.decode
+    raw_decode = _strict_decoder.raw_decode
+    lines = text.split("\n")
+    offset = 0
+    index = 0
+    count = len(lines)
+    while index < count:
+        raw = lines[index]
+        number = index + 1
+        line_offset = offset
+        offset += len(raw) + 1
+        index += 1
+        line = raw[:-1] if raw.endswith("\r") else raw
+        located = line.strip()
+        if not located:
+            if line:
+                append(Item(KIND_TEXT, number, line))
+            continue
+        first = located[0]
+        if first == "{":
+            try:
+                # ``located`` has no surrounding whitespace, so a complete
+                # record ends exactly at the end of the string.
+                value, end = raw_decode(located)
+            except ValueError:
+                append(Item(KIND_MALFORMED, number, line))
+                continue
+            if end != len(located):
+                append(Item(KIND_MALFORMED, number, line))
+                continue
+            if isinstance(value, dict):
+                append(Item(KIND_OBJECT, number, value))
+            else:
+                append(Item(KIND_NON_OBJECT, number, None))
+        elif first == "[" and located.endswith("]"):
+            try:
+                value = decode(located)
+            except ValueError:
+                append(Item(KIND_TEXT, number, line))
+                continue
+            _append_array(append, value, number, line)
+        elif first == "[" and (located == "[" or located[1:].lstrip().startswith("{")):
+            start = line_offset + len(line) - len(line.lstrip())
+            try:
+                value, end = raw_decode(text, start)
+            except ValueError:
+                append(Item(KIND_TEXT, number, line))
+                continue
+            if not isinstance(value, list):
+                append(Item(KIND_TEXT, number, line))
+                continue
+            _append_array(append, value, number, line)
+            # Resume after the line holding the array's closing bracket.
+            while index < count and offset <= end:
+                offset += len(lines[index]) + 1
+                index += 1
+        elif located == "null" or located in ("true", "false") or _is_number(located):
+            append(Item(KIND_NON_OBJECT, number, None))
+        else:
+            append(Item(KIND_TEXT, number, line))
+    return items
+
+
+def _append_array(append: Any, value: Any, number: int, line: str) -> None:
+    if isinstance(value, list):
+        for element in value:
+            if isinstance(element, dict):
+                append(Item(KIND_OBJECT, number, element))
+            else:
+                append(Item(KIND_NON_OBJECT, number, None))
+    else:
+        append(Item(KIND_TEXT, number, line))
+
+
+def _is_number(text: str) -> bool:
+    if not text or text[0] not in "-0123456789":
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _whole_array(text: str) -> list[Item] | None:
+    try:
+        value = _strict_decoder.decode(text.strip())
+    except ValueError:
+        return None
+    if not isinstance(value, list):
+        return None
+    items: list[Item] = []
+    for index, element in enumerate(value):
+        if isinstance(element, dict):
+            items.append(Item(KIND_OBJECT, index, element, in_array=True))
+        else:
+            items.append(Item(KIND_NON_OBJECT, index, None, in_array=True))
+    return items
+
+
+class Diagnostics:
+    """Collects record-level notes: positions and causes, never payloads.
+
+    Non-JSON text lines are summarised (count and first position) because
+    debug-heavy logs would otherwise produce one note per line.
+    """
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self._text_lines = 0
+        self._first_text: str | None = None
+
+    def add(self, note: str) -> None:
+        self.notes.append(note)
+
+    def skipped(self, item: Item) -> None:
+        """Record that ``item`` was not used, with a cause derived from its kind."""
+        if item.kind == KIND_MALFORMED:
+            self.notes.append(f"{item.where()}: malformed or truncated JSON record skipped")
+        elif item.kind == KIND_NON_OBJECT:
+            self.notes.append(f"{item.where()}: non-object JSON entry skipped")
+        elif item.kind == KIND_TEXT:
+            self._text_lines += 1
+            if self._first_text is None:
+                self._first_text = item.where()
+        else:
+            record_type = item.value.get("type") if isinstance(item.value, dict) else None
+            label = record_type if isinstance(record_type, str) and len(record_type) <= 64 else "?"
+            self.notes.append(f"{item.where()}: unrecognized record (type {label!r}) skipped")
+
+    def finish(self) -> list[str]:
+        """All notes, with the non-JSON text summary last."""
+        notes = list(self.notes)
+        if self._text_lines:
+            notes.append(
+                f"{self._text_lines} non-JSON text line(s) skipped (first at {self._first_text})"
+            )
+        return notes

@@ -1,0 +1,167 @@
+"""Text and streaming reconciliation (UAS 5.3, T-UAS-020/021).
+
+Three tools, all exact: nothing is trimmed, no separator is inserted, and a
+final snapshot never repeats text its deltas already supplied.
+
+* ``FragmentJoiner`` joins *adjacent* delta fragments of one message/channel
+  whose metadata envelopes are identical, by plain string concatenation.
+  Any other event in between, or any difference in metadata, starts a new
+  fragment (no merge across a tool/event boundary).
+* ``SnapshotTracker`` reconciles full-message snapshots that carry a message
+  identity with the fragments already emitted for it: unchanged adds
+  nothing, append-only adds the unreported suffix, a rewrite retires the
+  earlier fragments and emits the authoritative text at the snapshot's
+  position, keeping the retired source envelopes in ``data.observations``.
+* ``reconcile_native_deltas`` handles native ``assistant.message_delta`` /
+  ``assistant.reasoning_delta`` events: deltas are retained as extensions,
+  and a core message is synthesised only for a message whose final event
+  never arrived (interrupted stream), so observed text is never lost.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Mapping
+
+Event = dict[str, Any]
+
+
+def envelope_key(event: Mapping[str, Any]) -> Hashable:
+    """Everything about an event except its ``data.content``, as a comparable key."""
+    data = event.get("data")
+    rest = {k: v for k, v in data.items() if k != "content"} if isinstance(data, dict) else data
+    meta = {k: v for k, v in event.items() if k != "data"}
+    return repr((sorted(meta.items(), key=lambda kv: kv[0]), sorted(rest.items(), key=lambda kv: kv[0]) if isinstance(rest, dict) else rest))
+
+
+class FragmentJoiner:
+    """Join adjacent same-envelope string fragments in an output list."""
+
+    def __init__(self) -> None:
+        self._last: Event | None = None
+        self._key: Hashable = None
+
+    def push(self, out: list[Event], event: Event, key: Hashable | None = None) -> Event:
+        """Append ``event`` to ``out`` or concatenate it onto the previous fragment.
+
+        Returns the event that now holds the text.
+        """
+        key = envelope_key(event) if key is None else key
+        content = event.get("data", {}).get("content")
+        last = self._last
+        if (
+            last is not None
+            and out
+            and out[-1] is last
+            and self._key == key
+            and isinstance(content, str)
+            and isinstance(last["data"].get("content"), str)
+        ):
+            last["data"]["content"] += content
+            return last
+        out.append(event)
+        self._last = event
+        self._key = key
+        return event
+
+    def reset(self) -> None:
+        self._last = None
+
+
+class SnapshotTracker:
+    """Fragments emitted per (message identity, channel) and snapshot reconciliation."""
+
+    def __init__(self) -> None:
+        self._events: dict[Hashable, list[Event]] = {}
+        self._sources: dict[Hashable, list[Any]] = {}
+
+    def fragment(self, identity: Hashable, event: Event, source: Any) -> None:
+        """Record the source record of a fragment held by ``event`` (joined or new)."""
+        events = self._events.setdefault(identity, [])
+        if not any(held is event for held in events):
+            events.append(event)
+        self._sources.setdefault(identity, []).append(source)
+
+    def text(self, identity: Hashable) -> str | None:
+        events = self._events.get(identity)
+        if not events:
+            return None
+        pieces = []
+        for event in events:
+            content = event["data"].get("content")
+            if not isinstance(content, str):
+                return None
+            pieces.append(content)
+        return "".join(pieces)
+
+    def reconcile(self, out: list[Event], identity: Hashable, snapshot: Event, source: Any) -> Event | None:
+        """Apply a full snapshot; returns the event appended to ``out``, if any."""
+        content = snapshot["data"].get("content")
+        known = self.text(identity)
+        if known is None or not isinstance(content, str):
+            out.append(snapshot)
+            self.fragment(identity, snapshot, source)
+            return snapshot
+        if content == known:
+            return None
+        if content.startswith(known):
+            snapshot["data"]["content"] = content[len(known):]
+            out.append(snapshot)
+            self.fragment(identity, snapshot, source)
+            return snapshot
+        retired = self._events.pop(identity, [])
+        sources = self._sources.pop(identity, [])
+        retired_ids = {id(event) for event in retired}
+        out[:] = [event for event in out if id(event) not in retired_ids]
+        snapshot["data"]["observations"] = sources
+        out.append(snapshot)
+        self.fragment(identity, snapshot, source)
+        return snapshot
+
+
+_DELTA_TYPES = {
+    "assistant.message_delta": ("assistant.message", "messageId"),
+    "assistant.reasoning_delta": ("assistant.reasoning", "reasoningId"),
+}
+
+
+def reconcile_native_deltas(events: list[Event]) -> list[Event]:
+    """Keep native delta events and add a core message for uncovered deltas.
+
+    A delta run is covered when a core event of the same channel with the same
+    identity exists anywhere in the stream (the final snapshot), in which case
+    nothing is added.  Otherwise the deltas' ``deltaContent`` strings are
+    concatenated exactly and a core event carrying the identity is inserted
+    right after the last delta of that identity.  Running this on its own
+    output adds nothing (idempotent).
+    """
+    covered: set[tuple[str, Any]] = set()
+    last_delta: dict[tuple[str, Any], int] = {}
+    texts: dict[tuple[str, Any], list[str]] = {}
+    for index, event in enumerate(events):
+        kind = event.get("type")
+        data = event.get("data")
+        if not isinstance(data, dict):
+            continue
+        for delta_type, (core, id_key) in _DELTA_TYPES.items():
+            if kind == core and id_key in data:
+                covered.add((core, repr(data[id_key])))
+            elif kind == delta_type and id_key in data and isinstance(data.get("deltaContent"), str):
+                key = (core, repr(data[id_key]))
+                last_delta[key] = index
+                texts.setdefault(key, []).append(data["deltaContent"])
+    inserts: dict[int, list[Event]] = {}
+    for key, index in last_delta.items():
+        if key in covered:
+            continue
+        core = key[0]
+        id_key = _DELTA_TYPES[f"{core}_delta"][1]
+        identity = events[index]["data"][id_key]
+        data = {"content": "".join(texts[key]), id_key: identity, "partial": True}
+        inserts.setdefault(index, []).append({"type": core, "data": data})
+    if not inserts:
+        return events
+    out: list[Event] = []
+    for index, event in enumerate(events):
+        out.append(event)
+        out.extend(inserts.get(index, ()))
+    return out
