@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from bitexact.capture import load_policy
 from bitexact.crypto import GENESIS
 from bitexact.errors import EvidenceError
 from bitexact.evidence.checkpoint import checkpoint_link
@@ -21,7 +22,8 @@ def test_a_run_opens_with_run_meta_and_chains_every_entry(recorder: Recorder, st
     entries = list(store.entries(writer.run_id))
     assert [e["kind"] for e in entries] == ["run_meta", "tool_call", "context", "run_end"]
     assert entries[0]["data"]["name"] == "triage"
-    assert entries[0]["data"]["capture_policy"] == "off"
+    assert entries[0]["data"]["capture_policy"] == load_policy().run_meta_value  # the shipped default's digest
+    assert len(entries[0]["data"]["capture_policy"]) == 64
     assert entries[0]["prev"] == GENESIS
     for before, after in zip(entries, entries[1:]):
         assert after["prev"] == before["hash"]

@@ -11,8 +11,9 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Protocol
+from typing import Any
 
+from bitexact.capture import CapturePolicy, apply_policy, load_policy
 from bitexact.crypto import GENESIS, SigningKey, default_alg
 from bitexact.errors import EvidenceError, StaleHeadError
 from bitexact.evidence.checkpoint import make_checkpoint
@@ -24,14 +25,6 @@ from bitexact.store import AppendResult, Store
 
 STALE_RETRIES = 64
 """How often an append rebuilds on a moved head before giving up (another process is writing)."""
-
-
-class CaptureStep(Protocol):
-    """What the write path needs from a capture policy (see :mod:`bitexact.capture`)."""
-
-    digest: str
-
-    def apply(self, kind: str, data: dict[str, Any], hints: dict[str, Any] | None, alg: str) -> Any: ...
 
 
 def new_run_id() -> str:
@@ -84,14 +77,51 @@ class RunWriter:
         *,
         prov: str | None = None,
         ctx: str | None = None,
-        capture: dict[str, Any] | None = None,
         hints: dict[str, Any] | None = None,
         force_checkpoint: bool = False,
     ) -> AppendResult:
-        """Build the next entry and append it durably; returns its step and hash.
+        """Apply the capture policy, build the next entry and append it durably.
 
-        Refuses a non-audit entry after the seal. On a head moved by another
-        process it reloads the head and rebuilds (new salts, new prev).
+        ``hints`` are the agent's custody hints ({path: "scrub" | "hash-only" |
+        "scrubbed-upstream[:TOOL]"}). Gaps the policy declares are recorded as
+        ``marker`` entries right after the entry; an entry the policy withholds
+        whole (an invalid hint) is replaced by its gap. Refuses a non-audit
+        entry after the seal. On a head moved by another process it reloads the
+        head and rebuilds (new salts, new prev).
+        """
+        captured = apply_policy(self.recorder.policy, kind, data, hints=hints, alg=self.recorder.alg)
+        with self._lock:
+            if captured.withheld:
+                return self._append_gaps(kind, captured.gaps, step=None)[0]
+            result = self.append_own(kind, captured.data, prov=prov, ctx=ctx, capture=captured.block,
+                                  force_checkpoint=force_checkpoint)
+            if captured.gaps:
+                self._append_gaps(kind, captured.gaps, step=result.step)
+            return result
+
+    def _append_gaps(self, kind: str, gaps: tuple[dict[str, Any], ...], *, step: int | None) -> list[AppendResult]:
+        results = []
+        for gap in gaps:
+            where = f"step {step}" if step is not None else f"a {kind} entry (withheld whole)"
+            note = f"gap: {gap.get('cause', 'unknown')} in {where}"
+            data: dict[str, Any] = {"note": note, "gap": {**gap, "kind": kind, "step": step}}
+            results.append(self.append_own("marker", data))
+        return results
+
+    def append_own(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        prov: str | None = None,
+        ctx: str | None = None,
+        capture: dict[str, Any] | None = None,
+        force_checkpoint: bool = False,
+    ) -> AppendResult:
+        """Append an entry the recorder itself observes (run_meta, run_end, gap markers).
+
+        The capture policy governs what an agent hands over, not these; every
+        other caller uses :meth:`append`.
         """
         prov = prov or default_prov(kind)
         with self._lock:
@@ -149,11 +179,16 @@ class RunWriter:
     def seal(self) -> AppendResult:
         """Append ``run_end`` (``steps`` = its index + 1) with a head-covering checkpoint."""
         with self._lock:
-            return self.append("run_end", {"steps": self._head.steps + 1})
+            return self.append_own("run_end", {"steps": self._head.steps + 1}, force_checkpoint=True)
 
 
 class Recorder:
-    """The write path for one store and one recorder key."""
+    """The write path for one store, one recorder key and one capture policy.
+
+    ``policy`` defaults to the policy in force (``BITEXACT_CAPTURE_POLICY``, else
+    the shipped default); an unusable policy raises ``PolicyError`` here, so a
+    process with a broken policy records nothing.
+    """
 
     def __init__(
         self,
@@ -162,13 +197,13 @@ class Recorder:
         *,
         alg: str | None = None,
         checkpoints: CheckpointPolicy | None = None,
-        capture_policy: str = "off",
+        policy: CapturePolicy | None = None,
     ) -> None:
         self.store = store
         self.key = key
         self.alg = alg or default_alg()
         self.checkpoints = checkpoints or CheckpointPolicy.from_env()
-        self.capture_policy = capture_policy
+        self.policy = policy if policy is not None else load_policy()
 
     def start(
         self,
@@ -181,7 +216,8 @@ class Recorder:
         run_id = run_id or new_run_id()
         self.store.create_run(run_id, {"name": name} if name else {})
         writer = RunWriter(self, run_id)
-        writer.append("run_meta", run_meta_data(name=name, capture_policy=self.capture_policy, extra=meta))
+        meta_data = run_meta_data(name=name, capture_policy=self.policy.run_meta_value, extra=meta)
+        writer.append_own("run_meta", meta_data)
         return writer
 
     def attach(self, run_id: str) -> RunWriter:

@@ -1,0 +1,265 @@
+"""The entry point the recording layer calls: apply the policy to one step.
+
+``apply_policy`` returns a :class:`Captured`: the data to store, the entry's
+``capture`` block (``None`` when nothing needs declaring), the gaps to record
+beside the entry, and whether the entry must not be written at all.
+``scrub_text`` scrubs one text (``bitexact capture test``, log lines) and
+``scrub_stream`` a streamed body once reassembled, never chunk by chunk.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from bitexact.canon import canonicalize
+from bitexact.capture.block import (
+    BLOCK_VERSION,
+    HASH_ONLY_PLACEHOLDER,
+    KEY_UNAVAILABLE,
+    commit_hash_only,
+    withheld_digest,
+)
+from bitexact.capture.budget import BudgetExhausted, Clock, Deadline
+from bitexact.capture.errors import CaptureInputError, HintError, ScrubFailedError
+from bitexact.capture.hints import COLLECTOR_ONLY, UPSTREAM, Hint, parse_custody
+from bitexact.capture.paths import spell
+from bitexact.capture.policy import CapturePolicy
+from bitexact.capture.rules import GOVERNED_KINDS, NONE, StepRules
+from bitexact.capture.scan import DetectorFailed
+from bitexact.capture.walk import HINT, Walk
+from bitexact.errors import CanonicalizationError
+
+# Declarations a collector made that the recorder leaves as they arrived.
+_SETTLED_MODES = frozenset({"hash-only", "withheld", "unscanned"})
+
+
+@dataclass(frozen=True)
+class Captured:
+    """What the policy made of one step.
+
+    ``data`` is what the entry stores; ``block`` its ``capture`` block (or
+    ``None``); ``gaps`` the declared gaps to record beside it; ``withheld``
+    is true when the entry must not be written at all (only its gap).
+    """
+
+    data: dict[str, Any]
+    block: dict[str, Any] | None
+    gaps: tuple[dict[str, Any], ...]
+    withheld: bool
+
+
+def _refused(field: str, reason: str) -> Captured:
+    gap = {"cause": "invalid_argument", "field": field, "reason": reason}
+    return Captured({}, None, (gap,), True)
+
+
+def _size(data: dict[str, Any]) -> int:
+    """The step's size as JSON, in bytes (what the budget is proportional to)."""
+    try:
+        return len(orjson.dumps(data))
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    try:
+        return len(json.dumps(data, ensure_ascii=False, default=str).encode("utf-8"))
+    except (ValueError, RecursionError):
+        return 0  # cyclic or too deep: the walk refuses it with a typed error
+
+
+def _source(source: int | None) -> dict[str, Any]:
+    if source is None or source >= NONE:
+        return {}
+    return {"hint": True} if source == HINT else {"rule": source}
+
+
+def _check_hint_targets(hints: tuple[Hint, ...], data: dict[str, Any]) -> None:
+    for hint in hints:
+        if len(hint.segments) == 2 and hint.segments[0] in data and not isinstance(data[hint.segments[0]], dict):
+            raise HintError(
+                f"custody.{hint.path}",
+                f"{spell(hint.segments[:1])} is not an object; a hint names KEY or KEY.SUBKEY of an object",
+            )
+
+
+def apply_policy(
+    policy: CapturePolicy,
+    kind: str,
+    data: dict[str, Any],
+    *,
+    hints: dict[str, Any] | None = None,
+    alg: str = "blake2b-256",
+    applied_by: str = "recorder",
+    prior: dict[str, Any] | None = None,
+    clock: Clock | None = None,
+) -> Captured:
+    """Apply ``policy`` to one step of ``kind`` holding ``data``.
+
+    ``hints`` is the event's ``custody`` ({path: hint}); ``prior`` a
+    collector's capture block for this event, whose hash-only, withheld and
+    unscanned fields are left as they arrived and not declared again;
+    ``clock`` drives the scan deadline (tests). The caller's ``data`` is never
+    changed.
+    """
+    if not isinstance(data, dict):
+        raise CaptureInputError(f"a step's data is a JSON object, not {type(data).__name__}")
+    if not isinstance(applied_by, str) or not applied_by:
+        raise CaptureInputError("applied_by names who applied the policy (recorder, or a collector's name)")
+    if COLLECTOR_ONLY in data:
+        return _refused(COLLECTOR_ONLY, "capture is the collector's field alone; a source may not set it")
+    try:
+        parsed = parse_custody(hints)
+        _check_hint_targets(parsed, data)
+    except HintError as exc:
+        return _refused(exc.field, exc.reason)
+
+    governed = kind in GOVERNED_KINDS and not policy.off
+    rules = StepRules.select(policy.rules if governed else (), kind, data)
+    if not parsed and rules.star >= NONE and not (rules.by_key or rules.by_subkey or rules.by_name):
+        return Captured(data, None, (), False)  # nothing to do: every field kept as captured
+    if policy.off:
+        deadline = Deadline.unlimited()  # a hint's scrub with the policy off is never withheld
+    else:
+        deadline = Deadline.for_size(policy.budget_ms, _size(data), clock)
+    skip = _settled_paths(prior)
+    walk = Walk(rules, parsed, policy.scanner, skip_paths=skip)
+    walk.run(data)
+    walk.scan(deadline)
+    out = walk.finish()
+    key = None if policy.off else policy.key
+
+    fields: dict[str, dict[str, Any]] = {}
+    unavailable: list[str] = []
+    withheld: dict[str, str] = {}
+    withheld_values: dict[str, Any] = {}
+    for unit in walk.withheld_units():
+        path = walk.path(unit.chain)
+        if policy.off:
+            # Off never withholds a hinted field as a failed scrub: it is
+            # committed with no key instead, never kept as sent.
+            walk.set_field(unit, HASH_ONLY_PLACEHOLDER)
+            declaration, _ = commit_hash_only(unit.original, path, key=None, linkable=False, alg=alg)
+            fields[path] = {**declaration, "hint": True}
+            unavailable.append(path)
+            continue
+        fields[path] = {"mode": "withheld", "cause": "scrub_failed", "reason": unit.withheld}
+        withheld[path] = unit.withheld or "budget"
+        # The digest is over what was withheld, as captured: its own key included.
+        withheld_values[walk.captured_path(unit.chain)] = unit.original
+    for unit in walk.units:
+        if unit.withheld is None and unit.counts:
+            fields[walk.path(unit.chain)] = {
+                "mode": "scrub",
+                "found": dict(sorted(unit.counts.items())),
+                **_source(unit.source),
+            }
+    for item in walk.hash_only:
+        if walk.units[item.unit].withheld:
+            continue
+        path = walk.path(item.chain)
+        declaration, missing = commit_hash_only(item.value, path, key=key, linkable=item.linkable, alg=alg)
+        fields[path] = {**declaration, **_source(item.source)}
+        if missing:
+            unavailable.append(path)
+    for chain, _rule, unit_index in walk.unscanned:
+        if not walk.units[unit_index].withheld:
+            fields.setdefault(walk.path(chain), {"mode": "unscanned"})
+    for hint in parsed:
+        if hint.mode != UPSTREAM or not _present(data, hint.segments):
+            continue
+        path = spell(hint.segments)
+        claim = {"by": hint.by} if hint.by else {}
+        if path in fields:
+            fields[path].update({"claim": UPSTREAM, **claim})
+        else:
+            fields[path] = {"mode": UPSTREAM, **claim}
+
+    gaps: list[dict[str, Any]] = []
+    if withheld:
+        gaps.append(
+            {
+                "cause": "scrub_failed",
+                "fields": dict(sorted(withheld.items())),
+                "withheld": _withheld_digest(key, withheld_values),
+            }
+        )
+    if unavailable:
+        gaps.append({"cause": KEY_UNAVAILABLE, "paths": sorted(unavailable)})
+    block = None
+    if fields:
+        block = {
+            "v": BLOCK_VERSION,
+            "applied_by": applied_by,
+            "policy": policy.run_meta_value,
+            "fields": dict(sorted(fields.items())),
+        }
+    return Captured(out, block, tuple(gaps), False)
+
+
+def _present(data: dict[str, Any], segments: tuple[str, ...]) -> bool:
+    if segments[0] not in data:
+        return False
+    return len(segments) == 1 or (isinstance(data[segments[0]], dict) and segments[1] in data[segments[0]])
+
+
+def _settled_paths(prior: dict[str, Any] | None) -> frozenset[str]:
+    if not isinstance(prior, dict) or not isinstance(prior.get("fields"), dict):
+        return frozenset()
+    return frozenset(
+        path
+        for path, declaration in prior["fields"].items()
+        if isinstance(declaration, dict) and declaration.get("mode") in _SETTLED_MODES
+    )
+
+
+def _withheld_digest(key: Any | None, values: dict[str, Any]) -> dict[str, Any]:
+    try:
+        content = canonicalize(values)
+    except CanonicalizationError:
+        return {"digest": "dropped: not canonical JSON"}
+    return withheld_digest(key, content)
+
+
+def scrub_text(policy: CapturePolicy, text: str, *, clock: Clock | None = None) -> tuple[str, dict[str, int]]:
+    """``text`` as the policy in force would store it, and what each detector found.
+
+    With the policy off the text is returned as it is. Raises
+    :class:`ScrubFailedError` when the scan runs out of its budget or a
+    detector fails (the caller must not keep the text).
+    """
+    if not isinstance(text, str):
+        raise CaptureInputError(f"scrub_text takes a str, not {type(text).__name__}")
+    if policy.off:
+        return text, {}
+    deadline = Deadline.for_size(policy.budget_ms, len(text.encode("utf-8", "surrogatepass")), clock)
+    try:
+        scrubbed, counts = policy.scanner.scrub_text(text, deadline)
+    except BudgetExhausted:
+        raise ScrubFailedError("the text could not be scanned within the policy's budget") from None
+    except DetectorFailed as exc:
+        raise ScrubFailedError(str(exc)) from None
+    return scrubbed, dict(sorted(counts.items()))
+
+
+def reassemble(chunks: Iterable[bytes | str], *, encoding: str = "utf-8") -> str:
+    """A streamed body as one text: bytes decoded across chunk boundaries, errors replaced."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    parts: list[str] = []
+    for chunk in chunks:
+        parts.append(chunk if isinstance(chunk, str) else decoder.decode(chunk))
+    parts.append(decoder.decode(b"", final=True))
+    return "".join(parts)
+
+
+def scrub_stream(
+    policy: CapturePolicy, chunks: Iterable[bytes | str], *, encoding: str = "utf-8", clock: Clock | None = None
+) -> tuple[str, dict[str, int]]:
+    """Scrub a streamed body once reassembled, so a value split across chunks is still found."""
+    return scrub_text(policy, reassemble(chunks, encoding=encoding), clock=clock)
+
+
+__all__ = ["Captured", "apply_policy", "reassemble", "scrub_stream", "scrub_text"]

@@ -1,0 +1,95 @@
+"""What every detector provides, and the text helpers they share.
+
+A detector reads one text and returns :class:`Finding` spans, each with the
+token that replaces it. It calls ``deadline.check()`` at every match, run of
+digits or group it considers, so a scan stops at the deadline instead of
+finishing the text (capture-controls.md, budget_ms).
+
+``prefilter=True`` asks for a superset: the scanner runs every detector once
+over many values joined by NUL, and rescans only the values a finding
+touches. A detector whose answer depends on context outside the span (the
+US SSN detector's ``require_context``) must report every candidate there.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import NamedTuple, Protocol
+
+from bitexact.capture.budget import Deadline
+
+# A space or hyphen, as written or as a URL encodes it (%20, %2D, a query's +),
+# reads as the separator it encodes (capture-controls.md).
+SEPARATOR_UNIT = r"(?:[ \-+\u00a0]|%20|%2[dD])"
+# The characters a run of separated digits is made of, for a flat first pass
+# that the regex engine runs as one tight loop; the groups and separators are
+# checked afterwards.
+RUN_CHARS = r"\d \-+\u00a0%dD"
+
+
+FLAG_ONLY = ""
+"""The token of a prefilter finding that only asks for a rescan (never applied)."""
+
+
+class Finding(NamedTuple):
+    """A span ``text[start:end]`` that ``detector`` replaces with ``token``."""
+
+    start: int
+    end: int
+    token: str
+    detector: str
+
+
+class Detector(Protocol):
+    """A named detector over text.
+
+    ``context_free`` is true when a finding in a NUL-joined text is exactly
+    the finding in the value alone (no context, no look past a NUL).
+    """
+
+    name: str
+    context_free: bool
+
+    def find(
+        self,
+        text: str,
+        deadline: Deadline,
+        *,
+        context: str | None = None,
+        prefilter: bool = False,
+    ) -> list[Finding]:
+        """Every span of ``text`` this detector replaces, in text order.
+
+        ``context`` is the object key the text is stored under, when it has
+        one. ``prefilter`` asks for a superset (see the module docstring).
+        """
+        ...
+
+
+class _DecimalTable(dict[int, str]):
+    """str.translate table mapping any script's decimal digit to its ASCII digit."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        value = unicodedata.decimal(char, None)
+        mapped = char if value is None else str(value)
+        self[code] = mapped
+        return mapped
+
+
+_DECIMALS = _DecimalTable()
+
+
+def ascii_digits(text: str) -> str:
+    """``text`` with every decimal digit of any script written as its ASCII digit."""
+    if text.isascii():
+        return text
+    return text.translate(_DECIMALS)
+
+
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
+
+
+def ascii_lower(text: str) -> str:
+    """Lower-case ASCII letters only: a look-alike letter (a Kelvin sign) stays itself."""
+    return text.translate(_ASCII_LOWER)

@@ -1,0 +1,256 @@
+"""Credentials: by key name (the credential table), key=value text, Bearer and Basic.
+
+The table is protocol-vectors.json ``credential_keys.keys``, compared
+ignoring ASCII case only (a look-alike letter names another key). In text,
+a credential is found as:
+
+* ``NAME=VALUE`` - a query string, a command line, a config line; the name
+  may be URL-encoded (``api%5Fkey``), dotted (``db.password``: its last part
+  is compared) or flagged (``--password``); the value ends at white space or
+  ``& ; , " ' < > # ) ] }``, or is quoted;
+* ``"NAME": VALUE`` / ``'NAME': VALUE`` - a JSON-like or Python-repr mapping
+  in text;
+* ``NAME: VALUE`` at the start of a line - a header or config line; the rest
+  of the line is the value;
+* ``Bearer TOKEN`` (a token of 8 or more characters holding a digit or one of
+  ``-._~+/=``, or of 20 or more) and ``Basic TOKEN`` (valid base64 of text
+  holding a colon);
+* ``scheme://user:password@`` in a URL.
+
+Only the value is replaced, by ``[CREDENTIAL]``; the name stays. A value that
+is already a token (``[CREDENTIAL]``, ``[redacted]``) is left alone, so
+applying the policy twice declares nothing new. Every search is anchored on
+a literal (``=``, ``":``, a newline, ``earer``...) so the regex engine skips
+through text that holds none.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from bitexact.capture.budget import Deadline
+from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
+
+NAME = "credentials"
+TOKEN = "[CREDENTIAL]"
+
+# protocol-vectors.json credential_keys.keys: one table, every SDK's copy is this one.
+CREDENTIAL_KEYS: Final[tuple[str, ...]] = (
+    "access_token",
+    "api-key",
+    "api_key",
+    "apikey",
+    "auth",
+    "authorization",
+    "key",
+    "password",
+    "secret",
+    "sig",
+    "signature",
+    "subscription-key",
+    "token",
+    "x-api-key",
+)
+_KEYS: Final[frozenset[str]] = frozenset(CREDENTIAL_KEYS)
+
+# Values that are already a replacement token: left as they are.
+ALREADY_TOKENS: Final[tuple[str, ...]] = (TOKEN, "[redacted]", "%5Bredacted%5D", "%5bredacted%5d")
+
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+def percent_decode(text: str) -> str | None:
+    """Strictly URL-decode ``text`` as UTF-8; ``None`` when it does not decode."""
+    if "%" not in text:
+        return text
+    if text.count("%") != len(_PERCENT.findall(text)):
+        return None
+    try:
+        return bytes(
+            int(piece[1:3], 16) if piece.startswith("%") else ord(piece)
+            for piece in re.findall(r"%[0-9A-Fa-f]{2}|.", text, re.DOTALL)
+        ).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether ``name`` (an object key, a header, a parameter) is in the credential table."""
+    return ascii_lower(name) in _KEYS
+
+
+def is_credential_text_name(name: str) -> bool:
+    """Whether a name written in text (``api%5Fkey``, ``--token``, ``db.password``) is a credential."""
+    decoded = percent_decode(name)
+    if decoded is None:
+        decoded = name
+    decoded = ascii_lower(decoded.lstrip("-"))
+    return decoded in _KEYS or decoded.rpartition(".")[2] in _KEYS
+
+
+def holds_credential(value: Any) -> bool:
+    """Whether a value stored under a credential key is something to replace.
+
+    ``None``, booleans, an empty string and a value that is already a token
+    carry no secret.
+    """
+    if value is None or isinstance(value, bool):
+        return False
+    if isinstance(value, str):
+        return value != "" and value not in ALREADY_TOKENS
+    if isinstance(value, (dict, list)):
+        return len(value) > 0
+    return True
+
+
+_NAME_ALT = "|".join(re.escape(k) for k in sorted(CREDENTIAL_KEYS, key=len, reverse=True))
+_EQ = re.compile("=")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_%.-")
+_MAX_NAME = 96
+_VALUE = re.compile(r"""[ \t]*(?:"([^"\x00\n]*)"|'([^'\x00\n]*)'|([^\s&;,"'<>#)\]}\x00]+))""")
+_DQ_COLON = re.compile('":')
+_SQ_COLON = re.compile("':")
+_QUOTED_NAME = re.compile(r"""(["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
+_COLON_VALUE = re.compile(
+    r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|([^\s,;}\])"'\x00{\[]+))"""
+)
+_HEADER_FLAGS = re.ASCII | re.IGNORECASE
+_HEADER_REST = rf"[ \t]*(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])"
+_HEADER_NL = re.compile(r"\n" + _HEADER_REST, _HEADER_FLAGS)
+_HEADER_NUL = re.compile(r"\x00" + _HEADER_REST, _HEADER_FLAGS)
+_HEADER_START = re.compile(_HEADER_REST, _HEADER_FLAGS)
+_B64TOKEN = r"[ \t]+([A-Za-z0-9\-._~+/]+=*)"
+_BEARER = (re.compile(r"earer(?<=[Bb]earer)" + _B64TOKEN), re.compile(r"EARER(?<=BEARER)" + _B64TOKEN))
+_BASIC = (re.compile(r"asic(?<=[Bb]asic)" + _B64TOKEN), re.compile(r"ASIC(?<=BASIC)" + _B64TOKEN))
+_USERINFO = re.compile(r"://([^\s/?#@:\x00]{1,256}:[^\s/?#@\x00]{1,256})@")
+_BEARER_MARKS = re.compile(r"[\d\-._~+/=]")
+
+
+def _bearer_token(token: str) -> bool:
+    return len(token) >= 20 or (len(token) >= 8 and _BEARER_MARKS.search(token) is not None)
+
+
+def _basic_token(token: str) -> bool:
+    try:
+        decoded = base64.b64decode(token, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded and len(decoded) >= 3
+
+
+@dataclass
+class CredentialsDetector:
+    """Credentials in text (the key-name rule on objects is applied by the scanner)."""
+
+    name: str = field(default=NAME, init=False)
+    context_free: bool = field(default=True, init=False)
+
+    def find(
+        self,
+        text: str,
+        deadline: Deadline,
+        *,
+        context: str | None = None,
+        prefilter: bool = False,
+    ) -> list[Finding]:
+        """Every credential value in ``text``."""
+        found: list[Finding] = []
+        self._key_value(text, deadline, found)
+        self._quoted(text, _DQ_COLON, deadline, prefilter, found)
+        self._quoted(text, _SQ_COLON, deadline, prefilter, found)
+        self._headers(text, deadline, found)
+        for pattern in _BEARER:
+            self._scheme(text, pattern, _bearer_token, deadline, found)
+        for pattern in _BASIC:
+            self._scheme(text, pattern, _basic_token, deadline, found)
+        for match in _USERINFO.finditer(text):
+            deadline.check()
+            found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+        found.sort()
+        return found
+
+    @staticmethod
+    def _value_span(match: re.Match[str]) -> tuple[int, int] | None:
+        for group in (1, 2, 3):
+            if match.group(group) is not None:
+                value = match.group(group)
+                if value == "" or value in ALREADY_TOKENS:
+                    return None
+                return match.start(group), match.end(group)
+        return None
+
+    def _key_value(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        for eq in _EQ.finditer(text):
+            deadline.check()
+            at = eq.start()
+            end = at
+            while end > 0 and text[end - 1] in " \t":
+                end -= 1
+            start = end
+            floor = max(0, end - _MAX_NAME - 1)
+            while start > floor and text[start - 1] in _NAME_CHARS:
+                start -= 1
+            if start == end or end - start > _MAX_NAME:
+                continue  # no name, or a longer one than any in the table
+            if not is_credential_text_name(text[start:end]):
+                continue
+            if text.startswith(ALREADY_TOKENS, at + 1):
+                continue
+            value = _VALUE.match(text, at + 1)
+            span = self._value_span(value) if value else None
+            if span:
+                found.append(Finding(span[0], span[1], TOKEN, NAME))
+
+    def _quoted(
+        self,
+        text: str,
+        anchor: re.Pattern[str],
+        deadline: Deadline,
+        prefilter: bool,
+        found: list[Finding],
+    ) -> None:
+        for colon in anchor.finditer(text):
+            deadline.check()
+            at = colon.start() + 1
+            name = _QUOTED_NAME.search(text, max(0, at - 100), at)
+            if name is None or not is_credential_text_name(name.group(2)):
+                continue
+            value = _COLON_VALUE.match(text, at + 1)
+            span = self._value_span(value) if value else None
+            if span:
+                found.append(Finding(span[0], span[1], TOKEN, NAME))
+            elif prefilter:
+                # The value is an object or array: the scanner rescans this
+                # text as a JSON document and replaces the value whole.
+                found.append(Finding(name.start(), at, FLAG_ONLY, NAME))
+
+    def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        spans = []
+        first = _HEADER_START.match(text)
+        if first:
+            spans.append(first)
+        spans.extend(_HEADER_NL.finditer(text))
+        spans.extend(_HEADER_NUL.finditer(text))
+        for match in spans:
+            deadline.check()
+            value = match.group(1)
+            if value in ALREADY_TOKENS:
+                continue
+            found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+
+    def _scheme(
+        self,
+        text: str,
+        pattern: re.Pattern[str],
+        accept: Any,
+        deadline: Deadline,
+        found: list[Finding],
+    ) -> None:
+        for match in pattern.finditer(text):
+            deadline.check()
+            if accept(match.group(1)):
+                found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))

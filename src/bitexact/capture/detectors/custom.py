@@ -1,0 +1,209 @@
+"""Custom detectors: a restricted pattern language that always matches in linear time.
+
+A pattern is built only from (capture-controls.md, custom):
+
+* literals: letters, digits, space and ``_ : / # @ -``;
+* classes ``[...]`` of those literals, ranges (``a-z``), the escapes below,
+  optionally negated (``[^...]``);
+* the escapes ``\\b \\d \\w \\s \\D \\W \\S`` and the escaped literals
+  ``\\. \\- \\_ \\: \\/ \\# \\@ \\+`` (a bare ``.`` is no literal);
+* bounded quantifiers up to 64: ``?``, ``{n}``, ``{n,m}``; at most one of them
+  varies in length (``?`` or ``{n,m}`` with n < m).
+
+No groups, alternation, anchors, lazy or unbounded repetition, so the regex
+engine backtracks at most 65 ways at any position. ``\\d{4}-?\\d{4}`` is
+accepted; ``\\d{1,8}-\\d{1,8}`` is refused. Everything else is refused at load,
+with the position and the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bitexact.capture.budget import Deadline
+from bitexact.capture.detectors.base import Finding
+
+MAX_REPEAT = 64
+MAX_PATTERN = 512
+_LITERAL_PUNCT = frozenset(" _:/#@-")
+_CLASS_ESCAPES = frozenset("dwsDWS")
+_ESCAPED_LITERALS = frozenset(".-_:/#@+")
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+_QUANT = re.compile(r"\{(\d{1,3})(?:(,)(\d{0,3}))?\}")
+
+
+class PatternRefused(ValueError):
+    """A custom pattern outside the restricted language; the message says where and why."""
+
+
+def _is_literal(char: str) -> bool:
+    return char.isalnum() or char in _LITERAL_PUNCT
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Validate the class opening at ``start``; return the index after its ``]``."""
+    i = start + 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    items = 0
+    previous_literal: str | None = None
+    while i < len(pattern) and pattern[i] != "]":
+        char = pattern[i]
+        if char == "\\":
+            if i + 1 >= len(pattern):
+                raise PatternRefused(f"position {i}: a class ends in a bare backslash")
+            nxt = pattern[i + 1]
+            if nxt not in _CLASS_ESCAPES and nxt not in _ESCAPED_LITERALS:
+                raise PatternRefused(f"position {i}: \\{nxt} is not an allowed escape")
+            previous_literal = nxt if nxt in _ESCAPED_LITERALS else None
+            i += 2
+        elif char == "-" and previous_literal is not None and i + 1 < len(pattern) and pattern[i + 1] != "]":
+            high = pattern[i + 1]
+            if not high.isalnum():
+                raise PatternRefused(f"position {i}: a range must end in a letter or digit")
+            if not previous_literal.isalnum() or previous_literal > high:
+                raise PatternRefused(f"position {i}: the range {previous_literal}-{high} is not a range")
+            previous_literal = None
+            i += 2
+        elif _is_literal(char):
+            previous_literal = char
+            i += 1
+        else:
+            raise PatternRefused(
+                f"position {i}: {char!r} is not allowed in a class "
+                "(literals are letters, digits, space and _ : / # @ -)"
+            )
+        items += 1
+    if i >= len(pattern):
+        raise PatternRefused(f"position {start}: the class is not closed")
+    if items == 0:
+        raise PatternRefused(f"position {start}: the class is empty")
+    return i + 1
+
+
+def validate_pattern(pattern: str) -> str:
+    """Return ``pattern`` if it is in the restricted language; raise :class:`PatternRefused`."""
+    if not isinstance(pattern, str) or not pattern:
+        raise PatternRefused("the pattern must be a non-empty string")
+    if len(pattern) > MAX_PATTERN:
+        raise PatternRefused(f"the pattern is longer than {MAX_PATTERN} characters")
+    variable = 0
+    min_length = 0
+    i = 0
+    # The previous atom: None at the start or after a quantifier, "zero" after \b.
+    previous: str | None = None
+    while i < len(pattern):
+        char = pattern[i]
+        if char in "?{":
+            at = i
+            if previous is None:
+                raise PatternRefused(f"position {i}: a quantifier must follow a character or class")
+            if previous == "zero":
+                raise PatternRefused(f"position {i}: \\b cannot be repeated")
+            if char == "?":
+                low, high, i = 0, 1, i + 1
+            else:
+                match = _QUANT.match(pattern, i)
+                if match is None:
+                    raise PatternRefused(f"position {i}: a quantifier is {{n}} or {{n,m}}")
+                low = int(match.group(1))
+                if match.group(2) and not match.group(3):
+                    raise PatternRefused(f"position {i}: {{n,}} is unbounded repetition")
+                high = int(match.group(3)) if match.group(2) else low
+                if high > MAX_REPEAT:
+                    raise PatternRefused(f"position {i}: a quantifier may repeat at most {MAX_REPEAT} times")
+                if low > high:
+                    raise PatternRefused(f"position {i}: {{{low},{high}}} is not a range")
+                i = match.end()
+            if i < len(pattern) and pattern[i] in "?+":
+                raise PatternRefused(f"position {i}: lazy or possessive quantifiers are not allowed")
+            if low != high:
+                variable += 1
+                if variable > 1:
+                    raise PatternRefused(
+                        f"position {at}: at most one quantifier may vary in length (? or {{n,m}} with n < m)"
+                    )
+            min_length += low - 1
+            previous = None
+            continue
+        if char in "*+":
+            raise PatternRefused(f"position {i}: {char} is unbounded repetition; use {{n,m}} with m <= {MAX_REPEAT}")
+        if char == "[":
+            i = _class_end(pattern, i)
+            previous = "atom"
+            min_length += 1
+            continue
+        if char == "\\":
+            if i + 1 >= len(pattern):
+                raise PatternRefused(f"position {i}: the pattern ends in a bare backslash")
+            nxt = pattern[i + 1]
+            if nxt == "b":
+                previous = "zero"
+            elif nxt in _CLASS_ESCAPES or nxt in _ESCAPED_LITERALS:
+                previous = "atom"
+                min_length += 1
+            else:
+                raise PatternRefused(f"position {i}: \\{nxt} is not an allowed escape")
+            i += 2
+            continue
+        if char == ".":
+            raise PatternRefused(f"position {i}: a bare . is not a literal; write \\. for a dot")
+        if char in "()|":
+            raise PatternRefused(f"position {i}: groups and alternation are not allowed")
+        if char in "^$":
+            raise PatternRefused(f"position {i}: anchors are not allowed")
+        if not _is_literal(char):
+            raise PatternRefused(
+                f"position {i}: {char!r} is not a literal (literals are letters, digits, space and _ : / # @ -)"
+            )
+        previous = "atom"
+        min_length += 1
+        i += 1
+    if min_length <= 0:
+        raise PatternRefused("the pattern can match empty text")
+    return pattern
+
+
+def validate_name(name: object) -> str:
+    """Return ``name`` if it can name a custom detector; raise :class:`PatternRefused`."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise PatternRefused("a name is a lower-case letter then up to 31 lower-case letters, digits or _")
+    return name
+
+
+@dataclass
+class CustomDetector:
+    """A named, validated pattern; each match is replaced by ``[NAME]``."""
+
+    name: str
+    pattern: str
+    context_free: bool = field(default=True, init=False)
+    _compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        validate_name(self.name)
+        validate_pattern(self.pattern)
+        self._compiled = re.compile(self.pattern)
+
+    @property
+    def token(self) -> str:
+        """The replacement token, ``[NAME]`` in upper case."""
+        return f"[{self.name.upper()}]"
+
+    def find(
+        self,
+        text: str,
+        deadline: Deadline,
+        *,
+        context: str | None = None,
+        prefilter: bool = False,
+    ) -> list[Finding]:
+        """Every non-empty match of the pattern in ``text``."""
+        found: list[Finding] = []
+        token = self.token
+        for match in self._compiled.finditer(text):
+            deadline.check()
+            if match.end() > match.start():
+                found.append(Finding(match.start(), match.end(), token, self.name))
+        return found

@@ -1,0 +1,84 @@
+"""US Social Security numbers, with ``require_context`` (the default) asking for a cue nearby.
+
+A candidate is ``AAA-GG-SSSS`` or ``AAA GG SSSS`` (or the URL-encoded
+separators), or nine digits with no separator, not joined to other digits.
+It must be a number the SSA can issue: area 001-899 except 666, group
+01-99, serial 0001-9999. With ``require_context`` a cue ("SSN", "social
+security", "SS#"...) must stand within 48 characters before it, or the value
+must be stored under a key that is such a cue (``ssn``, ``social_security``).
+Without it, the separated forms are found anywhere; nine bare digits always
+need a cue, since most nine-digit numbers are not SSNs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bitexact.capture.budget import Deadline
+from bitexact.capture.detectors.base import Finding, ascii_digits
+
+NAME = "us_ssn"
+TOKEN = "[SSN]"
+_CONTEXT_WINDOW = 48
+
+_SEP = r"(?:-|%2[dD])"
+_SPACE = r"(?:[ \u00a0]|%20)"
+_CANDIDATE = re.compile(
+    rf"(\d\d\d)(?:{_SEP}(\d\d){_SEP}|{_SPACE}(\d\d){_SPACE}|(\d\d))(\d\d\d\d)"
+)
+_CUE = re.compile(
+    r"(?:\bssn|\bss\s?#|\bss\s?no\b|social[\s_-]?security|\bsoc\.?\s?sec)", re.IGNORECASE | re.ASCII
+)
+_AFTER = re.compile(r"\d|[ \-\u00a0]\d")
+
+
+def _joined_before(text: str, start: int) -> bool:
+    """Whether the candidate continues a run of digits (a digit, or a digit and a separator, before it)."""
+    if start == 0:
+        return False
+    before = text[start - 1]
+    return before.isdecimal() or (start >= 2 and before in " -\u00a0" and text[start - 2].isdecimal())
+
+
+def issuable(area: str, group: str, serial: str) -> bool:
+    """Whether ASCII digits form an SSN the SSA can issue."""
+    return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
+
+
+@dataclass
+class SsnDetector:
+    """US SSNs; ``require_context`` asks for a cue before the number or in its key."""
+
+    require_context: bool = True
+    name: str = field(default=NAME, init=False)
+    context_free: bool = field(default=False, init=False)
+
+    def find(
+        self,
+        text: str,
+        deadline: Deadline,
+        *,
+        context: str | None = None,
+        prefilter: bool = False,
+    ) -> list[Finding]:
+        """Every SSN in ``text``."""
+        found: list[Finding] = []
+        keyed = context is not None and _CUE.search(context) is not None
+        for match in _CANDIDATE.finditer(text):
+            deadline.check()
+            start, end = match.span()
+            if _joined_before(text, start):
+                continue
+            if _AFTER.match(text, end):
+                continue
+            group = match.group(2) or match.group(3) or match.group(4)
+            area, group, serial = (ascii_digits(x) for x in (match.group(1), group, match.group(5)))
+            if not issuable(area, group, serial):
+                continue
+            bare = match.group(4) is not None
+            if not prefilter and (self.require_context or bare) and not keyed:
+                if _CUE.search(text, max(0, start - _CONTEXT_WINDOW), start) is None:
+                    continue
+            found.append(Finding(start, end, TOKEN, NAME))
+        return found

@@ -1,0 +1,304 @@
+"""The capture policy: model, presets, loader, validation and digest.
+
+``load_policy`` reads ``BITEXACT_CAPTURE_POLICY`` (a JSON file, ``pci``,
+``off``; unset is the shipped default) and returns a :class:`CapturePolicy`,
+or raises :class:`PolicyError` naming the field and the reason. A policy that
+cannot be used refuses the process at start, so every check happens here,
+keys included.
+
+The digest is SHA-256 over the canonical JSON (``bitexact.canon``) of the
+normalized policy, which names each key by its key id, never by where it is
+kept: moving the key file is the same policy, a new key is not.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from bitexact.canon import canonicalize, loads
+from bitexact.capture.budget import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, MIN_BUDGET_MS
+from bitexact.capture.detectors import BUILTIN, PatternRefused, build, validate_name, validate_pattern
+from bitexact.capture.errors import PolicyError
+from bitexact.capture.rules import FieldRule, parse_rules
+from bitexact.capture.scan import Scanner
+from bitexact.errors import StrictJSONError
+
+ENV_POLICY: Final[str] = "BITEXACT_CAPTURE_POLICY"
+ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
+POLICY_VERSION: Final[int] = 1
+_TOP_KEYS: Final[frozenset[str]] = frozenset(
+    {"detectors", "fields", "budget_ms", "hash_only_key", "retired_keys", "revoked_keys"}
+)
+_KEY_ID: Final = re.compile(r"[0-9a-f]{32}")
+_DATE: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+DEFAULT_DETECTORS: Final[dict[str, Any]] = {"pan": {"keep_last4": True}, "iban": {}, "credentials": {}}
+DEFAULT_FIELDS: Final[list[dict[str, Any]]] = [{"kind": "*", "path": "*", "mode": "scrub"}]
+
+PRESETS: Final[dict[str, dict[str, Any]]] = {
+    # Card numbers, IBANs and credentials scrubbed everywhere.
+    "default": {"detectors": DEFAULT_DETECTORS, "fields": DEFAULT_FIELDS, "budget_ms": DEFAULT_BUDGET_MS},
+    # The default, and every base64 value (bytes no detector reads) hash-only.
+    "pci": {
+        "detectors": DEFAULT_DETECTORS,
+        "fields": [{"kind": "*", "path": "*.b64", "mode": "hash-only"}, *DEFAULT_FIELDS],
+        "budget_ms": DEFAULT_BUDGET_MS,
+    },
+}
+
+_DETECTOR_OPTIONS: Final[dict[str, dict[str, bool]]] = {
+    "pan": {"keep_last4": True},
+    "iban": {},
+    "credentials": {},
+    "us_ssn": {"require_context": True},
+    "email": {},
+}
+
+
+def _options(name: str, raw: object) -> dict[str, Any]:
+    where = f"detectors.{name}"
+    if not isinstance(raw, dict):
+        raise PolicyError(where, "an object of options ({} for none)")
+    defaults = _DETECTOR_OPTIONS[name]
+    unknown = sorted(set(raw) - set(defaults))
+    if unknown:
+        allowed = ", ".join(defaults) or "none"
+        raise PolicyError(f"{where}.{unknown[0]}", f"unknown option (allowed: {allowed})")
+    out = dict(defaults)
+    for option, value in raw.items():
+        if not isinstance(value, bool):
+            raise PolicyError(f"{where}.{option}", "must be true or false")
+        out[option] = value
+    return out
+
+
+def normalize_detectors(raw: object) -> dict[str, Any]:
+    """The ``detectors`` object with every option filled in; :class:`PolicyError` otherwise."""
+    if not isinstance(raw, dict):
+        raise PolicyError("detectors", "an object naming the detectors to run")
+    unknown = sorted(set(raw) - {*BUILTIN, "custom"})
+    if unknown:
+        raise PolicyError(f"detectors.{unknown[0]}", f"unknown detector (known: {', '.join((*BUILTIN, 'custom'))})")
+    out: dict[str, Any] = {name: _options(name, raw[name]) for name in BUILTIN if name in raw}
+    if "custom" in raw:
+        entries = raw["custom"]
+        if not isinstance(entries, list):
+            raise PolicyError("detectors.custom", "a list of {name, pattern}")
+        custom = []
+        seen: set[str] = set()
+        for i, entry in enumerate(entries):
+            where = f"detectors.custom[{i}]"
+            if not isinstance(entry, dict) or set(entry) != {"name", "pattern"}:
+                raise PolicyError(where, "an object with exactly name and pattern")
+            try:
+                name = validate_name(entry["name"])
+            except PatternRefused as exc:
+                raise PolicyError(f"{where}.name", str(exc)) from None
+            if name in BUILTIN or name == "custom" or name in seen:
+                raise PolicyError(f"{where}.name", f"{name!r} is already a detector's name")
+            seen.add(name)
+            try:
+                pattern = validate_pattern(entry["pattern"])
+            except PatternRefused as exc:
+                raise PolicyError(f"{where}.pattern", str(exc)) from None
+            custom.append({"name": name, "pattern": pattern})
+        out["custom"] = custom
+    return out
+
+
+def _budget(raw: object) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int) or not MIN_BUDGET_MS <= raw <= MAX_BUDGET_MS:
+        raise PolicyError("budget_ms", f"a whole number of milliseconds per MiB from {MIN_BUDGET_MS} to {MAX_BUDGET_MS}")
+    return raw
+
+
+def _revoked(raw: object) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        raise PolicyError("revoked_keys", "an object mapping a key id to the date it may be in other hands")
+    for key_id, date in raw.items():
+        if not _KEY_ID.fullmatch(key_id):
+            raise PolicyError(f"revoked_keys.{key_id}", "a key id is 32 lower-case hex characters")
+        if not isinstance(date, str) or not _DATE.fullmatch(date):
+            raise PolicyError(f"revoked_keys.{key_id}", "a date, YYYY-MM-DD")
+        try:
+            _dt.date.fromisoformat(date)
+        except ValueError:
+            raise PolicyError(f"revoked_keys.{key_id}", f"{date!r} is not a date") from None
+    return dict(sorted(raw.items()))
+
+
+def _load_key(spec: object, where: str) -> Any:
+    from bitexact.crypto.keysources import KeySourceError, load_capture_key
+
+    try:
+        return load_capture_key(spec, field=where)  # type: ignore[arg-type]
+    except KeySourceError as exc:
+        reason = str(exc)
+        if reason.startswith(where):
+            reason = reason[len(where) :].lstrip(".: ") or reason
+        raise PolicyError(where, reason) from None
+
+
+def _env_key(env: Mapping[str, str]) -> Any | None:
+    path = env.get(ENV_KEY, "").strip()
+    if not path:
+        return None
+    return _load_key({"file": path}, ENV_KEY)
+
+
+@dataclass(frozen=True, eq=False)
+class CapturePolicy:
+    """A usable capture policy. ``off`` is the policy that removes nothing.
+
+    ``key`` is the capture key new hash-only fields are committed under (an
+    ``HmacKey``, or ``None``); ``retired`` the keys of earlier rotations, which
+    commit nothing new but still open what they committed.
+    """
+
+    name: str
+    off: bool
+    detectors: dict[str, Any]
+    rules: tuple[FieldRule, ...]
+    budget_ms: int
+    key: Any | None
+    retired: tuple[Any, ...]
+    revoked: dict[str, str]
+    normalized: dict[str, Any] | None
+    digest: str | None
+    scanner: Scanner = field(repr=False)
+
+    @property
+    def run_meta_value(self) -> str:
+        """What run_meta records as ``capture_policy``: the digest, or ``off``."""
+        return "off" if self.off or self.digest is None else self.digest
+
+    @property
+    def key_id(self) -> str | None:
+        """The active capture key's id, or ``None``."""
+        return None if self.key is None else self.key.key_id
+
+    def key_for(self, key_id: str) -> Any | None:
+        """The active or retired key with this id (to open a field), or ``None``."""
+        for key in (self.key, *self.retired):
+            if key is not None and key.key_id == key_id:
+                return key
+        return None
+
+    def needs_key(self) -> bool:
+        """Whether a rule keeps a field hash-only (health: capture-key-missing when no key)."""
+        return any(rule.mode == "hash-only" for rule in self.rules)
+
+    def describe(self) -> dict[str, Any]:
+        """The policy as ``bitexact capture policy show`` prints it."""
+        if self.off:
+            return {"policy": "off"}
+        return {"policy": self.name, "digest": self.digest, **(self.normalized or {})}
+
+
+_OFF_SCANNER: Scanner | None = None
+
+
+def off_policy() -> CapturePolicy:
+    """The policy that removes nothing (hints still apply, with the default's detectors)."""
+    return CapturePolicy(
+        name="off",
+        off=True,
+        detectors=dict(DEFAULT_DETECTORS),
+        rules=(),
+        budget_ms=DEFAULT_BUDGET_MS,
+        key=None,
+        retired=(),
+        revoked={},
+        normalized=None,
+        digest=None,
+        scanner=Scanner(build(DEFAULT_DETECTORS)),
+    )
+
+
+def parse_policy(raw: object, *, name: str = "file", env: Mapping[str, str] | None = None) -> CapturePolicy:
+    """Check a policy document and load its keys; :class:`PolicyError` names the field at fault."""
+    environ = os.environ if env is None else env
+    if not isinstance(raw, dict):
+        raise PolicyError("(policy)", "a capture policy is a JSON object")
+    unknown = sorted(set(raw) - _TOP_KEYS)
+    if unknown:
+        raise PolicyError(unknown[0], f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})")
+    detectors = normalize_detectors(raw.get("detectors", DEFAULT_DETECTORS))
+    rules = parse_rules(raw.get("fields", DEFAULT_FIELDS))
+    budget_ms = _budget(raw.get("budget_ms", DEFAULT_BUDGET_MS))
+    revoked = _revoked(raw.get("revoked_keys", {}))
+    if "hash_only_key" in raw:
+        key = _load_key(raw["hash_only_key"], "hash_only_key")
+    else:
+        key = _env_key(environ)
+    retired_raw = raw.get("retired_keys", [])
+    if not isinstance(retired_raw, list):
+        raise PolicyError("retired_keys", "a list of key specs")
+    retired = tuple(_load_key(spec, f"retired_keys[{i}]") for i, spec in enumerate(retired_raw))
+    ids = [k.key_id for k in (key, *retired) if k is not None]
+    if len(set(ids)) != len(ids):
+        raise PolicyError("retired_keys", "a key is listed twice (or is also hash_only_key)")
+    normalized = {
+        "v": POLICY_VERSION,
+        "detectors": detectors,
+        "fields": [rule.to_json() for rule in rules],
+        "budget_ms": budget_ms,
+        "hash_only_key": None if key is None else {"key_id": key.key_id},
+        "retired_keys": [{"key_id": k.key_id} for k in retired],
+        "revoked_keys": revoked,
+    }
+    digest = hashlib.sha256(canonicalize(normalized)).hexdigest()
+    return CapturePolicy(
+        name=name,
+        off=False,
+        detectors=detectors,
+        rules=rules,
+        budget_ms=budget_ms,
+        key=key,
+        retired=retired,
+        revoked=revoked,
+        normalized=normalized,
+        digest=digest,
+        scanner=Scanner(build(detectors)),
+    )
+
+
+def read_policy_file(path: str | Path, *, env: Mapping[str, str] | None = None) -> CapturePolicy:
+    """A policy from a JSON file, read with the strict reader."""
+    location = Path(path)
+    try:
+        data = location.read_bytes()
+    except FileNotFoundError:
+        raise PolicyError(ENV_POLICY, f"{location}: no such file (expected a JSON file, pci or off)") from None
+    except OSError as exc:
+        raise PolicyError(ENV_POLICY, f"{location}: cannot read: {exc.strerror}") from None
+    try:
+        raw = loads(data)
+    except StrictJSONError as exc:
+        raise PolicyError(str(location), f"not a valid JSON document: {exc.where()}") from None
+    return parse_policy(raw, name=str(location), env=env)
+
+
+def load_policy(source: str | None = None, *, env: Mapping[str, str] | None = None) -> CapturePolicy:
+    """The policy in force: ``source``, else ``BITEXACT_CAPTURE_POLICY``, else the shipped default.
+
+    ``source`` is a JSON file path, ``pci``, ``off`` or ``default``. Raises
+    :class:`PolicyError` for a policy that cannot be used.
+    """
+    environ = os.environ if env is None else env
+    chosen = source if source is not None else environ.get(ENV_POLICY, "")
+    chosen = chosen.strip()
+    if chosen == "" or chosen == "default":
+        return parse_policy(PRESETS["default"], name="default", env=environ)
+    if chosen == "off":
+        return off_policy()
+    if chosen == "pci":
+        return parse_policy(PRESETS["pci"], name="pci", env=environ)
+    return read_policy_file(chosen, env=environ)

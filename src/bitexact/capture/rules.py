@@ -1,0 +1,243 @@
+"""Field rules: first match wins, on a kind (or ``*``), an optional ``where``, a path and a mode.
+
+A rule's path is ``KEY`` (a top-level key and everything under it),
+``KEY.SUBKEY`` (a committed path, bundle-format.md §4.1 spelling, escaped),
+``*`` (everything) or ``*.NAME`` (every value whose key is NAME, at any
+depth, and what is under it). The mode is ``keep``, ``scrub`` or
+``hash-only``; a hash-only rule may be ``linkable``. A path no rule names is
+kept. Among the rules of a step (its kind matches, its ``where`` holds on the
+step's own top-level fields), the first that covers a position decides it.
+
+A rule that could never match is refused at load, because the value it was
+written for would be stored as captured (capture-controls.md): a kind the
+policy does not govern, a path of another shape, or a rule that an earlier
+unconditional rule already covers entirely.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from bitexact.capture.errors import PolicyError
+from bitexact.capture.paths import esc, unesc
+
+Mode = Literal["keep", "scrub", "hash-only"]
+MODES: Final[tuple[str, ...]] = ("keep", "scrub", "hash-only")
+STRICTNESS: Final[dict[str, int]] = {"keep": 0, "scrub": 1, "hash-only": 2}
+
+# The entry kinds whose data an agent or a tool provides (bundle-format.md §5).
+# The product's own kinds (run_meta, run_end, fork, and the audit kinds
+# redaction, repair, hold, hold_release) are not governed.
+GOVERNED_KINDS: Final[tuple[str, ...]] = (
+    "context",
+    "decision_record",
+    "http_call",
+    "human_decision",
+    "identity",
+    "injected",
+    "marker",
+    "model",
+    "nondet",
+    "tool_call",
+)
+_RULE_KEYS: Final[frozenset[str]] = frozenset({"kind", "where", "path", "mode", "linkable"})
+
+Shape = Literal["all", "key", "subkey", "name"]
+
+
+@dataclass(frozen=True)
+class FieldRule:
+    """One rule of a policy's ``fields``, parsed and checked."""
+
+    index: int
+    kind: str
+    where: tuple[tuple[str, Any], ...]
+    path: str
+    shape: Shape
+    key: str | None
+    subkey: str | None
+    mode: Mode
+    linkable: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """The rule as the policy's normalized JSON (used in the digest)."""
+        out: dict[str, Any] = {"kind": self.kind, "path": self.path, "mode": self.mode}
+        if self.where:
+            out["where"] = dict(self.where)
+        if self.linkable:
+            out["linkable"] = True
+        return out
+
+    def applies_to(self, kind: str, data: dict[str, Any]) -> bool:
+        """Whether this rule is one of the step's rules (kind and ``where``)."""
+        if self.kind != "*" and self.kind != kind:
+            return False
+        return all(key in data and same_json(data[key], value) for key, value in self.where)
+
+    def covers(self, other: "FieldRule") -> bool:
+        """Whether every position ``other`` names is one this rule names too."""
+        if self.shape == "all":
+            return True
+        if self.shape == "key":
+            return other.shape in ("key", "subkey") and other.key == self.key
+        if self.shape == "subkey":
+            return other.shape == "subkey" and (other.key, other.subkey) == (self.key, self.subkey)
+        # *.NAME: every position whose last key is NAME.
+        if other.shape == "name":
+            return other.key == self.key
+        if other.shape == "key":
+            return other.key == self.key
+        return other.shape == "subkey" and other.subkey == self.key
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """JSON equality: ``true`` is not ``1``, ``1`` is ``1.0``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def _segment(text: str, field: str) -> str:
+    """Unescape one path segment, refusing a stray ``~``."""
+    position = text.find("~")
+    while position != -1:
+        if position + 1 >= len(text) or text[position + 1] not in "01":
+            raise PolicyError(field, f"{text!r}: a ~ in a path is written ~0 (and a dot in a key ~1)")
+        position = text.find("~", position + 2)
+    value = unesc(text)
+    if value == "":
+        raise PolicyError(field, "a path segment is empty")
+    return value
+
+
+def parse_path(path: object, field: str) -> tuple[Shape, str | None, str | None]:
+    """The shape of a rule path, and its key and subkey (unescaped)."""
+    if not isinstance(path, str) or path == "":
+        raise PolicyError(field, "a path is KEY, KEY.SUBKEY, * or *.NAME")
+    if path == "*":
+        return "all", None, None
+    top, dot, rest = path.partition(".")
+    if top == "*":
+        if "." in rest or rest == "*":
+            raise PolicyError(field, f"{path!r} could never match: *.NAME names one key (a dot in it is ~1)")
+        return "name", _segment(rest, field), None
+    if "*" in path:
+        raise PolicyError(field, f"{path!r} could never match: * stands alone or as *.NAME")
+    if not dot:
+        return "key", _segment(top, field), None
+    if "." in rest:
+        raise PolicyError(
+            field, f"{path!r} could never match: a path is at most KEY.SUBKEY (a dot in a key is ~1)"
+        )
+    return "subkey", _segment(top, field), _segment(rest, field)
+
+
+def _scalar(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))
+
+
+def parse_rule(raw: object, index: int) -> FieldRule:
+    """One entry of ``fields``; :class:`PolicyError` names the entry and what is wrong."""
+    field = f"fields[{index}]"
+    if not isinstance(raw, dict):
+        raise PolicyError(field, "a rule is an object with kind, path and mode")
+    unknown = sorted(set(raw) - _RULE_KEYS)
+    if unknown:
+        raise PolicyError(f"{field}.{unknown[0]}", "unknown rule key (kind, where, path, mode, linkable)")
+    for required in ("kind", "path", "mode"):
+        if required not in raw:
+            raise PolicyError(f"{field}.{required}", "missing")
+    kind = raw["kind"]
+    if not isinstance(kind, str) or (kind != "*" and kind not in GOVERNED_KINDS):
+        raise PolicyError(
+            f"{field}.kind",
+            f"{kind!r} could never match: the policy governs {', '.join(GOVERNED_KINDS)} (or *)",
+        )
+    shape, key, subkey = parse_path(raw["path"], f"{field}.path")
+    mode = raw["mode"]
+    if mode not in MODES:
+        raise PolicyError(f"{field}.mode", f"{mode!r} is not keep, scrub or hash-only")
+    linkable = raw.get("linkable", False)
+    if not isinstance(linkable, bool):
+        raise PolicyError(f"{field}.linkable", "must be true or false")
+    if linkable and mode != "hash-only":
+        raise PolicyError(f"{field}.linkable", "only a hash-only rule can be linkable")
+    where: tuple[tuple[str, Any], ...] = ()
+    if "where" in raw:
+        clause = raw["where"]
+        if not isinstance(clause, dict) or not clause:
+            raise PolicyError(f"{field}.where", "an object of the step's fields and their values (leave it out to match every step)")
+        for name, value in clause.items():
+            if name == "":
+                raise PolicyError(f"{field}.where", "a field name is empty")
+            if not _scalar(value):
+                raise PolicyError(f"{field}.where.{esc(name)}", "a where value is a string, number, boolean or null")
+        where = tuple(sorted(clause.items()))
+    return FieldRule(index, kind, where, raw["path"], shape, key, subkey, mode, linkable)
+
+
+def parse_rules(raw: object) -> tuple[FieldRule, ...]:
+    """The policy's ``fields``: every rule parsed, and no rule an earlier one shadows."""
+    if not isinstance(raw, list):
+        raise PolicyError("fields", "a list of rules")
+    rules = tuple(parse_rule(item, i) for i, item in enumerate(raw))
+    for later in rules:
+        for earlier in rules[: later.index]:
+            if earlier.where or earlier.kind not in ("*", later.kind):
+                continue
+            if earlier.covers(later):
+                raise PolicyError(
+                    f"fields[{later.index}]",
+                    f"could never match: fields[{earlier.index}] ({earlier.kind} {earlier.path}) "
+                    "comes first and covers every value it names",
+                )
+    return rules
+
+
+NONE: Final[int] = 1 << 30
+"""The rule index of a position no rule covers."""
+
+
+@dataclass(frozen=True)
+class StepRules:
+    """The rules of one step, indexed for the walk."""
+
+    rules: tuple[FieldRule, ...]
+    star: int
+    by_key: dict[str, int]
+    by_subkey: dict[tuple[str, str], int]
+    by_name: dict[str, int]
+
+    @classmethod
+    def select(cls, rules: tuple[FieldRule, ...], kind: str, data: dict[str, Any]) -> "StepRules":
+        """The rules that apply to a step of ``kind`` holding ``data``."""
+        star = NONE
+        by_key: dict[str, int] = {}
+        by_subkey: dict[tuple[str, str], int] = {}
+        by_name: dict[str, int] = {}
+        for rule in rules:
+            if not rule.applies_to(kind, data):
+                continue
+            if rule.shape == "all":
+                star = min(star, rule.index)
+            elif rule.shape == "key":
+                by_key.setdefault(rule.key or "", rule.index)
+            elif rule.shape == "subkey":
+                by_subkey.setdefault((rule.key or "", rule.subkey or ""), rule.index)
+            else:
+                by_name.setdefault(rule.key or "", rule.index)
+        return cls(rules, star, by_key, by_subkey, by_name)
+
+    def mode(self, index: int) -> int:
+        """The strictness of the rule at ``index`` (keep when none)."""
+        return 0 if index >= NONE else STRICTNESS[self.rules[index].mode]
+
+    def rule(self, index: int) -> FieldRule | None:
+        """The rule at ``index``, or ``None``."""
+        return None if index >= NONE else self.rules[index]

@@ -1,0 +1,352 @@
+"""The scanner: every detector over every string, key and number of a value.
+
+What a detector reads (capture-controls.md, "What each detector finds"):
+every string at any depth, every number as its JSON text, every object
+key, and a JSON object or array inside a string as the document it is -
+each string token decoded (so an escaped digit hides nothing), each number
+token, each key, and every value a repeated key shadows (the raw token
+stream sees every pair). A value under a key in the credential table is
+replaced whole.
+
+Speed comes from scanning many values at once: :meth:`Scanner.flag` joins
+texts with NUL (which no detector reads across) and runs each detector once
+over the whole, in the regex engine's C loops; only the texts a finding
+touches are scanned again on their own, where context and JSON documents
+are handled exactly.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any
+
+from bitexact.capture.budget import BudgetExhausted, Deadline
+from bitexact.capture.detectors import Detector, Finding, holds_credential, is_credential_name
+from bitexact.capture.detectors.credentials import ALREADY_TOKENS, TOKEN as CREDENTIAL_TOKEN
+from bitexact.canon import es6_number
+
+MAX_NESTED_DOCUMENTS = 32
+"""JSON documents nested in strings deeper than this fail the scan (withheld, never kept)."""
+
+_SEPARATOR = "\x00"
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
+_DOCUMENT_START = re.compile(r"\s*[\[{]")
+_DOCUMENT_END = re.compile(r"[\]}]\s*\Z")
+
+
+class DetectorFailed(Exception):
+    """Internal: a detector raised, or a value could not be read; the field is withheld."""
+
+
+def looks_like_document(text: str) -> bool:
+    """Whether ``text`` may be a JSON object or array (checked by parsing it)."""
+    return _DOCUMENT_START.match(text) is not None and _DOCUMENT_END.search(text) is not None
+
+
+def number_text(value: int | float) -> str:
+    """A number as its JSON text (ECMAScript form for doubles, as canonical JSON writes it)."""
+    if isinstance(value, int):
+        return str(value)
+    try:
+        return es6_number(value)
+    except (ValueError, ArithmeticError):
+        return repr(value)
+
+
+def apply_findings(text: str, findings: Sequence[Finding], rank: dict[str, int]) -> tuple[str, Counter[str]]:
+    """Replace the findings' spans; overlapping spans merge under the first one's token.
+
+    Spans are ordered by start, then longest, then detector order.
+    """
+    counts: Counter[str] = Counter()
+    if not findings:
+        return text, counts
+    ordered = sorted(findings, key=lambda f: (f.start, -f.end, rank.get(f.detector, 99)))
+    out: list[str] = []
+    position = 0
+    current = ordered[0]
+    end = current.end
+    for finding in ordered[1:]:
+        if finding.start < end:
+            end = max(end, finding.end)
+            continue
+        out.append(text[position : current.start])
+        out.append(current.token)
+        counts[current.detector] += 1
+        position = end
+        current = finding
+        end = finding.end
+    out.append(text[position : current.start])
+    out.append(current.token)
+    counts[current.detector] += 1
+    out.append(text[end:])
+    return "".join(out), counts
+
+
+@dataclass
+class Scanner:
+    """The policy's detectors, applied to texts and JSON values."""
+
+    detectors: tuple[Detector, ...]
+
+    def __post_init__(self) -> None:
+        self.rank = {d.name: i for i, d in enumerate(self.detectors)}
+        self.by_key = any(d.name == "credentials" for d in self.detectors)
+        names = {d.name for d in self.detectors}
+        # The fewest digits a number must have for a detector to find anything
+        # in it: a custom pattern may match any; an SSN has 9; a card number 12.
+        if names - {"pan", "iban", "credentials", "us_ssn", "email"}:
+            self.min_digits = 1
+        elif "us_ssn" in names:
+            self.min_digits = 9
+        elif "pan" in names:
+            self.min_digits = 12
+        else:
+            self.min_digits = 0  # no detector reads numbers
+        self.int_floor = 10 ** (self.min_digits - 1) if self.min_digits else 0
+
+    def int_needs_scan(self, value: int) -> bool:
+        """Whether an integer has enough digits for any detector to find something in it."""
+        return self.min_digits > 0 and (value >= self.int_floor or -value >= self.int_floor)
+
+    def float_needs_scan(self, value: float) -> bool:
+        """Whether a double's integer part has enough digits (its fraction is no card number)."""
+        if self.min_digits == 1:
+            return True
+        return self.min_digits > 0 and abs(value) >= self.int_floor
+
+    def number_needs_scan(self, text: str) -> bool:
+        """The same rule for a number token of a JSON document."""
+        if self.min_digits == 1:
+            return True
+        if self.min_digits == 0:
+            return False
+        integer = text.lstrip("-").partition(".")[0].partition("e")[0].partition("E")[0]
+        if integer != text.lstrip("-"):
+            try:
+                return self.float_needs_scan(float(text))
+            except ValueError:
+                return True
+        return len(integer) >= self.min_digits
+
+    # -- one text -----------------------------------------------------------
+
+    def findings(self, text: str, deadline: Deadline, *, context: str | None = None) -> list[Finding]:
+        """Every detector's findings in one text."""
+        found: list[Finding] = []
+        for detector in self.detectors:
+            try:
+                found.extend(detector.find(text, deadline, context=context))
+            except BudgetExhausted:
+                raise
+            except Exception as exc:  # a detector that raises fails its field, never the call
+                raise DetectorFailed(f"detector {detector.name} failed: {type(exc).__name__}") from exc
+        return found
+
+    def scrub_text(
+        self, text: str, deadline: Deadline, *, context: str | None = None, depth: int = 0
+    ) -> tuple[str, Counter[str]]:
+        """``text`` with every finding replaced, and the count per detector.
+
+        A JSON object or array held in the text is scanned as the document it
+        is, token by token, and rewritten only where a token changes.
+        """
+        if looks_like_document(text):
+            scrubbed = self.scrub_document(text, deadline, depth=depth)
+            if scrubbed is not None:
+                return scrubbed
+        return apply_findings(text, self.findings(text, deadline, context=context), self.rank)
+
+    # -- many texts at once -------------------------------------------------
+
+    def _run(self, detector: Detector, text: str, deadline: Deadline, prefilter: bool) -> list[Finding]:
+        try:
+            return detector.find(text, deadline, prefilter=prefilter)
+        except BudgetExhausted:
+            raise
+        except Exception as exc:  # a detector that raises fails its field, never the call
+            raise DetectorFailed(f"detector {detector.name} failed: {type(exc).__name__}") from exc
+
+    def scrub_many(
+        self,
+        texts: Sequence[str],
+        deadline: Deadline,
+        *,
+        context_of: Callable[[int], str | None] | None = None,
+        depth: int = 0,
+    ) -> dict[int, tuple[str, Counter[str]]]:
+        """Scrub many texts at once; only the changed ones are returned, by index.
+
+        The texts are joined with NUL and each detector runs once over the
+        whole. A finding that lies inside one text, from a detector whose
+        findings need no context, is applied as found; a text touched by any
+        other finding (or a JSON document with escapes) is scanned on its own.
+        """
+        if not texts or not self.detectors:
+            return {}
+        context = context_of or (lambda index: None)
+        if len(texts) == 1:
+            new, counts = self.scrub_text(texts[0], deadline, context=context(0), depth=depth)
+            return {0: (new, counts)} if counts else {}
+        joined = _SEPARATOR.join(texts)
+        starts = [0, *accumulate(len(t) + 1 for t in texts)]
+        direct: dict[int, list[Finding]] = {}
+        rescan: set[int] = set()
+        for detector in self.detectors:
+            for finding in self._run(detector, joined, deadline, True):
+                first = bisect.bisect_right(starts, finding.start) - 1
+                last = bisect.bisect_right(starts, max(finding.start, finding.end - 1)) - 1
+                if first != last or not finding.token or not detector.context_free:
+                    rescan.update(range(first, last + 1))
+                    continue
+                base = starts[first]
+                direct.setdefault(first, []).append(
+                    Finding(finding.start - base, finding.end - base, finding.token, finding.detector)
+                )
+        # A JSON document with escapes can hide what its raw text does not show.
+        position = joined.find("\\")
+        while position != -1:
+            index = bisect.bisect_right(starts, position) - 1
+            if looks_like_document(texts[index]):
+                rescan.add(index)
+            position = joined.find("\\", starts[index + 1]) if index + 1 < len(texts) else -1
+        changed: dict[int, tuple[str, Counter[str]]] = {}
+        for index in sorted(rescan.union(direct)):
+            text = texts[index]
+            if index in rescan or looks_like_document(text):
+                new, counts = self.scrub_text(text, deadline, context=context(index), depth=depth)
+            else:
+                new, counts = apply_findings(text, direct[index], self.rank)
+            if counts:
+                changed[index] = (new, counts)
+        return changed
+
+    # -- a JSON document inside a string ---------------------------------------
+
+    def scrub_document(self, text: str, deadline: Deadline, *, depth: int = 0) -> tuple[str, Counter[str]] | None:
+        """Scan a JSON document held in a string; ``None`` when the text is not one.
+
+        Only tokens that change are rewritten; the rest of the text, its
+        layout and escapes included, is kept byte for byte.
+        """
+        if depth >= MAX_NESTED_DOCUMENTS:
+            raise DetectorFailed(f"JSON documents nested more than {MAX_NESTED_DOCUMENTS} deep in strings")
+        try:
+            json.loads(text, object_pairs_hook=_ignore_pairs)
+        except ValueError:
+            return None
+        except RecursionError as exc:
+            raise DetectorFailed("a JSON document in a string is nested too deep to read") from exc
+        tokens = [(m.start(), m.end(), m.group()) for m in _JSON_TOKEN.finditer(text)]
+        replacements: dict[int, str] = {}  # token index -> new raw text
+        skip_to: dict[int, int] = {}  # first token index -> index after a replaced value
+        counts: Counter[str] = Counter()
+        items: list[int] = []
+        texts: list[str] = []
+        contexts: list[str | None] = []
+        stack: list[str] = []
+        expect_key = False
+        key: str | None = None
+        i = 0
+        while i < len(tokens):
+            raw = tokens[i][2]
+            first = raw[0]
+            if first in "{[":
+                stack.append(first)
+                expect_key = first == "{"
+                i += 1
+                continue
+            if first in "}]":
+                stack.pop()
+                expect_key = False
+                i += 1
+                continue
+            if first == ",":
+                expect_key = bool(stack) and stack[-1] == "{"
+                i += 1
+                continue
+            if first == ":":
+                expect_key = False
+                i += 1
+                continue
+            deadline.check()
+            if first == '"':
+                decoded = json.loads(raw)
+                if expect_key:
+                    key = decoded
+                    items.append(i)
+                    texts.append(decoded)
+                    contexts.append(None)
+                    if self.by_key and is_credential_name(decoded):
+                        after = self._credential_value(tokens, i)
+                        if after is not None:
+                            start, end = after
+                            replacements[start] = json.dumps(CREDENTIAL_TOKEN)
+                            skip_to[start] = end
+                            counts["credentials"] += 1
+                            i = end
+                            expect_key = False
+                            continue
+                    i += 1
+                    continue
+                items.append(i)
+                texts.append(decoded)
+                contexts.append(key if stack and stack[-1] == "{" else None)
+            elif (first == "-" or first.isdigit()) and self.number_needs_scan(raw):
+                items.append(i)
+                texts.append(raw)
+                contexts.append(key if stack and stack[-1] == "{" else None)
+            i += 1
+        changed = self.scrub_many(texts, deadline, context_of=contexts.__getitem__, depth=depth + 1)
+        for index, (new, found) in changed.items():
+            replacements[items[index]] = json.dumps(new, ensure_ascii=False)
+            counts.update(found)
+        if not counts:
+            return text, counts
+        out: list[str] = []
+        position = 0
+        for index in sorted(replacements):
+            start = tokens[index][0]
+            end = tokens[skip_to[index] - 1][1] if index in skip_to else tokens[index][1]
+            out.append(text[position:start])
+            out.append(replacements[index])
+            position = end
+        out.append(text[position:])
+        return "".join(out), counts
+
+    @staticmethod
+    def _credential_value(tokens: list[tuple[int, int, str]], key_index: int) -> tuple[int, int] | None:
+        """The token range of the value after a credential key, when it holds a credential."""
+        start = key_index + 2  # skip the ":"
+        if start >= len(tokens):
+            return None
+        raw = tokens[start][2]
+        if raw[0] == '"':
+            return (start, start + 1) if holds_credential(json.loads(raw)) else None
+        if raw in ("null", "true", "false"):
+            return None
+        if raw[0] not in "{[":
+            return start, start + 1
+        depth = 0
+        for end in range(start, len(tokens)):
+            ch = tokens[end][2][0]
+            if ch in "{[" and tokens[end][2] in ("{", "["):
+                depth += 1
+            elif tokens[end][2] in ("}", "]"):
+                depth -= 1
+                if depth == 0:
+                    if end == start + 1:
+                        return None  # {} or []: nothing held
+                    return start, end + 1
+        return None
+
+
+def _ignore_pairs(pairs: list[tuple[str, Any]]) -> None:
+    """Parse-only hook: every pair is seen and none is merged (repeated keys are legal here)."""
+    return None

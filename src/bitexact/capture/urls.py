@@ -1,0 +1,87 @@
+"""URL credential redaction: what a wrapped client records of a URL and its headers.
+
+A query parameter named in the credential table (``credential_keys`` in the
+protocol vectors) is recorded with its value replaced by ``[redacted]``,
+URL-encoded (``%5Bredacted%5D``); a parameter with no value gets one
+(``token`` becomes ``token=%5Bredacted%5D``). A parameter's name is matched
+once URL-decoded, ignoring ASCII case only: ``api%5Fkey`` is a credential, a
+name that does not decode is compared as sent, and a look-alike letter
+(``%E2%84%AA``, a Kelvin sign) names another parameter. Every other byte -
+each other parameter as encoded, an empty parameter, the fragment - is kept
+exactly as sent. A user name or password in the URL is recorded as
+``[redacted]`` too. Headers named in the table are recorded as ``[redacted]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from bitexact.capture.detectors.base import ascii_lower
+from bitexact.capture.detectors.credentials import CREDENTIAL_KEYS, percent_decode
+
+REDACTED: Final[str] = "[redacted]"
+REDACTED_ENCODED: Final[str] = "%5Bredacted%5D"
+_KEYS: Final[frozenset[str]] = frozenset(CREDENTIAL_KEYS)
+
+
+def _is_credential_parameter(name: str) -> bool:
+    decoded = percent_decode(name.replace("+", " "))
+    return ascii_lower(name if decoded is None else decoded) in _KEYS
+
+
+def _redact_query(query: str) -> str:
+    parts = []
+    for parameter in query.split("&"):
+        name, _, _ = parameter.partition("=")
+        if name and _is_credential_parameter(name):
+            parts.append(f"{name}={REDACTED_ENCODED}")
+        else:
+            parts.append(parameter)
+    return "&".join(parts)
+
+
+def _redact_authority(url: str) -> str:
+    scheme_end = url.find("://")
+    if scheme_end == -1:
+        return url
+    start = scheme_end + 3
+    end = len(url)
+    for stop in "/?#":
+        found = url.find(stop, start)
+        if found != -1:
+            end = min(end, found)
+    authority = url[start:end]
+    at = authority.rfind("@")
+    if at == -1:
+        return url
+    return url[:start] + REDACTED_ENCODED + authority[at:] + url[end:]
+
+
+def redact_url(url: str) -> str:
+    """``url`` as recorded: credential parameters and user info redacted, every other byte as sent."""
+    if not isinstance(url, str):
+        raise TypeError(f"a URL is a str, not {type(url).__name__}")
+    url = _redact_authority(url)
+    before_fragment, hash_mark, fragment = url.partition("#")
+    base, question, query = before_fragment.partition("?")
+    if not question:
+        return url
+    return base + "?" + _redact_query(query) + hash_mark + fragment
+
+
+def redact_query(query: str) -> str:
+    """A query string alone (what the recording proxy is sent), redacted by the same rule."""
+    return _redact_query(query[1:] if query.startswith("?") else query) if query else query
+
+
+def redact_headers(headers: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Any:
+    """Headers with every one named in the credential table recorded as ``[redacted]``.
+
+    Takes a mapping or a list of (name, value) pairs and returns the same shape.
+    """
+    if isinstance(headers, Mapping):
+        return {name: REDACTED if ascii_lower(str(name)) in _KEYS else value for name, value in headers.items()}
+    return [
+        [name, REDACTED if ascii_lower(str(name)) in _KEYS else value] for name, value in headers
+    ]

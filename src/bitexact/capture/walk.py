@@ -1,0 +1,523 @@
+"""Walk a step's data under its rules and hints, and carry out what they say.
+
+The walk decides each position's mode - the first covering rule, made
+stricter by any covering hint - and collects every text the detectors must
+read under ``scrub``: string values, numbers as their JSON text (a number
+too short to hold anything is skipped), and object keys. It then scans those
+texts field by field, in batches, under the step's deadline:
+
+* a batch that runs out of time is withheld with every field after it,
+  declared ``scrub_failed`` (reason ``budget``) - never written raw;
+* a batch in which a detector raises is scanned again field by field, and
+  the fields that fail are withheld (reason ``detector_error``);
+* a field whose own key was not read is stored under ``[withheld key]``.
+
+Nothing found in a batch is applied until the whole batch has scanned.
+
+The caller's data is never changed: containers are copied on first write
+(with their ancestors), so a clean step costs no copy at all.
+
+A field ("unit" here) is a committed path (bundle-format.md §4.1): ``KEY``,
+or ``KEY.SUBKEY`` under an object-valued key, whose own key is then a unit
+of its own. Hash-only positions are replaced by ``[hash-only]`` and
+committed afterwards (:mod:`bitexact.capture.block`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from bitexact.canon import MAX_DEPTH
+from bitexact.capture.block import HASH_ONLY_PLACEHOLDER, WITHHELD_KEY, WITHHELD_PLACEHOLDER
+from bitexact.capture.budget import BudgetExhausted, Deadline
+from bitexact.capture.detectors import holds_credential, is_credential_name
+from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
+from bitexact.capture.errors import CaptureInputError
+from bitexact.capture.hints import Hint
+from bitexact.capture.paths import spell
+from bitexact.capture.rules import NONE, StepRules
+from bitexact.capture.scan import DetectorFailed, Scanner, number_text
+
+KEEP, SCRUB, HASH_ONLY = 0, 1, 2
+HINT = -1
+"""The source of a mode that a hint, not a rule, decided."""
+BATCH_CHARS = 256 * 1024
+BYTES_KEY = "b64"
+"""A key holding base64 bytes: no detector reads them; declared unscanned."""
+_KEY = object()  # marks a text that is an object key, not a value
+
+Chain = tuple  # ((container, key), ...) from the data root to a position
+
+
+@dataclass
+class Unit:
+    """A committed field, or the top-level key of an object-valued field."""
+
+    chain: Chain
+    original: Any
+    first: int = 0
+    end: int = 0
+    key_item: int | None = None
+    key_read: bool = False
+    counts: Counter[str] = field(default_factory=Counter)
+    source: int | None = None
+    withheld: str | None = None
+    children: list[int] = field(default_factory=list)
+
+    @property
+    def container(self) -> Any:
+        """The (original) container holding the field."""
+        return self.chain[-1][0]
+
+    @property
+    def key(self) -> Any:
+        """The field's key in its container, as captured."""
+        return self.chain[-1][1]
+
+
+@dataclass
+class HashOnly:
+    """A position to commit hash-only: where it is, its value and what decided it."""
+
+    chain: Chain
+    value: Any
+    source: int
+    linkable: bool
+    unit: int
+
+
+class Walk:
+    """One step's walk; see the module docstring."""
+
+    def __init__(
+        self,
+        rules: StepRules,
+        hints: tuple[Hint, ...],
+        scanner: Scanner,
+        *,
+        skip_paths: frozenset[str] = frozenset(),
+    ) -> None:
+        self.rules = rules
+        self.scanner = scanner
+        self.skip_paths = skip_paths
+        self.hint_at: dict[tuple[str, ...], int] = {}
+        for hint in hints:
+            self.hint_at[hint.segments] = max(hint.strictness, self.hint_at.get(hint.segments, 0))
+        # Deeper than a committed path, modes change only through *.NAME rules.
+        self.uniform = not rules.by_name
+        self.texts: list[str] = []
+        # Parallel lists, one entry per text (not a tuple per text: tuples are
+        # tracked by the garbage collector, and millions of them make its
+        # passes grow with the step, so the walk would not stay linear).
+        self.ref_container: list[Any] = []
+        self.ref_key: list[Any] = []
+        self.ref_source: list[int] = []
+        self.ref_context: list[Any] = []  # the key a value is stored under, or _KEY for a key
+        self.units: list[Unit] = []
+        self.hash_only: list[HashOnly] = []
+        self.unscanned: list[tuple[Chain, int, int]] = []
+        self.renames: dict[int, dict[Any, str]] = {}
+        self.parents: dict[int, tuple[Any, Any, Any]] = {}  # id -> (parent, key, container)
+        self.copies: dict[int, Any] = {}
+        self.root: dict[str, Any] = {}
+        self.unit = -1
+
+    # -- copy on write ------------------------------------------------------
+
+    def writable(self, container: Any) -> Any:
+        """The copy of ``container`` in the output, made (with its ancestors') on first use."""
+        copy = self.copies.get(id(container))
+        if copy is None:
+            copy = dict(container) if isinstance(container, dict) else list(container)
+            self.copies[id(container)] = copy
+            parent = self.parents.get(id(container))
+            if parent is not None:
+                self.writable(parent[0])[parent[1]] = copy
+        return copy
+
+    def _enter(self, container: Any, parent: Any, key: Any, depth: int) -> Any:
+        """Register ``container`` under ``parent[key]``; a container met twice is copied apart."""
+        if depth > MAX_DEPTH:
+            raise CaptureInputError(f"the step's data is nested deeper than {MAX_DEPTH} levels")
+        if id(container) in self.parents or container is self.root:
+            # The same object twice (shared, or a cycle): give this place its own copy.
+            container = dict(container) if isinstance(container, dict) else list(container)
+            self.writable(parent)[key] = container
+        self.parents[id(container)] = (parent, key, container)
+        return container
+
+    # -- modes ------------------------------------------------------------
+
+    def _mode(self, rule: int, hint: int) -> tuple[int, int]:
+        """The strictness at a position and its source (a rule index, or HINT)."""
+        by_rule = self.rules.mode(rule)
+        if hint > by_rule:
+            return hint, HINT
+        return by_rule, rule
+
+    def _linkable(self, source: int) -> bool:
+        chosen = self.rules.rule(source) if source >= 0 else None
+        return bool(chosen and chosen.linkable)
+
+    # -- collection -------------------------------------------------------
+
+    def _new_unit(self, chain: Chain, original: Any) -> Unit:
+        unit = Unit(chain, original, first=len(self.texts))
+        self.units.append(unit)
+        self.unit = len(self.units) - 1
+        return unit
+
+    def _close_unit(self) -> None:
+        self.units[self.unit].end = len(self.texts)
+
+    def _count(self, detector: str, source: int) -> None:
+        unit = self.units[self.unit]
+        unit.counts[detector] += 1
+        if unit.source is None:
+            unit.source = source
+
+    def run(self, data: dict[str, Any]) -> None:
+        """Decide every position and collect what to scan; then :meth:`scan` and :meth:`finish`."""
+        self.root = data
+        star = self.rules.star
+        by_key = self.rules.by_key
+        by_name = self.rules.by_name
+        root_mode, _ = self._mode(star, 0)
+        for key, value in data.items():
+            rule = min(star, by_key.get(key, NONE), by_name.get(key, NONE))
+            hint = self.hint_at.get((key,), 0)
+            mode, source = self._mode(rule, hint)
+            chain: Chain = ((data, key),)
+            if (
+                isinstance(value, dict)
+                and value
+                and mode != HASH_ONLY
+                and not (self.skip_paths and spell([key]) in self.skip_paths)
+            ):
+                # An object-valued key: its key is a unit of its own, each sub-key a field.
+                top = self._new_unit(chain, value)
+                top_index = self.unit
+                if max(root_mode, mode) >= SCRUB and isinstance(key, str):
+                    top.key_item = self._key_text(data, key, source)
+                self._close_unit()
+                inner = self._enter(value, data, key, 1)
+                for sub, item in inner.items():
+                    sub_rule = min(rule, self.rules.by_subkey.get((key, sub), NONE), by_name.get(sub, NONE))
+                    sub_hint = max(hint, self.hint_at.get((key, sub), 0))
+                    self._new_unit((*chain, (inner, sub)), item)
+                    top.children.append(self.unit)
+                    self._place(inner, sub, item, chain, sub_rule, sub_hint, mode, 2, unit_key=True)
+                    self._close_unit()
+                self.unit = top_index
+                continue
+            self._new_unit(chain, value)
+            self._place(data, key, value, (), rule, hint, root_mode, 1, unit_key=True)
+            self._close_unit()
+
+    def _ref(self, text: str, container: Any, key: Any, source: int, context: Any) -> None:
+        self.texts.append(text)
+        self.ref_container.append(container)
+        self.ref_key.append(key)
+        self.ref_source.append(source)
+        self.ref_context.append(context)
+
+    def _key_text(self, container: Any, key: str, source: int) -> int:
+        self._ref(key, container, key, source, _KEY)
+        return len(self.texts) - 1
+
+    def _place(
+        self,
+        container: Any,
+        key: Any,
+        value: Any,
+        parents: Chain,
+        rule: int,
+        hint: int,
+        parent_mode: int,
+        depth: int,
+        *,
+        unit_key: bool = False,
+    ) -> None:
+        """Decide ``container[key]`` (holding ``value``) and everything under it."""
+        mode, source = self._mode(rule, hint)
+        chain = (*parents, (container, key))
+        if self.skip_paths and self._spell(chain) in self.skip_paths:
+            return  # already declared by a collector: left as it arrived
+        text_key = isinstance(key, str)
+        if text_key and max(mode, parent_mode) >= SCRUB:
+            index = self._key_text(container, key, source)
+            if unit_key:
+                self.units[self.unit].key_item = index
+        if mode == SCRUB and text_key:
+            if self.scanner.by_key and is_credential_name(key) and holds_credential(value):
+                self.writable(container)[key] = CREDENTIAL_TOKEN
+                self._count("credentials", source)
+                return
+            if key == BYTES_KEY and isinstance(value, str):
+                self.unscanned.append((chain, source, self.unit))
+                return
+        if mode == HASH_ONLY:
+            self.hash_only.append(HashOnly(chain, value, source, self._linkable(source), self.unit))
+            self.writable(container)[key] = HASH_ONLY_PLACEHOLDER
+            return
+        if isinstance(value, (dict, list)):
+            inner = self._enter(value, container, key, depth)
+            if mode == SCRUB and self.uniform:
+                self._scrub_tree(inner, chain, source, key if text_key else None, depth + 1)
+            else:
+                self._mixed(inner, chain, rule, hint, mode, source, key if text_key else None, depth + 1)
+        elif mode == SCRUB:
+            self._scalar(container, key, value, source, key if text_key else None)
+
+    def _mixed(
+        self, value: Any, chain: Chain, rule: int, hint: int, mode: int, source: int, context: str | None, depth: int
+    ) -> None:
+        """A container where a ``*.NAME`` rule may change the mode below."""
+        if isinstance(value, dict):
+            by_name = self.rules.by_name
+            for key, item in value.items():
+                self._place(value, key, item, chain, min(rule, by_name.get(key, NONE)), hint, mode, depth)
+            return
+        if mode == SCRUB and self._credential_pair(value, source):
+            return
+        for index, item in enumerate(value):
+            if isinstance(item, (dict, list)):
+                inner = self._enter(item, value, index, depth)
+                self._mixed(inner, (*chain, (value, index)), rule, hint, mode, source, context, depth + 1)
+            elif mode == SCRUB:
+                self._scalar(value, index, item, source, context)
+
+    def _credential_pair(self, value: list[Any], source: int) -> bool:
+        """[name, value] pairs (headers as a list): the value under a credential name is replaced."""
+        if (
+            self.scanner.by_key
+            and len(value) == 2
+            and isinstance(value[0], str)
+            and is_credential_name(value[0])
+            and holds_credential(value[1])
+        ):
+            self._scalar(value, 0, value[0], source, None)
+            self.writable(value)[1] = CREDENTIAL_TOKEN
+            self._count("credentials", source)
+            return True
+        return False
+
+    def _scalar(self, container: Any, key: Any, value: Any, source: int, context: str | None) -> None:
+        kind = type(value)
+        if kind is str:
+            self._ref(value, container, key, source, context)
+        elif kind is int:
+            if self.scanner.int_needs_scan(value):
+                self._ref(str(value), container, key, source, context)
+        elif kind is float:
+            if self.scanner.float_needs_scan(value):
+                self._ref(number_text(value), container, key, source, context)
+
+    def _scrub_tree(self, value: Any, chain: Chain, source: int, context: str | None, depth: int) -> None:
+        """A container under scrub where nothing below can change the mode: the fast path."""
+        add = self._ref
+        by_key = self.scanner.by_key
+        floor = self.scanner.int_floor if self.scanner.min_digits else None
+        if isinstance(value, dict):
+            for key, item in value.items():
+                kind = type(item)
+                text_key = type(key) is str
+                if text_key:
+                    add(key, value, key, source, _KEY)
+                    if by_key and is_credential_name(key) and holds_credential(item):
+                        self.writable(value)[key] = CREDENTIAL_TOKEN
+                        self._count("credentials", source)
+                        continue
+                if kind is str:
+                    if key == BYTES_KEY:
+                        self.unscanned.append(((*chain, (value, key)), source, self.unit))
+                        continue
+                    add(item, value, key, source, key if text_key else None)
+                elif kind is int:
+                    if floor is not None and (item >= floor or -item >= floor):
+                        add(str(item), value, key, source, key if text_key else None)
+                elif kind is dict or kind is list:
+                    inner = self._enter(item, value, key, depth)
+                    self._scrub_tree(inner, (*chain, (value, key)), source, key if text_key else None, depth + 1)
+                elif kind is float:
+                    self._scalar(value, key, item, source, key if text_key else None)
+            return
+        if self._credential_pair(value, source):
+            return
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is str:
+                add(item, value, index, source, context)
+            elif kind is int:
+                if floor is not None and (item >= floor or -item >= floor):
+                    add(str(item), value, index, source, context)
+            elif kind is dict or kind is list:
+                inner = self._enter(item, value, index, depth)
+                self._scrub_tree(inner, (*chain, (value, index)), source, context, depth + 1)
+            elif kind is float:
+                self._scalar(value, index, item, source, context)
+
+    # -- scanning ---------------------------------------------------------
+
+    def scan(self, deadline: Deadline) -> None:
+        """Scan every collected text, unit by unit in batches, under ``deadline``."""
+        order = [i for i, unit in enumerate(self.units) if unit.end > unit.first]
+        start = 0
+        while start < len(order):
+            end = start
+            size = 0
+            while end < len(order) and (end == start or size < BATCH_CHARS):
+                unit = self.units[order[end]]
+                size += sum(map(len, self.texts[unit.first : unit.end]))
+                end += 1
+            batch = order[start:end]
+            try:
+                self._scan_units(batch, deadline)
+            except BudgetExhausted:
+                for index in order[start:]:
+                    self.units[index].withheld = "budget"
+                return
+            except DetectorFailed:
+                for position, index in enumerate(batch):
+                    try:
+                        self._scan_units([index], deadline)
+                    except BudgetExhausted:
+                        for rest in batch[position:] + order[end:]:
+                            self.units[rest].withheld = "budget"
+                        return
+                    except DetectorFailed:
+                        self.units[index].withheld = "detector_error"
+                        try:
+                            self._read_key(index, deadline)
+                        except BudgetExhausted:
+                            for rest in batch[position + 1 :] + order[end:]:
+                                self.units[rest].withheld = "budget"
+                            return
+            start = end
+
+    def _read_key(self, index: int, deadline: Deadline) -> None:
+        """After a field failed, read its key alone: a key the detectors can read is kept."""
+        unit = self.units[index]
+        if unit.key_item is None:
+            return
+        try:
+            changed = self.scanner.scrub_many([self.texts[unit.key_item]], deadline)
+        except DetectorFailed:
+            return
+        if changed:
+            self.renames.setdefault(id(self.ref_container[unit.key_item]), {})[unit.key] = changed[0][0]
+        unit.key_read = True
+
+    def _scan_units(self, batch: list[int], deadline: Deadline) -> None:
+        low = self.units[batch[0]].first
+        high = self.units[batch[-1]].end
+        contexts = self.ref_context
+
+        def context_of(index: int) -> str | None:
+            context = contexts[low + index]
+            return None if context is _KEY else context
+
+        changed = self.scanner.scrub_many(self.texts[low:high], deadline, context_of=context_of)
+        firsts = [self.units[u].first for u in batch]
+        for position, (new, counts) in sorted(changed.items()):
+            item = low + position
+            container = self.ref_container[item]
+            key = self.ref_key[item]
+            source = self.ref_source[item]
+            if self.ref_context[item] is _KEY:
+                self.renames.setdefault(id(container), {})[key] = new
+            else:
+                self.writable(container)[key] = new
+            owner = self.units[batch[bisect.bisect_right(firsts, item) - 1]]
+            owner.counts.update(counts)
+            if owner.source is None:
+                owner.source = source
+
+    # -- completion ---------------------------------------------------------
+
+    def finish(self) -> dict[str, Any]:
+        """Withhold failed units, apply key renames (order kept, keys never merged); the data to store."""
+        withheld: list[Unit] = []
+        for unit in self.units:
+            if unit.withheld is None:
+                continue
+            for child in unit.children:
+                self.units[child].withheld = self.units[child].withheld or "parent"
+            if unit.withheld == "parent":
+                continue
+            withheld.append(unit)
+            unit.counts.clear()
+            if unit.key_item is not None and not unit.key_read:
+                # Its key was not read (or was, in a batch that failed): not kept either.
+                self.renames.setdefault(id(unit.container), {})[unit.key] = WITHHELD_KEY
+        for container_id, changes in list(self.renames.items()):
+            changes = {old: new for old, new in changes.items() if new != old}
+            if not changes:
+                continue
+            target = self.writable(self._container(container_id))
+            items = list(target.items())
+            target.clear()
+            # Keys that keep their names keep them; a renamed key that would
+            # collide gets " (2)", " (3)"... so no two values merge.
+            taken = {key for key, _ in items if key not in changes}
+            final: dict[Any, str] = {}
+            for key, value in items:
+                if key in changes:
+                    name = _unique(changes[key], taken)
+                    taken.add(name)
+                else:
+                    name = key
+                target[name] = value
+                final[key] = name
+            self.renames[container_id] = final
+        # Last, so no copy made above (a rename inside a withheld field) can
+        # put a withheld value back.
+        for unit in withheld:
+            self.set_field(unit, WITHHELD_PLACEHOLDER)
+        return self.copies.get(id(self.root), self.root)
+
+    def _container(self, container_id: int) -> Any:
+        if container_id == id(self.root):
+            return self.root
+        return self.parents[container_id][2]
+
+    def _spell(self, chain: Chain) -> str:
+        """The block path of a position, keys as renamed."""
+        segments = []
+        for container, key in chain:
+            if isinstance(container, list):
+                segments.append(key)
+            else:
+                segments.append(self.renames.get(id(container), {}).get(key, key))
+        return spell(segments)
+
+    def path(self, chain: Chain) -> str:
+        """The final block path of a position (after :meth:`finish`)."""
+        return self._spell(chain)
+
+    @staticmethod
+    def captured_path(chain: Chain) -> str:
+        """The path of a position as captured, before any key was renamed."""
+        return spell([key for _, key in chain])
+
+    def set_field(self, unit: Unit, value: Any) -> None:
+        """Store ``value`` for a unit's field in the output (after :meth:`finish`)."""
+        key = self.renames.get(id(unit.container), {}).get(unit.key, unit.key)
+        self.writable(unit.container)[key] = value
+
+    def withheld_units(self) -> list[Unit]:
+        """The units withheld, their parents' children left out."""
+        return [u for u in self.units if u.withheld and u.withheld != "parent"]
+
+
+def _unique(name: str, taken: set[Any]) -> str:
+    """``name``, or ``name (2)``, ``name (3)``... when an earlier key already has it."""
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} ({n})" in taken:
+        n += 1
+    return f"{name} ({n})"

@@ -1,0 +1,49 @@
+"""What a source may send beside its data, and what wrapped clients record of URLs and headers."""
+
+from __future__ import annotations
+
+import pytest
+
+from bitexact.capture import HintError, check_source_fields, redact_headers, redact_query
+
+
+def test_a_source_may_not_set_the_collectors_capture_field() -> None:
+    with pytest.raises(HintError) as caught:
+        check_source_fields({"kind": "tool_call", "data": {}, "capture": {"fields": {}}})
+    assert caught.value.field == "capture"
+
+
+def test_a_sources_custody_is_parsed() -> None:
+    hints = check_source_fields({"kind": "tool_call", "custody": {"result": "hash-only", "args": "scrubbed-upstream:presidio"}})
+    assert [(h.path, h.mode, h.by) for h in hints] == [("result", "hash-only", None), ("args", "scrubbed-upstream", "presidio")]
+
+
+@pytest.mark.parametrize(
+    ("custody", "field"),
+    [
+        ("hash-only", "custody"),
+        ({"result": 1}, "custody.result"),
+        ({"*": "scrub"}, "custody.*"),
+        ({"a.b.c": "scrub"}, "custody.a.b.c"),
+        ({"a~2": "scrub"}, "custody.a~2"),
+        ({"": "scrub"}, "custody."),
+    ],
+)
+def test_custody_that_is_not_one_is_refused_naming_the_field(custody: object, field: str) -> None:
+    with pytest.raises(HintError) as caught:
+        check_source_fields({"custody": custody})
+    assert caught.value.field == field
+
+
+def test_headers_named_in_the_credential_table_are_redacted() -> None:
+    assert redact_headers({"Authorization": "Bearer x", "X-API-KEY": "k", "Accept": "*/*"}) == {
+        "Authorization": "[redacted]",
+        "X-API-KEY": "[redacted]",
+        "Accept": "*/*",
+    }
+    assert redact_headers([("Subscription-Key", "s"), ("Host", "h")]) == [["Subscription-Key", "[redacted]"], ["Host", "h"]]
+
+
+def test_a_query_alone_is_redacted_by_the_same_rule() -> None:
+    assert redact_query("?q=claims&API_KEY=s3cr3t") == "q=claims&API_KEY=%5Bredacted%5D"
+    assert redact_query("") == ""
