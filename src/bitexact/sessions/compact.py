@@ -1,0 +1,232 @@
+"""Compact unified session, profile version 1 (UAS 3.8, T-UAS-076..078).
+
+A deterministic, bounded, intentionally lossy JSONL projection of an
+already-redacted unified session for metadata consumers.  It is *not* the
+full session: it keeps only the allowlisted event kinds and scalar fields,
+at most 128 records and 16,384 UTF-8 bytes, and says what it dropped.
+
+``compact_events(events)`` projects decoded events in memory;
+``compact(path)`` reads ``aw_session.jsonl`` with bounded framing: the file
+size is snapshotted, at most 64 MiB of it is inspected, no line longer than
+16 KiB is retained (an oversized line is skipped through its LF without
+being decoded), and a final unterminated record is decoded only when it
+ends at the snapshotted end.  Invalid retained records, I/O errors, missing,
+empty, symlinked and non-regular files fail with ``CompactSourceError``.
+Inputs are never modified.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from bitexact.canon import loads
+from bitexact.errors import BitExactError, StrictJSONError
+from bitexact.sessions.unify.write import record_line
+
+COMPACT_VERSION = 1
+MAX_RECORDS = 128
+MAX_BYTES = 16_384
+MAX_SCAN_BYTES = 67_108_864
+MAX_LINE_BYTES = 16_384
+MAX_STRING_BYTES = 256
+_CHUNK = 65_536
+
+_ACCOUNTING = ("stepIndex", "provider", "model", "purpose", "status", "aic", "totalAic", "premiumRequests",
+               "durationMs", "sessionId", "agentId")
+FIELDS: dict[str, tuple[str, ...]] = {
+    "session.format": ("version",),
+    "workflow.info": ("engineId", "agentVersion", "cliVersion", "awfVersion", "mcpgVersion", "model",
+                      "requestedModel", "triggerType", "dryRun", "workflowId", "workflowCallId", "repository",
+                      "runId", "runAttempt", "ref", "sha"),
+    "session.result": ("sourceEngine", "numTurns", "durationMs", "totalCostUsd", "status", "sourceType",
+                       "sessionId", "agentId"),
+    "usage.report": _ACCOUNTING,
+    "firewall.token_usage": _ACCOUNTING,
+    "guardrail.admission": ("status", "maxAiCredits", "threatDetectionMaxAiCredits", "evalsMaxAiCredits"),
+    "guardrail.daily_aic": ("status", "exceeded", "total", "estimated", "threshold"),
+    "workflow.job_result": ("jobId", "result", "durationMs"),
+    "execution.result": ("outcome", "conclusion", "exitCode", "durationMs", "startedAt", "finishedAt"),
+    "grader.result": ("id", "status", "value", "score", "unit", "passed", "direction", "threshold", "enabled",
+                      "min", "max", "version"),
+}
+"""T-UAS-076: the only event kinds and scalar ``data`` keys that survive."""
+
+USAGE_FIELDS = ("totalTokens", "inputTokens", "outputTokens", "reasoningOutputTokens", "cacheReadInputTokens",
+                "cacheCreationInputTokens", "inputTokensIncludeCache")
+RUN_FIELDS = ("id", "attempt", "graderCount", "passed", "failed", "errors")
+PROVENANCE_FIELDS = ("component", "phase", "path", "index")
+_WITH_USAGE = frozenset({"session.result", "usage.report", "firewall.token_usage"})
+
+
+class CompactSourceError(BitExactError, ValueError):
+    """The session file cannot be compacted; the message names the cause and position."""
+
+
+def eligible(value: Any) -> bool:
+    """A scalar that survives projection: finite number, boolean, or short valid string."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, str):
+        try:
+            return len(value.encode("utf-8")) <= MAX_STRING_BYTES  # lone surrogates fail here
+        except UnicodeEncodeError:
+            return False
+    return False
+
+
+def _scalars(source: Any, keys: Iterable[str]) -> dict[str, Any]:
+    if not isinstance(source, Mapping):
+        return {}
+    return {k: source[k] for k in keys if k in source and eligible(source[k])}
+
+
+def project(event: Any) -> dict[str, Any] | None:
+    """The compact form of one decoded event, or ``None`` when its kind is dropped."""
+    if not isinstance(event, Mapping):
+        return None
+    kind = event.get("type")
+    if not isinstance(kind, str) or kind not in FIELDS:
+        return None
+    data = _scalars(event.get("data"), FIELDS[kind])
+    source = event.get("data") if isinstance(event.get("data"), Mapping) else {}
+    if kind in _WITH_USAGE and isinstance(source.get("usage"), Mapping):
+        usage = _scalars(source["usage"], USAGE_FIELDS)
+        if usage:
+            data["usage"] = usage
+    if kind == "grader.result" and isinstance(source.get("run"), Mapping):
+        run = _scalars(source["run"], RUN_FIELDS)
+        if run:
+            data["run"] = run
+    out: dict[str, Any] = {"type": kind, "data": data}
+    if "timestamp" in event and eligible(event["timestamp"]) and not isinstance(event["timestamp"], bool):
+        out["timestamp"] = event["timestamp"]
+    provenance = _scalars(event.get("provenance"), PROVENANCE_FIELDS)
+    if provenance:
+        out["provenance"] = provenance
+    return out
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self.used = 0
+        self.omitted = 0
+        self.budget_hit = False
+
+    def offer(self, event: Any) -> None:
+        projected = project(event)
+        if projected is None:
+            self.omitted += 1
+            return
+        line = record_line(projected) + b"\n"
+        if len(self.lines) + 1 > MAX_RECORDS or self.used + len(line) > MAX_BYTES:
+            self.omitted += 1  # omitted whole; a later smaller record may still fit
+            self.budget_hit = True
+            return
+        self.lines.append(line)
+        self.used += len(line)
+
+    def result(self, *, oversized: int, scan_truncated: bool, omitted_extra: int = 0) -> dict[str, Any]:
+        return {
+            "version": COMPACT_VERSION,
+            "session": b"".join(self.lines).decode("utf-8"),
+            "includedEvents": len(self.lines),
+            "omittedEvents": self.omitted + omitted_extra,
+            "oversizedLines": oversized,
+            "scanTruncated": scan_truncated,
+            "truncated": self.budget_hit or oversized > 0 or scan_truncated,
+        }
+
+
+def compact_events(events: Iterable[Any]) -> dict[str, Any]:
+    """The in-memory producer: project decoded ``events`` (not modified) within the budgets."""
+    budget = _Budget()
+    for event in events:
+        budget.offer(event)
+    return budget.result(oversized=0, scan_truncated=False)
+
+
+def format_result(result: dict[str, Any]) -> str:
+    """What ``bitexact sessions compact`` prints: the result object as one JSON line."""
+    import json
+
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _decode(line: bytes, number: int) -> Any:
+    try:
+        return loads(line)
+    except StrictJSONError as exc:
+        raise CompactSourceError(f"line {number}: invalid record ({exc.message.split(':')[0]})") from None
+
+
+def compact(path: Path) -> dict[str, Any]:
+    """The file producer (T-UAS-078): bounded framing over a snapshotted regular file."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise CompactSourceError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise CompactSourceError(f"{path}: cannot inspect ({exc.strerror})") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise CompactSourceError(f"{path}: symbolic links are refused")
+    if not stat.S_ISREG(st.st_mode):
+        raise CompactSourceError(f"{path}: not a regular file")
+    snapshot = st.st_size
+    if snapshot == 0:
+        raise CompactSourceError(f"{path}: empty file")
+    limit = min(snapshot, MAX_SCAN_BYTES)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise CompactSourceError(f"{path}: cannot open ({exc.strerror})") from None
+    budget = _Budget()
+    oversized = 0
+    number = 0
+    line = bytearray()
+    skipping = False
+    consumed = 0
+    try:
+        while consumed < limit:
+            chunk = os.read(fd, min(_CHUNK, limit - consumed))
+            if not chunk:
+                break  # the file shrank: stop at what exists
+            consumed += len(chunk)
+            start = 0
+            while start < len(chunk):
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end < 0 else chunk[start:end]
+                if not skipping:
+                    if len(line) + len(piece) > MAX_LINE_BYTES:
+                        skipping, line = True, bytearray()  # never retain an oversized line
+                    else:
+                        line += piece
+                if end < 0:
+                    break
+                number += 1
+                if skipping:
+                    oversized += 1
+                    skipping = False
+                elif line.strip():
+                    budget.offer(_decode(bytes(line), number))
+                line = bytearray()
+                start = end + 1
+    except OSError as exc:
+        raise CompactSourceError(f"{path}: read failed ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    scan_truncated = snapshot > MAX_SCAN_BYTES
+    if not skipping and line.strip() and consumed == snapshot:
+        # A final unterminated record counts only when it reaches the snapshotted end.
+        budget.offer(_decode(bytes(line), number + 1))
+    return budget.result(oversized=oversized, scan_truncated=scan_truncated, omitted_extra=oversized)

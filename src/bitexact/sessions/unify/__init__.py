@@ -1,0 +1,81 @@
+"""The artifact merger (conformance class M): ``aw_session.jsonl`` from a runtime root.
+
+``unify(artifact_dir, out)`` collects every catalogued source below
+``artifact_dir`` (the downloaded runtime root), projects it to the essential
+payloads of UAS 3.5 with provenance, redacts registered masks and known
+credentials, interleaves by timestamp while keeping each source's order,
+appends coverage and warnings, and writes compact JSONL atomically.
+Repeated runs over the same inputs give byte-identical files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bitexact.sessions.unify.baseline import Pricing
+from bitexact.sessions.unify.files import CollectionIOError, SymlinkRefusedError, UnifyError
+from bitexact.sessions.unify.merge import collect
+from bitexact.sessions.unify.write import remove_stale, serialize, write_atomic
+
+
+@dataclass(frozen=True)
+class UnifyReport:
+    """What one ``unify`` run wrote."""
+
+    path: Path
+    records: int
+    bytes: int
+    coverage: dict[str, Any]
+    warnings: tuple[str, ...]
+
+    def summary(self) -> str:
+        """The text ``bitexact sessions unify`` prints (no payloads)."""
+        cov = self.coverage
+        lines = [
+            f"wrote {self.path} ({self.records} records, {self.bytes} bytes)",
+            f"source events: {cov['eventCount']} ({cov['untimedEventCount']} untimed)",
+        ]
+        for source in cov["sources"]:
+            state = " (empty)" if source["empty"] else ""
+            lines.append(
+                f"  {source['component']}/{source['phase']} {source['path']}: "
+                f"{source['events']} events{state}"
+            )
+        if cov["absentComponents"]:
+            lines.append("absent components: " + ", ".join(cov["absentComponents"]))
+        lines.append(f"warnings: {cov['warningCount']}")
+        lines.extend(f"  {w}" for w in self.warnings)
+        return "\n".join(lines) + "\n"
+
+
+def unify(
+    artifact_dir: Path,
+    out: Path,
+    *,
+    masks: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    pricing: Pricing | None = None,
+) -> UnifyReport:
+    """Collect ``artifact_dir`` and write the unified session to ``out``.
+
+    On any failure the exception propagates and a previous ``out`` is
+    removed, so a stale or partial file is never left for upload (T-UAS-059).
+    """
+    try:
+        collection = collect(Path(artifact_dir), masks=masks, env=env, pricing=pricing)
+        data = serialize(collection.records)
+        write_atomic(Path(out), data)
+    except BaseException:
+        remove_stale(Path(out))
+        raise
+    warnings = tuple(
+        f"{w.path or w.source}{f':{w.line}' if w.line else ''}: {w.code}: {w.message}"
+        for w in collection.warnings
+    )
+    return UnifyReport(Path(out), len(collection.records), len(data), collection.coverage, warnings)
+
+
+__all__ = ["CollectionIOError", "SymlinkRefusedError", "UnifyError", "UnifyReport", "unify"]

@@ -1,0 +1,123 @@
+"""The artifact secret/add-mask redaction policy (T-UAS-049, T-UAS-060).
+
+Redaction works on *decoded* values: every string in a JSON value (native
+IDs, nested structured payloads, object keys included) is scanned, so a
+secret escaped inside a JSON string is found after decoding.  It never
+mutates its input; it returns a new value (or the same object when nothing
+changed, which is safe because nothing downstream mutates).
+
+Two kinds of needles are replaced with ``***`` (the GitHub Actions mask):
+
+- registered masks: values from ``::add-mask::`` workflow commands in agent
+  stdio, plus any masks the caller supplies;
+- recognized credential shapes (GitHub, OpenAI/Anthropic, AWS, Slack,
+  Google API keys, bearer tokens, PEM private keys).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+MASK = "***"
+
+_CREDENTIALS = (
+    r"gh[pousr]_[A-Za-z0-9]{36,255}",
+    r"github_pat_[A-Za-z0-9_]{22,255}",
+    r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
+    r"xox[abposr]-[A-Za-z0-9-]{10,}",
+    r"AIza[0-9A-Za-z_-]{35}",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+)
+_BEARER = r"(?<=[Bb]earer )[A-Za-z0-9._~+/=-]{16,}"
+_PEM_MARKER = b"PRIVATE KEY"
+_CREDENTIAL_PREFIXES = rb"gh[pousr]_|github_pat_|sk-|A(?:KIA|SIA|Iza)|xox|earer "
+"""A literal part every credential match contains, for a fast prefilter."""
+# Characters a JSON writer escapes; a mask containing one cannot be found
+# literally in undecoded JSON text.
+_JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+_ADD_MASK = re.compile(r"::add-mask::(.*?)\r?$", re.M)
+
+
+def masks_from_log(text: str) -> list[str]:
+    """Values registered with ``::add-mask::`` in a log (blank values ignored)."""
+    return [m.strip() for m in _ADD_MASK.findall(text) if m.strip()]
+
+
+class Redactor:
+    """Replaces registered masks and recognized credentials in decoded strings."""
+
+    def __init__(self, masks: Iterable[str] = ()) -> None:
+        unique = sorted({m for m in masks if m and m.strip()}, key=lambda m: (-len(m), m))
+        self.masks = tuple(unique)
+        # Longest masks first so a mask containing another is replaced whole.
+        alternatives = [re.escape(m) for m in unique] + list(_CREDENTIALS) + [_BEARER]
+        self._pattern = re.compile("|".join(alternatives))
+        literal = [re.escape(m).encode("utf-8") for m in unique] + [
+            c.encode("ascii") for c in _CREDENTIALS if "PRIVATE KEY" not in c] + [_BEARER.encode("ascii")]
+        self._raw_pattern = re.compile(b"|".join(literal))
+        self._always_walk = any(_JSON_ESCAPED.search(m) for m in unique)
+        self._prefilter = re.compile(b"|".join([re.escape(m.encode("utf-8")) for m in unique] + [_CREDENTIAL_PREFIXES]))
+
+    def may_match(self, raw_json: bytes) -> bool:
+        """Whether decoding ``raw_json`` could yield a string containing a needle.
+
+        Without ``\\u`` or ``\\/`` escapes, every decoded string (key or value)
+        is a literal substring of the UTF-8 JSON text, except for escaped
+        quotes, backslashes and control characters - which no literal needle
+        contains.  So a miss on the raw text proves the decoded value needs no
+        redaction; anything else is walked.
+        """
+        if self._always_walk or b"\\u" in raw_json or b"\\/" in raw_json or _PEM_MARKER in raw_json:
+            return True
+        # The literal prefilter scans far faster than the full alternation; the
+        # full pattern runs only when some needle's literal part is present.
+        if self._prefilter.search(raw_json) is None:
+            return False
+        return self._raw_pattern.search(raw_json) is not None
+
+    def checked(self, value: Any, raw_json: bytes | None = None) -> Any:
+        """``value(value)``, skipping the walk when its JSON text proves nothing matches.
+
+        ``raw_json`` is the undecoded source text of ``value`` when known;
+        otherwise the value is serialized (orjson escapes no ``/`` and writes
+        non-ASCII literally, so the ``may_match`` reasoning holds).
+        """
+        if raw_json is None:
+            try:
+                raw_json = orjson.dumps(value)
+            except (TypeError, orjson.JSONEncodeError):
+                return self.value(value)
+        return self.value(value) if self.may_match(raw_json) else value
+
+    def text(self, value: str) -> str:
+        """``value`` with every needle replaced by ``***``."""
+        return self._pattern.sub(MASK, value)
+
+    def value(self, value: Any) -> Any:
+        """A redacted copy of a decoded JSON value (input never mutated)."""
+        if isinstance(value, str):
+            return self._pattern.sub(MASK, value)
+        if isinstance(value, dict):
+            changed = False
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                new_key = self._pattern.sub(MASK, key) if isinstance(key, str) else key
+                new_item = self.value(item)
+                if new_key is not key or new_item is not item:
+                    changed = True
+                if new_key in out:  # two keys redacted to the same text: keep both
+                    suffix = 2
+                    while f"{new_key}#{suffix}" in out:
+                        suffix += 1
+                    new_key = f"{new_key}#{suffix}"
+                out[new_key] = new_item
+            return out if changed else value
+        if isinstance(value, list):
+            items = [self.value(item) for item in value]
+            return items if any(a is not b for a, b in zip(items, value)) else value
+        return value

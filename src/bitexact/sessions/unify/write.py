@@ -1,0 +1,80 @@
+"""Compact JSONL serialization and atomic publication of ``aw_session.jsonl`` (T-UAS-054, T-UAS-059).
+
+Each record is one unindented JSON object on one physical line, keys in the
+writer's order, no whitespace outside strings, embedded line breaks escaped,
+and an LF after every record including the last.  Output is written to a
+temporary file in the destination directory, flushed to disk and renamed
+over the destination, so a reader never sees a partial file; the
+destination itself must not be a symbolic link.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bitexact.sessions.unify.files import CollectionIOError, SymlinkRefusedError
+
+
+def record_line(record: Any) -> bytes:
+    """One compact JSON line (without its LF)."""
+    try:
+        return orjson.dumps(record)
+    except (TypeError, orjson.JSONEncodeError):
+        # orjson refuses lone surrogates and integers past 64 bits; the stdlib
+        # writes them as valid ASCII-escaped JSON instead.
+        return json.dumps(record, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+def serialize(records: Iterable[Any]) -> bytes:
+    """The compact JSONL bytes of ``records``."""
+    return b"".join(record_line(r) + b"\n" for r in records)
+
+
+def write_atomic(out: Path, data: bytes) -> None:
+    """Replace ``out`` with ``data`` atomically; never follow a link at ``out``."""
+    out = Path(out)
+    if out.is_symlink():
+        raise SymlinkRefusedError(f"{out}: output path is a symbolic link; refusing to write")
+    directory = out.parent if str(out.parent) else Path(".")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=directory)
+    except OSError as exc:
+        raise CollectionIOError(f"cannot write {out}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, out)
+    except OSError as exc:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise CollectionIOError(f"cannot write {out}: {exc.strerror}") from None
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass  # directory fsync is best effort (not supported everywhere)
+
+
+def remove_stale(out: Path) -> None:
+    """Remove a previous output after a failed collection so it cannot be uploaded."""
+    out = Path(out)
+    try:
+        if out.is_symlink() or not out.exists():
+            return
+        out.unlink()
+    except OSError:
+        pass
