@@ -1,0 +1,34 @@
+"""Layer 4: persistent runs behind one interface, with atomic appends at the run head.
+
+``open_store()`` gives the embedded SQLite store; a PostgreSQL store will sit
+behind the same :class:`Store` interface.
+"""
+
+from bitexact.errors import RunNotFoundError, StaleHeadError, StoreError
+from bitexact.store.base import (
+    AppendResult,
+    ConflictError,
+    EntryNotFoundError,
+    RecordError,
+    RunInfo,
+    StaleCheckpointError,
+    Store,
+)
+from bitexact.store.home import DB_NAME, open_store
+from bitexact.store.sqlite import SQLiteStore
+
+__all__ = [
+    "DB_NAME",
+    "AppendResult",
+    "ConflictError",
+    "EntryNotFoundError",
+    "RecordError",
+    "RunInfo",
+    "RunNotFoundError",
+    "SQLiteStore",
+    "StaleCheckpointError",
+    "StaleHeadError",
+    "Store",
+    "StoreError",
+    "open_store",
+]

@@ -1,0 +1,164 @@
+"""The store interface: what every backend (SQLite now, PostgreSQL later) offers.
+
+The store persists what the evidence layer builds. It does not build or
+re-hash entries; it guarantees that a run's chain only ever grows at its
+head (``step`` and ``prev`` must name the current head) and that whatever an
+append acknowledged is durable and whole.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+from bitexact.errors import StaleHeadError, StoreError
+
+
+class RecordError(StoreError, ValueError):
+    """A record handed to the store is malformed; ``field`` names the offending field."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class StaleCheckpointError(StaleHeadError):
+    """A checkpoint's ``seq`` is not the run's next one: another writer checkpointed first."""
+
+
+class EntryNotFoundError(StoreError, LookupError):
+    """The run exists but has no entry at that step."""
+
+
+class ConflictError(StoreError):
+    """A write would change something the store keeps immutable (a run id, a key, an entry's hash)."""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run as the store sees it: its size, head, seal and bookkeeping."""
+
+    run_id: str
+    steps: int
+    head_hash: str
+    sealed: bool
+    started_at: str
+    updated_at: str
+    kinds: dict[str, int] = field(default_factory=dict)
+    """Count of entries per kind."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Free metadata given at ``create_run`` (for example the run's name)."""
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What an acknowledged (durable) append returns."""
+
+    step: int
+    hash: str
+
+
+class Store(ABC):
+    """Persistent runs, entries, checkpoints, custody records and key metadata."""
+
+    @abstractmethod
+    def create_run(self, run_id: str, meta: dict[str, Any] | None = None) -> None:
+        """Create an empty run (head GENESIS). Raises ConflictError when ``run_id`` exists."""
+
+    @abstractmethod
+    def append(
+        self, run_id: str, entry: dict[str, Any], *, checkpoint: dict[str, Any] | None = None
+    ) -> AppendResult:
+        """Append ``entry`` at the run's head, with ``checkpoint`` in the same transaction.
+
+        ``entry["step"]`` must equal the run's step count and ``entry["prev"]``
+        its head hash (GENESIS for step 0), otherwise ``StaleHeadError`` is
+        raised and nothing is written. Durable when it returns. Raises
+        ``RunNotFoundError`` for an unknown run and ``RecordError`` for a
+        malformed entry or checkpoint.
+        """
+
+    @abstractmethod
+    def head(self, run_id: str) -> tuple[int, str]:
+        """``(steps, head_hash)``; the head of an empty run is GENESIS."""
+
+    @abstractmethod
+    def run(self, run_id: str) -> RunInfo:
+        """The run's summary. Raises ``RunNotFoundError``."""
+
+    @abstractmethod
+    def runs(self) -> list[RunInfo]:
+        """Every run, newest first."""
+
+    @abstractmethod
+    def entries(self, run_id: str, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
+        """Entries ``start <= step < stop`` in step order, streamed in constant memory.
+
+        ``stop=None`` means the head as it is when iteration starts.
+        """
+
+    @abstractmethod
+    def entry(self, run_id: str, step: int) -> dict[str, Any]:
+        """One entry. Raises ``RunNotFoundError`` or ``EntryNotFoundError``."""
+
+    @abstractmethod
+    def checkpoints(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's checkpoints in ``seq`` order."""
+
+    @abstractmethod
+    def add_checkpoint(self, run_id: str, checkpoint: dict[str, Any]) -> None:
+        """Store a checkpoint minted apart from an append; its ``seq`` must be the next one."""
+
+    @abstractmethod
+    def rewrite_entry(self, run_id: str, step: int, entry: dict[str, Any]) -> None:
+        """Replace ``data``, ``salts`` and ``redacted`` of a stored entry (store redaction, step 2).
+
+        Everything the chain hashes, and ``hash`` itself, must be unchanged;
+        otherwise ``ConflictError`` names the field and nothing is written.
+        """
+
+    @abstractmethod
+    def add_custody(self, run_id: str, record: dict[str, Any]) -> int:
+        """Append a custody record (who opened or tested what); returns its sequence number."""
+
+    @abstractmethod
+    def custody(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's custody records in sequence order."""
+
+    @abstractmethod
+    def put_key(
+        self,
+        key_id: str,
+        public_key: str,
+        role: str,
+        created_at: str,
+        retired_at: str | None = None,
+    ) -> None:
+        """Record key metadata, or update ``role`` and ``retired_at`` of a known key.
+
+        The key id must derive from the public key. A known key keeps the
+        ``created_at`` it was first recorded with, and a retired key stays
+        retired (``ConflictError`` otherwise).
+        """
+
+    @abstractmethod
+    def keys(self) -> list[dict[str, Any]]:
+        """All key metadata, oldest first."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections; later calls raise ``StoreError``."""
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

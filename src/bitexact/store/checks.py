@@ -1,0 +1,177 @@
+"""Shape checks on the records handed to the store, each failure naming its field.
+
+The store checks only what it indexes, chains on or keeps immutable. What an
+entry means (kinds, provenance, commitments, the hash over its body) is the
+evidence layer's to build and the verifier's to judge.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from bitexact.canon import canonicalize
+from bitexact.crypto import ALGORITHMS, key_id as derive_key_id
+from bitexact.errors import CanonicalizationError
+from bitexact.store.base import RecordError
+
+UNHASHED: Final[frozenset[str]] = frozenset({"hash", "data", "salts", "redacted"})
+"""Entry keys outside the chain body (bundle spec §4); the only ones a rewrite may change."""
+
+MAX_RUN_ID: Final[int] = 256
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX16 = re.compile(r"[0-9a-f]{16}")
+
+
+@dataclass(frozen=True)
+class EntryFields:
+    """The indexed columns of an entry, and its canonical bytes."""
+
+    step: int
+    kind: str
+    prov: str
+    ts: str
+    prev: str
+    hash: str
+    blob: bytes
+
+
+@dataclass(frozen=True)
+class CheckpointFields:
+    """The indexed columns of a checkpoint, and its canonical bytes."""
+
+    seq: int
+    steps: int
+    head_hash: str
+    blob: bytes
+
+
+def run_id(value: object) -> str:
+    """A run id: a printable, non-empty string of at most 256 characters."""
+    if not isinstance(value, str) or not value or len(value) > MAX_RUN_ID or not value.isprintable():
+        raise RecordError(
+            f"run_id must be a printable string of 1 to {MAX_RUN_ID} characters; got {value!r:.80}",
+            field="run_id",
+        )
+    return value
+
+
+def canonical(value: Any, what: str) -> bytes:
+    """``canonicalize(value)``, with a refusal that names ``what``."""
+    try:
+        return canonicalize(value)
+    except CanonicalizationError as exc:
+        raise RecordError(f"{what} cannot be stored: {exc}", field=what) from exc
+
+
+def _object(value: object, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RecordError(f"{what} must be a JSON object; got {type(value).__name__}", field=what)
+    return value
+
+
+def _text(record: dict[str, Any], key: str, what: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str) or not value:
+        raise RecordError(f"{what}.{key} must be a non-empty string; got {value!r:.80}", field=key)
+    return value
+
+
+def _hex64(record: dict[str, Any], key: str, what: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str) or not _HEX64.fullmatch(value):
+        raise RecordError(
+            f"{what}.{key} must be 64 lowercase hex characters; got {value!r:.80}", field=key
+        )
+    return value
+
+
+def _count(record: dict[str, Any], key: str, what: str) -> int:
+    value = record.get(key)
+    if type(value) is not int or value < 0:
+        raise RecordError(f"{what}.{key} must be a non-negative integer; got {value!r:.80}", field=key)
+    return value
+
+
+def _same_run(record: dict[str, Any], expected: str, what: str) -> None:
+    if record.get("run_id") != expected:
+        raise RecordError(
+            f"{what}.run_id is {record.get('run_id')!r:.80} but it is being stored in run {expected!r}",
+            field="run_id",
+        )
+
+
+def entry(run: str, value: object) -> EntryFields:
+    """Check an entry's shape for run ``run`` and return its columns."""
+    record = _object(value, "entry")
+    _same_run(record, run, "entry")
+    alg = record.get("alg")
+    if alg not in ALGORITHMS:
+        raise RecordError(f"entry.alg must be one of {', '.join(ALGORITHMS)}; got {alg!r:.80}", field="alg")
+    _object(record.get("commitments"), "commitments")
+    if "data" in record:
+        _object(record["data"], "data")
+    if "salts" in record:
+        _object(record["salts"], "salts")
+    redacted = record.get("redacted", [])
+    if not isinstance(redacted, list) or not all(isinstance(p, str) for p in redacted):
+        raise RecordError("entry.redacted must be a list of path strings", field="redacted")
+    return EntryFields(
+        step=_count(record, "step", "entry"),
+        kind=_text(record, "kind", "entry"),
+        prov=_text(record, "prov", "entry"),
+        ts=_text(record, "ts", "entry"),
+        prev=_hex64(record, "prev", "entry"),
+        hash=_hex64(record, "hash", "entry"),
+        blob=canonical(record, "entry"),
+    )
+
+
+def checkpoint(run: str, value: object) -> CheckpointFields:
+    """Check a checkpoint's shape for run ``run`` and return its columns."""
+    record = _object(value, "checkpoint")
+    _same_run(record, run, "checkpoint")
+    return CheckpointFields(
+        seq=_count(record, "seq", "checkpoint"),
+        steps=_count(record, "steps", "checkpoint"),
+        head_hash=_hex64(record, "head_hash", "checkpoint"),
+        blob=canonical(record, "checkpoint"),
+    )
+
+
+def chain_body(record: dict[str, Any]) -> dict[str, Any]:
+    """The entry minus the keys a rewrite may replace."""
+    return {k: v for k, v in record.items() if k not in UNHASHED}
+
+
+def key_record(key_id: object, public_key: object, role: object, created_at: object, retired_at: object) -> None:
+    """Check key metadata; the key id must be the one derived from the public key (§2.2)."""
+    if not isinstance(public_key, str) or not _HEX64.fullmatch(public_key):
+        raise RecordError(
+            f"public_key must be 64 lowercase hex characters; got {public_key!r:.80}", field="public_key"
+        )
+    if not isinstance(key_id, str) or not _HEX16.fullmatch(key_id):
+        raise RecordError(f"key_id must be 16 lowercase hex characters; got {key_id!r:.80}", field="key_id")
+    derived = derive_key_id(public_key)
+    if key_id != derived:
+        raise RecordError(
+            f"key_id {key_id} does not derive from public_key (its key id is {derived})", field="key_id"
+        )
+    for name, value in (("role", role), ("created_at", created_at)):
+        if not isinstance(value, str) or not value:
+            raise RecordError(f"{name} must be a non-empty string; got {value!r:.80}", field=name)
+    if retired_at is not None and (not isinstance(retired_at, str) or not retired_at):
+        raise RecordError(f"retired_at must be a non-empty string or None; got {retired_at!r:.80}", field="retired_at")
+
+
+def meta(value: object) -> bytes:
+    """Run metadata: a JSON object, stored canonically."""
+    if value is None:
+        value = {}
+    return canonical(_object(value, "meta"), "meta")
+
+
+def custody_record(value: object) -> bytes:
+    """A custody record: any JSON object, stored canonically."""
+    return canonical(_object(value, "custody"), "custody")

@@ -1,0 +1,651 @@
+"""The embedded store: one SQLite file in WAL mode, appends group-committed.
+
+Two connections per store: a writer, used by one thread at a time (the group
+commit leader or a maintenance write), and a reader. Every write transaction
+is ``BEGIN IMMEDIATE``, so the head is read under SQLite's write lock and no
+two writers, in this process or another, can both extend the same head.
+
+Writers of different processes also take an advisory ``flock`` on a lock
+file beside the database before ``BEGIN IMMEDIATE``. It is not needed for
+correctness (SQLite's lock is); it replaces SQLite's busy-wait, which sleeps
+in steps of up to 100 ms, with a kernel queue that wakes the next writer as
+soon as the lock is free. The kernel drops it when a process dies.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Final
+
+from bitexact.canon import canonicalize, loads
+from bitexact.crypto import GENESIS
+from bitexact.errors import RunNotFoundError, StaleHeadError, StoreError
+from bitexact.store import checks
+from bitexact.store.base import (
+    AppendResult,
+    ConflictError,
+    EntryNotFoundError,
+    RecordError,
+    RunInfo,
+    StaleCheckpointError,
+    Store,
+)
+from bitexact.store.checks import CheckpointFields, EntryFields
+from bitexact.store.groupcommit import GroupCommitter, Ticket
+from bitexact.store.sqlite_schema import connect, migrate
+
+PAGE: Final[int] = 256
+"""Entries fetched per query while streaming a run."""
+
+_RUN_COLUMNS = "run_id, steps, head_hash, sealed, started_at, updated_at, meta, kinds"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+@dataclass(frozen=True)
+class _Append:
+    run_id: str
+    entry: EntryFields
+    checkpoint: CheckpointFields | None
+
+
+@dataclass
+class _Head:
+    """A run's row as a batch moves it, before it is written back."""
+
+    steps: int
+    hash: str
+    checkpoints: int
+    sealed: bool
+    kinds: dict[str, int]
+    moved: bool = False
+
+
+class SQLiteStore(Store):
+    """The SQLite implementation of :class:`Store`.
+
+    ``group_commit=False`` gives every append its own transaction and fsync;
+    it exists as the benchmark's baseline, not for use.
+    """
+
+    def __init__(self, path: Path | str, *, group_commit: bool = True, max_batch: int = 512) -> None:
+        self.path = Path(path)
+        self._pid = os.getpid()
+        self._write_lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        self._closed = False
+        self._committer: GroupCommitter[_Append, AppendResult] | None = (
+            GroupCommitter(self._commit_batch, max_batch=max_batch, hold=self._exclusive) if group_commit else None
+        )
+        opened: list[sqlite3.Connection] = []
+        lock_fd = -1
+        try:
+            _create_private(self.path)
+            lock_fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            self._lock_fd = lock_fd
+            opened.append(connect(str(self.path)))
+            opened.append(connect(str(self.path)))
+            self._writer, self._reader = opened
+            with self._flock():
+                migrate(self._writer)
+        except BaseException as exc:
+            for conn in opened:
+                conn.close()
+            if lock_fd >= 0:
+                os.close(lock_fd)
+            if isinstance(exc, (sqlite3.Error, OSError)):
+                raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
+            raise
+
+    # -- transactions ---------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"the store at {self.path} is closed")
+        if os.getpid() != self._pid:
+            # SQLite connections must not cross fork(): both processes would
+            # share one file lock state and could corrupt the database.
+            raise StoreError(
+                f"this store was opened by process {self._pid}; open the store again in this process"
+            )
+
+    @contextmanager
+    def _flock(self) -> Iterator[None]:
+        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    @contextmanager
+    def _exclusive(self) -> Iterator[sqlite3.Connection]:
+        """The writer connection and the cross-process write lock, held together."""
+        with self._write_lock:
+            self._check_open()
+            with self._flock():
+                yield self._writer
+
+    @contextmanager
+    def _transaction(self, conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+        """One write transaction, committed (fsync'd) when the block ends without error."""
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            yield conn
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(conn)
+            raise StoreError(f"{self.path}: {exc}") from exc
+        except BaseException:
+            _rollback(conn)
+            raise
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """Hold the writer and run one transaction (everything but group-committed appends)."""
+        with self._exclusive() as conn, self._transaction(conn):
+            yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction: a consistent snapshot for the queries inside it."""
+        with self._read_lock:
+            self._check_open()
+            conn = self._reader
+            try:
+                conn.execute("BEGIN")
+                try:
+                    yield conn
+                finally:
+                    conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: {exc}") from exc
+
+    # -- runs -----------------------------------------------------------
+
+    def create_run(self, run_id: str, meta: dict[str, Any] | None = None) -> None:
+        run_id = checks.run_id(run_id)
+        blob = checks.meta(meta)
+        now = _now()
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
+                raise ConflictError(f"run {run_id!r} already exists; pick another run id")
+            conn.execute(
+                "INSERT INTO runs (run_id, head_hash, started_at, updated_at, meta) VALUES (?, ?, ?, ?, ?)",
+                (run_id, GENESIS, now, now, blob),
+            )
+
+    def head(self, run_id: str) -> tuple[int, str]:
+        with self._read() as conn:
+            row = conn.execute("SELECT steps, head_hash FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise _not_found(run_id)
+        return int(row[0]), str(row[1])
+
+    def run(self, run_id: str) -> RunInfo:
+        with self._read() as conn:
+            row = conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise _not_found(run_id)
+        return _run_info(row)
+
+    def runs(self) -> list[RunInfo]:
+        with self._read() as conn:
+            rows = conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id DESC").fetchall()
+        return [_run_info(row) for row in rows]
+
+    # -- appends --------------------------------------------------------
+
+    def append(
+        self, run_id: str, entry: dict[str, Any], *, checkpoint: dict[str, Any] | None = None
+    ) -> AppendResult:
+        self._check_open()
+        run_id = checks.run_id(run_id)
+        # Shape checks and canonical bytes are made here, in the caller's
+        # thread, so they overlap with the leader's fsync.
+        request = _Append(
+            run_id,
+            checks.entry(run_id, entry),
+            checks.checkpoint(run_id, checkpoint) if checkpoint is not None else None,
+        )
+        if self._committer is not None:
+            return self._committer.submit(request)
+        ticket: Ticket[_Append, AppendResult] = Ticket(request)
+        with self._exclusive():
+            self._commit_batch([ticket])
+        return ticket.outcome()
+
+    @property
+    def commit_stats(self) -> tuple[int, int]:
+        """``(transactions, appends)`` committed through group commit by this store object."""
+        if self._committer is None:
+            return (0, 0)
+        return (self._committer.batches, self._committer.items)
+
+    @property
+    def queued_appends(self) -> int:
+        """Appends waiting for a group commit leader to take them (for tests and monitoring)."""
+        return self._committer.queued if self._committer is not None else 0
+
+    @property
+    def pending_appends(self) -> int:
+        """Appends in flight through group commit: queued or being committed."""
+        return self._committer.pending if self._committer is not None else 0
+
+    def _commit_batch(self, batch: list[Ticket[_Append, AppendResult]]) -> None:
+        """Write a batch in one transaction; settle every ticket only once it is durable.
+
+        The caller holds ``_exclusive()``.
+        """
+        try:
+            with self._transaction(self._writer) as conn:
+                outcomes = self._apply(conn, batch)
+        except StoreError as exc:
+            if len(batch) > 1:
+                # Something failed below the head checks (disk, SQLite). Retry
+                # one by one so an append that cannot be written fails alone.
+                for ticket in batch:
+                    self._commit_batch([ticket])
+                return
+            batch[0].fail(StoreError(str(exc)))
+            return
+        for ticket, outcome in outcomes:
+            if isinstance(outcome, AppendResult):
+                ticket.succeed(outcome)
+            else:
+                ticket.fail(outcome)
+
+    def _apply(
+        self, conn: sqlite3.Connection, batch: list[Ticket[_Append, AppendResult]]
+    ) -> list[tuple[Ticket[_Append, AppendResult], AppendResult | Exception]]:
+        # A handful of statements per batch, whatever its size: every SQLite
+        # call releases and retakes the GIL, and with writer threads busy
+        # building their next entries each retake can wait.
+        heads = _load_heads(conn, {ticket.item.run_id for ticket in batch})
+        written: dict[tuple[str, int], str] = {}  # this batch's entries, not yet inserted
+        entry_rows: list[tuple[Any, ...]] = []
+        checkpoint_rows: list[tuple[Any, ...]] = []
+        outcomes: list[tuple[Ticket[_Append, AppendResult], AppendResult | Exception]] = []
+        for ticket in batch:
+            request = ticket.item
+            run_id, entry, checkpoint = request.run_id, request.entry, request.checkpoint
+            head = heads.get(run_id)
+            if head is None:
+                outcomes.append((ticket, _not_found(run_id)))
+                continue
+            if entry.step != head.steps or entry.prev != head.hash:
+                outcomes.append((ticket, _stale(run_id, entry, head)))
+                continue
+            if checkpoint is not None:
+                problem = _checkpoint_problem(conn, run_id, checkpoint, head, entry.hash, written)
+                if problem is not None:
+                    outcomes.append((ticket, problem))
+                    continue
+                checkpoint_rows.append(
+                    (run_id, checkpoint.seq, checkpoint.steps, checkpoint.head_hash, checkpoint.blob)
+                )
+                head.checkpoints += 1
+            entry_rows.append((run_id, entry.step, entry.kind, entry.prov, entry.ts, entry.hash, entry.blob))
+            written[(run_id, entry.step)] = entry.hash
+            head.steps += 1
+            head.hash = entry.hash
+            head.sealed = head.sealed or entry.kind == "run_end"
+            head.moved = True
+            head.kinds[entry.kind] = head.kinds.get(entry.kind, 0) + 1
+            outcomes.append((ticket, AppendResult(entry.step, entry.hash)))
+        if entry_rows:
+            _insert_rows(conn, "entries (run_id, step, kind, prov, ts, hash, body)", entry_rows)
+            _insert_rows(conn, "checkpoints (run_id, seq, steps, head_hash, body)", checkpoint_rows)
+            _move_heads(conn, heads)
+        return outcomes
+
+    # -- reading entries ------------------------------------------------
+
+    def entries(self, run_id: str, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
+        _check_index(start, "start")
+        if stop is not None:
+            _check_index(stop, "stop")
+        steps, _ = self.head(run_id)  # raises for an unknown run before iteration starts
+        return self._stream(run_id, start, steps if stop is None else min(stop, steps))
+
+    def _stream(self, run_id: str, start: int, stop: int) -> Iterator[dict[str, Any]]:
+        # Keyset pages: no read transaction stays open while the caller holds
+        # the iterator, and memory stays at one page.
+        step = start
+        while step < stop:
+            with self._read() as conn:
+                rows = conn.execute(
+                    "SELECT step, body FROM entries WHERE run_id = ? AND step >= ? AND step < ?"
+                    " ORDER BY step LIMIT ?",
+                    (run_id, step, stop, PAGE),
+                ).fetchall()
+            for found, body in rows:
+                if found != step:
+                    raise StoreError(f"run {run_id}: step {step} is missing from the store; it is damaged")
+                yield loads(body)
+                step += 1
+            if not rows:
+                raise StoreError(f"run {run_id}: step {step} is missing from the store; it is damaged")
+
+    def entry(self, run_id: str, step: int) -> dict[str, Any]:
+        _check_index(step, "step")
+        with self._read() as conn:
+            row = conn.execute("SELECT body FROM entries WHERE run_id = ? AND step = ?", (run_id, step)).fetchone()
+            known = row is not None or _run_exists(conn, run_id)
+        if not known:
+            raise _not_found(run_id)
+        if row is None:
+            raise EntryNotFoundError(f"run {run_id} has no step {step}")
+        return loads(row[0])
+
+    def rewrite_entry(self, run_id: str, step: int, entry: dict[str, Any]) -> None:
+        _check_index(step, "step")
+        fields = checks.entry(run_id, entry)
+        if fields.step != step:
+            raise RecordError(f"entry.step is {fields.step} but step {step} is being rewritten", field="step")
+        with self._write() as conn:
+            row = conn.execute("SELECT body FROM entries WHERE run_id = ? AND step = ?", (run_id, step)).fetchone()
+            if row is None:
+                raise _not_found(run_id) if not _run_exists(conn, run_id) else EntryNotFoundError(
+                    f"run {run_id} has no step {step}"
+                )
+            _check_same_chain(run_id, step, loads(row[0]), entry)
+            conn.execute("UPDATE entries SET body = ? WHERE run_id = ? AND step = ?", (fields.blob, run_id, step))
+            conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (_now(), run_id))
+
+    # -- checkpoints ----------------------------------------------------
+
+    def checkpoints(self, run_id: str) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            if not _run_exists(conn, run_id):
+                raise _not_found(run_id)
+            rows = conn.execute("SELECT body FROM checkpoints WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+        return [loads(body) for (body,) in rows]
+
+    def add_checkpoint(self, run_id: str, checkpoint: dict[str, Any]) -> None:
+        fields = checks.checkpoint(run_id, checkpoint)
+        with self._write() as conn:
+            head = _load_head(conn, run_id)
+            if head is None:
+                raise _not_found(run_id)
+            problem = _checkpoint_problem(conn, run_id, fields, head, None)
+            if problem is not None:
+                raise problem
+            _insert_checkpoint(conn, run_id, fields)
+            conn.execute(
+                "UPDATE runs SET checkpoints = checkpoints + 1, updated_at = ? WHERE run_id = ?", (_now(), run_id)
+            )
+
+    # -- custody and keys -----------------------------------------------
+
+    def add_custody(self, run_id: str, record: dict[str, Any]) -> int:
+        blob = checks.custody_record(record)
+        with self._write() as conn:
+            row = conn.execute("SELECT custody FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise _not_found(run_id)
+            seq = int(row[0])
+            conn.execute("INSERT INTO custody (run_id, seq, body) VALUES (?, ?, ?)", (run_id, seq, blob))
+            conn.execute("UPDATE runs SET custody = ? WHERE run_id = ?", (seq + 1, run_id))
+        return seq
+
+    def custody(self, run_id: str) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            if not _run_exists(conn, run_id):
+                raise _not_found(run_id)
+            rows = conn.execute("SELECT body FROM custody WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+        return [loads(body) for (body,) in rows]
+
+    def put_key(
+        self,
+        key_id: str,
+        public_key: str,
+        role: str,
+        created_at: str,
+        retired_at: str | None = None,
+    ) -> None:
+        checks.key_record(key_id, public_key, role, created_at, retired_at)
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT public_key, created_at, retired_at FROM keys WHERE key_id = ?", (key_id,)
+            ).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO keys (key_id, public_key, role, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
+                    (key_id, public_key, role, created_at, retired_at),
+                )
+                return
+            _check_key_update(key_id, row, public_key, retired_at)
+            conn.execute(
+                "UPDATE keys SET role = ?, retired_at = ? WHERE key_id = ?", (role, retired_at, key_id)
+            )
+
+    def keys(self) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT key_id, public_key, role, created_at, retired_at FROM keys ORDER BY created_at, key_id"
+            ).fetchall()
+        names = ("key_id", "public_key", "role", "created_at", "retired_at")
+        return [dict(zip(names, row)) for row in rows]
+
+    def close(self) -> None:
+        with self._write_lock, self._read_lock:
+            if self._closed:
+                return
+            self._closed = True
+            if os.getpid() != self._pid:
+                return  # a forked child leaves the parent's connections alone
+            self._writer.close()
+            self._reader.close()
+            os.close(self._lock_fd)
+
+
+# -- helpers (SQL stays in this module) ---------------------------------
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file as 0600 before SQLite does (it would use 0644 less the umask).
+
+    SQLite gives its ``-wal`` and ``-shm`` files the database file's mode. An
+    existing file readable by others is tightened: entries hold agent inputs
+    and outputs.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            os.chmod(path, mode & 0o700)
+        return
+    os.close(fd)
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back if a transaction is open, without hiding the error that got us here."""
+    try:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass  # the connection is unusable; the original error says why
+
+
+def _not_found(run_id: str) -> RunNotFoundError:
+    return RunNotFoundError(f"no run {run_id!r} in the store; `bitexact runs` lists the runs it holds")
+
+
+def _stale(run_id: str, entry: EntryFields, head: _Head) -> StaleHeadError:
+    return StaleHeadError(
+        f"run {run_id}: the entry for step {entry.step} (prev {entry.prev[:16]}…) does not extend the head"
+        f" (steps {head.steps}, head {head.hash[:16]}…); another writer appended first -"
+        " reload the head and rebuild the entry"
+    )
+
+
+def _check_index(value: object, name: str) -> None:
+    if type(value) is not int or value < 0:
+        raise RecordError(f"{name} must be a non-negative integer; got {value!r:.80}", field=name)
+
+
+def _run_exists(conn: sqlite3.Connection, run_id: str) -> bool:
+    return conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is not None
+
+
+def _load_heads(conn: sqlite3.Connection, run_ids: set[str]) -> dict[str, _Head]:
+    """The heads of ``run_ids`` (unknown runs are absent), in one query."""
+    ids = sorted(run_ids)
+    rows = conn.execute(
+        "SELECT run_id, steps, head_hash, checkpoints, sealed, kinds FROM runs"
+        f" WHERE run_id IN ({', '.join('?' * len(ids))})",
+        ids,
+    ).fetchall()
+    return {row[0]: _Head(int(row[1]), str(row[2]), int(row[3]), bool(row[4]), loads(row[5])) for row in rows}
+
+
+_MAX_ROWS: Final[int] = 128
+"""Rows per multi-row statement; a few statement shapes keep SQLite's statement cache warm."""
+
+
+def _insert_rows(conn: sqlite3.Connection, target: str, rows: list[tuple[Any, ...]], suffix: str = "") -> None:
+    """``INSERT INTO target VALUES (...), (...)`` for all ``rows``, in statements of at most 128 rows."""
+    for first in range(0, len(rows), _MAX_ROWS):
+        chunk = rows[first : first + _MAX_ROWS]
+        one = f"({', '.join('?' * len(chunk[0]))})"
+        conn.execute(
+            f"INSERT INTO {target} VALUES {', '.join([one] * len(chunk))}{suffix}",
+            [value for row in chunk for value in row],
+        )
+
+
+def _move_heads(conn: sqlite3.Connection, heads: dict[str, _Head]) -> None:
+    """Write back the heads a batch moved, in one statement."""
+    moved = [(run_id, h) for run_id, h in heads.items() if h.moved]
+    now = _now()
+    values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(moved))
+    conn.execute(
+        f"WITH v(run_id, steps, head_hash, sealed, checkpoints, kinds) AS (VALUES {values})"
+        " UPDATE runs SET steps = v.steps, head_hash = v.head_hash, sealed = v.sealed,"
+        " checkpoints = v.checkpoints, kinds = v.kinds, updated_at = ? FROM v WHERE runs.run_id = v.run_id",
+        [
+            *(
+                x
+                for run_id, h in moved
+                for x in (run_id, h.steps, h.hash, int(h.sealed), h.checkpoints, canonicalize(h.kinds))
+            ),
+            now,
+        ],
+    )
+
+
+def _load_head(conn: sqlite3.Connection, run_id: str) -> _Head | None:
+    return _load_heads(conn, {run_id}).get(run_id)
+
+
+def _run_info(row: tuple[Any, ...]) -> RunInfo:
+    run_id, steps, head_hash, sealed, started_at, updated_at, meta, kinds = row
+    return RunInfo(
+        run_id=run_id,
+        steps=int(steps),
+        head_hash=head_hash,
+        sealed=bool(sealed),
+        started_at=started_at,
+        updated_at=updated_at,
+        kinds=loads(kinds),
+        meta=loads(meta),
+    )
+
+
+def _checkpoint_problem(
+    conn: sqlite3.Connection,
+    run_id: str,
+    checkpoint: CheckpointFields,
+    head: _Head,
+    appending: str | None,
+    written: dict[tuple[str, int], str] | None = None,
+) -> Exception | None:
+    """Why ``checkpoint`` cannot be stored now, or None.
+
+    ``appending`` is the hash of the entry being appended with it (the run
+    then has ``head.steps + 1`` entries), or None for a checkpoint on its own;
+    ``written`` holds the hashes of entries earlier in the same batch.
+    A checkpoint must cover entries that exist, so none can outlive its entry.
+    """
+    if checkpoint.seq != head.checkpoints:
+        return StaleCheckpointError(
+            f"run {run_id}: checkpoint seq {checkpoint.seq} is not the next one ({head.checkpoints});"
+            " another writer checkpointed first - reload the checkpoints and mint it again"
+        )
+    steps = head.steps + (1 if appending is not None else 0)
+    if checkpoint.steps > steps:
+        return RecordError(
+            f"run {run_id}: checkpoint covers {checkpoint.steps} steps but the run has {steps}", field="steps"
+        )
+    if checkpoint.steps == 0:
+        expected = GENESIS
+    elif appending is not None and checkpoint.steps == steps:
+        expected = appending
+    elif checkpoint.steps == head.steps:
+        expected = head.hash
+    elif written and (run_id, checkpoint.steps - 1) in written:
+        expected = written[(run_id, checkpoint.steps - 1)]
+    else:
+        row = conn.execute(
+            "SELECT hash FROM entries WHERE run_id = ? AND step = ?", (run_id, checkpoint.steps - 1)
+        ).fetchone()
+        expected = row[0] if row else None
+    if checkpoint.head_hash != expected:
+        return RecordError(
+            f"run {run_id}: checkpoint head_hash {checkpoint.head_hash[:16]}… is not the hash of step"
+            f" {checkpoint.steps - 1} ({str(expected)[:16]}…)",
+            field="head_hash",
+        )
+    return None
+
+
+def _insert_checkpoint(conn: sqlite3.Connection, run_id: str, checkpoint: CheckpointFields) -> None:
+    conn.execute(
+        "INSERT INTO checkpoints (run_id, seq, steps, head_hash, body) VALUES (?, ?, ?, ?, ?)",
+        (run_id, checkpoint.seq, checkpoint.steps, checkpoint.head_hash, checkpoint.blob),
+    )
+
+
+def _check_same_chain(run_id: str, step: int, stored: dict[str, Any], new: dict[str, Any]) -> None:
+    """Refuse a rewrite that changes anything the chain hash covers (§6, store redaction step 2)."""
+    if new.get("hash") != stored.get("hash"):
+        raise ConflictError(
+            f"run {run_id} step {step}: a rewrite must keep the entry's hash; it would change"
+            f" {str(stored.get('hash'))[:16]}… to {str(new.get('hash'))[:16]}…"
+        )
+    old_body, new_body = checks.chain_body(stored), checks.chain_body(new)
+    # Compare canonical bytes, not Python values: True == 1 and 1 == 1.0 in
+    # Python, but they hash differently.
+    if canonicalize(old_body) != canonicalize(new_body):
+        changed = sorted(
+            k
+            for k in old_body.keys() | new_body.keys()
+            if k not in old_body or k not in new_body or canonicalize(old_body[k]) != canonicalize(new_body[k])
+        )
+        first = "commitments" if "commitments" in changed else changed[0]
+        raise ConflictError(
+            f"run {run_id} step {step}: a rewrite may replace only data, salts and redacted;"
+            f" it would change {first!r} (changed: {', '.join(changed)})"
+        )
+
+
+def _check_key_update(key_id: str, row: tuple[Any, ...], public_key: str, retired_at: str | None) -> None:
+    """Refuse updates that rewrite a key's history. ``created_at`` is not compared: the
+    first registration's value is kept (a rotation knows only the retirement time)."""
+    old_public, _old_created, old_retired = row
+    if public_key != old_public:
+        raise ConflictError(f"key {key_id} is bound to another public key; a key id never changes keys")
+    if old_retired is not None and retired_at != old_retired:
+        raise ConflictError(f"key {key_id} was retired at {old_retired}; a retired key stays retired")

@@ -1,0 +1,108 @@
+"""The SQLite schema and the connection settings every BitExact connection uses.
+
+Entries are kept as canonical JSON bytes next to the columns the store
+indexes. A run's row holds its head; appends check and move it inside one
+``BEGIN IMMEDIATE`` transaction, which is what keeps a chain from forking.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Final
+
+from bitexact.errors import StoreError
+
+SCHEMA_VERSION: Final[int] = 1
+BUSY_TIMEOUT_MS: Final[int] = 30_000
+
+_TABLES: Final[tuple[str, ...]] = (
+    # id orders runs by creation (newest first) even when clocks tie. kinds
+    # (canonical JSON, kind -> count) lives in the row the append already
+    # rewrites, so counting costs no extra statement or page.
+    """CREATE TABLE IF NOT EXISTS runs (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL UNIQUE,
+        steps INTEGER NOT NULL DEFAULT 0,
+        head_hash TEXT NOT NULL,
+        sealed INTEGER NOT NULL DEFAULT 0,
+        checkpoints INTEGER NOT NULL DEFAULT 0,
+        custody INTEGER NOT NULL DEFAULT 0,
+        kinds BLOB NOT NULL DEFAULT '{}',
+        started_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        meta BLOB NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS entries (
+        run_id TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        prov TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        body BLOB NOT NULL,
+        UNIQUE (run_id, step)
+    )""",
+    "CREATE INDEX IF NOT EXISTS entries_by_hash ON entries (hash)",
+    """CREATE TABLE IF NOT EXISTS checkpoints (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        steps INTEGER NOT NULL,
+        head_hash TEXT NOT NULL,
+        body BLOB NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS custody (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        body BLOB NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    )""",
+    """CREATE TABLE IF NOT EXISTS keys (
+        key_id TEXT PRIMARY KEY,
+        public_key TEXT NOT NULL,
+        role TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        retired_at TEXT
+    )""",
+)
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """A connection in WAL mode with ``synchronous=FULL`` and a busy timeout.
+
+    ``isolation_level=None`` leaves transactions to us: the store issues
+    ``BEGIN IMMEDIATE`` itself, so the head is read under the write lock.
+    """
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        conn.close()
+        raise StoreError(f"{path}: SQLite refused WAL mode (got {mode!r}); put BITEXACT_HOME on a local disk")
+    # FULL: the WAL is fsync'd at every commit, so an acknowledged append
+    # survives power loss, not only a killed process.
+    conn.execute("PRAGMA synchronous = FULL")
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Create the tables if needed; refuse a database written by a newer BitExact."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"this store has schema version {version}, newer than this BitExact understands "
+            f"({SCHEMA_VERSION}); upgrade bitexact"
+        )
+    if version == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _TABLES:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
