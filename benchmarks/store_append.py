@@ -1,0 +1,199 @@
+"""Durable appends to the SQLite store: group commit against one fsync per entry.
+
+Every append here is durable when it returns (WAL, ``synchronous=FULL``).
+Each writer appends to its own run; its entries (1 KiB of ``data``, real
+salts, commitments and chain hash) are built before the clock starts, so the
+figures are the store's: shape checks, canonical bytes, the head check, the
+insert and the fsync.
+
+    .venv/bin/python benchmarks/store_append.py [--entries 2000] [--writers 8] [--dir DIR]
+
+Modes, all measured in this run on the same disk:
+  threads  group commit, N writer threads in one process
+  baseline one transaction and one fsync per append, N writer threads
+  single   group commit, one writer thread (nothing to batch with)
+  procs    group commit, N writer processes of one thread each
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from bitexact.canon import canonicalize
+from bitexact.crypto import GENESIS, chain_hash, commitment, new_salt
+from bitexact.store import SQLiteStore
+
+DATA_BYTES = 1024
+
+
+def data_of(i: int) -> dict[str, Any]:
+    """A tool call whose canonical ``data`` is 1 KiB."""
+    data: dict[str, Any] = {
+        "tool": "lookup_policy",
+        "args": ["HX-20931"],
+        "kwargs": {"include_endorsements": True, "as_of": "2026-10-12"},
+        "result": {"policy": "HX-20931", "holder": "Dana Whitfield", "call": i, "notes": ""},
+    }
+    pad = DATA_BYTES - len(canonicalize(data))
+    data["result"]["notes"] = ("Escape of water covered when the source is a neighbouring property. " * 20)[:pad]
+    return data
+
+
+def build_chain(run_id: str, n: int) -> list[dict[str, Any]]:
+    """``n`` linked entries as the evidence layer builds them (bundle spec §4)."""
+    chain: list[dict[str, Any]] = []
+    prev = GENESIS
+    for step in range(n):
+        data = data_of(step)
+        salts: dict[str, str] = {}
+        commitments: dict[str, str] = {}
+        for key, value in data.items():
+            items = value.items() if isinstance(value, dict) and value else [(None, value)]
+            for sub, inner in items:
+                path = key if sub is None else f"{key}.{sub}"
+                salt = new_salt()
+                salts[path], commitments[path] = salt.hex(), commitment("blake2b-256", salt, inner)
+        entry: dict[str, Any] = {
+            "v": 2,
+            "alg": "blake2b-256",
+            "run_id": run_id,
+            "step": step,
+            "kind": "tool_call",
+            "prov": "observed",
+            "ts": datetime.now(timezone.utc).isoformat(),
+            "prev": prev,
+            "commitments": commitments,
+        }
+        entry["hash"] = prev = chain_hash("blake2b-256", canonicalize(entry))
+        entry["data"], entry["salts"] = data, salts
+        chain.append(entry)
+    return chain
+
+
+def append_all(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out: list[float]) -> None:
+    clock = time.perf_counter
+    for entry in chain:
+        t0 = clock()
+        store.append(run_id, entry)
+        out.append(clock() - t0)
+
+
+def run_threads(path: Path, writers: int, n: int, *, group_commit: bool) -> dict[str, Any]:
+    store = SQLiteStore(path, group_commit=group_commit)
+    try:
+        runs = [f"bench-{'gc' if group_commit else 'base'}-{writers}-{w}" for w in range(writers)]
+        chains = []
+        for run_id in runs:
+            store.create_run(run_id)
+            chains.append(build_chain(run_id, n))
+        latencies: list[list[float]] = [[] for _ in runs]
+        threads = [
+            threading.Thread(target=append_all, args=(store, run_id, chain, lat))
+            for run_id, chain, lat in zip(runs, chains, latencies)
+        ]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wall = time.perf_counter() - t0
+        for run_id in runs:
+            assert store.head(run_id)[0] == n, "an append went missing"
+        return _figures(writers * n, wall, [x for lat in latencies for x in lat], store.commit_stats)
+    finally:
+        store.close()
+
+
+def _proc_writer(path: str, run_id: str, n: int, ready: Any, go: Any, results: Any) -> None:
+    store = SQLiteStore(path)
+    chain = build_chain(run_id, n)
+    latencies: list[float] = []
+    ready.put(run_id)
+    go.wait()
+    start = time.monotonic()
+    append_all(store, run_id, chain, latencies)
+    end = time.monotonic()
+    results.put((start, end, latencies, store.commit_stats))
+    store.close()
+
+
+def run_processes(path: Path, writers: int, n: int) -> dict[str, Any]:
+    ctx = mp.get_context("spawn")
+    ready, results, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    setup = SQLiteStore(path)
+    runs = [f"bench-proc-{writers}-{w}" for w in range(writers)]
+    for run_id in runs:
+        setup.create_run(run_id)
+    procs = [ctx.Process(target=_proc_writer, args=(str(path), r, n, ready, go, results)) for r in runs]
+    for p in procs:
+        p.start()
+    for _ in procs:
+        ready.get()
+    go.set()
+    got = [results.get() for _ in procs]
+    for p in procs:
+        p.join()
+    for run_id in runs:
+        assert setup.head(run_id)[0] == n, "an append went missing"
+    setup.close()
+    wall = max(g[1] for g in got) - min(g[0] for g in got)
+    stats = (sum(g[3][0] for g in got), sum(g[3][1] for g in got))
+    return _figures(writers * n, wall, [x for g in got for x in g[2]], stats)
+
+
+def _figures(count: int, wall: float, latencies: list[float], stats: tuple[int, int]) -> dict[str, Any]:
+    latencies.sort()
+    transactions, grouped = stats
+    return {
+        "rate": count / wall,
+        "p50": statistics.median(latencies) * 1000,
+        "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000,
+        "max": latencies[-1] * 1000,
+        "batch": grouped / transactions if transactions else 1.0,
+        "count": count,
+    }
+
+
+def show(name: str, f: dict[str, Any], base: dict[str, Any] | None = None) -> None:
+    ratio = f" ({f['rate'] / base['rate']:.1f}x baseline)" if base else ""
+    print(
+        f"{name:<34} {f['rate']:>9,.0f} entries/s{ratio:<18} p50 {f['p50']:6.2f} ms  p99 {f['p99']:6.2f} ms"
+        f"  max {f['max']:7.2f} ms  {f['batch']:5.1f} appends/commit"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entries", type=int, default=2000, help="appends per writer")
+    parser.add_argument("--writers", type=int, default=8)
+    parser.add_argument("--dir", type=Path, default=None, help="where to put the database (default: a temp dir)")
+    parser.add_argument("--no-procs", action="store_true", help="skip the multi-process run")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="bitexact-bench-", dir=args.dir))
+    try:
+        sample = len(canonicalize(build_chain("r", 1)[0]))
+        print(f"SQLite WAL, synchronous=FULL, {DATA_BYTES} B data per entry ({sample} B stored), {root}")
+        print(f"{os.cpu_count()} CPUs; {args.writers} writers x {args.entries} appends, each writer on its own run\n")
+        w, n = args.writers, args.entries
+        base = run_threads(root / "base.db", w, n, group_commit=False)
+        show(f"baseline: fsync per entry, {w} thr", base)
+        show(f"group commit, {w} threads", run_threads(root / "gc.db", w, n, group_commit=True), base)
+        show("group commit, 1 thread", run_threads(root / "one.db", 1, n, group_commit=True), base)
+        if not args.no_procs:
+            show(f"group commit, {w} processes", run_processes(root / "procs.db", w, n), base)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
