@@ -34,8 +34,9 @@ def demo_command(app: AppContext, as_json: bool) -> None:
         table.add_row(str(entry["step"]), entry["kind"], entry["prov"], escape(summarize(entry)))
     console.print(table)
     colour = "green" if result.verdict.ok else "red"
-    console.print(f"[{colour}]{escape(result.verdict.line)}[/]")
-    console.print(f"bundle: [bold]{result.export.path}[/]\n"
-                  f"verify it anywhere: bitexact verify {result.export.path} --expect-key {result.public_key} "
-                  f"--expect-recorder-key {result.public_key} --require-sealed")
+    # The verdict and the command are meant to be copied whole: never wrap them.
+    console.print(f"[{colour}]{escape(result.verdict.line)}[/]", soft_wrap=True)
+    console.print(f"bundle: [bold]{result.export.path}[/]", soft_wrap=True)
+    console.print(f"verify it anywhere: bitexact verify {result.export.path} --expect-key {result.public_key} "
+                  f"--expect-recorder-key {result.public_key} --require-sealed", soft_wrap=True)
     raise SystemExit(result.verdict.exit_code())
