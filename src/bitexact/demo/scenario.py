@@ -12,7 +12,9 @@ from bitexact.crypto.keystore import KeyStore
 from bitexact.demo.server import claims_api
 from bitexact.evidence.export import ExportResult, RunSource, export_run
 from bitexact.evidence.verify import Pins, Verdict, verify_path
-from bitexact.recording import Recorder, RunWriter
+from bitexact.recording import Recorder
+from bitexact.sdk import record_tool, wrap
+from bitexact.sdk import run as sdk_run
 from bitexact.store import Store
 
 POLICY_TEXT = (
@@ -29,42 +31,28 @@ class DemoResult:
     public_key: str
 
 
-def _http_call(writer: RunWriter, client: httpx.Client, base_url: str, path: str) -> dict[str, Any]:
-    response = client.get(base_url + path, headers={"accept": "application/json"})
-    writer.append(
-        "http_call",
-        {
-            "request": {"method": "GET", "path": path, "query": {}, "headers": {"accept": "application/json"},
-                        "text": ""},
-            "response": {"status": response.status_code, "streamed": False,
-                         "media_type": response.headers.get("content-type", ""), "complete": True,
-                         "headers": {"content-type": response.headers.get("content-type", "")},
-                         "text": response.text},
-            "model": None,
-        },
-    )
-    return response.json()
+@record_tool
+def lookup_policy(policy: str) -> dict[str, Any]:
+    """The agent's policy lookup tool (a local table in the demo)."""
+    return {"policy": policy, "escape_of_water": True, "excess_eur": 350}
 
 
 def record_demo_run(recorder: Recorder) -> str:
-    """Record the scenario through the write path; returns the run id."""
-    writer = recorder.start(name="claims-triage-demo")
-    writer.append("identity", {"principal": "claims-desk@northwind.example", "agent_id": "claims-triage-agent",
-                               "scope": ["claims:read", "claims:decide"], "model_version": "demo-model-2026-10",
-                               "environment": "demo"})
-    writer.append("context", {"name": "coverage-rules", "content": {"text": POLICY_TEXT},
-                              "source": "policy-handbook/v12"})
-    writer.append("tool_call", {"tool": "lookup_policy", "args": ["HX-20931"], "kwargs": {},
-                                "result": {"policy": "HX-20931", "escape_of_water": True, "excess_eur": 350},
-                                "status": "ok"})
-    with claims_api() as base_url, httpx.Client(timeout=10) as client:
-        claim = _http_call(writer, client, base_url, "/v1/claims/CLM-4471")
-    decision = "approve" if claim["estimate_eur"] <= 5000 else "escalate"
-    writer.append("human_decision", {"actor": "adjuster:m.okafor", "decision": decision,
-                                     "reason": "within single-adjuster limit", "binds_step": writer.steps - 1})
-    writer.append("marker", {"note": f"claim {claim['claim']} {decision}d; payout {claim['estimate_eur'] - 350} EUR"})
-    writer.seal()
-    return writer.run_id
+    """Record the scenario through the SDK (into ``recorder``'s store); returns the run id."""
+    with sdk_run(name="claims-triage-demo", recorder=recorder, strict=True) as r:
+        r.identity(principal="claims-desk@northwind.example", agent_id="claims-triage-agent",
+                   scope=["claims:read", "claims:decide"], model_version="demo-model-2026-10",
+                   environment="demo")
+        r.context("coverage-rules", POLICY_TEXT, source="policy-handbook/v12")
+        lookup_policy("HX-20931")
+        with claims_api() as base_url, wrap(httpx.Client(timeout=10)) as client:
+            claim = client.get(base_url + "/v1/claims/CLM-4471", headers={"accept": "application/json"}).json()
+        fetched = r.steps - 1  # the claim lookup's http_call is the newest entry
+        decision = "approve" if claim["estimate_eur"] <= 5000 else "escalate"
+        r.human_decision("adjuster:m.okafor", decision, reason="within single-adjuster limit", binds_step=fetched)
+        r.marker(f"claim {claim['claim']} {decision}d; payout {claim['estimate_eur'] - 350} EUR")
+    assert r.run_id is not None
+    return r.run_id
 
 
 def run_demo(store: Store, home: Path, *, out_dir: Path | None = None) -> DemoResult:

@@ -1,0 +1,136 @@
+"""What recording costs the agent's call, measured against the same call unrecorded, in the same run.
+
+    python benchmarks/sdk_overhead.py [--calls N]
+
+Prints, for each case, the median and p90 latency of the call unrecorded
+and recorded (microseconds), the overhead and the ratio:
+
+* a tool call with 1 KiB of arguments and result (written durably in the call);
+* an http_call to a server on loopback (httpx, wrapped client vs plain client);
+* a tool call returning more than 1 MiB (journaled in the call, written after it),
+  both a 2 MiB text result and a 2 MiB structured one;
+* the write path alone (RunWriter.append of the same 1 KiB entry), for reference.
+
+Goals (issue 3): <= 250 us per recorded tool call of 1 KiB; for entries over
+1 MiB, the call latency within 10% of unrecorded. Both are machine-dependent
+(an fsync per durable write): compare ratios, not absolutes, across machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from threading import Thread
+
+import httpx
+
+import bitexact
+from bitexact.sdk.stores import close_stores
+
+
+def _timed(fn: Callable[[], object], calls: int, between: Callable[[], object] | None = None) -> list[float]:
+    """Per-call latencies in microseconds; ``between`` runs untimed after each call."""
+    for _ in range(min(20, calls)):
+        fn()
+        if between:
+            between()
+    out = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - start) * 1e6)
+        if between:
+            between()
+    return out
+
+
+def _row(name: str, plain: list[float], recorded: list[float]) -> None:
+    p, r = statistics.median(plain), statistics.median(recorded)
+    p90p = statistics.quantiles(plain, n=10)[-1]
+    p90r = statistics.quantiles(recorded, n=10)[-1]
+    print(f"{name:<42} {p:>10.1f} {r:>10.1f} {r - p:>10.1f} {r / p:>7.2f}x   (p90 {p90p:.1f} / {p90r:.1f})")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # else headers and body meet the client's delayed ACK (40 ms)
+    body = b'{"ok": true, "model": "bench"}' + b" " * 1000
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=400)
+    parser.add_argument("--large-calls", type=int, default=30)
+    args = parser.parse_args()
+    os.environ["BITEXACT_HOME"] = str(Path(tempfile.mkdtemp(prefix="bx-bench-")) / "home")
+
+    kib = "k" * 1000
+    text_2mib = "t" * (2 << 20)
+    rows_2mib = [{"i": i, "v": "abcdefgh" * 4} for i in range(40_000)]
+
+    def tool(query: str) -> dict[str, object]:
+        return {"answer": query[:24], "echo": query}
+
+    def large_text_tool() -> str:
+        return text_2mib[:-1] + "!"  # a fresh 2 MiB string per call (a copy, as a read would make)
+
+    def large_rows_tool() -> list[dict[str, object]]:
+        return [dict(row) for row in rows_2mib]  # a fresh 2 MiB structure per call
+
+    recorded_tool = bitexact.record_tool(name="tool")(tool)
+    recorded_text = bitexact.record_tool(name="large_text")(large_text_tool)
+    recorded_rows = bitexact.record_tool(name="large_rows")(large_rows_tool)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1/item?key=secret"
+
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; data directory {os.environ['BITEXACT_HOME']}; "
+          f"capture policy {os.environ.get('BITEXACT_CAPTURE_POLICY') or 'default'}")
+    print(f"{'case (median us per call)':<42} {'plain':>10} {'recorded':>10} {'overhead':>10} {'ratio':>8}")
+    with bitexact.run(name="benchmark") as r:
+        assert r.writer is not None
+        _row("tool call, 1 KiB", _timed(lambda: tool(kib), args.calls), _timed(lambda: recorded_tool(kib), args.calls))
+        entry = {"tool": "tool", "args": [kib], "kwargs": {}, "result": tool(kib), "status": "ok"}
+        writer = r.writer
+        _row("  write path alone (append), 1 KiB", _timed(lambda: None, args.calls),
+             _timed(lambda: writer.append("tool_call", entry), args.calls))
+        with httpx.Client() as plain, bitexact.wrap(httpx.Client()) as wrapped:
+            _row("http_call (httpx, loopback, 1 KiB)", _timed(lambda: plain.get(url), args.calls),
+                 _timed(lambda: wrapped.get(url), args.calls))
+        # Spaced: the background writer has finished the previous entry (an agent doing other work).
+        # Back to back: it is still canonicalizing and writing the previous one, on the same cores.
+        _row("tool call, 2 MiB text, spaced", _timed(large_text_tool, args.large_calls),
+             _timed(recorded_text, args.large_calls, between=r.drain))
+        _row("tool call, 2 MiB text, back to back", _timed(large_text_tool, args.large_calls),
+             _timed(recorded_text, args.large_calls))
+        r.drain()
+        _row("tool call, 2 MiB structured, spaced", _timed(large_rows_tool, args.large_calls),
+             _timed(recorded_rows, args.large_calls, between=r.drain))
+        _row("tool call, 2 MiB structured, back to back", _timed(large_rows_tool, args.large_calls),
+             _timed(recorded_rows, args.large_calls))
+        r.drain()
+    print(f"recorded {r.steps} entries into {r.run_id}, sealed={r.sealed}")
+    server.shutdown()
+    close_stores()
+
+
+if __name__ == "__main__":
+    main()

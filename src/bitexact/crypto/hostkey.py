@@ -1,0 +1,152 @@
+"""The host key: the 256-bit key that seals this host's journals and spools.
+
+Write-ahead copies of evidence that the capture policy has not yet run on
+(the SDK's journal of a large entry, the proxy's stream journal, the
+collector's spool) are sealed under a random key per file, and that key is
+stored wrapped by the host key (:mod:`bitexact.crypto.sealed`).
+
+The host key is the file ``BITEXACT_HOST_KEY`` names, or
+``<data directory>.host.key`` beside the data directory (capture-controls.md,
+"What else the policy reaches"). It is never inside the data directory, so a
+copy of the store carries nothing that opens a journal. It is made owner-only
+on first use, as 64 hex characters and a newline, and a file others may read
+or write is refused, as ssh refuses a private key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from bitexact import config
+from bitexact.errors import KeyMaterialError
+
+ENV_VAR: Final[str] = "BITEXACT_HOST_KEY"
+KEY_BYTES: Final[int] = 32
+SUFFIX: Final[str] = ".host.key"
+_KEY_ID_MESSAGE: Final[bytes] = b"bitexact host key id/1"
+_MAX_FILE_BYTES: Final[int] = 4096
+
+
+class HostKeyError(KeyMaterialError):
+    """The host key file is missing where it must exist, misplaced, loose or malformed."""
+
+
+@dataclass(frozen=True)
+class HostKey:
+    """The host key's bytes (never printed) and its id.
+
+    The id is the first 16 bytes of HMAC-SHA256(key, "bitexact host key id/1")
+    as hex: a keyed value, so it names the key without saying anything of it.
+    """
+
+    secret: bytes = field(repr=False)
+    path: Path
+    key_id: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        if len(self.secret) != KEY_BYTES:
+            raise HostKeyError(f"host key {self.path}: a host key is {KEY_BYTES} bytes, found {len(self.secret)}")
+        mac = hmac.new(self.secret, _KEY_ID_MESSAGE, hashlib.sha256).digest()
+        object.__setattr__(self, "key_id", mac[:16].hex())
+
+
+def host_key_path(home: Path | str | None = None) -> Path:
+    """Where the host key lives: ``BITEXACT_HOST_KEY``, else ``<home>.host.key`` beside ``home``."""
+    explicit = os.environ.get(ENV_VAR, "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    directory = config.home(home)
+    return directory.parent / (directory.name + SUFFIX)
+
+
+def _inside(path: Path, directory: Path) -> bool:
+    try:
+        path.resolve().relative_to(directory.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def load_host_key(home: Path | str | None = None, *, create: bool = True) -> HostKey:
+    """The host key for the data directory ``home``, made on first use when ``create``.
+
+    Raises :class:`HostKeyError` when the key would sit inside the data
+    directory, when its permissions let others read or write it, or when it
+    is not 64 hex characters. The message names the file, never the key.
+    """
+    directory = config.home(home)
+    path = host_key_path(directory)
+    if _inside(path, directory):
+        raise HostKeyError(
+            f"host key {path} is inside the data directory {directory}: a copy of the store would carry "
+            f"the key that opens its journals; set {ENV_VAR} to a path outside it"
+        )
+    if create and not path.exists():
+        _create(path)
+    return HostKey(_read(path), path)
+
+
+def _create(path: Path) -> None:
+    secret = secrets.token_bytes(KEY_BYTES)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        return  # another process made it first; read theirs
+    except OSError as exc:
+        raise HostKeyError(f"host key {path}: cannot create: {exc.strerror or exc}") from None
+    try:
+        os.fchmod(fd, 0o600)  # O_CREAT's mode passes through the umask; say it outright
+        os.write(fd, secret.hex().encode("ascii") + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise HostKeyError(f"host key {path}: no such file (it is made on first use by a recording)") from None
+    except OSError as exc:
+        raise HostKeyError(f"host key {path}: cannot open: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise HostKeyError(f"host key {path}: not a regular file")
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise HostKeyError(
+                f"host key {path}: permissions {stat.S_IMODE(mode):04o} let others read or write it; "
+                f"it must be owner-only (chmod 600 {path})"
+            )
+        data = os.read(fd, _MAX_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+    text = data.strip()
+    if len(data) > _MAX_FILE_BYTES or len(text) != 2 * KEY_BYTES:
+        raise HostKeyError(f"host key {path}: expected {2 * KEY_BYTES} hex characters")
+    try:
+        return bytes.fromhex(text.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        raise HostKeyError(f"host key {path}: expected {2 * KEY_BYTES} hex characters, found others") from None

@@ -1,0 +1,119 @@
+"""Causal context: ``bxc.<id>.<ms>.<logical>`` and a hybrid logical clock per run.
+
+A context names an event (``id``) and the hybrid logical clock reading it
+happened at (``hlc`` = wall milliseconds, logical counter). An agent hands a
+context to a sub-agent in another process (``Run.child_env()`` puts it in
+``BITEXACT_CONTEXT``); the sub-agent's run reads it at start, records it as
+the cause in its ``run_meta`` and moves its clock past it, so the two runs
+order causally whatever their hosts' clocks say.
+
+Both numbers are whole, non-negative, written in plain decimal, and at most
+2^53 - 1, the largest integer every language holds exactly. An id is 1 to 64
+letters, digits, ``_`` or ``-``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Final
+
+from bitexact.sdk.errors import SdkArgumentError
+
+PREFIX: Final[str] = "bxc"
+ENV_VAR: Final[str] = "BITEXACT_CONTEXT"
+MAX_CLOCK: Final[int] = 2**53 - 1
+_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NUMBER: Final = re.compile(r"0|[1-9][0-9]{0,15}")
+_wall_ns = time.time_ns  # bound at import: the clock never reads a patched time.time_ns
+
+
+class ContextFormatError(SdkArgumentError):
+    """A causal context that is not ``bxc.<id>.<ms>.<logical>``; ``field`` names the part."""
+
+
+@dataclass(frozen=True)
+class CausalContext:
+    """A parsed context: the event id and its clock reading."""
+
+    id: str
+    hlc: tuple[int, int]
+
+    def __str__(self) -> str:
+        return format_context(self.id, self.hlc)
+
+
+def _clock_part(text: str, field: str) -> int:
+    if not _NUMBER.fullmatch(text) or int(text) > MAX_CLOCK:
+        raise ContextFormatError(
+            f"{field} {text!r} is not a whole number from 0 to 2^53 - 1 in plain decimal", field=field)
+    return int(text)
+
+
+def format_context(event_id: str, hlc: tuple[int, int] | list[int]) -> str:
+    """``bxc.<id>.<ms>.<logical>``; refuses an id or clock no reader would parse back."""
+    if not isinstance(event_id, str) or not _ID.fullmatch(event_id):
+        raise ContextFormatError(f"id {event_id!r} must be 1 to 64 letters, digits, _ or -", field="id")
+    if len(hlc) != 2:
+        raise ContextFormatError("hlc must be [milliseconds, logical]", field="hlc")
+    for value, field in zip(hlc, ("hlc.ms", "hlc.logical")):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CLOCK:
+            raise ContextFormatError(f"{field} {value!r} is not a whole number from 0 to 2^53 - 1", field=field)
+    return f"{PREFIX}.{event_id}.{hlc[0]}.{hlc[1]}"
+
+
+def parse_context(text: str) -> CausalContext:
+    """Parse ``bxc.<id>.<ms>.<logical>``; raises :class:`ContextFormatError` naming the bad part."""
+    if not isinstance(text, str):
+        raise ContextFormatError(f"a context is text, not {type(text).__name__}", field="context")
+    parts = text.split(".")
+    if parts[0] != PREFIX:
+        raise ContextFormatError(f"a context starts with {PREFIX}., not {parts[0]!r}", field="prefix")
+    if len(parts) != 4:
+        raise ContextFormatError(f"a context has 4 dot-separated parts ({PREFIX}.<id>.<ms>.<logical>), "
+                                 f"not {len(parts)}", field="context")
+    _, event_id, ms, logical = parts
+    if not _ID.fullmatch(event_id):
+        raise ContextFormatError(f"id {event_id!r} must be 1 to 64 letters, digits, _ or -", field="id")
+    return CausalContext(event_id, (_clock_part(ms, "hlc.ms"), _clock_part(logical, "hlc.logical")))
+
+
+class HybridClock:
+    """A hybrid logical clock (Kulkarni et al.): wall milliseconds, and a counter for ties and skew."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ms = 0
+        self._logical = 0
+
+    @staticmethod
+    def _wall_ms() -> int:
+        return _wall_ns() // 1_000_000
+
+    def now(self) -> tuple[int, int]:
+        """A reading strictly after every earlier one of this clock."""
+        with self._lock:
+            wall = self._wall_ms()
+            if wall > self._ms:
+                self._ms, self._logical = wall, 0
+            else:
+                self._logical += 1
+            return self._ms, self._logical
+
+    def observe(self, remote: tuple[int, int]) -> tuple[int, int]:
+        """Move past a reading received from elsewhere; returns the new reading."""
+        with self._lock:
+            wall = self._wall_ms()
+            top = max(wall, self._ms, remote[0])
+            if top == self._ms and top == remote[0]:
+                logical = max(self._logical, remote[1]) + 1
+            elif top == self._ms:
+                logical = self._logical + 1
+            elif top == remote[0]:
+                logical = remote[1] + 1
+            else:
+                logical = 0
+            self._ms, self._logical = top, logical
+            return top, logical

@@ -1,0 +1,132 @@
+"""The run's failures record: every recording failure of a non-strict run, declared, never raised.
+
+A non-strict run never changes what the agent sends, receives or raises. A
+write that fails becomes a :class:`Gap`: appended (and fsynced) to the run's
+failures record ``<data directory>/failures/<run_id>.jsonl``, declared in
+the chain as a ``marker`` carrying ``gap`` when the chain still takes
+writes, and logged as one warning line. Strict mode raises
+:class:`~bitexact.sdk.errors.RecordingError` instead.
+
+Neither the record nor the log line quotes the agent's data: a gap names the
+cause, the entry kind, its place in record order, its journal and the
+exception type (with the message only for storage and journal errors, which
+speak of files and the store, not of values).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from bitexact.canon import canonicalize
+from bitexact.errors import StoreError
+from bitexact.evidence.timefmt import now_iso
+
+if TYPE_CHECKING:
+    from bitexact.recording import RunWriter
+
+logger: Final = logging.getLogger("bitexact.sdk")
+
+STORAGE_UNAVAILABLE: Final = "storage_unavailable"
+INVALID_ARGUMENT: Final = "invalid_argument"
+RECORDING_ERROR: Final = "recording_error"
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One declared hole in what a run recorded."""
+
+    cause: str
+    detail: str
+    kind: str | None = None
+    seq: int | None = None
+    journal: str | None = None
+    fields: dict[str, str] | None = None
+    at: str = field(default_factory=now_iso)
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"cause": self.cause, "where": "sdk", "detail": self.detail, "at": self.at}
+        for name in ("kind", "seq", "journal", "fields"):
+            value = getattr(self, name)
+            if value is not None:
+                doc[name] = value
+        return doc
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as a gap states it: its type, and its message only where that holds no values."""
+    from bitexact.recording.journal import JournalError
+
+    if isinstance(exc, (StoreError, OSError, JournalError)):
+        return f"{type(exc).__name__}: {exc}"
+    return type(exc).__name__
+
+
+def cause_of(exc: BaseException) -> str:
+    """The cause word for a failed write."""
+    from bitexact.recording.journal import JournalError
+
+    if isinstance(exc, (StoreError, OSError, JournalError)):
+        return STORAGE_UNAVAILABLE
+    if isinstance(exc, (ValueError, TypeError)):
+        return INVALID_ARGUMENT
+    return RECORDING_ERROR
+
+
+class FailureLog:
+    """The failures record of one run: in memory, on disk, and (when it can be) in the chain."""
+
+    def __init__(self, run_id: str | None, home: Path | None) -> None:
+        self.run_id = run_id
+        self.path = home / "failures" / f"{run_id}.jsonl" if (home is not None and run_id) else None
+        self._gaps: list[Gap] = []
+        self._lock = threading.Lock()
+
+    @property
+    def gaps(self) -> list[Gap]:
+        with self._lock:
+            return list(self._gaps)
+
+    def declare(self, gap: Gap, writer: RunWriter | None = None) -> Gap:
+        """Keep ``gap``: in memory, in the failures record, in the chain when it takes writes, in the log."""
+        with self._lock:
+            self._gaps.append(gap)
+            self._persist(gap)
+        if writer is not None and not writer.sealed:
+            try:
+                writer.append("marker", {"note": f"recording gap: {gap.cause}", "gap": gap.to_json()})
+            except Exception:  # noqa: BLE001 - the chain is what failed; the record and the log still say so
+                pass
+        what = f" ({gap.kind} #{gap.seq})" if gap.kind else ""
+        where = f"; journal {gap.journal} kept for `bitexact repair`" if gap.journal else ""
+        logger.warning("bitexact: run %s: recording gap %s%s: %s%s", self.run_id or "(not started)", gap.cause,
+                       what, gap.detail, where)
+        return gap
+
+    def _persist(self, gap: Gap) -> None:
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+            try:
+                os.write(fd, canonicalize(gap.to_json()) + b"\n")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # the log line below still declares it
+
+
+def read_failures(home: Path, run_id: str) -> list[dict[str, Any]]:
+    """The failures record of ``run_id`` as written (empty when the run had none)."""
+    from bitexact.canon import loads
+
+    path = Path(home) / "failures" / f"{run_id}.jsonl"
+    if not path.exists():
+        return []
+    return [loads(line) for line in path.read_bytes().splitlines() if line.strip()]

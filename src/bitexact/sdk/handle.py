@@ -1,0 +1,114 @@
+"""RecordHandle: what ``Run.record`` returns, a read-only mapping that becomes the written entry.
+
+An entry no larger than 1 MiB is written in the call, so its handle is the
+entry at once. A larger one is written after the call returns: reading its
+handle (``handle["step"]``) waits until it is written, at most
+``BITEXACT_DRAIN_TIMEOUT`` seconds, and reads as empty while it is still
+unwritten; ``handle.result(timeout)`` waits at most ``timeout`` seconds
+(that bound when none is given). An entry that could not be written is a
+declared gap (:attr:`RecordHandle.gap`) and its handle stays empty.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from bitexact.store import AppendResult, Store
+
+if TYPE_CHECKING:
+    from bitexact.sdk.failures import Gap
+
+
+class RecordHandle(Mapping[str, Any]):
+    """The entry one record call wrote, once it is written; empty until then, and if it never is."""
+
+    __slots__ = ("_store", "run_id", "kind", "seq", "_timeout", "_done", "_result", "_gap", "_entry", "_lock")
+
+    def __init__(self, store: Store | None, run_id: str | None, kind: str, seq: int, timeout: float) -> None:
+        self._store = store
+        self.run_id = run_id
+        self.kind = kind
+        self.seq = seq
+        """The entry's place in the run's record order."""
+        self._timeout = timeout
+        self._done = threading.Event()
+        self._result: AppendResult | None = None
+        self._gap: Gap | None = None
+        self._entry: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+
+    # -- settled by the run ---------------------------------------------
+
+    def _settle(self, result: AppendResult) -> None:
+        self._result = result
+        self._done.set()
+
+    def _fail(self, gap: Gap | None) -> None:
+        self._gap = gap
+        self._done.set()
+
+    # -- read by the agent ------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """Whether the entry has been written or declared a gap (never waits)."""
+        return self._done.is_set()
+
+    @property
+    def written(self) -> bool:
+        """Whether the entry is in the chain (never waits)."""
+        return self._done.is_set() and self._result is not None
+
+    @property
+    def gap(self) -> Gap | None:
+        """The gap that declared this entry unwritten, if it came to that."""
+        return self._gap
+
+    def result(self, timeout: float | None = None) -> Mapping[str, Any]:
+        """The written entry, waiting at most ``timeout`` seconds (default ``BITEXACT_DRAIN_TIMEOUT``).
+
+        An entry still unwritten then, or declared a gap, reads as an empty mapping.
+        """
+        self._done.wait(self._timeout if timeout is None else max(0.0, timeout))
+        return self._materialize()
+
+    def _materialize(self) -> dict[str, Any]:
+        result = self._result
+        if result is None:
+            return {}
+        with self._lock:
+            if self._entry is None:
+                entry: dict[str, Any] | None = None
+                if self._store is not None and self.run_id is not None:
+                    try:
+                        entry = self._store.entry(self.run_id, result.step)
+                    except Exception:  # noqa: BLE001 - the store closed; what the append returned still holds
+                        entry = None
+                if entry is None or entry.get("hash") != result.hash:
+                    entry = {"run_id": self.run_id, "step": result.step, "hash": result.hash, "kind": self.kind}
+                self._entry = entry
+            return self._entry
+
+    def __getitem__(self, key: str) -> Any:
+        return self.result()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.result())
+
+    def __len__(self) -> int:
+        return len(self.result())
+
+    def __repr__(self) -> str:
+        if self.written:
+            assert self._result is not None
+            return f"<RecordHandle {self.kind} #{self.seq}: step {self._result.step} of {self.run_id}>"
+        state = f"gap {self._gap.cause}" if self._gap else ("unwritten" if self.done else "pending")
+        return f"<RecordHandle {self.kind} #{self.seq}: {state}>"
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)

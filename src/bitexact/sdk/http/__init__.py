@@ -1,0 +1,49 @@
+"""HTTP capture: wrap a client, or instrument httpx and requests process-wide.
+
+``wrap(client)`` takes an ``httpx.Client``, ``httpx.AsyncClient`` or
+``requests.Session`` and returns it recording; ``instrument()`` patches the
+transports every client of those libraries ends in.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeVar
+
+from bitexact.sdk.errors import SdkArgumentError
+from bitexact.sdk.http.instrument import Instrumentation, instrument
+
+if TYPE_CHECKING:
+    from bitexact.sdk.run import Run
+
+C = TypeVar("C")
+
+
+def wrap(client: C, *, run: Run | None = None) -> C:
+    """Make ``client`` record each exchange as an ``http_call``, into ``run`` or the run current at the call.
+
+    Returns the same client. Outside a run it only forwards.
+    """
+    try:
+        import httpx
+    except ImportError:  # pragma: no cover - httpx is a dependency
+        httpx = None  # type: ignore[assignment]
+    if httpx is not None and isinstance(client, (httpx.Client, httpx.AsyncClient)):
+        from bitexact.sdk.http.httpx_transport import wrap_httpx
+
+        wrap_httpx(client, run)
+        return client
+    try:
+        import requests
+    except ImportError:
+        requests = None  # type: ignore[assignment]
+    if requests is not None and isinstance(client, requests.Session):
+        from bitexact.sdk.http.requests_adapter import wrap_session
+
+        wrap_session(client, run)
+        return client
+    raise SdkArgumentError(
+        f"bitexact.wrap takes an httpx.Client, httpx.AsyncClient or requests.Session, not {type(client).__name__}",
+        field="client")
+
+
+__all__ = ["Instrumentation", "instrument", "wrap"]

@@ -1,0 +1,206 @@
+"""One HTTP exchange as an observed ``http_call`` entry, whichever client carried it.
+
+The entry's data::
+
+    request   method, url (by the credential rule), path, query, headers, text | b64
+    response  status, streamed, media_type, complete, headers, text | b64   (null when none came)
+    error     type, message (when the request or the stream failed)
+    model     the model an OpenAI-compatible request or stream names, else null
+
+Bodies are text when they decode (by the content type's charset, else
+UTF-8), and ``b64`` for bytes. A compressed body is recorded decompressed
+(gzip, deflate; brotli and zstd when their modules are installed), else as
+``b64`` with ``content_encoding`` saying why. Credential headers are
+``[redacted]``. The entry is written once, when the exchange is over.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import zlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Final
+
+from bitexact.sdk.active import current_tool
+from bitexact.sdk.http.credentials import record_headers, record_url
+from bitexact.sdk.http.sse import is_event_stream, model_of_events, parse_events
+
+if TYPE_CHECKING:
+    from bitexact.sdk.run import Run
+
+_recording: ContextVar[bool] = ContextVar("bitexact_http_recording", default=False)
+MAX_MODEL_SNIFF: Final[int] = 1 << 20
+
+
+def already_recording() -> bool:
+    """True inside an exchange another recorder layer already records (wrap under instrument)."""
+    return _recording.get()
+
+
+@contextmanager
+def recording() -> Iterator[None]:
+    token = _recording.set(True)
+    try:
+        yield
+    finally:
+        _recording.reset(token)
+
+
+def _charset(media_type: str) -> str:
+    for part in media_type.split(";")[1:]:
+        name, _, value = part.strip().partition("=")
+        if name.strip().lower() == "charset" and value.strip():
+            return value.strip().strip('"')
+    return "utf-8"
+
+
+def _decompress(body: bytes, encoding: str) -> bytes | None:
+    encodings = [e.strip().lower() for e in encoding.split(",") if e.strip() and e.strip().lower() != "identity"]
+    for name in reversed(encodings):
+        if name in ("gzip", "x-gzip"):
+            body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
+        elif name == "deflate":
+            try:
+                body = zlib.decompress(body)
+            except zlib.error:
+                body = zlib.decompress(body, -zlib.MAX_WBITS)
+        elif name == "br":
+            try:
+                import brotli  # type: ignore[import-not-found]
+            except ImportError:
+                return None
+            body = brotli.decompress(body)
+        else:
+            return None
+    return body
+
+
+def body_fields(body: bytes, media_type: str, content_encoding: str = "") -> dict[str, Any]:
+    """``{"text": ...}`` for a body that decodes, else ``{"b64": ...}`` (see the module doc)."""
+    fields: dict[str, Any] = {}
+    if content_encoding and body:
+        try:
+            decoded = _decompress(body, content_encoding)
+        except (zlib.error, OSError, ValueError):
+            decoded = None
+        if decoded is None:
+            return {"b64": base64.b64encode(body).decode("ascii"), "content_encoding": content_encoding}
+        body = decoded
+    try:
+        fields["text"] = body.decode(_charset(media_type))
+    except (UnicodeDecodeError, LookupError):
+        fields["b64"] = base64.b64encode(body).decode("ascii")
+    return fields
+
+
+def _model(request_text: str | None, media_type: str, response_text: str | None) -> str | None:
+    for text in (request_text, response_text if not is_event_stream(media_type) else None):
+        if text and text.lstrip().startswith("{") and len(text) <= MAX_MODEL_SNIFF:
+            try:
+                doc = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(doc, dict) and isinstance(doc.get("model"), str):
+                return doc["model"]
+    if response_text and is_event_stream(media_type):
+        return model_of_events(parse_events(response_text))
+    return None
+
+
+def _error(exc: BaseException) -> dict[str, str]:
+    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": str(exc)}
+
+
+class Exchange:
+    """Collects one exchange as it happens and records it once, when it ends."""
+
+    def __init__(self, run: Run, method: str, url: str, headers: Iterable[tuple[str, str]]) -> None:
+        self.run = run
+        self.ctx = current_tool()
+        self.method = method
+        self.url = url
+        self.request_headers = list(headers)
+        self.request_body: bytes | None = b""
+        self.request_note: str | None = None
+        self._request_chunks: list[bytes] = []
+        self._chunks: list[bytes] = []
+        self._done = False
+        self._lock = threading.Lock()
+
+    # -- bodies as they pass ----------------------------------------------
+
+    def sent(self, chunk: bytes) -> None:
+        """A chunk of a streamed request body, as it went out."""
+        self._request_chunks.append(bytes(chunk))
+        self.request_body = None
+
+    def received(self, chunk: bytes) -> None:
+        """A chunk of the response body, as it reached the agent."""
+        self._chunks.append(bytes(chunk))
+
+    # -- the end ----------------------------------------------------------
+
+    def _request_data(self) -> dict[str, Any]:
+        recorded = record_url(self.url)
+        head = recorded.split("#", 1)[0]
+        path_part, _, query = head.partition("?")
+        scheme_end = path_part.find("://")
+        path = path_part[path_part.find("/", scheme_end + 3):] if scheme_end != -1 else path_part
+        if scheme_end != -1 and path_part.find("/", scheme_end + 3) == -1:
+            path = "/"
+        request: dict[str, Any] = {"method": self.method, "url": recorded, "path": path, "query": query,
+                                   "headers": record_headers(self.request_headers)}
+        body = self.request_body if self.request_body is not None else b"".join(self._request_chunks)
+        media = record_headers(self.request_headers).get("content-type", "")
+        request.update(body_fields(body, media))
+        if self.request_note:
+            request["body_note"] = self.request_note
+        return request
+
+    def finish(
+        self,
+        *,
+        status: int | None,
+        headers: Iterable[tuple[str, str]] = (),
+        streamed: bool = False,
+        complete: bool = True,
+        error: BaseException | None = None,
+        decoded: bool = False,
+    ) -> None:
+        """Record the exchange (once; later calls do nothing)."""
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        self.run._record_built("http_call", lambda: self._data(status, headers, streamed, complete, error, decoded),
+                               prov="observed", ctx=self.ctx)
+
+    def _data(self, status: int | None, headers: Iterable[tuple[str, str]], streamed: bool, complete: bool,
+              error: BaseException | None, decoded: bool) -> dict[str, Any]:
+        request = self._request_data()
+        data: dict[str, Any] = {"request": request, "response": None}
+        response_text: str | None = None
+        media = ""
+        if status is not None:
+            recorded_headers = record_headers(list(headers))
+            media = recorded_headers.get("content-type", "")
+            body = b"".join(self._chunks)
+            encoding = "" if decoded else recorded_headers.get("content-encoding", "")
+            response: dict[str, Any] = {"status": status, "streamed": streamed or is_event_stream(media),
+                                        "media_type": media.split(";", 1)[0].strip(), "complete": complete,
+                                        "headers": recorded_headers}
+            response.update(body_fields(body, media, encoding))
+            response_text = response.get("text")
+            data["response"] = response
+        if error is not None:
+            data["error"] = _error(error)
+        data["model"] = _model(request.get("text"), media, response_text)
+        return data
+
+    def fail(self, error: BaseException) -> None:
+        """The request failed before any response came."""
+        self.finish(status=None, complete=False, error=error)

@@ -1,0 +1,203 @@
+"""Recording as an httpx transport: every exchange a client makes becomes an ``http_call``.
+
+``RecordingTransport`` (sync) and ``AsyncRecordingTransport`` wrap the
+client's own transport, the hook httpx offers for this, so nothing is
+monkey-patched. The response body passes through to the agent chunk by
+chunk as it arrives (``client.stream(...)``, SSE included); the entry is
+written once, when the body has been read to its end or the response closed.
+Outside a run the transport only forwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING
+
+import httpx
+
+from bitexact.sdk.active import current_run
+from bitexact.sdk.http.exchange import Exchange, already_recording, recording
+
+if TYPE_CHECKING:
+    from bitexact.sdk.run import Run
+
+
+def _streamed(response: httpx.Response) -> bool:
+    return "content-length" not in response.headers
+
+
+class _TeeRequest(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A streamed request body, seen by the exchange as it goes out."""
+
+    def __init__(self, inner: httpx.SyncByteStream | httpx.AsyncByteStream, exchange: Exchange) -> None:
+        self._inner = inner
+        self._exchange = exchange
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._inner:  # type: ignore[union-attr]
+            self._exchange.sent(chunk)
+            yield chunk
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:  # type: ignore[union-attr]
+            self._exchange.sent(chunk)
+            yield chunk
+
+    def close(self) -> None:
+        close = getattr(self._inner, "close", None)
+        if close is not None:
+            close()
+
+    async def aclose(self) -> None:
+        aclose = getattr(self._inner, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+class _TeeResponse(httpx.SyncByteStream):
+    def __init__(self, inner: httpx.SyncByteStream, exchange: Exchange, response: httpx.Response) -> None:
+        self._inner = inner
+        self._exchange = exchange
+        self._response = response
+        self._ended = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            for chunk in self._inner:
+                self._exchange.received(chunk)
+                yield chunk
+        except Exception as exc:
+            self._finish(complete=False, error=exc)
+            raise
+        self._ended = True
+
+    def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
+        self._exchange.finish(status=self._response.status_code, headers=self._response.headers.multi_items(),
+                              streamed=_streamed(self._response), complete=complete, error=error)
+
+    def close(self) -> None:
+        try:
+            self._inner.close()
+        finally:
+            self._finish(complete=self._ended)
+
+
+class _AsyncTeeResponse(httpx.AsyncByteStream):
+    def __init__(self, inner: httpx.AsyncByteStream, exchange: Exchange, response: httpx.Response) -> None:
+        self._inner = inner
+        self._exchange = exchange
+        self._response = response
+        self._ended = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._inner:
+                self._exchange.received(chunk)
+                yield chunk
+        except Exception as exc:
+            self._finish(complete=False, error=exc)
+            raise
+        self._ended = True
+
+    def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
+        self._exchange.finish(status=self._response.status_code, headers=self._response.headers.multi_items(),
+                              streamed=_streamed(self._response), complete=complete, error=error)
+
+    async def aclose(self) -> None:
+        try:
+            await self._inner.aclose()
+        finally:
+            self._finish(complete=self._ended)
+
+
+def _begin(run: Run, request: httpx.Request) -> Exchange | None:
+    try:
+        exchange = Exchange(run, request.method, str(request.url), request.headers.multi_items())
+        if isinstance(request.stream, httpx.ByteStream):
+            exchange.request_body = request.read()
+        else:
+            request.stream = _TeeRequest(request.stream, exchange)
+        return exchange
+    except Exception as exc:  # noqa: BLE001 - recording must never break the agent's request
+        run._declare_failure("http_call", exc)
+        return None
+
+
+def record_sync(
+    run: Run | None, request: httpx.Request, send: Callable[[httpx.Request], httpx.Response]
+) -> httpx.Response:
+    """Send ``request`` with ``send`` and record the exchange into ``run`` (or the current run)."""
+    run = run if run is not None and run.open else current_run()
+    if run is None or already_recording():
+        return send(request)
+    exchange = _begin(run, request)
+    if exchange is None:
+        return send(request)
+    try:
+        with recording():
+            response = send(request)
+    except Exception as exc:
+        exchange.fail(exc)
+        raise
+    response.stream = _TeeResponse(response.stream, exchange, response)  # type: ignore[arg-type]
+    return response
+
+
+async def record_async(
+    run: Run | None, request: httpx.Request, send: Callable[[httpx.Request], Awaitable[httpx.Response]]
+) -> httpx.Response:
+    """The async twin of :func:`record_sync`."""
+    run = run if run is not None and run.open else current_run()
+    if run is None or already_recording():
+        return await send(request)
+    exchange = _begin(run, request)
+    if exchange is None:
+        return await send(request)
+    try:
+        with recording():
+            response = await send(request)
+    except Exception as exc:
+        exchange.fail(exc)
+        raise
+    response.stream = _AsyncTeeResponse(response.stream, exchange, response)  # type: ignore[arg-type]
+    return response
+
+
+class RecordingTransport(httpx.BaseTransport):
+    """Wraps a sync transport; records each exchange into ``run`` (default: the current run)."""
+
+    def __init__(self, inner: httpx.BaseTransport, run: Run | None = None) -> None:
+        self.inner = inner
+        self.run = run
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return record_sync(self.run, request, self.inner.handle_request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class AsyncRecordingTransport(httpx.AsyncBaseTransport):
+    """Wraps an async transport; records each exchange into ``run`` (default: the current run)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, run: Run | None = None) -> None:
+        self.inner = inner
+        self.run = run
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await record_async(self.run, request, self.inner.handle_async_request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def wrap_httpx(client: httpx.Client | httpx.AsyncClient, run: Run | None = None) -> None:
+    """Put a recording transport around the client's transport and each mounted one."""
+    if isinstance(client, httpx.AsyncClient):
+        wrap_async = lambda t: t if isinstance(t, AsyncRecordingTransport) else AsyncRecordingTransport(t, run)  # noqa: E731
+        client._transport = wrap_async(client._transport)
+        client._mounts = {k: (wrap_async(t) if t is not None else None) for k, t in client._mounts.items()}
+    else:
+        wrap_sync = lambda t: t if isinstance(t, RecordingTransport) else RecordingTransport(t, run)  # noqa: E731
+        client._transport = wrap_sync(client._transport)
+        client._mounts = {k: (wrap_sync(t) if t is not None else None) for k, t in client._mounts.items()}

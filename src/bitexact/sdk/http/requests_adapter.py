@@ -1,0 +1,142 @@
+"""Recording as a requests transport adapter: every exchange a Session makes becomes an ``http_call``.
+
+``RecordingAdapter`` wraps each adapter mounted on the session (requests'
+own hook for transports). The response body reaches the agent chunk by
+chunk as urllib3 reads it (``stream=True`` and ``iter_content``/
+``iter_lines``, SSE included); the entry is written once, when the body has
+been read to its end or the response closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import requests
+from requests.adapters import BaseAdapter
+
+from bitexact.sdk.active import current_run
+from bitexact.sdk.http.exchange import Exchange, already_recording, recording
+
+if TYPE_CHECKING:
+    from bitexact.sdk.run import Run
+
+
+class _TeeRaw:
+    """Stands in for ``response.raw``: passes every read through, and keeps what the agent read."""
+
+    def __init__(self, raw: Any, exchange: Exchange, response: requests.Response) -> None:
+        self._raw = raw
+        self._exchange = exchange
+        self._response = response
+        self._ended = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+    def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
+        headers = list(self._response.headers.items())
+        self._exchange.finish(status=self._response.status_code, headers=headers,
+                              streamed="content-length" not in self._response.headers,
+                              complete=complete, error=error, decoded=self._decoded)
+
+    _decoded = True
+
+    def stream(self, amt: int | None = 2**16, decode_content: bool | None = None) -> Iterator[bytes]:
+        self._decoded = bool(decode_content)
+        try:
+            for chunk in self._raw.stream(amt, decode_content=decode_content):
+                self._exchange.received(chunk)
+                yield chunk
+        except Exception as exc:
+            self._finish(complete=False, error=exc)
+            raise
+        self._ended = True
+        self._finish(complete=True)
+
+    def read(self, amt: int | None = None, *args: Any, **kwargs: Any) -> bytes:
+        self._decoded = bool(kwargs.get("decode_content", args[0] if args else False))
+        try:
+            data = self._raw.read(amt, *args, **kwargs)
+        except Exception as exc:
+            self._finish(complete=False, error=exc)
+            raise
+        if data:
+            self._exchange.received(data)
+        if not data or amt is None:
+            self._ended = True
+            self._finish(complete=True)
+        return data
+
+    def close(self) -> None:
+        try:
+            self._raw.close()
+        finally:
+            self._finish(complete=self._ended)
+
+
+def _request_body(exchange: Exchange, request: requests.PreparedRequest) -> None:
+    body = request.body
+    if body is None:
+        exchange.request_body = b""
+    elif isinstance(body, str):
+        exchange.request_body = body.encode("utf-8")
+    elif isinstance(body, (bytes, bytearray, memoryview)):
+        exchange.request_body = bytes(body)
+    elif hasattr(body, "read"):
+        exchange.request_body = b""
+        exchange.request_note = "a file-like request body is sent as is and not recorded"
+    else:
+        inner = body
+
+        def tee() -> Iterator[bytes]:
+            for chunk in inner:
+                raw = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
+                exchange.sent(raw)
+                yield chunk
+
+        exchange.request_body = None
+        request.body = tee()  # type: ignore[assignment]
+
+
+class RecordingAdapter(BaseAdapter):
+    """Wraps a requests adapter; records each exchange into ``run`` (default: the current run)."""
+
+    def __init__(self, inner: BaseAdapter, run: Run | None = None) -> None:
+        super().__init__()
+        self.inner = inner
+        self.run = run
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        return record_requests(self.run, request, lambda r: self.inner.send(r, **kwargs))
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def record_requests(run: Run | None, request: requests.PreparedRequest, send: Any) -> requests.Response:
+    """Send ``request`` with ``send`` and record the exchange into ``run`` (or the current run)."""
+    run = run if run is not None and run.open else current_run()
+    if run is None or already_recording():
+        return send(request)
+    try:
+        exchange = Exchange(run, str(request.method), str(request.url), list(request.headers.items()))
+        _request_body(exchange, request)
+    except Exception as exc:  # noqa: BLE001 - recording must never break the agent's request
+        run._declare_failure("http_call", exc)
+        return send(request)
+    try:
+        with recording():
+            response = send(request)
+    except Exception as exc:
+        exchange.fail(exc)
+        raise
+    response.raw = _TeeRaw(response.raw, exchange, response)
+    return response
+
+
+def wrap_session(session: requests.Session, run: Run | None = None) -> None:
+    """Mount a recording adapter around every adapter the session has."""
+    for prefix, adapter in list(session.adapters.items()):
+        if not isinstance(adapter, RecordingAdapter):
+            session.mount(prefix, RecordingAdapter(adapter, run))

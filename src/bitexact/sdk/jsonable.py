@@ -1,0 +1,150 @@
+"""Turn whatever an agent hands the SDK into a value the evidence can hold.
+
+Entries are canonical JSON. An agent's arguments and results are Python
+objects: bytes, dataclasses, datetimes, big integers. Each is recorded in a
+fixed, documented shape rather than refused, so recording never fails on an
+ordinary value:
+
+* bytes -> ``{"b64": ...}`` (the capture policy's ``*.b64`` rules apply);
+* an integer past 2^53 - 1, a NaN or an infinity -> its text (RFC 8785 App. D);
+* a dataclass, or a model with ``model_dump()`` -> its fields;
+* a datetime, date, time, UUID, Decimal, Path or Enum -> its text or value;
+* a set -> a sorted list; a tuple -> a list; a non-string key -> its text;
+* a string with a lone surrogate -> the string with that code point escaped;
+* anything else -> ``{"repr": repr(value)}``;
+* a cycle -> ``"[cycle]"``; nesting past the evidence's limit -> its repr.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import datetime as _dt
+import enum
+import math
+import uuid
+from decimal import Decimal
+from pathlib import PurePath
+from typing import Any, Final
+
+MAX_SAFE_INT: Final[int] = 2**53 - 1
+MAX_DEPTH: Final[int] = 120
+"""Below the evidence's 125 levels, leaving room for the SDK's own wrapping keys."""
+
+
+def _text(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()) -> Any:
+    """``value`` as plain JSON data (dict, list, str, int, float, bool, None)."""
+    if value is None or value is True or value is False:
+        return value
+    kind = type(value)
+    if kind is str:
+        return _text(value)
+    if kind is int:
+        return value if -MAX_SAFE_INT <= value <= MAX_SAFE_INT else str(value)
+    if kind is float:
+        return value if math.isfinite(value) else repr(value)
+    if _depth >= MAX_DEPTH:
+        return _text(repr(value))
+    if isinstance(value, (dict, list, tuple, set, frozenset)) or dataclasses.is_dataclass(value):
+        if id(value) in _seen:
+            return "[cycle]"
+        _seen = _seen | {id(value)}
+    if isinstance(value, dict):
+        return {_key(k): to_jsonable(v, _depth + 1, _seen) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v, _depth + 1, _seen) for v in value]
+    if isinstance(value, (set, frozenset)):
+        items = [to_jsonable(v, _depth + 1, _seen) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return sorted(items, key=repr)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"b64": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, enum.Enum):
+        return to_jsonable(value.value, _depth + 1, _seen)
+    if isinstance(value, int):
+        return to_jsonable(int(value), _depth, _seen)
+    if isinstance(value, float):
+        return to_jsonable(float(value), _depth, _seen)
+    if isinstance(value, str):
+        return _text(str(value))
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, (uuid.UUID, Decimal, PurePath)):
+        return str(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name), _depth + 1, _seen) for f in dataclasses.fields(value)}
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return to_jsonable(dump(), _depth + 1, _seen)
+        except Exception:  # noqa: BLE001 - a model that cannot dump itself is recorded by repr
+            pass
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 - a broken __repr__ must not break the agent's call
+        text = f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
+    return {"repr": _text(text)}
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return _text(key)
+    if isinstance(key, enum.Enum):
+        key = key.value
+    return _text(key if isinstance(key, str) else str(key))
+
+
+
+def _orjson_options() -> int:
+    import orjson
+
+    return orjson.OPT_STRICT_INTEGER | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _has_non_finite(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is float:
+            if not math.isfinite(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+def dump_json(value: Any) -> bytes:
+    """``to_jsonable(value)`` as JSON bytes, in one native pass whenever that gives the same value.
+
+    orjson writes plain data, tuples, enums, UUIDs and str/int/dict
+    subclasses itself and hands every other object to :func:`to_jsonable`.
+    Whatever it would write differently from :func:`to_jsonable` makes it
+    raise (an integer past 2^53 - 1, a non-string key, a lone surrogate) or
+    writes ``null`` (a NaN or an infinity, looked for only when ``null``
+    appears): those values take the slow path. So a large entry costs the
+    agent's call one native serialization, not a walk over its objects.
+    """
+    import orjson
+
+    try:
+        raw = orjson.dumps(value, default=to_jsonable, option=_orjson_options())
+    except (TypeError, orjson.JSONEncodeError):
+        return orjson.dumps(to_jsonable(value))
+    if b"null" in raw and _has_non_finite(value):
+        return orjson.dumps(to_jsonable(value))
+    return raw

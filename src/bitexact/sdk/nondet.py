@@ -1,0 +1,137 @@
+"""Observed nondeterminism: the clock, random numbers, UUIDs and OS entropy an agent read.
+
+With ``capture_nondeterminism=True``, a run patches the sources below while
+it is open; every read made in the run's context (not by BitExact itself)
+is an observed ``nondet`` entry ``{"source": ..., "value": ...}``, and the
+agent gets the real value::
+
+    time.time  time.time_ns  datetime.datetime.now  datetime.datetime.utcnow
+    random.*   uuid.uuid4    os.urandom             secrets.*
+
+A read inside another recorded read (``secrets.token_hex`` calls
+``secrets.token_bytes``) is recorded once, as the outer one. The patches are
+module attributes: code that bound a source before the run opened
+(``from time import time``) reads it unrecorded. ``datetime.datetime``
+becomes a subclass whose ``isinstance`` checks still accept every datetime.
+"""
+
+from __future__ import annotations
+
+import datetime as _datetime
+import functools
+import os
+import random
+import secrets
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, Final
+
+from bitexact.sdk.active import bound_run, busy, current_tool, sdk_busy
+
+RANDOM_FUNCTIONS: Final[tuple[str, ...]] = (
+    "random", "uniform", "randint", "randrange", "choice", "choices", "sample", "shuffle", "getrandbits",
+    "randbytes", "gauss", "normalvariate", "triangular", "betavariate", "expovariate", "gammavariate",
+    "lognormvariate", "paretovariate", "vonmisesvariate", "weibullvariate", "binomialvariate",
+)
+SECRETS_FUNCTIONS: Final[tuple[str, ...]] = (
+    "token_bytes", "token_hex", "token_urlsafe", "randbelow", "randbits", "choice",
+)
+
+_lock = threading.Lock()
+_users = 0
+_saved: list[tuple[Any, str, Any]] = []
+_ORIGINAL_DATETIME: Final = _datetime.datetime
+
+
+def _observe(source: str, call: Callable[[], Any], shown: Callable[[Any], Any] | None = None) -> Any:
+    run = bound_run()
+    if run is None or not run.capture_nondeterminism or sdk_busy():
+        return call()
+    with busy():
+        value = call()
+        run._record_nondet(source, shown(value) if shown else value, ctx=current_tool())
+    return value
+
+
+def _wrap(source: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        return _observe(source, lambda: original(*args, **kwargs))
+
+    return patched
+
+
+def _wrap_shuffle(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def shuffle(x: Any, *args: Any, **kwargs: Any) -> None:
+        _observe("random.shuffle", lambda: original(x, *args, **kwargs), lambda _: list(x))
+
+    return shuffle
+
+
+class _DatetimeMeta(type):
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, _ORIGINAL_DATETIME)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return issubclass(sub, _ORIGINAL_DATETIME)
+
+
+class RecordingDatetime(_ORIGINAL_DATETIME, metaclass=_DatetimeMeta):
+    """``datetime.datetime`` while a run captures nondeterminism: ``now`` and ``utcnow`` are recorded."""
+
+    @classmethod
+    def now(cls, tz: _datetime.tzinfo | None = None) -> _datetime.datetime:  # type: ignore[override]
+        return _observe("datetime.now", lambda: _ORIGINAL_DATETIME.now(tz), lambda v: v.isoformat())
+
+    @classmethod
+    def utcnow(cls) -> _datetime.datetime:  # type: ignore[override]
+        return _observe("datetime.utcnow", lambda: _ORIGINAL_DATETIME.utcnow(), lambda v: v.isoformat())
+
+
+def _targets() -> list[tuple[Any, str, Any]]:
+    targets: list[tuple[Any, str, Any]] = [
+        (time, "time", _wrap("time.time", time.time)),
+        (time, "time_ns", _wrap("time.time_ns", time.time_ns)),
+        (_datetime, "datetime", RecordingDatetime),
+        (uuid, "uuid4", _wrap("uuid.uuid4", uuid.uuid4)),
+        (os, "urandom", _wrap("os.urandom", os.urandom)),
+    ]
+    for name in RANDOM_FUNCTIONS:
+        original = getattr(random, name, None)
+        if original is not None:
+            patched = _wrap_shuffle(original) if name == "shuffle" else _wrap(f"random.{name}", original)
+            targets.append((random, name, patched))
+    for name in SECRETS_FUNCTIONS:
+        original = getattr(secrets, name, None)
+        if original is not None:
+            targets.append((secrets, name, _wrap(f"secrets.{name}", original)))
+    return targets
+
+
+def install() -> None:
+    """Patch the sources (reference-counted: the last :func:`uninstall` restores them)."""
+    global _users
+    with _lock:
+        _users += 1
+        if _users > 1:
+            return
+        for owner, name, replacement in _targets():
+            _saved.append((owner, name, getattr(owner, name)))
+            setattr(owner, name, replacement)
+
+
+def uninstall() -> None:
+    """Undo one :func:`install`; the originals come back with the last one."""
+    global _users
+    with _lock:
+        if _users == 0:
+            return
+        _users -= 1
+        if _users:
+            return
+        for owner, name, original in reversed(_saved):
+            setattr(owner, name, original)
+        _saved.clear()

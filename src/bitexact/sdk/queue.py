@@ -1,0 +1,121 @@
+"""The ordered background writer: large entries written after the call returns, in record order.
+
+One thread per run takes queued entries in the order the agent recorded them
+and hands each to the write path. While anything is queued, every later
+entry of the run queues behind it (journaled first), so the chain's order is
+always the record order, whatever each entry's size.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from bitexact.config import env_float
+from bitexact.sdk.handle import RecordHandle
+from bitexact.store import AppendResult
+
+LARGE_ENTRY_BYTES: Final[int] = 1 << 20
+"""An entry larger than this (as JSON) is written after the call returns."""
+
+DEFAULT_DRAIN_TIMEOUT: Final[float] = 30.0
+
+
+def drain_timeout() -> float:
+    """``BITEXACT_DRAIN_TIMEOUT`` seconds (default 30): the longest a read or a run's exit waits."""
+    return env_float("BITEXACT_DRAIN_TIMEOUT", DEFAULT_DRAIN_TIMEOUT)
+
+
+@dataclass
+class Pending:
+    """One entry waiting for the write path, with the journal that holds it meanwhile."""
+
+    handle: RecordHandle
+    kind: str
+    raw: bytes
+    """The entry's data as JSON, serialized once in the call (the journal holds the same bytes)."""
+    prov: str | None
+    ctx: str | None
+    hints: dict[str, Any] | None
+    journal: Path | None
+
+
+class OrderedWriter:
+    """Writes queued entries one at a time, in the order they were put."""
+
+    def __init__(
+        self,
+        write: Callable[[Pending], AppendResult],
+        written: Callable[[Pending, AppendResult], None],
+        failed: Callable[[Pending, BaseException], None],
+        *,
+        name: str = "bitexact-writer",
+    ) -> None:
+        self._write = write
+        self._written = written
+        self._failed = failed
+        self._name = name
+        self._queue: deque[Pending] = deque()
+        self._inflight: Pending | None = None
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._abandoned = False
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing being written."""
+        with self._cond:
+            return not self._queue and self._inflight is None
+
+    def put(self, item: Pending) -> None:
+        with self._cond:
+            if self._abandoned:
+                raise RuntimeError("the run's writer was abandoned at exit")
+            self._queue.append(item)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def drain(self, timeout: float) -> bool:
+        """Wait until everything queued is written (or declared); False when ``timeout`` ran out first."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._queue and self._inflight is None, timeout=timeout)
+
+    def abandon(self) -> list[Pending]:
+        """Stop after the entry in flight; return what is left unwritten (queued and in flight)."""
+        with self._cond:
+            self._abandoned = True
+            left = ([self._inflight] if self._inflight is not None else []) + list(self._queue)
+            self._queue.clear()
+            self._cond.notify_all()
+            return left
+
+    def stop(self) -> None:
+        """Let the thread end once the queue is empty."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._queue or self._stopping or self._abandoned)
+                if self._abandoned or not self._queue:
+                    return
+                item = self._inflight = self._queue.popleft()
+            try:
+                result = self._write(item)
+            except BaseException as exc:  # noqa: BLE001 - a failed write is declared; the queue goes on
+                self._failed(item, exc)
+            else:
+                self._written(item, result)
+            finally:
+                with self._cond:
+                    self._inflight = None
+                    self._cond.notify_all()

@@ -1,0 +1,125 @@
+"""The data of contexts, human decisions, markers and policy checks, checked at the call.
+
+Each function builds an entry's data from an SDK call's arguments, or raises
+:class:`~bitexact.sdk.errors.SdkArgumentError` naming the argument that is
+wrong. Nothing here writes.
+
+Policy checks use the protocol's one vocabulary (protocol-vectors.json,
+``check_outcomes``): a check returns pass, fail, warn or held; ``error`` is a
+check that raised; an outcome outside the vocabulary is recorded as
+``unknown``, with what the check said kept beside it, never guessed into
+one of the others. The bundle format has no ``policy_check`` kind, so a
+check is an asserted ``marker`` whose data carries ``policy_check``.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Final
+
+from bitexact.canon import canonicalize
+from bitexact.crypto import chain_hash
+from bitexact.sdk.errors import SdkArgumentError
+from bitexact.sdk.jsonable import to_jsonable
+
+OUTCOMES: Final[tuple[str, ...]] = ("pass", "fail", "warn", "held", "error", "unknown")
+DECIDED: Final[tuple[str, ...]] = ("pass", "fail", "warn", "held")
+POLICY_CHECK_KIND: Final[str] = "marker"
+
+
+def _text(value: Any, field: str, *, empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise SdkArgumentError(f"{field} must be a string, not {type(value).__name__}", field=field)
+    if not empty and not value.strip():
+        raise SdkArgumentError(f"{field} must not be empty", field=field)
+    return value
+
+
+def _optional_text(value: Any, field: str) -> str | None:
+    return None if value is None else _text(value, field, empty=True)
+
+
+def _step(value: Any, field: str) -> int | None:
+    if value is None:
+        return None
+    if hasattr(value, "result") and hasattr(value, "seq"):  # a RecordHandle: the step it became
+        written = value.result()
+        if "step" not in written:
+            raise SdkArgumentError(f"{field}: the entry it names was never written", field=field)
+        value = written["step"]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SdkArgumentError(f"{field} must be a step number (0 or more) or a RecordHandle", field=field)
+    return value
+
+
+def context_data(name: Any, content: Any, source: Any, alg: str) -> dict[str, Any]:
+    """A ``context``: ``content`` (text becomes ``{"text": ...}``), its hash, and where it came from."""
+    _text(name, "name")
+    if isinstance(content, str):
+        content = {"text": content}
+    content = to_jsonable(content)
+    if not isinstance(content, dict):
+        raise SdkArgumentError(f"content must be text or a mapping, not {type(content).__name__}", field="content")
+    data: dict[str, Any] = {"name": name, "content": content,
+                            "content_hash": chain_hash(alg, canonicalize(content))}
+    source = _optional_text(source, "source")
+    if source is not None:
+        data["source"] = source
+    return data
+
+
+def bytes_context_data(name: Any, data: Any, source: Any, alg: str) -> dict[str, Any]:
+    """A ``context`` of bytes: ``content.b64`` (the capture policy's ``*.b64`` rules apply)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise SdkArgumentError(f"data must be bytes, not {type(data).__name__}", field="data")
+    content = {"b64": base64.b64encode(bytes(data)).decode("ascii")}
+    return context_data(name, content, source, alg)
+
+
+def human_decision_data(actor: Any, decision: Any, reason: Any, binds_step: Any) -> dict[str, Any]:
+    """A ``human_decision``: who decided what, why, and the step under review."""
+    data: dict[str, Any] = {"actor": _text(actor, "actor"), "decision": _text(decision, "decision")}
+    reason = _optional_text(reason, "reason")
+    if reason is not None:
+        data["reason"] = reason
+    step = _step(binds_step, "binds_step")
+    if step is not None:
+        data["binds_step"] = step
+    return data
+
+
+def marker_data(note: Any) -> dict[str, Any]:
+    """A ``marker``: an annotation."""
+    return {"note": _text(note, "note")}
+
+
+def outcome_of(value: Any) -> tuple[str, Any]:
+    """``(outcome, reported)``: the vocabulary word, and what the check said when it was not one."""
+    if isinstance(value, BaseException):
+        return "error", None
+    if isinstance(value, str) and value in OUTCOMES:
+        return value, None
+    return "unknown", to_jsonable(value)
+
+
+def policy_check_data(
+    check: Any, outcome: Any, *, reason: Any = None, detail: Any = None, binds_step: Any = None,
+) -> dict[str, Any]:
+    """A policy check's marker data: ``note`` and ``policy_check`` {check, outcome, decided, ...}."""
+    _text(check, "check")
+    word, reported = outcome_of(outcome)
+    record: dict[str, Any] = {"check": check, "outcome": word, "decided": word in DECIDED}
+    if reported is not None or (word == "unknown" and outcome is None):
+        record["reported"] = reported
+    if isinstance(outcome, BaseException):
+        record["error"] = {"type": f"{type(outcome).__module__}.{type(outcome).__qualname__}",
+                           "message": str(outcome)}
+    reason = _optional_text(reason, "reason")
+    if reason is not None:
+        record["reason"] = reason
+    if detail is not None:
+        record["detail"] = to_jsonable(detail)
+    step = _step(binds_step, "binds_step")
+    if step is not None:
+        record["binds_step"] = step
+    return {"note": f"policy check {check}: {word}", "policy_check": record}

@@ -1,0 +1,636 @@
+"""Runs: ``bitexact.run(...)`` as ``with``, ``async with`` and a decorator, and the Run it opens.
+
+A run opens with ``run_meta`` (python, platform, bitexact version, host
+fingerprint, the capture policy's digest or ``off``) and seals with
+``run_end`` on exit. An exception ends the run too: a marker records its
+type and message (through the write path, so the capture policy scrubs it)
+and the exception is re-raised. Exit first writes every queued entry,
+waiting at most ``BITEXACT_DRAIN_TIMEOUT`` seconds; past it each entry still
+unwritten is a declared ``storage_unavailable`` gap naming its journal, and
+the run is left unsealed for ``bitexact repair`` to fold its journals.
+
+Every write goes through :mod:`bitexact.recording`. An entry no larger than
+1 MiB is written in the call; a larger one is synced to a sealed journal in
+the call and written after it returns, in record order
+(:mod:`bitexact.sdk.queue`). Strict mode always writes in the call and
+raises :class:`~bitexact.sdk.errors.RecordingError` on any recording
+failure; a non-strict run declares the failure as a gap and never changes
+what the agent sends, receives or raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import os
+import secrets
+import threading
+from collections.abc import Callable, Mapping
+from contextvars import Token
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import orjson
+
+from bitexact import config
+from bitexact.crypto import default_alg
+from bitexact.evidence.kinds import AUDIT_KINDS, KINDS
+from bitexact.evidence.timefmt import now_iso
+from bitexact.recording import Recorder, RunWriter
+from bitexact.recording.journal import JournalRecord, remove_journal, write_journal
+from bitexact.sdk import active, nondet
+from bitexact.sdk.causal import ENV_VAR, CausalContext, ContextFormatError, HybridClock, format_context, parse_context
+from bitexact.sdk.custody import check_custody
+from bitexact.sdk.errors import (
+    CustodyHintError,
+    IdentityRefusedError,
+    RecordingError,
+    RunClosedError,
+    SdkArgumentError,
+)
+from bitexact.sdk.failures import INVALID_ARGUMENT, STORAGE_UNAVAILABLE, FailureLog, Gap, cause_of, describe
+from bitexact.sdk.handle import RecordHandle
+from bitexact.sdk.identity import apply_identity_rule, identity_gap
+from bitexact.sdk.jsonable import dump_json, to_jsonable
+from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_timeout
+from bitexact.sdk.records import (
+    POLICY_CHECK_KIND,
+    bytes_context_data,
+    context_data,
+    human_decision_data,
+    marker_data,
+    policy_check_data,
+)
+from bitexact.sdk.stores import recorder_for, store_home
+from bitexact.sdk.tools import tool_call_data
+
+logger: Final = logging.getLogger("bitexact.sdk")
+F = TypeVar("F", bound=Callable[..., Any])
+
+SDK_LABEL: Final[str] = "sdk-python"
+RECORDABLE: Final[frozenset[str]] = KINDS - AUDIT_KINDS - {"run_meta", "run_end", "fork", "injected"}
+"""Kinds an agent may record: not the run's own bookends, forks, injections or audit entries."""
+
+
+class Run:
+    """One recording run. Made by :func:`run`; its methods record into the run's chain."""
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        run_id: str | None = None,
+        strict: bool = False,
+        capture_nondeterminism: bool = False,
+        home: Path | str | None = None,
+        recorder: Recorder | None = None,
+        parent_context: str | None = None,
+    ) -> None:
+        self.name = name
+        self.requested_run_id = run_id
+        self.strict = bool(strict)
+        self.capture_nondeterminism = bool(capture_nondeterminism)
+        self._home_arg = home
+        self._recorder_arg = recorder
+        self._parent_arg = parent_context
+        self.run_id: str | None = None
+        self.home: Path | None = None
+        self.recorder: Recorder | None = None
+        self.writer: RunWriter | None = None
+        self.failures = FailureLog(None, None)
+        self.clock = HybridClock()
+        self.parent: CausalContext | None = None
+        self.open = False
+        self.sealed = False
+        self._started = False
+        self._order = threading.Lock()
+        self._seq = 0
+        self._queue: OrderedWriter | None = None
+        self._orphans: set[str] = set()
+        self._host_key: Any = None
+        self._journal_warned = False
+        self._timeout = 30.0
+
+    # -- lifecycle ----------------------------------------------------------
+
+    def _causal_parent(self) -> tuple[CausalContext | None, str | None]:
+        text = self._parent_arg if self._parent_arg is not None else os.environ.get(ENV_VAR, "").strip() or None
+        if text is None:
+            return None, None
+        try:
+            return parse_context(text), None
+        except ContextFormatError as exc:
+            if self.strict:
+                raise
+            return None, str(exc)
+
+    def start(self) -> Run:
+        """Open the run: the write path, ``run_meta``, the background writer. Called by :func:`run`."""
+        if self._started:
+            raise SdkArgumentError("this Run has already been started; bitexact.run() makes a new one", field="run")
+        self._started = True
+        bad_context: str | None = None
+        try:
+            self._timeout = drain_timeout()
+            self.parent, bad_context = self._causal_parent()
+            if self._recorder_arg is not None:
+                recorder = self._recorder_arg
+                home = store_home(recorder.store) or config.home(self._home_arg)
+            else:
+                recorder, home = recorder_for(self._home_arg)
+            meta: dict[str, Any] = {"sdk": SDK_LABEL, "strict": self.strict,
+                                    "capture_nondeterminism": self.capture_nondeterminism}
+            if self.parent is not None:
+                hlc = self.clock.observe(self.parent.hlc)
+                meta["causal"] = {"caused_by": [self.parent.id], "parent": str(self.parent), "hlc": list(hlc)}
+            with active.busy():
+                writer = recorder.start(run_id=self.requested_run_id, name=self.name, meta=meta)
+        except Exception as exc:
+            if self.strict:
+                if isinstance(exc, SdkArgumentError):
+                    raise
+                raise RecordingError(f"the run could not start: {describe(exc)}", cause=cause_of(exc)) from exc
+            self.failures.declare(Gap(cause_of(exc), f"the run could not start, so nothing is recorded: "
+                                                     f"{describe(exc)}"))
+            return self
+        self.recorder, self.writer, self.home = recorder, writer, home
+        self.run_id = writer.run_id
+        self.failures = FailureLog(self.run_id, home)
+        self._queue = OrderedWriter(self._queued_write, self._queued_written, self._queued_failed,
+                                    name=f"bitexact-writer-{self.run_id}")
+        self.open = True
+        active.register(self)
+        if self.capture_nondeterminism:
+            nondet.install()
+        if bad_context is not None:
+            self.failures.declare(Gap(INVALID_ARGUMENT, f"{ENV_VAR} is not a causal context: {bad_context}",
+                                      fields={ENV_VAR: bad_context}), self.writer)
+        return self
+
+    def finish(self, exc: BaseException | None = None) -> None:
+        """End the run: record ``exc`` if one ended it, drain the queue, seal (or leave unsealed)."""
+        if not self.open:
+            return
+        error: BaseException | None = None
+        try:
+            if exc is not None:
+                self._record_exception(exc)
+            assert self._queue is not None and self.writer is not None
+            seal = True
+            if not self._queue.drain(self._timeout):
+                seal = False
+                for item in self._queue.abandon():
+                    journal = item.journal.name if item.journal else None
+                    gap = Gap(STORAGE_UNAVAILABLE,
+                              f"not written within BITEXACT_DRAIN_TIMEOUT ({self._timeout:g} s) of the run's exit",
+                              kind=item.kind, seq=item.handle.seq, journal=journal)
+                    self.failures.declare(gap)
+                    item.handle._fail(gap)
+                    if journal:
+                        self._orphans.add(journal)
+            if self._orphans:
+                seal = False
+                logger.warning("bitexact: run %s left unsealed: %d journal(s) wait for `bitexact repair %s`",
+                               self.run_id, len(self._orphans), self.run_id)
+            if seal:
+                with active.busy():
+                    self.writer.seal()
+                self.sealed = True
+        except Exception as failure:  # noqa: BLE001 - declared (or raised in strict mode) below
+            if self.strict:
+                error = failure
+            else:
+                self.failures.declare(Gap(cause_of(failure), f"the run could not be sealed: {describe(failure)}"))
+        finally:
+            self.open = False
+            if self._queue is not None:
+                self._queue.stop()
+            active.unregister(self)
+            if self.capture_nondeterminism:
+                nondet.uninstall()
+        if error is not None:
+            cause = error.cause if isinstance(error, RecordingError) else cause_of(error)
+            if exc is not None:
+                # The agent's own exception is already on its way out: it stays the one raised.
+                logger.warning("bitexact: run %s could not be sealed (%s) while %s ended it",
+                               self.run_id, cause, type(exc).__name__)
+                return
+            raise RecordingError(f"run {self.run_id} could not be sealed: {describe(error)}",
+                                 cause=cause) from error
+
+    def _record_exception(self, exc: BaseException) -> None:
+        kind = type(exc)
+        self._submit("marker", {"note": "run ended by an exception",
+                                "exception": {"type": f"{kind.__module__}.{kind.__qualname__}",
+                                              "message": to_jsonable(str(exc))}})
+
+    @property
+    def steps(self) -> int:
+        """Entries in the run's chain so far (entries still queued are not counted yet)."""
+        return self.writer.steps if self.writer is not None else 0
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every queued entry is written (at most ``timeout``, default the drain timeout)."""
+        if self._queue is None:
+            return True
+        return self._queue.drain(self._timeout if timeout is None else timeout)
+
+    # -- the one path every record takes -------------------------------------
+
+    def _empty_handle(self, kind: str, gap: Gap | None) -> RecordHandle:
+        handle = RecordHandle(None, self.run_id, kind, 0, 0.0)
+        handle._fail(gap)
+        return handle
+
+    def _closed(self, kind: str) -> RecordHandle:
+        if not self._started or self.writer is None:
+            if self.strict:
+                raise RunClosedError("this run is not recording (it did not start)", field="run")
+            return self._empty_handle(kind, None)  # the start failure is the declared gap
+        if self.strict:
+            raise RunClosedError(f"run {self.run_id} has ended: nothing more can be recorded into it", field="run")
+        gap = self.failures.declare(Gap(INVALID_ARGUMENT, "recorded after the run ended", kind=kind))
+        return self._empty_handle(kind, gap)
+
+    def _submit(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        prov: str | None = None,
+        ctx: str | None = None,
+        hints: dict[str, Any] | None = None,
+    ) -> RecordHandle:
+        """Record ``data`` as the run's next entry in record order.
+
+        ``data`` is serialized once, in the call (:func:`dump_json`): that is
+        the entry as it stood at the call, whatever the agent does with its
+        objects afterwards, and its size decides whether it is written now.
+        """
+        if not self.open:
+            return self._closed(kind)
+        assert self.writer is not None and self._queue is not None and self.recorder is not None
+        with active.busy(), self._order:
+            self._seq += 1
+            handle = RecordHandle(self.recorder.store, self.run_id, kind, self._seq, self._timeout)
+            try:
+                raw = dump_json(data)
+            except Exception as exc:  # noqa: BLE001 - a value no converter could write: declared, never raised
+                if self.strict:
+                    raise RecordingError(f"{kind} #{handle.seq} could not be serialized: {describe(exc)}",
+                                         cause=INVALID_ARGUMENT) from exc
+                handle._fail(self.failures.declare(Gap(INVALID_ARGUMENT, describe(exc), kind=kind,
+                                                       seq=handle.seq), self.writer))
+                return handle
+            if self.strict:
+                try:
+                    handle._settle(self.writer.append(kind, orjson.loads(raw), prov=prov, ctx=ctx, hints=hints))
+                except Exception as exc:
+                    raise RecordingError(f"{kind} #{handle.seq} was not recorded: {describe(exc)}",
+                                         cause=cause_of(exc)) from exc
+                return handle
+            if len(raw) <= LARGE_ENTRY_BYTES and self._queue.idle:
+                self._write_now(handle, kind, raw, prov, ctx, hints)
+                return handle
+            journal = self._journal(handle.seq, kind, raw, prov, ctx, hints)
+            if journal is None and self._queue.drain(self._timeout):
+                self._write_now(handle, kind, raw, prov, ctx, hints)  # no journal: write in the call instead
+                return handle
+            self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, journal))
+            return handle
+
+    def _write_now(self, handle: RecordHandle, kind: str, raw: bytes, prov: str | None, ctx: str | None,
+                   hints: dict[str, Any] | None) -> None:
+        assert self.writer is not None
+        try:
+            handle._settle(self.writer.append(kind, orjson.loads(raw), prov=prov, ctx=ctx, hints=hints))
+        except Exception as exc:  # noqa: BLE001 - declared as a gap; the agent goes on
+            self._write_failed(handle, kind, raw, prov, ctx, hints, exc)
+
+    def _journal(self, seq: int, kind: str, raw: bytes, prov: str | None, ctx: str | None,
+                 hints: dict[str, Any] | None) -> Path | None:
+        assert self.writer is not None and self.home is not None and self.run_id is not None
+        try:
+            if self._host_key is None:
+                from bitexact.crypto.hostkey import load_host_key
+
+                self._host_key = load_host_key(self.home)
+            record = JournalRecord(self.run_id, seq, kind, {}, prov, ctx, hints, self.writer.steps, now_iso())
+            return write_journal(self.home, self._host_key, record, data_json=raw)
+        except Exception as exc:  # noqa: BLE001 - no journal: the entry is written in the call instead
+            if not self._journal_warned:
+                self._journal_warned = True
+                logger.warning("bitexact: run %s: cannot journal large entries (%s); writing them in the call",
+                               self.run_id, describe(exc))
+            return None
+
+    def _write_failed(self, handle: RecordHandle, kind: str, raw: bytes, prov: str | None,
+                      ctx: str | None, hints: dict[str, Any] | None, exc: BaseException) -> None:
+        cause = cause_of(exc)
+        journal: str | None = None
+        if cause == STORAGE_UNAVAILABLE:
+            # Keep the entry for `bitexact repair`: its call is about to return.
+            path = self._journal(handle.seq, kind, raw, prov, ctx, hints)
+            if path is not None:
+                journal = path.name
+                self._orphans.add(journal)
+        gap = self.failures.declare(Gap(cause, describe(exc), kind=kind, seq=handle.seq, journal=journal),
+                                    self.writer)
+        handle._fail(gap)
+
+    def _queued_write(self, item: Pending) -> Any:
+        assert self.writer is not None
+        with active.busy():
+            return self.writer.append(item.kind, orjson.loads(item.raw), prov=item.prov, ctx=item.ctx,
+                                      hints=item.hints)
+
+    def _queued_written(self, item: Pending, result: Any) -> None:
+        item.handle._settle(result)
+        if item.journal is not None:
+            remove_journal(item.journal)
+
+    def _queued_failed(self, item: Pending, exc: BaseException) -> None:
+        journal = item.journal.name if item.journal else None
+        if journal:
+            self._orphans.add(journal)
+        gap = self.failures.declare(Gap(cause_of(exc), describe(exc), kind=item.kind, seq=item.handle.seq,
+                                        journal=journal), self.writer)
+        item.handle._fail(gap)
+
+    def _withheld(self, kind: str, exc: SdkArgumentError) -> RecordHandle:
+        """A custody that is not one: the entry is withheld and an invalid_argument gap declared."""
+        if self.strict:
+            raise exc
+        if not self.open:
+            return self._closed(kind)
+        gap = self.failures.declare(Gap(INVALID_ARGUMENT, f"entry withheld: {exc}", kind=kind,
+                                        fields={exc.field: str(exc)}), self.writer)
+        return self._empty_handle(kind, gap)
+
+    def _declare_failure(self, kind: str, exc: BaseException) -> RecordHandle:
+        """A capture path (HTTP, a tool wrapper) failed before it had an entry to write."""
+        if self.strict:
+            raise RecordingError(f"{kind} was not recorded: {describe(exc)}", cause=cause_of(exc)) from exc
+        if not self.open:
+            return self._closed(kind)
+        gap = self.failures.declare(Gap(cause_of(exc), f"capture failed: {describe(exc)}", kind=kind), self.writer)
+        return self._empty_handle(kind, gap)
+
+    def _record_built(self, kind: str, build: Callable[[], dict[str, Any]], *, prov: str | None = None,
+                      ctx: str | None = None, hints: dict[str, Any] | None = None) -> RecordHandle:
+        """Build an entry's data and record it; a failure to build is declared, never raised (non-strict)."""
+        try:
+            with active.busy():
+                data = build()
+        except Exception as exc:  # noqa: BLE001
+            return self._declare_failure(kind, exc)
+        return self._submit(kind, data, prov=prov, ctx=ctx, hints=hints)
+
+    def _record_tool(self, tool: str, args: Any, kwargs: Any, result: Any, error: BaseException | None,
+                     custody: dict[str, str] | None, ctx: str | None, *, observed: bool) -> RecordHandle:
+        return self._record_built(
+            "tool_call", lambda: tool_call_data(tool, list(args), dict(kwargs), result, None, error),
+            prov="observed" if observed else "asserted", ctx=ctx, hints=custody)
+
+    def _record_nondet(self, source: str, value: Any, *, ctx: str | None) -> RecordHandle:
+        return self._record_built("nondet", lambda: {"source": source, "value": to_jsonable(value)},
+                                  prov="observed", ctx=ctx)
+
+    # -- public records -----------------------------------------------------
+
+    def record(self, kind: str, data: Mapping[str, Any], custody: Mapping[str, str] | None = None, *,
+               prov: str | None = None) -> RecordHandle:
+        """Record one entry of ``kind``; returns its :class:`RecordHandle`.
+
+        ``custody`` asks for fields to be kept more strictly than the policy
+        says (``{"result": "hash-only"}``). A custody that is not one
+        withholds the entry and declares an ``invalid_argument`` gap.
+        """
+        if kind not in RECORDABLE:
+            raise SdkArgumentError(f"kind {kind!r} cannot be recorded by an agent: one of "
+                                   f"{', '.join(sorted(RECORDABLE))}", field="kind")
+        if not isinstance(data, Mapping):
+            raise SdkArgumentError(f"data must be a mapping, not {type(data).__name__}", field="data")
+        try:
+            hints = check_custody(custody)
+        except CustodyHintError as exc:
+            return self._withheld(kind, exc)
+        return self._submit(kind, dict(data), prov=prov, ctx=active.current_tool(), hints=hints)
+
+    def record_tool_call(self, tool: str, args: Any = (), kwargs: Mapping[str, Any] | None = None,
+                         result: Any = None, status: str | None = None, error: Any = None,
+                         custody: Mapping[str, str] | None = None) -> RecordHandle:
+        """Record a tool call made out of band (asserted): its arguments, result, status and error."""
+        data = tool_call_data(tool, args, kwargs, result, status, error)
+        try:
+            hints = check_custody(custody)
+        except CustodyHintError as exc:
+            return self._withheld("tool_call", exc)
+        return self._submit("tool_call", data, prov="asserted", ctx=active.current_tool(), hints=hints)
+
+    def identity(self, **fields: Any) -> RecordHandle:
+        """Record who the run acts as and for, by the identity rule.
+
+        A refused field is never written: a ``marker`` with a ``gap`` beside
+        the entry declares it. An identity with nothing left is refused whole
+        and the gap takes its place. Returns the identity entry's handle, or
+        the gap's when nothing was kept. Strict mode raises
+        :class:`IdentityRefusedError` once the gap is written.
+        """
+        with active.busy():
+            verdict = apply_identity_rule({name: to_jsonable(value) for name, value in fields.items()})
+        ctx = active.current_tool()
+        handle = self._submit("identity", verdict.kept, prov="asserted", ctx=ctx) if verdict.kept else None
+        if verdict.refused or verdict.refused_whole:
+            with active.busy():
+                gap = identity_gap(verdict, self._key_for_digests())
+            what = ", ".join(verdict.refused) if verdict.refused else "no field at all"
+            note = (f"identity refused whole: {what}" if verdict.refused_whole
+                    else f"identity fields refused: {what}")
+            marker = self._submit("marker", {"note": note, "gap": gap}, ctx=ctx)
+            if self.strict:
+                raise IdentityRefusedError(f"the identity rule refused {what}", fields=dict(verdict.refused))
+            handle = handle or marker
+        assert handle is not None
+        return handle
+
+    def _key_for_digests(self) -> Any:
+        """The capture key for a gap's keyed digest: the policy's, none when the policy is off."""
+        policy = getattr(self.recorder, "policy", None)
+        if policy is None or policy.off:
+            return None
+        return policy.key
+
+    def _alg(self) -> str:
+        return self.recorder.alg if self.recorder is not None else default_alg()
+
+    def context(self, name: str, content: Any, source: str | None = None, *,
+                custody: Mapping[str, str] | None = None) -> RecordHandle:
+        """Record a document the agent was given: ``content`` (text or a mapping), its hash and source."""
+        data = context_data(name, content, source, self._alg())
+        try:
+            hints = check_custody(custody)
+        except CustodyHintError as exc:
+            return self._withheld("context", exc)
+        return self._submit("context", data, ctx=active.current_tool(), hints=hints)
+
+    def context_from_bytes(self, name: str, data: bytes, source: str | None = None, *,
+                           custody: Mapping[str, str] | None = None) -> RecordHandle:
+        """Record bytes the agent was given as ``content.b64`` (``custody={"content.b64": "hash-only"}``)."""
+        entry = bytes_context_data(name, data, source, self._alg())
+        try:
+            hints = check_custody(custody)
+        except CustodyHintError as exc:
+            return self._withheld("context", exc)
+        return self._submit("context", entry, ctx=active.current_tool(), hints=hints)
+
+    record_context_from_bytes = context_from_bytes
+
+    def human_decision(self, actor: str, decision: str, reason: str | None = None,
+                       binds_step: int | RecordHandle | None = None) -> RecordHandle:
+        """Record a person's decision; ``binds_step`` names the step under review (or its handle)."""
+        return self._submit("human_decision", human_decision_data(actor, decision, reason, binds_step),
+                            ctx=active.current_tool())
+
+    def marker(self, note: str) -> RecordHandle:
+        """Record an annotation."""
+        return self._submit("marker", marker_data(note), ctx=active.current_tool())
+
+    def policy_check(self, check: str, outcome: Any, *, reason: str | None = None, detail: Any = None,
+                     binds_step: int | RecordHandle | None = None) -> RecordHandle:
+        """Record a policy check's outcome: pass, fail, warn or held (error for an exception; else unknown)."""
+        data = policy_check_data(check, outcome, reason=reason, detail=detail, binds_step=binds_step)
+        return self._submit(POLICY_CHECK_KIND, data, ctx=active.current_tool())
+
+    def check(self, check: str, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """Run a policy check ``fn(*args, **kwargs)``, record what it returned, and return it.
+
+        A check that raises is recorded as ``error`` and the exception re-raised.
+        """
+        try:
+            outcome = fn(*args, **kwargs)
+        except Exception as exc:
+            self.policy_check(check, exc)
+            raise
+        self.policy_check(check, outcome)
+        return outcome
+
+    # -- causal context -------------------------------------------------------
+
+    def causal_context(self) -> str:
+        """A context (``bxc.<id>.<ms>.<logical>``) naming a new event of this run, recorded as a marker."""
+        with active.busy():
+            hlc = self.clock.now()
+            event_id = secrets.token_hex(8)
+        self._submit("marker", {"note": "causal context handed on", "causal": {"id": event_id, "hlc": list(hlc)}},
+                     ctx=active.current_tool())
+        return format_context(event_id, hlc)
+
+    def child_env(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
+        """An environment for a sub-agent process: ``env`` (default ``os.environ``) plus BITEXACT_CONTEXT."""
+        child = dict(os.environ if env is None else env)
+        child[ENV_VAR] = self.causal_context()
+        return child
+
+    def __repr__(self) -> str:
+        state = "open" if self.open else ("sealed" if self.sealed else "ended")
+        return f"<bitexact Run {self.run_id or '(not recording)'} {state}>"
+
+
+class RunScope:
+    """What :func:`run` returns: a context manager (sync and async) and a decorator; each use is a new run."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._stack: list[tuple[Run, Token[Run | None]]] = []
+        self._stack_lock = threading.Lock()
+
+    def _enter(self) -> Run:
+        run = Run(**self._options).start()
+        token = active._current.set(run)
+        with self._stack_lock:
+            self._stack.append((run, token))
+        return run
+
+    def _pop(self, run: Run | None = None) -> tuple[Run, Token[Run | None]]:
+        with self._stack_lock:
+            if run is None:
+                return self._stack.pop()
+            for index in range(len(self._stack) - 1, -1, -1):
+                if self._stack[index][0] is run:
+                    return self._stack.pop(index)
+        raise RuntimeError("run scope exited without being entered")
+
+    def __enter__(self) -> Run:
+        return self._enter()
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        run, token = self._pop()
+        try:
+            run.finish(exc)
+        finally:
+            active._current.reset(token)
+        return False
+
+    async def __aenter__(self) -> Run:
+        return self._enter()
+
+    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        run, token = self._pop()
+        try:
+            # Draining may wait on the disk: keep the event loop turning meanwhile.
+            await asyncio.to_thread(run.finish, exc)
+        finally:
+            active._current.reset(token)
+        return False
+
+    def __call__(self, fn: F) -> F:
+        """Use as a decorator: each call of ``fn`` (sync or async) is one run."""
+        if inspect.iscoroutinefunction(fn):
+            @functools.wraps(fn)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                async with RunScope(**self._options):
+                    return await fn(*args, **kwargs)
+
+            return async_wrapper  # type: ignore[return-value]
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with RunScope(**self._options):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+def run(
+    name: str | Callable[..., Any] | None = None,
+    run_id: str | None = None,
+    strict: bool = False,
+    capture_nondeterminism: bool = False,
+    home: Path | str | None = None,
+    *,
+    recorder: Recorder | None = None,
+    parent_context: str | None = None,
+) -> Any:
+    """Record an agent run: ``with bitexact.run() as r``, ``async with``, or ``@bitexact.run(...)``.
+
+    ``name`` names the run; ``run_id`` fixes its id (default: a fresh,
+    time-ordered one); ``strict`` makes every recording failure raise and
+    every entry be written before the call answers; ``capture_nondeterminism``
+    records clock, random and entropy reads; ``home`` is the data directory
+    (default ``BITEXACT_HOME``). ``recorder`` records through a write path the
+    caller already holds; ``parent_context`` (default ``BITEXACT_CONTEXT``)
+    names the event of a parent agent that caused this run.
+    """
+    options: dict[str, Any] = {"run_id": run_id, "strict": strict, "capture_nondeterminism": capture_nondeterminism,
+                               "home": home, "recorder": recorder, "parent_context": parent_context}
+    if callable(name):  # bare @bitexact.run
+        return RunScope(name=None, **options)(name)
+    return RunScope(name=name, **options)
+
+
+def current_run() -> Run | None:
+    """The run recording in this context (or the only run open in the process), else None."""
+    return active.current_run()

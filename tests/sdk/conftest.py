@@ -1,0 +1,60 @@
+"""Fixtures for the SDK: a data directory per test, its shared store, vectors, and loopback servers."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bitexact.sdk.stores import close_stores, recorder_for
+from sdk.servers import LoopbackServer, serve
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "sdk" / "protocol-vectors.json"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test gets its own BITEXACT_HOME (from the root conftest) and no inherited SDK settings.
+
+    The capture policy is off unless a test says otherwise: these tests are of
+    what the SDK hands the write path, and the policy (tests/capture) would
+    rightly scrub test data that looks like a card number. The tests that
+    record under the shipped policy set it themselves.
+    """
+    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
+    yield
+    close_stores()
+
+
+@pytest.fixture(scope="session")
+def vectors() -> dict[str, Any]:
+    return json.loads(DATA.read_text(encoding="utf-8"))
+
+
+def entries(run_id: str | None) -> list[dict[str, Any]]:
+    """The run's entries as stored (through the shared store of BITEXACT_HOME)."""
+    assert run_id is not None
+    recorder, _ = recorder_for()
+    return list(recorder.store.entries(run_id))
+
+
+def kinds(run_id: str | None) -> list[str]:
+    return [e["kind"] for e in entries(run_id)]
+
+
+@pytest.fixture
+def server() -> Iterator[LoopbackServer]:
+    with serve() as running:
+        yield running
+
+
+@pytest.fixture
+def sdk_warnings(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.WARNING, logger="bitexact.sdk")
+    return caplog

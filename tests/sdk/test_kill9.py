@@ -1,0 +1,82 @@
+"""kill -9: an entry whose record call returned is never lost (journals, then `bitexact repair`)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bitexact.recording.journal import fold_orphans, orphan_journals
+from bitexact.sdk.stores import recorder_for
+
+AGENT = Path(__file__).with_name("kill_agent.py")
+
+
+def _start(mode: str, count: int, home: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "BITEXACT_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+    env.pop("BITEXACT_HOST_KEY", None)
+    return subprocess.Popen([sys.executable, str(AGENT), mode, str(count)], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _read_until(process: subprocess.Popen[str], stop: str) -> tuple[str, list[int]]:
+    assert process.stdout is not None
+    run_id = ""
+    returned: list[int] = []
+    for line in process.stdout:
+        line = line.strip()
+        if line.startswith("run "):
+            run_id = line.split()[1]
+        elif line.startswith("returned "):
+            returned.append(int(line.split()[1]))
+        if line == stop:
+            return run_id, returned
+    raise AssertionError(f"the agent ended before {stop!r}: {process.stderr.read() if process.stderr else ''}")
+
+
+def _kill(process: subprocess.Popen[str]) -> None:
+    os.kill(process.pid, signal.SIGKILL)
+    assert process.wait(30) == -signal.SIGKILL
+
+
+def _recorded_ns(run_id: str) -> list[int]:
+    recorder, _ = recorder_for()
+    return [e["data"]["n"] for e in recorder.store.entries(run_id) if "n" in e.get("data", {})]
+
+
+def test_kill_9_with_every_large_entry_still_in_its_journal(home: Path) -> None:
+    process = _start("blocked", 6, home)
+    try:
+        run_id, returned = _read_until(process, "ready")
+    finally:
+        _kill(process)
+    assert returned == list(range(6))
+    journals = orphan_journals(home, run_id)
+    assert len(journals) == 6, "the store was held: every returned call is only in its journal"
+    assert _recorded_ns(run_id) == []
+    recorder, _ = recorder_for()
+    folded = fold_orphans(recorder, run_id)
+    assert folded == [p.name for p in journals]
+    assert _recorded_ns(run_id) == returned, "every returned entry, once, in record order"
+    entries = list(recorder.store.entries(run_id))
+    assert entries[-1]["kind"] == "repair" and entries[-1]["data"]["journals"] == folded
+    assert not recorder.store.run(run_id).sealed
+
+
+@pytest.mark.parametrize("kill_after", [1, 4, 9])
+def test_kill_9_mid_stream_loses_no_returned_entry(home: Path, kill_after: int) -> None:
+    process = _start("racing", 40, home)
+    try:
+        run_id, returned = _read_until(process, f"returned {kill_after}")
+    finally:
+        _kill(process)
+    recorder, _ = recorder_for()
+    fold_orphans(recorder, run_id)
+    recorded = _recorded_ns(run_id)
+    assert recorded[: len(returned)] == returned, "every returned entry is there, in record order"
+    assert recorded == sorted(set(recorded)), "and none twice"
+    assert orphan_journals(home, run_id) == []

@@ -1,0 +1,73 @@
+"""The host key and the sealed envelope that journals use."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from bitexact.crypto.hostkey import HostKeyError, host_key_path, load_host_key
+from bitexact.crypto.sealed import (
+    CHUNK_BYTES,
+    SealedEnvelopeError,
+    SealedWriter,
+    WrongHostKeyError,
+    open_sealed,
+    seal,
+    unseal,
+)
+
+
+def test_the_host_key_sits_beside_the_data_directory_owner_only(home: Path) -> None:
+    key = load_host_key(home)
+    assert key.path == home.parent / "home.host.key" == host_key_path(home)
+    assert oct(key.path.stat().st_mode & 0o777) == "0o600"
+    assert load_host_key(home).secret == key.secret, "made once, then read"
+    assert len(key.key_id) == 32 and key.secret.hex() not in repr(key)
+
+
+def test_a_host_key_inside_the_data_directory_is_refused(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BITEXACT_HOST_KEY", str(home / "host.key"))
+    with pytest.raises(HostKeyError, match="inside the data directory"):
+        load_host_key(home)
+
+
+def test_a_host_key_others_can_read_is_refused(home: Path) -> None:
+    key = load_host_key(home)
+    os.chmod(key.path, 0o644)
+    with pytest.raises(HostKeyError, match="owner-only"):
+        load_host_key(home)
+
+
+def test_round_trip_in_chunks(home: Path) -> None:
+    key = load_host_key(home)
+    payload = os.urandom(CHUNK_BYTES * 2 + 5)
+    sealed = seal(payload, key, purpose="sdk-journal")
+    assert payload[:64] not in sealed
+    assert unseal(sealed, key, purpose="sdk-journal") == payload
+    assert len(open_sealed(io.BytesIO(sealed), key).chunks) == 3
+
+
+def test_tampering_truncation_and_another_host_are_caught(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = load_host_key(home)
+    sealed = bytearray(seal(b"evidence before the policy ran", key, purpose="sdk-journal"))
+    flipped = bytearray(sealed)
+    flipped[-20] ^= 1
+    with pytest.raises(SealedEnvelopeError, match="authentication"):
+        unseal(bytes(flipped), key)
+    out = io.BytesIO()
+    writer = SealedWriter(out, key, purpose="sdk-journal")
+    writer.write(b"part one")  # the writer died before finish()
+    with pytest.raises(SealedEnvelopeError, match="no final chunk"):
+        unseal(out.getvalue(), key)
+    assert open_sealed(io.BytesIO(out.getvalue()), key).complete is False
+    with pytest.raises(SealedEnvelopeError, match="not a 'stream-journal'"):
+        unseal(bytes(sealed), key, purpose="stream-journal")
+    monkeypatch.setenv("BITEXACT_HOST_KEY", str(tmp_path / "elsewhere.key"))
+    other = load_host_key(home)
+    with pytest.raises(WrongHostKeyError):
+        unseal(bytes(sealed), other)
+    with pytest.raises(SealedEnvelopeError, match="magic"):
+        unseal(b"{}", key)
