@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from bitexact.cli import cli
 from bitexact.recording.journal import fold_orphans, orphan_journals
 from bitexact.sdk.stores import recorder_for
 
@@ -79,4 +81,22 @@ def test_kill_9_mid_stream_loses_no_returned_entry(home: Path, kill_after: int) 
     recorded = _recorded_ns(run_id)
     assert recorded[: len(returned)] == returned, "every returned entry is there, in record order"
     assert recorded == sorted(set(recorded)), "and none twice"
+    assert orphan_journals(home, run_id) == []
+
+
+def test_bitexact_repair_folds_orphan_journals_then_records_the_operator(home: Path) -> None:
+    process = _start("blocked", 3, home)
+    try:
+        run_id, returned = _read_until(process, "ready")
+    finally:
+        _kill(process)
+    result = CliRunner().invoke(cli, ["repair", run_id, "--by", "ops:alice", "--note", "agent host killed"],
+                                env={"BITEXACT_HOME": str(home)}, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "3 orphan journal(s) folded" in result.output
+    assert _recorded_ns(run_id) == returned
+    recorder, _ = recorder_for()
+    last = list(recorder.store.entries(run_id))[-1]
+    assert last["kind"] == "repair" and last["data"]["by"] == "ops:alice"
+    assert len(last["data"]["journals_folded"]) == 3
     assert orphan_journals(home, run_id) == []

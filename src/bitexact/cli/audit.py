@@ -8,6 +8,7 @@ from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_INPUT, console, fail
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.audit import apply_pending, pending_claims, record_claim, record_repair
+from bitexact.recording.journal import fold_orphans
 
 
 @click.command("redact")
@@ -55,18 +56,25 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
 def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
     """Record an operator's explicit acceptance of a truncated or damaged history.
 
-    Use it for a run whose process died before sealing: the repair entry says
-    who accepted that the record ends where it does. It never invents a seal.
+    Use it for a run whose process died before sealing. First, every orphan
+    journal the SDK left (large entries whose calls returned but whose write
+    did not finish) is folded into the chain in record order, with a repair
+    entry naming them. Then a repair entry records who accepted that the
+    record ends where it does. It never invents a seal.
     """
     try:
         app.store.run(run_id)
         pending = pending_claims(app.store, run_id)
-        writer = app.recorder().attach(run_id)
-        step = record_repair(writer, by=by, note=note)
+        recorder = app.recorder()
+        folded = fold_orphans(recorder, run_id, home=app.home, by=by)
+        writer = recorder.attach(run_id)
+        step = record_repair(writer, by=by, note=note, extra={"journals_folded": folded} if folded else None)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_INPUT)
+    if folded:
+        console.print(f"[green]✓[/] {len(folded)} orphan journal(s) folded into {run_id}: {', '.join(folded)}")
     console.print(f"[green]✓[/] repair recorded at step {step} of {run_id}")
     if pending:
         console.print(f"[yellow]![/] {len(pending)} redaction claim(s) are still pending: run "
