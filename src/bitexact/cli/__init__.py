@@ -13,6 +13,8 @@ from bitexact.cli.context import AppContext
 from bitexact.cli.demo import demo_command
 from bitexact.cli.keys import keys_group
 from bitexact.cli.runs import runs_command, show_command
+from bitexact.cli.sessions import import_group, sessions_group
+from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
 from bitexact.config import home as resolve_home
 
 
@@ -39,7 +41,7 @@ def cli(ctx: click.Context, home: Path | None) -> None:
 
 
 for command in (runs_command, show_command, export_command, verify_command, keys_group,
-                redact_command, repair_command, demo_command):
+                redact_command, repair_command, demo_command, sessions_group, import_group):
     cli.add_command(command)
 
 

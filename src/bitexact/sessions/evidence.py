@@ -228,7 +228,9 @@ def load_session(data: bytes, name: str, *, engine: str | None = None) -> Sessio
         events = tuple(SourceEvent(i, event) for i, event in enumerate(result.events))
         source = SessionSource(name, digest, len(data), result.engine, "log", events, tuple(result.diagnostics))
     if not _has_events(source):
-        causes = "; ".join(source.diagnostics) or "no records"
+        causes = "; ".join(source.diagnostics[:3]) or "no records"
+        if len(source.diagnostics) > 3:
+            causes += f"; {len(source.diagnostics) - 3} more"
         raise SessionInputError(
             f"{name}: no recognizable session events ({causes}); name the engine with --engine "
             "if detection picked the wrong one"
@@ -240,10 +242,16 @@ def _has_events(source: SessionSource) -> bool:
     return len(source.events) > (1 if source.format == "unified" else 0)
 
 
-def _first_line(text: str) -> tuple[int, str] | None:
-    for number, line in enumerate(text.split("\n"), start=1):
+def _first_line(text: str) -> str | None:
+    """The first non-blank line, found without splitting the whole (possibly large) text."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        line = text[start:end].rstrip("\r")
         if line.strip():
-            return number, line.rstrip("\r")
+            return line
+        start = end + 1
     return None
 
 
@@ -258,7 +266,7 @@ def _unified_header(text: str) -> dict[str, Any] | None:
     if first is None:
         return None
     try:
-        record = loads(first[1])
+        record = loads(first)
     except StrictJSONError:
         return None
     if (isinstance(record, dict) and record.get("type") == "session.format"
@@ -283,7 +291,7 @@ def _strict_cause(exc: StrictJSONError) -> str:
 def _read_unified(text: str, header: dict[str, Any], name: str) -> tuple[tuple[SourceEvent, ...], tuple[str, ...], int]:
     version = header["data"].get("version")
     if type(version) is not int or version < 1:
-        raise SessionInputError(f"{name}: line 1: session.format data.version must be a positive integer")
+        raise SessionInputError(f"{name}: the session.format header's data.version must be a positive integer")
     if version != FORMAT_VERSION:
         raise SessionInputError(
             f"{name}: aw_session.jsonl format version {version} is not supported (this reader supports "
@@ -376,7 +384,7 @@ def _as_text(value: Any) -> tuple[str, str]:
     except CanonicalizationError:
         pass
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")), "json"
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False), "json"
     except (RecursionError, ValueError, TypeError) as exc:
         raise SessionInputError(f"an event cannot be written even as JSON text: {exc}") from exc
 
@@ -389,6 +397,9 @@ def _source_block(source: SessionSource, item: SourceEvent) -> dict[str, Any]:
     return block
 
 
+_PHASES: Final[dict[str, str]] = {"tool.execution_start": "started", "tool.execution_update": "update"}
+
+
 def _display_keys(kind: str, event_type: str, data: Any) -> dict[str, Any]:
     """The bundle spec's guidance keys for the kind, derived from the event (for ``bitexact show``)."""
     if kind == "tool_call":
@@ -396,8 +407,10 @@ def _display_keys(kind: str, event_type: str, data: Any) -> dict[str, Any]:
         if isinstance(data, dict) and isinstance(data.get("toolName"), str):
             keys["tool"] = data["toolName"]
         if event_type == "tool.execution_complete" and isinstance(data, dict):
-            success = data.get("success")
+            success = data.get("success")  # absent means unknown, never ok (T-UAS-014)
             keys["status"] = "ok" if success is True else "failed" if success is False else "unknown"
+        else:
+            keys["status"] = _PHASES.get(event_type, event_type.rsplit(".", 1)[-1])
         return keys
     if kind == "context":
         return {"name": event_type}
@@ -424,11 +437,15 @@ def entry_data(source: SessionSource, item: SourceEvent, *, as_text: bool = Fals
     encoded: dict[str, str] = {}
     for part, value in parts.items():
         if not as_text:
+            found: dict[str, list[str]] = {}
             try:
-                body[part] = _fit(value, "/" + part if part == "data" else "", 2, coerced)
-                continue
+                body[part] = _fit(value, "/data" if part == "data" else "", 2, found)
             except _TooDeep:
                 pass
+            else:
+                for cause, pointers in found.items():
+                    coerced.setdefault(cause, []).extend(pointers)
+                continue
         body[f"{part}_json"], encoded[part] = _as_text(value)
     body["index"] = item.index
     body["source"] = _source_block(source, item)
@@ -443,7 +460,7 @@ def entry_data(source: SessionSource, item: SourceEvent, *, as_text: bool = Fals
 
 # ----------------------------------------------------------------- re-imports
 
-_NAME_DIGEST: Final = re.compile(r"\bsha256:([0-9a-f]{64})\b")
+_NAME_DIGEST: Final = re.compile(r" sha256:([0-9a-f]{64})$")
 
 
 def run_name(source: SessionSource) -> str:
@@ -507,9 +524,9 @@ def diagnostics_marker(source: SessionSource) -> dict[str, Any]:
     """
     positions = sorted({int(m) for d in source.diagnostics for m in _POSITION.findall(d)})
     causes = [_QUOTED.sub("'…'", d) for d in source.diagnostics]
-    where = f" at line(s) {', '.join(map(str, positions))}" if positions else ""
+    shown = "; ".join(causes[:3]) + ("; …" if len(causes) > 3 else "")
     return {
-        "note": f"gap: {len(source.diagnostics)} record(s) of {source.name} skipped or not mapped{where}",
+        "note": f"gap: the reader skipped or could not map part of {source.name}: {shown}",
         "count": len(source.diagnostics),
         "positions": positions,
         "diagnostics": causes,

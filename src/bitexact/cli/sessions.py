@@ -1,0 +1,167 @@
+"""`bitexact sessions parse` and `bitexact import session`: agent session logs, read and recorded.
+
+Exit codes: 0 ok; 1 refused (bytes already imported, run id taken, nothing
+may be recorded); 2 the input cannot be read (missing, not UTF-8, no
+recognizable events, unsupported unified version) or a bad argument value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, print_json
+from bitexact.errors import BitExactError
+from bitexact.sessions import ENGINES, canonical_json, parse
+from bitexact.sessions.evidence import (
+    UNIFIED,
+    AlreadyImportedError,
+    RunIdTakenError,
+    SessionInputError,
+    import_session,
+    read_session,
+)
+from bitexact.sessions.parsers.errors import SessionParseError
+from bitexact.store import RecordError
+
+_WIDTH = 64
+
+
+def _warn_diagnostics(diagnostics: tuple[str, ...] | list[str], name: str) -> None:
+    """The reader's skipped records, on stderr (positions and causes only)."""
+    if not diagnostics:
+        return
+    err_console.print(f"[yellow]warning:[/] {len(diagnostics)} record(s) of {escape(name)} skipped or not mapped:",
+                      soft_wrap=True)
+    for line in diagnostics:
+        err_console.print(f"  {escape(line)}", soft_wrap=True, markup=True)
+
+
+def _read_text(log: Path) -> str:
+    try:
+        data = log.read_bytes()
+    except OSError as exc:
+        fail(f"LOG: cannot read {log}: {exc.strerror or exc}", code=EXIT_INPUT)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        fail(f"LOG: {log} is not UTF-8 text (invalid byte at offset {exc.start})", code=EXIT_INPUT)
+
+
+def _clip(value: Any) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= _WIDTH else text[: _WIDTH - 1] + "…"
+
+
+def _event_summary(event: dict[str, Any]) -> str:
+    data = event.get("data", {})
+    if not isinstance(data, dict):
+        return ""
+    for key in ("content", "toolName", "model", "message", "status"):
+        if key in data:
+            return _clip(f"{key}: {data[key]}")
+    return _clip(", ".join(sorted(data)))
+
+
+@click.group("sessions")
+def sessions_group() -> None:
+    """Agent session logs: engine logs read as canonical session traces."""
+
+
+@sessions_group.command("parse")
+@click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--engine", type=click.Choice(ENGINES), help="The engine that wrote the log (default: detect).")
+@click.option("--json", "as_json", is_flag=True, help="Print the canonical event array (UAS 3.1) as JSON.")
+def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
+    """Parse an engine log into its canonical event trace.
+
+    \b
+    Examples:
+      bitexact sessions parse claude-session.jsonl
+      bitexact sessions parse codex.jsonl --engine codex --json > trace.json
+    Skipped records are listed on stderr, by position and cause.
+    """
+    text = _read_text(log)
+    try:
+        result = parse(text, engine)
+    except SessionParseError as exc:
+        fail(str(exc), code=EXIT_INPUT)
+    _warn_diagnostics(result.diagnostics, log.name)
+    if as_json:
+        click.echo(canonical_json(result.events), nl=False)
+        return
+    table = Table(title=f"{log.name} · {result.engine} · {len(result.events)} events")
+    table.add_column("#", justify="right")
+    table.add_column("type", style="cyan")
+    table.add_column("id")
+    table.add_column("timestamp")
+    table.add_column("summary")
+    for index, event in enumerate(result.events):
+        table.add_row(str(index), escape(str(event.get("type"))), escape(_clip(event.get("id", ""))),
+                      escape(str(event.get("timestamp", ""))), escape(_event_summary(event)))
+    console.print(table)
+
+
+@click.group("import")
+def import_group() -> None:
+    """Bring outside evidence into the store, through the one write path."""
+
+
+@import_group.command("session")
+@click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--engine", type=click.Choice((*ENGINES, UNIFIED)),
+              help="The engine that wrote the log (default: detect; a unified aw_session.jsonl is "
+                   "recognized by its session.format header).")
+@click.option("--run-id", "run_id", metavar="ID", help="Record under this run id (default: a new one).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@pass_app
+def import_session_command(app: AppContext, log: Path, engine: str | None, run_id: str | None,
+                           as_json: bool) -> None:
+    """Record an agent session log (or a unified aw_session.jsonl) as a sealed run.
+
+    Each canonical event becomes one asserted entry (the log is the engine's
+    word), with the file's SHA-256 in every entry; the capture policy applies
+    as for any other recording. Importing the same bytes twice is refused.
+
+    \b
+    Examples:
+      bitexact import session ~/.claude/projects/x/session.jsonl
+      bitexact import session aw_session.jsonl --run-id ci-4711
+    """
+    try:
+        source = read_session(log, engine=engine)
+    except SessionInputError as exc:
+        fail(str(exc), code=EXIT_INPUT)
+    _warn_diagnostics(source.diagnostics, source.name)
+    try:
+        result = import_session(app.recorder(), source, run_id=run_id)
+    except AlreadyImportedError as exc:
+        fail(str(exc), code=EXIT_FAIL)
+    except RunIdTakenError as exc:
+        fail(str(exc), code=EXIT_FAIL, hint="List runs with `bitexact runs`.")
+    except RecordError as exc:
+        if exc.field != "run_id":
+            fail(f"import stopped: {exc}", code=EXIT_FAIL)
+        fail(f"--run-id: {exc}", code=EXIT_INPUT)
+    except BitExactError as exc:
+        fail(f"import stopped: {exc}", code=EXIT_FAIL)
+    if as_json:
+        print_json({**result.to_json(), "source": source.describe()})
+        return
+    console.print(
+        f"[green]✓[/] imported [bold]{escape(source.name)}[/] ({source.engine}, {result.events} events) as run "
+        f"[cyan]{result.run_id}[/]: {result.steps} steps, sealed\n"
+        f"  sha256 {source.sha256}\n  head   {result.head_hash}"
+    )
+    table = Table(show_header=True, box=None, padding=(0, 2))
+    table.add_column("kind", style="cyan")
+    table.add_column("entries", justify="right")
+    for kind, count in sorted(result.kinds.items()):
+        table.add_row(kind, str(count))
+    console.print(table)
+    console.print(f"[dim]Next: bitexact show {result.run_id} · bitexact export {result.run_id} -o bundle.json[/]")
