@@ -25,7 +25,10 @@ def summarize(entry: dict[str, Any]) -> str:
             return "http exchange"
         return _clip(f"{request.get('method', '?')} {request.get('path', '')} → {response.get('status', 'error')}")
     if kind == "context":
-        return _clip(f"{data.get('name', '?')} ({data.get('source') or 'no source'})")
+        source = data.get("source")
+        if isinstance(source, dict):  # an imported session event names its file, not a string
+            source = source.get("file") or source.get("name") or source.get("engine")
+        return _clip(f"{data.get('name') or data.get('type', '?')} ({source or 'no source'})")
     if kind == "identity":
         return _clip(", ".join(f"{k}={v}" for k, v in data.items() if isinstance(v, (str, int))))
     if kind == "human_decision":
