@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from bitexact.canon import canonicalize
 from bitexact.crypto import GENESIS, SigningKey, chain_hash
 from bitexact.evidence.timefmt import now_iso
-
-BODY_KEYS: Final[tuple[str, ...]] = (
-    "run_id",
-    "seq",
-    "steps",
-    "head_hash",
-    "prev_checkpoint",
-    "alg",
-    "key_id",
-)
-
+from bitexact.evidence.vocabulary import CHECKPOINT_BODY_KEYS
 
 def checkpoint_body(checkpoint: dict[str, Any]) -> dict[str, Any]:
     """The 7-key signed body; a missing key counts as ``null``."""
-    return {key: checkpoint.get(key) for key in BODY_KEYS}
+    return {key: checkpoint.get(key) for key in CHECKPOINT_BODY_KEYS}
 
 
 def checkpoint_link(checkpoint: dict[str, Any]) -> str:

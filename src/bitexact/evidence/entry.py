@@ -10,17 +10,14 @@ from bitexact.errors import EvidenceError
 from bitexact.evidence.kinds import ALLOWED_PROV
 from bitexact.evidence.paths import committed_paths
 from bitexact.evidence.timefmt import now_iso
+from bitexact.evidence.vocabulary import ENTRY_VERSION, UNHASHED_ENTRY_KEYS
 
-ENTRY_VERSION: Final[int] = 2
 MAX_DATA_DEPTH: Final[int] = 125
 """``data`` nests at most 125 levels so the whole bundle stays within 128 (§1.1)."""
 
-_UNHASHED: Final[frozenset[str]] = frozenset({"hash", "data", "salts", "redacted"})
-
-
 def chain_body(entry: dict[str, Any]) -> dict[str, Any]:
     """The entry minus ``hash``, ``data``, ``salts`` and ``redacted``: what the chain hashes."""
-    return {k: v for k, v in entry.items() if k not in _UNHASHED}
+    return {k: v for k, v in entry.items() if k not in UNHASHED_ENTRY_KEYS}
 
 
 def entry_hash(entry: dict[str, Any]) -> str:

@@ -21,12 +21,14 @@ from bitexact.evidence.entry import MAX_DATA_DEPTH, deeper_than
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import check_redactable, redact_entry, redactions_map
 from bitexact.evidence.signature import sign_container
+from bitexact.evidence.vocabulary import (
+    DSSE_PAYLOAD_TYPE,
+    FORMAT_JSON,
+    FORMAT_JSONL,
+    RUN_PREDICATE,
+    STATEMENT_TYPE,
+)
 
-FORMAT_JSON: Final[str] = "bitexact-bundle/1"
-FORMAT_JSONL: Final[str] = "bitexact-bundle-jsonl/1"
-DSSE_PAYLOAD_TYPE: Final[str] = "application/vnd.in-toto+json"
-STATEMENT_TYPE: Final[str] = "https://in-toto.io/Statement/v1"
-RUN_PREDICATE: Final[str] = "https://bitexact.dev/run/v1"
 
 BundleFormat = Literal["json", "jsonl", "dsse"]
 FORMATS: Final[tuple[str, ...]] = ("json", "jsonl", "dsse")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from bitexact.canon import canonicalize
@@ -10,7 +11,7 @@ from bitexact.evidence.timefmt import now_iso
 
 
 def signed_body(
-    container: dict[str, Any], signature: dict[str, Any], redactions: dict[str, list[str]]
+    container: Mapping[str, Any], signature: Mapping[str, Any], redactions: dict[str, list[str]]
 ) -> dict[str, Any]:
     """What the signature covers: format, run_id, chain, signed_at, key_id, checkpoints,
     anchors when the container has them, and the redactions map when any entry has markers."""

@@ -10,7 +10,7 @@ from bitexact.crypto import verify_strict
 from bitexact.evidence.verify.encodings import derives_key_id
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.pins import Pins
-from bitexact.evidence.verify.vocabulary import WORM_BODY_KEYS
+from bitexact.evidence.vocabulary import WORM_BODY_KEYS
 
 HashAt = Callable[[int], "str | None"]
 

@@ -18,7 +18,7 @@ from bitexact.evidence.verify.dsse import open_envelope
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.pins import Pins
 from bitexact.evidence.verify.verdict import TSA_CAVEAT, Verdict, ascii_line, failed, signature_word
-from bitexact.evidence.verify.vocabulary import FORMAT_GRAPH, GENESIS, GRAPH_PREDICATE
+from bitexact.evidence.vocabulary import FORMAT_GRAPH, GENESIS, GRAPH_PREDICATE
 
 GRAPH_PATH = "data/provenance-graph.json"
 ATTESTATION_PATH = "data/attestations/provenance.dsse.json"

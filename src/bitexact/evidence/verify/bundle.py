@@ -23,7 +23,7 @@ from bitexact.evidence.verify.verdict import (
     failed,
     finish,
 )
-from bitexact.evidence.verify.vocabulary import FORMAT_JSON
+from bitexact.evidence.vocabulary import FORMAT_JSON
 
 EMPTY_CHAIN = "bundle carries no entries - an empty chain is not evidence of a run"
 

@@ -14,7 +14,7 @@ from typing import Any
 from bitexact.evidence.verify.entries import check_entry
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.verdict import ClauseProvider
-from bitexact.evidence.verify.vocabulary import AUDIT_KINDS, GENESIS
+from bitexact.evidence.vocabulary import AUDIT_KINDS, GENESIS
 
 
 def referenced_positions(*groups: Iterable[object]) -> set[int]:

@@ -7,17 +7,13 @@ from typing import Any
 
 from bitexact.canon import canonicalize
 from bitexact.crypto import chain_hash, verify_strict
+from bitexact.evidence.checkpoint import checkpoint_body
 from bitexact.evidence.verify.encodings import derives_key_id
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.pins import Pins
-from bitexact.evidence.verify.vocabulary import ALGORITHMS, CHECKPOINT_BODY_KEYS, GENESIS
+from bitexact.evidence.vocabulary import ALGORITHMS, GENESIS
 
 HashAt = Callable[[int], "str | None"]
-
-
-def signed_body(checkpoint: dict[str, Any]) -> dict[str, Any]:
-    """The 7-key body a checkpoint signs; a missing key counts as null."""
-    return {key: checkpoint.get(key) for key in CHECKPOINT_BODY_KEYS}
 
 
 def check_checkpoints(
@@ -31,7 +27,7 @@ def check_checkpoints(
         except CheckFailed as failure:
             raise failure.prefixed(f"checkpoint {index}: ") from None
         # Chained under the previous checkpoint's own alg, checked supported above.
-        expected_prev = chain_hash(checkpoint["alg"], canonicalize(signed_body(checkpoint)))
+        expected_prev = chain_hash(checkpoint["alg"], canonicalize(checkpoint_body(checkpoint)))
 
 
 def _check_one(
@@ -61,7 +57,7 @@ def _check_one(
         raise CheckFailed(f"unsupported hash algorithm {alg!r}")
     if not derives_key_id(checkpoint.get("key_id"), public_key):
         raise CheckFailed("key_id does not derive from its public_key")
-    message = canonicalize(signed_body(checkpoint))
+    message = canonicalize(checkpoint_body(checkpoint))
     if not verify_strict(public_key, checkpoint.get("signature"), message):
         raise CheckFailed("signature invalid")
     steps = checkpoint.get("steps", 0)

@@ -13,7 +13,7 @@ from bitexact.evidence.verify.encodings import derives_key_id, strict_b64decode
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.pins import Pins
 from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed
-from bitexact.evidence.verify.vocabulary import (
+from bitexact.evidence.vocabulary import (
     DSSE_PAYLOAD_TYPE,
     RUN_PREDICATE,
     STATEMENT_TYPE,

@@ -17,7 +17,7 @@ from bitexact.crypto.hashes import commitment_of_bytes
 from bitexact.errors import CanonicalizationError
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.paths import ABSENT, resolve, uncommitted
-from bitexact.evidence.verify.vocabulary import (
+from bitexact.evidence.vocabulary import (
     ALGORITHMS,
     ALLOWED_PROV,
     AUDIT_KINDS,

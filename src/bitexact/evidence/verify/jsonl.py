@@ -16,7 +16,7 @@ from bitexact.evidence.verify.bundle import BundleCheck, check_format, check_hea
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.pins import Pins
 from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed, finish
-from bitexact.evidence.verify.vocabulary import FORMAT_JSONL
+from bitexact.evidence.vocabulary import FORMAT_JSONL
 
 _BLANK = " \t\r\n"
 _BLANK_BYTES = b" \t\r\n"

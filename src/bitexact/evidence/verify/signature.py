@@ -7,29 +7,10 @@ from typing import Any
 
 from bitexact.canon import canonicalize
 from bitexact.crypto import verify_strict
+from bitexact.evidence.signature import signed_body
 from bitexact.evidence.verify.encodings import derives_key_id, is_hex_string
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.pins import Pins
-
-
-def signed_body(
-    container: Mapping[str, Any], signature: Mapping[str, Any], redactions: dict[str, list[str]]
-) -> dict[str, Any]:
-    """What the signature covers: container fields, signature metadata, checkpoints, anchors, markers."""
-    body: dict[str, Any] = {
-        "format": container.get("format"),
-        "run_id": container.get("run_id"),
-        "chain": container.get("chain"),
-    }
-    for key in ("signed_at", "key_id"):
-        if key in signature:
-            body[key] = signature[key]
-    for key in ("checkpoints", "anchors"):
-        if key in container:
-            body[key] = container[key]
-    if redactions:
-        body["redactions"] = redactions
-    return body
 
 
 def check_signature(

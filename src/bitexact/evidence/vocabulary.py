@@ -1,8 +1,15 @@
-"""The fixed words of the bundle format: formats, algorithms, kinds and provenance (§3-§5, §10)."""
+"""The fixed words of the bundle format: formats, algorithms, kinds and provenance (§3-§5, §10).
+
+The producer (entries, checkpoints, export) and the verifier both read them here.
+"""
 
 from __future__ import annotations
 
 from typing import Final
+
+from bitexact.crypto import GENESIS
+
+__all__ = ["GENESIS"]  # re-exported: the verifier names every fixed word from here
 
 FORMAT_JSON: Final = "bitexact-bundle/1"
 FORMAT_JSONL: Final = "bitexact-bundle-jsonl/1"
@@ -14,7 +21,6 @@ RUN_PREDICATE: Final = "https://bitexact.dev/run/v1"
 GRAPH_PREDICATE: Final = "https://bitexact.dev/provenance-graph/v1"
 
 ALGORITHMS: Final = ("blake2b-256", "sha256")
-GENESIS: Final = "0" * 64
 ENTRY_VERSION: Final = 2
 
 PROVENANCES: Final = ("observed", "asserted", "synthetic")
