@@ -25,6 +25,8 @@ from bitexact.capture.detectors import build
 from bitexact.capture.scan import Scanner
 from bitexact.crypto.keysources import KeyUnavailableError, load_key_file
 
+from .support import assert_block_matches_data
+
 VISA = "4111111111111111"
 MASTERCARD = "5555555555554444"
 IBAN = "DE89370400440532013000"
@@ -300,8 +302,10 @@ class StepClock:
     def __init__(self, step: float) -> None:
         self.now = 0.0
         self.step = step
+        self.reads = 0
 
     def __call__(self) -> float:
+        self.reads += 1
         self.now += self.step
         return self.now
 
@@ -313,28 +317,39 @@ def test_the_deadline_is_budget_ms_per_mib_and_at_least_one_mibs_worth() -> None
     assert Deadline.for_size(250, 2 * MIB, still).at == pytest.approx(100.5)
 
 
-def test_fields_the_scan_runs_out_of_time_on_are_withheld_and_declared(key_file: Path) -> None:
+def test_fields_the_scan_runs_out_of_time_on_are_withheld_and_declared(
+    key_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bitexact.capture import walk
+
+    monkeypatch.setattr(walk, "BATCH_CHARS", 1)  # one field per batch, to see where the scan stops
     policy = policy_with(key_file, budget_ms=1000)
-    # Each field holds many runs of digits; each reading of the clock costs 0.05 s,
-    # so the one-second budget runs out part way through.
     many = " ".join(["4111 1111 1111 1111"] * 40)
-    data = {f"f{i}": many for i in range(1, 7)} | {"tail": {"x": VISA}}
-    captured = apply_policy(policy, "tool_call", data, clock=StepClock(0.05))
+    data = {f"f{i}": many for i in range(1, 7)} | {"tail": {"x": VISA, "y": "card " + VISA}}
+    # A dry run counts how often the scan reads its clock; the real run's clock
+    # then advances so that the one-second budget runs out half way through.
+    counting = StepClock(0.0)
+    apply_policy(policy, "tool_call", data, clock=counting)
+    reads = counting.reads
+    captured = apply_policy(policy, "tool_call", data, clock=StepClock(2.0 / reads))
     stored = canonicalize(captured.data).decode()
     assert "4111 1111" not in stored and VISA not in stored  # never written raw
-    modes = {path: f["mode"] for path, f in captured.block["fields"].items()}
-    withheld = [path for path, mode in modes.items() if mode == "withheld"]
-    assert withheld, modes
+    assert "tail" not in captured.data  # its key, unread, is not kept either
+    assert_block_matches_data(captured.data, captured.block)
+    fields = captured.block["fields"]
+    scrubbed = [path for path, f in fields.items() if f["mode"] == "scrub"]
+    withheld = [path for path, f in fields.items() if f["mode"] == "withheld"]
+    assert scrubbed and withheld, fields  # stopped part way: some fields done, the rest withheld
+    assert scrubbed == [f"f{i}" for i in range(1, len(scrubbed) + 1)]  # in order, up to the deadline
     for path in withheld:
-        assert captured.block["fields"][path] == {"mode": "withheld", "cause": "scrub_failed", "reason": "budget"}
-    # Every field after the first one withheld is withheld too, its key included.
-    assert "[withheld key]" in captured.data
+        assert fields[path] == {"mode": "withheld", "cause": "scrub_failed", "reason": "budget"}
+    # A field after the deadline had its key unread too: stored as [withheld key].
+    assert "[withheld key]" in captured.data and captured.data["[withheld key]"] == "[withheld]"
+    assert captured.data["f1"].startswith("[PAN ****1111]")
     gap = captured.gaps[0]
     assert gap["cause"] == "scrub_failed" and set(gap["fields"]) == set(withheld)
-    assert gap["withheld"]["key_id"] == policy.key_id
-    content = canonicalize({path: data.get(path, data.get("tail")) for path in gap["fields"]})
-    assert gap["withheld"]["bytes"] > 0
-    assert isinstance(content, bytes)
+    assert set(gap["fields"].values()) == {"budget"}
+    assert gap["withheld"]["key_id"] == policy.key_id and len(gap["withheld"]["keyed"]) == 64
 
 
 def test_the_withheld_digest_opens_for_the_exact_content(key_file: Path) -> None:
@@ -399,6 +414,7 @@ def test_a_withheld_object_stays_withheld_when_a_key_inside_it_was_renamed() -> 
     captured = apply_policy(policy, "tool_call", {"boom": {VISA: 1, "x": "y"}, "ok": "fine"})
     assert captured.data == {"[withheld key]": "[withheld]", "ok": "fine"}
     assert VISA not in canonicalize(captured.data).decode()
+    assert_block_matches_data(captured.data, captured.block)
 
 
 def test_policy_detectors_beyond_the_default(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ import logging
 import pytest
 
 from bitexact.capture import CaptureLogFilter, load_policy, reassemble, scrub_stream, scrub_text
-from bitexact.capture.budget import Deadline
 from bitexact.capture.errors import ScrubFailedError
 
 VISA = "4111111111111111"

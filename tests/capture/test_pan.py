@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import PanDetector, is_pan, luhn_ok
@@ -154,5 +156,36 @@ def test_the_detector_checks_the_deadline_at_every_group() -> None:
     clock = StepClock()
     deadline = Deadline(at=50.5, clock=clock)
     with pytest.raises(BudgetExhausted):
-        PanDetector().find(" ".join(["1234"] * 1000), deadline)  # one run of 1000 groups
+        PanDetector().find(" ".join(["123"] * 1000), deadline)  # one run of 1000 groups
     assert clock.now < 100
+
+
+def test_a_long_run_summed_in_bulk_checks_the_deadline_at_every_candidate() -> None:
+    clock = StepClock()
+    deadline = Deadline(at=50.5, clock=clock)
+    with pytest.raises(BudgetExhausted):
+        PanDetector().find(" ".join(["4111 1111 1111 1111"] * 500), deadline)
+    assert clock.now < 100
+
+
+even_groups = st.lists(st.sampled_from(["4111", "1111", "5555", "4444", "0000", "12", "34", "987654", "4012", "8888"]), max_size=40)
+odd_tail = st.sampled_from(["", "5", "123", "88888"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(even_groups, odd_tail, st.sampled_from([" ", "-", "+"]), st.randoms(use_true_random=False))
+def test_the_bulk_luhn_path_finds_what_the_loop_finds(groups: list[str], tail: str, separator: str, rng) -> None:
+    from bitexact.capture.detectors import pan
+
+    for _ in range(rng.randrange(3)):
+        groups.insert(rng.randrange(len(groups) + 1), "4111 1111 1111 1111".replace(" ", separator))
+    text = "ref " + separator.join(groups + ([tail] if tail else [])) + " end"
+    saved = pan._BULK_GROUPS
+    try:
+        pan._BULK_GROUPS = 10**9
+        by_loop = PanDetector().find(text, Deadline.unlimited())
+        pan._BULK_GROUPS = 1
+        in_bulk = PanDetector().find(text, Deadline.unlimited())
+    finally:
+        pan._BULK_GROUPS = saved
+    assert in_bulk == by_loop

@@ -60,6 +60,15 @@ def test_the_contract_example_loads(tmp_path: Path, key_file: Path) -> None:
     policy = load_policy(str(write_policy(tmp_path, document)))
     assert policy.key is not None and len(policy.key_id) == 32
     assert policy.revoked == {"3a9f0c1d2e4b5a6978c0d1e2f3a4b5c6": "2026-10-01"}
+    assert policy.revoked_since("3a9f0c1d2e4b5a6978c0d1e2f3a4b5c6") == "2026-10-01"
+    assert not policy.active_key_revoked()
+
+
+def test_a_revoked_active_key_is_reported(key_file: Path) -> None:
+    key_id = parse_policy({"hash_only_key": {"file": str(key_file)}}).key_id
+    policy = parse_policy({"hash_only_key": {"file": str(key_file)}, "revoked_keys": {key_id: "2026-01-01"}})
+    assert policy.active_key_revoked()
+    assert policy.normalized["revoked_keys"] == {key_id: "2026-01-01"}
 
 
 @pytest.mark.parametrize(

@@ -186,3 +186,127 @@ def test_nothing_sensitive_survives_the_default_policy(step: tuple) -> None:
         assert iban.upper() not in blob, iban
     for secret in tokens:
         assert secret.upper() not in blob, secret
+
+
+pieces = st.sampled_from(
+    [
+        "4111 1111 1111 1111", "4111111111111111", "\u0664\u0661\u0661\u0661111111111111", "5555-5555-5555-4444",
+        "4111%201111%201111%201111", "DE89 3704 0044 0532 0130 00", "gb82west12345698765432", "token=abc123",
+        "Bearer abcdefgh12345678", "\nX-Api-Key: k9\n", "'password': 'pw1'", '"secret": "s1"', "ann@example.com",
+        "123-45-6789", "SSN", "0.4111111111111111", "12", " ", "-", "=", "%", "\\u0034", "{", "}", '"', ":", "x",
+    ]
+)
+joined_texts = st.lists(st.lists(pieces, max_size=8).map("".join), min_size=1, max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(joined_texts)
+def test_scanning_many_texts_at_once_is_the_same_as_one_at_a_time(texts: list[str]) -> None:
+    from bitexact.capture.budget import Deadline
+    from bitexact.capture.detectors import build
+    from bitexact.capture.scan import Scanner
+
+    scanner = Scanner(
+        build(
+            {
+                "pan": {"keep_last4": True}, "iban": {}, "credentials": {},
+                "us_ssn": {"require_context": True}, "email": {},
+                "custom": [{"name": "odd", "pattern": "[^a-z]{2}x"}],
+            }
+        )
+    )
+    deadline = Deadline.unlimited()
+    together = scanner.scrub_many(texts, deadline)
+    alone = {i: scanner.scrub_text(text, deadline) for i, text in enumerate(texts)}
+    assert together == {i: result for i, result in alone.items() if result[1]}
+
+
+digit_soup = st.text("0123456789 -+%2dDEGBNOxa.\u0661", max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(pieces | digit_soup, max_size=12).map("".join))
+def test_the_shared_digit_pass_finds_what_pan_and_iban_find_apart(text: str) -> None:
+    from bitexact.capture.budget import Deadline
+    from bitexact.capture.detectors import IbanDetector, PanDetector, PanIbanDetector
+
+    deadline = Deadline.unlimited()
+    together = PanIbanDetector(PanDetector(), IbanDetector()).find(text, deadline)
+    apart = sorted(PanDetector().find(text, deadline) + IbanDetector().find(text, deadline))
+    assert together == apart
+
+
+class _Boom:
+    """A detector with a bug: it raises on any text holding "boom"."""
+
+    name = "boom"
+    context_free = True
+
+    def find(self, text: str, deadline: Any, *, context: Any = None, prefilter: bool = False) -> list:
+        if "boom" in text:
+            raise ZeroDivisionError("a detector bug")
+        return []
+
+
+class _Clock:
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+_leaves = st.sampled_from(["4111111111111111", "card 4111 1111 1111 1111", "boom", "ok", "x", 5, None, "[PAN ****1111]"])
+_keys = st.sampled_from(["a", "b", "boom", "4111111111111111", "4111 1111 1111 1111", "[PAN ****1111]", "c.d", "e~f"])
+_values = st.recursive(_leaves, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=3), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(_keys, _values, min_size=1, max_size=5),
+    st.sampled_from([0.0, 0.01, 0.05, 0.2, 1.0]),
+    st.sampled_from([1, 16, 1 << 20]),
+    st.dictionaries(st.sampled_from(["a", "b", "boom", "a.b", "b.a"]), st.sampled_from(["scrub", "hash-only", "scrubbed-upstream"]), max_size=2),
+    st.sampled_from(
+        [
+            [{"kind": "*", "path": "*", "mode": "scrub"}],
+            [{"kind": "*", "path": "*.b", "mode": "hash-only"}, {"kind": "*", "path": "*", "mode": "scrub"}],
+            [{"kind": "*", "path": "*.a", "mode": "keep"}, {"kind": "*", "path": "*", "mode": "scrub"}],
+            [{"kind": "*", "path": "b.a", "mode": "hash-only", "linkable": True}, {"kind": "*", "path": "*", "mode": "scrub"}],
+            [{"kind": "*", "path": "a", "mode": "keep"}, {"kind": "*", "path": "*.boom", "mode": "scrub"}],
+        ]
+    ),
+)
+def test_whatever_fails_nothing_raw_is_stored_and_the_block_matches_the_data(
+    data: dict[str, Any], step: float, batch: int, hints: dict[str, str], rules: list[dict[str, Any]]
+) -> None:
+    import copy
+    import dataclasses
+
+    from bitexact.capture import walk
+    from bitexact.capture.detectors import build
+    from bitexact.capture.scan import Scanner
+
+    from .support import assert_block_matches_data
+
+    from bitexact.capture import parse_policy
+
+    ruled = parse_policy({"fields": rules})
+    policy = dataclasses.replace(ruled, scanner=Scanner((*build({"pan": {"keep_last4": True}}), _Boom())))
+    before = copy.deepcopy(data)
+    saved = walk.BATCH_CHARS
+    walk.BATCH_CHARS = batch
+    try:
+        captured = apply_policy(policy, "tool_call", data, hints=hints, clock=_Clock(step))
+    finally:
+        walk.BATCH_CHARS = saved
+    assert data == before  # the caller's data is never changed
+    if captured.withheld:
+        return  # a hint naming KEY.SUBKEY of something not an object
+    assert_block_matches_data(captured.data, captured.block)
+    if any(rule["mode"] == "keep" for rule in rules):
+        return  # a keep rule stores some values as captured, by design
+    stored = canonicalize(captured.data).decode()
+    assert "4111111111111111" not in stored and "4111 1111 1111 1111" not in stored

@@ -23,10 +23,10 @@ def test_a_sources_custody_is_parsed() -> None:
     [
         ("hash-only", "custody"),
         ({"result": 1}, "custody.result"),
-        ({"*": "scrub"}, "custody.*"),
+        ({"*": "scrub"}, "custody[0]"),
         ({"a.b.c": "scrub"}, "custody.a.b.c"),
         ({"a~2": "scrub"}, "custody.a~2"),
-        ({"": "scrub"}, "custody."),
+        ({"ok": "scrub", "": "scrub"}, "custody[1]"),
     ],
 )
 def test_custody_that_is_not_one_is_refused_naming_the_field(custody: object, field: str) -> None:
@@ -47,3 +47,28 @@ def test_headers_named_in_the_credential_table_are_redacted() -> None:
 def test_a_query_alone_is_redacted_by_the_same_rule() -> None:
     assert redact_query("?q=claims&API_KEY=s3cr3t") == "q=claims&API_KEY=%5Bredacted%5D"
     assert redact_query("") == ""
+
+
+def test_a_hint_that_is_not_one_is_never_quoted() -> None:
+    # The agent's free text could be the very value it meant to protect.
+    pan = "4111111111111111"
+    for custody in ({"args": pan}, {"args": "scrubbed-upstream:-" + pan}, {pan: "hash-only", "x": "keep"}, {pan: pan}):
+        with pytest.raises(HintError) as caught:
+            check_source_fields({"custody": custody})
+        assert pan not in str(caught.value) and pan not in caught.value.field
+
+
+def test_the_gap_for_a_hint_that_is_not_one_holds_no_agent_text() -> None:
+    from bitexact.capture import apply_policy, load_policy
+
+    pan = "4111111111111111"
+    captured = apply_policy(load_policy(), "tool_call", {"args": [pan]}, hints={"args": pan})
+    assert captured.withheld and pan not in repr(captured.gaps)
+
+
+def test_a_tool_named_in_a_claim_is_read_by_the_detectors_too() -> None:
+    from bitexact.capture import apply_policy, load_policy
+
+    pan = "4111111111111111"
+    captured = apply_policy(load_policy(), "tool_call", {"args": ["x"]}, hints={"args": "scrubbed-upstream:" + pan})
+    assert captured.block["fields"]["args"] == {"mode": "scrubbed-upstream", "by": "[PAN ****1111]"}

@@ -27,12 +27,13 @@ from bitexact.capture.block import (
 )
 from bitexact.capture.budget import BudgetExhausted, Clock, Deadline
 from bitexact.capture.errors import CaptureInputError, HintError, ScrubFailedError
-from bitexact.capture.hints import COLLECTOR_ONLY, UPSTREAM, Hint, parse_custody
+from bitexact.capture.hints import COLLECTOR_ONLY, UPSTREAM, Hint, hint_field, parse_custody
 from bitexact.capture.paths import spell
 from bitexact.capture.policy import CapturePolicy
 from bitexact.capture.rules import GOVERNED_KINDS, NONE, StepRules
 from bitexact.capture.scan import DetectorFailed
 from bitexact.capture.walk import HINT, Walk
+from bitexact.crypto import ALGORITHMS
 from bitexact.errors import CanonicalizationError
 
 # Declarations a collector made that the recorder leaves as they arrived.
@@ -78,11 +79,11 @@ def _source(source: int | None) -> dict[str, Any]:
 
 
 def _check_hint_targets(hints: tuple[Hint, ...], data: dict[str, Any]) -> None:
-    for hint in hints:
+    for position, hint in enumerate(hints):
         if len(hint.segments) == 2 and hint.segments[0] in data and not isinstance(data[hint.segments[0]], dict):
             raise HintError(
-                f"custody.{hint.path}",
-                f"{spell(hint.segments[:1])} is not an object; a hint names KEY or KEY.SUBKEY of an object",
+                hint_field(hint.path, position),
+                "names a sub-key of something that is not an object; a hint names KEY or KEY.SUBKEY of an object",
             )
 
 
@@ -107,6 +108,8 @@ def apply_policy(
     """
     if not isinstance(data, dict):
         raise CaptureInputError(f"a step's data is a JSON object, not {type(data).__name__}")
+    if alg not in ALGORITHMS:
+        raise CaptureInputError(f"alg is one of {', '.join(ALGORITHMS)}, not {alg!r}")
     if not isinstance(applied_by, str) or not applied_by:
         raise CaptureInputError("applied_by names who applied the policy (recorder, or a collector's name)")
     if COLLECTOR_ONLY in data:
@@ -168,11 +171,17 @@ def apply_policy(
     for chain, _rule, unit_index in walk.unscanned:
         if not walk.units[unit_index].withheld:
             fields.setdefault(walk.path(chain), {"mode": "unscanned"})
+    # A claim is declared where its field is stored (its key may have been renamed).
+    stored_at = {walk.captured_path(unit.chain): unit for unit in walk.units}
     for hint in parsed:
         if hint.mode != UPSTREAM or not _present(data, hint.segments):
             continue
-        path = spell(hint.segments)
-        claim = {"by": hint.by} if hint.by else {}
+        unit = stored_at.get(spell(hint.segments))
+        path = spell(hint.segments) if unit is None else walk.path(unit.chain)
+        if not _stored(out, path):
+            continue  # inside an object kept hash-only or withheld whole: that declaration covers it
+        # The tool's name is the agent's text, stored in the block: the detectors read it too.
+        claim = {"by": policy.scanner.scrub_text(hint.by, Deadline.unlimited())[0]} if hint.by else {}
         if path in fields:
             fields[path].update({"claim": UPSTREAM, **claim})
         else:
@@ -204,6 +213,17 @@ def _present(data: dict[str, Any], segments: tuple[str, ...]) -> bool:
     if segments[0] not in data:
         return False
     return len(segments) == 1 or (isinstance(data[segments[0]], dict) and segments[1] in data[segments[0]])
+
+
+def _stored(data: Any, path: str) -> bool:
+    """Whether a committed path (one or two escaped keys) names a value the entry stores."""
+    value = data
+    for part in path.split(".", 1):
+        key = part.replace("~1", ".").replace("~0", "~")
+        if not isinstance(value, dict) or key not in value:
+            return False
+        value = value[key]
+    return True
 
 
 def _settled_paths(prior: dict[str, Any] | None) -> frozenset[str]:

@@ -51,7 +51,12 @@ class Hint:
 
 
 def parse_hint(value: object, field: str) -> tuple[HintMode, str | None]:
-    """A hint's mode and tool; :class:`HintError` when it is not one."""
+    """A hint's mode and tool; :class:`HintError` when it is not one.
+
+    The error never quotes the value: a hint that is not one is the agent's
+    free text (it could be the very card number it meant to protect), and the
+    message reaches logs and failure records.
+    """
     if not isinstance(value, str):
         raise HintError(field, "a custody hint is a string: scrub, hash-only or scrubbed-upstream[:TOOL]")
     if value in ("scrub", "hash-only", UPSTREAM):
@@ -63,10 +68,28 @@ def parse_hint(value: object, field: str) -> tuple[HintMode, str | None]:
             return UPSTREAM, tool
         raise HintError(
             field,
-            f"{value!r}: the tool after scrubbed-upstream: is a letter or digit, then letters, "
+            f"the tool after scrubbed-upstream: ({len(tool)} characters) is a letter or digit, then letters, "
             "digits and . _ -, up to 64 characters",
         )
-    raise HintError(field, f"{value!r} is not a custody hint: scrub, hash-only or scrubbed-upstream[:TOOL]")
+    raise HintError(
+        field, f"not a custody hint ({len(value)} characters): scrub, hash-only or scrubbed-upstream[:TOOL]"
+    )
+
+
+_PLAIN_PATH = re.compile(r"[A-Za-z_~\-][A-Za-z0-9_.~\-]{0,63}")
+_DIGITS = re.compile(r"\d")
+
+
+def hint_field(path: str, position: int) -> str:
+    """How an error names a hint: by its path when that is a plain key, else by its position.
+
+    A path is the agent's text too; one that could hold a number worth
+    protecting (six or more digits, or anything but a plain key) is named
+    ``custody[N]`` instead of being quoted.
+    """
+    if _PLAIN_PATH.fullmatch(path) and len(_DIGITS.findall(path)) < 6:
+        return f"custody.{path}"
+    return f"custody[{position}]"
 
 
 def _segments(path: str, field: str) -> tuple[str, ...]:
@@ -74,11 +97,11 @@ def _segments(path: str, field: str) -> tuple[str, ...]:
     parts = (top, sub) if dot else (top,)
     for part in parts:
         if part == "" or "*" in part:
-            raise HintError(field, f"{path!r}: a hint names KEY or KEY.SUBKEY (no wildcards, no empty keys)")
+            raise HintError(field, "a hint names KEY or KEY.SUBKEY (no wildcards, no empty keys)")
         if "." in part:
-            raise HintError(field, f"{path!r}: a hint names at most KEY.SUBKEY (a dot in a key is ~1)")
+            raise HintError(field, "a hint names at most KEY.SUBKEY (a dot in a key is ~1)")
         if re.search(r"~(?![01])", part):
-            raise HintError(field, f"{path!r}: a ~ in a key is written ~0")
+            raise HintError(field, "a ~ in a key is written ~0")
     return tuple(unesc(p) for p in parts)
 
 
@@ -89,10 +112,10 @@ def parse_custody(custody: object) -> tuple[Hint, ...]:
     if not isinstance(custody, dict):
         raise HintError("custody", "custody is an object mapping a path to a hint")
     hints = []
-    for path, value in custody.items():
+    for position, (path, value) in enumerate(custody.items()):
         if not isinstance(path, str):
-            raise HintError("custody", "a custody path is a string")
-        field = f"custody.{path}"
+            raise HintError(f"custody[{position}]", "a custody path is a string")
+        field = hint_field(path, position)
         mode, by = parse_hint(value, field)
         hints.append(Hint(path, _segments(path, field), mode, by))
     return tuple(hints)

@@ -35,7 +35,11 @@ class CaptureLogFilter(logging.Filter):
         """Scrub the record in place; never drops it."""
         if self.policy.off:
             return True
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string: never let its raw arguments through
+            record.msg, record.args = UNSCANNED_MESSAGE, None
+            return True
         scrubbed = self._scrub(message)
         if scrubbed != message or record.args:
             record.msg = scrubbed

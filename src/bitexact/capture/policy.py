@@ -191,6 +191,14 @@ class CapturePolicy:
                 return key
         return None
 
+    def revoked_since(self, key_id: str) -> str | None:
+        """The date from which a key may be in other hands, or ``None`` when it is not revoked."""
+        return self.revoked.get(key_id)
+
+    def active_key_revoked(self) -> bool:
+        """Whether new hash-only fields would be committed under a revoked key (health: critical)."""
+        return self.key is not None and self.key.key_id in self.revoked
+
     def needs_key(self) -> bool:
         """Whether a rule keeps a field hash-only (health: capture-key-missing when no key)."""
         return any(rule.mode == "hash-only" for rule in self.rules)
@@ -200,9 +208,6 @@ class CapturePolicy:
         if self.off:
             return {"policy": "off"}
         return {"policy": self.name, "digest": self.digest, **(self.normalized or {})}
-
-
-_OFF_SCANNER: Scanner | None = None
 
 
 def off_policy() -> CapturePolicy:

@@ -8,11 +8,12 @@ token, each key, and every value a repeated key shadows (the raw token
 stream sees every pair). A value under a key in the credential table is
 replaced whole.
 
-Speed comes from scanning many values at once: :meth:`Scanner.flag` joins
-texts with NUL (which no detector reads across) and runs each detector once
-over the whole, in the regex engine's C loops; only the texts a finding
-touches are scanned again on their own, where context and JSON documents
-are handled exactly.
+Speed comes from scanning many values at once: :meth:`Scanner.scrub_many`
+joins texts with NUL (which no detector reads across) and runs each detector
+once over the whole, in the regex engine's C loops. A finding inside one
+text from a detector that needs no context is applied as found; a text that
+needs more (a JSON document with escapes, an SSN's context, a match across
+a NUL) is scanned again on its own, where it is handled exactly.
 """
 
 from __future__ import annotations
@@ -26,15 +27,16 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
+from bitexact.canon import es6_number
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import Detector, Finding, holds_credential, is_credential_name
-from bitexact.capture.detectors.credentials import ALREADY_TOKENS, TOKEN as CREDENTIAL_TOKEN
-from bitexact.canon import es6_number
+from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 
 MAX_NESTED_DOCUMENTS = 32
 """JSON documents nested in strings deeper than this fail the scan (withheld, never kept)."""
 
 _SEPARATOR = "\x00"
+_SCAN_ALONE = 64 * 1024  # characters: a text this long is not joined with others
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 _DOCUMENT_START = re.compile(r"\s*[\[{]")
 _DOCUMENT_END = re.compile(r"[\]}]\s*\Z")
@@ -96,9 +98,11 @@ class Scanner:
     detectors: tuple[Detector, ...]
 
     def __post_init__(self) -> None:
-        self.rank = {d.name: i for i, d in enumerate(self.detectors)}
-        self.by_key = any(d.name == "credentials" for d in self.detectors)
-        names = {d.name for d in self.detectors}
+        # A detector may stand for several (pan and iban share one pass).
+        names = [n for d in self.detectors for n in getattr(d, "names", (d.name,))]
+        self.rank = {name: i for i, name in enumerate(names)}
+        self.by_key = "credentials" in names
+        names = set(names)
         # The fewest digits a number must have for a detector to find anything
         # in it: a custom pattern may match any; an SSN has 9; a card number 12.
         if names - {"pan", "iban", "credentials", "us_ssn", "email"}:
@@ -191,6 +195,21 @@ class Scanner:
         if not texts or not self.detectors:
             return {}
         context = context_of or (lambda index: None)
+        changed: dict[int, tuple[str, Counter[str]]] = {}
+        # A large text is scanned on its own: joining would only copy it.
+        large = [i for i, text in enumerate(texts) if len(text) >= _SCAN_ALONE]
+        for index in large:
+            new, counts = self.scrub_text(texts[index], deadline, context=context(index), depth=depth)
+            if counts:
+                changed[index] = (new, counts)
+        if large:
+            rest = [i for i in range(len(texts)) if len(texts[i]) < _SCAN_ALONE]
+            if rest:
+                inner = self.scrub_many(
+                    [texts[i] for i in rest], deadline, context_of=lambda i: context(rest[i]), depth=depth
+                )
+                changed.update({rest[i]: result for i, result in inner.items()})
+            return changed
         if len(texts) == 1:
             new, counts = self.scrub_text(texts[0], deadline, context=context(0), depth=depth)
             return {0: (new, counts)} if counts else {}
@@ -216,7 +235,6 @@ class Scanner:
             if looks_like_document(texts[index]):
                 rescan.add(index)
             position = joined.find("\\", starts[index + 1]) if index + 1 < len(texts) else -1
-        changed: dict[int, tuple[str, Counter[str]]] = {}
         for index in sorted(rescan.union(direct)):
             text = texts[index]
             if index in rescan or looks_like_document(text):
@@ -335,15 +353,14 @@ class Scanner:
             return start, start + 1
         depth = 0
         for end in range(start, len(tokens)):
-            ch = tokens[end][2][0]
-            if ch in "{[" and tokens[end][2] in ("{", "["):
+            token = tokens[end][2]
+            if token in ("{", "["):
                 depth += 1
-            elif tokens[end][2] in ("}", "]"):
+            elif token in ("}", "]"):
                 depth -= 1
                 if depth == 0:
-                    if end == start + 1:
-                        return None  # {} or []: nothing held
-                    return start, end + 1
+                    # {} or [] holds nothing; anything else is replaced whole.
+                    return None if end == start + 1 else (start, end + 1)
         return None
 
 

@@ -14,8 +14,7 @@ texts field by field, in batches, under the step's deadline:
 
 Nothing found in a batch is applied until the whole batch has scanned.
 
-The caller's data is never changed: containers are copied on first write
-(with their ancestors), so a clean step costs no copy at all.
+The caller's data is never changed (:mod:`bitexact.capture.output`).
 
 A field ("unit" here) is a committed path (bundle-format.md §4.1): ``KEY``,
 or ``KEY.SUBKEY`` under an object-valued key, whose own key is then a unit
@@ -30,13 +29,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bitexact.canon import MAX_DEPTH
 from bitexact.capture.block import HASH_ONLY_PLACEHOLDER, WITHHELD_KEY, WITHHELD_PLACEHOLDER
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import holds_credential, is_credential_name
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
-from bitexact.capture.errors import CaptureInputError
 from bitexact.capture.hints import Hint
+from bitexact.capture.output import Chain, Output
 from bitexact.capture.paths import spell
 from bitexact.capture.rules import NONE, StepRules
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
@@ -48,8 +46,6 @@ BATCH_CHARS = 256 * 1024
 BYTES_KEY = "b64"
 """A key holding base64 bytes: no detector reads them; declared unscanned."""
 _KEY = object()  # marks a text that is an object key, not a value
-
-Chain = tuple  # ((container, key), ...) from the data root to a position
 
 
 @dataclass
@@ -119,35 +115,15 @@ class Walk:
         self.units: list[Unit] = []
         self.hash_only: list[HashOnly] = []
         self.unscanned: list[tuple[Chain, int, int]] = []
-        self.renames: dict[int, dict[Any, str]] = {}
-        self.parents: dict[int, tuple[Any, Any, Any]] = {}  # id -> (parent, key, container)
-        self.copies: dict[int, Any] = {}
-        self.root: dict[str, Any] = {}
+        self.out = Output({})
         self.unit = -1
 
-    # -- copy on write ------------------------------------------------------
-
     def writable(self, container: Any) -> Any:
-        """The copy of ``container`` in the output, made (with its ancestors') on first use."""
-        copy = self.copies.get(id(container))
-        if copy is None:
-            copy = dict(container) if isinstance(container, dict) else list(container)
-            self.copies[id(container)] = copy
-            parent = self.parents.get(id(container))
-            if parent is not None:
-                self.writable(parent[0])[parent[1]] = copy
-        return copy
+        """The output copy of ``container`` (see :class:`Output`)."""
+        return self.out.writable(container)
 
     def _enter(self, container: Any, parent: Any, key: Any, depth: int) -> Any:
-        """Register ``container`` under ``parent[key]``; a container met twice is copied apart."""
-        if depth > MAX_DEPTH:
-            raise CaptureInputError(f"the step's data is nested deeper than {MAX_DEPTH} levels")
-        if id(container) in self.parents or container is self.root:
-            # The same object twice (shared, or a cycle): give this place its own copy.
-            container = dict(container) if isinstance(container, dict) else list(container)
-            self.writable(parent)[key] = container
-        self.parents[id(container)] = (parent, key, container)
-        return container
+        return self.out.enter(container, parent, key, depth)
 
     # -- modes ------------------------------------------------------------
 
@@ -181,7 +157,7 @@ class Walk:
 
     def run(self, data: dict[str, Any]) -> None:
         """Decide every position and collect what to scan; then :meth:`scan` and :meth:`finish`."""
-        self.root = data
+        self.out = Output(data)
         star = self.rules.star
         by_key = self.rules.by_key
         by_name = self.rules.by_name
@@ -244,7 +220,7 @@ class Walk:
         """Decide ``container[key]`` (holding ``value``) and everything under it."""
         mode, source = self._mode(rule, hint)
         chain = (*parents, (container, key))
-        if self.skip_paths and self._spell(chain) in self.skip_paths:
+        if self.skip_paths and self.out.spell(chain) in self.skip_paths:
             return  # already declared by a collector: left as it arrived
         text_key = isinstance(key, str)
         if text_key and max(mode, parent_mode) >= SCRUB:
@@ -408,7 +384,7 @@ class Walk:
         except DetectorFailed:
             return
         if changed:
-            self.renames.setdefault(id(self.ref_container[unit.key_item]), {})[unit.key] = changed[0][0]
+            self.out.rename(self.ref_container[unit.key_item], unit.key, changed[0][0])
         unit.key_read = True
 
     def _scan_units(self, batch: list[int], deadline: Deadline) -> None:
@@ -428,7 +404,7 @@ class Walk:
             key = self.ref_key[item]
             source = self.ref_source[item]
             if self.ref_context[item] is _KEY:
-                self.renames.setdefault(id(container), {})[key] = new
+                self.out.rename(container, key, new)
             else:
                 self.writable(container)[key] = new
             owner = self.units[batch[bisect.bisect_right(firsts, item) - 1]]
@@ -439,64 +415,30 @@ class Walk:
     # -- completion ---------------------------------------------------------
 
     def finish(self) -> dict[str, Any]:
-        """Withhold failed units, apply key renames (order kept, keys never merged); the data to store."""
+        """Withhold failed units and apply key renames; returns the data to store."""
         withheld: list[Unit] = []
         for unit in self.units:
             if unit.withheld is None:
                 continue
             for child in unit.children:
-                self.units[child].withheld = self.units[child].withheld or "parent"
+                # The whole object is withheld: nothing is written inside it.
+                self.units[child].withheld = "parent"
             if unit.withheld == "parent":
                 continue
             withheld.append(unit)
             unit.counts.clear()
             if unit.key_item is not None and not unit.key_read:
                 # Its key was not read (or was, in a batch that failed): not kept either.
-                self.renames.setdefault(id(unit.container), {})[unit.key] = WITHHELD_KEY
-        for container_id, changes in list(self.renames.items()):
-            changes = {old: new for old, new in changes.items() if new != old}
-            if not changes:
-                continue
-            target = self.writable(self._container(container_id))
-            items = list(target.items())
-            target.clear()
-            # Keys that keep their names keep them; a renamed key that would
-            # collide gets " (2)", " (3)"... so no two values merge.
-            taken = {key for key, _ in items if key not in changes}
-            final: dict[Any, str] = {}
-            for key, value in items:
-                if key in changes:
-                    name = _unique(changes[key], taken)
-                    taken.add(name)
-                else:
-                    name = key
-                target[name] = value
-                final[key] = name
-            self.renames[container_id] = final
-        # Last, so no copy made above (a rename inside a withheld field) can
-        # put a withheld value back.
+                self.out.rename(unit.container, unit.key, WITHHELD_KEY)
+        self.out.apply_renames()
+        # Last, so no copy made by a rename inside a withheld field puts its value back.
         for unit in withheld:
             self.set_field(unit, WITHHELD_PLACEHOLDER)
-        return self.copies.get(id(self.root), self.root)
-
-    def _container(self, container_id: int) -> Any:
-        if container_id == id(self.root):
-            return self.root
-        return self.parents[container_id][2]
-
-    def _spell(self, chain: Chain) -> str:
-        """The block path of a position, keys as renamed."""
-        segments = []
-        for container, key in chain:
-            if isinstance(container, list):
-                segments.append(key)
-            else:
-                segments.append(self.renames.get(id(container), {}).get(key, key))
-        return spell(segments)
+        return self.out.data()
 
     def path(self, chain: Chain) -> str:
         """The final block path of a position (after :meth:`finish`)."""
-        return self._spell(chain)
+        return self.out.spell(chain)
 
     @staticmethod
     def captured_path(chain: Chain) -> str:
@@ -505,19 +447,9 @@ class Walk:
 
     def set_field(self, unit: Unit, value: Any) -> None:
         """Store ``value`` for a unit's field in the output (after :meth:`finish`)."""
-        key = self.renames.get(id(unit.container), {}).get(unit.key, unit.key)
-        self.writable(unit.container)[key] = value
+        self.writable(unit.container)[self.out.stored_key(unit.container, unit.key)] = value
 
     def withheld_units(self) -> list[Unit]:
         """The units withheld, their parents' children left out."""
         return [u for u in self.units if u.withheld and u.withheld != "parent"]
 
-
-def _unique(name: str, taken: set[Any]) -> str:
-    """``name``, or ``name (2)``, ``name (3)``... when an earlier key already has it."""
-    if name not in taken:
-        return name
-    n = 2
-    while f"{name} ({n})" in taken:
-        n += 1
-    return f"{name} ({n})"

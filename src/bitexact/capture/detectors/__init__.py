@@ -17,6 +17,7 @@ from bitexact.capture.detectors.credentials import (
     holds_credential,
     is_credential_name,
 )
+from bitexact.capture.detectors.digits import PanIbanDetector
 from bitexact.capture.detectors.custom import CustomDetector, PatternRefused, validate_name, validate_pattern
 from bitexact.capture.detectors.email import EmailDetector
 from bitexact.capture.detectors.iban import IbanDetector, iban_ok
@@ -30,9 +31,12 @@ ORDER = (*BUILTIN, "custom")
 def build(config: dict[str, Any]) -> tuple[Detector, ...]:
     """Detector objects for a normalized configuration (see ``policy.normalize_detectors``)."""
     built: list[Detector] = []
-    if "pan" in config:
+    if "pan" in config and "iban" in config:
+        # One pass finds the sites of both (see detectors/digits.py).
+        built.append(PanIbanDetector(PanDetector(keep_last4=config["pan"]["keep_last4"]), IbanDetector()))
+    elif "pan" in config:
         built.append(PanDetector(keep_last4=config["pan"]["keep_last4"]))
-    if "iban" in config:
+    elif "iban" in config:
         built.append(IbanDetector())
     if "credentials" in config:
         built.append(CredentialsDetector())
@@ -56,6 +60,7 @@ __all__ = [
     "Finding",
     "IbanDetector",
     "PanDetector",
+    "PanIbanDetector",
     "PatternRefused",
     "SsnDetector",
     "ascii_digits",

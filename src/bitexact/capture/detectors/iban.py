@@ -65,13 +65,14 @@ class IbanDetector:
             begin = start.start() - 2
             if begin < resume:
                 continue
-            hit = self._at(text, begin, start.end())
+            hit = self.at(text, begin, start.end())
             if hit is not None:
                 found.append(hit)
                 resume = hit.end
         return found
 
-    def _at(self, text: str, begin: int, after_check: int) -> Finding | None:
+    def at(self, text: str, begin: int, after_check: int) -> Finding | None:
+        """The IBAN whose country code starts at ``begin`` (check digits end at ``after_check``), if any."""
         country = text[begin : begin + 2].upper()
         length = LENGTHS.get(country)
         if length is None:

@@ -8,18 +8,24 @@ number written next to other numbers ("4111 1111 1111 1111 123") is found;
 a run of digits with no separator is one group and is never cut. The digits
 of a decimal fraction (after ``0.``) are not a candidate. A window
 is a card number when its issuer prefix allows its length and the Luhn check
-passes. From each group, the longest window that is a card number wins.
+passes. From each group, the longest window that is a card number wins,
+and the search goes on after it.
 
-Only windows whose issuer prefix is plausible reach the Luhn check, and the
-first pass over the text is one flat character-class regex, so the cost per
-MiB is dominated by the regex engine's C loop.
+The first pass over the text is one flat character-class regex (the regex
+engine's C loop). In a run, a start whose first four digits no issuer uses
+is skipped at once; for a long run of even-length groups the Luhn sums of
+all windows are done in bulk (:meth:`PanDetector._windows_bulk`), so only
+windows that pass Luhn are looked at one by one.
 """
 
 from __future__ import annotations
 
 import re
-from itertools import accumulate
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors.base import RUN_CHARS, SEPARATOR_UNIT, Finding, ascii_digits
@@ -106,6 +112,34 @@ _PIECE = re.compile(r"(?:%2[0dD]|[ \-+\u00a0])+|\d+|\D")
 _SEPARATOR = re.compile(rf"{SEPARATOR_UNIT}{{1,3}}")
 _PLAIN_SEPARATORS = frozenset({" ", "-", "+", "\u00a0", "%20", "%2D", "%2d", " - ", "  ", "   ", "--"})
 _TO_SPACE = str.maketrans("-+", "  ")
+_BULK_GROUPS = 64  # a run of at least this many groups has its Luhn sums done in bulk
+
+
+def _groups_needed(tally: Any, reached: Callable[[int], bool], otherwise: int) -> int:
+    """How many groups, taken in ``tally``'s order ((length, count) pairs), first make ``reached`` true."""
+    total = 0
+    taken = 0
+    for length, number in tally:
+        for _ in range(min(number, MAX_DIGITS + 1)):
+            total += length
+            taken += 1
+            if reached(total):
+                return taken
+    return otherwise
+
+
+class _GroupLuhn(dict[str, int]):
+    """What a group of ASCII digits adds to a Luhn sum ending with its last digit."""
+
+    def __missing__(self, group: str) -> int:
+        raw = group.encode("ascii")
+        value = sum(raw[-1::-2]) + sum(raw[-2::-2].translate(_DOUBLED)) - 48 * len(raw)
+        if len(self) < 200_000:  # groups repeat (there are 10,000 of four digits); bound the memory
+            self[group] = value
+        return value
+
+
+_LUHN_LAST_PLAIN = _GroupLuhn()
 
 
 @dataclass
@@ -133,13 +167,13 @@ class PanDetector:
         found: list[Finding] = []
         for run in _RUN.finditer(text):
             deadline.check()
-            start = run.start()
-            if start >= 2 and text[start - 1] == "." and text[start - 2].isdecimal():
-                continue  # the digits of a decimal fraction (0.4532...) are not a card number
-            self._scan_run(run.group(), start, deadline, found)
+            self.scan_run(text, run.group(), run.start(), deadline, found)
         return found
 
-    def _scan_run(self, run: str, base: int, deadline: Deadline, found: list[Finding]) -> None:
+    def scan_run(self, text: str, run: str, base: int, deadline: Deadline, found: list[Finding]) -> None:
+        """The card numbers in one run of ``text`` starting at ``base``."""
+        if base >= 2 and text[base - 1] == "." and text[base - 2].isdecimal():
+            return  # the digits of a decimal fraction (0.4532...) are not a card number
         if run.isdecimal():
             # One group of digits: a card number only if it is all of it.
             if MIN_DIGITS <= len(run) <= MAX_DIGITS:
@@ -155,7 +189,7 @@ class PanDetector:
             if "" not in tokens:
                 # One single separator between groups (the common case): each
                 # group starts at its digit offset plus one character per group before it.
-                self._windows(None, list(map(len, tokens)), "".join(tokens), deadline, found, base=base)
+                self._windows(None, list(map(len, tokens)), "".join(tokens), deadline, found, base=base, groups=tokens)
                 return
         # Split the run into groups of digits; a separator that is not one
         # (a lone "%", a "d") ends a sub-run, which is scanned on its own.
@@ -183,6 +217,7 @@ class PanDetector:
         found: list[Finding],
         *,
         base: int = 0,
+        groups: list[str] | None = None,
     ) -> None:
         """Every window of whole groups holding 12 to 19 digits; the longest card number from each group.
 
@@ -192,6 +227,12 @@ class PanDetector:
         count = len(lengths)
         if not count or len(digits) < MIN_DIGITS:
             return
+        if groups is not None and count >= _BULK_GROUPS:
+            tally = Counter(lengths)
+            tally[lengths[-1]] -= 1  # every group but the last (which may be odd)
+            if not any(length & 1 for length, number in tally.items() if number):
+                self._windows_bulk(starts, lengths, digits, groups, +tally, deadline, found, base=base)
+                return
         offsets = [0, *accumulate(lengths)]
         total_digits = offsets[-1]
         raw = digits.encode("ascii")
@@ -235,3 +276,87 @@ class PanDetector:
             found.append(Finding(span[0], span[1], self.token(card), NAME))
             i = best
         self.candidates += candidates
+
+    def _windows_bulk(
+        self,
+        starts: list[int] | None,
+        lengths: list[int],
+        digits: str,
+        groups: list[str],
+        tally: Counter[int],
+        deadline: Deadline,
+        found: list[Finding],
+        *,
+        base: int = 0,
+    ) -> None:
+        """:meth:`_windows` for a long run of even-length groups, the Luhn sums done in bulk.
+
+        When every group before a window's end has an even number of digits,
+        each group's last digit is an even number of digits from the end of
+        every window it is in, so it adds one fixed amount to the Luhn sum of
+        each. With running sums of those amounts mod 10, a window passes Luhn
+        exactly when the running sums at its two ends are equal, and the
+        equal pairs k groups apart are found for every start at once by
+        XOR-ing the two byte strings as integers. The windows ending with an
+        odd-length last group are checked one by one. Only windows that pass
+        Luhn reach the issuer check; the longest card number from each group
+        wins, as in :meth:`_windows`, which gives the same findings.
+        """
+        deadline.check()
+        count = len(lengths)
+        offsets = [0, *accumulate(lengths)]
+        even = count - (lengths[-1] & 1)  # groups [0, even) all have an even length
+        amounts = map(_LUHN_LAST_PLAIN.__getitem__, groups[:even])
+        running = bytes(map((10).__rmod__, accumulate(amounts, initial=0)))
+        # Only group counts some window can have 12 to 19 digits with: at least
+        # as many as the longest groups need to reach 12, at most as many as the
+        # shortest fit in 19. (Counted, not sorted: a run can hold millions of groups.)
+        if even == count:
+            tally = tally + Counter({lengths[-1]: 1})  # the last group is even: it counts too
+        ordered = sorted(tally.items())  # (length, how many) of the groups [0, even)
+        fewest = _groups_needed(reversed(ordered), lambda total: total >= MIN_DIGITS, even + 1)
+        most = _groups_needed(ordered, lambda total: total > MAX_DIGITS, even + 1) - 1
+        best: dict[int, int] = {}  # start group -> end group of its longest card number
+        at = deadline.at
+        clock = deadline.clock
+        allowed = _ALLOWED
+        candidates = 0
+        for k in range(fewest, min(most, even) + 1):
+            deadline.check()
+            width = even + 1 - k
+            # A zero byte at i: the window of k groups from group i passes Luhn.
+            same = (int.from_bytes(running[k:], "big") ^ int.from_bytes(running[:width], "big")).to_bytes(width, "big")
+            find = same.find
+            i = find(0)
+            while i != -1:
+                if at is not None and clock() > at:
+                    self.candidates += candidates
+                    raise BudgetExhausted()
+                a = offsets[i]
+                size = offsets[i + k] - a
+                if MIN_DIGITS <= size <= MAX_DIGITS:
+                    candidates += 1
+                    if digits[a : a + 4] in allowed[size] and i + k > best.get(i, -1):
+                        best[i] = i + k
+                i = find(0, i + 1)
+        self.candidates += candidates
+        for i in range(even, -1, -1) if even < count else ():
+            size = offsets[count] - offsets[i]
+            if size > MAX_DIGITS:
+                break
+            if size >= MIN_DIGITS:
+                self.candidates += 1
+                if is_pan(digits[offsets[i] : offsets[count]]):
+                    best[i] = count  # the longest from i: no window from i ends later
+        resume = 0
+        for i in sorted(best):
+            if i < resume:
+                continue
+            j = best[i]
+            card = digits[offsets[i] : offsets[j]]
+            if starts is None:
+                span = (base + offsets[i] + i, base + offsets[j] + j - 1)
+            else:
+                span = (starts[i], starts[j - 1] + lengths[j - 1])
+            found.append(Finding(span[0], span[1], self.token(card), NAME))
+            resume = j
