@@ -13,15 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bitexact.evidence.paths import escape as esc
+from bitexact.evidence.paths import split_path
+from bitexact.evidence.paths import unescape as unesc
 
-def esc(key: str) -> str:
-    """Escape one key for a path."""
-    return key.replace("~", "~0").replace(".", "~1")
-
-
-def unesc(part: str) -> str:
-    """Undo :func:`esc` (``~1`` first, then ``~0``)."""
-    return part.replace("~1", ".").replace("~0", "~")
+__all__ = ["esc", "spell", "split_rule_path", "unesc"]
 
 
 def spell(segments: Sequence[str | int]) -> str:
@@ -31,5 +27,5 @@ def spell(segments: Sequence[str | int]) -> str:
 
 def split_rule_path(path: str) -> tuple[str, ...]:
     """Split a rule or hint path (``KEY`` or ``KEY.SUBKEY``) at its first dot, unescaped."""
-    top, dot, sub = path.partition(".")
-    return (unesc(top), unesc(sub)) if dot else (unesc(top),)
+    top, sub = split_path(path)
+    return (top, sub) if sub is not None else (top,)
