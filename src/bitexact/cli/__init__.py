@@ -9,9 +9,12 @@ import click
 import bitexact
 from bitexact.cli.audit import redact_command, repair_command
 from bitexact.cli.bundles import export_command, verify_command
+from bitexact.cli.capture import capture_group
 from bitexact.cli.context import AppContext
 from bitexact.cli.demo import demo_command
+from bitexact.cli.health import health_command
 from bitexact.cli.keys import keys_group
+from bitexact.cli.redaction import redaction_group
 from bitexact.cli.runs import runs_command, show_command
 from bitexact.cli.sessions import import_group, sessions_group
 from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
@@ -41,7 +44,8 @@ def cli(ctx: click.Context, home: Path | None) -> None:
 
 
 for command in (runs_command, show_command, export_command, verify_command, keys_group,
-                redact_command, repair_command, demo_command, sessions_group, import_group):
+                redact_command, repair_command, demo_command, sessions_group, import_group, capture_group,
+                redaction_group, health_command):
     cli.add_command(command)
 
 

@@ -3,16 +3,39 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_INPUT, console, fail, print_json
+from bitexact.capture import PolicyError, load_policy
+from bitexact.capture.clause import capture_clause
+from bitexact.capture.opening import (
+    OpeningResult,
+    open_hash_only,
+    open_withheld_gap,
+    parse_candidate,
+    read_candidate_bytes,
+)
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_OK, console, fail, print_json
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.evidence.export import FORMATS, RunSource, bundle_document, export_run
-from bitexact.evidence.verify import InputError, Pins, Verdict, load_trust_file, verify_bundle, verify_cli
-from bitexact.evidence.verify.verdict import failed
+from bitexact.evidence.paths import parse_field
+from bitexact.evidence.verify import (
+    ClauseProviderFactory,
+    InputError,
+    Pins,
+    Verdict,
+    load_trust_file,
+    verify_bundle,
+    verify_cli,
+)
+from bitexact.evidence.verify.verdict import ascii_line, failed
+
+EXIT_NO_MATCH = 2
+"""``verify --open``: the candidate was tested and is not the value."""
 
 
 @click.command("export")
@@ -58,7 +81,28 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
 def _verdict_json(verdict: Verdict) -> dict[str, object]:
     return {"ok": verdict.ok, "line": verdict.line, "message": verdict.message, "run_id": verdict.run_id,
             "steps": verdict.steps, "sealed": verdict.sealed, "signed": verdict.signed,
-            "redacted": verdict.redacted, "prov_counts": verdict.prov_counts, "form": verdict.form}
+            "redacted": verdict.redacted, "prov_counts": verdict.prov_counts, "form": verdict.form,
+            "scope_lines": list(verdict.scope_lines)}
+
+
+def _revoked_keys() -> dict[str, str]:
+    """The policy in force's revoked capture keys, for the clause to name fields under them.
+
+    Loaded only when a verified bundle holds fields committed under a key
+    (the clause asks lazily), since loading a policy loads its keys. A
+    policy that cannot be loaded names no revoked key, and says so on stderr.
+    """
+    try:
+        return dict(load_policy().revoked)
+    except PolicyError as exc:
+        click.echo(f"warning: revoked capture keys not checked: {exc}", err=True)
+        return {}
+
+
+def _print_verdict(verdict: Verdict) -> None:
+    click.echo(verdict.line)
+    for line in verdict.scope_lines:
+        click.echo(ascii_line(line))
 
 
 @click.command("verify")
@@ -69,33 +113,120 @@ def _verdict_json(verdict: Verdict) -> dict[str, object]:
 @click.option("--trust-file", help="A trust file (bitexact keys trust-file) listing bundle and recorder keys.")
 @click.option("--expect-tsa", help="Pin the RFC 3161 timestamp authority certificate (PEM or DER).")
 @click.option("--require-sealed", is_flag=True, help="Fail a run whose end is not attested (no run_end).")
+@click.option("--open", "open_field_ref", metavar="STEP:PATH",
+              help="Test --candidate-file against this hash-only field (needs the capture key it was committed "
+                   "under). Recorded on the run's custody chain first.")
+@click.option("--open-withheld", "open_withheld_step", metavar="STEP",
+              help="Test the exact bytes of --candidate-file against what the gap at STEP withheld.")
+@click.option("--candidate-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="The candidate: the value as JSON for --open, exact bytes for --open-withheld.")
+@click.option("--by", "by", help="Who is testing the candidate (recorded on the custody chain).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
 @pass_app
 def verify_command(app: AppContext, target: str, expect_key: str | None, expect_recorder_key: str | None,
-                   trust_file: str | None, expect_tsa: str | None, require_sealed: bool, as_json: bool) -> None:
+                   trust_file: str | None, expect_tsa: str | None, require_sealed: bool,
+                   open_field_ref: str | None, open_withheld_step: str | None, candidate_file: Path | None,
+                   by: str | None, as_json: bool) -> None:
     """Verify a bundle file (or a run in the store) and print the verdict.
 
     TARGET is a bundle file (json, jsonl or dsse), a bag directory, or a run id
     in the store. Prints exactly one OK:/FAIL: line, the same line any
-    conforming verifier prints. Exit codes: 0 verifies, 1 does not, 2 cannot
-    read the input (a missing or unreadable bundle, trust file or TSA pin).
+    conforming verifier prints, with a capture clause at its end when the run
+    declares what its capture policy did, and the verdict's scope on the lines
+    after it. Exit codes: 0 verifies, 1 does not, 2 cannot read the input (a
+    missing or unreadable bundle, trust file or TSA pin).
+
+    With --open STEP:PATH (or --open-withheld STEP), --candidate-file F and
+    --by NAME, TARGET is a run in the store: once it verifies, the test is
+    recorded on its custody chain, then made. Exit 0 match, 2 no match, 1 the
+    run does not verify or the test cannot be made (not hash-only, committed
+    with no capture key, the key not held, the record not written).
 
     \b
     Examples:
       bitexact verify run.bundle.json --trust-file trust.json --require-sealed
       bitexact verify run.jsonl --expect-key 3b6a27bc...
+      bitexact verify RUN --open 4:on_behalf_of --candidate-file candidate.json --by alice
     """
-    options = {"expect_key": expect_key, "expect_recorder_key": expect_recorder_key, "trust_file": trust_file,
+    options: dict[str, Any] = {"expect_key": expect_key, "expect_recorder_key": expect_recorder_key, "trust_file": trust_file,
                "expect_tsa": expect_tsa, "require_sealed": require_sealed}
+    clauses = [capture_clause(_revoked_keys)]
+    opening = open_field_ref is not None or open_withheld_step is not None
+    if opening:
+        withheld_step = _check_opening_options(open_field_ref, open_withheld_step, candidate_file, by)
+        if not _in_store(app, target):
+            fail(f"--open tests a run in the store (its custody chain is there); {target!r} is not a run in {app.home}",
+                 code=EXIT_FAIL)
     if not Path(target).exists() and _in_store(app, target):
-        verdict = _verify_stored(app, target, **options)
+        verdict = _verify_stored(app, target, clauses=clauses, **options)
     else:
-        verdict = verify_cli(target, **options)
+        verdict = verify_cli(target, clauses=clauses, **options)
+    if not opening:
+        if as_json:
+            print_json(_verdict_json(verdict))
+        else:
+            _print_verdict(verdict)
+        sys.exit(EXIT_INPUT if verdict.form == "input" else verdict.exit_code())
+    if not verdict.ok:
+        if as_json:
+            print_json({**_verdict_json(verdict), "opening": None})
+        else:
+            _print_verdict(verdict)
+        sys.exit(EXIT_FAIL)
+    if not as_json:
+        _print_verdict(verdict)
+    assert candidate_file is not None and by is not None
+    result = _open(app, target, open_field_ref, withheld_step, candidate_file, by)
     if as_json:
-        print_json(_verdict_json(verdict))
+        print_json({**_verdict_json(verdict), "opening": result.to_json()})
     else:
-        click.echo(verdict.line)
-    sys.exit(EXIT_INPUT if verdict.form == "input" else verdict.exit_code())
+        what = f"step {result.step} {result.path}" if result.path is not None else \
+            f"the content the gap at step {result.step} withheld"
+        word = "MATCH" if result.matched else "NO MATCH"
+        click.echo(f"{word}: the candidate {'is' if result.matched else 'is not'} {what}"
+                   f" (capture key {result.key_id}; test recorded as custody record {result.custody_seq},"
+                   f" by {by})")
+    sys.exit(EXIT_OK if result.matched else EXIT_NO_MATCH)
+
+
+def _check_opening_options(field_ref: str | None, withheld_step: str | None, candidate: Path | None,
+                           by: str | None) -> int | None:
+    """The --open-withheld step, once every opening option is checked."""
+    # Refused with exit 1, never click's usage exit 2: under --open, 2 means "tested, no match".
+    if field_ref is not None and withheld_step is not None:
+        fail("give --open or --open-withheld, not both", code=EXIT_FAIL)
+    if candidate is None:
+        fail("--open and --open-withheld need --candidate-file FILE", code=EXIT_FAIL)
+    if by is None or not by.strip():
+        fail("--open and --open-withheld need --by NAME: every test is recorded on the custody chain under it",
+             code=EXIT_FAIL)
+    if field_ref is not None:
+        try:
+            parse_field(field_ref)
+        except ValueError as exc:
+            fail(f"--open {exc}", code=EXIT_FAIL)
+        return None
+    assert withheld_step is not None
+    try:
+        step, _ = parse_field(f"{withheld_step}:gap")
+    except ValueError:
+        fail(f"--open-withheld {withheld_step!r}: the step must be a plain decimal index like 9", code=EXIT_FAIL)
+    return step
+
+
+def _open(app: AppContext, run_id: str, field_ref: str | None, withheld_step: int | None, candidate_file: Path,
+          by: str) -> OpeningResult:
+    try:
+        policy = load_policy()
+        raw = read_candidate_bytes(candidate_file)
+        if field_ref is not None:
+            step, path = parse_field(field_ref)
+            return open_hash_only(app.store, run_id, step, path, parse_candidate(raw, str(candidate_file)),
+                                  by=by, policy=policy)
+        assert withheld_step is not None
+        return open_withheld_gap(app.store, run_id, withheld_step, raw, by=by, policy=policy)
+    except (BitExactError, ValueError) as exc:
+        fail(str(exc), code=EXIT_FAIL)
 
 
 def _in_store(app: AppContext, run_id: str) -> bool:
@@ -107,7 +238,8 @@ def _in_store(app: AppContext, run_id: str) -> bool:
 
 
 def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expect_recorder_key: str | None,
-                   trust_file: str | None, expect_tsa: str | None, require_sealed: bool) -> Verdict:
+                   trust_file: str | None, expect_tsa: str | None, require_sealed: bool,
+                   clauses: Sequence[ClauseProviderFactory] = ()) -> Verdict:
     """A stored run, exported in memory and verified with the same pins a file would get."""
     try:
         trust = load_trust_file(Path(trust_file)) if trust_file else None
@@ -118,4 +250,5 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
         return failed(f"no such file: {expect_tsa} ({exc.strerror})", form="input")
     pins = Pins.from_options(expect_key=expect_key, expect_recorder_key=expect_recorder_key, trust=trust,
                              tsa_cert=tsa, require_sealed=require_sealed)
-    return verify_bundle(bundle_document(RunSource.from_store(app.store, run_id), app.keys.current()), pins)
+    document = bundle_document(RunSource.from_store(app.store, run_id), app.keys.current())
+    return verify_bundle(document, pins, clauses=clauses)

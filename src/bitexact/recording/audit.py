@@ -20,16 +20,23 @@ class PendingClaim:
     path: str
 
 
-def record_claim(writer: RunWriter, fields: list[str], *, by: str, reason: str) -> list[str]:
+def record_claim(
+    writer: RunWriter, fields: list[str], *, by: str, reason: str, requested_by: str | None = None
+) -> list[str]:
     """Step 1 of store redaction: validate the targets and append the ``redaction`` claim.
 
     Nothing is removed yet; :func:`apply_pending` does that. A crash between
     the two leaves a claim that verify reports as not applied until resumed.
+    ``requested_by`` names who requested a dual-control redaction that ``by``
+    approved (bundle spec §5: ``redaction`` carries ``requested_by`` under
+    dual control); it is written only when given.
     """
     if not fields:
         raise EvidenceError("name at least one field to redact with --field STEP:PATH")
     if not by.strip():
         raise EvidenceError("--by must name who is redacting")
+    if requested_by is not None and not requested_by.strip():
+        raise EvidenceError("requested_by must name who requested the redaction")
     store = writer.recorder.store
     plan = redaction_plan(fields)
     tokens: list[str] = []
@@ -42,7 +49,10 @@ def record_claim(writer: RunWriter, fields: list[str], *, by: str, reason: str) 
             if path in entry.get("redacted", []):
                 raise EvidenceError(f"step {step}: path {path} is already redacted")
             tokens.append(claim_token(step, path))
-    writer.append("redaction", {"fields": tokens, "by": by, "reason": reason}, force_checkpoint=True)
+    data: dict[str, Any] = {"fields": tokens, "by": by, "reason": reason}
+    if requested_by is not None:
+        data["requested_by"] = requested_by
+    writer.append("redaction", data, force_checkpoint=True)
     return tokens
 
 

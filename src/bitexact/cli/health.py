@@ -1,0 +1,52 @@
+"""`bitexact health`: what needs attention, as a table or JSON.
+
+Exit codes: 0 healthy, 1 warnings only, 2 anything critical.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.cli.output import console, print_json
+from bitexact.health import HealthContext, run_health
+from bitexact.store import DB_NAME
+
+
+@click.command("health")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@pass_app
+def health_command(app: AppContext, as_json: bool) -> None:
+    """Check the capture policy, its keys and the stored runs' declarations.
+
+    Warns on capture-key-missing, capture-key-unavailable, scrub-failed,
+    capture-policy-off and capture-key-revoked; critical on
+    capture-policy-invalid, collector-unscrubbed, capture-policy-off under
+    BITEXACT_ENV=prod, and capture-key-revoked for the active key.
+    Exit 0 healthy, 1 warnings only, 2 anything critical.
+    """
+    # Health never creates a data directory: with none there are no runs to check.
+    store = app.store if (app.home / DB_NAME).exists() else None
+    report = run_health(HealthContext(env=dict(os.environ), store=store))
+    if as_json:
+        print_json(report.to_json())
+        sys.exit(report.exit_code())
+    if not report.findings:
+        console.print("[green]healthy[/]: nothing needs attention")
+        sys.exit(report.exit_code())
+    table = Table(title=f"bitexact health - {report.status}", title_justify="left")
+    table.add_column("level")
+    table.add_column("check")
+    table.add_column("run")
+    table.add_column("message", overflow="fold")
+    for finding in report.findings:
+        colour = "red" if finding.level == "critical" else "yellow"
+        table.add_row(f"[{colour}]{finding.level}[/]", finding.name, escape(finding.run_id or ""),
+                      escape(finding.message))
+    console.print(table)
+    sys.exit(report.exit_code())

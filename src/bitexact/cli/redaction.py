@@ -1,0 +1,133 @@
+"""`bitexact redaction`: decide a run's dual-control redaction request (approve, reject, status).
+
+A request is filed by `bitexact capture backfill` (or the viewer). A
+principal other than the requester approves it - which appends the
+`redaction` claim (with `requested_by`) and destroys the values - or rejects
+it, and nothing changes. Exit codes: 0 done; 1 refused (no such run, no
+pending request, the requester deciding their own request, another decision
+recorded first, or BITEXACT_REQUIRE_DUAL_CONTROL set: there --by is typed,
+not authenticated, so decide in the viewer); 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.cli.output import EXIT_FAIL, console, fail, print_json
+from bitexact.errors import BitExactError, RunNotFoundError
+from bitexact.recording.requests import (
+    ENV_DUAL_CONTROL,
+    RedactionRequest,
+    approve_request,
+    dual_control_required,
+    list_requests,
+    reject_request,
+)
+
+
+@click.group("redaction")
+def redaction_group() -> None:
+    """Approve, reject or inspect a run's dual-control redaction request.
+
+    \b
+    Examples:
+      bitexact redaction status RUN
+      bitexact redaction approve RUN --by bob
+      bitexact redaction reject RUN --by bob --reason "keep for the dispute"
+    """
+
+
+def _refuse_typed_principal(action: str) -> None:
+    try:
+        required = dual_control_required()
+    except ValueError as exc:
+        fail(f"{exc}; refusing rather than guessing", code=EXIT_FAIL)
+    if required:
+        fail(f"{ENV_DUAL_CONTROL} is set: --by is typed, not authenticated, so {action} the request in the viewer",
+             code=EXIT_FAIL)
+
+
+@redaction_group.command("approve")
+@click.argument("run_id")
+@click.option("--by", required=True, help="Who approves (must not be who requested).")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@pass_app
+def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> None:
+    """Approve RUN's pending request: claim on the chain first, then destroy the values."""
+    _refuse_typed_principal("approve")
+    try:
+        app.store.run(run_id)
+        approval = approve_request(app.recorder().attach(run_id), by=by)
+    except RunNotFoundError:
+        fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL)
+    except (BitExactError, ValueError) as exc:
+        fail(str(exc), code=EXIT_FAIL)
+    if as_json:
+        print_json({**approval.request.to_json(), "redacted": list(approval.redacted),
+                    "already_redacted": list(approval.already), "completed_earlier_approval": approval.completed})
+        return
+    request = approval.request
+    what = "completed the approval of" if approval.completed else "approved"
+    console.print(f"[green]✓[/] {escape(request.decided_by or by)} {what} request {request.request_id} by "
+                  f"{escape(request.requested_by)}: {len(approval.redacted)} field(s) redacted on {escape(run_id)}")
+    if approval.already:
+        already = escape(", ".join(approval.already))
+        console.print(f"  {len(approval.already)} field(s) were already redacted: {already}")
+
+
+@redaction_group.command("reject")
+@click.argument("run_id")
+@click.option("--by", required=True, help="Who rejects (must not be who requested).")
+@click.option("--reason", required=True, help="Why (recorded on the custody chain).")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@pass_app
+def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json: bool) -> None:
+    """Reject RUN's pending request; nothing on the run changes."""
+    _refuse_typed_principal("reject")
+    try:
+        request = reject_request(app.store, run_id, by=by, reason=reason)
+    except RunNotFoundError:
+        fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL)
+    except (BitExactError, ValueError) as exc:
+        fail(str(exc), code=EXIT_FAIL)
+    if as_json:
+        print_json(request.to_json())
+        return
+    console.print(f"[green]✓[/] {escape(by)} rejected request {request.request_id} by {escape(request.requested_by)}"
+                  f" on {escape(run_id)}; nothing changed")
+
+
+def _show(request: RedactionRequest) -> None:
+    colour = {"pending": "yellow", "approved": "green", "rejected": "red"}.get(request.status, "dim")
+    console.print(f"[{colour}]{request.status}[/] request {request.request_id} by {escape(request.requested_by)}"
+                  f" at {request.requested_at} ({escape(request.source)}): {len(request.fields)} field(s)")
+    console.print(f"  reason  {escape(request.reason)}")
+    if request.decided_by:
+        extra = f" - {escape(request.decision_reason)}" if request.decision_reason else ""
+        console.print(f"  {request.status} by {escape(request.decided_by)} at {request.decided_at}{extra}")
+    if request.status == "pending":
+        for token in request.fields:
+            console.print(f"  {escape(token)}")
+
+
+@redaction_group.command("status")
+@click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@pass_app
+def redaction_status(app: AppContext, run_id: str, as_json: bool) -> None:
+    """Show RUN's redaction requests: the pending one with its fields, and those decided."""
+    try:
+        requests = list_requests(app.store, run_id)
+    except RunNotFoundError:
+        fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL)
+    if as_json:
+        print_json({"run_id": run_id, "pending": next((r.request_id for r in requests if r.status == "pending"), None),
+                    "requests": [r.to_json() for r in requests]})
+        return
+    if not requests:
+        console.print(f"no redaction requests on {escape(run_id)}")
+        return
+    for request in requests:
+        _show(request)

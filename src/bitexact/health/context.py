@@ -1,0 +1,79 @@
+"""What the health checks look at: the environment, the policy in force and the store.
+
+Everything is read lazily and once, so a check that needs only the policy
+never opens the store, and checks sharing a pass over the store's entries
+(the capture declarations of every run) share it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bitexact.capture import CapturePolicy, PolicyError, load_policy
+from bitexact.store import Store
+
+
+@dataclass(frozen=True)
+class RunCapture:
+    """What one run's capture blocks declare that health reports on (``STEP:PATH`` tokens)."""
+
+    run_id: str
+    unopenable: tuple[str, ...]
+    scrub_failed: tuple[str, ...]
+    collector_unscrubbed: dict[str, tuple[str, ...]]  # collector name -> fields the recorder changed
+
+
+def scan_run(store: Store, run_id: str) -> RunCapture:
+    """One pass over a run's entries, reading only their capture blocks."""
+    unopenable: list[str] = []
+    failed: list[str] = []
+    collectors: dict[str, list[str]] = {}
+    for entry in store.entries(run_id):
+        block = entry.get("capture")
+        if not isinstance(block, dict) or not isinstance(block.get("fields"), dict):
+            continue
+        fields = block["fields"]
+        applied_by = block.get("applied_by")
+        from_collector = isinstance(applied_by, str) and applied_by != "recorder"
+        for path, declaration in fields.items():
+            if not isinstance(declaration, dict):
+                continue
+            token = f"{entry['step']}:{path}"
+            mode = declaration.get("mode")
+            if mode == "hash-only" and (declaration.get("unopenable") or not declaration.get("key_id")):
+                unopenable.append(token)
+            if mode == "withheld" and declaration.get("cause") == "scrub_failed":
+                failed.append(token)
+            # The recorder changed a value a collector sent: it crossed the wire and sat in the spool.
+            # A field the recorder only declares unscanned removed nothing and names no one.
+            if from_collector and declaration.get("applied_by") == "recorder" and mode in ("scrub", "hash-only"):
+                collectors.setdefault(str(applied_by), []).append(token)
+    return RunCapture(run_id, tuple(unopenable), tuple(failed), {k: tuple(v) for k, v in collectors.items()})
+
+
+@dataclass
+class HealthContext:
+    """The inputs of one ``bitexact health``; ``store`` is ``None`` when there is no data directory yet."""
+
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    store: Store | None = None
+    _policy: Any = None
+    _runs: list[RunCapture] | None = None
+
+    def policy(self) -> CapturePolicy | PolicyError:
+        """The policy in force, or the error that makes it unusable (loaded once)."""
+        if self._policy is None:
+            try:
+                self._policy = load_policy(env=self.env)
+            except PolicyError as exc:
+                self._policy = exc
+        return self._policy  # type: ignore[no-any-return]
+
+    def run_captures(self) -> list[RunCapture]:
+        """The capture declarations of every stored run, newest run first (one pass, shared)."""
+        if self._runs is None:
+            self._runs = [] if self.store is None else [scan_run(self.store, r.run_id) for r in self.store.runs()]
+        return self._runs
