@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.recording.audit import record_claim
@@ -79,3 +81,15 @@ def test_repair_records_acceptance_of_an_unsealed_history(bx: Invoke, home: Path
     verdict = bx("verify", run_id, "--expect-recorder-key", pub)
     assert verdict.exit_code == 0, verdict.output
     assert "unsealed - end not attested" in verdict.output
+
+
+def test_redact_refuses_under_dual_control_but_resume_still_completes(
+    bx: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_id = recorded_run(bx)
+    monkeypatch.setenv("BITEXACT_REQUIRE_DUAL_CONTROL", "1")
+    result = bx("redact", run_id, "--field", "1:principal", "--by", "alice", "--reason", "r")
+    assert result.exit_code == 1
+    assert "BITEXACT_REQUIRE_DUAL_CONTROL is set" in result.output
+    assert json.loads(bx("show", run_id, "--json").output)["steps"][1]["data"]["principal"]
+    assert bx("redact", run_id, "--resume").exit_code == 0

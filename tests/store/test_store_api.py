@@ -379,6 +379,22 @@ def test_rewrite_entry_replaces_data_salts_and_redacted(store: Store) -> None:
     assert store.head("r") == (3, chain[2]["hash"])
 
 
+def test_a_rewritten_value_leaves_no_copy_in_the_database_files(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    store = open_store(home)
+    try:
+        store.create_run("r")
+        chain = _append_chain(store, "r", 2)
+        secret = chain[1]["data"]["result"]["policy"].encode()  # held in args and result.policy
+        store.rewrite_entry("r", 1, _redacted(_redacted(chain[1], "result.policy"), "args"))
+        files = [p for p in home.iterdir() if p.is_file()]
+        assert any(p.name.endswith("-wal") for p in files)  # still open: the WAL exists, truncated
+        for path in files:
+            assert secret not in path.read_bytes(), path.name
+    finally:
+        store.close()
+
+
 def test_rewrite_entry_refuses_a_changed_hash(store: Store) -> None:
     store.create_run("r")
     chain = _append_chain(store, "r", 2)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import click
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_INPUT, console, fail
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.audit import apply_pending, pending_claims, record_claim, record_repair
 from bitexact.recording.journal import fold_orphans
+from bitexact.recording.requests import ENV_DUAL_CONTROL, dual_control_required
 
 
 @click.command("redact")
@@ -26,6 +27,8 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
     removed, so a crash in between leaves a claim that `bitexact verify`
     reports as not applied until `bitexact redact --resume RUN` completes it.
     Commitments and hashes never change; audit entries cannot be redacted.
+    Under BITEXACT_REQUIRE_DUAL_CONTROL it refuses (exit 1): a second
+    principal must approve a request instead.
     """
     try:
         app.store.run(run_id)
@@ -36,6 +39,9 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
             console.print(f"[green]✓[/] {len(done)} pending redaction(s) applied on {run_id}"
                           if done else f"nothing pending on {run_id}")
             return
+        if dual_control_required():
+            fail(f"{ENV_DUAL_CONTROL} is set: a redaction needs a second principal, and --by is typed, not "
+                 "authenticated, so request the redaction in the viewer", code=EXIT_FAIL)
         if not reason.strip():
             fail("--reason is required: say why the values are destroyed", code=EXIT_INPUT)
         writer = app.recorder().attach(run_id)

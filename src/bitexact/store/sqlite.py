@@ -362,6 +362,19 @@ class SQLiteStore(Store):
             _check_same_chain(run_id, step, loads(row[0]), entry)
             conn.execute("UPDATE entries SET body = ? WHERE run_id = ? AND step = ?", (fields.blob, run_id, step))
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (_now(), run_id))
+        self._flush_wal()
+
+    def _flush_wal(self) -> None:
+        """Checkpoint and truncate the WAL so a value just destroyed leaves no copy in it.
+
+        Best effort: a reader in another process can hold the WAL open, and
+        then the next checkpoint (SQLite runs them as the WAL grows) finishes it.
+        """
+        with self._exclusive() as conn:
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: {exc}") from exc
 
     # -- checkpoints ----------------------------------------------------
 

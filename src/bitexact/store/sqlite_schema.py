@@ -84,6 +84,9 @@ def connect(path: str) -> sqlite3.Connection:
     # FULL: the WAL is fsync'd at every commit, so an acknowledged append
     # survives power loss, not only a killed process.
     conn.execute("PRAGMA synchronous = FULL")
+    # Redaction destroys values: freed cells and pages are zeroed, not left for
+    # a disk reader to find (some SQLite builds default to this; say it).
+    conn.execute("PRAGMA secure_delete = ON")
     return conn
 
 
