@@ -98,7 +98,7 @@ class FailureLog:
             self._persist(gap)
         if writer is not None and not writer.sealed:
             try:
-                writer.append("marker", {"note": f"recording gap: {gap.cause}", "gap": gap.to_json()})
+                writer.append_own("marker", {"note": f"recording gap: {gap.cause}", "gap": gap.to_json()})
             except Exception:  # noqa: BLE001 - the chain is what failed; the record and the log still say so
                 pass
         what = f" ({gap.kind} #{gap.seq})" if gap.kind else ""

@@ -9,10 +9,12 @@ reads the written entry.
 from __future__ import annotations
 
 import atexit
+import logging
 import threading
 from pathlib import Path
 
 from bitexact import config
+from bitexact.capture import CaptureLogFilter
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.store import Store, open_store
@@ -35,7 +37,22 @@ def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
                 raise
             recorder = Recorder(store, key)  # the capture policy in force (BITEXACT_CAPTURE_POLICY)
             _recorders[directory] = recorder
+            scrub_sdk_logs(recorder)
         return recorder, directory
+
+
+def scrub_sdk_logs(recorder: Recorder) -> None:
+    """Put the SDK's log lines through the policy's detectors (a log is scrubbed, never declared).
+
+    One filter on the ``bitexact.sdk`` logger, following the policy of the
+    most recently opened write path.
+    """
+    logger = logging.getLogger("bitexact.sdk")
+    for existing in logger.filters:
+        if isinstance(existing, CaptureLogFilter):
+            existing.policy = recorder.policy
+            return
+    logger.addFilter(CaptureLogFilter(recorder.policy))
 
 
 def store_home(store: Store) -> Path | None:
