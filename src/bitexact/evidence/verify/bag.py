@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from bitexact.canon import canonicalize, loads
@@ -17,7 +18,15 @@ from bitexact.evidence.verify.bundle import verify_bundle_document
 from bitexact.evidence.verify.dsse import open_envelope
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.pins import Pins
-from bitexact.evidence.verify.verdict import TSA_CAVEAT, Verdict, ascii_line, failed, signature_word
+from bitexact.evidence.verify.verdict import (
+    TSA_CAVEAT,
+    ClauseProvider,
+    ClauseProviderFactory,
+    Verdict,
+    ascii_line,
+    failed,
+    signature_word,
+)
 from bitexact.evidence.vocabulary import FORMAT_GRAPH, GENESIS, GRAPH_PREDICATE
 
 GRAPH_PATH = "data/provenance-graph.json"
@@ -59,8 +68,14 @@ def _nodes(graph: dict[str, Any]) -> list[dict[str, Any]]:
     return nodes
 
 
-def verify_members(root: Path, nodes: list[dict[str, Any]], pins: Pins) -> dict[str, MemberRun]:
-    """§12.2 bag step 3: each node's bundle verifies, carries its run, and ends at its head."""
+def verify_members(
+    root: Path, nodes: list[dict[str, Any]], pins: Pins, providers: Sequence[ClauseProvider] = ()
+) -> dict[str, MemberRun]:
+    """§12.2 bag step 3: each node's bundle verifies, carries its run, and ends at its head.
+
+    ``providers`` are shared by every member, so a clause counts the whole bag.
+    """
+    shared = [lambda provider=provider: provider for provider in providers]
     member_pins = dataclasses.replace(pins, require_sealed=False)
     runs: dict[str, MemberRun] = {}
     for node in nodes:
@@ -69,7 +84,7 @@ def verify_members(root: Path, nodes: list[dict[str, Any]], pins: Pins) -> dict[
         if not isinstance(bundle_path, str):
             raise ValueError(f"graph node {rid!r} names no bundle file")
         doc = loads(read(inside(root / "data", bundle_path)))
-        verdict, summary = verify_bundle_document(doc, member_pins)
+        verdict, summary = verify_bundle_document(doc, member_pins, clauses=shared)
         if summary is None:
             raise CheckFailed(f"run {rid!r}: {verdict.message}")
         if doc["run_id"] != rid:
@@ -215,13 +230,18 @@ def check_attestation(root: Path, graph: dict[str, Any], runs: dict[str, MemberR
     return True
 
 
-def verify_bag(root: Path, pins: Pins) -> Verdict:
-    """Verify a provenance bag directory; one verdict line for the whole bag."""
+def verify_bag(root: Path, pins: Pins, *, clauses: Sequence[ClauseProviderFactory] = ()) -> Verdict:
+    """Verify a provenance bag directory; one verdict line for the whole bag.
+
+    Extra ``clauses`` see every member's entries and speak for the bag once,
+    after the signature word (and its TSA caveat).
+    """
     root_id: object = None
+    providers = [factory() for factory in clauses]
     try:
         check_files(root)
         graph = load_graph(root)
-        runs = verify_members(root, _nodes(graph), pins)
+        runs = verify_members(root, _nodes(graph), pins, providers)
         parents = fork_parents(runs)
         root_id = graph.get("root")
         check_fork_tree(root_id, runs, parents)
@@ -246,6 +266,8 @@ def verify_bag(root: Path, pins: Pins) -> Verdict:
     )
     if pins.tsa_cert is None and any(run.has_rfc3161 for run in runs.values()):
         text += TSA_CAVEAT
+    for clause in (c for provider in providers if (c := provider.clause())):
+        text += ", " + clause
     return Verdict(
         ok=True,
         line=ascii_line("OK: " + text),
@@ -255,4 +277,5 @@ def verify_bag(root: Path, pins: Pins) -> Verdict:
         sealed=root_run.sealed,
         signed=signed,
         form="bag",
+        scope_lines=tuple(line for provider in providers for line in provider.scope_lines()),
     )

@@ -25,7 +25,7 @@ def verify_path(
     shown = path
     path = Path(path)
     if path.is_dir():
-        return verify_bag(path, pins)
+        return verify_bag(path, pins, clauses=clauses)
     if not path.exists():
         return failed(f"no such file: {shown}", form="input")
     with path.open("rb") as handle:
