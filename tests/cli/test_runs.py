@@ -47,3 +47,13 @@ def test_help_teaches(bx: Invoke) -> None:
     assert "bitexact demo" in top.output and "verify" in top.output
     verify = " ".join(bx("verify", "--help").output.split())
     assert "Exit codes: 0 verifies, 1 does not, 2 cannot read the input" in verify
+
+
+def test_an_unusable_capture_policy_refuses_to_record_with_one_clear_line(bx: Invoke, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", str(tmp_path / "missing.json"))
+    result = bx("demo")
+    assert result.exit_code == 1
+    assert "BITEXACT_CAPTURE_POLICY" in result.output and "no such file" in result.output
+    assert "Traceback" not in result.output
+    monkeypatch.delenv("BITEXACT_CAPTURE_POLICY")
+    assert json.loads(bx("runs", "--json").output) == []  # nothing was recorded

@@ -18,10 +18,22 @@ from bitexact.cli.redaction import redaction_group
 from bitexact.cli.runs import runs_command, show_command
 from bitexact.cli.sessions import import_group, sessions_group
 from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
+from bitexact.cli.output import EXIT_FAIL, fail
 from bitexact.config import home as resolve_home
+from bitexact.errors import BitExactError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Group(click.Group):
+    """Typed BitExact errors that escape a command become one clear line and exit 1, not a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BitExactError as exc:
+            fail(str(exc), code=EXIT_FAIL)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar="BITEXACT_HOME",
               help="Data directory (default: $BITEXACT_HOME, else ~/.bitexact).")
 @click.version_option(bitexact.__version__, prog_name="bitexact")
