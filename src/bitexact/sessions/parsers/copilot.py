@@ -24,6 +24,7 @@ from bitexact.sessions.convert import LegacyConverter, is_native_event, make_eve
 from bitexact.sessions.model import ParseResult
 from bitexact.sessions.parsers.base import Session
 from bitexact.sessions.parsers.openai_chat import ChatResponseMapper
+from bitexact.sessions.parsers.openai_responses import ResponsesMapper, is_responses_payload
 from bitexact.sessions.records import KIND_OBJECT, decode_json, frame, raw_decode_at
 from bitexact.sessions.streaming import reconcile_native_deltas
 
@@ -71,6 +72,8 @@ class CopilotParser:
         self.session = Session(ENGINE)
         self.legacy = LegacyConverter(ENGINE)
         self.chat = ChatResponseMapper(self.session, ENGINE)
+        # Both APIs feed one accounting: distinct responses of either kind add once.
+        self.responses = ResponsesMapper(self.session, self.chat.accumulator)
         self.footer: dict[str, Any] = {}
         self.footer_usage: dict[str, int] = {}
         self.pretty_records = 0
@@ -107,8 +110,11 @@ class CopilotParser:
         if isinstance(value, dict) and isinstance(value.get("choices"), list):
             self.chat.response(value, {})
             self.session.recognized += 1
+        elif is_responses_payload(value):
+            self.responses.payload(value)
+            self.session.recognized += 1
         else:
-            self.session.diagnostics.add(f"line {start + 1}: debug data block without choices skipped")
+            self.session.diagnostics.add(f"line {start + 1}: debug data block is neither a chat completion nor a Responses API payload; skipped")
         return index
 
     # -- pretty print -----------------------------------------------------
@@ -245,8 +251,9 @@ class CopilotParser:
             result["usage"] = usage
         if "model" in self.footer:
             result["model"] = self.footer["model"]
-        if self.chat.errors:
-            result["errors"] = list(self.chat.errors)
+        errors = [*self.chat.errors, *self.responses.errors]
+        if errors:
+            result["errors"] = errors
         if result:
             session.emit(make_event("session.result", result))
         return session.result(text)

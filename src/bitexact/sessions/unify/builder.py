@@ -108,6 +108,10 @@ class SourceBuilder:
             return value
         return self.redactor.checked(value, raw_json)
 
+    def may_redact(self, payload: bytes) -> bool:
+        """False proves no JSON value decoded from any part of ``payload`` needs redaction."""
+        return self.redactor is not None and self.redactor.may_match(payload)
+
     def project(self, projection: Projection) -> dict[str, Any]:
         """Record refused keys of a projection and return its data."""
         self.refused.update(projection.refused)

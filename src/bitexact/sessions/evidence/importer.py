@@ -1,0 +1,172 @@
+"""Recording a session file as a run through the one write path, refusing re-imports."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from bitexact.errors import BitExactError, CanonicalizationError
+from bitexact.recording import Recorder
+from bitexact.sessions.evidence.entries import entry_data
+from bitexact.sessions.evidence.errors import (
+    AlreadyImportedError,
+    RunIdTakenError,
+    SessionImportError,
+    SessionInputError,
+)
+from bitexact.sessions.evidence.mapping import (
+    EVENT_PROV,
+    EXACT_KINDS,
+    FALLBACK_KIND,
+    IMPORTER,
+    NAMESPACE_KINDS,
+    UNIFIED,
+    kind_for,
+)
+from bitexact.sessions.evidence.source import (
+    SessionSource,
+    SourceEvent,
+    load_session,
+    read_session,
+)
+from bitexact.store import RunInfo, RunNotFoundError, Store
+
+_NAME_DIGEST: Final = re.compile(r" sha256:([0-9a-f]{64})$")
+
+
+def run_name(source: SessionSource) -> str:
+    """The run's store name; it carries the digest so re-imports are found without reading entries."""
+    return f"session import {source.name} sha256:{source.sha256}"
+
+
+def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
+    """The run that imported bytes with this SHA-256, or None.
+
+    Scans the runs' store metadata (O(runs), no entry reads) for the digest
+    in the name :func:`run_name` gives, then confirms it in the candidate's
+    ``run_meta`` (the chain, not the free-text name, is authoritative). A run
+    whose import stopped before its run_meta recorded nothing and is ignored.
+    """
+    for info in store.runs():
+        name = info.meta.get("name") if isinstance(info.meta, dict) else None
+        match = _NAME_DIGEST.search(name) if isinstance(name, str) else None
+        if match is None or match.group(1) != sha256 or info.steps == 0:
+            continue
+        try:
+            meta = store.entry(info.run_id, 0)
+        except BitExactError:
+            continue
+        block = meta.get("data", {}).get("import")
+        if meta.get("kind") == "run_meta" and isinstance(block, dict) and block.get("source_sha256") == sha256:
+            return info
+    return None
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What one import recorded."""
+
+    run_id: str
+    steps: int
+    head_hash: str
+    events: int
+    kinds: dict[str, int] = field(default_factory=dict)
+    """Entries per kind (run_meta, run_end, policy gap markers included)."""
+    diagnostics: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "steps": self.steps, "head_hash": self.head_hash, "events": self.events,
+                "kinds": dict(self.kinds), "diagnostics": list(self.diagnostics)}
+
+
+_POSITION: Final = re.compile(r"\b(?:line|element) (\d+)")
+_QUOTED: Final = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def diagnostics_marker(source: SessionSource) -> dict[str, Any]:
+    """The ``marker`` data declaring what the reader skipped: count, positions and causes, never payloads.
+
+    Parser diagnostics name positions and causes only; quoted literals (a
+    skipped record's type, say) are still elided so nothing of the record
+    reaches the chain.
+    """
+    positions = sorted({int(m) for d in source.diagnostics for m in _POSITION.findall(d)})
+    causes = [_QUOTED.sub("'…'", d) for d in source.diagnostics]
+    shown = "; ".join(causes[:3]) + ("; …" if len(causes) > 3 else "")
+    return {
+        "note": f"gap: the reader skipped or could not map part of {source.name}: {shown}",
+        "count": len(source.diagnostics),
+        "positions": positions,
+        "diagnostics": causes,
+        "source": {"sha256": source.sha256, "name": source.name, "engine": source.engine},
+    }
+
+
+def import_session(recorder: Recorder, source: SessionSource, *, run_id: str | None = None) -> ImportResult:
+    """Record ``source`` as a sealed run; refuses bytes imported before and a taken ``run_id``.
+
+    Raises :class:`AlreadyImportedError` (naming the earlier run) or
+    :class:`RunIdTakenError`. Entries go through ``RunWriter.append``, so the
+    capture policy in force applies to each event.
+    """
+    store = recorder.store
+    earlier = find_earlier_import(store, source.sha256)
+    if earlier is not None:
+        state = "" if earlier.sealed else " (unsealed: that import was interrupted)"
+        raise AlreadyImportedError(
+            f"{source.name} (sha256 {source.sha256[:16]}…) was already imported as run {earlier.run_id}{state}; "
+            f"inspect it with `bitexact show {earlier.run_id}`",
+            run_id=earlier.run_id, sealed=earlier.sealed,
+        )
+    if run_id is not None:
+        try:
+            store.run(run_id)
+        except RunNotFoundError:
+            pass
+        else:
+            raise RunIdTakenError(f"--run-id: run {run_id!r} already exists; pick another id or omit --run-id",
+                                  run_id=run_id)
+    # Every entry's data is made before the run is created, so an event that
+    # cannot be recorded refuses the import instead of leaving half a run.
+    planned = [(item, kind_for(item.event["type"]), entry_data(source, item)) for item in source.events]
+    writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
+    if source.diagnostics:
+        writer.append("marker", diagnostics_marker(source), prov=EVENT_PROV)
+    for item, kind, data in planned:
+        try:
+            writer.append(kind, data, prov=EVENT_PROV)
+        except CanonicalizationError:
+            # A value canonical JSON refuses that the fitting pass does not
+            # catch (keys colliding once surrogate pairs fold): keep the
+            # event as JSON text rather than dropping it.
+            writer.append(kind, entry_data(source, item, as_text=True), prov=EVENT_PROV)
+    sealed = writer.seal()
+    kinds = Counter(entry["kind"] for entry in store.entries(writer.run_id))
+    return ImportResult(writer.run_id, sealed.step + 1, sealed.hash, len(source.events), dict(kinds),
+                        source.diagnostics)
+
+
+__all__ = [
+    "EXACT_KINDS",
+    "FALLBACK_KIND",
+    "IMPORTER",
+    "NAMESPACE_KINDS",
+    "UNIFIED",
+    "AlreadyImportedError",
+    "ImportResult",
+    "RunIdTakenError",
+    "SessionImportError",
+    "SessionInputError",
+    "SessionSource",
+    "SourceEvent",
+    "diagnostics_marker",
+    "entry_data",
+    "find_earlier_import",
+    "import_session",
+    "kind_for",
+    "load_session",
+    "read_session",
+    "run_name",
+]
