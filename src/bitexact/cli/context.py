@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from bitexact.config import home as resolve_home
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.store import Store, open_store
