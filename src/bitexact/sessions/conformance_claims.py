@@ -23,25 +23,16 @@ APPLICABLE: Final = tuple(f"T-UAS-{n:03d}" for n in [*range(1, 42), 44, 51, 52, 
 rows of 9)."""
 
 PARTIAL: Final[dict[str, str]] = {
-    "T-UAS-036": (
-        "Claude: caller identity is scoped by the observed parent_tool_use_id/agentId only; it is "
-        "never inferred from launcher observations (the spec allows inference when unambiguous), and a "
-        "changed parent on a notification does not invalidate a stored caller."
-    ),
     "T-UAS-037": (
-        "Copilot: the pretty-print marker (✓/✗/●) and footer (Turns:/Model:/tokens) layouts follow "
-        "this implementation's documented reading (docs/sessions-parsers.md); no captured CLI output "
-        "was available to verify that it is the recognized layout."
-    ),
-    "T-UAS-040": (
-        "Pi: reported auxiliary inference usage (7.5 'include reported auxiliary inference usage "
-        "once') is not recognised separately: no source shape for it was available; only "
-        "finalized-message usage is accumulated."
-    ),
-    "T-UAS-069": (
-        "Refusals: OpenAI Chat Completions responses and streaming chunks (message.refusal, refusal "
-        "parts, delta.refusal, finish_reason content_filter) and Anthropic stop_reason refusal (snapshot "
-        "and streamed message_delta) are mapped; OpenAI Responses API refusal events are not."
+        "Copilot: 7.2 names the pretty-print markers (✓/✗/●), 'their actual continuation output', a "
+        "'recognized usage/model footer' and an explicit 'Turns:' count, but states neither the line "
+        "layout nor the markers' outcome semantics nor the footer's usage/model lines. Native events, "
+        "legacy entries, debug blocks (chat completions and Responses API payloads) and the explicit "
+        "'Turns: N' are implemented as specified; the marker layout (column-0 marker, indented "
+        "continuation), the outcomes (✓ success, ✗ failure, ● unknown) and the 'Model: '/'Input "
+        "tokens:'/'Output tokens:' lines are this implementation's reading (docs/sessions-parsers.md), "
+        "unverified against captured CLI output. A '●' line is always read as a tool record, although "
+        "a CLI could use the same glyph for other output."
     ),
 }
 """Requirements implemented only in part (not claimed), with what is missing."""
@@ -50,13 +41,30 @@ NOT_MET: Final[dict[str, str]] = {}
 """Applicable requirements with no implementation."""
 
 UNSUPPORTED_MAPPINGS: Final[dict[str, str]] = {
-    "custom/aider": "7.6 named plaintext sample: no captured Aider output was available; not implemented.",
-    "custom/crush": "7.6 named plaintext sample: not implemented.",
-    "custom/deepseek-harness": "7.6 named plaintext sample: not implemented.",
-    "custom/kiro": "7.6 named plaintext sample ([tool] framing): not implemented.",
-    "custom/pydantic-ai": "7.6 named plaintext sample: not implemented.",
-    "codex/collab_tool_call": "mapped as a generic tool item (toolName = item type); no collaboration-specific fields.",
-    "pi/auxiliary-usage": "auxiliary inference usage records are not mapped (see PARTIAL T-UAS-040).",
+    "custom/aider": (
+        "7.6 named plaintext sample, not implemented: the spec (7.6, 9.4) says only that modern runs "
+        "emit native/canonical traces (those parse as native events) and that a historical run has "
+        "'startup-framed rate-limit errors' (nine startup diagnostic blocks); the startup framing is not "
+        "described, so no plaintext adapter can be built from the spec text."
+    ),
+    "custom/crush": (
+        "7.6 named plaintext sample, not implemented: the spec says executed output 'contains "
+        "infrastructure only' and an appended zero-turn compatibility trailer is not conversation "
+        "evidence; neither the infrastructure lines nor the trailer are described."
+    ),
+    "custom/deepseek-harness": (
+        "7.6 named plaintext sample, not implemented: the spec names the sample but gives no "
+        "description of its output at all."
+    ),
+    "custom/kiro": (
+        "7.6 named plaintext sample, not implemented: the spec (9.4) mentions 'CLI 2.27.1 compact "
+        "[tool] framing and buffered final answers' with start/completion lines and anonymous orphan "
+        "failures, but not the line syntax of a start, a completion or a failure."
+    ),
+    "custom/pydantic-ai": (
+        "7.6 named plaintext sample, not implemented: the spec names the sample and says its audit "
+        "sessions were archived before a completed handoff; no output layout is given."
+    ),
 }
 """Source signatures the spec names that these adapters do not map (reported per T-UAS-001)."""
 
@@ -65,6 +73,17 @@ CHOICES_WHERE_SPEC_IS_SILENT: Final = (
     "Adjacent stream deltas are joined into one event; the joined event does not keep chunk boundaries.",
     "Historical pi.* normalization runs only when engine='pi' is given (detection sees them as native events).",
     "Plain text never auto-detects an engine except the Copilot debug/pretty-print and Codex legacy layouts.",
+    "Claude sub-agent caller identity is data.callerAgentId on subagent.* events (data.agentId is the target); "
+    "explicit callerAgentId/caller_agent_id on the lifecycle payload wins, else it is inferred from the launcher "
+    "tool_use records with the start's tool_use_id (narrowed to the start's parent scope) when they name one caller.",
+    "Pi auxiliary inference usage is read from a top-level Pi-style usage object on a non-terminal lifecycle record "
+    "(e.g. auto_compaction_end); it is added to session usage once per record id (else per identical record) and "
+    "totalled alone in session.result.auxiliaryUsage. The spec names no source field for it.",
+    "OpenAI Responses API payloads are recognized inside Copilot debug blocks (response objects and response.* "
+    "stream events); one refusal per (output item id, content index), completed in place by later observations.",
+    "Codex collab_tool_call items: toolName is the native collaboration tool (spawn_agent, send_input, wait, ...), "
+    "input is the supplied prompt, sender/receiver thread IDs are senderThreadId/receiverThreadIds, agents_states "
+    "is the output, itemType keeps 'collab_tool_call'.",
 )
 
 CLAIMS: Final = {

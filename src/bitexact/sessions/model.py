@@ -157,6 +157,8 @@ class SessionResultData(TypedDict, total=False):
     status: str
     sourceType: str
     usage: Usage
+    auxiliaryUsage: Usage
+    """Pi: reported inference outside the conversation turns, already included once in ``usage`` (7.5)."""
     errors: list[JSONValue]
     permissionDenials: list[JSONValue]
 
@@ -184,6 +186,8 @@ class SubagentData(TypedDict, total=False):
     """``subagent.*`` lifecycle payloads: ``agentId`` is the target agent."""
 
     agentId: JSONValue
+    callerAgentId: JSONValue
+    """The calling agent (explicit, or inferred from one unambiguous launcher observation; 7.1)."""
     model: str
     cancelled: bool
 

@@ -178,3 +178,24 @@ def test_authentication_status_error_keeps_the_error_mapping() -> None:
     events = parse(text, "claude").events
     assert types(events) == ["session.info", "session.error", "session.result"]
     assert events[-1]["data"]["errors"] == [{"isAuthenticating": False, "error": "authentication_failed", "sourceType": "auth_status"}]
+
+
+@pytest.mark.uas("T-UAS-036")
+def test_caller_inferred_from_unambiguous_launcher_and_cleared_by_changed_parent() -> None:
+    events = parse(fixture_text("claude", "subagent_caller_inference_and_changed_parent.jsonl"), "claude").events
+    lifecycle = [(e["type"], e["data"]["agentId"], e["data"].get("callerAgentId", "-"), e.get("parent_tool_use_id", "-"))
+                 for e in events if e["type"].startswith("subagent.")]
+    assert lifecycle == [
+        # Launched from the root conversation: no caller agent to infer.
+        ("subagent.started", "agent-A", "-", "-"),
+        # Its launcher tool_use ran inside agent-A: the caller is inferred.
+        ("subagent.started", "agent-B", "agent-A", "toolu-L1"),
+        # Two launcher observations disagree on the caller: nothing inferred.
+        ("subagent.started", "agent-C", "-", "-"),
+        # A notification omitting context falls back to the stored caller and parent.
+        ("subagent.completed", "agent-B", "agent-A", "toolu-L1"),
+        # A changed parent invalidates the stored caller...
+        ("subagent.completed", "agent-B", "-", "toolu-OTHER"),
+        # ...unless the notification supplies it explicitly.
+        ("subagent.completed", "agent-B", "agent-Q", "toolu-OTHER"),
+    ]

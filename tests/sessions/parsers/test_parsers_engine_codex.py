@@ -82,3 +82,24 @@ def test_legacy_text_layout() -> None:
 def test_arbitrary_text_does_not_establish_a_codex_session() -> None:
     result = parse("model: gpt-x\nworkdir: /tmp\nsome prose\n", "codex")
     assert result.events == [] and result.diagnostics[-1].startswith("unrecognized format")
+
+
+@pytest.mark.uas("T-UAS-038", "T-UAS-022")
+def test_collaboration_items_are_standard_tool_observations_with_thread_identities() -> None:
+    events = parse(fixture_text("codex", "jsonl_collab_tool_calls.jsonl"), "codex").events
+    tools = [e["data"] for e in events if e["type"].startswith("tool.")]
+    assert [(e["type"], e["data"]["toolName"]) for e in events if e["type"].startswith("tool.")] == [
+        ("tool.execution_start", "spawn_agent"), ("tool.execution_complete", "spawn_agent"),
+        ("tool.execution_start", "wait"), ("tool.execution_complete", "wait"),
+    ]
+    # The native collaboration tool names the call; the prompt is its input.
+    assert tools[0] == {"toolCallId": "item_1", "toolName": "spawn_agent", "itemType": "collab_tool_call",
+                        "input": {"prompt": "Review the docs"}, "senderThreadId": "th-main", "receiverThreadIds": []}
+    # The completion carries the receiver learned late and the agent states as output.
+    assert tools[1]["receiverThreadIds"] == ["th-child"]
+    assert tools[1]["output"] == {"th-child": {"status": "running", "message": None}}
+    assert tools[1]["success"] is True
+    # A failed collaboration call is an explicit failure; a supplied null prompt stays null.
+    assert tools[2]["input"] == {"prompt": None}
+    assert tools[3]["success"] is False and tools[3]["status"] == "failed"
+    assert not any(e["type"] == "item.completed" for e in events)

@@ -93,3 +93,10 @@ def test_a_lone_model_line_is_not_a_recognized_layout() -> None:
     assert result.events == [] and result.diagnostics[-1].startswith("unrecognized format")
     turns_only = parse("Turns: 0\n", "copilot").events
     assert turns_only == [{"type": "session.result", "data": {"numTurns": 0}}]
+
+
+@pytest.mark.uas("T-UAS-037")
+def test_footer_model_text_is_payload_and_not_trimmed() -> None:
+    text = "✓ Run tests\n  ok\nTurns: 2\nModel: example model (preview) \n"
+    result = datas(parse(text, "copilot").events, "session.result")
+    assert result == [{"numTurns": 2, "model": "example model (preview) "}]

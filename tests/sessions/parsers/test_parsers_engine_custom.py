@@ -72,14 +72,18 @@ EXPECTED_DETECTION = {
     ("claude", "mixed_native_legacy_extension_result.jsonl"): "claude",
     ("claude", "refusal_stop_reason_with_details.jsonl"): "claude",
     ("claude", "subagent_lifecycle_and_status.jsonl"): "claude",
+    ("claude", "subagent_caller_inference_and_changed_parent.jsonl"): "claude",
     ("claude", "sdk_partial_stream_interrupted_and_refusal.jsonl"): "claude",
     ("codex", "jsonl_lifecycle_two_turns_and_snapshot.jsonl"): "codex",
     ("codex", "legacy_text_layout.log"): "codex",
+    ("codex", "jsonl_collab_tool_calls.jsonl"): "codex",
     ("copilot", "debug_content_filter_refusal.log"): "copilot",
     ("copilot", "debug_responses_with_incomplete_tool_calls.log"): "copilot",
     ("copilot", "legacy_claude_compatible_entries.json"): "claude",
     ("copilot", "native_events_with_extensions_and_task_complete.jsonl"): "copilot",
     ("copilot", "pretty_print_tools_and_footer.log"): "copilot",
+    ("copilot", "responses_snapshots_refusal_filter_and_truncation.log"): "copilot",
+    ("copilot", "responses_stream_refusal_events.log"): "copilot",
     ("cursor", "historical_text_final_answer.txt"): None,
     ("cursor", "stream_json_session.jsonl"): "cursor",
     ("custom", "claude_compatible_with_native_events.jsonl"): "claude",
@@ -94,6 +98,7 @@ EXPECTED_DETECTION = {
     ("pi", "flat_jsonl_session.jsonl"): "pi",
     ("pi", "historical_pi_observations.jsonl"): "copilot",
     ("pi", "v3_stream_two_turns_partial_and_errors.jsonl"): "pi",
+    ("pi", "v3_auxiliary_compaction_usage.jsonl"): "pi",
 }
 
 

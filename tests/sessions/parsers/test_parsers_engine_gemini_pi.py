@@ -141,3 +141,23 @@ def test_gemini_legacy_content_array_snapshots() -> None:
     ]
     emptied = parse(jsonl(snap({"type": "text", "text": "x"}), snap()), "gemini").events
     assert [e["data"]["content"] for e in emptied] == [[]]
+
+
+@pytest.mark.uas("T-UAS-040", "T-UAS-032")
+def test_pi_auxiliary_inference_usage_counts_once_and_is_totalled_separately() -> None:
+    events = parse(fixture_text("pi", "v3_auxiliary_compaction_usage.jsonl"), "pi").events
+    result = [e["data"] for e in events if e["type"] == "session.result"]
+    assert len(result) == 1
+    # The repeated compaction report (same id) counts once; reported zeros stay zero.
+    assert result[0]["auxiliaryUsage"] == {
+        "input_tokens": 40, "output_tokens": 6, "reasoning_output_tokens": 0,
+        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+    }
+    # The session total is the finalized turn plus the auxiliary call once.
+    assert result[0]["usage"] == {
+        "input_tokens": 50, "output_tokens": 9, "reasoning_output_tokens": 0,
+        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 2,
+    }
+    assert result[0]["numTurns"] == 1
+    # The lifecycle observation keeps its supplied payload.
+    assert [e["data"]["usage"]["input"] for e in events if e["type"] == "session.auto_compaction_end"] == [40, 40]

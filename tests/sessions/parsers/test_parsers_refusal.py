@@ -76,3 +76,52 @@ def test_streaming_chunks_join_and_refusal_deltas_are_partial_evidence() -> None
     assert events[1]["data"] == {"toolCallId": "call-s", "toolName": "bash", "input": {"command": "ls"}, "responseId": "c1"}
     assert events[2]["data"] == {"reason": "refusal", "content": "I cannot.", "responseId": "c2", "partial": True}
     assert events[3]["data"] == {"toolCallId": "call-cut", "toolName": "edit", "argumentsText": "{\"pa", "responseId": "c3", "partial": True}
+
+
+@pytest.mark.uas("T-UAS-069", "T-UAS-037")
+def test_responses_api_streamed_refusal_is_one_event_completed_by_later_observations() -> None:
+    events = parse(fixture_text("copilot", "responses_stream_refusal_events.log")).events
+    refusals = datas(events, "assistant.refusal")
+    # delta/done/content_part/output_item/terminal snapshot of one logical refusal: one event.
+    assert refusals[0] == {"reason": "refusal", "content": "I can't help with that.", "responseId": "resp_s1", "model": "gpt-example"}
+    # A refusal stream cut before `done` stays partial evidence.
+    assert refusals[1] == {"reason": "refusal", "content": "I won't", "partial": True}
+    assert len(refusals) == 2
+    assert datas(events, "assistant.message") == []
+    assert datas(events, "session.result") == [{"usage": {"input_tokens": 12, "output_tokens": 7}}]
+
+
+@pytest.mark.uas("T-UAS-069", "T-UAS-037")
+def test_responses_api_snapshots_refusal_part_content_filter_and_truncation() -> None:
+    events = parse(fixture_text("copilot", "responses_snapshots_refusal_filter_and_truncation.log"), "copilot").events
+    assert types(events) == [
+        "assistant.message", "assistant.refusal", "tool.execution_start", "assistant.refusal", "assistant.message", "session.result",
+    ]
+    assert events[1]["data"] == {"reason": "refusal", "content": "I can't share that part.", "responseId": "resp_a", "model": "gpt-example"}
+    # The requested call is a start only: no completion, no success.
+    assert events[2]["data"] == {"toolCallId": "call_a", "toolName": "bash", "input": {"command": "ls"}, "responseId": "resp_a", "model": "gpt-example"}
+    # content_filter carries the filtered partial text and is not an answer.
+    assert events[3]["data"] == {"reason": "content_filter", "content": "Here is the fil", "responseId": "resp_b"}
+    # max_output_tokens is token truncation, never a refusal, even with disclaimer-like text.
+    assert events[4]["data"] == {"content": "I cannot finish because", "responseId": "resp_c"}
+    assert events[5]["data"]["usage"] == {"input_tokens": 9, "output_tokens": 7}
+
+
+@pytest.mark.uas("T-UAS-069")
+def test_responses_api_streamed_text_then_content_filter_becomes_the_refusal_content() -> None:
+    def line(obj: dict) -> str:
+        return _debug(obj)
+
+    text = (
+        line({"type": "response.output_text.delta", "item_id": "m", "output_index": 0, "content_index": 0, "delta": "abc"})
+        + line({"type": "response.output_text.delta", "item_id": "m", "output_index": 0, "content_index": 0, "delta": "de"})
+        + line({"type": "response.incomplete", "response": {"id": "r-f", "object": "response", "status": "incomplete",
+                "incomplete_details": {"reason": "content_filter"}, "output": []}})
+        + line({"type": "response.output_text.delta", "item_id": "m2", "output_index": 0, "content_index": 0, "delta": "ok"})
+        + line({"type": "response.output_text.done", "item_id": "m2", "output_index": 0, "content_index": 0, "text": "ok!"})
+    )
+    events = parse(text, "copilot").events
+    assert [(e["type"], e["data"]) for e in events] == [
+        ("assistant.refusal", {"reason": "content_filter", "content": "abcde", "responseId": "r-f"}),
+        ("assistant.message", {"content": "ok!"}),
+    ]

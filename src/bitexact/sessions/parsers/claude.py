@@ -24,7 +24,13 @@ INFO_SYSTEM_SUBTYPES = frozenset(
 )
 LAUNCH_CONTEXT = ("tool_use_id", "task_type", "agent_type", "subagent_type", "execution_mode", "spawn_depth")
 """Sub-agent start fields a later lifecycle notification may omit (7.1)."""
+CALLER_FIELDS = ("callerAgentId", "caller_agent_id")
+"""Explicit caller identity on a lifecycle payload (the envelope ``agentId`` names the target)."""
 INFO_RECORD_TYPES = frozenset({"tool_use_summary", "auth_status", "rate_limit_event", "rate_limit"})
+
+
+_ABSENT = object()
+"""No caller observation (distinct from an explicit null)."""
 
 
 def _payload(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -45,6 +51,8 @@ class ClaudeMapper:
         self.streams = ClaudeStreams(self.legacy)
         self.agents: dict[Any, dict[str, Any]] = {}
         self.launch_envelopes: dict[Any, dict[str, Any]] = {}
+        # Launcher observations: tool_use ID -> [(parent_tool_use_id, caller agentId or None)].
+        self.launchers: dict[str, list[tuple[Any, Any]]] = {}
 
     def map(self, record: dict[str, Any]) -> bool:
         """Map a record; False when it is not a supported Claude signature."""
@@ -61,6 +69,7 @@ class ClaudeMapper:
         if LegacyConverter.recognizes(record):
             if kind == "assistant":
                 self.streams.snapshot_seen(record)
+                self._observe_launchers(record)
             session.emit(*self.legacy.convert(record))
             launched = record.get("toolUseResult")
             if kind == "user" and isinstance(launched, dict) and "agentId" in launched and "resolvedModel" in launched:
@@ -154,7 +163,12 @@ class ClaudeMapper:
         if subtype == "task_started" and record.get("task_type") == "local_agent":
             data = {"agentId": record.get("task_id")} if "task_id" in record else {}
             data.update(payload)
-            self.agents[record.get("task_id")] = data
+            caller = self._explicit_caller(payload)
+            if caller is _ABSENT:
+                caller = self._inferred_caller(record, envelope)
+            if caller is not _ABSENT:
+                data["callerAgentId"] = caller
+            self.agents[record.get("task_id")] = dict(data)
             self.launch_envelopes[record.get("task_id")] = dict(envelope)
             self.session.emit(make_event("subagent.started", data, envelope))
             return True
@@ -168,9 +182,20 @@ class ClaudeMapper:
             for key in LAUNCH_CONTEXT:
                 if key not in data and key in started:
                     data[key] = started[key]
+            launch = self.launch_envelopes.get(record.get("task_id"), {})
+            explicit = self._explicit_caller(payload)
+            if explicit is not _ABSENT:
+                data["callerAgentId"] = explicit
+            elif "parent_tool_use_id" in envelope and envelope["parent_tool_use_id"] != launch.get("parent_tool_use_id"):
+                # A changed parent invalidates the stored caller (7.1): the
+                # notification's own context wins and supplies none, and a
+                # later notification cannot restore it.
+                started.pop("callerAgentId", None)
+            elif "callerAgentId" in started:
+                data["callerAgentId"] = started["callerAgentId"]
             for key in ("parent_tool_use_id",):
-                if key not in envelope and key in self.launch_envelopes.get(record.get("task_id"), {}):
-                    envelope[key] = self.launch_envelopes[record.get("task_id")][key]
+                if key not in envelope and key in launch:
+                    envelope[key] = launch[key]
             if status == "completed":
                 kind = "subagent.completed"
             elif status in ("failed", "stopped", "killed"):
@@ -189,6 +214,39 @@ class ClaudeMapper:
             self.session.emit(make_event("session.info", data, envelope))
             return True
         return False
+
+    def _observe_launchers(self, record: Mapping[str, Any]) -> None:
+        """Remember who ran each tool_use: the caller of an agent it may launch."""
+        content = record["message"].get("content")
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                self.launchers.setdefault(block["id"], []).append((record.get("parent_tool_use_id"), record.get("agentId")))
+
+    @staticmethod
+    def _explicit_caller(payload: Mapping[str, Any]) -> Any:
+        for name in CALLER_FIELDS:
+            if name in payload:
+                return payload[name]
+        return _ABSENT
+
+    def _inferred_caller(self, record: Mapping[str, Any], envelope: Mapping[str, Any]) -> Any:
+        """The launcher's caller agentId, only when the observations are unambiguous.
+
+        Candidates are the observed tool_use records with the launcher's ID,
+        narrowed to the start's own parent scope when it states one.  One
+        distinct non-null caller is inferred; a root launcher (no agentId),
+        no observation, or disagreeing observations infer nothing.
+        """
+        observed = self.launchers.get(record.get("tool_use_id"), []) if isinstance(record.get("tool_use_id"), str) else []
+        if "parent_tool_use_id" in envelope:
+            observed = [o for o in observed if o[0] == envelope["parent_tool_use_id"]]
+        callers = {repr(agent): agent for _, agent in observed}
+        if len(callers) != 1:
+            return _ABSENT
+        (caller,) = callers.values()
+        return _ABSENT if caller is None else caller
 
     def finish(self) -> None:
         self.session.events = self.streams.finish(self.session.events)

@@ -184,6 +184,8 @@ class CodexJsonMapper:
             data["toolName"] = itype
             if "command" in item:
                 data["command"] = item["command"]
+        elif itype == "collab_tool_call":
+            data.update(_collab_fields(item))
         else:
             data["toolName"] = itype
             supplied = {k: v for k, v in item.items() if k not in ("id", "type", "status", "result", "error", "aggregated_output")}
@@ -203,9 +205,9 @@ class CodexJsonMapper:
             return
         if phase == "updated" or self.tools.is_complete(None, call_id):
             update = dict(start)
-            for key in ("aggregated_output", "result", "error", "status", "exit_code"):
+            for key in ("aggregated_output", "result", "agents_states", "error", "status", "exit_code"):
                 if key in item:
-                    update["output" if key in ("aggregated_output", "result") else ("exitCode" if key == "exit_code" else key)] = item[key]
+                    update["output" if key in ("aggregated_output", "result", "agents_states") else ("exitCode" if key == "exit_code" else key)] = item[key]
             update["partial"] = True
             self.session.emit(make_event("tool.execution_update", update, meta))
             return
@@ -218,7 +220,12 @@ class CodexJsonMapper:
 
     @staticmethod
     def _completion(item: dict[str, Any], start: dict[str, Any]) -> dict[str, Any]:
-        data: dict[str, Any] = {k: start[k] for k in ("toolCallId", "toolName", "mcpServerName", "command") if k in start}
+        data: dict[str, Any] = {k: start[k] for k in ("toolCallId", "toolName", "mcpServerName", "command", "itemType") if k in start}
+        if item["type"] == "collab_tool_call":
+            # The completing item's thread identities win (a spawn learns its receiver late).
+            data.update({k: v for k, v in _collab_fields(item).items() if k in COLLAB_IDENTITIES.values()})
+            if "agents_states" in item:
+                data["output"] = item["agents_states"]
         status = item.get("status")
         if "aggregated_output" in item:
             data["output"] = item["aggregated_output"]
@@ -289,6 +296,25 @@ _TOOL = re.compile(r"^tool ([\w.-]+)\.([\w-]+)\((.*)\)$")
 _TOOL_DONE = re.compile(r"^([\w.-]+)\.([\w-]+)\((.*)\) (success|failed) in (\d+(?:\.\d+)?)ms:$")
 _TOKENS = re.compile(r"^tokens used: ([\d,]+)$")
 _INIT = re.compile(r"^(workdir|model|provider|approval|sandbox|reasoning effort|session id): (.*)$")
+
+
+COLLAB_IDENTITIES = {"sender_thread_id": "senderThreadId", "receiver_thread_ids": "receiverThreadIds"}
+"""Collaboration item thread identities (7.3: identities retained on the tool observation)."""
+
+
+def _collab_fields(item: Mapping[str, Any]) -> dict[str, Any]:
+    """Start fields of a ``collab_tool_call``: the native collaboration tool as the
+    tool name, the supplied ``prompt`` as input, the thread identities, and
+    any other supplied field unchanged (``agents_states`` is the output)."""
+    data: dict[str, Any] = {"toolName": item["tool"] if isinstance(item.get("tool"), str) else "collab_tool_call", "itemType": "collab_tool_call"}
+    if "prompt" in item:
+        data["input"] = {"prompt": item["prompt"]}
+    for source, name in COLLAB_IDENTITIES.items():
+        if source in item:
+            data[name] = item[source]
+    known = {"id", "type", "tool", "prompt", "status", "agents_states", "error", *COLLAB_IDENTITIES}
+    data.update({k: v for k, v in item.items() if k not in known and k not in data})
+    return data
 
 
 def _arguments(text: str) -> Any:

@@ -10,7 +10,9 @@ Four source forms, recognised per line and combined in source order:
 * Claude-compatible legacy entries (``sourceEngine: "copilot"``);
 * framed ``[DEBUG] data:`` chat-completion responses (possibly spread over
   several prefixed lines): content, ``reasoning_text``, ``tool_calls`` starts
-  (no completion is invented), refusals, and per-response usage;
+  (no completion is invented), refusals, and per-response usage; OpenAI
+  Responses API objects and ``response.*`` stream events in the same frames
+  go to ``openai_responses.ResponsesMapper``;
 * the pretty-print CLI layout: ``✓``/``✗``/``●`` tool lines with indented
   continuation output, and the ``Turns:``/``Model:``/token footer.
 """
@@ -37,7 +39,8 @@ _TOOL_LINE = re.compile(r"^([✓✗●]) (\S.*)$")
 _CONTINUATION = re.compile(r"^ {2,}")
 _CONNECTOR = re.compile(r"^ {2}(?:[└⎿] )?")
 _TURNS = re.compile(r"^\s*Turns:\s*(\d+)\s*$")
-_MODEL = re.compile(r"^\s*Model:\s*(\S(?:.*\S)?)\s*$")
+# "Model: " is framing; the reported name after it is payload and is not trimmed (7.2).
+_MODEL = re.compile(r"^\s*Model: (.*\S.*)$")
 _TOKENS = re.compile(r"^\s*(Input|Output) tokens:\s*([\d,]+)\s*$")
 
 

@@ -132,7 +132,7 @@ class ResponsesMapper:
                 for index, part in enumerate(content):
                     if isinstance(part, dict):
                         self._part(part, (repr(item_id), repr(index)), common, streamed=streamed, filtered=filtered)
-        elif kind == "function_call" and item.get("status") != "in_progress":
+        elif kind == "function_call" and item.get("status") != "in_progress" and ("call_id" in item or "name" in item):
             key = ("call", repr(item_id), repr(item.get("call_id")))
             if key in self.observed_parts:
                 return

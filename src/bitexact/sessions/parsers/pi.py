@@ -22,6 +22,7 @@ v3 streams (``session``, ``message_start``/``message_update``/``message_end``,
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping
 
 from bitexact.sessions.convert import is_native_event, make_event
@@ -49,6 +50,8 @@ LIFECYCLE = frozenset(
         "queue_update", "queue", "entry", "reasoning_effort", "thinking_level_change",
     }
 )
+AUXILIARY_EXCLUDED = frozenset({"agent_end", "agent_settled"})
+"""Terminal accounting: a session snapshot, never an auxiliary contribution (7.5)."""
 V3_TYPES = frozenset({"session", "message_start", "message_update", "message_end", "turn_end", "tool_execution_start", "tool_execution_update", "tool_execution_end", "extension_error"}) | LIFECYCLE
 FLAT_TYPES = frozenset({"init", "assistant", "tool_use", "tool_result", "result"})
 
@@ -97,6 +100,7 @@ class PiMapper:
         self.session = session
         self.tools = ToolTracker()
         self.usage = UsageAccumulator()
+        self.auxiliary = UsageAccumulator()
         self.turns = 0
         self.turn_ids: set[str] = set()
         self.errors: list[Any] = []
@@ -361,6 +365,26 @@ class PiMapper:
             self.terminal = "agent_end"
         data = {k: v for k, v in record.items() if k != "type"}
         self.session.emit(make_event(f"session.{kind}", data))
+        if kind not in AUXILIARY_EXCLUDED:
+            self._auxiliary_usage(record)
+
+    def _auxiliary_usage(self, record: Mapping[str, Any]) -> None:
+        """Inference outside the conversation turns (e.g. a compaction summary), counted once.
+
+        The spec names no source field; we read a top-level ``usage`` object
+        in Pi's own token names on a non-terminal lifecycle record.  It joins
+        the session total once (identity: the record's ``id``, else the whole
+        record) and is also totalled on its own as ``auxiliaryUsage``.
+        Reported zero counts stay zero, not absent.
+        """
+        usage = record.get("usage")
+        if not isinstance(usage, dict) or not any(valid_count(usage.get(k)) for k in PI_USAGE):
+            return
+        identity = ("auxiliary", record["type"], repr(record["id"]) if "id" in record else json.dumps(record, sort_keys=True))
+        mapped = normalize_usage(usage, PI_USAGE)
+        if self.auxiliary.add(mapped, identity=identity):
+            self.usage.add(mapped, identity=identity)
+            self.accounting = True
 
     # -- flat ---------------------------------------------------------------
     def _flat_init(self, record: dict[str, Any]) -> None:
@@ -466,6 +490,8 @@ class PiMapper:
             data["numTurns"] = self.turns
         if not self.usage.empty:
             data["usage"] = self.usage.usage()
+        if not self.auxiliary.empty:
+            data["auxiliaryUsage"] = self.auxiliary.usage()
         if self.errors:
             data["errors"] = list(self.errors)
         if self.terminal:
