@@ -634,3 +634,22 @@ def test_a_store_is_refused_across_fork(tmp_path: Path) -> None:
     assert os.waitstatus_to_exitcode(status) == 0
     assert store.head("r") == (0, GENESIS)  # the parent's store still works
     store.close()
+
+
+def test_a_version_1_store_is_upgraded_in_place(tmp_path: Path) -> None:
+    """Version 2 drops the unused index on entries.hash; a version 1 file keeps its entries."""
+    with open_store(tmp_path / "home") as store:
+        store.create_run("r")
+        store.append("r", make_entry("r", 0, GENESIS, tool_data(0)))
+    raw = sqlite3.connect(tmp_path / "home" / "bitexact.db")
+    raw.execute("CREATE INDEX entries_by_hash ON entries (hash)")  # what version 1 created
+    raw.execute("PRAGMA user_version = 1")
+    raw.commit()
+    raw.close()
+    with open_store(tmp_path / "home") as store:
+        assert store.head("r")[0] == 1
+        assert next(store.entries("r"))["step"] == 0
+    raw = sqlite3.connect(tmp_path / "home" / "bitexact.db")
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert raw.execute("SELECT name FROM sqlite_master WHERE name = 'entries_by_hash'").fetchone() is None
+    raw.close()

@@ -602,6 +602,7 @@ def _checkpoint_problem(
         return RecordError(
             f"run {run_id}: checkpoint covers {checkpoint.steps} steps but the run has {steps}", field="steps"
         )
+    expected: str | None  # None: the step it covers is not stored
     if checkpoint.steps == 0:
         expected = GENESIS
     elif appending is not None and checkpoint.steps == steps:
