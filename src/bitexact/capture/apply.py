@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,13 @@ from bitexact.capture.block import (
 )
 from bitexact.capture.budget import BudgetExhausted, Clock, Deadline
 from bitexact.capture.errors import CaptureInputError, HintError, ScrubFailedError
-from bitexact.capture.hints import COLLECTOR_ONLY, UPSTREAM, Hint, hint_field, parse_custody
+from bitexact.capture.hints import (
+    COLLECTOR_ONLY,
+    UPSTREAM,
+    Hint,
+    hint_field,
+    parse_custody,
+)
 from bitexact.capture.paths import spell
 from bitexact.capture.policy import CapturePolicy
 from bitexact.capture.rules import GOVERNED_KINDS, NONE, StepRules
@@ -35,6 +42,10 @@ from bitexact.capture.scan import DetectorFailed
 from bitexact.capture.walk import HINT, Walk
 from bitexact.crypto import ALGORITHMS
 from bitexact.errors import CanonicalizationError
+from bitexact.gcpause import gc_paused
+
+_PAUSE_GC_FROM = 256 * 1024
+"""Steps from this size (bytes of JSON) are scanned with the cyclic collector paused."""
 
 # Declarations a collector made that the recorder leaves as they arrived.
 _SETTLED_MODES = frozenset({"hash-only", "withheld", "unscanned"})
@@ -124,15 +135,18 @@ def apply_policy(
     rules = StepRules.select(policy.rules if governed else (), kind, data)
     if not parsed and rules.star >= NONE and not (rules.by_key or rules.by_subkey or rules.by_name):
         return Captured(data, None, (), False)  # nothing to do: every field kept as captured
+    size = _size(data)
     if policy.off:
         deadline = Deadline.unlimited()  # a hint's scrub with the policy off is never withheld
     else:
-        deadline = Deadline.for_size(policy.budget_ms, _size(data), clock)
+        deadline = Deadline.for_size(policy.budget_ms, size, clock)
     skip = _settled_paths(prior)
     walk = Walk(rules, parsed, policy.scanner, skip_paths=skip)
-    walk.run(data)
-    walk.scan(deadline)
-    out = walk.finish()
+    # A large step's scan allocates millions of findings and pieces: keep it linear.
+    with gc_paused() if size >= _PAUSE_GC_FROM else nullcontext():
+        walk.run(data)
+        walk.scan(deadline)
+        out = walk.finish()
     key = None if policy.off else policy.key
 
     fields: dict[str, dict[str, Any]] = {}

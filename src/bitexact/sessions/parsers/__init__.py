@@ -7,16 +7,26 @@ deterministically when ``engine`` is None.  Each adapter returns a
 
 from __future__ import annotations
 
-import gc
 from typing import Callable
 
+from bitexact.gcpause import gc_paused
 from bitexact.sessions.model import ParseResult
 
 ENGINES: tuple[str, ...] = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor")
 
 
 def _adapters() -> dict[str, Callable[[str], ParseResult]]:
-    from bitexact.sessions.parsers import claude, codex, copilot, cursor, custom, gemini, goose, opencode, pi
+    from bitexact.sessions.parsers import (
+        claude,
+        codex,
+        copilot,
+        cursor,
+        custom,
+        gemini,
+        goose,
+        opencode,
+        pi,
+    )
 
     return {
         "claude": claude.parse,
@@ -41,7 +51,11 @@ def parse(text: str, engine: str | None = None) -> ParseResult:
     ``UnknownEngineError`` for an unsupported ``engine`` name.
     """
     from bitexact.sessions.parsers.detect import detect_engine
-    from bitexact.sessions.parsers.errors import InvalidSessionInputError, UnknownEngineError, UnrecognizedFormatError
+    from bitexact.sessions.parsers.errors import (
+        InvalidSessionInputError,
+        UnknownEngineError,
+        UnrecognizedFormatError,
+    )
 
     if not isinstance(text, str):
         raise InvalidSessionInputError(f"text: expected str, got {type(text).__name__}; decode the log first")
@@ -51,15 +65,10 @@ def parse(text: str, engine: str | None = None) -> ParseResult:
     # Parsing allocates many small containers that all stay alive until the
     # end; the cyclic collector would rescan them over and over (superlinear
     # time on large logs) while finding nothing to free.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         if engine is None:
             try:
                 engine = detect_engine(text)
             except UnrecognizedFormatError:
                 return adapters["custom"](text)
         return adapters[engine](text)
-    finally:
-        if collecting:
-            gc.enable()
