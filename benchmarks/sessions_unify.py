@@ -183,7 +183,8 @@ def main() -> int:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     print("ratio = baseline seconds / unify seconds (baseline: read files + json.loads per line); "
-          "peak RSS = benchmark process high-water mark so far (collection holds the merged session in memory)")
+          "peak RSS = benchmark process high-water mark so far (collection keeps each source's events as "
+          "compact serialized lines until the merged file is written)")
     return 0
 
 

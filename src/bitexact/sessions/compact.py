@@ -5,6 +5,12 @@ already-redacted unified session for metadata consumers.  It is *not* the
 full session: it keeps only the allowlisted event kinds and scalar fields,
 at most 128 records and 16,384 UTF-8 bytes, and says what it dropped.
 
+Full-session resolution (T-UAS-079): ``transport_envelope`` describes a
+compact stream for a transport (profile, version, loss metadata, canonical
+usage artifact IDs) and ``resolve_full_session`` retrieves the full file from
+a local artifact directory, bound to a ``RunBinding``; downloading and
+authenticating artifacts is the caller's transport.
+
 ``compact_events(events)`` projects decoded events in memory;
 ``compact(path)`` reads ``aw_session.jsonl`` with bounded framing: the file
 size is snapshotted, at most 64 MiB of it is inspected, no line longer than
@@ -19,8 +25,10 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +105,8 @@ def project(event: Any) -> dict[str, Any] | None:
     if not isinstance(kind, str) or kind not in FIELDS:
         return None
     data = _scalars(event.get("data"), FIELDS[kind])
-    source = event.get("data") if isinstance(event.get("data"), Mapping) else {}
+    raw = event.get("data")
+    source: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     if kind in _WITH_USAGE and isinstance(source.get("usage"), Mapping):
         usage = _scalars(source["usage"], USAGE_FIELDS)
         if usage:
@@ -230,3 +239,162 @@ def compact(path: Path) -> dict[str, Any]:
         # A final unterminated record counts only when it reaches the snapshotted end.
         budget.offer(_decode(bytes(line), number + 1))
     return budget.result(oversized=oversized, scan_truncated=scan_truncated, omitted_extra=oversized)
+
+
+# ----------------------------------------------------------------- full-session resolution (T-UAS-079)
+#
+# What is local to this library: the transport descriptor of a compact
+# stream (profile, loss metadata, usage artifact IDs) and retrieval of the
+# full aw_session.jsonl from a local directory of downloaded artifacts, bound
+# to the caller's run identity.  Downloading artifacts and authenticating the
+# repository are the caller's transport (GitHub API), not implemented here.
+
+_ARTIFACT_ID = re.compile(r"[1-9][0-9]{0,19}\Z")
+ARTIFACT_METADATA = "artifact.json"
+"""Per-artifact metadata file of a local artifact directory (this library's layout)."""
+FULL_SESSION_FILE = "aw_session.jsonl"
+_LOSS_FIELDS = ("includedEvents", "omittedEvents", "oversizedLines", "scanTruncated", "truncated")
+
+
+class CompactTransportError(BitExactError, ValueError):
+    """A transport descriptor or artifact binding input is invalid (the message names the field)."""
+
+
+def artifact_id(value: Any, field: str = "artifactId") -> str:
+    """A usage artifact ID as its canonical positive-decimal string.
+
+    Accepts a positive integer or a canonical decimal string; refuses
+    floats (even integral ones), booleans, zero, signs, leading zeros and
+    exponents - an ID is never a floating-point number.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return str(value)
+    if isinstance(value, str) and _ARTIFACT_ID.match(value):
+        return value
+    raise CompactTransportError(f"{field}: not a positive decimal artifact ID ({type(value).__name__})")
+
+
+def transport_envelope(result: Mapping[str, Any], artifact_ids: Iterable[Any] = ()) -> dict[str, Any]:
+    """The descriptor a transport sends with a compact stream.
+
+    It names the compact profile and version, carries the loss/coverage
+    metadata of ``result`` unchanged, and lists the usage artifact IDs of
+    the uploaded full session (``fullSession.available`` is false when none
+    were uploaded).  It never claims to be, or to contain, the full session.
+    """
+    if result.get("version") != COMPACT_VERSION:
+        raise CompactTransportError(f"version: not compact profile version {COMPACT_VERSION}")
+    if not isinstance(result.get("session"), str):
+        raise CompactTransportError("session: compact JSONL text is required")
+    missing = [name for name in _LOSS_FIELDS if name not in result]
+    if missing:
+        raise CompactTransportError(f"{missing[0]}: loss metadata is required")
+    ids: list[str] = []
+    for position, value in enumerate(artifact_ids):
+        canonical = artifact_id(value, f"artifactIds[{position}]")
+        if canonical not in ids:
+            ids.append(canonical)
+    envelope: dict[str, Any] = {"profile": "compact", "version": COMPACT_VERSION, "session": result["session"]}
+    envelope.update({name: result[name] for name in _LOSS_FIELDS})
+    envelope["fullSession"] = {"available": bool(ids), "artifactIds": ids}
+    return envelope
+
+
+@dataclass(frozen=True)
+class RunBinding:
+    """The authenticated run an artifact must belong to before it is consumed."""
+
+    repository: str
+    run_id: str
+    run_attempt: str
+    workflow: str
+    """The executing workflow invocation (for example its workflow ref)."""
+
+
+@dataclass(frozen=True)
+class FullSession:
+    """The outcome of resolving a compact stream's full session."""
+
+    available: bool
+    artifact_id: str | None = None
+    path: Path | None = None
+    reasons: tuple[str, ...] = ()
+    """Why each candidate was not used (never payload text)."""
+
+
+def _metadata(directory: Path, candidate: str) -> dict[str, Any] | str:
+    meta_path = directory / candidate / ARTIFACT_METADATA
+    if meta_path.is_symlink() or not meta_path.is_file():
+        return "absent"
+    try:
+        meta = loads(meta_path.read_bytes(), max_bytes=65_536)
+    except (OSError, StrictJSONError):
+        return "unreadable metadata"
+    return meta if isinstance(meta, dict) else "unreadable metadata"
+
+
+def _binding_mismatch(meta: Mapping[str, Any], candidate: str, binding: RunBinding) -> str | None:
+    expected = {"id": candidate, "repository": binding.repository, "runId": binding.run_id,
+                "runAttempt": binding.run_attempt, "workflow": binding.workflow}
+    for name, value in expected.items():
+        recorded = meta.get(name)
+        if isinstance(recorded, int) and not isinstance(recorded, bool):
+            recorded = str(recorded)
+        if recorded != value:
+            return f"{name} does not match the current run"
+    return None
+
+
+def _full_session_file(directory: Path, candidate: str) -> Path | str:
+    path = directory / candidate / FULL_SESSION_FILE
+    if path.is_symlink():
+        return "aw_session.jsonl is a symbolic link"
+    if not path.is_file() or path.stat().st_size == 0:
+        return "aw_session.jsonl absent or empty"
+    with path.open("rb") as handle:
+        first = handle.readline(MAX_LINE_BYTES + 1)
+    try:
+        header = loads(first)
+    except StrictJSONError:
+        return "aw_session.jsonl has no valid format header"
+    if not (isinstance(header, dict) and header.get("type") == "session.format"
+            and isinstance(header.get("data"), dict) and header["data"].get("version") == 1):
+        return "aw_session.jsonl has no version-1 format header"
+    return path
+
+
+def resolve_full_session(directory: Path, artifact_ids: Iterable[Any], binding: RunBinding) -> FullSession:
+    """Find the full ``aw_session.jsonl`` of a compact stream in a local artifact directory.
+
+    ``directory/<id>/artifact.json`` records the artifact's ``id``,
+    ``repository``, ``runId``, ``runAttempt``, ``workflow`` and optional
+    ``expired``; ``directory/<id>/aw_session.jsonl`` is the full session.
+    Candidates are tried in the given order (initial upload, then retries);
+    the first that is bound to ``binding`` in every field, not expired, and
+    whose file carries the version-1 header is returned.  Otherwise the
+    result is explicitly unavailable with one reason per candidate - the
+    compact stream is never substituted for it.
+    """
+    directory = Path(directory)
+    reasons: list[str] = []
+    for position, value in enumerate(artifact_ids):
+        candidate = artifact_id(value, f"artifactIds[{position}]")
+        meta = _metadata(directory, candidate)
+        if isinstance(meta, str):
+            reasons.append(f"{candidate}: {meta}")
+            continue
+        mismatch = _binding_mismatch(meta, candidate, binding)
+        if mismatch is not None:
+            reasons.append(f"{candidate}: {mismatch}")
+            continue
+        if meta.get("expired") is not False and "expired" in meta:
+            reasons.append(f"{candidate}: expired")
+            continue
+        found = _full_session_file(directory, candidate)
+        if isinstance(found, str):
+            reasons.append(f"{candidate}: {found}")
+            continue
+        return FullSession(True, candidate, found, tuple(reasons))
+    if not reasons:
+        reasons.append("no usage artifact ID was provided")
+    return FullSession(False, None, None, tuple(reasons))

@@ -121,13 +121,11 @@ def _ids(*numbers: int | range) -> tuple[str, ...]:
 CLASS_CLAIMS: dict[str, dict[str, Any]] = {
     "R": {
         "name": "Reader/renderer",
-        "scope": "conversation Markdown, plain-text and CLI-style summaries; unified-file views",
+        "scope": "conversation Markdown, plain-text and CLI-style summaries; unified-file views; "
+                 "audit/logs sub-agent rows (render.subagents)",
         "applicable": _ids(1, 2, 4, 6, 26, 30, 31, 33, 42, 43, 44, 45, 49, 50, 51, 52, 53, 65, 66, 69, 73),
         "partial": {},
-        "not_met": {
-            "T-UAS-073": "No audit/logs reader of sub-agent rows (agent_usage, subagent_costs, display_names) "
-                         "exists in this project.",
-        },
+        "not_met": {},
     },
     "B": {
         "name": "Bootstrap telemetry adapter",
@@ -138,31 +136,28 @@ CLASS_CLAIMS: dict[str, dict[str, Any]] = {
     },
     "M": {
         "name": "Artifact merger",
-        "scope": "aw_session.jsonl from a downloaded runtime root (catalogue in docs/sessions-readers.md)",
+        "scope": "aw_session.jsonl from a downloaded runtime root (catalogue in docs/sessions-readers.md); "
+                 "pre-upload runtime-mask pass (unify.sanitize)",
         "applicable": _ids(1, 2, 49, 51, 52, range(54, 65), 67, 70, 71, 72, 74, 75, 80, 81, 82),
         "partial": {
-            "T-UAS-054": "Copilot session.shutdown stays an opaque extension in the unified file instead of being "
-                         "compacted to lifecycle and request counters (7.2).",
-            "T-UAS-058": "Source file names and layouts not named by the specification are this "
-                         "implementation's documented choices; threat-detection agent traffic is not collected.",
-            "T-UAS-060": "Masks come from ::add-mask:: lines of agent stdio and caller-supplied values; there is "
-                         "no separate pre-upload runtime-mask handoff pass.",
-            "T-UAS-067": "Stdio mining recognizes the harness 'done: exitCode=N' line and three anchored startup "
-                         "signatures only; the compiler's full detector set is read from agent-errors.jsonl.",
-            "T-UAS-081": "No computeInferenceAIC price table: without a caller-supplied pricing function every "
-                         "main request is reported unpriced (never zero) and the estimate is incomplete.",
+            "T-UAS-081": "The specification names computeInferenceAIC but no price table; without a "
+                         "caller-supplied pricing function every main request is reported unpriced (never "
+                         "zero) and the estimate is incomplete.",
         },
         "not_met": {},
     },
     "Q": {
         "name": "Compact projection",
-        "scope": "compact_events (in memory) and compact (bounded file reader)",
+        "scope": "compact_events (in memory), compact (bounded file reader), transport_envelope and "
+                 "resolve_full_session (local artifact directory)",
         "applicable": _ids(1, 2, 51, 76, 77, 78, 79),
-        "partial": {},
-        "not_met": {
-            "T-UAS-079": "No transport: usage artifact IDs, repository/run binding and full-session retrieval "
-                         "are outside this library.",
+        "partial": {
+            "T-UAS-079": "Artifact-ID canonicalization, the transport descriptor and run-bound retrieval from a "
+                         "local artifact directory are implemented; downloading artifacts and authenticating "
+                         "the repository (the GitHub API transport) are outside this library - the caller "
+                         "supplies the authenticated RunBinding.",
         },
+        "not_met": {},
     },
 }
 """Claims of the classes implemented here (the lead may move them into ``conformance_claims``)."""

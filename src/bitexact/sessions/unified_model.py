@@ -720,6 +720,25 @@ class JobResultData(TypedDict, total=False):
     durationMs: Metric
 
 
+class ShutdownData(_Attribution, total=False):
+    """Copilot ``session.shutdown`` compacted to lifecycle and request counters (7.2).
+
+    Accounting details (``agentMetrics``, ``modelMetrics``, usage, costs) are
+    not copied: they live in ``session.result`` (the adapter exposes
+    ``agentMetrics`` there as the authoritative snapshot).  Field names are
+    the Copilot CLI's shutdown payload; the specification names none.
+    """
+
+    shutdownType: Scalar
+    reason: Scalar
+    errorReason: Scalar
+    sessionStartTime: Scalar
+    totalPremiumRequests: Metric
+    totalApiDurationMs: Metric
+    totalRequests: Count
+    currentModel: Scalar
+
+
 class ExecutionResultData(TypedDict, total=False):
     """Recorded execution evidence."""
 
@@ -984,6 +1003,7 @@ UNIFIED_EVENT_DATA: dict[str, type] = {
     "tool.execution_complete": ToolCompleteData,
     "tool.execution_update": ToolUpdateData,
     "session.result": ResultData,
+    "session.shutdown": ShutdownData,
     "skill.invoked": SkillInvokedData,
     "skill.context_delivered_ref": SkillInvokedData,
     "prompt.system": PromptData,

@@ -10,7 +10,9 @@ Repeated runs over the same inputs give byte-identical files.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from typing import Any
 from bitexact.sessions.unify.baseline import Pricing
 from bitexact.sessions.unify.files import CollectionIOError, SymlinkRefusedError, UnifyError
 from bitexact.sessions.unify.merge import collect
-from bitexact.sessions.unify.write import remove_stale, serialize, write_atomic
+from bitexact.sessions.unify.write import remove_stale, write_records_atomic
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,24 @@ class UnifyReport:
         return "\n".join(lines) + "\n"
 
 
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for one collection.
+
+    Collection allocates only acyclic trees (decoded records, projected
+    payloads), so reference counting frees everything; left on, the cyclic
+    collector re-traverses the ever larger set of live records on each
+    generation-2 pass, which costs ~10% and grows faster than linearly.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def unify(
     artifact_dir: Path,
     out: Path,
@@ -65,9 +85,9 @@ def unify(
     removed, so a stale or partial file is never left for upload (T-UAS-059).
     """
     try:
-        collection = collect(Path(artifact_dir), masks=masks, env=env, pricing=pricing)
-        data = serialize(collection.records)
-        write_atomic(Path(out), data)
+        with _cyclic_gc_paused():
+            collection = collect(Path(artifact_dir), masks=masks, env=env, pricing=pricing)
+            records, size = write_records_atomic(Path(out), collection.iter_records())
     except BaseException:
         remove_stale(Path(out))
         raise
@@ -75,7 +95,7 @@ def unify(
         f"{w.path or w.source}{f':{w.line}' if w.line else ''}: {w.code}: {w.message}"
         for w in collection.warnings
     )
-    return UnifyReport(Path(out), len(collection.records), len(data), collection.coverage, warnings)
+    return UnifyReport(Path(out), records, size, collection.coverage, warnings)
 
 
 __all__ = ["CollectionIOError", "SymlinkRefusedError", "UnifyError", "UnifyReport", "unify"]

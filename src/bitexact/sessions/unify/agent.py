@@ -14,7 +14,7 @@ Projection (3.5): known agent payloads keep only their essential fields
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from bitexact.sessions import unified_model as um
@@ -40,6 +40,7 @@ PROJECTORS: dict[str, Projector] = {
     "tool.execution_complete": Projector(um.ToolCompleteData, {"output": ("result",)}),
     "tool.execution_update": Projector(um.ToolUpdateData),
     "session.result": Projector(um.ResultData, converters=_USAGE),
+    "session.shutdown": Projector(um.ShutdownData),
     "skill.invoked": Projector(um.SkillInvokedData, {"skillName": ("skill_name", "skill", "name")}),
     "skill.context_delivered_ref": Projector(
         um.SkillInvokedData, {"skillName": ("skill_name", "skill", "name")}
@@ -99,7 +100,7 @@ def project_event(event: Mapping[str, Any], builder: SourceBuilder) -> dict[str,
     return projected
 
 
-def add_agent_events(builder: SourceBuilder, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def add_agent_events(builder: SourceBuilder, events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Project a canonical agent trace into ``builder``; returns consumed snapshots.
 
     ``agent.execution`` records in the stream are explicit execution

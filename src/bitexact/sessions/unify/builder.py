@@ -10,12 +10,17 @@ never quote the payload (T-UAS-063).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
 from bitexact.sessions.unify.clock import to_ms
 from bitexact.sessions.unify.project import MISSING, Projection
 from bitexact.sessions.unify.redact import Redactor
+from bitexact.sessions.unify.write import event_line
+
+RETAINED_TYPES = frozenset({"firewall.token_usage", "firewall.model_routing", "model.config"})
+"""Event types later collector steps read back as payloads (baseline estimate, model config)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,53 @@ class SourceBuilder:
     empty: bool = False
     redactor: Redactor | None = field(default=None, repr=False)
     """Applied to every decoded source value before projection (T-UAS-060)."""
+    sealed: bool = True
+    """Events are kept only as serialized JSONL lines (``RETAINED_TYPES`` also as
+    payloads).  Sources are sealed from the start: nothing reads a source's
+    events back except those types, and a decoded object tree costs several
+    times its compact JSON.  ``sealed=False`` keeps ``events`` as dicts until
+    ``seal()``."""
+    retained: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    """After ``seal()``: the events of ``RETAINED_TYPES``, still as payloads."""
+    _buffer: bytearray = field(default_factory=bytearray, repr=False)
+    _ends: array = field(default_factory=lambda: array("Q"), repr=False)
+
+    @property
+    def count(self) -> int:
+        """Number of events added so far (sealed or not)."""
+        return len(self._ends) if self.sealed else len(self.events)
+
+    def _append_line(self, event: dict[str, Any]) -> None:
+        # One shared buffer per source: orjson's result objects are freed at
+        # once (each holds a large allocation), only the exact bytes stay.
+        self._buffer += event_line(event)
+        self._ends.append(len(self._buffer))
+
+    def seal(self) -> None:
+        """Serialize the events now and drop their object trees.
+
+        A finished source keeps only its compact lines (a fraction of the
+        memory of the decoded dicts) until interleaving writes them; events
+        added later are serialized as they come.
+        """
+        if not self.sealed:
+            self.sealed = True
+            for event in self.events:
+                self._append_line(event)
+            self.retained = [e for e in self.events if e["type"] in RETAINED_TYPES]
+            self.events = []
+
+    def event_at(self, index: int) -> Any:
+        """Event ``index`` in source order: its dict, or (sealed) a view of its serialized line."""
+        if not self.sealed:
+            return self.events[index]
+        start = self._ends[index - 1] if index else 0
+        return memoryview(self._buffer)[start:self._ends[index]]
+
+    def of_type(self, event_type: str) -> list[dict[str, Any]]:
+        """Events of one type as payload-bearing dicts (``RETAINED_TYPES`` only once sealed)."""
+        pool = self.retained if self.sealed else self.events
+        return [e for e in pool if e["type"] == event_type]
 
     def add(
         self,
@@ -98,7 +150,12 @@ class SourceBuilder:
         if native is not MISSING:
             provenance["native"] = native
         event["provenance"] = provenance
-        self.events.append(event)
+        if self.sealed:
+            self._append_line(event)
+            if event_type in RETAINED_TYPES:
+                self.retained.append(event)
+        else:
+            self.events.append(event)
         self.keys.append(key)
         return event
 

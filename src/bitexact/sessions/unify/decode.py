@@ -18,6 +18,7 @@ text, and decoding continues with the next line.
 from __future__ import annotations
 
 from collections.abc import Iterator
+import io
 import re
 from typing import Any
 
@@ -29,8 +30,25 @@ from bitexact.sessions.unify.builder import SourceBuilder
 from bitexact.sessions.unify.project import MISSING
 
 
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_LONG_RUN = 19
+_LONG_DIGITS = re.compile(rb"[0-9]{%d}" % _LONG_RUN)
 """A digit run orjson might decode as a float (beyond 64-bit integers)."""
+_DIGIT_MAP = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_WINDOW = 1 << 20
+
+
+def has_long_digit_run(payload: bytes) -> bool:
+    """Whether ``payload`` holds a run of 19+ ASCII digits anywhere.
+
+    A byte translation plus a substring search is several times faster than
+    the equivalent regex over megabytes; windows overlap by the run length.
+    """
+    needle = b"0" * _LONG_RUN
+    for start in range(0, max(len(payload), 1), _WINDOW):
+        window = payload[start:start + _WINDOW + _LONG_RUN - 1]
+        if needle in window.translate(_DIGIT_MAP):
+            return True
+    return False
 _MAX_FAST_BRACKETS = 128
 """Lines with more opening brackets may nest past the strict depth limit."""
 
@@ -62,6 +80,9 @@ def _cause(exc: StrictJSONError) -> str:
     return "invalid JSON"
 
 
+_UNDECODED: Any = object()
+
+
 def json_lines(builder: SourceBuilder, payload: bytes) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """Decoded JSON objects of a JSONL payload as ``(ordinal, line, record)``.
 
@@ -69,18 +90,31 @@ def json_lines(builder: SourceBuilder, payload: bytes) -> Iterator[tuple[int, in
     """
     # Whole-payload scans prove facts for every line at once: no long digit
     # run anywhere, and (usually) nothing the redactor could match.
-    digits_checked = _LONG_DIGITS.search(payload) is None
+    digits_checked = not has_long_digit_run(payload)
     may_redact = builder.may_redact(payload)
     ordinal = 0
-    for number, raw in enumerate(payload.split(b"\n"), start=1):
-        line = raw[:-1] if raw.endswith(b"\r") else raw
-        if not line.strip():
+    # BytesIO shares the payload's buffer: lines are produced one at a time
+    # instead of a second, split copy of the whole file.
+    for number, line in enumerate(io.BytesIO(payload), start=1):
+        if line.isspace():
             continue
-        try:
-            record = loads(line, digits_checked=digits_checked)
-        except StrictJSONError as exc:
-            builder.warn("malformed_jsonl", f"line {number}: {_cause(exc)}; record skipped", number)
-            continue
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        record: Any = _UNDECODED
+        # The common case inlined (no call per line); see ``loads``.
+        if line.count(b"{") + line.count(b"[") < _MAX_FAST_BRACKETS and (
+            digits_checked or _LONG_DIGITS.search(line) is None
+        ):
+            try:
+                record = orjson.loads(line)  # JSON whitespace includes a CRLF's CR
+            except orjson.JSONDecodeError:
+                pass
+        if record is _UNDECODED:
+            try:
+                record = strict_loads(line[:-1] if line.endswith(b"\r") else line)
+            except StrictJSONError as exc:
+                builder.warn("malformed_jsonl", f"line {number}: {_cause(exc)}; record skipped", number)
+                continue
         if not isinstance(record, dict):
             builder.warn("malformed_jsonl", f"line {number}: not a JSON object; record skipped", number)
             continue

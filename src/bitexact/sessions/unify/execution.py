@@ -8,8 +8,11 @@ Evidence, merged into one record:
   exit codes from the live detector);
 - canonical ``session.error`` events and ``session.result.errors`` entries of
   the *main* agent (child-agent context never supplies classifications);
-- anchored harness lines of agent stdio (the last ``done: exitCode=N``);
-  fenced quotations are skipped.
+- anchored harness lines of agent stdio (the last ``done: exitCode=N``),
+  anchored startup signatures and recognized engine diagnostic prefixes
+  (``API Error: NNN``, ``Error: [CAPIError: ]NNN``, ``ERROR:``/``[ERROR]``,
+  ``terminated by signal SIGxxx``); only column-0 lines count, so indented
+  or labeled echoes of child/tool output and fenced quotations are skipped.
 
 Exit-code precedence is the order above; intermediate attempt and tool exit
 codes are never used.  Tool failures and errors quoted in messages or tool
@@ -36,6 +39,44 @@ _STARTUP_SIGNATURES = (
     (re.compile(r"^Error: 403 .*(?:[Ii]nference|Copilot)"), "inference_access_error"),
 )
 """Anchored startup error signatures mined from stdio (whole-line, outside fences)."""
+
+_ENGINE_DIAGNOSTICS = (
+    # Claude Code: ``API Error: 429 {"type":"error","error":{"type":"rate_limit_error",...}}``
+    ("api", re.compile(r"^API Error: (?P<code>[1-5]\d\d)\b(?P<rest>.*)$")),
+    # Copilot CLI: ``Error: CAPIError: 503 ...`` / ``Error: 400 ...``
+    ("capi", re.compile(r"^Error: CAPIError: (?P<code>[1-5]\d\d)\b(?P<rest>.*)$")),
+    ("api", re.compile(r"^Error: (?P<code>[1-5]\d\d)\b(?P<rest>.*)$")),
+    # Codex: ``ERROR: stream error: ... status 502 ...`` / ``[ERROR] ... status code 429``
+    ("api", re.compile(r"^(?:ERROR:|\[ERROR\]) (?P<rest>(?:.*?\bstatus(?: code)?:? (?P<code>[1-5]\d\d)\b)?.*)$")),
+)
+"""Recognized engine diagnostic prefixes (whole line, column 0, outside fences).
+
+UAS 4.8 requires recognized prefixes or anchored signatures but does not
+enumerate them; this is the implementation's supported set.  Each match
+contributes its HTTP status as a native code and an embedded provider error
+type (``"type":"..._error"``).  Categories are added only where the status
+maps onto the classification vocabulary of 4.8 (``_category``); nothing
+else is invented.
+"""
+
+_PROVIDER_TYPE = re.compile(r'"type"\s*:\s*"([a-z_]{1,64}_error)"')
+_QUOTA = re.compile(r"\bquota\b", re.I)
+
+
+def _category(origin: str, status: int | None, rest: str) -> str | None:
+    """The 4.8 classification a recognized diagnostic establishes, if any."""
+    if status == 400:
+        return "http_400_response_error"
+    if status == 401:
+        return "authentication_failed"
+    if origin == "capi" and status == 429 and _QUOTA.search(rest):
+        return "capi_quota_exceeded_error"
+    if origin == "capi" and status is not None and status >= 500:
+        return "capi_server_error"
+    return None
+
+
+_SIGNAL = re.compile(r"^(?:\[[^\]\n]{0,64}\]\s*)?(?:agent |process )?(?:terminated|killed) by signal (SIG[A-Z0-9]{2,10})\s*$")
 
 
 def normalize_code(value: Any) -> int | str | None:
@@ -183,6 +224,10 @@ def add_diagnostic(evidence: ExecutionEvidence, record: Mapping[str, Any], path:
         evidence.exit(value, _RANK_DIAGNOSTIC, path)
 
 
+CANONICAL_ERROR_TYPES = frozenset({"session.error", "session.result"})
+"""The canonical event types ``add_canonical`` reads."""
+
+
 def add_canonical(evidence: ExecutionEvidence, events: Iterable[Mapping[str, Any]], path: str) -> None:
     """Engine/provider errors of the main agent from canonical events."""
     for event in events:
@@ -204,6 +249,30 @@ def add_canonical(evidence: ExecutionEvidence, events: Iterable[Mapping[str, Any
                         evidence.code(entry[name], path)
 
 
+def _engine_diagnostic(evidence: ExecutionEvidence, line: str, path: str) -> None:
+    """Codes, provider types and categories of one recognized engine diagnostic line."""
+    signal = _SIGNAL.match(line)
+    if signal:
+        # 4.8: a crash keeps its native signal name as an error type.
+        evidence.error_type(signal.group(1), path)
+        return
+    for origin, pattern in _ENGINE_DIAGNOSTICS:
+        match = pattern.match(line)
+        if not match:
+            continue
+        status = int(match.group("code")) if match.group("code") is not None else None
+        rest = match.group("rest") or ""
+        if status is not None:
+            evidence.code(status, path)
+        category = _category(origin, status, rest)
+        if category is not None:
+            evidence.category(category, path)
+        provider_type = _PROVIDER_TYPE.search(rest)
+        if provider_type:
+            evidence.error_type(provider_type.group(1), path)
+        return
+
+
 def add_stdio(evidence: ExecutionEvidence, text: str, path: str) -> None:
     """Anchored harness lines of agent stdio, skipping fenced quotations."""
     fenced = False
@@ -221,5 +290,6 @@ def add_stdio(evidence: ExecutionEvidence, text: str, path: str) -> None:
         for pattern, category in _STARTUP_SIGNATURES:
             if pattern.match(line):
                 evidence.category(category, path)
+        _engine_diagnostic(evidence, line, path)
     if last_exit is not None:
         evidence.exit(last_exit, _RANK_HARNESS, path)

@@ -42,19 +42,49 @@ def sequential_anchors(keys: list[int | None]) -> list[int | None]:
     return anchors
 
 
-def interleave(sources: list[OrderedSource]) -> list[dict[str, Any]]:
-    """All events of ``sources`` in merged order (see module docstring)."""
-    anchored: list[tuple[int, int, int, dict[str, Any]]] = []
-    tail: list[tuple[int, int, dict[str, Any]]] = []
-    for source in sources:
-        anchors = sequential_anchors(source.keys) if source.sequential else source.keys
-        for index, (event, anchor) in enumerate(zip(source.events, anchors)):
+INDEX_BITS = 40
+"""Low bits of a merge position: the event's index within its source."""
+_INDEX_MASK = (1 << INDEX_BITS) - 1
+_POSITION_BITS = 64
+
+
+def merge_positions(sources: list[tuple[int, bool, list[int | None]]]) -> list[int]:
+    """Merged order as packed positions ``source_order << INDEX_BITS | index``.
+
+    ``sources`` are ``(order, sequential, ordering keys)``.  Sorting one
+    integer per event (anchor in the high bits) instead of a tuple holding the
+    event keeps the merge small enough for sources of any size; the events
+    themselves are fetched only when written.
+    """
+    anchored: list[int] = []
+    tail: list[int] = []
+    for order, sequential, keys in sources:
+        anchors = sequential_anchors(keys) if sequential else keys
+        base = order << INDEX_BITS
+        for index, anchor in enumerate(anchors):
             if anchor is None:
-                tail.append((source.order, index, event))
+                tail.append(base | index)
             else:
-                anchored.append((anchor, source.order, index, event))
-    # (anchor, source order, local index) is unique, so tuple order never
-    # reaches the event dicts.
+                # (anchor, source order, local index) is unique; a negative
+                # anchor keeps its order because the low bits are OR-ed in.
+                anchored.append((anchor << _POSITION_BITS) | base | index)
     anchored.sort()
     tail.sort()
-    return [item[3] for item in anchored] + [item[2] for item in tail]
+    low = (1 << _POSITION_BITS) - 1
+    return [key & low for key in anchored] + tail
+
+
+def split_position(position: int) -> tuple[int, int]:
+    """``(source order, local index)`` of a packed merge position."""
+    return position >> INDEX_BITS, position & _INDEX_MASK
+
+
+def interleave(sources: list[OrderedSource]) -> list[dict[str, Any]]:
+    """All events of ``sources`` in merged order (see module docstring)."""
+    by_order = {source.order: source for source in sources}
+    positions = merge_positions([(s.order, s.sequential, s.keys) for s in sources])
+    out = []
+    for position in positions:
+        order, index = split_position(position)
+        out.append(by_order[order].events[index])
+    return out

@@ -10,10 +10,12 @@ is written here (``write.py`` does that), and no source file is modified.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from bitexact.sessions import unified_model as um
 from bitexact.sessions.unify import downstream, execution, observations as obs, workflow
@@ -29,7 +31,7 @@ from bitexact.sessions.unify.files import (
     probe,
     read_file,
 )
-from bitexact.sessions.unify.interleave import OrderedSource, interleave
+from bitexact.sessions.unify.interleave import merge_positions, split_position
 from bitexact.sessions.unify.inventory import read_inventory
 from bitexact.sessions.unify.otel import read_otlp
 from bitexact.sessions.unify.project import MISSING
@@ -53,11 +55,36 @@ MAX_PARSER_DIAGNOSTICS = 100
 
 @dataclass(frozen=True)
 class Collection:
-    """Everything one collection produced, in file order."""
+    """Everything one collection produced, in file order.
 
-    records: list[dict[str, Any]]
+    Source events are kept serialized in their builders and fetched in
+    merged order only while ``iter_records`` is consumed, so the merged file
+    never exists in memory as objects.
+    """
+
+    head: list[dict[str, Any]]
+    sources: list[SourceBuilder]
+    positions: list[int]
+    """Merged order as packed ``(source, index)`` positions (``interleave.merge_positions``)."""
+    trailer: list[dict[str, Any]]
     coverage: dict[str, Any]
     warnings: list[CollectionWarning]
+
+    def iter_records(self) -> Iterator[dict[str, Any] | memoryview]:
+        """Records in file order: collector dicts and source events as serialized lines."""
+        yield from self.head
+        for position in self.positions:
+            order, index = split_position(position)
+            yield self.sources[order].event_at(index)
+        yield from self.trailer
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """All records decoded as dicts (convenient for small collections and tests)."""
+        return [orjson.loads(r) if isinstance(r, memoryview) else r for r in self.iter_records()]
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.positions) + len(self.trailer)
 
 
 @dataclass
@@ -124,14 +151,13 @@ def _parse_log(builder: SourceBuilder, text: str, engine: str | None) -> list[di
     return list(result.events)
 
 
-def _canonical_stream(builder: SourceBuilder, payload: bytes) -> list[dict[str, Any]]:
-    events = []
+def _canonical_stream(builder: SourceBuilder, payload: bytes) -> Iterator[dict[str, Any]]:
+    # A generator: each record is projected before the next is decoded.
     for _ordinal, line, record in json_lines(builder, payload):
         if isinstance(record.get("type"), str) and isinstance(record.get("data"), dict):
-            events.append(record)
+            yield record
         else:
             builder.warn("invalid_event", f"line {line}: not a canonical event; skipped", line)
-    return events
 
 
 def _engine_hint(ctx: _Context) -> str | None:
@@ -143,14 +169,24 @@ def _engine_hint(ctx: _Context) -> str | None:
     return engine if isinstance(engine, str) and engine in ENGINES else None
 
 
-def _use_agent(ctx: _Context, builder: SourceBuilder, events: list[dict[str, Any]], *,
+def _use_agent(ctx: _Context, builder: SourceBuilder, events: Iterable[dict[str, Any]], *,
                redacted: bool = False) -> None:
     if not redacted:
-        events = [ctx.redactor.checked(e) for e in events]
-    redacted_events = events
-    ctx.snapshots.extend(add_agent_events(builder, redacted_events))
-    ctx.agent_events.extend(redacted_events)
+        events = (ctx.redactor.checked(e) for e in events)
+    ctx.snapshots.extend(add_agent_events(builder, _keeping_errors(events, ctx.agent_events)))
     ctx.agent_path = ctx.agent_path or builder.path
+
+
+def _keeping_errors(events: Iterable[dict[str, Any]], sink: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Pass ``events`` through, keeping the main agent's error records in ``sink``.
+
+    Only those feed the execution aggregate (4.8); keeping the whole decoded
+    trace alive beside its projection would double collection memory.
+    """
+    for event in events:
+        if isinstance(event, dict) and event.get("type") in execution.CANONICAL_ERROR_TYPES:
+            sink.append(event)
+        yield event
 
 
 def _read_agent(ctx: _Context, spec: SourceSpec) -> list[SourceBuilder]:
@@ -261,7 +297,7 @@ def _model_config(ctx: _Context) -> SourceBuilder | None:
         if target is not runtime:
             ctx.warnings.append(target.warnings[-1])
     else:
-        target.add("model.config", data, index=len(target.events))
+        target.add("model.config", data, index=target.count)
     return target if target is runtime else None
 
 
@@ -392,7 +428,7 @@ def _job_results(ctx: _Context) -> SourceBuilder | None:
 
 
 def _events_of(builders: Sequence[SourceBuilder], source: str, event_type: str) -> list[dict[str, Any]]:
-    return [e["data"] for b in builders if b.source == source for e in b.events if e["type"] == event_type]
+    return [e["data"] for b in builders if b.source == source for e in b.of_type(event_type)]
 
 
 # ----------------------------------------------------------------- assembly
@@ -449,28 +485,26 @@ def collect(
         for builder in builders:
             builder.finish()
             ctx.warnings.extend(builder.warnings)
+            builder.seal()
             selected.append(builder)
         if spec.name == "workflow.info":
             ctx.run = _run_identity(ctx)
             if not builders:
                 ctx.warn(spec, "workflow_metadata_absent", "no aw_info.json copy was found",
                          spec.candidates[0].path)
-    derived = [_model_config(ctx), _execution(ctx), _job_results(ctx)]
-    for builder in derived:
-        if builder is not None:
-            builder.finish()
-            ctx.warnings.extend(builder.warnings)
-            if builder.events:
-                selected.append(builder)
+    for derived in (_model_config(ctx), _execution(ctx), _job_results(ctx)):
+        if derived is not None:
+            derived.finish()
+            ctx.warnings.extend(derived.warnings)
+            if derived.count:
+                selected.append(derived)
     return _assemble(ctx, selected, absent)
 
 
 def _assemble(ctx: _Context, selected: list[SourceBuilder], absent: list[dict[str, Any]]) -> Collection:
-    ordered = interleave(
-        [OrderedSource(order, b.sequential, b.events, b.keys) for order, b in enumerate(selected)]
-    )
+    positions = merge_positions([(order, b.sequential, b.keys) for order, b in enumerate(selected)])
     trailer: list[dict[str, Any]] = []
-    config = next((e["data"] for b in selected for e in b.events if e["type"] == "model.config"), None)
+    config = next((e["data"] for b in selected for e in b.of_type("model.config")), None)
     if config is not None:
         estimate = baseline_estimate(
             config,
@@ -488,18 +522,18 @@ def _assemble(ctx: _Context, selected: list[SourceBuilder], absent: list[dict[st
     coverage = {
         "sources": [
             {"source": b.source, "component": b.component, "phase": b.phase, "path": b.path,
-             "events": len(b.events), "untimedEvents": sum(1 for k in b.keys if k is None),
+             "events": b.count, "untimedEvents": sum(1 for k in b.keys if k is None),
              "warnings": len(b.warnings), "empty": b.empty}
             for b in selected
         ],
         "absentSources": absent,
         "absentComponents": sorted({s.component for s in CATALOGUE} - components),
-        "eventCount": len(ordered),
+        "eventCount": len(positions),
         "untimedEventCount": sum(1 for b in selected for k in b.keys if k is None),
         "warningCount": len(ctx.warnings),
     }
-    records = [header(), *ordered, *trailer, _collector("session.collection", coverage, len(trailer) + 1)]
-    return Collection(records, coverage, list(ctx.warnings))
+    trailer.append(_collector("session.collection", coverage, len(trailer) + 1))
+    return Collection([header()], selected, positions, trailer, coverage, list(ctx.warnings))
 
 
 __all__ = ["Collection", "CollectionIOError", "UnifyError", "collect", "header"]

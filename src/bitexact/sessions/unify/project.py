@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from bitexact.sessions.draft7 import Check, compile_schema
 from bitexact.sessions.schema import model_schema
@@ -37,9 +37,12 @@ def snake_case(name: str) -> str:
     return _CAMEL_BOUNDARY.sub(r"_\1", name).lower()
 
 
-@dataclass(frozen=True)
-class Projection:
-    """A projected payload and the keys whose supplied values were refused."""
+class Projection(NamedTuple):
+    """A projected payload and the keys whose supplied values were refused.
+
+    A named tuple rather than a frozen dataclass: one is built per source
+    record, and tuple construction is several times cheaper.
+    """
 
     data: dict[str, Any]
     refused: tuple[str, ...] = ()
@@ -66,7 +69,8 @@ class Projector:
             spellings = _spellings(key, self.aliases.get(key, ()))
             converter = self.converters.get(key)
             simple = None if converter else _simple_types(fragment)
-            check = None if converter or simple is not None else compile_schema(root, fragment)
+            check = None if converter or simple is not None else (
+                _nonnegative_number if fragment == _NONNEGATIVE_NUMBER else compile_schema(root, fragment))
             allow_bool = simple is not None and bool in simple
             position = len(self._fields)
             self._fields.append((key, check, converter, simple, allow_bool))
@@ -117,6 +121,15 @@ class Projector:
                     continue
             data[key] = value
         return Projection(data, tuple(refused))
+
+
+_NONNEGATIVE_NUMBER = {"type": "number", "minimum": 0}
+
+
+def _nonnegative_number(value: Any, path: str, errors: list[str]) -> None:
+    """The compiled check of ``{"type": "number", "minimum": 0}``, inlined (hot: durations, credits)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        errors.append(f"{path}: expected a nonnegative number")
 
 
 _PY = {"null": type(None), "boolean": bool, "string": str, "array": list, "object": dict, "number": (int, float)}

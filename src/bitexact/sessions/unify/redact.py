@@ -35,8 +35,13 @@ _CREDENTIALS = (
 )
 _BEARER = r"(?<=[Bb]earer )[A-Za-z0-9._~+/=-]{16,}"
 _PEM_MARKER = b"PRIVATE KEY"
-_CREDENTIAL_PREFIXES = rb"gh[pousr]_|github_pat_|sk-|A(?:KIA|SIA|Iza)|xox|earer "
-"""A literal part every credential match contains, for a fast prefilter."""
+_CREDENTIAL_PREFIXES = rb"[gsAxe](?:h[pousr]_|ithub_pat_|k-|KIA|SIA|Iza|ox|arer )"
+"""A literal part every credential match contains, for a fast prefilter.
+
+Factored by first byte (gh..., sk-, AKIA/ASIA/AIza, xox, [B]earer) so the
+regex engine scans for one character class; cross-combinations such as
+``gk-`` also pass the prefilter, which only ever costs a full-pattern check.
+"""
 # Characters a JSON writer escapes; a mask containing one cannot be found
 # literally in undecoded JSON text.
 _JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
@@ -61,7 +66,8 @@ class Redactor:
             c.encode("ascii") for c in _CREDENTIALS if "PRIVATE KEY" not in c] + [_BEARER.encode("ascii")]
         self._raw_pattern = re.compile(b"|".join(literal))
         self._always_walk = any(_JSON_ESCAPED.search(m) for m in unique)
-        self._prefilter = re.compile(b"|".join([re.escape(m.encode("utf-8")) for m in unique] + [_CREDENTIAL_PREFIXES]))
+        self._prefilter = re.compile(b"|".join(
+            [re.escape(m.encode("utf-8")) for m in unique] + [_CREDENTIAL_PREFIXES]))
 
     def may_match(self, raw_json: bytes) -> bool:
         """Whether decoding ``raw_json`` could yield a string containing a needle.

@@ -52,6 +52,15 @@ def _firewall(filename: str) -> tuple[Candidate, ...]:
     return tuple(Candidate(f"{d}/{filename}", "agent") for d in FIREWALL_DIRS)
 
 
+DETECTION_DIR = "threat-detection"
+"""Where the threat-detection job's runtime logs are downloaded (this implementation's layout)."""
+
+
+def _detection_firewall(filename: str) -> tuple[Candidate, ...]:
+    # The detection job replicates AWF logs like the agent job: same precedence.
+    return tuple(Candidate(f"{DETECTION_DIR}/{d}/{filename}", "detection") for d in FIREWALL_DIRS)
+
+
 AGENT_CANDIDATES = (
     Candidate("agent-session.jsonl", "agent"),
     Candidate(COPILOT_SESSIONS_DIR, "agent"),
@@ -106,6 +115,22 @@ CATALOGUE: tuple[SourceSpec, ...] = (
     SourceSpec("firewall.events", "firewall", _firewall("events.jsonl"), "firewall_events"),
     SourceSpec("firewall.model_routing", "firewall", _firewall("model-routing.jsonl"), "model_routing"),
     SourceSpec("firewall.upstream_errors", "firewall", _firewall("upstream-errors.jsonl"),
+               "upstream_errors"),
+    # Threat-detection traffic: the detection job's own gateway and proxy
+    # logs, kept as separate detection-phase observations (never merged with
+    # the agent job's copies and never priced as agent requests).
+    SourceSpec("mcp.rpc.detection", "mcp", _one(f"{DETECTION_DIR}/mcp-logs/rpc-messages.jsonl", "detection"),
+               "mcp_log"),
+    SourceSpec("mcp.gateway.detection", "mcp", _one(f"{DETECTION_DIR}/mcp-logs/gateway.jsonl", "detection"),
+               "mcp_log"),
+    SourceSpec("firewall.access.detection", "firewall", _detection_firewall("audit.jsonl"), "http_access"),
+    SourceSpec("firewall.token_usage.detection", "firewall", _detection_firewall("token-usage.jsonl"),
+               "token_usage"),
+    SourceSpec("firewall.events.detection", "firewall", _detection_firewall("events.jsonl"),
+               "firewall_events"),
+    SourceSpec("firewall.model_routing.detection", "firewall", _detection_firewall("model-routing.jsonl"),
+               "model_routing"),
+    SourceSpec("firewall.upstream_errors.detection", "firewall", _detection_firewall("upstream-errors.jsonl"),
                "upstream_errors"),
     SourceSpec("github_api.rate_limit", "github_api",
                (Candidate("github_rate_limits.jsonl", "agent"),

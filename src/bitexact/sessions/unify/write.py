@@ -22,23 +22,70 @@ import orjson
 from bitexact.sessions.unify.files import CollectionIOError, SymlinkRefusedError
 
 
+def _stdlib_line(record: Any) -> bytes:
+    # orjson refuses lone surrogates and integers past 64 bits; the stdlib
+    # writes them as valid ASCII-escaped JSON instead.
+    return json.dumps(record, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
 def record_line(record: Any) -> bytes:
     """One compact JSON line (without its LF)."""
     try:
         return orjson.dumps(record)
     except (TypeError, orjson.JSONEncodeError):
-        # orjson refuses lone surrogates and integers past 64 bits; the stdlib
-        # writes them as valid ASCII-escaped JSON instead.
-        return json.dumps(record, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+        return _stdlib_line(record)
+
+
+def event_line(record: Any) -> bytes:
+    """One record's compact line with its LF."""
+    try:
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    except (TypeError, orjson.JSONEncodeError):
+        return _stdlib_line(record) + b"\n"
+
+
+def _lines(records: Iterable[Any]) -> Iterable[bytes | memoryview]:
+    """Each record's compact line with its LF (``bytes``/``memoryview`` items are serialized lines)."""
+    for record in records:
+        yield record if isinstance(record, (bytes, memoryview)) else event_line(record)
 
 
 def serialize(records: Iterable[Any]) -> bytes:
     """The compact JSONL bytes of ``records``."""
-    return b"".join(record_line(r) + b"\n" for r in records)
+    return b"".join(_lines(records))
 
 
-def write_atomic(out: Path, data: bytes) -> None:
-    """Replace ``out`` with ``data`` atomically; never follow a link at ``out``."""
+_FLUSH_BYTES = 1 << 20
+
+
+def write_records_atomic(out: Path, records: Iterable[Any]) -> tuple[int, int]:
+    """Serialize ``records`` straight into an atomic replacement of ``out``.
+
+    Lines are written in ~1 MiB batches, so the serialized file never sits
+    in memory whole.  Returns ``(records, bytes)`` written.
+    """
+    counts = [0, 0]
+
+    def chunks() -> Iterable[bytes]:
+        batch: list[bytes | memoryview] = []
+        size = 0
+        for line in _lines(records):
+            batch.append(line)
+            size += len(line)
+            counts[0] += 1
+            if size >= _FLUSH_BYTES:
+                counts[1] += size
+                yield b"".join(batch)
+                batch, size = [], 0
+        counts[1] += size
+        yield b"".join(batch)
+
+    write_atomic(out, chunks())
+    return counts[0], counts[1]
+
+
+def write_atomic(out: Path, data: bytes | Iterable[bytes]) -> None:
+    """Replace ``out`` with ``data`` (bytes or byte chunks) atomically; never follow a link at ``out``."""
     out = Path(out)
     if out.is_symlink():
         raise SymlinkRefusedError(f"{out}: output path is a symbolic link; refusing to write")
@@ -49,16 +96,23 @@ def write_atomic(out: Path, data: bytes) -> None:
         raise CollectionIOError(f"cannot write {out}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                handle.write(data)
+            else:
+                for chunk in data:
+                    handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, out)
-    except OSError as exc:
+    except BaseException as exc:
+        # Also a failure while producing the chunks: never leave a partial temp file.
         try:
             os.unlink(temp)
         except OSError:
             pass
-        raise CollectionIOError(f"cannot write {out}: {exc.strerror}") from None
+        if isinstance(exc, OSError):
+            raise CollectionIOError(f"cannot write {out}: {exc.strerror}") from None
+        raise
     try:
         dir_fd = os.open(directory, os.O_RDONLY)
         try:
