@@ -10,15 +10,18 @@ Repeated runs over the same inputs give byte-identical files.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bitexact.gcpause import gc_paused
 from bitexact.sessions.unify.baseline import Pricing
-from bitexact.sessions.unify.files import CollectionIOError, SymlinkRefusedError, UnifyError
+from bitexact.sessions.unify.files import (
+    CollectionIOError,
+    SymlinkRefusedError,
+    UnifyError,
+)
 from bitexact.sessions.unify.merge import collect
 from bitexact.sessions.unify.write import remove_stale, write_records_atomic
 
@@ -53,24 +56,6 @@ class UnifyReport:
         return "\n".join(lines) + "\n"
 
 
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one collection.
-
-    Collection allocates only acyclic trees (decoded records, projected
-    payloads), so reference counting frees everything; left on, the cyclic
-    collector re-traverses the ever larger set of live records on each
-    generation-2 pass, which costs ~10% and grows faster than linearly.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def unify(
     artifact_dir: Path,
     out: Path,
@@ -85,7 +70,7 @@ def unify(
     removed, so a stale or partial file is never left for upload (T-UAS-059).
     """
     try:
-        with _cyclic_gc_paused():
+        with gc_paused():
             collection = collect(Path(artifact_dir), masks=masks, env=env, pricing=pricing)
             records, size = write_records_atomic(Path(out), collection.iter_records())
     except BaseException:
