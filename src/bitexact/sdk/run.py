@@ -254,6 +254,22 @@ class Run:
         gap = self.failures.declare(Gap(INVALID_ARGUMENT, "recorded after the run ended", kind=kind))
         return self._empty_handle(kind, gap)
 
+    def _submit_hinted(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        custody: Mapping[str, str] | None,
+        *,
+        prov: str | None = None,
+        ctx: str | None = None,
+    ) -> RecordHandle:
+        """:meth:`_submit` with the agent's custody hints; a custody that is not one withholds the entry."""
+        try:
+            hints = check_custody(custody)
+        except CustodyHintError as exc:
+            return self._withheld(kind, exc)
+        return self._submit(kind, data, prov=prov, ctx=ctx, hints=hints)
+
     def _submit(
         self,
         kind: str,
@@ -413,22 +429,14 @@ class Run:
                                    f"{', '.join(sorted(RECORDABLE))}", field="kind")
         if not isinstance(data, Mapping):
             raise SdkArgumentError(f"data must be a mapping, not {type(data).__name__}", field="data")
-        try:
-            hints = check_custody(custody)
-        except CustodyHintError as exc:
-            return self._withheld(kind, exc)
-        return self._submit(kind, dict(data), prov=prov, ctx=active.current_tool(), hints=hints)
+        return self._submit_hinted(kind, dict(data), custody, prov=prov, ctx=active.current_tool())
 
     def record_tool_call(self, tool: str, args: Any = (), kwargs: Mapping[str, Any] | None = None,
                          result: Any = None, status: str | None = None, error: Any = None,
                          custody: Mapping[str, str] | None = None) -> RecordHandle:
         """Record a tool call made out of band (asserted): its arguments, result, status and error."""
         data = tool_call_data(tool, args, kwargs, result, status, error)
-        try:
-            hints = check_custody(custody)
-        except CustodyHintError as exc:
-            return self._withheld("tool_call", exc)
-        return self._submit("tool_call", data, prov="asserted", ctx=active.current_tool(), hints=hints)
+        return self._submit_hinted("tool_call", data, custody, prov="asserted", ctx=active.current_tool())
 
     def identity(self, **fields: Any) -> RecordHandle:
         """Record who the run acts as and for, by the identity rule.
@@ -470,21 +478,13 @@ class Run:
                 custody: Mapping[str, str] | None = None) -> RecordHandle:
         """Record a document the agent was given: ``content`` (text or a mapping), its hash and source."""
         data = context_data(name, content, source, self._alg())
-        try:
-            hints = check_custody(custody)
-        except CustodyHintError as exc:
-            return self._withheld("context", exc)
-        return self._submit("context", data, ctx=active.current_tool(), hints=hints)
+        return self._submit_hinted("context", data, custody, ctx=active.current_tool())
 
     def context_from_bytes(self, name: str, data: bytes, source: str | None = None, *,
                            custody: Mapping[str, str] | None = None) -> RecordHandle:
         """Record bytes the agent was given as ``content.b64`` (``custody={"content.b64": "hash-only"}``)."""
         entry = bytes_context_data(name, data, source, self._alg())
-        try:
-            hints = check_custody(custody)
-        except CustodyHintError as exc:
-            return self._withheld("context", exc)
-        return self._submit("context", entry, ctx=active.current_tool(), hints=hints)
+        return self._submit_hinted("context", entry, custody, ctx=active.current_tool())
 
     record_context_from_bytes = context_from_bytes
 

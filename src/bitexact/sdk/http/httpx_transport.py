@@ -11,7 +11,7 @@ Outside a run the transport only forwards.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -54,13 +54,21 @@ class _TeeRequest(httpx.SyncByteStream, httpx.AsyncByteStream):
             await aclose()
 
 
-class _TeeResponse(httpx.SyncByteStream):
-    def __init__(self, inner: httpx.SyncByteStream, exchange: Exchange, response: httpx.Response) -> None:
+class _ResponseTee:
+    """What the sync and async response tees share: the exchange, and recording its end once."""
+
+    def __init__(self, inner: Any, exchange: Exchange, response: httpx.Response) -> None:
         self._inner = inner
         self._exchange = exchange
         self._response = response
         self._ended = False
 
+    def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
+        self._exchange.finish(status=self._response.status_code, headers=self._response.headers.multi_items(),
+                              streamed=_streamed(self._response), complete=complete, error=error)
+
+
+class _TeeResponse(_ResponseTee, httpx.SyncByteStream):
     def __iter__(self) -> Iterator[bytes]:
         try:
             for chunk in self._inner:
@@ -71,10 +79,6 @@ class _TeeResponse(httpx.SyncByteStream):
             raise
         self._ended = True
 
-    def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
-        self._exchange.finish(status=self._response.status_code, headers=self._response.headers.multi_items(),
-                              streamed=_streamed(self._response), complete=complete, error=error)
-
     def close(self) -> None:
         try:
             self._inner.close()
@@ -82,13 +86,7 @@ class _TeeResponse(httpx.SyncByteStream):
             self._finish(complete=self._ended)
 
 
-class _AsyncTeeResponse(httpx.AsyncByteStream):
-    def __init__(self, inner: httpx.AsyncByteStream, exchange: Exchange, response: httpx.Response) -> None:
-        self._inner = inner
-        self._exchange = exchange
-        self._response = response
-        self._ended = False
-
+class _AsyncTeeResponse(_ResponseTee, httpx.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
             async for chunk in self._inner:
@@ -98,10 +96,6 @@ class _AsyncTeeResponse(httpx.AsyncByteStream):
             self._finish(complete=False, error=exc)
             raise
         self._ended = True
-
-    def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
-        self._exchange.finish(status=self._response.status_code, headers=self._response.headers.multi_items(),
-                              streamed=_streamed(self._response), complete=complete, error=error)
 
     async def aclose(self) -> None:
         try:
