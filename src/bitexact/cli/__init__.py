@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 import bitexact
+from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
 from bitexact.cli.audit import redact_command, repair_command
 from bitexact.cli.bundles import export_command, verify_command
 from bitexact.cli.capture import capture_group
@@ -14,11 +15,10 @@ from bitexact.cli.context import AppContext
 from bitexact.cli.demo import demo_command
 from bitexact.cli.health import health_command
 from bitexact.cli.keys import keys_group
+from bitexact.cli.output import EXIT_FAIL, fail
 from bitexact.cli.redaction import redaction_group
 from bitexact.cli.runs import runs_command, show_command
 from bitexact.cli.sessions import import_group, sessions_group
-from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
-from bitexact.cli.output import EXIT_FAIL, fail
 from bitexact.config import home as resolve_home
 from bitexact.errors import BitExactError
 

@@ -7,7 +7,12 @@ import click
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail
 from bitexact.errors import BitExactError, RunNotFoundError
-from bitexact.recording.audit import apply_pending, pending_claims, record_claim, record_repair
+from bitexact.recording.audit import (
+    apply_pending,
+    pending_claims,
+    record_claim,
+    record_repair,
+)
 from bitexact.recording.journal import fold_orphans
 from bitexact.recording.requests import ENV_DUAL_CONTROL, dual_control_required
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
-from bitexact.cli.context import AppContext, pass_app
 from bitexact.capture import PolicyError, load_policy
 from bitexact.capture.clause import capture_clause
 from bitexact.capture.opening import (
@@ -19,7 +18,16 @@ from bitexact.capture.opening import (
     parse_candidate,
     read_candidate_bytes,
 )
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_OK, console, fail, print_json
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.cli.output import (
+    EXIT_FAIL,
+    EXIT_INPUT,
+    EXIT_OK,
+    console,
+    fail,
+    print_json,
+)
+from bitexact.cli.progress import progress_bar
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.evidence.export import FORMATS, RunSource, bundle_document, export_run
 from bitexact.evidence.paths import parse_field
@@ -61,7 +69,9 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
     try:
         source = RunSource.from_store(app.store, run_id)
         key = app.keys.current()
-        result = export_run(source, output, key, fmt=fmt, redact=redact)
+        passes = 2 if fmt == "jsonl" else 1  # jsonl reads the run twice: head and markers, then the lines
+        with progress_bar(f"exporting {run_id}", app.store.run(run_id).steps * passes) as update:
+            result = export_run(_counted(source, update), output, key, fmt=fmt, redact=redact)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
     except (BitExactError, ValueError, OSError) as exc:
@@ -76,6 +86,20 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         f"\n  head {result.head_hash}\n  signed by key {key.key_id} ({key.public_hex})"
         + (f"\n  {result.redacted_fields} field(s) redacted in this copy" if result.redacted_fields else "")
     )
+
+
+def _counted(source: RunSource, update: Callable[[int], None]) -> RunSource:
+    """The same run, reporting each entry read to ``update`` (a progress bar)."""
+    read = 0
+
+    def entries() -> Iterator[dict[str, Any]]:
+        nonlocal read
+        for entry in source.entries():
+            read += 1
+            update(read)
+            yield entry
+
+    return RunSource(source.run_id, entries, source.checkpoints, source.anchors)
 
 
 def _verdict_json(verdict: Verdict) -> dict[str, object]:

@@ -13,7 +13,14 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from bitexact.capture import CapturePolicy, PolicyError, ScrubFailedError, load_policy, read_policy_file, scrub_text
+from bitexact.capture import (
+    CapturePolicy,
+    PolicyError,
+    ScrubFailedError,
+    load_policy,
+    read_policy_file,
+    scrub_text,
+)
 from bitexact.capture.backfill import BackfillError, plan_backfill
 from bitexact.capture.policy import PRESETS
 from bitexact.cli.context import AppContext, pass_app

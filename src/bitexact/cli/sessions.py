@@ -15,7 +15,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, print_json
+from bitexact.cli.output import (
+    EXIT_FAIL,
+    EXIT_INPUT,
+    console,
+    err_console,
+    fail,
+    print_json,
+)
+from bitexact.cli.progress import progress_bar
 from bitexact.errors import BitExactError
 from bitexact.sessions import ENGINES, canonical_json, parse
 from bitexact.sessions.evidence import (
@@ -139,7 +147,8 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         fail(str(exc), code=EXIT_INPUT)
     _warn_diagnostics(source.diagnostics, source.name)
     try:
-        result = import_session(app.recorder(), source, run_id=run_id)
+        with progress_bar(f"importing {source.name}", len(source.events)) as update:
+            result = import_session(app.recorder(), source, run_id=run_id, progress=update)
     except AlreadyImportedError as exc:
         fail(str(exc), code=EXIT_FAIL)
     except RunIdTakenError as exc:

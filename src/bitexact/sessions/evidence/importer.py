@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -104,10 +105,17 @@ def diagnostics_marker(source: SessionSource) -> dict[str, Any]:
     }
 
 
-def import_session(recorder: Recorder, source: SessionSource, *, run_id: str | None = None) -> ImportResult:
+def import_session(
+    recorder: Recorder,
+    source: SessionSource,
+    *,
+    run_id: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ImportResult:
     """Record ``source`` as a sealed run; refuses bytes imported before and a taken ``run_id``.
 
-    Raises :class:`AlreadyImportedError` (naming the earlier run) or
+    ``progress`` is called with the number of events recorded so far (for a
+    progress bar). Raises :class:`AlreadyImportedError` (naming the earlier run) or
     :class:`RunIdTakenError`. Entries go through ``RunWriter.append``, so the
     capture policy in force applies to each event.
     """
@@ -134,7 +142,7 @@ def import_session(recorder: Recorder, source: SessionSource, *, run_id: str | N
     writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
     if source.diagnostics:
         writer.append("marker", diagnostics_marker(source), prov=EVENT_PROV)
-    for item, kind, data in planned:
+    for done, (item, kind, data) in enumerate(planned, 1):
         try:
             writer.append(kind, data, prov=EVENT_PROV)
         except CanonicalizationError:
@@ -142,6 +150,8 @@ def import_session(recorder: Recorder, source: SessionSource, *, run_id: str | N
             # catch (keys colliding once surrogate pairs fold): keep the
             # event as JSON text rather than dropping it.
             writer.append(kind, entry_data(source, item, as_text=True), prov=EVENT_PROV)
+        if progress is not None:
+            progress(done)
     sealed = writer.seal()
     kinds = Counter(entry["kind"] for entry in store.entries(writer.run_id))
     return ImportResult(writer.run_id, sealed.step + 1, sealed.hash, len(source.events), dict(kinds),
