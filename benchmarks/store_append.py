@@ -13,6 +13,8 @@ Modes, all measured in this run on the same disk:
   baseline one transaction and one fsync per append, N writer threads
   single   group commit, one writer thread (nothing to batch with)
   procs    group commit, N writer processes of one thread each
+  many     append_many: each writer hands over 8 consecutive entries per call
+           (an import, a batch of relayed events); latency is the call's
 and two diagnostics that explain the figures: batches of exactly N appends
 committed by one thread (what N writers could reach if queueing and waking
 them were free), with and without the fsync.
@@ -91,17 +93,28 @@ def append_all(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out
         out.append(clock() - t0)
 
 
-def run_threads(path: Path, writers: int, n: int, *, group_commit: bool) -> dict[str, Any]:
+def append_batched(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out: list[float], per_call: int) -> None:
+    """``append_many`` of ``per_call`` entries at a time; each entry's latency is its call's."""
+    clock = time.perf_counter
+    for first in range(0, len(chain), per_call):
+        part = chain[first : first + per_call]
+        t0 = clock()
+        store.append_many(run_id, part)
+        out.extend([clock() - t0] * len(part))
+
+
+def run_threads(path: Path, writers: int, n: int, *, group_commit: bool, per_call: int = 1) -> dict[str, Any]:
     store = SQLiteStore(path, group_commit=group_commit)
     try:
-        runs = [f"bench-{'gc' if group_commit else 'base'}-{writers}-{w}" for w in range(writers)]
+        runs = [f"bench-{'gc' if group_commit else 'base'}-{writers}-{per_call}-{w}" for w in range(writers)]
         chains = []
         for run_id in runs:
             store.create_run(run_id)
             chains.append(build_chain(run_id, n))
         latencies: list[list[float]] = [[] for _ in runs]
         threads = [
-            threading.Thread(target=append_all, args=(store, run_id, chain, lat))
+            threading.Thread(target=append_all, args=(store, run_id, chain, lat)) if per_call == 1
+            else threading.Thread(target=append_batched, args=(store, run_id, chain, lat, per_call))
             for run_id, chain, lat in zip(runs, chains, latencies)
         ]
         t0 = time.perf_counter()
@@ -138,7 +151,7 @@ def commit_ceiling(path: Path, writers: int, n: int, *, sync: bool = True) -> di
         prepared: list[list[_Append]] = []
         for run_id in runs:
             store.create_run(run_id)
-            prepared.append([_Append(run_id, checks.entry(run_id, e), None) for e in build_chain(run_id, n)])
+            prepared.append([_Append(run_id, ((checks.entry(run_id, e), None),)) for e in build_chain(run_id, n)])
         times: list[float] = []
         t0 = time.perf_counter()
         for step in range(n):
@@ -259,6 +272,8 @@ def main() -> None:
         show(f"baseline: fsync per entry, {w} thr", base)
         show(f"group commit, {w} threads", run_threads(root / "gc.db", w, n, group_commit=True), base)
         show("group commit, 1 thread", run_threads(root / "one.db", 1, n, group_commit=True), base)
+        show(f"append_many x8, {w} threads", run_threads(root / "many.db", w, n, group_commit=True, per_call=8),
+             base)
         if not args.no_procs:
             show(f"group commit, {w} processes", run_processes(root / "procs.db", w, n), base)
         print(f"\ndiagnostic, no threads: one thread commits batches of exactly {w} prepared appends")

@@ -98,3 +98,32 @@ def test_the_hash_algorithm_comes_from_the_environment(store: Store, recorder_ke
     monkeypatch.setenv("BITEXACT_HASH_ALG", alg)
     writer = Recorder(store, recorder_key).start()
     assert store.entry(writer.run_id, 0)["alg"] == alg
+
+
+def test_a_batch_is_one_commit_and_chains_like_single_appends(recorder: Recorder, store: Store) -> None:
+    writer = recorder.start()
+    results = writer.append_batch([("tool_call", {"tool": f"t{i}"}, None) for i in range(10)])
+    assert [r.step for r in results] == list(range(1, 11))
+    entries = list(store.entries(writer.run_id))
+    assert all(b["prev"] == a["hash"] for a, b in zip(entries, entries[1:]))
+    assert [c["steps"] for c in store.checkpoints(writer.run_id)] == [4, 8]  # every 4, as configured
+    writer.append("marker", {"note": "after the batch"})
+    assert store.head(writer.run_id)[0] == 12
+
+
+def test_a_batch_declares_gaps_beside_their_entries(recorder: Recorder, store: Store) -> None:
+    writer = recorder.start()
+    results = writer.append_batch([("tool_call", {"tool": "t", "capture": {"forged": True}}, None),
+                                   ("tool_call", {"tool": "ok"}, None)])
+    kinds = [store.entry(writer.run_id, r.step)["kind"] for r in results]
+    assert kinds == ["marker", "tool_call"]
+    gap = store.entry(writer.run_id, results[0].step)["data"]["gap"]
+    assert gap["cause"] == "invalid_argument" and gap["step"] is None
+
+
+def test_a_batch_that_crosses_the_seal_writes_nothing(recorder: Recorder, store: Store) -> None:
+    writer = recorder.start()
+    with pytest.raises(EvidenceError, match="is sealed"):
+        writer.append_batch([("run_end", {"steps": 2}, None), ("tool_call", {"tool": "late"}, None)])
+    assert store.head(writer.run_id)[0] == 1
+    assert not writer.sealed

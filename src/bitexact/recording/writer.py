@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -31,6 +32,22 @@ def new_run_id() -> str:
     """A time-ordered, collision-resistant run id such as ``run-20261129T213000-1f3a9c2b``."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     return f"run-{stamp}-{secrets.token_hex(4)}"
+
+
+@dataclass(frozen=True)
+class _Staged:
+    """An entry waiting to be built onto the head: what the policy left of it."""
+
+    kind: str
+    data: dict[str, Any]
+    prov: str | None
+    ctx: str | None
+    capture: dict[str, Any] | None
+    force_checkpoint: bool
+    gap: bool = False
+    """A gap the policy declared: ``data`` is ``{"gap": {...}}``; its note and step are made at write time."""
+    gap_of_previous: bool = False
+    """For a gap: it declares the entry written just before it (else an entry withheld whole)."""
 
 
 @dataclass
@@ -89,24 +106,38 @@ class RunWriter:
         entry after the seal. On a head moved by another process it reloads the
         head and rebuilds (new salts, new prev).
         """
-        captured = apply_policy(self.recorder.policy, kind, data, hints=hints, alg=self.recorder.alg)
-        with self._lock:
-            if captured.withheld:
-                return self._append_gaps(kind, captured.gaps, step=None)[0]
-            result = self.append_own(kind, captured.data, prov=prov, ctx=ctx, capture=captured.block,
-                                  force_checkpoint=force_checkpoint)
-            if captured.gaps:
-                self._append_gaps(kind, captured.gaps, step=result.step)
-            return result
+        return self._write(self._screened(kind, data, prov, ctx, hints, force_checkpoint))[0]
 
-    def _append_gaps(self, kind: str, gaps: tuple[dict[str, Any], ...], *, step: int | None) -> list[AppendResult]:
-        results = []
-        for gap in gaps:
-            where = f"step {step}" if step is not None else f"a {kind} entry (withheld whole)"
-            note = f"gap: {gap.get('cause', 'unknown')} in {where}"
-            data: dict[str, Any] = {"note": note, "gap": {**gap, "kind": kind, "step": step}}
-            results.append(self.append_own("marker", data))
-        return results
+    def append_batch(self, items: Sequence[tuple[str, dict[str, Any], str | None]]) -> list[AppendResult]:
+        """Append several ``(kind, data, prov)`` entries through the policy in ONE durable commit.
+
+        All land or none do (with their gap markers). For a door with many
+        entries ready at once (a session import, a batch of relayed events):
+        one fsync instead of one per entry. Returns one result per entry
+        written, gap markers included.
+        """
+        staged = [part for kind, data, prov in items for part in self._screened(kind, data, prov, None, None, False)]
+        return self._write(staged)
+
+    def _screened(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        prov: str | None,
+        ctx: str | None,
+        hints: dict[str, Any] | None,
+        force_checkpoint: bool,
+    ) -> list[_Staged]:
+        """What the policy makes of one entry: the entry itself (unless withheld whole), then its gaps."""
+        captured = apply_policy(self.recorder.policy, kind, data, hints=hints, alg=self.recorder.alg)
+        staged: list[_Staged] = []
+        if not captured.withheld:
+            staged.append(_Staged(kind, captured.data, prov, ctx, captured.block, force_checkpoint))
+        for gap in captured.gaps:
+            # The gap's step is filled in at write time: it is the entry just before it.
+            staged.append(_Staged("marker", {"gap": {**gap, "kind": kind}}, None, None, None, False,
+                                  gap=True, gap_of_previous=not captured.withheld))
+        return staged
 
     def append_own(
         self,
@@ -123,58 +154,78 @@ class RunWriter:
         The capture policy governs what an agent hands over, not these; every
         other caller uses :meth:`append`.
         """
-        prov = prov or default_prov(kind)
+        return self._write([_Staged(kind, data, prov, ctx, capture, force_checkpoint)])[0]
+
+    def _write(self, staged: list[_Staged]) -> list[AppendResult]:
+        """Build ``staged`` onto the head, with checkpoints as due, and append them in one commit.
+
+        On a head moved by another process it reloads the head and rebuilds
+        (new salts, new prev).
+        """
         with self._lock:
             for _ in range(STALE_RETRIES):
                 head = self._head
-                if head.sealed and kind not in AUDIT_KINDS:
-                    raise EvidenceError(
-                        f"run {self.run_id} is sealed: only redaction, repair, hold and hold_release"
-                        f" entries may follow its run_end, not {kind}"
-                    )
-                entry = build_entry(
-                    run_id=self.run_id,
-                    step=head.steps,
-                    kind=kind,
-                    prov=prov,
-                    data=data,
-                    prev=head.hash if head.steps else GENESIS,
-                    alg=self.recorder.alg,
-                    ctx=ctx,
-                    capture=capture,
-                )
-                sealing = kind == "run_end" or head.sealed
-                checkpoint = None
-                now = time.monotonic()
-                steps_since = head.steps + 1 - (head.last_checkpoint["steps"] if head.last_checkpoint else 0)
-                if force_checkpoint or self.recorder.checkpoints.due(
-                    steps_since=steps_since, last_at=head.checkpoint_at, sealed=sealing, now=now
-                ):
-                    checkpoint = make_checkpoint(
-                        previous=head.last_checkpoint,
-                        run_id=self.run_id,
-                        steps=head.steps + 1,
-                        head_hash=entry["hash"],
-                        alg=self.recorder.alg,
-                        key=self.recorder.key,
-                    )
+                state = _Head(head.steps, head.hash, head.last_checkpoint, head.checkpoint_at, head.sealed)
+                entries: list[dict[str, Any]] = []
+                checkpoints: list[dict[str, Any] | None] = []
+                for item in staged:
+                    entry, checkpoint = self._build(state, item)
+                    entries.append(entry)
+                    checkpoints.append(checkpoint)
                 try:
-                    result = self.recorder.store.append(self.run_id, entry, checkpoint=checkpoint)
+                    results = self.recorder.store.append_many(self.run_id, entries, checkpoints)
                 except StaleHeadError:
                     self._head = self._load_head()
                     continue
-                self._head = _Head(
-                    head.steps + 1,
-                    entry["hash"],
-                    checkpoint or head.last_checkpoint,
-                    now if checkpoint else head.checkpoint_at,
-                    sealing,
-                )
-                return result
+                self._head = state
+                return results
         raise StaleHeadError(
             f"run {self.run_id}: the head kept moving under {STALE_RETRIES} attempts to append; "
             "another writer is appending as fast as it can"
         )
+
+    def _build(self, state: _Head, item: _Staged) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The next entry (and its checkpoint, when due) on ``state``, which it advances."""
+        if state.sealed and item.kind not in AUDIT_KINDS:
+            raise EvidenceError(
+                f"run {self.run_id} is sealed: only redaction, repair, hold and hold_release"
+                f" entries may follow its run_end, not {item.kind}"
+            )
+        data = item.data
+        if item.gap:
+            step = state.steps - 1 if item.gap_of_previous else None
+            gap = {**data["gap"], "step": step}
+            where = f"step {step}" if step is not None else f"a {gap['kind']} entry (withheld whole)"
+            data = {"note": f"gap: {gap.get('cause', 'unknown')} in {where}", "gap": gap}
+        entry = build_entry(
+            run_id=self.run_id,
+            step=state.steps,
+            kind=item.kind,
+            prov=item.prov or default_prov(item.kind),
+            data=data,
+            prev=state.hash if state.steps else GENESIS,
+            alg=self.recorder.alg,
+            ctx=item.ctx,
+            capture=item.capture,
+        )
+        sealing = item.kind == "run_end" or state.sealed
+        now = time.monotonic()
+        steps_since = state.steps + 1 - (state.last_checkpoint["steps"] if state.last_checkpoint else 0)
+        checkpoint = None
+        if item.force_checkpoint or self.recorder.checkpoints.due(
+            steps_since=steps_since, last_at=state.checkpoint_at, sealed=sealing, now=now
+        ):
+            checkpoint = make_checkpoint(
+                previous=state.last_checkpoint,
+                run_id=self.run_id,
+                steps=state.steps + 1,
+                head_hash=entry["hash"],
+                alg=self.recorder.alg,
+                key=self.recorder.key,
+            )
+            state.last_checkpoint, state.checkpoint_at = checkpoint, now
+        state.steps, state.hash, state.sealed = state.steps + 1, entry["hash"], sealing
+        return entry, checkpoint
 
     def seal(self) -> AppendResult:
         """Append ``run_end`` (``steps`` = its index + 1) with a head-covering checkpoint."""

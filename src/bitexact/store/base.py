@@ -9,7 +9,7 @@ append acknowledged is durable and whole.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -79,6 +79,21 @@ class Store(ABC):
         raised and nothing is written. Durable when it returns. Raises
         ``RunNotFoundError`` for an unknown run and ``RecordError`` for a
         malformed entry or checkpoint.
+        """
+
+    @abstractmethod
+    def append_many(
+        self,
+        run_id: str,
+        entries: Sequence[dict[str, Any]],
+        checkpoints: Sequence[dict[str, Any] | None] | None = None,
+    ) -> list[AppendResult]:
+        """Append consecutive entries (each with its optional checkpoint) in one transaction.
+
+        All land or none do: the first entry must chain onto the head and each
+        later one onto the one before it, else ``StaleHeadError`` and nothing is
+        written. Durable when it returns. One writer with many entries ready
+        (an import, a batch of relayed events) pays one commit for all of them.
         """
 
     @abstractmethod

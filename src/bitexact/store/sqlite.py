@@ -14,12 +14,13 @@ soon as the lock is free. The kernel drops it when a process dies.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -55,9 +56,10 @@ def _now() -> str:
 
 @dataclass(frozen=True)
 class _Append:
+    """One ticket: consecutive entries of one run (each with its checkpoint), written all or none."""
+
     run_id: str
-    entry: EntryFields
-    checkpoint: CheckpointFields | None
+    items: tuple[tuple[EntryFields, CheckpointFields | None], ...]
 
 
 @dataclass
@@ -209,18 +211,36 @@ class SQLiteStore(Store):
     def append(
         self, run_id: str, entry: dict[str, Any], *, checkpoint: dict[str, Any] | None = None
     ) -> AppendResult:
+        return self.append_many(run_id, [entry], [checkpoint])[0]
+
+    def append_many(
+        self,
+        run_id: str,
+        entries: Sequence[dict[str, Any]],
+        checkpoints: Sequence[dict[str, Any] | None] | None = None,
+    ) -> list[AppendResult]:
         self._check_open()
         run_id = checks.run_id(run_id)
+        if not entries:
+            raise RecordError("append_many needs at least one entry", field="entries")
+        if checkpoints is None:
+            checkpoints = [None] * len(entries)
+        if len(checkpoints) != len(entries):
+            raise RecordError(
+                f"{len(checkpoints)} checkpoint slots for {len(entries)} entries", field="checkpoints"
+            )
         # Shape checks and canonical bytes are made here, in the caller's
         # thread, so they overlap with the leader's fsync.
         request = _Append(
             run_id,
-            checks.entry(run_id, entry),
-            checks.checkpoint(run_id, checkpoint) if checkpoint is not None else None,
+            tuple(
+                (checks.entry(run_id, entry), checks.checkpoint(run_id, cp) if cp is not None else None)
+                for entry, cp in zip(entries, checkpoints)
+            ),
         )
         if self._committer is not None:
             return self._committer.submit(request)
-        ticket: Ticket[_Append, AppendResult] = Ticket(request)
+        ticket: Ticket[_Append, list[AppendResult]] = Ticket(request)
         with self._exclusive():
             self._commit_batch([ticket])
         return ticket.outcome()
@@ -242,7 +262,7 @@ class SQLiteStore(Store):
         """Appends in flight through group commit: queued or being committed."""
         return self._committer.pending if self._committer is not None else 0
 
-    def _commit_batch(self, batch: list[Ticket[_Append, AppendResult]]) -> None:
+    def _commit_batch(self, batch: list[Ticket[_Append, list[AppendResult]]]) -> None:
         """Write a batch in one transaction; settle every ticket only once it is durable.
 
         The caller holds ``_exclusive()``.
@@ -260,14 +280,14 @@ class SQLiteStore(Store):
             batch[0].fail(StoreError(str(exc)))
             return
         for ticket, outcome in outcomes:
-            if isinstance(outcome, AppendResult):
-                ticket.succeed(outcome)
-            else:
+            if isinstance(outcome, Exception):
                 ticket.fail(outcome)
+            else:
+                ticket.succeed(outcome)
 
     def _apply(
-        self, conn: sqlite3.Connection, batch: list[Ticket[_Append, AppendResult]]
-    ) -> list[tuple[Ticket[_Append, AppendResult], AppendResult | Exception]]:
+        self, conn: sqlite3.Connection, batch: list[Ticket[_Append, list[AppendResult]]]
+    ) -> list[tuple[Ticket[_Append, list[AppendResult]], list[AppendResult] | Exception]]:
         # A handful of statements per batch, whatever its size: every SQLite
         # call releases and retakes the GIL, and with writer threads busy
         # building their next entries each retake can wait.
@@ -275,34 +295,50 @@ class SQLiteStore(Store):
         written: dict[tuple[str, int], str] = {}  # this batch's entries, not yet inserted
         entry_rows: list[tuple[Any, ...]] = []
         checkpoint_rows: list[tuple[Any, ...]] = []
-        outcomes: list[tuple[Ticket[_Append, AppendResult], AppendResult | Exception]] = []
+        outcomes: list[tuple[Ticket[_Append, list[AppendResult]], list[AppendResult] | Exception]] = []
         for ticket in batch:
             request = ticket.item
-            run_id, entry, checkpoint = request.run_id, request.entry, request.checkpoint
+            run_id = request.run_id
             head = heads.get(run_id)
             if head is None:
                 outcomes.append((ticket, _not_found(run_id)))
                 continue
-            if entry.step != head.steps or entry.prev != head.hash:
-                outcomes.append((ticket, _stale(run_id, entry, head)))
-                continue
-            if checkpoint is not None:
-                problem = _checkpoint_problem(conn, run_id, checkpoint, head, entry.hash, written)
-                if problem is not None:
-                    outcomes.append((ticket, problem))
-                    continue
-                checkpoint_rows.append(
-                    (run_id, checkpoint.seq, checkpoint.steps, checkpoint.head_hash, checkpoint.blob)
+            # Stage the ticket's rows on a copy of the head: it lands whole or not at all.
+            staged = dataclasses.replace(head, kinds=dict(head.kinds))
+            staged_entries: list[tuple[Any, ...]] = []
+            staged_checkpoints: list[tuple[Any, ...]] = []
+            results: list[AppendResult] = []
+            problem: Exception | None = None
+            for entry, checkpoint in request.items:
+                if entry.step != staged.steps or entry.prev != staged.hash:
+                    problem = _stale(run_id, entry, staged)
+                    break
+                if checkpoint is not None:
+                    problem = _checkpoint_problem(conn, run_id, checkpoint, staged, entry.hash, written)
+                    if problem is not None:
+                        break
+                    staged_checkpoints.append(
+                        (run_id, checkpoint.seq, checkpoint.steps, checkpoint.head_hash, checkpoint.blob)
+                    )
+                    staged.checkpoints += 1
+                staged_entries.append(
+                    (run_id, entry.step, entry.kind, entry.prov, entry.ts, entry.hash, entry.blob)
                 )
-                head.checkpoints += 1
-            entry_rows.append((run_id, entry.step, entry.kind, entry.prov, entry.ts, entry.hash, entry.blob))
-            written[(run_id, entry.step)] = entry.hash
-            head.steps += 1
-            head.hash = entry.hash
-            head.sealed = head.sealed or entry.kind == "run_end"
-            head.moved = True
-            head.kinds[entry.kind] = head.kinds.get(entry.kind, 0) + 1
-            outcomes.append((ticket, AppendResult(entry.step, entry.hash)))
+                written[(run_id, entry.step)] = entry.hash
+                staged.steps += 1
+                staged.hash = entry.hash
+                staged.sealed = staged.sealed or entry.kind == "run_end"
+                staged.kinds[entry.kind] = staged.kinds.get(entry.kind, 0) + 1
+                results.append(AppendResult(entry.step, entry.hash))
+            if problem is not None:
+                for row in staged_entries:
+                    written.pop((run_id, row[1]), None)
+                outcomes.append((ticket, problem))
+                continue
+            heads[run_id] = dataclasses.replace(staged, moved=True)
+            entry_rows.extend(staged_entries)
+            checkpoint_rows.extend(staged_checkpoints)
+            outcomes.append((ticket, results))
         if entry_rows:
             _insert_rows(conn, "entries (run_id, step, kind, prov, ts, hash, body)", entry_rows)
             _insert_rows(conn, "checkpoints (run_id, seq, steps, head_hash, body)", checkpoint_rows)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bitexact.errors import BitExactError, CanonicalizationError
-from bitexact.recording import Recorder
+from bitexact.recording import Recorder, RunWriter
 from bitexact.sessions.evidence.entries import entry_data
 from bitexact.sessions.evidence.errors import (
     AlreadyImportedError,
@@ -105,6 +105,21 @@ def diagnostics_marker(source: SessionSource) -> dict[str, Any]:
     }
 
 
+IMPORT_CHUNK: Final[int] = 256
+"""Events per commit during an import."""
+
+
+def _append_one_by_one(writer: RunWriter, source: SessionSource, chunk: list[tuple[Any, str, dict[str, Any]]]) -> None:
+    for item, kind, data in chunk:
+        try:
+            writer.append(kind, data, prov=EVENT_PROV)
+        except CanonicalizationError:
+            # A value canonical JSON refuses that the fitting pass does not
+            # catch (keys colliding once surrogate pairs fold): keep the
+            # event as JSON text rather than dropping it.
+            writer.append(kind, entry_data(source, item, as_text=True), prov=EVENT_PROV)
+
+
 def import_session(
     recorder: Recorder,
     source: SessionSource,
@@ -142,14 +157,15 @@ def import_session(
     writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
     if source.diagnostics:
         writer.append("marker", diagnostics_marker(source), prov=EVENT_PROV)
-    for done, (item, kind, data) in enumerate(planned, 1):
+    # Events go in chunks, each chunk one durable commit (all or none).
+    done = 0
+    for first in range(0, len(planned), IMPORT_CHUNK):
+        chunk = planned[first : first + IMPORT_CHUNK]
         try:
-            writer.append(kind, data, prov=EVENT_PROV)
+            writer.append_batch([(kind, data, EVENT_PROV) for _, kind, data in chunk])
         except CanonicalizationError:
-            # A value canonical JSON refuses that the fitting pass does not
-            # catch (keys colliding once surrogate pairs fold): keep the
-            # event as JSON text rather than dropping it.
-            writer.append(kind, entry_data(source, item, as_text=True), prov=EVENT_PROV)
+            _append_one_by_one(writer, source, chunk)
+        done += len(chunk)
         if progress is not None:
             progress(done)
     sealed = writer.seal()
