@@ -228,13 +228,13 @@ def _write(value: Any, depth: int, out: list[str]) -> None:
     elif isinstance(value, str):
         out.append(_string(_fold(str(value))))
     elif isinstance(value, int):
-        number = int(value)
-        _check_int(number)
-        out.append(str(number))
+        integer = int(value)
+        _check_int(integer)
+        out.append(str(integer))
     elif isinstance(value, float):
-        number = float(value)
-        _check_float(number)
-        out.append(es6_number(number))
+        double = float(value)
+        _check_float(double)
+        out.append(es6_number(double))
     elif isinstance(value, dict):
         if depth > MAX_DEPTH:
             raise _depth_error()

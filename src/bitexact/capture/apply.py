@@ -190,8 +190,8 @@ def apply_policy(
     for hint in parsed:
         if hint.mode != UPSTREAM or not _present(data, hint.segments):
             continue
-        unit = stored_at.get(spell(hint.segments))
-        path = spell(hint.segments) if unit is None else walk.path(unit.chain)
+        stored = stored_at.get(spell(hint.segments))
+        path = spell(hint.segments) if stored is None else walk.path(stored.chain)
         if not _stored(out, path):
             continue  # inside an object kept hash-only or withheld whole: that declaration covers it
         # The tool's name is the agent's text, stored in the block: the detectors read it too.

@@ -29,7 +29,7 @@ from bitexact.capture.paths import unesc
 
 HintMode = Literal["scrub", "hash-only", "scrubbed-upstream"]
 HINTS: Final[tuple[str, ...]] = ("scrub", "hash-only", "scrubbed-upstream")
-UPSTREAM: Final[str] = "scrubbed-upstream"
+UPSTREAM: Final = "scrubbed-upstream"
 COLLECTOR_ONLY: Final[str] = "capture"
 _TOOL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,63}")
 _STRICTNESS: Final[dict[str, int]] = {"scrub": 1, "hash-only": 2, UPSTREAM: 0}

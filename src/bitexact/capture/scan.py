@@ -102,14 +102,14 @@ class Scanner:
         names = [n for d in self.detectors for n in getattr(d, "names", (d.name,))]
         self.rank = {name: i for i, name in enumerate(names)}
         self.by_key = "credentials" in names
-        names = set(names)
+        present = set(names)
         # The fewest digits a number must have for a detector to find anything
         # in it: a custom pattern may match any; an SSN has 9; a card number 12.
-        if names - {"pan", "iban", "credentials", "us_ssn", "email"}:
+        if present - {"pan", "iban", "credentials", "us_ssn", "email"}:
             self.min_digits = 1
-        elif "us_ssn" in names:
+        elif "us_ssn" in present:
             self.min_digits = 9
-        elif "pan" in names:
+        elif "pan" in present:
             self.min_digits = 12
         else:
             self.min_digits = 0  # no detector reads numbers

@@ -87,7 +87,7 @@ class SQLiteStore(Store):
         self._write_lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._closed = False
-        self._committer: GroupCommitter[_Append, AppendResult] | None = (
+        self._committer: GroupCommitter[_Append, list[AppendResult]] | None = (
             GroupCommitter(self._commit_batch, max_batch=max_batch, hold=self._exclusive) if group_commit else None
         )
         opened: list[sqlite3.Connection] = []

@@ -195,18 +195,18 @@ class PanDetector:
         # (a lone "%", a "d") ends a sub-run, which is scanned on its own.
         starts: list[int] = []
         lengths: list[int] = []
-        digits: list[str] = []
+        groups: list[str] = []
         position = base
         for piece in _PIECE.findall(run):
             if piece[0].isdecimal():
                 starts.append(position)
                 lengths.append(len(piece))
-                digits.append(piece)
+                groups.append(piece)
             elif piece not in _PLAIN_SEPARATORS and not _SEPARATOR.fullmatch(piece):
-                self._windows(starts, lengths, ascii_digits("".join(digits)), deadline, found)
-                starts, lengths, digits = [], [], []
+                self._windows(starts, lengths, ascii_digits("".join(groups)), deadline, found)
+                starts, lengths, groups = [], [], []
             position += len(piece)
-        self._windows(starts, lengths, ascii_digits("".join(digits)), deadline, found)
+        self._windows(starts, lengths, ascii_digits("".join(groups)), deadline, found)
 
     def _windows(
         self,
