@@ -127,3 +127,10 @@ def test_a_batch_that_crosses_the_seal_writes_nothing(recorder: Recorder, store:
         writer.append_batch([("run_end", {"steps": 2}, None), ("tool_call", {"tool": "late"}, None)])
     assert store.head(writer.run_id)[0] == 1
     assert not writer.sealed
+
+
+def test_the_store_knows_every_key_that_signed_for_it(recorder: Recorder, store: Store) -> None:
+    recorder.start()
+    assert [k["key_id"] for k in store.keys()] == [recorder.key.key_id]
+    Recorder(store, recorder.key)  # a second write path with the same key adds nothing
+    assert len(store.keys()) == 1

@@ -20,6 +20,7 @@ from bitexact.errors import EvidenceError, StaleHeadError
 from bitexact.evidence.checkpoint import make_checkpoint
 from bitexact.evidence.entry import build_entry
 from bitexact.evidence.kinds import AUDIT_KINDS, default_prov
+from bitexact.evidence.timefmt import now_iso
 from bitexact.recording.checkpoints import CheckpointPolicy
 from bitexact.recording.runmeta import run_meta_data
 from bitexact.store import AppendResult, Store
@@ -255,6 +256,9 @@ class Recorder:
         self.alg = alg or default_alg()
         self.checkpoints = checkpoints or CheckpointPolicy.from_env()
         self.policy = policy if policy is not None else load_policy()
+        # The store keeps the metadata of every key that ever signed for it.
+        if all(known["key_id"] != key.key_id for known in store.keys()):
+            store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
 
     def start(
         self,
