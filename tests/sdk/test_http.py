@@ -220,3 +220,16 @@ def test_under_the_shipped_policy_a_card_split_across_chunks_is_scrubbed_in_the_
     recorded = call["data"]["response"]["text"]
     assert "4111 1111 1111 1111" not in recorded and recorded.endswith("1111] today\n\n")
     assert call["capture"]["fields"], "the scrub is declared in the entry's capture block"
+
+
+def test_an_instrumented_adapter_still_takes_its_options_positionally(server: LoopbackServer) -> None:
+    instrumentation = bitexact.instrument()
+    try:
+        with bitexact.run() as r:
+            request = requests.Request("GET", server.base_url + "/json?n=5").prepare()
+            response = requests.adapters.HTTPAdapter().send(request, False, 10)  # stream, timeout
+            assert response.status_code == 200
+            assert response.content  # the exchange is recorded once its body is read
+    finally:
+        instrumentation.undo()
+    assert [c["data"]["request"]["url"].rsplit("?", 1)[1] for c in _http_calls(r.run_id)] == ["n=5"]

@@ -32,7 +32,10 @@ if TYPE_CHECKING:
     )
     from bitexact.sdk.failures import Gap
     from bitexact.sdk.handle import RecordHandle
-    from bitexact.sdk.http import Instrumentation, instrument, wrap
+    from bitexact.sdk.http import wrap
+    # From the defining module: bitexact.sdk.http.instrument is also a submodule name, which mypy
+    # would otherwise bind first and then report as redefined by the function.
+    from bitexact.sdk.http.instrument import Instrumentation, instrument
     from bitexact.sdk.stores import close_stores
     from bitexact.sdk.tools import record_tool
 

@@ -26,7 +26,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from bitexact.sdk.active import bound_run, busy, current_tool, sdk_busy
 
@@ -42,7 +42,8 @@ SECRETS_FUNCTIONS: Final[tuple[str, ...]] = (
 _lock = threading.Lock()
 _users = 0
 _saved: list[tuple[Any, str, Any]] = []
-_ORIGINAL_DATETIME: Final = _datetime.datetime
+# A type alias (not a Final variable) so that it can be the base class of RecordingDatetime.
+_ORIGINAL_DATETIME: TypeAlias = _datetime.datetime
 
 
 def _observe(source: str, call: Callable[[], Any], shown: Callable[[Any], Any] | None = None) -> Any:

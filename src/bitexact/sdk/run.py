@@ -30,7 +30,7 @@ import threading
 from collections.abc import Callable, Mapping
 from contextvars import Token
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 import orjson
 
@@ -566,7 +566,7 @@ class RunScope:
     def __enter__(self) -> Run:
         return self._enter()
 
-    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
         run, token = self._pop()
         try:
             run.finish(exc)
@@ -577,7 +577,7 @@ class RunScope:
     async def __aenter__(self) -> Run:
         return self._enter()
 
-    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
         run, token = self._pop()
         try:
             # Draining may wait on the disk: keep the event loop turning meanwhile.

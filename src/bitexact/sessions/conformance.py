@@ -224,7 +224,7 @@ class ConformanceReport:
 
     tests_dir: str
     tests: int
-    claims: dict[str, dict[str, Any]]
+    claims: dict[str, Mapping[str, Any]]
     rows: tuple[RequirementRow, ...]
     failures: tuple[str, ...] = field(default_factory=tuple)
 

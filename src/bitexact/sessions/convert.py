@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, cast
 
 from bitexact.sessions.correlate import ToolTracker, split_mcp_name
 from bitexact.sessions.usage import UsageAccumulator, normalize_usage, valid_count, valid_metric
@@ -297,7 +297,8 @@ class LegacyConverter:
         texts = [b.get("text") for _, b in _text_blocks(message.get("content")) if isinstance(b, dict) and b.get("type") == "text"]
         data: dict[str, Any] = {"reason": "refusal"}
         if texts and all(isinstance(t, str) for t in texts):
-            data["content"] = "".join(texts)
+            # mypy does not narrow a list through all(isinstance(...))
+            data["content"] = "".join(cast(list[str], texts))
         details = message.get("stop_details")
         if isinstance(details, dict):
             put(data, "policyCategory", details, "category")
@@ -491,7 +492,9 @@ def convert_events_to_legacy(events: Iterable[Mapping[str, Any]]) -> list[dict[s
     metadata.  The input is not mutated.
     """
     out: list[dict[str, Any]] = []
-    for event in copy.deepcopy(list(events)):
+    # Canonical events are JSON objects, and the deep copy of one is a plain dict;
+    # mypy keeps the parameter's Mapping type through deepcopy.
+    for event in cast(list[Event], copy.deepcopy(list(events))):
         kind = event.get("type")
         data = event.get("data") if isinstance(event.get("data"), dict) else None
         if data is None:

@@ -88,8 +88,8 @@ class Compiler:
         unknown = set(schema) - _KNOWN
         if unknown:
             raise UnsupportedSchemaError(f"unsupported schema keywords: {sorted(unknown)}")
-        checks = [build(self, schema) for key, build in _BUILDERS if key in schema]
-        checks = [c for c in checks if c is not None]
+        built = [build(self, schema) for key, build in _BUILDERS if key in schema]
+        checks = [c for c in built if c is not None]
         if len(checks) == 1:
             return checks[0]
 

@@ -27,7 +27,7 @@ import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin
+from typing import Any, Literal, NotRequired, Required, Union, cast, get_args, get_origin
 
 from bitexact.sessions import unified_model as um
 
@@ -88,10 +88,10 @@ class _Generator:
             key, value = get_args(tp) or (str, Any)
             if key is not str:
                 raise SchemaGenerationError(f"object keys must be str, not {key!r}")
-            values = self.schema(value)
-            if not values:
+            value_schema = self.schema(value)
+            if not value_schema:
                 return {"type": "object"}
-            return {"type": "object", "additionalProperties": values}
+            return {"type": "object", "additionalProperties": value_schema}
         if tp is list:
             return {"type": "array"}
         if tp is dict:
@@ -154,7 +154,10 @@ def _is_required(td: type, key: str, hint: Any) -> bool:
         return True
     if origin is NotRequired:
         return False
-    return key in td.__required_keys__
+    # ``type`` cannot express "a TypedDict class"; every class passed here is one,
+    # and TypedDict classes carry ``__required_keys__`` at runtime.
+    required_keys: frozenset[str] = cast(Any, td).__required_keys__
+    return key in required_keys
 
 
 def _marker_keywords(marker: Any) -> dict[str, Any]:

@@ -25,7 +25,7 @@ def record_url(url: str) -> str:
     return redact_url(url)
 
 
-def record_headers(headers: Iterable[tuple[str, str]] | Mapping[str, str]) -> dict[str, str]:
+def record_headers(headers: Iterable[tuple[str, str | bytes]] | Mapping[str, str | bytes]) -> dict[str, str]:
     """Headers as recorded: lower-case names, repeats joined by ``, ``, credentials as ``[redacted]``."""
     pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers)
     recorded: dict[str, str] = {}

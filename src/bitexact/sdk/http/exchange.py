@@ -118,7 +118,7 @@ def _error(exc: BaseException) -> dict[str, str]:
 class Exchange:
     """Collects one exchange as it happens and records it once, when it ends."""
 
-    def __init__(self, run: Run, method: str, url: str, headers: Iterable[tuple[str, str]]) -> None:
+    def __init__(self, run: Run, method: str, url: str, headers: Iterable[tuple[str, str | bytes]]) -> None:
         self.run = run
         self.ctx = current_tool()
         self.method = method

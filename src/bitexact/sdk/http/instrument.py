@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _lock = threading.Lock()
 _active: Instrumentation | None = None
@@ -70,10 +73,13 @@ def _patch_requests(into: Instrumentation) -> None:
 
     original = requests.adapters.HTTPAdapter.send
 
-    def send(self: requests.adapters.HTTPAdapter, request: Any, **kwargs: Any) -> Any:
-        return record_requests(None, request, lambda r: original(self, r, **kwargs))
+    def send(self: requests.adapters.HTTPAdapter, request: requests.PreparedRequest,
+             *args: Any, **kwargs: Any) -> requests.Response:
+        return record_requests(None, request, lambda r: original(self, r, *args, **kwargs))
 
-    requests.adapters.HTTPAdapter.send = send  # type: ignore[method-assign]
+    # send forwards every option, positional (a direct adapter.send(req, True, 5)) or keyword (as
+    # Session.send passes them); the stub's fixed signature cannot be matched by a forwarding function.
+    requests.adapters.HTTPAdapter.send = cast("Callable[..., requests.Response]", send)  # type: ignore[method-assign]
     into.patched.append((requests.adapters.HTTPAdapter, "send", original))
 
 

@@ -89,7 +89,7 @@ def _request_body(exchange: Exchange, request: requests.PreparedRequest) -> None
     else:
         inner = body
 
-        def tee() -> Iterator[bytes]:
+        def tee() -> Iterator[bytes | str]:
             for chunk in inner:
                 raw = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
                 exchange.sent(raw)

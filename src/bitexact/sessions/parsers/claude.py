@@ -9,7 +9,7 @@ stream-only boundaries.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from bitexact.sessions.convert import ENVELOPE_KEYS, LegacyConverter, is_native_event, make_event, metadata
 from bitexact.sessions.parsers.base import Session
@@ -120,7 +120,8 @@ class ClaudeMapper:
         data: dict[str, Any] = {"errorType": record["error"]}
         texts = [b.get("text") for b in message.get("content", []) if isinstance(b, dict) and b.get("type") == "text"] if isinstance(message.get("content"), list) else []
         if texts and all(isinstance(t, str) for t in texts):
-            data["message"] = "".join(texts)
+            # mypy does not narrow a list through all(isinstance(...))
+            data["message"] = "".join(cast(list[str], texts))
         data["sourceType"] = "assistant"
         for key, value in metadata(record, ("message", "error")).items():
             if key not in ENVELOPE_KEYS:
@@ -239,7 +240,8 @@ class ClaudeMapper:
         distinct non-null caller is inferred; a root launcher (no agentId),
         no observation, or disagreeing observations infer nothing.
         """
-        observed = self.launchers.get(record.get("tool_use_id"), []) if isinstance(record.get("tool_use_id"), str) else []
+        tool_use_id = record.get("tool_use_id")
+        observed = self.launchers.get(tool_use_id, []) if isinstance(tool_use_id, str) else []
         if "parent_tool_use_id" in envelope:
             observed = [o for o in observed if o[0] == envelope["parent_tool_use_id"]]
         callers = {repr(agent): agent for _, agent in observed}

@@ -48,9 +48,9 @@ class ClaudeStreams:
         etype = event.get("type")
         if etype == "message_start" and isinstance(event.get("message"), dict):
             message = event["message"]
-            stream = _Stream(message.get("id"), dict(meta), model=message.get("model"))
-            self.streams[(scope, repr(message.get("id")))] = stream
-            self.current[scope] = stream
+            started = _Stream(message.get("id"), dict(meta), model=message.get("model"))
+            self.streams[(scope, repr(message.get("id")))] = started
+            self.current[scope] = started
         stream = self.current.get(scope)
         if stream is None:
             return

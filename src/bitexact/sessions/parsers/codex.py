@@ -20,7 +20,7 @@ timestamp-framed text layout (``[ts] thinking``, ``[ts] exec ...``,
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from bitexact.sessions.convert import is_native_event, make_event
 from bitexact.sessions.correlate import ToolTracker
@@ -101,7 +101,8 @@ class CodexJsonMapper:
                 self.accounting = True
             self.session.emit(make_event("session.info", {"sourceType": "token_count", "info": record["info"]}, meta))
         else:
-            self._item(kind, record["item"], meta)
+            # is_codex_record() admitted only the RECORD_TYPES strings, so ``kind`` is an item.* str here
+            self._item(cast(str, kind), record["item"], meta)
         return True
 
     def _turn_completed(self, record: dict[str, Any], meta: dict[str, Any]) -> None:

@@ -269,7 +269,8 @@ def _task_complete_summaries(events: list[dict[str, Any]]) -> list[dict[str, Any
     for index, event in enumerate(events):
         out.append(event)
         kind = event.get("type")
-        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        raw_data = event.get("data")
+        data = raw_data if isinstance(raw_data, dict) else {}
         if kind == "assistant.message":
             last_answer = data.get("content")
         if kind == "session.task_complete" and isinstance(data.get("summary"), str):

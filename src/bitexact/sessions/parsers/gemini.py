@@ -100,7 +100,7 @@ class GeminiMapper:
         return True
 
     def _init(self, record: dict[str, Any]) -> None:
-        meta = {k: record[k] for k in ("timestamp", "id") if k in record}
+        meta: dict[str, Any] = {k: record[k] for k in ("timestamp", "id") if k in record}
         data: dict[str, Any] = {"sourceEngine": self.engine}
         for key, value in record.items():
             if key in ("type",) or key in meta:
@@ -221,20 +221,20 @@ class GeminiMapper:
         self.session.emit(make_event("tool.execution_complete", data, meta))
 
     def _error(self, record: dict[str, Any]) -> None:
-        meta = {k: record[k] for k in ("timestamp", "id") if k in record}
+        meta: dict[str, Any] = {k: record[k] for k in ("timestamp", "id") if k in record}
         data = {k: v for k, v in record.items() if k != "type" and k not in meta}
         self.session.emit(make_event("session.error", data, meta))
         if record.get("severity") in (None, "error"):
             self.errors.append(data)
 
     def _system(self, record: dict[str, Any]) -> None:
-        meta = {k: record[k] for k in ("timestamp", "id") if k in record}
+        meta: dict[str, Any] = {k: record[k] for k in ("timestamp", "id") if k in record}
         data = {k: v for k, v in record.items() if k not in ("type", "subtype") and k not in meta}
         data["sourceType"] = record["subtype"]
         self.session.emit(make_event("session.info", data, meta))
 
     def _result(self, record: dict[str, Any]) -> None:
-        meta = {k: record[k] for k in ("timestamp", "id") if k in record}
+        meta: dict[str, Any] = {k: record[k] for k in ("timestamp", "id") if k in record}
         data: dict[str, Any] = {}
         if "status" in record:
             data["status"] = record["status"]

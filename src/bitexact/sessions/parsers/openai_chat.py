@@ -130,7 +130,8 @@ class ChatResponseMapper:
         for choice in chunk["choices"]:
             if not isinstance(choice, dict):
                 continue
-            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+            raw_delta = choice.get("delta")
+            delta = raw_delta if isinstance(raw_delta, dict) else {}
             index = choice.get("index")
             key = repr((response_id, index))
             if isinstance(delta.get("content"), str):
@@ -156,7 +157,8 @@ class ChatResponseMapper:
         pending = self.pending_calls.setdefault(key, {"id": None, "name": None, "arguments": [], "common": common})
         if call.get("id") is not None:
             pending["id"] = call["id"]
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        raw_function = call.get("function")
+        function = raw_function if isinstance(raw_function, dict) else {}
         if isinstance(function.get("name"), str):
             pending["name"] = function["name"]
         if isinstance(function.get("arguments"), str):

@@ -133,7 +133,7 @@ class ResponsesMapper:
                     if isinstance(part, dict):
                         self._part(part, (repr(item_id), repr(index)), common, streamed=streamed, filtered=filtered)
         elif kind == "function_call" and item.get("status") != "in_progress" and ("call_id" in item or "name" in item):
-            key = ("call", repr(item_id), repr(item.get("call_id")))
+            key: tuple[str, ...] = ("call", repr(item_id), repr(item.get("call_id")))
             if key in self.observed_parts:
                 return
             self.observed_parts.add(key)

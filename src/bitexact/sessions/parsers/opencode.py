@@ -101,7 +101,8 @@ class OpenCodeMapper:
         return True
 
     def _tool(self, session_id: str, part: Mapping[str, Any], meta: dict[str, Any]) -> None:
-        state = part.get("state") if isinstance(part.get("state"), dict) else {}
+        raw_state = part.get("state")
+        state = raw_state if isinstance(raw_state, dict) else {}
         call_id = part.get("callID")
         start: dict[str, Any] = {}
         if "callID" in part:

@@ -10,7 +10,7 @@ recognized credential; the final text is redacted again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,7 @@ class Publisher:
     def __post_init__(self) -> None:
         self.redactor = Redactor(self.masks)
 
-    def private(self, event: dict[str, Any]) -> bool:
+    def private(self, event: Mapping[str, Any]) -> bool:
         """True for prompt records hidden from default publication."""
         return event.get("type") in PROMPT_TYPES and not self.show_prompts
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from bitexact.sessions.unify.agent import explicit_failure
 from bitexact.sessions.unified_model import MAX_SAFE_INTEGER
@@ -42,7 +42,8 @@ def _field(event: Mapping[str, Any], data: Mapping[str, Any], names: tuple[str, 
 
 def caller_scope(event: Mapping[str, Any]) -> tuple[Any, Any]:
     """``(caller agentId, parent tool identity)`` of an event; ``(None, None)`` at the root."""
-    data = event.get("data") if isinstance(event.get("data"), Mapping) else {}
+    raw_data = event.get("data")
+    data = raw_data if isinstance(raw_data, Mapping) else {}
     if event.get("type", "").startswith("subagent."):
         # A lifecycle envelope's agentId names its target, not the caller.
         return (None, _field(event, data, _SCOPE_KEYS[1]) or None)
@@ -172,7 +173,8 @@ def content_text(content: Any) -> Any:
     if isinstance(content, list):
         texts = [b.get("text") for b in content if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
         if texts and len(texts) == len(content):
-            return "".join(texts)
+            # each entry passed isinstance(..., str) in the comprehension filter above
+            return "".join(cast(list[str], texts))
     return content
 
 

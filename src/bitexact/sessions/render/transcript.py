@@ -360,8 +360,8 @@ def entry_lines(pub: Publisher, entry: Entry) -> list[str]:
         if data.get("policyCategory") is not None:
             detail.append(scalar(pub, data["policyCategory"]))
         note = " [partial stream fragment, not a completed answer]" if data.get("partial") is True else ""
-        body = content_text(data["content"]) if "content" in data else None
-        text = pub.text(body if isinstance(body, str) else compact_json(body), MESSAGE_BYTES) if "content" in data else "[no refusal text]"
+        refusal = content_text(data["content"]) if "content" in data else None
+        text = pub.text(refusal if isinstance(refusal, str) else compact_json(refusal), MESSAGE_BYTES) if "content" in data else "[no refusal text]"
         lines = _indent(text, f"⊘ Refusal ({', '.join(detail)}){note}: ", "  ")
         if isinstance(data.get("explanation"), str):
             lines += _indent(pub.text(data["explanation"], MESSAGE_BYTES), "  explanation: ", "  ")
@@ -376,8 +376,8 @@ def entry_lines(pub: Publisher, entry: Entry) -> list[str]:
     if kind == "session.result":
         fields = [f"{k}={scalar(pub, data[k])}" for k in ("status", "sourceType", "numTurns") if k in data]
         return [("■ session.result " + " ".join(fields)).rstrip() + " (accounting snapshot, not a success claim)"]
-    fields = observation_fields(pub, kind, data)
-    return [f"· {kind} {fields}".rstrip()]
+    observed = observation_fields(pub, kind, data)
+    return [f"· {kind} {observed}".rstrip()]
 
 
 def transcript_lines(conv: Conversation, pub: Publisher) -> list[str]:

@@ -124,7 +124,8 @@ def timeline_lines(records: Sequence[Mapping[str, Any]], pub: Publisher) -> list
         previous_fragment = fragment
         prov = _provenance(record)
         kind = str(record.get("type"))
-        data = record.get("data") if isinstance(record.get("data"), Mapping) else {}
+        raw_data = record.get("data")
+        data = raw_data if isinstance(raw_data, Mapping) else {}
         summary = _agent_summary(pub, kind, data) if prov.get("component") == "agent" else observation_fields(pub, kind, data)
         stamp = prov.get("timestampMs")
         if isinstance(stamp, int) and not isinstance(stamp, bool):

@@ -54,7 +54,7 @@ def kind_of(record: Mapping[str, Any]) -> str | None:
 RUNTIME_EVENT = Projector(um.FirewallEventData, {"requestId": ("request_id",)})
 
 
-def runtime_event(record: Mapping[str, Any], kind: str | None) -> dict[str, Any]:
+def runtime_event(record: Mapping[str, Any], kind: str | None) -> Mapping[str, Any]:
     """Lookup for an unknown ``<component>.event``: the kind survives as ``event``."""
     if kind is not None and "event" not in record:
         return {**record, "event": kind}

@@ -9,7 +9,7 @@ conclusion receives explicitly (``GH_AW_JOB_RESULTS``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from bitexact.canon import loads
@@ -141,7 +141,7 @@ def run_identity(info: Mapping[str, Any] | None) -> tuple[Any, Any]:
 # ----------------------------------------------------------------- model.config
 
 
-def _string_list(value: Any) -> bool:
+def _string_list(value: Any) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
