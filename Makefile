@@ -5,7 +5,7 @@ VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
 
-.PHONY: setup demo test bench system-deps clean
+.PHONY: setup demo test bench lint system-deps clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ demo: setup
 
 test: setup system-deps
 	$(PY) -m pytest
+
+lint: setup
+	$(PY) -m pip install --quiet -e '.[dev,test]'
+	$(VENV)/bin/ruff check --select F,E9 src tests
+	$(VENV)/bin/mypy src/bitexact
 
 bench: setup
 	for b in benchmarks/*_bench.py benchmarks/store_append.py benchmarks/verify_jsonl.py; do \
