@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+
 class _NonFiniteConstant(ValueError):
     """Raised for NaN/Infinity: JSON has no such numbers."""
 

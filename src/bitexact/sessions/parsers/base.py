@@ -10,10 +10,10 @@ matter what a fallback produced.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.records import Diagnostics
+from bitexact.sessions.records import KIND_OBJECT, Diagnostics, frame
 
 Event = dict[str, Any]
 
@@ -67,3 +67,22 @@ class Session:
             engine=self.engine,
             diagnostics=notes,
         )
+
+
+class ObjectMapper(Protocol):
+    """An engine mapper fed one JSON object record at a time."""
+
+    def map(self, value: Any) -> bool: ...
+
+    def finish(self) -> None: ...
+
+
+def parse_objects(session: Session, mapper: ObjectMapper, text: str) -> ParseResult:
+    """Frame ``text``, feed every JSON object record to ``mapper``, and report the rest as skipped."""
+    for item in frame(text):
+        if item.kind == KIND_OBJECT and mapper.map(item.value):
+            session.recognized += 1
+        else:
+            session.diagnostics.skipped(item)
+    mapper.finish()
+    return session.result(text)

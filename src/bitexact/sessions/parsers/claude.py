@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import Any, Mapping, cast
 
 from bitexact.sessions.convert import ENVELOPE_KEYS, LegacyConverter, is_native_event, make_event, metadata
-from bitexact.sessions.parsers.base import Session
-from bitexact.sessions.parsers.claude_stream import ClaudeStreams
-from bitexact.sessions.records import KIND_OBJECT, frame
 from bitexact.sessions.model import ParseResult
+from bitexact.sessions.parsers.base import Session, parse_objects
+from bitexact.sessions.parsers.claude_stream import ClaudeStreams
 
 ENGINE = "claude"
 
@@ -259,10 +258,4 @@ def parse(text: str, engine: str = ENGINE) -> ParseResult:
     """Parse a Claude JSON array / JSONL log into a canonical trace."""
     session = Session(engine)
     mapper = ClaudeMapper(session, engine)
-    for item in frame(text):
-        if item.kind == KIND_OBJECT and mapper.map(item.value):
-            session.recognized += 1
-        else:
-            session.diagnostics.skipped(item)
-    mapper.finish()
-    return session.result(text)
+    return parse_objects(session, mapper, text)

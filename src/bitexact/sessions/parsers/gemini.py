@@ -23,8 +23,7 @@ from typing import Any, Mapping
 from bitexact.sessions.convert import is_native_event, make_event
 from bitexact.sessions.correlate import ToolTracker
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session
-from bitexact.sessions.records import KIND_OBJECT, frame
+from bitexact.sessions.parsers.base import Session, parse_objects
 from bitexact.sessions.streaming import FragmentJoiner, SnapshotTracker, envelope_key
 from bitexact.sessions.usage import normalize_usage, valid_metric
 
@@ -269,10 +268,4 @@ def parse(text: str) -> ParseResult:
     """Parse Gemini CLI stream-json output."""
     session = Session(ENGINE)
     mapper = GeminiMapper(session)
-    for item in frame(text):
-        if item.kind == KIND_OBJECT and mapper.map(item.value):
-            session.recognized += 1
-        else:
-            session.diagnostics.skipped(item)
-    mapper.finish()
-    return session.result(text)
+    return parse_objects(session, mapper, text)

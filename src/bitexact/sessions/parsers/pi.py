@@ -28,8 +28,7 @@ from typing import Any, Mapping
 from bitexact.sessions.convert import is_native_event, make_event
 from bitexact.sessions.correlate import ToolTracker
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session
-from bitexact.sessions.records import KIND_OBJECT, frame
+from bitexact.sessions.parsers.base import Session, parse_objects
 from bitexact.sessions.streaming import FragmentJoiner
 from bitexact.sessions.usage import UsageAccumulator, normalize_usage, valid_count, valid_metric
 
@@ -504,11 +503,5 @@ def parse(text: str) -> ParseResult:
     """Parse Pi flat JSONL or v3 streaming output."""
     session = Session(ENGINE)
     mapper = PiMapper(session)
-    for item in frame(text):
-        if item.kind == KIND_OBJECT and mapper.map(item.value):
-            session.recognized += 1
-        else:
-            session.diagnostics.skipped(item)
-    mapper.finish()
-    return session.result(text)
+    return parse_objects(session, mapper, text)
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from bitexact.sessions.unify.agent import explicit_failure
 from bitexact.sessions.unified_model import MAX_SAFE_INTEGER
+from bitexact.sessions.unify.agent import explicit_failure
 
 SUCCESS, FAILURE, UNKNOWN, PENDING = "success", "failure", "unknown", "pending"
 _SCOPE_KEYS = (("agentId", "agent_id"), ("parentToolCallId", "parent_tool_call_id",

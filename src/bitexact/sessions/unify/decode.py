@@ -17,9 +17,9 @@ text, and decoding continues with the next line.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import io
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -28,7 +28,6 @@ from bitexact.canon import loads as strict_loads
 from bitexact.errors import StrictJSONError
 from bitexact.sessions.unify.builder import SourceBuilder
 from bitexact.sessions.unify.project import MISSING
-
 
 _LONG_RUN = 19
 _LONG_DIGITS = re.compile(rb"[0-9]{%d}" % _LONG_RUN)
@@ -120,6 +119,17 @@ def json_lines(builder: SourceBuilder, payload: bytes) -> Iterator[tuple[int, in
             continue
         yield ordinal, number, builder.redact(record, line) if may_redact else record
         ordinal += 1
+
+
+def json_object(builder: SourceBuilder, payload: bytes) -> dict[str, Any] | None:
+    """The decoded JSON object, or None (with a warning) when malformed or not an object."""
+    document = json_document(builder, payload)
+    if document is MISSING:
+        return None
+    if not isinstance(document, dict):
+        builder.warn("invalid_record", "expected a JSON object; source skipped")
+        return None
+    return document
 
 
 def json_document(builder: SourceBuilder, payload: bytes) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 from bitexact.sessions import unified_model as um
 from bitexact.sessions.unify.builder import SourceBuilder
-from bitexact.sessions.unify.decode import json_document, json_lines
+from bitexact.sessions.unify.decode import json_document, json_lines, json_object
 from bitexact.sessions.unify.observations import ISO_CLOCK, stamp
 from bitexact.sessions.unify.project import MISSING, Projector, first_present
 
@@ -90,11 +90,8 @@ def _assignments(document: Mapping[str, Any]) -> Any:
 
 def read_assignments(builder: SourceBuilder, payload: bytes) -> None:
     """The current run's complete name -> variant assignment map."""
-    document = json_document(builder, payload)
-    if document is MISSING:
-        return
-    if not isinstance(document, dict):
-        builder.warn("invalid_record", "expected a JSON object; source skipped")
+    document = json_object(builder, payload)
+    if document is None:
         return
     wrapped = isinstance(document.get("assignments"), dict)
     data = builder.project(EXPERIMENT(document)) if wrapped else {}
@@ -201,11 +198,8 @@ GRADER_RESULT = Projector(
 
 def read_grader_manifest(builder: SourceBuilder, payload: bytes) -> None:
     """Grader definitions without scripts."""
-    document = json_document(builder, payload)
-    if document is MISSING:
-        return
-    if not isinstance(document, dict):
-        builder.warn("invalid_record", "expected a JSON object; source skipped")
+    document = json_object(builder, payload)
+    if document is None:
         return
     builder.add("grader.manifest", builder.project(GRADER_MANIFEST(document)), index=0)
 

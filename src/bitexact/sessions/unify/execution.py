@@ -28,8 +28,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bitexact.sessions.unify.project import MISSING, first_present
 from bitexact.sessions.unified_model import MAX_SAFE_INTEGER
+from bitexact.sessions.unify.project import MISSING, first_present
 
 _DONE = re.compile(r"^(?:\[[^\]\n]{0,64}\]\s*)?done: exitCode=(-?\d{1,10})\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

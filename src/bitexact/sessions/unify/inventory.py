@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bitexact.sessions.unified_model import MAX_SAFE_INTEGER
 from bitexact.sessions.unify.builder import SourceBuilder
 from bitexact.sessions.unify.decode import json_document
 from bitexact.sessions.unify.project import MISSING, first_present
-from bitexact.sessions.unified_model import MAX_SAFE_INTEGER
 
 _EFFORT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 

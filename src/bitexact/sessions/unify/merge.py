@@ -18,7 +18,8 @@ from typing import Any
 import orjson
 
 from bitexact.sessions import unified_model as um
-from bitexact.sessions.unify import downstream, execution, observations as obs, workflow
+from bitexact.sessions.unify import downstream, execution, workflow
+from bitexact.sessions.unify import observations as obs
 from bitexact.sessions.unify.agent import add_agent_events
 from bitexact.sessions.unify.baseline import Pricing, baseline_estimate
 from bitexact.sessions.unify.builder import CollectionWarning, SourceBuilder

@@ -20,7 +20,7 @@ from typing import Any
 from bitexact.sessions import unified_model as um
 from bitexact.sessions.unify.builder import SourceBuilder
 from bitexact.sessions.unify.clock import ordering_key
-from bitexact.sessions.unify.decode import json_document, json_lines
+from bitexact.sessions.unify.decode import json_lines, json_object
 from bitexact.sessions.unify.project import MISSING, Projector, unified_usage
 
 Clock = tuple[tuple[str, str], ...]
@@ -420,11 +420,8 @@ def read_document(event_type: str, projector: Projector, *, require: str | None 
     """
 
     def read(builder: SourceBuilder, payload: bytes) -> None:
-        document = json_document(builder, payload)
-        if document is MISSING:
-            return
-        if not isinstance(document, dict):
-            builder.warn("invalid_record", "expected a JSON object; source skipped")
+        document = json_object(builder, payload)
+        if document is None:
             return
         if require is not None and require not in document:
             return

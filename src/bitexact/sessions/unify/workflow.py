@@ -16,7 +16,7 @@ from bitexact.canon import loads
 from bitexact.errors import StrictJSONError
 from bitexact.sessions import unified_model as um
 from bitexact.sessions.unify.builder import SourceBuilder
-from bitexact.sessions.unify.decode import json_document
+from bitexact.sessions.unify.decode import json_document, json_object
 from bitexact.sessions.unify.project import MISSING, Projector, first_present, is_count
 
 # ----------------------------------------------------------------- workflow.info
@@ -198,11 +198,8 @@ def model_config(raw: Any) -> dict[str, Any] | None:
 
 def read_routing_outcome(builder: SourceBuilder, payload: bytes) -> None:
     """``agent/awf-routing-outcome.json`` -> ``model_routing.outcome`` (no detail)."""
-    document = json_document(builder, payload)
-    if document is MISSING:
-        return
-    if not isinstance(document, dict):
-        builder.warn("invalid_record", "expected a JSON object; source skipped")
+    document = json_object(builder, payload)
+    if document is None:
         return
     builder.add("model_routing.outcome", builder.project(OUTCOME(document)), index=0)
 
