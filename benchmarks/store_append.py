@@ -13,6 +13,9 @@ Modes, all measured in this run on the same disk:
   baseline one transaction and one fsync per append, N writer threads
   single   group commit, one writer thread (nothing to batch with)
   procs    group commit, N writer processes of one thread each
+  pipelined submit: each writer keeps up to 8 appends in flight (a connection
+           relaying a stream of events) and waits for the oldest before it
+           submits the next; latency is submit to durable, per append
   many     append_many: each writer hands over 8 consecutive entries per call
            (an import, a batch of relayed events); latency is the call's
 and two diagnostics that explain the figures: batches of exactly N appends
@@ -30,6 +33,7 @@ import statistics
 import tempfile
 import threading
 import time
+from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -103,20 +107,41 @@ def append_batched(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]],
         out.extend([clock() - t0] * len(part))
 
 
-def run_threads(path: Path, writers: int, n: int, *, group_commit: bool, per_call: int = 1) -> dict[str, Any]:
+def append_pipelined(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out: list[float], depth: int) -> None:
+    """``submit`` with at most ``depth`` appends in flight; each latency runs from submit to durable."""
+    clock = time.perf_counter
+    in_flight: deque[tuple[float, Any]] = deque()
+    for entry in chain:
+        if len(in_flight) == depth:
+            t0, pending = in_flight.popleft()
+            pending.result()
+            out.append(clock() - t0)
+        in_flight.append((clock(), store.submit(run_id, [entry])))
+    while in_flight:
+        t0, pending = in_flight.popleft()
+        pending.result()
+        out.append(clock() - t0)
+
+
+def run_threads(
+    path: Path, writers: int, n: int, *, group_commit: bool, per_call: int = 1, depth: int = 0
+) -> dict[str, Any]:
     store = SQLiteStore(path, group_commit=group_commit)
     try:
-        runs = [f"bench-{'gc' if group_commit else 'base'}-{writers}-{per_call}-{w}" for w in range(writers)]
+        runs = [f"bench-{'gc' if group_commit else 'base'}-{writers}-{per_call}-{depth}-{w}" for w in range(writers)]
         chains = []
         for run_id in runs:
             store.create_run(run_id)
             chains.append(build_chain(run_id, n))
         latencies: list[list[float]] = [[] for _ in runs]
-        threads = [
-            threading.Thread(target=append_all, args=(store, run_id, chain, lat)) if per_call == 1
-            else threading.Thread(target=append_batched, args=(store, run_id, chain, lat, per_call))
-            for run_id, chain, lat in zip(runs, chains, latencies)
-        ]
+        def writer(run_id: str, chain: list[dict[str, Any]], lat: list[float]) -> threading.Thread:
+            if depth:
+                return threading.Thread(target=append_pipelined, args=(store, run_id, chain, lat, depth))
+            if per_call > 1:
+                return threading.Thread(target=append_batched, args=(store, run_id, chain, lat, per_call))
+            return threading.Thread(target=append_all, args=(store, run_id, chain, lat))
+
+        threads = [writer(run_id, chain, lat) for run_id, chain, lat in zip(runs, chains, latencies)]
         t0 = time.perf_counter()
         for t in threads:
             t.start()
@@ -272,6 +297,8 @@ def main() -> None:
         show(f"baseline: fsync per entry, {w} thr", base)
         show(f"group commit, {w} threads", run_threads(root / "gc.db", w, n, group_commit=True), base)
         show("group commit, 1 thread", run_threads(root / "one.db", 1, n, group_commit=True), base)
+        show(f"pipelined x8 in flight, {w} thr", run_threads(root / "pipe.db", w, n, group_commit=True, depth=8),
+             base)
         show(f"append_many x8, {w} threads", run_threads(root / "many.db", w, n, group_commit=True, per_call=8),
              base)
         if not args.no_procs:

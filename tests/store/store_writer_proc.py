@@ -4,7 +4,9 @@
     shared  HOME RUN COUNT THREADS      append COUNT entries per thread to RUN, retrying stale heads
     crash   HOME ACK_FILE THREADS SEED RUN...
             append forever (with checkpoints and custody records) from THREADS
-            threads; after each write RETURNS, log it to ACK_FILE. The parent kills
+            threads, and from one more thread that pipelines: up to 8 entries
+            submitted before it waits for any; after each write RETURNS (for a
+            submitted entry: once its result() returned), log it to ACK_FILE. The parent kills
             this process with SIGKILL and checks that every logged write survived.
 """
 
@@ -104,8 +106,25 @@ def crash(home: Path, ack_file: Path, threads: int, seed: int, runs: list[str]) 
                     continue
                 ack(f"checkpoint {run} {timer['seq']} {digest(timer)}")
 
+    def pipeline(rng: random.Random) -> None:
+        while True:
+            run = rng.choice(runs)
+            steps, head = store.head(run)
+            in_flight = []
+            for _ in range(rng.randrange(1, 9)):
+                entry = make_entry(run, steps, head, tool_data(steps, pad=rng.randrange(0, 3000)))
+                in_flight.append((entry, store.submit(run, [entry])))
+                steps, head = steps + 1, entry["hash"]
+            for entry, pending in in_flight:
+                try:
+                    pending.result()
+                except StaleHeadError:
+                    continue  # another writer moved the head: this and the rest of the chain are refused
+                ack(f"entry {run} {entry['step']} {digest(entry)} pipelined")
+
     for n in range(threads):
         threading.Thread(target=work, args=(random.Random(seed * 1000 + n),), daemon=True).start()
+    threading.Thread(target=pipeline, args=(random.Random(seed * 1000 + threads),), daemon=True).start()
     threading.Event().wait()  # until killed
 
 

@@ -2,7 +2,8 @@
 
 Real writer processes (several threads each, several processes, racing on
 the same runs) append entries, append-with-checkpoint, add checkpoints and
-custody records, and log each write only AFTER the store call returned. The
+custody records, pipeline entries through ``submit``, and log each write only
+AFTER the store call (for a submitted entry, its ``result()``) returned. The
 test kills them with SIGKILL at random moments, reopens the store and checks
 every run: steps 0..n-1 contiguous, every prev links, every hash and
 commitment matches its entry (no torn entry), every checkpoint covers a
@@ -57,8 +58,10 @@ def _acknowledged(acks: Path) -> dict[str, dict[tuple[str, int], set[str]]]:
     """What the writers were told was durable: kind -> (run, seq) -> digests."""
     seen: dict[str, dict[tuple[str, int], set[str]]] = defaultdict(lambda: defaultdict(set))
     for line in acks.read_text().splitlines():
-        kind, run, seq, fingerprint = line.split()
+        kind, run, seq, fingerprint, *how = line.split()
         seen[kind][(run, int(seq))].add(fingerprint)
+        if how:
+            seen[f"{kind} {how[0]}"][(run, int(seq))].add(fingerprint)
     return seen
 
 
@@ -131,3 +134,4 @@ def test_sigkill_at_random_instants_loses_no_acknowledged_write(tmp_path: Path) 
     assert kills >= 30
     assert len(_acknowledged(acks)["checkpoint"]) > 0
     assert len(_acknowledged(acks)["custody"]) > 0
+    assert len(_acknowledged(acks)["entry pipelined"]) > 0, "the pipelining writer never got an entry acknowledged"

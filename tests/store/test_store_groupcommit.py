@@ -238,3 +238,75 @@ def test_a_leader_interrupted_while_waiting_for_the_writer_withdraws_alone() -> 
         time.sleep(0.001)
     assert results == {2: 20}
     assert ledger.batches == [[2]]
+
+
+# -- submit_nowait: tickets led by the background leader ----------------
+
+
+def test_nowait_tickets_commit_in_order_and_settle_each_its_own() -> None:
+    ledger = Ledger()
+    committer = GroupCommitter(ledger.commit)
+    tickets = [committer.submit_nowait(item) for item in (1, 2, -3, 4)]
+    assert [t.result(timeout=30) if t.item >= 0 else None for t in tickets] == [10, 20, None, 40]
+    with pytest.raises(ValueError, match="item -3 refused"):
+        tickets[2].result(timeout=30)
+    assert [item for batch in ledger.batches for item in batch] == [1, 2, -3, 4]
+    assert committer.drain(30)
+    assert committer.pending == 0
+
+
+def test_nowait_tickets_queued_behind_a_commit_share_the_next_batch() -> None:
+    ledger = Ledger()
+    ledger.gate.clear()
+    committer = GroupCommitter(ledger.commit)
+    first = committer.submit_nowait(1)
+    assert ledger.entered.wait(30)  # the background leader is inside the commit, held shut
+    later = [committer.submit_nowait(item) for item in (2, 3, 4)]
+    assert committer.queued == 3
+    ledger.gate.set()
+    assert [t.result(timeout=30) for t in (first, *later)] == [10, 20, 30, 40]
+    assert ledger.batches == [[1], [2, 3, 4]]
+
+
+def test_a_waiting_caller_behind_nowait_tickets_is_promoted_and_served() -> None:
+    ledger = Ledger()
+    ledger.gate.clear()
+    committer = GroupCommitter(ledger.commit, max_batch=1)
+    nowait = committer.submit_nowait(1)
+    assert ledger.entered.wait(30)
+    got: list[int] = []
+    waiter = threading.Thread(target=lambda: got.append(committer.submit(2)))
+    waiter.start()
+    after = committer.submit_nowait(3)
+    ledger.gate.set()
+    waiter.join(30)
+    assert got == [20]
+    assert nowait.result(timeout=30) == 10 and after.result(timeout=30) == 30
+    assert ledger.batches == [[1], [2], [3]]  # one at a time: the waiter led its own batch in turn
+
+
+def test_result_times_out_while_the_commit_is_held_then_returns() -> None:
+    ledger = Ledger()
+    ledger.gate.clear()
+    committer = GroupCommitter(ledger.commit)
+    ticket = committer.submit_nowait(5)
+    with pytest.raises(TimeoutError):
+        ticket.result(timeout=0.01)
+    assert not ticket.done()
+    ledger.gate.set()
+    assert ticket.result(timeout=30) == 50
+    assert ticket.result(timeout=0) == 50  # asking again does not block
+
+
+def test_drain_waits_for_in_flight_tickets_then_refuses_more() -> None:
+    ledger = Ledger()
+    ledger.gate.clear()
+    committer = GroupCommitter(ledger.commit)
+    tickets = [committer.submit_nowait(item) for item in range(5)]
+    assert not committer.drain(0.01)  # held: not idle yet
+    threading.Timer(0.05, ledger.gate.set).start()
+    assert committer.drain(30)
+    assert all(t.done() for t in tickets)
+    with pytest.raises(StoreError, match="closing"):
+        committer.submit_nowait(6)
+    assert committer.submit(7) == 70  # a waiting caller still leads its own commit

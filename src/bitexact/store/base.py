@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from bitexact.errors import StaleHeadError, StoreError
 
@@ -61,6 +61,32 @@ class AppendResult:
     hash: str
 
 
+class PendingAppend(Protocol):
+    """An append handed to :meth:`Store.submit`, durable once ``result()`` returns."""
+
+    def done(self) -> bool:
+        """True once the append was committed or refused."""
+
+    def result(self, timeout: float | None = None) -> list[AppendResult]:
+        """Wait (at most ``timeout`` seconds; ``TimeoutError`` past it) and return the results or raise."""
+
+
+@dataclass(frozen=True)
+class SettledAppend:
+    """A :class:`PendingAppend` that is already settled (backends without group commit)."""
+
+    results: list[AppendResult] | None = None
+    error: StoreError | None = None
+
+    def done(self) -> bool:
+        return True
+
+    def result(self, timeout: float | None = None) -> list[AppendResult]:
+        if self.error is not None:
+            raise self.error
+        return list(self.results or [])
+
+
 class Store(ABC):
     """Persistent runs, entries, checkpoints, custody records and key metadata."""
 
@@ -95,6 +121,34 @@ class Store(ABC):
         written. Durable when it returns. One writer with many entries ready
         (an import, a batch of relayed events) pays one commit for all of them.
         """
+
+    def submit(
+        self,
+        run_id: str,
+        entries: Sequence[dict[str, Any]],
+        checkpoints: Sequence[dict[str, Any] | None] | None = None,
+    ) -> PendingAppend:
+        """Queue ``append_many(run_id, entries, checkpoints)`` and return at once.
+
+        For a pipelined writer (a connection relaying a stream of events)
+        that keeps several appends in flight: ``pending.result()`` waits until
+        they are durable and returns what ``append_many`` would, or raises its
+        error. Submissions commit in the order they were made, so a writer
+        may submit the next entries before the earlier ones land; if one
+        fails, the ones chained after it fail with ``StaleHeadError``. An
+        entry is acknowledged only once its ``result()`` returned. Shape
+        errors (``RecordError``) are raised here, before anything is queued.
+
+        This default appends at once and returns the settled outcome; a
+        backend with group commit overrides it to overlap the writer's work
+        with the commit.
+        """
+        try:
+            return SettledAppend(self.append_many(run_id, entries, checkpoints))
+        except RecordError:
+            raise
+        except StoreError as exc:
+            return SettledAppend(error=exc)
 
     @abstractmethod
     def head(self, run_id: str) -> tuple[int, str]:

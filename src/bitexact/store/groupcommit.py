@@ -13,6 +13,13 @@ The leader drains the queue only once it holds ``hold()`` (for the SQLite
 store: its writer connection and the cross-process write lock), so appends
 that arrive while it waits for another process still join its batch.
 
+A caller that need not wait (a pipelined writer keeping several appends in
+flight) uses ``submit_nowait``: its ticket joins the same queue, and a
+background leader thread, started on first use, leads the batches whose
+oldest ticket has no caller waiting to lead them. Order is the queue's
+order either way, so one writer's pipelined appends commit in the order it
+submitted them.
+
 No SQL here: the commit function is the backend's.
 """
 
@@ -33,10 +40,13 @@ R = TypeVar("R")
 class Ticket(Generic[T, R]):
     """One queued write: its item and, once settled, its own result or error."""
 
-    __slots__ = ("item", "_result", "_error", "_settled", "_done", "_promoted", "_gate")
+    __slots__ = ("item", "_result", "_error", "_settled", "_done", "_promoted", "_gate", "_waiter")
 
-    def __init__(self, item: T) -> None:
+    def __init__(self, item: T, *, waiter: bool = True) -> None:
         self.item = item
+        # True when a thread blocks in submit() for this ticket and can be
+        # promoted to lead; False for submit_nowait tickets.
+        self._waiter = waiter
         self._result: R | None = None
         self._error: BaseException | None = None
         self._settled = False
@@ -64,6 +74,22 @@ class Ticket(Generic[T, R]):
             raise self._error
         return self._result  # type: ignore[return-value]
 
+    def done(self) -> bool:
+        """True once the batch holding this ticket was committed (or failed) and settled it."""
+        return self._done
+
+    def result(self, timeout: float | None = None) -> R:
+        """Wait until settled (at most ``timeout`` seconds), then return the result or raise the error.
+
+        For ``submit_nowait`` tickets. Raises ``TimeoutError`` when the batch
+        is not settled in time; the ticket stays queued and may still land.
+        """
+        if not self._done:
+            if not self._gate.acquire(timeout=-1 if timeout is None else max(timeout, 0.0)):
+                raise TimeoutError(f"not committed within {timeout} s; it may still be")
+            self._gate.release()  # leave it open: the gate is one-shot, waiting again must not block
+        return self.outcome()
+
 
 class GroupCommitter(Generic[T, R]):
     """Batches concurrent ``submit`` calls into calls of ``commit(batch)``.
@@ -89,6 +115,11 @@ class GroupCommitter(Generic[T, R]):
         self._queue: deque[Ticket[T, R]] = deque()
         self._leading = False
         self._pending = 0
+        self._idle = threading.Condition(self._lock)
+        # The background leader, for batches headed by a submit_nowait ticket.
+        self._background: threading.Thread | None = None
+        self._background_wake = threading.Semaphore(0)
+        self._stopping = False
         self.batches = 0
         """Commit calls made so far (one transaction, one fsync each)."""
         self.items = 0
@@ -127,7 +158,66 @@ class GroupCommitter(Generic[T, R]):
         finally:
             with self._lock:
                 self._pending -= 1
+                if self._pending == 0:
+                    self._idle.notify_all()
         return ticket.outcome()
+
+    def submit_nowait(self, item: T) -> Ticket[T, R]:
+        """Queue ``item`` and return its ticket at once; ``ticket.result()`` waits for its commit.
+
+        Tickets commit in queue order, so a caller that submits several
+        items without waiting sees them committed in the order it gave.
+        """
+        ticket: Ticket[T, R] = Ticket(item, waiter=False)
+        with self._lock:
+            if self._stopping:
+                raise StoreError("the store is closing; nothing more is accepted")
+            self._pending += 1
+            self._queue.append(ticket)
+            wake = not self._leading
+            self._leading = True
+            if self._background is None:
+                self._background = threading.Thread(target=self._lead_in_background, name="bitexact-group-commit",
+                                                    daemon=True)
+                self._background.start()
+        if wake:
+            self._background_wake.release()
+        return ticket
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until no submission is in flight; stop the background leader. False on timeout."""
+        with self._lock:
+            idle = self._idle.wait_for(lambda: self._pending == 0, timeout)
+            self._stopping = idle
+            background = self._background if idle else None
+        if background is not None:
+            self._background_wake.release()
+            background.join()
+        return idle
+
+    def _lead_in_background(self) -> None:
+        while True:
+            self._background_wake.acquire()
+            if self._stopping:
+                return
+            self._lead(None)
+
+    def _promote(self, successor: Ticket[T, R] | None) -> None:
+        """Hand the lead to the queue's oldest ticket: its waiting caller, or the background leader.
+
+        Called with ``_lock`` held; the wake-up itself happens after it is released.
+        """
+        self._leading = successor is not None
+        if successor is not None and successor._waiter:
+            successor._promoted = True
+
+    def _wake(self, successor: Ticket[T, R] | None) -> None:
+        if successor is None:
+            return
+        if successor._waiter:
+            successor._gate.release()
+        else:
+            self._background_wake.release()
 
     def _abandon(self, ticket: Ticket[T, R]) -> None:
         """Withdraw a waiter interrupted before its batch was taken, passing on a lead it was given."""
@@ -138,26 +228,24 @@ class GroupCommitter(Generic[T, R]):
             if not ticket._promoted:
                 return
             successor = self._queue[0] if self._queue else None
-            self._leading = successor is not None
-            if successor is not None:
-                successor._promoted = True
-        if successor is not None:
-            successor._gate.release()
+            self._promote(successor)
+        self._wake(successor)
 
     def _take(self) -> list[Ticket[T, R]]:
         with self._lock:
             return [self._queue.popleft() for _ in range(min(len(self._queue), self._max_batch))]
 
-    def _lead(self, own: Ticket[T, R]) -> None:
+    def _lead(self, own: Ticket[T, R] | None) -> None:
         batch: list[Ticket[T, R]] = []
         try:
             with self._hold():
                 batch = self._take()
-                self._commit(batch)
+                if batch:  # empty only when a waiter given the lead was withdrawn meanwhile
+                    self._commit(batch)
         except BaseException as exc:  # noqa: BLE001 - every waiter must still be woken
             if not batch and isinstance(exc, Exception):
                 batch = self._take()  # the hold is refused (store closed): it is refused to everyone queued
-            elif not batch:
+            elif not batch and own is not None:
                 with self._lock:  # interrupted while waiting for the hold: withdraw only this caller
                     self._queue.remove(own)
             for ticket in batch:
@@ -171,14 +259,14 @@ class GroupCommitter(Generic[T, R]):
                     ticket.fail(StoreError("the store did not settle this append; nothing was acknowledged"))
                 ticket._done = True
             with self._lock:
-                self.batches += 1
+                self.batches += 1 if batch else 0
                 self.items += len(batch)
+                self._pending -= sum(1 for ticket in batch if not ticket._waiter)
+                if self._pending == 0:
+                    self._idle.notify_all()
                 successor = self._queue[0] if self._queue else None
-                self._leading = successor is not None
-                if successor is not None:
-                    successor._promoted = True
-            if successor is not None:
-                successor._gate.release()
+                self._promote(successor)
+            self._wake(successor)
             for ticket in batch:
                 if ticket is not own:
                     ticket._gate.release()

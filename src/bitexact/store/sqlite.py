@@ -35,6 +35,7 @@ from bitexact.store.base import (
     AppendResult,
     ConflictError,
     EntryNotFoundError,
+    PendingAppend,
     RecordError,
     RunInfo,
     StaleCheckpointError,
@@ -46,6 +47,8 @@ from bitexact.store.sqlite_schema import connect, migrate
 
 PAGE: Final[int] = 256
 """Entries fetched per query while streaming a run."""
+CLOSE_DRAIN_SECONDS: Final[float] = 30.0
+"""How long ``close`` waits for submitted appends to land before it closes anyway (they then fail)."""
 
 _RUN_COLUMNS = "run_id, steps, head_hash, sealed, started_at, updated_at, meta, kinds"
 
@@ -219,6 +222,34 @@ class SQLiteStore(Store):
         entries: Sequence[dict[str, Any]],
         checkpoints: Sequence[dict[str, Any] | None] | None = None,
     ) -> list[AppendResult]:
+        request = self._request(run_id, entries, checkpoints)
+        if self._committer is not None:
+            return self._committer.submit(request)
+        ticket: Ticket[_Append, list[AppendResult]] = Ticket(request)
+        with self._exclusive():
+            self._commit_batch([ticket])
+        return ticket.outcome()
+
+    def submit(
+        self,
+        run_id: str,
+        entries: Sequence[dict[str, Any]],
+        checkpoints: Sequence[dict[str, Any] | None] | None = None,
+    ) -> PendingAppend:
+        if self._committer is None:
+            return super().submit(run_id, entries, checkpoints)
+        return self._committer.submit_nowait(self._request(run_id, entries, checkpoints))
+
+    def _request(
+        self,
+        run_id: str,
+        entries: Sequence[dict[str, Any]],
+        checkpoints: Sequence[dict[str, Any] | None] | None,
+    ) -> _Append:
+        """Check the shapes and make the canonical bytes, in the caller's thread.
+
+        Done before queueing so it overlaps with the leader's fsync.
+        """
         self._check_open()
         run_id = checks.run_id(run_id)
         if not entries:
@@ -229,21 +260,13 @@ class SQLiteStore(Store):
             raise RecordError(
                 f"{len(checkpoints)} checkpoint slots for {len(entries)} entries", field="checkpoints"
             )
-        # Shape checks and canonical bytes are made here, in the caller's
-        # thread, so they overlap with the leader's fsync.
-        request = _Append(
+        return _Append(
             run_id,
             tuple(
                 (checks.entry(run_id, entry), checks.checkpoint(run_id, cp) if cp is not None else None)
                 for entry, cp in zip(entries, checkpoints)
             ),
         )
-        if self._committer is not None:
-            return self._committer.submit(request)
-        ticket: Ticket[_Append, list[AppendResult]] = Ticket(request)
-        with self._exclusive():
-            self._commit_batch([ticket])
-        return ticket.outcome()
 
     @property
     def commit_stats(self) -> tuple[int, int]:
@@ -488,6 +511,9 @@ class SQLiteStore(Store):
         return [dict(zip(names, row)) for row in rows]
 
     def close(self) -> None:
+        """Close the store, first waiting (at most ``CLOSE_DRAIN_SECONDS``) for submitted appends to land."""
+        if self._committer is not None and os.getpid() == self._pid:
+            self._committer.drain(CLOSE_DRAIN_SECONDS)
         with self._write_lock, self._read_lock:
             if self._closed:
                 return
