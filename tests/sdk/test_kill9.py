@@ -12,7 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from bitexact.cli import cli
-from bitexact.recording.journal import fold_orphans, orphan_journals
+from bitexact.recording.fold import fold_orphans
+from bitexact.crypto.hostkey import load_host_key
+from bitexact.recording.journal import journal_dir, orphan_journals, read_journal
+from bitexact.recording.journal_slots import read_slots, slot_files
 from bitexact.sdk.stores import recorder_for
 
 AGENT = Path(__file__).with_name("kill_agent.py")
@@ -50,19 +53,29 @@ def _recorded_ns(run_id: str) -> list[int]:
     return [e["data"]["n"] for e in recorder.store.entries(run_id) if "n" in e.get("data", {})]
 
 
-def test_kill_9_with_every_large_entry_still_in_its_journal(home: Path) -> None:
+def _journaled(home: Path, run_id: str) -> list[str]:
+    """Every journal still holding an entry, in record order: files, and full slots as ``<file>#<index>``."""
+    host_key = load_host_key(home, create=False)
+    named = [(read_journal(p, host_key).seq, p.name) for p in orphan_journals(home, run_id)]
+    for path in slot_files(journal_dir(home, run_id)):
+        named += [(slot.record.seq, slot.name) for slot in read_slots(path, host_key) if slot.record]
+    return [name for _, name in sorted(named)]
+
+
+def test_kill_9_with_every_entry_still_in_its_journal(home: Path) -> None:
     process = _start("blocked", 6, home)
     try:
         run_id, returned = _read_until(process, "ready")
     finally:
         _kill(process)
     assert returned == list(range(6))
-    journals = orphan_journals(home, run_id)
+    journals = _journaled(home, run_id)
     assert len(journals) == 6, "the store was held: every returned call is only in its journal"
+    assert [name.endswith(".bxj") for name in journals] == [True, True, False] * 2, "large in files, small in slots"
     assert _recorded_ns(run_id) == []
     recorder, _ = recorder_for()
     folded = fold_orphans(recorder, run_id)
-    assert folded == [p.name for p in journals]
+    assert folded == journals
     assert _recorded_ns(run_id) == returned, "every returned entry, once, in record order"
     entries = list(recorder.store.entries(run_id))
     assert entries[-1]["kind"] == "repair" and entries[-1]["data"]["journals"] == folded
@@ -82,6 +95,7 @@ def test_kill_9_mid_stream_loses_no_returned_entry(home: Path, kill_after: int) 
     assert recorded[: len(returned)] == returned, "every returned entry is there, in record order"
     assert recorded == sorted(set(recorded)), "and none twice"
     assert orphan_journals(home, run_id) == []
+    assert slot_files(journal_dir(home, run_id)) == [], "the slots file goes once folded"
 
 
 def test_bitexact_repair_folds_orphan_journals_then_records_the_operator(home: Path) -> None:
@@ -100,3 +114,4 @@ def test_bitexact_repair_folds_orphan_journals_then_records_the_operator(home: P
     assert last["kind"] == "repair" and last["data"]["by"] == "ops:alice"
     assert len(last["data"]["journals_folded"]) == 3
     assert orphan_journals(home, run_id) == []
+    assert _journaled(home, run_id) == []

@@ -15,11 +15,11 @@ from bitexact.crypto.hostkey import load_host_key
 from bitexact.recording.journal import (
     JournalError,
     JournalRecord,
-    fold_orphans,
     orphan_journals,
     read_journal,
     write_journal,
 )
+from bitexact.recording.fold import fold_orphans
 from bitexact.sdk.failures import read_failures
 from bitexact.sdk.stores import recorder_for
 from sdk.conftest import entries

@@ -13,7 +13,7 @@ from bitexact.recording.audit import (
     record_claim,
     record_repair,
 )
-from bitexact.recording.journal import fold_orphans
+from bitexact.recording.fold import fold_orphans
 from bitexact.recording.requests import ENV_DUAL_CONTROL, dual_control_required
 
 

@@ -120,6 +120,25 @@ class RunWriter:
         staged = [part for kind, data, prov in items for part in self._screened(kind, data, prov, None, None, False)]
         return self._write(staged)
 
+    def append_each(
+        self,
+        items: Sequence[tuple[str, dict[str, Any], str | None, str | None, dict[str, Any] | None]],
+    ) -> list[AppendResult]:
+        """Append ``(kind, data, prov, ctx, hints)`` entries through the policy in ONE durable commit.
+
+        What :meth:`append` returns, one per item, in order: for each, its
+        entry's result (or its first gap's, when the policy withheld it
+        whole). All land or none do. For a writer draining a queue of
+        entries the agent recorded: one fsync for all of them.
+        """
+        staged: list[_Staged] = []
+        firsts: list[int] = []
+        for kind, data, prov, ctx, hints in items:
+            firsts.append(len(staged))
+            staged.extend(self._screened(kind, data, prov, ctx, hints, False))
+        results = self._write(staged)
+        return [results[i] for i in firsts]
+
     def _screened(
         self,
         kind: str,

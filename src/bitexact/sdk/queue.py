@@ -1,9 +1,11 @@
-"""The ordered background writer: large entries written after the call returns, in record order.
+"""The ordered background writer: journaled entries written after the call returns, in record order.
 
 One thread per run takes queued entries in the order the agent recorded them
-and hands each to the write path. While anything is queued, every later
-entry of the run queues behind it (journaled first), so the chain's order is
-always the record order, whatever each entry's size.
+and hands them to the write path, as many as are waiting (up to
+``MAX_BATCH`` entries or ``MAX_BATCH_BYTES``) in one durable commit. While
+anything is queued, every later entry of the run queues behind it (journaled
+first), so the chain's order is always the record order, whatever each
+entry's size.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ LARGE_ENTRY_BYTES: Final[int] = 1 << 20
 """An entry larger than this (as JSON) is written after the call returns."""
 
 DEFAULT_DRAIN_TIMEOUT: Final[float] = 30.0
+MAX_BATCH: Final[int] = 64
+"""Queued entries written in one commit, at most."""
+MAX_BATCH_BYTES: Final[int] = 4 << 20
+"""A batch stops growing past this much entry JSON (a single larger entry is still written alone)."""
 
 
 def drain_timeout() -> float:
@@ -42,6 +48,8 @@ class Pending:
     ctx: str | None
     hints: dict[str, Any] | None
     journal: Path | None
+    slot: int | None = None
+    """The journal slot holding a small entry (see :mod:`bitexact.recording.journal_slots`)."""
 
 
 class OrderedWriter:
@@ -49,7 +57,7 @@ class OrderedWriter:
 
     def __init__(
         self,
-        write: Callable[[Pending], AppendResult],
+        write: Callable[[list[Pending]], list[AppendResult]],
         written: Callable[[Pending, AppendResult], None],
         failed: Callable[[Pending, BaseException], None],
         *,
@@ -60,7 +68,7 @@ class OrderedWriter:
         self._failed = failed
         self._name = name
         self._queue: deque[Pending] = deque()
-        self._inflight: Pending | None = None
+        self._inflight: list[Pending] = []
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stopping = False
@@ -70,7 +78,7 @@ class OrderedWriter:
     def idle(self) -> bool:
         """Nothing queued and nothing being written."""
         with self._cond:
-            return not self._queue and self._inflight is None
+            return not self._queue and not self._inflight
 
     def put(self, item: Pending) -> None:
         with self._cond:
@@ -85,13 +93,13 @@ class OrderedWriter:
     def drain(self, timeout: float) -> bool:
         """Wait until everything queued is written (or declared); False when ``timeout`` ran out first."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._queue and self._inflight is None, timeout=timeout)
+            return self._cond.wait_for(lambda: not self._queue and not self._inflight, timeout=timeout)
 
     def abandon(self) -> list[Pending]:
         """Stop after the entry in flight; return what is left unwritten (queued and in flight)."""
         with self._cond:
             self._abandoned = True
-            left = ([self._inflight] if self._inflight is not None else []) + list(self._queue)
+            left = self._inflight + list(self._queue)
             self._queue.clear()
             self._cond.notify_all()
             return left
@@ -102,20 +110,32 @@ class OrderedWriter:
             self._stopping = True
             self._cond.notify_all()
 
+    def _take(self) -> list[Pending]:
+        """The next batch: queued entries in order, up to MAX_BATCH of them or MAX_BATCH_BYTES of JSON."""
+        batch = [self._queue.popleft()]
+        size = len(batch[0].raw)
+        while self._queue and len(batch) < MAX_BATCH and size + len(self._queue[0].raw) <= MAX_BATCH_BYTES:
+            item = self._queue.popleft()
+            batch.append(item)
+            size += len(item.raw)
+        return batch
+
     def _run(self) -> None:
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._queue or self._stopping or self._abandoned)
                 if self._abandoned or not self._queue:
                     return
-                item = self._inflight = self._queue.popleft()
+                batch = self._inflight = self._take()
             try:
-                result = self._write(item)
+                results = self._write(batch)
             except BaseException as exc:  # noqa: BLE001 - a failed write is declared; the queue goes on
-                self._failed(item, exc)
+                for item in batch:
+                    self._failed(item, exc)
             else:
-                self._written(item, result)
+                for item, result in zip(batch, results):
+                    self._written(item, result)
             finally:
                 with self._cond:
-                    self._inflight = None
+                    self._inflight = []
                     self._cond.notify_all()

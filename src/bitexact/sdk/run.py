@@ -9,10 +9,13 @@ waiting at most ``BITEXACT_DRAIN_TIMEOUT`` seconds; past it each entry still
 unwritten is a declared ``storage_unavailable`` gap naming its journal, and
 the run is left unsealed for ``bitexact repair`` to fold its journals.
 
-Every write goes through :mod:`bitexact.recording`. An entry no larger than
-1 MiB is written in the call; a larger one is synced to a sealed journal in
-the call and written after it returns, in record order
-(:mod:`bitexact.sdk.queue`). Strict mode always writes in the call and
+Every write goes through :mod:`bitexact.recording`. Every entry is durable
+before the call returns: a small one (up to about 15 KiB of JSON) is synced
+into a journal slot, a larger one into a journal file of its own, and each
+is written into the chain after the call returns, in record order, many per
+commit (:mod:`bitexact.sdk.queue`). When no slot is free (or none could be
+made), an entry up to 1 MiB is written in the call instead. Strict mode
+always writes in the call and
 raises :class:`~bitexact.sdk.errors.RecordingError` on any recording
 failure; a non-strict run declares the failure as a gap and never changes
 what the agent sends, receives or raises.
@@ -40,6 +43,8 @@ from bitexact.evidence.kinds import AUDIT_KINDS, KINDS
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording import Recorder, RunWriter
 from bitexact.recording.journal import JournalRecord, remove_journal, write_journal
+from bitexact.recording.journal_slots import JournalSlots
+from bitexact.store import AppendResult
 from bitexact.sdk import active, nondet
 from bitexact.sdk.causal import ENV_VAR, CausalContext, ContextFormatError, HybridClock, format_context, parse_context
 from bitexact.sdk.custody import check_custody
@@ -111,6 +116,7 @@ class Run:
         self._orphans: set[str] = set()
         self._host_key: Any = None
         self._journal_warned = False
+        self._slots: JournalSlots | None = None
         self._timeout = 30.0
 
     # -- lifecycle ----------------------------------------------------------
@@ -160,6 +166,8 @@ class Run:
         self.failures = FailureLog(self.run_id, home)
         self._queue = OrderedWriter(self._queued_write, self._queued_written, self._queued_failed,
                                     name=f"bitexact-writer-{self.run_id}")
+        if not self.strict:
+            self._slots = self._open_slots()
         self.open = True
         active.register(self)
         if self.capture_nondeterminism:
@@ -182,7 +190,7 @@ class Run:
             if not self._queue.drain(self._timeout):
                 seal = False
                 for item in self._queue.abandon():
-                    journal = item.journal.name if item.journal else None
+                    journal = self._journal_name(item)
                     gap = Gap(STORAGE_UNAVAILABLE,
                               f"not written within BITEXACT_DRAIN_TIMEOUT ({self._timeout:g} s) of the run's exit",
                               kind=item.kind, seq=item.handle.seq, journal=journal)
@@ -207,6 +215,9 @@ class Run:
             self.open = False
             if self._queue is not None:
                 self._queue.stop()
+            if self._slots is not None:
+                # Removed only when no slot holds an entry that is not in the chain.
+                self._slots.close(remove=not any(name.startswith(self._slots.path.name) for name in self._orphans))
             active.unregister(self)
             if self.capture_nondeterminism:
                 nondet.uninstall()
@@ -307,9 +318,14 @@ class Run:
                     raise RecordingError(f"{kind} #{handle.seq} was not recorded: {describe(exc)}",
                                          cause=cause_of(exc)) from exc
                 return handle
-            if len(raw) <= LARGE_ENTRY_BYTES and self._queue.idle:
-                self._write_now(handle, kind, raw, prov, ctx, hints)
-                return handle
+            if len(raw) <= LARGE_ENTRY_BYTES:
+                slot = self._journal_in_slot(handle.seq, kind, raw, prov, ctx, hints)
+                if slot is not None:  # durable now; written into the chain after the call, in order
+                    self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, None, slot))
+                    return handle
+                if self._queue.idle:
+                    self._write_now(handle, kind, raw, prov, ctx, hints)
+                    return handle
             journal = self._journal(handle.seq, kind, raw, prov, ctx, hints)
             if journal is None and self._queue.drain(self._timeout):
                 self._write_now(handle, kind, raw, prov, ctx, hints)  # no journal: write in the call instead
@@ -325,14 +341,50 @@ class Run:
         except Exception as exc:  # noqa: BLE001 - declared as a gap; the agent goes on
             self._write_failed(handle, kind, raw, prov, ctx, hints, exc)
 
+    def _load_host_key(self) -> Any:
+        assert self.home is not None
+        if self._host_key is None:
+            from bitexact.crypto.hostkey import load_host_key
+
+            self._host_key = load_host_key(self.home)
+        return self._host_key
+
+    def _open_slots(self) -> JournalSlots | None:
+        """The run's journal slots, or None (entries are then written in the call) with one warning."""
+        assert self.home is not None and self.run_id is not None
+        try:
+            return JournalSlots(self.home, self._load_host_key(), self.run_id)
+        except Exception as exc:  # noqa: BLE001 - no slots: small entries are written in the call instead
+            logger.warning("bitexact: run %s: cannot make journal slots (%s); writing small entries in the call",
+                           self.run_id, describe(exc))
+            return None
+
+    def _journal_in_slot(self, seq: int, kind: str, raw: bytes, prov: str | None, ctx: str | None,
+                         hints: dict[str, Any] | None) -> int | None:
+        """Journal a small entry into a free slot (synced); its index, or None to take another path."""
+        slots = self._slots
+        if slots is None or not slots.fits(raw):
+            return None
+        assert self.writer is not None and self.run_id is not None
+        record = JournalRecord(self.run_id, seq, kind, {}, prov, ctx, hints, self.writer.steps, now_iso())
+        try:
+            return slots.write(record, raw)
+        except Exception as exc:  # noqa: BLE001 - the entry takes the write-in-the-call path instead
+            logger.warning("bitexact: run %s: a journal slot could not be written (%s)", self.run_id, describe(exc))
+            return None
+
+    def _journal_name(self, item: Pending) -> str | None:
+        if item.journal is not None:
+            return item.journal.name
+        if item.slot is not None and self._slots is not None:
+            return self._slots.name(item.slot)
+        return None
+
     def _journal(self, seq: int, kind: str, raw: bytes, prov: str | None, ctx: str | None,
                  hints: dict[str, Any] | None) -> Path | None:
         assert self.writer is not None and self.home is not None and self.run_id is not None
         try:
-            if self._host_key is None:
-                from bitexact.crypto.hostkey import load_host_key
-
-                self._host_key = load_host_key(self.home)
+            self._load_host_key()
             record = JournalRecord(self.run_id, seq, kind, {}, prov, ctx, hints, self.writer.steps, now_iso())
             return write_journal(self.home, self._host_key, record, data_json=raw)
         except Exception as exc:  # noqa: BLE001 - no journal: the entry is written in the call instead
@@ -356,19 +408,22 @@ class Run:
                                     self.writer)
         handle._fail(gap)
 
-    def _queued_write(self, item: Pending) -> Any:
+    def _queued_write(self, items: list[Pending]) -> list[AppendResult]:
         assert self.writer is not None
         with active.busy():
-            return self.writer.append(item.kind, orjson.loads(item.raw), prov=item.prov, ctx=item.ctx,
-                                      hints=item.hints)
+            return self.writer.append_each(
+                [(item.kind, orjson.loads(item.raw), item.prov, item.ctx, item.hints) for item in items]
+            )
 
-    def _queued_written(self, item: Pending, result: Any) -> None:
+    def _queued_written(self, item: Pending, result: AppendResult) -> None:
         item.handle._settle(result)
         if item.journal is not None:
             remove_journal(item.journal)
+        if item.slot is not None and self._slots is not None:
+            self._slots.release(item.slot)
 
     def _queued_failed(self, item: Pending, exc: BaseException) -> None:
-        journal = item.journal.name if item.journal else None
+        journal = self._journal_name(item)
         if journal:
             self._orphans.add(journal)
         gap = self.failures.declare(Gap(cause_of(exc), describe(exc), kind=item.kind, seq=item.handle.seq,

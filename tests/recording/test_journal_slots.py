@@ -1,0 +1,88 @@
+"""Journal slots: a preallocated, sealed file of fixed slots; write, read back, release, refuse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bitexact.crypto.hostkey import HostKey, load_host_key
+from bitexact.recording.journal import JournalError, JournalRecord, journal_dir
+from bitexact.recording.journal_slots import SLOT_BYTES, JournalSlots, has_full_slot, read_slots, slot_files
+
+
+@pytest.fixture
+def host_key(tmp_path: Path) -> HostKey:
+    return load_host_key(tmp_path / "home")
+
+
+def _record(seq: int, note: str = "n") -> tuple[JournalRecord, bytes]:
+    return JournalRecord("run-1", seq, "marker", {"note": note}, steps_before=seq), f'{{"note":"{note}"}}'.encode()
+
+
+def test_the_file_is_made_whole_owner_only_and_empty(tmp_path: Path, host_key: HostKey) -> None:
+    slots = JournalSlots(tmp_path / "home", host_key, "run-1", count=4)
+    assert slot_files(journal_dir(tmp_path / "home", "run-1")) == [slots.path]
+    assert slots.path.stat().st_size == 4 * SLOT_BYTES
+    assert oct(slots.path.stat().st_mode & 0o777) == "0o600"
+    assert not has_full_slot(slots.path) and read_slots(slots.path, host_key) == []
+    slots.close(remove=True)
+    assert not slots.path.exists()
+
+
+def test_records_read_back_in_slot_order_and_a_released_slot_is_empty(tmp_path: Path, host_key: HostKey) -> None:
+    slots = JournalSlots(tmp_path / "home", host_key, "run-1", count=4)
+    indexes = [slots.write(*_record(seq, f"n{seq}")) for seq in (1, 2, 3)]
+    assert indexes == [0, 1, 2] and slots.free == 1
+    slots.release(1)
+    opened = read_slots(slots.path, host_key)
+    assert [(s.index, s.record.data["note"] if s.record else None) for s in opened] == [(0, "n1"), (2, "n3")]
+    assert opened[0].name == f"{slots.path.name}#0" == slots.name(0)
+    assert slots.write(*_record(4, "n4")) in (1, 3)  # a released slot is taken again
+    slots.close(remove=False)
+    assert has_full_slot(slots.path)
+
+
+def test_no_free_slot_or_an_entry_too_big_gives_none(tmp_path: Path, host_key: HostKey) -> None:
+    slots = JournalSlots(tmp_path / "home", host_key, "run-1", count=1)
+    big = b'{"note":"' + b"x" * SLOT_BYTES + b'"}'
+    assert not slots.fits(big)
+    assert slots.write(JournalRecord("run-1", 1, "marker", {}), big) is None
+    assert slots.write(*_record(2)) == 0
+    assert slots.write(*_record(3)) is None, "the only slot is taken"
+    slots.close(remove=True)
+    assert slots.write(*_record(4)) is None, "a closed file takes nothing"
+
+
+def test_another_hosts_slots_do_not_open(tmp_path: Path, host_key: HostKey) -> None:
+    slots = JournalSlots(tmp_path / "home", host_key, "run-1", count=2)
+    slots.write(*_record(1))
+    slots.close(remove=False)
+    other = load_host_key(tmp_path / "elsewhere")
+    (opened,) = read_slots(slots.path, other)
+    assert opened.record is None and opened.problem is not None
+    assert "host key" in opened.problem and opened.name in opened.problem
+
+
+def test_a_length_that_overruns_its_slot_is_named(tmp_path: Path, host_key: HostKey) -> None:
+    slots = JournalSlots(tmp_path / "home", host_key, "run-1", count=2)
+    slots.close(remove=False)
+    with open(slots.path, "r+b") as f:
+        f.write((SLOT_BYTES * 2).to_bytes(4, "big"))
+    (opened,) = read_slots(slots.path, host_key)
+    assert opened.record is None and "overruns the slot" in (opened.problem or "")
+
+
+def test_a_file_that_is_not_whole_slots_is_refused(tmp_path: Path, host_key: HostKey) -> None:
+    path = tmp_path / "slots-00000000.bxs"
+    path.write_bytes(b"\0" * (SLOT_BYTES + 7))
+    with pytest.raises(JournalError, match="not a whole number"):
+        read_slots(path, host_key)
+
+
+def test_an_unusable_directory_is_a_journal_error(tmp_path: Path, host_key: HostKey) -> None:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / "journals").write_text("a file where the directory should be")
+    with pytest.raises(JournalError, match="cannot make a slots file"):
+        JournalSlots(home, host_key, "run-1")
