@@ -6,9 +6,13 @@ and token-usage logs and an OTLP mirror - and ``unify`` is timed.  The
 baseline, measured in the same run on the same files, is the floor cost of
 merely reading every file and decoding every JSON line with the stdlib.
 
-The compact reader's peak RSS is measured in fresh subprocesses: one that
-only imports the module (baseline) and one that compacts the largest
-unified file; the difference is what bounded framing costs.
+Collection memory is measured per size in a fresh subprocess that only
+runs ``unify`` on the generated root (its VmHWM, so neither generation nor
+the baseline decode nor an earlier size inflates it); its output must be
+byte-identical to the in-process run.  The compact reader's peak RSS is
+measured the same way: one process that only imports the module
+(baseline) and one that compacts the largest unified file; the
+difference is what bounded framing costs.
 
 Usage: python benchmarks/sessions_unify.py [--sizes 1,10,100] [--keep DIR]
 Goal: >= 20 MB/s of unified collection.
@@ -133,18 +137,32 @@ for line in open('/proc/self/status'):
 """
 
 
+_UNIFY_PROBE = """
+import sys, time
+from pathlib import Path
+from bitexact.sessions.unify import unify
+start = time.perf_counter()
+if sys.argv[1] != '-':
+    unify(Path(sys.argv[1]), Path(sys.argv[2]), env={})
+elapsed = time.perf_counter() - start
+for line in open('/proc/self/status'):
+    if line.startswith('VmHWM:'):
+        print(int(line.split()[1]), elapsed)
+"""
+
+
+def unify_peak_rss_kib(root: str, out: str) -> tuple[int, float]:
+    """(Peak RSS KiB, seconds) of a fresh process that only runs ``unify`` (``-`` = import only)."""
+    done = subprocess.run([sys.executable, "-c", _UNIFY_PROBE, root, out], capture_output=True, text=True,
+                          check=True)
+    rss, seconds = done.stdout.split()
+    return int(rss), float(seconds)
+
+
 def peak_rss_kib(path: str) -> int:
     """Peak RSS (KiB) of a fresh process that compacts ``path`` (``-`` = import only)."""
     out = subprocess.run([sys.executable, "-c", _RSS_PROBE, path], capture_output=True, text=True, check=True)
     return int(out.stdout.strip().splitlines()[-1])
-
-
-def own_peak_rss_kib() -> int:
-    """This process's peak RSS so far (VmHWM), in KiB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    return 0
 
 
 def main() -> int:
@@ -155,7 +173,8 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="uas-bench-"))
     print(f"{'size':>6} {'source MB':>10} {'records':>9} {'unify s':>8} {'MB/s':>7} {'baseline MB/s':>14} "
-          f"{'ratio':>6} {'peak RSS MiB':>13}")
+          f"{'ratio':>6} {'unify RSS MiB':>14} {'largest src MB':>15} {'fresh s':>8} {'fresh MB/s':>10}")
+    idle_unify, _ = unify_peak_rss_kib("-", "-")
     largest_out = None
     try:
         for megabytes in sizes:
@@ -170,8 +189,15 @@ def main() -> int:
             report = unify(root, out, env={})
             elapsed = time.perf_counter() - start
             mb = source / 1_000_000
+            fresh_out = work / f"aw_session-{megabytes}mb-fresh.jsonl"
+            rss, fresh = unify_peak_rss_kib(str(root), str(fresh_out))
+            if fresh_out.read_bytes() != out.read_bytes():
+                raise SystemExit(f"{megabytes} MB: the fresh-process output differs from the in-process one")
+            fresh_out.unlink()
+            largest = max(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 1_000_000
             print(f"{megabytes:>4}MB {mb:>10.1f} {report.records:>9} {elapsed:>8.2f} {mb / elapsed:>7.1f} "
-                  f"{mb / base:>14.1f} {base / elapsed:>6.2f} {own_peak_rss_kib() / 1024:>13.0f}")
+                  f"{mb / base:>14.1f} {base / elapsed:>6.2f} {rss / 1024:>14.0f} {largest:>15.1f} {fresh:>8.2f} "
+                  f"{mb / fresh:>10.1f}")
             largest_out = out
         if largest_out is not None:
             idle = peak_rss_kib("-")
@@ -182,9 +208,10 @@ def main() -> int:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print("ratio = baseline seconds / unify seconds (baseline: read files + json.loads per line); "
-          "peak RSS = benchmark process high-water mark so far (collection keeps each source's events as "
-          "compact serialized lines until the merged file is written)")
+    print(f"ratio = baseline seconds / unify seconds (baseline: read files + json.loads per line); "
+          f"unify RSS = peak RSS (VmHWM) of a fresh process running only unify on that root "
+          f"(import-only baseline {idle_unify / 1024:.0f} MiB; collection holds a constant plus the source "
+          f"being read, so it follows the largest source file); fresh s / MB/s = that process's unify time")
     return 0
 
 

@@ -1,19 +1,25 @@
-"""`bitexact sessions render|unify|compact|validate|conformance`: views of agent session logs."""
+"""`bitexact sessions render|unify|sanitize|compact|validate|conformance`: views of agent session logs."""
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 import click
+from rich.markup import escape
 
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, fail, print_json
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, print_json
 from bitexact.cli.sessions import sessions_group
 from bitexact.errors import BitExactError
 from bitexact.sessions.compact import compact, format_result
 from bitexact.sessions.conformance import conformance_report
 from bitexact.sessions.render import render_path
 from bitexact.sessions.unify import unify
+from bitexact.sessions.unify.redact import Redactor, masks_from_log
+from bitexact.sessions.unify.sanitize import SanitizeReport, sanitize_tree
+from bitexact.sessions.unify.sources import STDIO_PATH
 from bitexact.sessions.validate import validate
 
 
@@ -43,6 +49,181 @@ def unify_command(artifact_dir: Path, output: Path) -> None:
     except (BitExactError, ValueError, OSError) as exc:
         fail(str(exc), code=EXIT_INPUT)
     click.echo(report.summary(), nl=False)
+
+
+class SanitizeInputError(BitExactError):
+    """An argument of ``sessions sanitize`` cannot be used (exit 2); the message names the path."""
+
+
+class SanitizeStoppedError(BitExactError):
+    """The mask pass stopped part-way: the tree may still hold unsanitized files (exit 1)."""
+
+
+def _mask_values(values: tuple[str, ...], files: tuple[str, ...]) -> tuple[list[str], int]:
+    """Caller masks from ``--mask`` and ``--mask-file`` (stripped, blanks dropped) and the blank count."""
+    raw = list(values)
+    for name in files:
+        if name == "-":
+            data = sys.stdin.buffer.read()
+            label = "standard input"
+        else:
+            try:
+                data = Path(name).read_bytes()
+            except OSError as exc:
+                raise SanitizeInputError(f"--mask-file: cannot read {name}: {exc.strerror or exc}") from None
+            label = name
+        try:
+            raw.extend(data.decode("utf-8").splitlines())
+        except UnicodeDecodeError as exc:
+            raise SanitizeInputError(
+                f"--mask-file: {label} is not UTF-8 text (invalid byte at offset {exc.start})") from None
+    masks = [m.strip() for m in raw if m.strip()]
+    blank = sum(1 for m in values if not m.strip())
+    return masks, blank
+
+
+def _stdio_masks(root: Path, stdio: str | None) -> tuple[str, bool, list[str]]:
+    """The stdio path relative to ``root``, whether it was found, and its ``::add-mask::`` values.
+
+    An explicit ``--stdio`` must name a readable regular file inside
+    ``root``: a missing one would silently drop its mask values.  The values
+    are read here, before the pass rewrites stdio, only to keep them out of
+    this command's own messages (the pass collects them itself).
+    """
+    relative = STDIO_PATH if stdio is None else stdio
+    parts = PurePosixPath(relative.replace(os.sep, "/")).parts
+    if not parts or PurePosixPath(relative).is_absolute() or ".." in parts:
+        raise SanitizeInputError(f"--stdio: {relative} must be a path inside {root} (relative, no '..')")
+    path = root / relative
+    if not (path.is_file() and not path.is_symlink()):
+        if stdio is not None:
+            raise SanitizeInputError(f"--stdio: {path} is not a regular file (its ::add-mask:: values are needed)")
+        return relative, False, []
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise SanitizeInputError(f"--stdio: cannot read {path}: {exc.strerror or exc}") from None
+    return relative, True, masks_from_log(text)
+
+
+def _unreadable_dirs(root: Path, redactor: Redactor) -> list[str]:
+    """Directories below ``root`` that cannot be listed (the pass cannot have sanitized them)."""
+    failures: list[str] = []
+
+    def note(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else root
+        try:
+            relative = where.relative_to(root).as_posix()
+        except ValueError:
+            relative = str(where)
+        failures.append(redactor.text(relative or "."))
+
+    for _directory, _dirs, _files in os.walk(root, onerror=note, followlinks=False):
+        pass
+    return failures
+
+
+def _sanitize_json(root: Path, stdio: str, found: bool, report: SanitizeReport,
+                   unreadable: list[str]) -> dict[str, Any]:
+    return {
+        "root": str(root),
+        "stdio": {"path": stdio, "found": found},
+        "masks": report.masks,
+        "rewritten": list(report.rewritten),
+        "unchanged": list(report.unchanged),
+        "removed": [{"path": path, "reason": reason} for path, reason in report.removed],
+        "unreadable": unreadable,
+        "ok": not report.removed and not unreadable,
+    }
+
+
+def _print_sanitize(root: Path, stdio: str, found: bool, report: SanitizeReport, unreadable: list[str]) -> None:
+    mark = "[green]✓[/]" if not report.removed and not unreadable else "[yellow]![/]"
+    console.print(
+        f"{mark} sanitized [bold]{escape(str(root))}[/]: {len(report.rewritten)} rewritten, "
+        f"{len(report.unchanged)} unchanged, {len(report.removed)} removed; "
+        f"{report.masks} mask(s) applied, plus credential patterns", soft_wrap=True)
+    source = "read" if found else "not found, no ::add-mask:: values read"
+    console.print(f"  stdio {escape(stdio)} ({source})", soft_wrap=True)
+    for path in report.rewritten:
+        console.print(f"  [cyan]rewritten[/]  {escape(path)}", soft_wrap=True)
+    for path, reason in report.removed:
+        console.print(f"  [yellow]removed[/]    {escape(path)} ({escape(reason)})", soft_wrap=True)
+    for path in unreadable:
+        console.print(f"  [red]unreadable[/] {escape(path)} (directory could not be listed; not sanitized)",
+                      soft_wrap=True)
+
+
+@sessions_group.command("sanitize")
+@click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
+@click.option("--mask", "mask_values", metavar="VALUE", multiple=True,
+              help="A secret to replace with *** (repeatable). Visible in process listings: "
+                   "prefer --mask-file.")
+@click.option("--mask-file", "mask_files", metavar="FILE", multiple=True,
+              help="Secrets, one per line ('-' reads standard input; repeatable).")
+@click.option("--stdio", metavar="PATH", default=None,
+              help=f"Agent stdio log inside DIR whose ::add-mask:: values are collected first "
+                   f"[default: {STDIO_PATH}, skipped if absent; an explicit path must exist].")
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON (paths and counts, no values).")
+def sanitize_command(directory: Path, mask_values: tuple[str, ...], mask_files: tuple[str, ...],
+                     stdio: str | None, as_json: bool) -> None:
+    """Redact runtime masks in every file below DIR before it is uploaded (UAS T-UAS-060).
+
+    The ::add-mask:: values of the agent stdio log are collected before
+    anything changes; with the --mask/--mask-file values and the recognized
+    credential shapes (GitHub, OpenAI/Anthropic, AWS, Slack, Google keys,
+    bearer tokens, PEM private keys) they become *** in every file: JSONL
+    per line and JSON on decoded strings (untouched lines stay
+    byte-identical), other files as text. Symbolic links are never followed:
+    they are removed, as is any file that cannot be redacted, so an upload
+    cannot publish it. Mask values are never printed or written anywhere.
+    Surrounding whitespace of a mask is ignored, as for ::add-mask::.
+
+    \b
+    Examples:
+      bitexact sessions sanitize /tmp/gh-aw
+      echo "$TOKEN" | bitexact sessions sanitize /tmp/gh-aw --mask-file -
+      bitexact sessions sanitize out/ --stdio logs/agent-stdio.log --json
+
+    \b
+    Exit codes:
+      0  every file is sanitized
+      1  something could not be sanitized: it was removed (listed), a
+         directory could not be read, or the pass stopped (then do not upload)
+      2  unusable input: DIR missing, a mask file unreadable, a bad --stdio
+    """
+    try:
+        if not directory.is_dir():
+            state = "not a directory" if directory.exists() else "no such directory"
+            raise SanitizeInputError(f"DIR: {directory}: {state}")
+        masks, blank = _mask_values(mask_values, mask_files)
+        relative, found, stdio_masks = _stdio_masks(directory, stdio)
+    except SanitizeInputError as exc:
+        fail(str(exc), code=EXIT_INPUT)
+    if blank:
+        err_console.print(f"[yellow]warning:[/] --mask: {blank} blank value(s) ignored")
+    redactor = Redactor([*masks, *stdio_masks])
+    try:
+        report = sanitize_tree(directory, masks, stdio=relative)
+    except OSError as exc:
+        where = f" at {redactor.text(os.path.relpath(exc.filename, directory))}" if exc.filename else ""
+        raise SanitizeStoppedError(
+            f"sanitize stopped{where}: {exc.strerror or type(exc).__name__}; {directory} may still hold "
+            f"unsanitized files - do not upload it") from None
+    unreadable = _unreadable_dirs(directory, redactor)
+    if as_json:
+        print_json(_sanitize_json(directory, relative, found, report, unreadable))
+    else:
+        _print_sanitize(directory, relative, found, report, unreadable)
+    if report.removed or unreadable:
+        if as_json:
+            sys.exit(EXIT_FAIL)
+        problems = []
+        if report.removed:
+            problems.append(f"{len(report.removed)} path(s) could not be sanitized and were removed")
+        if unreadable:
+            problems.append(f"{len(unreadable)} directory(ies) could not be read and were not sanitized")
+        fail("; ".join(problems), code=EXIT_FAIL)
 
 
 @sessions_group.command("compact")

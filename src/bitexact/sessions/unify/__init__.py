@@ -5,7 +5,10 @@
 payloads of UAS 3.5 with provenance, redacts registered masks and known
 credentials, interleaves by timestamp while keeping each source's order,
 appends coverage and warnings, and writes compact JSONL atomically.
-Repeated runs over the same inputs give byte-identical files.
+Repeated runs over the same inputs give byte-identical files.  Collection
+streams: each source is serialized to disk as it is read and the merged
+file is written by a k-way merge, so peak memory is a constant plus the
+source being read, not the size of the output.
 """
 
 from __future__ import annotations
@@ -68,13 +71,20 @@ def unify(
 
     On any failure the exception propagates and a previous ``out`` is
     removed, so a stale or partial file is never left for upload (T-UAS-059).
+    Memory does not grow with the collected volume: sources are serialized
+    into anonymous temporary files in ``out``'s directory and merged into
+    the atomic temporary output as a stream (see ``merge.py``).
     """
+    out = Path(out)
+    # Source stores spill next to the output (the filesystem that must hold
+    # the result anyway; the system temporary directory may be RAM-backed).
+    spill_dir = out.parent if out.parent.is_dir() else None
     try:
-        with gc_paused():
-            collection = collect(Path(artifact_dir), masks=masks, env=env, pricing=pricing)
-            records, size = write_records_atomic(Path(out), collection.iter_records())
+        with gc_paused(), collect(Path(artifact_dir), masks=masks, env=env, pricing=pricing,
+                                  spill_dir=spill_dir) as collection:
+            records, size = write_records_atomic(out, collection.iter_records())
     except BaseException:
-        remove_stale(Path(out))
+        remove_stale(out)
         raise
     warnings = tuple(
         f"{w.path or w.source}{f':{w.line}' if w.line else ''}: {w.code}: {w.message}"

@@ -61,9 +61,12 @@ def baseline_estimate(
             routed_by_request.setdefault(request_id, set()).add(
                 (record.get("routed"), record.get("requestedModel"))
             )
+    # Requests are classified and priced as they stream by (in token-usage
+    # order, so the float total is summed in the same order as before); only
+    # the request IDs and routing records stay in memory.
     seen: set[Any] = set()
-    main: list[Mapping[str, Any]] = []
-    unattributed = 0
+    main = unattributed = priced = unpriced = 0
+    total = 0.0
     for request in token_usage:
         if request.get("purpose") == "routing_classification":
             continue
@@ -81,13 +84,10 @@ def baseline_estimate(
         (routed, requested), = records
         if routed == "deviated" and requested in declared:
             continue
-        if routed == "as_selected" and requested not in declared:
-            main.append(request)
-        else:
+        if not (routed == "as_selected" and requested not in declared):
             unattributed += 1
-    priced = unpriced = 0
-    total = 0.0
-    for request in main:
+            continue
+        main += 1
         usage = request.get("usage") or {}
         cost = None
         if isinstance(baseline, str) and pricing is not None and all(k in usage for k in _COMPLETE_USAGE):
@@ -103,7 +103,7 @@ def baseline_estimate(
     if priced:
         data["aic"] = total
     data.update(
-        mainRequests=len(main),
+        mainRequests=main,
         pricedRequests=priced,
         unpricedRequests=unpriced,
         unattributedRequests=unattributed,

@@ -3,24 +3,35 @@
 A ``SourceBuilder`` owns the normalized event array of one selected source.
 It stamps every event with ``provenance`` (component, phase, the path
 relative to the runtime root, and the index in the source's normalized
-array; T-UAS-055), keeps the observed ordering key beside it for the
-interleaver, and collects warnings that name the source and the cause but
-never quote the payload (T-UAS-063).
+array; T-UAS-055), serializes it at once into its ``SpillStore`` with the
+observed ordering key beside it for the interleaver, and collects warnings
+that name the source and the cause but never quote the payload (T-UAS-063).
+The decoded event trees are not kept: a source costs memory only up to the
+store's spill threshold, whatever its size.
 """
 
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import orjson
 
 from bitexact.sessions.unify.clock import to_ms
 from bitexact.sessions.unify.project import MISSING, Projection
 from bitexact.sessions.unify.redact import Redactor
+from bitexact.sessions.unify.spill import SpillStore
 from bitexact.sessions.unify.write import event_line
 
-RETAINED_TYPES = frozenset({"firewall.token_usage", "firewall.model_routing", "model.config"})
-"""Event types later collector steps read back as payloads (baseline estimate, model config)."""
+RETAINED_TYPES = frozenset({"model.config"})
+"""Event types kept as payloads beside their serialized line (one per run: the model config).
+
+Other types a later collector step reads (the baseline estimate's
+``firewall.token_usage`` / ``firewall.model_routing``) are decoded back from
+the store on demand instead of being held for the whole collection."""
 
 
 @dataclass(frozen=True)
@@ -58,61 +69,115 @@ class SourceBuilder:
     phase: str
     path: str
     sequential: bool = True
-    events: list[dict[str, Any]] = field(default_factory=list)
-    keys: list[int | None] = field(default_factory=list)
     warnings: list[CollectionWarning] = field(default_factory=list)
     refused: set[str] = field(default_factory=set)
     usable: bool = True
     empty: bool = False
     redactor: Redactor | None = field(default=None, repr=False)
     """Applied to every decoded source value before projection (T-UAS-060)."""
-    sealed: bool = True
-    """Events are kept only as serialized JSONL lines (``RETAINED_TYPES`` also as
-    payloads).  Sources are sealed from the start: nothing reads a source's
-    events back except those types, and a decoded object tree costs several
-    times its compact JSON.  ``sealed=False`` keeps ``events`` as dicts until
-    ``seal()``."""
+    spill_dir: Path | None = field(default=None, repr=False)
+    """Where the store's temporary file goes (``None``: the system temporary directory)."""
+    count: int = 0
+    """Number of events added so far."""
+    untimed: int = 0
+    """Events added without a valid observed timestamp."""
+    first_key: int | None = None
+    """The first valid ordering key in source order (a sequential source's first anchor)."""
     retained: list[dict[str, Any]] = field(default_factory=list, repr=False)
-    """After ``seal()``: the events of ``RETAINED_TYPES``, still as payloads."""
-    _buffer: bytearray = field(default_factory=bytearray, repr=False)
+    """Events of ``RETAINED_TYPES``, still as payloads."""
+    _store: SpillStore | None = field(default=None, repr=False)
+    _tail: int = 0
+    """Store position of the first untimed record of a sealed unordered source."""
+    _sealed: bool = False
+    _pending: bytearray = field(default_factory=bytearray, repr=False)
     _ends: array = field(default_factory=lambda: array("Q"), repr=False)
+    _keys: list[int | None] = field(default_factory=list, repr=False)
 
     @property
-    def count(self) -> int:
-        """Number of events added so far (sealed or not)."""
-        return len(self._ends) if self.sealed else len(self.events)
-
-    def _append_line(self, event: dict[str, Any]) -> None:
-        # One shared buffer per source: orjson's result objects are freed at
-        # once (each holds a large allocation), only the exact bytes stay.
-        self._buffer += event_line(event)
-        self._ends.append(len(self._buffer))
+    def store(self) -> SpillStore:
+        """The source's serialized records (created on first use)."""
+        if self._store is None:
+            self._store = SpillStore(self.spill_dir)
+        return self._store
 
     def seal(self) -> None:
-        """Serialize the events now and drop their object trees.
+        """Finish adding unordered events: write them to the store in their merge order.
 
-        A finished source keeps only its compact lines (a fraction of the
-        memory of the decoded dicts) until interleaving writes them; events
-        added later are serialized as they come.
+        An unordered batch (OTLP) is held in memory until it is complete,
+        then stored sorted by ``(own key, index)`` with its untimed
+        observations last, so every store reads back as one sorted run.
+        Sequential events go to the store as they are added; sealing them is
+        a no-op, and a sequential source accepts events after ``seal()``.
         """
-        if not self.sealed:
-            self.sealed = True
-            for event in self.events:
-                self._append_line(event)
-            self.retained = [e for e in self.events if e["type"] in RETAINED_TYPES]
-            self.events = []
+        if self.sequential or self._sealed:
+            return
+        self._sealed = True
+        ends, pending = self._ends, self._pending
+        timed = [(k, i) for i, k in enumerate(self._keys) if k is not None]
+        timed.sort()  # (own key, index): ties keep source-local order
+        store = self.store
+        for key, index in timed:
+            store.append(key, pending[ends[index - 1] if index else 0:ends[index]])
+        self._tail = store.mark()
+        for index, maybe in enumerate(self._keys):
+            if maybe is None:
+                store.append(None, pending[ends[index - 1] if index else 0:ends[index]])
+        self._pending, self._ends, self._keys = bytearray(), array("Q"), []
 
-    def event_at(self, index: int) -> Any:
-        """Event ``index`` in source order: its dict, or (sealed) a view of its serialized line."""
-        if not self.sealed:
-            return self.events[index]
-        start = self._ends[index - 1] if index else 0
-        return memoryview(self._buffer)[start:self._ends[index]]
+    def anchored(self) -> Iterator[tuple[int, bytes]]:
+        """``(merge anchor, line)`` of the events that take part in timestamp interleaving.
 
-    def of_type(self, event_type: str) -> list[dict[str, Any]]:
-        """Events of one type as payload-bearing dicts (``RETAINED_TYPES`` only once sealed)."""
-        pool = self.retained if self.sealed else self.events
-        return [e for e in pool if e["type"] == event_type]
+        A sequential source yields every event with its nondecreasing anchor
+        (``interleave.sequential_anchors``) unless it is wholly untimed; an
+        unordered source yields its timed observations by their own keys.
+        """
+        self.seal()
+        if not self.sequential:
+            for key, line in self.store.records():
+                if key is None:
+                    return
+                yield key, line
+            return
+        if self.first_key is None:
+            return
+        latest = self.first_key
+        for key, line in self.store.records():
+            if key is not None and key > latest:
+                latest = key
+            yield latest, line
+
+    def unanchored(self) -> Iterator[bytes]:
+        """Lines that follow every anchored observation, in source-local order."""
+        self.seal()
+        if not self.sequential:
+            yield from (line for _key, line in self.store.records(self._tail))
+        elif self.first_key is None:
+            yield from (line for _key, line in self.store.records())
+
+    def of_type(self, event_type: str) -> Iterator[dict[str, Any]]:
+        """Events of one type as payload-bearing dicts, in source order.
+
+        ``RETAINED_TYPES`` come from memory; any other type is decoded back
+        from the store (only the baseline estimate asks, and only for a
+        routed run), so payloads are not held for the whole collection.
+        """
+        if event_type in RETAINED_TYPES:
+            yield from (e for e in self.retained if e["type"] == event_type)
+            return
+        # decode imports this module; the exact (strict-equivalent) reader is
+        # needed because a stored line may hold integers past 64 bits.
+        from bitexact.sessions.unify.decode import loads
+
+        self.seal()
+        prefix = b'{"type":' + orjson.dumps(event_type) + b","
+        for _key, line in self.store.records():
+            if line.startswith(prefix):
+                yield loads(line)
+
+    def close(self) -> None:
+        """Release the stored records."""
+        if self._store is not None:
+            self._store.close()
 
     def add(
         self,
@@ -150,13 +215,22 @@ class SourceBuilder:
         if native is not MISSING:
             provenance["native"] = native
         event["provenance"] = provenance
-        if self.sealed:
-            self._append_line(event)
-            if event_type in RETAINED_TYPES:
-                self.retained.append(event)
+        line = event_line(event)
+        if self.sequential:
+            self.store.append(key, line)
+        elif self._sealed:
+            raise RuntimeError(f"{self.source}: unordered source already sealed")
         else:
-            self.events.append(event)
-        self.keys.append(key)
+            self._pending += line
+            self._ends.append(len(self._pending))
+            self._keys.append(key)
+        if event_type in RETAINED_TYPES:
+            self.retained.append(event)
+        self.count += 1
+        if key is None:
+            self.untimed += 1
+        elif self.first_key is None:
+            self.first_key = key
         return event
 
     def redact(self, value: Any, raw_json: bytes | None = None) -> Any:

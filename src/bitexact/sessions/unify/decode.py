@@ -82,6 +82,11 @@ def _cause(exc: StrictJSONError) -> str:
 _UNDECODED: Any = object()
 
 
+def blank(payload: bytes) -> bool:
+    """``not payload.strip()`` without copying the payload (strip copies a whole source)."""
+    return not payload or payload.isspace()
+
+
 def json_lines(builder: SourceBuilder, payload: bytes) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """Decoded JSON objects of a JSONL payload as ``(ordinal, line, record)``.
 
@@ -134,7 +139,7 @@ def json_object(builder: SourceBuilder, payload: bytes) -> dict[str, Any] | None
 
 def json_document(builder: SourceBuilder, payload: bytes) -> Any:
     """The decoded JSON document, or ``MISSING`` (with a warning) when malformed."""
-    if not payload.strip():
+    if blank(payload):
         return MISSING
     try:
         return builder.redact(strict_loads(payload), payload)

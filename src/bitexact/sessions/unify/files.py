@@ -79,15 +79,16 @@ def read_file(root: Path, relative: str) -> bytes:
             raise SymlinkRefusedError(f"{relative}: symbolic links are not followed") from None
         raise CollectionIOError(f"cannot read {relative}: {exc.strerror}") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise CollectionIOError(f"cannot read {relative}: not a regular file")
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
+        # One read of the whole file into its final bytes object: joining
+        # chunks would hold the file twice at the peak of the largest source.
+        # A short read (or a file still growing) continues in chunks.
+        chunks = [os.read(fd, st.st_size + 1)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 20))
+        return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
     except OSError as exc:
         raise CollectionIOError(f"cannot read {relative}: {exc.strerror}") from None
     finally:

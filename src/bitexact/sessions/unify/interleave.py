@@ -10,12 +10,20 @@ Anchored observations are merged by ``(anchor, source enumeration order,
 source-local index)``; completely untimed sources and untimed OTLP
 observations follow, in source enumeration order and then source-local
 order.  Anchors exist only here: they are never written as timestamps.
+
+Two equivalent forms: ``merge_positions`` sorts one packed integer per event
+(all keys in memory; the reference form, also used by ``interleave``), and
+``merge_runs`` - what the writer uses - streams a k-way merge of per-source
+runs that are each already in merge order, holding one record per source.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from operator import itemgetter
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -88,3 +96,29 @@ def interleave(sources: list[OrderedSource]) -> list[dict[str, Any]]:
         order, index = split_position(position)
         out.append(by_order[order].events[index])
     return out
+
+
+class Run(Protocol):
+    """One source as the streaming merge reads it (``SourceBuilder`` implements it)."""
+
+    def anchored(self) -> Iterable[tuple[int, bytes]]:
+        """``(anchor, line)`` in nondecreasing anchor order (ties: source-local order)."""
+        ...
+
+    def unanchored(self) -> Iterable[bytes]:
+        """Lines that follow all anchored observations, in source-local order."""
+        ...
+
+
+def merge_runs(runs: Sequence[Run]) -> Iterator[bytes]:
+    """Every line of ``runs`` (listed in source enumeration order) in merged order.
+
+    Same order as ``merge_positions``: anchored lines by ``(anchor, source
+    order, local index)`` - ``heapq.merge`` breaks equal anchors by the
+    position of the run in ``runs`` and keeps each run's own order - then
+    the unanchored lines source by source.
+    """
+    for _anchor, line in heapq.merge(*(run.anchored() for run in runs), key=itemgetter(0)):
+        yield line
+    for run in runs:
+        yield from run.unanchored()

@@ -1,10 +1,18 @@
 """Collection: select sources, project, redact, interleave and account (UAS 3.5, 4.7, 4.8).
 
 ``collect`` reads the downloaded runtime root and returns the complete,
-ordered list of unified records - the ``session.format`` header first, the
+ordered unified records - the ``session.format`` header first, the
 interleaved source observations, the collector's derived records, explicit
 warnings, and the closing ``session.collection`` coverage record.  Nothing
 is written here (``write.py`` does that), and no source file is modified.
+
+Source events are serialized as they are projected into each source's
+``SpillStore`` (moved to an anonymous temporary file in ``spill_dir`` past a
+small threshold), so the collection holds a constant amount per source plus
+the source being read; ``Collection.iter_records`` streams the merged order
+(``interleave.merge_runs``).  The header is a constant and every record
+that depends on totals (estimate, warnings, coverage) comes last, so no
+second pass is needed.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from bitexact.sessions.unify import observations as obs
 from bitexact.sessions.unify.agent import add_agent_events
 from bitexact.sessions.unify.baseline import Pricing, baseline_estimate
 from bitexact.sessions.unify.builder import CollectionWarning, SourceBuilder
-from bitexact.sessions.unify.decode import json_document, json_lines
+from bitexact.sessions.unify.decode import blank, json_document, json_lines
 from bitexact.sessions.unify.files import (
     CollectionIOError,
     SymlinkRefusedError,
@@ -32,7 +40,7 @@ from bitexact.sessions.unify.files import (
     probe,
     read_file,
 )
-from bitexact.sessions.unify.interleave import merge_positions, split_position
+from bitexact.sessions.unify.interleave import merge_runs
 from bitexact.sessions.unify.inventory import read_inventory
 from bitexact.sessions.unify.otel import read_otlp
 from bitexact.sessions.unify.project import MISSING
@@ -58,34 +66,44 @@ MAX_PARSER_DIAGNOSTICS = 100
 class Collection:
     """Everything one collection produced, in file order.
 
-    Source events are kept serialized in their builders and fetched in
-    merged order only while ``iter_records`` is consumed, so the merged file
-    never exists in memory as objects.
+    Source events stay serialized in their builders' stores and are merged
+    only while ``iter_records`` is consumed (any number of times), so the
+    merged file never exists in memory.  ``close()`` (or ``with``) releases
+    the stores' temporary files.
     """
 
     head: list[dict[str, Any]]
     sources: list[SourceBuilder]
-    positions: list[int]
-    """Merged order as packed ``(source, index)`` positions (``interleave.merge_positions``)."""
+    events: int
+    """Number of source events (between ``head`` and ``trailer``)."""
     trailer: list[dict[str, Any]]
     coverage: dict[str, Any]
     warnings: list[CollectionWarning]
 
-    def iter_records(self) -> Iterator[dict[str, Any] | memoryview]:
-        """Records in file order: collector dicts and source events as serialized lines."""
+    def iter_records(self) -> Iterator[dict[str, Any] | bytes]:
+        """Records in file order: collector dicts and source events as serialized lines (with LF)."""
         yield from self.head
-        for position in self.positions:
-            order, index = split_position(position)
-            yield self.sources[order].event_at(index)
+        yield from merge_runs(self.sources)
         yield from self.trailer
 
     @property
     def records(self) -> list[dict[str, Any]]:
         """All records decoded as dicts (convenient for small collections and tests)."""
-        return [orjson.loads(r) if isinstance(r, memoryview) else r for r in self.iter_records()]
+        return [orjson.loads(r) if isinstance(r, bytes) else r for r in self.iter_records()]
 
     def __len__(self) -> int:
-        return len(self.head) + len(self.positions) + len(self.trailer)
+        return len(self.head) + self.events + len(self.trailer)
+
+    def close(self) -> None:
+        """Release every source's stored records."""
+        for source in self.sources:
+            source.close()
+
+    def __enter__(self) -> Collection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @dataclass
@@ -94,7 +112,9 @@ class _Context:
     redactor: Redactor
     env: Mapping[str, str]
     pricing: Pricing | None
-    stdio: bytes | None
+    stdio: bool
+    """Whether agent stdio was present when masks were collected (re-read when needed)."""
+    spill_dir: Path | None = None
     aw_info: Mapping[str, Any] | None = None
     aw_info_builder: SourceBuilder | None = None
     run: downstream.RunIdentity = downstream.RunIdentity(None, None)
@@ -105,7 +125,14 @@ class _Context:
 
     def builder(self, spec: SourceSpec, candidate: Candidate, path: str | None = None) -> SourceBuilder:
         return SourceBuilder(spec.name, spec.component, candidate.phase, path or candidate.path,
-                             spec.sequential, redactor=self.redactor)
+                             spec.sequential, redactor=self.redactor, spill_dir=self.spill_dir)
+
+    def derived(self, source: str, component: str, phase: str, path: str) -> SourceBuilder:
+        return SourceBuilder(source, component, phase, path, redactor=self.redactor, spill_dir=self.spill_dir)
+
+    def read_stdio(self) -> bytes | None:
+        """Agent stdio, read again where it is used rather than held for the whole collection."""
+        return _read_optional(self.root, STDIO_PATH) if self.stdio else None
 
     def warn(self, spec: SourceSpec, code: str, message: str, path: str) -> None:
         self.warnings.append(CollectionWarning(code, spec.name, spec.component, message, path))
@@ -204,15 +231,15 @@ def _read_agent(ctx: _Context, spec: SourceSpec) -> list[SourceBuilder]:
             ctx.warn(spec, "symlink_refused" if status.kind == "symlink" else "not_regular_file",
                      "not a regular file; not followed", candidate.path)
             continue
-        payload = ctx.stdio if candidate.path == STDIO_PATH and ctx.stdio is not None else read_file(ctx.root, candidate.path)
+        payload = read_file(ctx.root, candidate.path)
         builder = ctx.builder(spec, candidate)
         if candidate.path == "agent-session.jsonl":
             # The persisted canonical stream is authoritative even when empty.
-            builder.empty = not payload.strip()
+            builder.empty = blank(payload)
             _use_agent(ctx, builder, _canonical_stream(builder, payload), redacted=True)
             return [builder]
         engine = "pi" if candidate.path == "pi-streaming.jsonl" else _engine_hint(ctx)
-        events = _parse_log(builder, _text(payload, builder), engine) if payload.strip() else []
+        events = _parse_log(builder, _text(payload, builder), engine) if not blank(payload) else []
         if not events:
             builder.warn("no_structured_events", "no structured agent events recovered; trying the next source")
             ctx.warnings.extend(builder.warnings)
@@ -240,7 +267,7 @@ def _read_copilot_sessions(ctx: _Context, spec: SourceSpec, candidate: Candidate
             continue
         builder = ctx.builder(spec, candidate, ctx.redactor.text(path))
         payload = read_file(ctx.root, path)
-        events = _parse_log(builder, _text(payload, builder), "copilot") if payload.strip() else []
+        events = _parse_log(builder, _text(payload, builder), "copilot") if not blank(payload) else []
         if not events:
             builder.warn("no_structured_events", "no structured events recovered from the native session")
             ctx.warnings.extend(builder.warnings)
@@ -281,7 +308,7 @@ def _model_config(ctx: _Context) -> SourceBuilder | None:
     target: SourceBuilder | None = None
     config: Any = MISSING
     raw = _read_optional(ctx.root, RUNTIME_AW_INFO.path)
-    if raw is not None and raw.strip():
+    if raw is not None and not blank(raw):
         runtime = ctx.builder(spec, RUNTIME_AW_INFO)
         document = json_document(runtime, raw)
         if isinstance(document, dict) and "model_config" in document:
@@ -365,7 +392,7 @@ def _read_spec(ctx: _Context, spec: SourceSpec, reader: Reader) -> SourceBuilder
             ctx.warn(spec, "symlink_refused", "symbolic link not followed", candidate.path)
             continue
         builder = ctx.builder(spec, candidate)
-        builder.empty = not payload.strip()
+        builder.empty = blank(payload)
         if not builder.empty:
             reader(builder, payload)
         builder.finish()
@@ -382,7 +409,7 @@ def _read_spec(ctx: _Context, spec: SourceSpec, reader: Reader) -> SourceBuilder
 def _execution(ctx: _Context) -> SourceBuilder | None:
     evidence = execution.ExecutionEvidence()
     spec = SourceSpec("agent.execution", "execution", (), "")
-    carrier = SourceBuilder(spec.name, "execution", "agent", "", redactor=ctx.redactor)
+    carrier = ctx.derived(spec.name, "execution", "agent", "")
     for path in EXIT_CODE_CANDIDATES:
         raw = _read_optional(ctx.root, path)
         if raw is not None:
@@ -396,23 +423,23 @@ def _execution(ctx: _Context) -> SourceBuilder | None:
     for path in AGENT_ERRORS_CANDIDATES:
         raw = _read_optional(ctx.root, path)
         if raw is not None:
-            errors_builder = SourceBuilder("agent.errors", "execution", "agent", path,
-                                           redactor=ctx.redactor)
+            errors_builder = ctx.derived("agent.errors", "execution", "agent", path)
             for _ordinal, _line, record in json_lines(errors_builder, raw):
                 execution.add_diagnostic(evidence, record, path)
             ctx.warnings.extend(errors_builder.warnings)
             break
     if ctx.agent_path is not None:
         execution.add_canonical(evidence, ctx.agent_events, ctx.agent_path)
-    if ctx.stdio is not None:
-        execution.add_stdio(evidence, ctx.redactor.text(ctx.stdio.decode("utf-8", errors="replace")),
-                            STDIO_PATH)
+    stdio = ctx.read_stdio()
+    if stdio is not None:
+        execution.add_stdio(evidence, ctx.redactor.text(stdio.decode("utf-8", errors="replace")), STDIO_PATH)
+        del stdio
     aggregate = evidence.aggregate()
     ctx.warnings.extend(carrier.warnings)
     if aggregate is None:
         return None
     data, primary = aggregate
-    builder = SourceBuilder(spec.name, "execution", "agent", primary, redactor=ctx.redactor)
+    builder = ctx.derived(spec.name, "execution", "agent", primary)
     builder.add("agent.execution", data, index=0)
     return builder
 
@@ -421,15 +448,15 @@ def _job_results(ctx: _Context) -> SourceBuilder | None:
     results = ctx.env.get("GH_AW_JOB_RESULTS")
     if not results:
         return None
-    builder = SourceBuilder("workflow.job_result", "workflow", "conclusion", um.UNIFIED_PATH,
-                            redactor=ctx.redactor)
+    builder = ctx.derived("workflow.job_result", "workflow", "conclusion", um.UNIFIED_PATH)
     workflow.read_job_results(builder, ctx.redactor.text(results),
                               ctx.env.get("GH_AW_JOB_DURATIONS"))
     return builder
 
 
-def _events_of(builders: Sequence[SourceBuilder], source: str, event_type: str) -> list[dict[str, Any]]:
-    return [e["data"] for b in builders if b.source == source for e in b.of_type(event_type)]
+def _events_of(builders: Sequence[SourceBuilder], source: str, event_type: str) -> Iterator[dict[str, Any]]:
+    # Lazy: payloads are decoded back from the stores only if the estimate reads them.
+    return (e["data"] for b in builders if b.source == source for e in b.of_type(event_type))
 
 
 # ----------------------------------------------------------------- assembly
@@ -455,6 +482,7 @@ def collect(
     masks: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     pricing: Pricing | None = None,
+    spill_dir: Path | None = None,
 ) -> Collection:
     """Collect the unified session of the runtime root ``root`` (see module docstring).
 
@@ -462,16 +490,32 @@ def collect(
     ``::add-mask::`` values of agent stdio; ``env`` is the collector
     environment (default: the process environment) consulted for
     ``GH_AW_JOB_RESULTS`` and, only when ``aw_info.json`` lacks one, the run
-    identity; ``pricing`` reprices baseline requests (T-UAS-081).
+    identity; ``pricing`` reprices baseline requests (T-UAS-081);
+    ``spill_dir`` receives the sources' anonymous temporary files (default:
+    the system temporary directory).  Close the returned collection (or use
+    it in a ``with`` block) to release them; on failure they are released
+    here.
     """
     root = Path(root)
     if not root.is_dir():
         raise UnifyError(f"{root}: artifact directory not found")
     stdio = _read_optional(root, STDIO_PATH)
     registered = list(masks) + masks_from_log(stdio.decode("utf-8", errors="replace") if stdio else "")
-    ctx = _Context(root, Redactor(registered), dict(os.environ if env is None else env), pricing, stdio)
-    readers = _readers(ctx)
+    ctx = _Context(root, Redactor(registered), dict(os.environ if env is None else env), pricing,
+                   stdio is not None, spill_dir)
+    del stdio
     selected: list[SourceBuilder] = []
+    try:
+        return _collect(ctx, selected)
+    except BaseException:
+        for builder in selected:
+            builder.close()
+        raise
+
+
+def _collect(ctx: _Context, selected: list[SourceBuilder]) -> Collection:
+    """Read every catalogued source in order, appending the selected builders to ``selected``."""
+    readers = _readers(ctx)
     absent: list[dict[str, Any]] = []
     for spec in CATALOGUE:
         if spec.name == "agent":
@@ -503,7 +547,8 @@ def collect(
 
 
 def _assemble(ctx: _Context, selected: list[SourceBuilder], absent: list[dict[str, Any]]) -> Collection:
-    positions = merge_positions([(order, b.sequential, b.keys) for order, b in enumerate(selected)])
+    for builder in selected:
+        builder.seal()
     trailer: list[dict[str, Any]] = []
     config = next((e["data"] for b in selected for e in b.of_type("model.config")), None)
     if config is not None:
@@ -523,18 +568,18 @@ def _assemble(ctx: _Context, selected: list[SourceBuilder], absent: list[dict[st
     coverage = {
         "sources": [
             {"source": b.source, "component": b.component, "phase": b.phase, "path": b.path,
-             "events": b.count, "untimedEvents": sum(1 for k in b.keys if k is None),
+             "events": b.count, "untimedEvents": b.untimed,
              "warnings": len(b.warnings), "empty": b.empty}
             for b in selected
         ],
         "absentSources": absent,
         "absentComponents": sorted({s.component for s in CATALOGUE} - components),
-        "eventCount": len(positions),
-        "untimedEventCount": sum(1 for b in selected for k in b.keys if k is None),
+        "eventCount": sum(b.count for b in selected),
+        "untimedEventCount": sum(b.untimed for b in selected),
         "warningCount": len(ctx.warnings),
     }
     trailer.append(_collector("session.collection", coverage, len(trailer) + 1))
-    return Collection([header()], selected, positions, trailer, coverage, list(ctx.warnings))
+    return Collection([header()], selected, sum(b.count for b in selected), trailer, coverage, list(ctx.warnings))
 
 
 __all__ = ["Collection", "CollectionIOError", "UnifyError", "collect", "header"]

@@ -55,36 +55,35 @@ def serialize(records: Iterable[Any]) -> bytes:
     return b"".join(_lines(records))
 
 
-_FLUSH_BYTES = 1 << 20
+_FLUSH_BYTES = 256 * 1024
 
 
 def write_records_atomic(out: Path, records: Iterable[Any]) -> tuple[int, int]:
     """Serialize ``records`` straight into an atomic replacement of ``out``.
 
-    Lines are written in ~1 MiB batches, so the serialized file never sits
-    in memory whole.  Returns ``(records, bytes)`` written.
+    Lines are appended to one ~256 KiB buffer that is written and replaced
+    when full, so neither the serialized file nor a list of its lines ever
+    sits in memory.  Returns ``(records, bytes)`` written.
     """
     counts = [0, 0]
 
-    def chunks() -> Iterable[bytes]:
-        batch: list[bytes | memoryview] = []
-        size = 0
+    def chunks() -> Iterable[bytes | bytearray]:
+        batch = bytearray()
         for line in _lines(records):
-            batch.append(line)
-            size += len(line)
+            batch += line
             counts[0] += 1
-            if size >= _FLUSH_BYTES:
-                counts[1] += size
-                yield b"".join(batch)
-                batch, size = [], 0
-        counts[1] += size
-        yield b"".join(batch)
+            if len(batch) >= _FLUSH_BYTES:
+                counts[1] += len(batch)
+                yield batch
+                batch = bytearray()
+        counts[1] += len(batch)
+        yield batch
 
     write_atomic(out, chunks())
     return counts[0], counts[1]
 
 
-def write_atomic(out: Path, data: bytes | Iterable[bytes]) -> None:
+def write_atomic(out: Path, data: bytes | Iterable[bytes | bytearray]) -> None:
     """Replace ``out`` with ``data`` (bytes or byte chunks) atomically; never follow a link at ``out``."""
     out = Path(out)
     if out.is_symlink():
