@@ -20,6 +20,7 @@ import os
 import sqlite3
 import stat
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,10 +44,13 @@ from bitexact.store.base import (
 )
 from bitexact.store.checks import CheckpointFields, EntryFields
 from bitexact.store.groupcommit import GroupCommitter, Ticket
-from bitexact.store.sqlite_schema import connect, migrate
+from bitexact.store.sqlite_schema import CHECKPOINT_PAGES, connect, migrate
+from bitexact.store.walcheckpoint import WalCheckpointer
 
 PAGE: Final[int] = 256
 """Entries fetched per query while streaming a run."""
+_FLUSH_ATTEMPTS: Final[int] = 400
+"""Tries (5 ms apart) of the truncating checkpoint after a redaction, while another checkpoint runs."""
 CLOSE_DRAIN_SECONDS: Final[float] = 30.0
 """How long ``close`` waits for submitted appends to land before it closes anyway (they then fail)."""
 
@@ -102,6 +106,9 @@ class SQLiteStore(Store):
             opened.append(connect(str(self.path)))
             opened.append(connect(str(self.path)))
             self._writer, self._reader = opened
+            # Checkpoints run on a thread of their own (walcheckpoint.py), never inside a commit.
+            self._writer.execute("PRAGMA wal_autocheckpoint = 0")
+            self._wal = WalCheckpointer(lambda: connect(str(self.path)), fallback_pages=CHECKPOINT_PAGES)
             with self._flock():
                 migrate(self._writer)
         except BaseException as exc:
@@ -290,9 +297,11 @@ class SQLiteStore(Store):
 
         The caller holds ``_exclusive()``.
         """
+        self._wal.restart(self._writer)
         try:
             with self._transaction(self._writer) as conn:
                 outcomes = self._apply(conn, batch)
+            self._wal.committed(_frames_written(batch))
         except StoreError as exc:
             if len(batch) > 1:
                 # Something failed below the head checks (disk, SQLite). Retry
@@ -430,10 +439,18 @@ class SQLiteStore(Store):
         then the next checkpoint (SQLite runs them as the WAL grows) finishes it.
         """
         with self._exclusive() as conn:
-            try:
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            except sqlite3.Error as exc:
-                raise StoreError(f"{self.path}: {exc}") from exc
+            # The background checkpointer may be mid-pass (a TRUNCATE then
+            # reports busy at once): try again for a moment.
+            for _ in range(_FLUSH_ATTEMPTS):
+                try:
+                    if conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0:
+                        return
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) and "busy" not in str(exc):
+                        raise StoreError(f"{self.path}: {exc}") from exc
+                except sqlite3.Error as exc:
+                    raise StoreError(f"{self.path}: {exc}") from exc
+                time.sleep(0.005)
 
     # -- checkpoints ----------------------------------------------------
 
@@ -514,6 +531,8 @@ class SQLiteStore(Store):
         """Close the store, first waiting (at most ``CLOSE_DRAIN_SECONDS``) for submitted appends to land."""
         if self._committer is not None and os.getpid() == self._pid:
             self._committer.drain(CLOSE_DRAIN_SECONDS)
+        if os.getpid() == self._pid:
+            self._wal.stop()
         with self._write_lock, self._read_lock:
             if self._closed:
                 return
@@ -573,6 +592,14 @@ def _check_index(value: object, name: str) -> None:
 
 def _run_exists(conn: sqlite3.Connection, run_id: str) -> bool:
     return conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is not None
+
+
+def _frames_written(batch: list[Ticket[_Append, list[AppendResult]]]) -> int:
+    """About how many WAL frames (4 KiB pages) a committed batch wrote: its rows' bytes, and a few
+    index, run and interior pages per run it touched."""
+    size = sum(len(entry.blob) + (len(cp.blob) if cp is not None else 0)
+               for ticket in batch for entry, cp in ticket.item.items)
+    return size // 4096 + 3 * len({ticket.item.run_id for ticket in batch}) + 1
 
 
 def _load_heads(conn: sqlite3.Connection, run_ids: set[str]) -> dict[str, _Head]:

@@ -18,11 +18,11 @@ CACHE_KIB: Final[int] = 32_000
 """Page cache per connection. SQLite's default (2 MB) evicts index pages a
 batch touches again moments later, and re-reads them from the WAL."""
 CHECKPOINT_PAGES: Final[int] = 4_000
-"""WAL pages (16 MiB) before a commit runs a checkpoint. SQLite's default,
-1000, put a checkpoint (copy the WAL into the database, fsync both) behind
-about one commit in 70 under load, and so into the p99 append latency; at 4000
-a hot page (a run's row, an index leaf) is copied once for four times as many
-commits. The WAL file keeps its largest size and is overwritten in place."""
+"""WAL pages (16 MiB) before a commit runs SQLite's automatic checkpoint, on
+connections that rely on it (readers, tools, a store whose background
+checkpointer could not start). A store's writer turns it off and leaves
+checkpoints to its background thread (walcheckpoint.py), so that no append
+waits for one."""
 
 _TABLES: Final[tuple[str, ...]] = (
     # id orders runs by creation (newest first) even when clocks tie. kinds

@@ -1,0 +1,127 @@
+"""WAL checkpoints off the commit path: a background thread copies, the writer only restarts.
+
+SQLite's automatic checkpoint runs inside whichever commit crosses the
+threshold: that commit copies the whole WAL into the database and fsyncs
+it (20-40 ms for 16 MiB on the development disk), and every append queued
+behind it waits. Under a steady stream of appends this put the checkpoint
+into the p99 latency.
+
+Here the writer connection never checkpoints on its own
+(``wal_autocheckpoint = 0``). A thread with its own connection runs
+``PRAGMA wal_checkpoint(PASSIVE)`` once commits have added about half of
+``restart_frames`` frames (estimated from the bytes they wrote: a pass costs
+two fsyncs, so it must not follow every commit): a passive checkpoint copies
+committed frames into the database while writers go on appending, so the
+copy is off the commit path (and, as SQLite gives up the GIL while it works,
+off the writers' interpreter too).
+
+A passive checkpoint never moves the WAL back to its start: SQLite restarts
+the WAL only when a write transaction begins while every frame is already
+copied, which a steady stream of commits never leaves time for. So once the
+WAL passes ``restart_frames``, the thread flags a restart, and the next
+commit's leader runs one passive checkpoint on the writer connection first:
+it copies only the frames added since the thread's last pass, and the
+transaction that follows starts the WAL over. The WAL file therefore stays
+near ``restart_frames`` pages, as with the automatic checkpoint, but no
+commit copies more than a few commits' worth of pages.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from typing import Final
+
+RESTART_FRAMES: Final[int] = 1_000
+"""WAL frames (4 MiB of 4 KiB pages) past which the next commit restarts the WAL."""
+
+
+class WalCheckpointer:
+    """The background checkpoint thread of one store object (started on the first commit)."""
+
+    def __init__(
+        self,
+        connect: Callable[[], sqlite3.Connection],
+        *,
+        restart_frames: int = RESTART_FRAMES,
+        fallback_pages: int = 4_000,
+    ) -> None:
+        self._connect = connect
+        self._fallback_pages = fallback_pages
+        self._failed = False
+        self._last_copied = -1
+        self._added = 0
+        self.restart_frames = restart_frames
+        self._wake = threading.Event()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.restart_due = False
+        """Set by the thread when the WAL is long; the next commit's leader clears it and restarts the WAL."""
+        self.passes = 0
+        """Checkpoint passes run so far (for tests and monitoring)."""
+
+    def committed(self, frames: int) -> None:
+        """A commit added about ``frames`` WAL frames: wake the thread once enough have piled up."""
+        self._added += frames
+        if self._added < self.restart_frames // 2:
+            return
+        self._added = 0
+        if self._thread is None:
+            with self._lock:
+                if self._thread is None and not self._stopping:
+                    self._thread = threading.Thread(target=self._run, name="bitexact-wal-checkpoint", daemon=True)
+                    self._thread.start()
+        self._wake.set()
+
+    def restart(self, writer: sqlite3.Connection) -> None:
+        """Before a write transaction on ``writer``: copy what is left if a restart is due, so the WAL starts over."""
+        if self._failed:
+            # No thread could connect: hand checkpoints back to SQLite's own, in the commits.
+            self._failed = False
+            writer.execute(f"PRAGMA wal_autocheckpoint = {self._fallback_pages}")
+        if not self.restart_due:
+            return
+        self.restart_due = False
+        try:
+            writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error:
+            pass  # busy or failing: the next commit tries again, and the commit itself is unaffected
+
+    def stop(self) -> None:
+        """End the thread (it finishes the pass it is in)."""
+        with self._lock:
+            self._stopping = True
+            thread = self._thread
+        self._wake.set()
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        try:
+            conn = self._connect()
+        except Exception:  # noqa: BLE001 - no checkpointer: the writer's automatic checkpoint comes back
+            self._failed = True
+            return
+        try:
+            while True:
+                self._wake.wait()
+                self._wake.clear()
+                if self._stopping:
+                    return
+                self._pass(conn)
+        finally:
+            conn.close()
+
+    def _pass(self, conn: sqlite3.Connection) -> None:
+        try:
+            busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error:
+            return
+        self.passes += 1
+        if frames > self.restart_frames:
+            self.restart_due = True
+        if 0 <= copied < frames and copied != self._last_copied:
+            self._wake.set()  # commits landed while it copied: go again (not when a reader holds it back)
+        self._last_copied = copied

@@ -1,0 +1,106 @@
+"""Checkpoints run on a thread of their own: no commit copies the WAL, yet the WAL still starts over."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from store_chain import check_chain, make_chain
+
+from bitexact.store import SQLiteStore
+from bitexact.store.sqlite_schema import connect
+from bitexact.store.walcheckpoint import WalCheckpointer
+
+
+def _wait_for(condition, what: str, seconds: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def _wal_frames(path: Path) -> int:
+    """Frames in the WAL now (a passive checkpoint reports it; -1 while the thread's own pass holds the lock)."""
+    conn = sqlite3.connect(path)
+    try:
+        frames: list[int] = []
+
+        def read() -> bool:
+            frames.append(int(conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]))
+            return frames[-1] >= 0
+
+        _wait_for(read, "a checkpoint of our own to run")
+        return frames[-1]
+    finally:
+        conn.close()
+
+
+def test_the_writer_never_checkpoints_inside_a_commit(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    try:
+        assert store._writer.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    finally:
+        store.close()
+
+
+def test_a_long_wal_is_flagged_and_the_next_commit_starts_it_over(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    own = connect(str(path))
+    try:
+        store._wal.restart_frames = 10**9  # the thread stays asleep: the test runs the pass itself
+        store.create_run("r")
+        chain = make_chain("r", 41)
+        for entry in chain[:40]:
+            store.append("r", entry)
+        before = _wal_frames(path)
+        store._wal.restart_frames = 20
+        store._wal._pass(own)
+        assert store._wal.restart_due, f"{before} frames is past 20: a restart is due"
+        store.append("r", chain[40])  # its leader copies what is left, and its transaction restarts the WAL
+        assert not store._wal.restart_due
+        assert _wal_frames(path) < before, "the WAL started over"
+        check_chain(list(store.entries("r")))
+    finally:
+        own.close()
+        store.close()
+
+
+def test_the_thread_wakes_once_enough_frames_piled_up(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    try:
+        store._wal.restart_frames = 20
+        store.create_run("r")
+        for entry in make_chain("r", 12):
+            store.append("r", entry)
+        _wait_for(lambda: store._wal.passes > 0, "the checkpoint thread to run a pass")
+    finally:
+        store.close()
+
+
+def test_close_stops_the_thread(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    store.create_run("r")
+    store._wal.restart_frames = 2
+    store.append("r", make_chain("r", 1)[0])
+    thread = store._wal._thread
+    assert thread is not None and thread.is_alive()
+    store.close()
+    assert not thread.is_alive()
+
+
+def test_without_a_thread_connection_the_automatic_checkpoint_comes_back(tmp_path: Path) -> None:
+    writer = connect(str(tmp_path / "s.db"))
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+
+    def refuse() -> sqlite3.Connection:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    wal = WalCheckpointer(refuse, fallback_pages=1234)
+    wal.committed(wal.restart_frames)
+    assert wal._thread is not None
+    wal._thread.join(30)
+    wal.restart(writer)
+    assert writer.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1234
+    writer.close()
