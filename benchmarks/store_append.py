@@ -6,14 +6,14 @@ salts, commitments and chain hash) are built before the clock starts, so the
 figures are the store's: shape checks, canonical bytes, the head check, the
 insert and the fsync.
 
-    .venv/bin/python benchmarks/store_append.py [--entries 2000] [--writers 8] [--dir DIR]
+    .venv/bin/python benchmarks/store_append.py [--entries 2000] [--writers 8] [--depths 4 8] [--dir DIR]
 
 Modes, all measured in this run on the same disk:
   threads  group commit, N writer threads in one process
   baseline one transaction and one fsync per append, N writer threads
   single   group commit, one writer thread (nothing to batch with)
   procs    group commit, N writer processes of one thread each
-  pipelined submit: each writer keeps up to 8 appends in flight (a connection
+  pipelined submit: each writer keeps up to 4 (or 8) appends in flight (a connection
            relaying a stream of events) and waits for the oldest before it
            submits the next; latency is submit to durable, per append
   many     append_many: each writer hands over 8 consecutive entries per call
@@ -280,6 +280,8 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--dir", type=Path, default=None, help="where to put the database (default: a temp dir)")
     parser.add_argument("--no-procs", action="store_true", help="skip the multi-process run")
+    parser.add_argument("--depths", type=int, nargs="+", default=[4, 8],
+                        help="appends each pipelined writer keeps in flight (one row per value)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bitexact-bench-", dir=args.dir))
     try:
@@ -297,8 +299,9 @@ def main() -> None:
         show(f"baseline: fsync per entry, {w} thr", base)
         show(f"group commit, {w} threads", run_threads(root / "gc.db", w, n, group_commit=True), base)
         show("group commit, 1 thread", run_threads(root / "one.db", 1, n, group_commit=True), base)
-        show(f"pipelined x8 in flight, {w} thr", run_threads(root / "pipe.db", w, n, group_commit=True, depth=8),
-             base)
+        for depth in args.depths:
+            show(f"pipelined x{depth} in flight, {w} thr",
+                 run_threads(root / f"pipe{depth}.db", w, n, group_commit=True, depth=depth), base)
         show(f"append_many x8, {w} threads", run_threads(root / "many.db", w, n, group_commit=True, per_call=8),
              base)
         if not args.no_procs:

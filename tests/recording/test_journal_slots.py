@@ -8,7 +8,14 @@ import pytest
 
 from bitexact.crypto.hostkey import HostKey, load_host_key
 from bitexact.recording.journal import JournalError, JournalRecord, journal_dir
-from bitexact.recording.journal_slots import SLOT_BYTES, JournalSlots, has_full_slot, read_slots, slot_files
+from bitexact.recording.journal_slots import (
+    LARGE_SLOT_BYTES,
+    SLOT_BYTES,
+    JournalSlots,
+    has_full_slot,
+    read_slots,
+    slot_files,
+)
 
 
 @pytest.fixture
@@ -74,10 +81,26 @@ def test_a_length_that_overruns_its_slot_is_named(tmp_path: Path, host_key: Host
 
 
 def test_a_file_that_is_not_whole_slots_is_refused(tmp_path: Path, host_key: HostKey) -> None:
-    path = tmp_path / "slots-00000000.bxs"
+    path = tmp_path / "slots-00000000-16k.bxs"
     path.write_bytes(b"\0" * (SLOT_BYTES + 7))
     with pytest.raises(JournalError, match="not a whole number"):
         read_slots(path, host_key)
+    misnamed = tmp_path / "slots-00000000.bxs"
+    misnamed.write_bytes(b"\0" * SLOT_BYTES)
+    with pytest.raises(JournalError, match="not named as a slots file"):
+        read_slots(misnamed, host_key)
+
+
+def test_large_slots_hold_a_large_entry_and_name_their_size(tmp_path: Path, host_key: HostKey) -> None:
+    slots = JournalSlots(tmp_path / "home", host_key, "run-1", count=2, slot_bytes=LARGE_SLOT_BYTES)
+    assert slots.path.name.endswith(f"-{LARGE_SLOT_BYTES // 1024}k.bxs")
+    big = b'{"note":"' + b"b" * (3 << 20) + b'"}'
+    assert slots.fits(big)
+    index = slots.write(JournalRecord("run-1", 1, "marker", {}), big)
+    assert index == 0
+    slots.close(remove=False)
+    (opened,) = read_slots(slots.path, host_key)
+    assert opened.record is not None and len(opened.record.data["note"]) == 3 << 20
 
 
 def test_an_unusable_directory_is_a_journal_error(tmp_path: Path, host_key: HostKey) -> None:

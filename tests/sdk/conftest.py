@@ -44,6 +44,20 @@ def entries(run_id: str | None) -> list[dict[str, Any]]:
     return list(recorder.store.entries(run_id))
 
 
+def journaled(home: Path, run_id: str | None) -> list[str]:
+    """Every journal still holding an entry, in record order: files, and full slots as ``<file>#<index>``."""
+    from bitexact.crypto.hostkey import load_host_key
+    from bitexact.recording.journal import journal_dir, orphan_journals, read_journal
+    from bitexact.recording.journal_slots import read_slots, slot_files
+
+    assert run_id is not None
+    host_key = load_host_key(home, create=False)
+    named = [(read_journal(p, host_key).seq, p.name) for p in orphan_journals(home, run_id)]
+    for path in slot_files(journal_dir(home, run_id)):
+        named += [(slot.record.seq, slot.name) for slot in read_slots(path, host_key) if slot.record]
+    return [name for _, name in sorted(named)]
+
+
 def kinds(run_id: str | None) -> list[str]:
     return [e["kind"] for e in entries(run_id)]
 

@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 from bitexact.cli import cli
 from bitexact.recording.fold import fold_orphans
-from bitexact.crypto.hostkey import load_host_key
-from bitexact.recording.journal import journal_dir, orphan_journals, read_journal
-from bitexact.recording.journal_slots import read_slots, slot_files
+from bitexact.recording.journal import journal_dir, orphan_journals
+from bitexact.recording.journal_slots import slot_files
 from bitexact.sdk.stores import recorder_for
+from sdk.conftest import journaled
 
 AGENT = Path(__file__).with_name("kill_agent.py")
 
@@ -53,15 +53,6 @@ def _recorded_ns(run_id: str) -> list[int]:
     return [e["data"]["n"] for e in recorder.store.entries(run_id) if "n" in e.get("data", {})]
 
 
-def _journaled(home: Path, run_id: str) -> list[str]:
-    """Every journal still holding an entry, in record order: files, and full slots as ``<file>#<index>``."""
-    host_key = load_host_key(home, create=False)
-    named = [(read_journal(p, host_key).seq, p.name) for p in orphan_journals(home, run_id)]
-    for path in slot_files(journal_dir(home, run_id)):
-        named += [(slot.record.seq, slot.name) for slot in read_slots(path, host_key) if slot.record]
-    return [name for _, name in sorted(named)]
-
-
 def test_kill_9_with_every_entry_still_in_its_journal(home: Path) -> None:
     process = _start("blocked", 6, home)
     try:
@@ -69,9 +60,14 @@ def test_kill_9_with_every_entry_still_in_its_journal(home: Path) -> None:
     finally:
         _kill(process)
     assert returned == list(range(6))
-    journals = _journaled(home, run_id)
+    journals = journaled(home, run_id)
     assert len(journals) == 6, "the store was held: every returned call is only in its journal"
-    assert [name.endswith(".bxj") for name in journals] == [True, True, False] * 2, "large in files, small in slots"
+    for n, name in enumerate(journals):
+        if n % 3 == 2:
+            assert "-16k.bxs#" in name, f"small entry {n} is in a small slot: {name}"
+        else:  # the first large entry in a file; later ones in one too, or in a large slot once those exist
+            assert name.endswith(".bxj") or "-4160k.bxs#" in name, f"large entry {n}: {name}"
+    assert journals[0].endswith(".bxj")
     assert _recorded_ns(run_id) == []
     recorder, _ = recorder_for()
     folded = fold_orphans(recorder, run_id)
@@ -114,4 +110,4 @@ def test_bitexact_repair_folds_orphan_journals_then_records_the_operator(home: P
     assert last["kind"] == "repair" and last["data"]["by"] == "ops:alice"
     assert len(last["data"]["journals_folded"]) == 3
     assert orphan_journals(home, run_id) == []
-    assert _journaled(home, run_id) == []
+    assert journaled(home, run_id) == []

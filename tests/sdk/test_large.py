@@ -22,7 +22,7 @@ from bitexact.recording.journal import (
 from bitexact.recording.fold import fold_orphans
 from bitexact.sdk.failures import read_failures
 from bitexact.sdk.stores import recorder_for
-from sdk.conftest import entries
+from sdk.conftest import entries, journaled
 
 BIG = "x" * ((1 << 20) + 10)
 
@@ -76,7 +76,7 @@ def test_exit_waits_at_most_the_drain_timeout_then_declares_gaps_and_leaves_the_
     with store_write_lock(home):
         handles = [r.record("tool_call", {"tool": "scan", "result": BIG, "n": n}) for n in range(2)]
         scope.__exit__(None, None, None)  # exit while the store is still held
-        journals = [p.name for p in orphan_journals(home, r.run_id)]
+        journals = journaled(home, r.run_id)
         assert len(journals) == 2
     assert not r.sealed
     gaps = r.failures.gaps
@@ -88,14 +88,14 @@ def test_exit_waits_at_most_the_drain_timeout_then_declares_gaps_and_leaves_the_
     r.drain(10)
     landed = [h.seq for h in handles if h.written]
     recorder, _ = recorder_for()
-    left = [p.name for p in orphan_journals(home, r.run_id)]
+    left = journaled(home, r.run_id)
     assert len(left) + len(landed) == 2
     assert fold_orphans(recorder, r.run_id) == left
     written = entries(r.run_id)
     assert [e["kind"] for e in written] == ["run_meta", "tool_call", "tool_call", "repair"]
     assert [e["data"]["n"] for e in written[1:3]] == [0, 1]
     assert written[3]["data"]["journals"] == left
-    assert orphan_journals(home, r.run_id) == []
+    assert journaled(home, r.run_id) == []
     assert fold_orphans(recorder, r.run_id) == [], "nothing left to fold"
 
 

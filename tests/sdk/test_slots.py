@@ -8,6 +8,7 @@ chain has it.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from bitexact.recording.fold import fold_orphans
 from bitexact.recording.journal import JournalRecord, journal_dir, orphan_journals
 from bitexact.recording.journal_slots import SLOT_COUNT, JournalSlots, read_slots, slot_files
 from bitexact.sdk.stores import recorder_for
-from sdk.conftest import entries, kinds
+from sdk.conftest import entries, journaled, kinds
 from sdk.test_large import store_write_lock
 
 
@@ -115,3 +116,22 @@ def test_a_slot_torn_by_the_crash_is_discarded_not_folded(home: Path) -> None:
     assert [e["kind"] for e in written] == ["run_meta", "marker", "repair"]
     assert written[1]["data"] == {"note": "returned"}
     assert written[2]["data"]["discarded_partial"] == [slots.name(torn)]
+
+
+def test_after_the_first_large_entry_later_ones_go_into_large_slots(home: Path) -> None:
+    big = "z" * ((1 << 20) + 10)
+    with bitexact.run() as r:
+        with store_write_lock(home):
+            first = r.record("tool_call", {"tool": "scan", "result": big})
+            assert [p.name for p in orphan_journals(home, r.run_id)] != [], "the first one takes a journal file"
+        assert first["step"] == 1
+        deadline = time.monotonic() + 30
+        while r._large_slots is None:  # made on a thread of their own after the first large entry
+            assert time.monotonic() < deadline, "the large slots were never made"
+            time.sleep(0.01)
+        with store_write_lock(home):
+            second = r.record("tool_call", {"tool": "scan", "result": big + "!"})
+            (name,) = journaled(home, r.run_id)
+            assert "-4160k.bxs#" in name
+        assert second["data"]["result"] == big + "!"
+    assert slot_files(journal_dir(home, r.run_id)) == [], "both slots files go when the run ends whole"

@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from bitexact.canon import canonicalize, loads
 from bitexact.crypto.hostkey import HostKey
-from bitexact.crypto.sealed import SealedEnvelopeError, SealedWriter, unseal
+from bitexact.crypto.sealed import SealedEnvelopeError, seal_pieces, unseal
 from bitexact.errors import BitExactError, StrictJSONError
 from bitexact.evidence.timefmt import now_iso
 
@@ -131,9 +131,7 @@ def write_journal(home: Path, host_key: HostKey, record: JournalRecord, data_jso
         temporary = directory / f".{name}.tmp"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "wb", buffering=1 << 20) as out:
-            sealed = SealedWriter(out, host_key, purpose=PURPOSE)
-            sealed.write(journal_payload(record, data_json))
-            sealed.finish()
+            out.writelines(seal_pieces(journal_payload(record, data_json), host_key, purpose=PURPOSE))
             out.flush()
             os.fsync(out.fileno())
         final = directory / name
@@ -144,11 +142,11 @@ def write_journal(home: Path, host_key: HostKey, record: JournalRecord, data_jso
     return final
 
 
-def journal_payload(record: JournalRecord, data_json: bytes | None = None) -> bytes:
-    """What a journal seals: the record's fields as canonical JSON, a newline, then the entry's data as JSON."""
+def journal_payload(record: JournalRecord, data_json: bytes | None = None) -> list[bytes]:
+    """What a journal seals, in two pieces: the record's fields as canonical JSON and a newline, then the entry's data as JSON."""
     head = record.to_json()
     del head["data"]
-    return canonicalize(head) + b"\n" + (data_json if data_json is not None else canonicalize(record.data))
+    return [canonicalize(head) + b"\n", data_json if data_json is not None else canonicalize(record.data)]
 
 
 def parse_journal(blob: bytes, host_key: HostKey, where: str) -> JournalRecord:

@@ -8,8 +8,10 @@ blocks the file already owns and one ``fdatasync`` (about 0.11 ms there),
 with no metadata to journal. The entry is written into the chain after the
 call returns, in record order, and its slot is released.
 
-Layout: ``<data directory>/journals/<run_id>/slots-<token>.bxs``, ``count``
-slots of ``slot_bytes`` each. A slot is a big-endian u32 length, then that
+Layout: ``<data directory>/journals/<run_id>/slots-<token>-<KiB>k.bxs``,
+``count`` slots of ``<KiB>`` KiB each (the SDK keeps 64 slots of 16 KiB for
+small entries, and makes 2 of 4 MiB + 64 KiB once a run records a large
+one). A slot is a big-endian u32 length, then that
 many bytes of a sealed journal exactly as :func:`write_journal` seals one
 (ChaCha20-Poly1305 under a random key wrapped by the host key), then zeros.
 Length 0 is a free slot. Releasing a slot zeroes its length without a sync:
@@ -22,6 +24,7 @@ call never returned) does not open, and is discarded as such.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import struct
 import threading
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import Final
 
 from bitexact.crypto.hostkey import HostKey
-from bitexact.crypto.sealed import seal
+from bitexact.crypto.sealed import seal_pieces
 from bitexact.recording.journal import (
     PURPOSE,
     JournalError,
@@ -45,7 +48,12 @@ from bitexact.recording.journal import (
 SLOTS_SUFFIX: Final[str] = ".bxs"
 SLOT_COUNT: Final[int] = 64
 SLOT_BYTES: Final[int] = 16 << 10
+LARGE_SLOT_COUNT: Final[int] = 2
+LARGE_SLOT_BYTES: Final[int] = (4 << 20) + (64 << 10)
 _LENGTH: Final = struct.Struct(">I")
+_FILE_NAME: Final = re.compile(r"slots-[0-9a-f]{8}-([1-9][0-9]{0,6})k\.bxs")
+_SEAL_ROOM: Final[int] = 2048
+"""Bytes a sealed journal adds to the entry's JSON, at most (header, record fields, chunk framing)."""
 
 
 @dataclass(frozen=True)
@@ -70,15 +78,16 @@ class JournalSlots:
     sync them independently.
     """
 
-    def __init__(self, home: Path, host_key: HostKey, run_id: str, *, count: int = SLOT_COUNT) -> None:
-        if count < 1:
-            raise ValueError("a slots file needs at least one slot")
+    def __init__(self, home: Path, host_key: HostKey, run_id: str, *,
+                 count: int = SLOT_COUNT, slot_bytes: int = SLOT_BYTES) -> None:
+        if count < 1 or slot_bytes < 4096 or slot_bytes % 1024:
+            raise ValueError("a slots file needs at least one slot, of a whole number of KiB, at least 4")
         self._host_key = host_key
-        self.slot_bytes = slot_bytes = SLOT_BYTES
+        self.slot_bytes = slot_bytes
         self._free = list(range(count - 1, -1, -1))  # pop() hands out slot 0 first
         self._lock = threading.Lock()
         directory = journal_dir(home, run_id)
-        self.path = directory / f"slots-{secrets.token_hex(4)}{SLOTS_SUFFIX}"
+        self.path = directory / f"slots-{secrets.token_hex(4)}-{slot_bytes // 1024}k{SLOTS_SUFFIX}"
         try:
             ensure_journal_dir(directory)
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
@@ -100,7 +109,7 @@ class JournalSlots:
 
     def fits(self, data_json: bytes) -> bool:
         """Whether an entry of this size can fit in a slot once sealed (an estimate erring on the safe side)."""
-        return len(data_json) + 1024 <= self.slot_bytes
+        return len(data_json) + _SEAL_ROOM <= self.slot_bytes
 
     def write(self, record: JournalRecord, data_json: bytes) -> int | None:
         """Seal ``record`` into a free slot and sync it; the slot's index, or None when none is free or it does not fit.
@@ -108,15 +117,16 @@ class JournalSlots:
         Raises :class:`JournalError` when the disk refuses the write (the slot
         is then free again and nothing was promised).
         """
-        blob = seal(journal_payload(record, data_json), self._host_key, purpose=PURPOSE)
-        if _LENGTH.size + len(blob) > self.slot_bytes:
+        buffers = seal_pieces(journal_payload(record, data_json), self._host_key, purpose=PURPOSE)
+        length = sum(len(b) for b in buffers)
+        if _LENGTH.size + length > self.slot_bytes:
             return None
         with self._lock:
             if self._closed or not self._free:
                 return None
             index = self._free.pop()
         try:
-            os.pwrite(self._fd, _LENGTH.pack(len(blob)) + blob, index * self.slot_bytes)
+            _pwrite_all(self._fd, [_LENGTH.pack(length), *buffers], index * self.slot_bytes)
             os.fdatasync(self._fd)
         except OSError as exc:
             self.release(index)
@@ -165,17 +175,29 @@ class JournalSlots:
             pass
 
 
+def _pwrite_all(fd: int, buffers: list[bytes], offset: int) -> None:
+    """``pwritev`` until every byte is written (a short write is possible for large writes)."""
+    total = sum(len(b) for b in buffers)
+    done = os.pwritev(fd, buffers, offset)
+    if done < total:  # rare: finish the rest from one joined copy
+        rest = b"".join(buffers)[done:]
+        while rest:
+            written = os.pwrite(fd, rest, offset + done)
+            done += written
+            rest = rest[written:]
+
+
 def slot_files(directory: Path) -> list[Path]:
     """The slots files in a run's journal directory."""
     if not directory.is_dir():
         return []
-    return sorted(p for p in directory.iterdir() if p.name.startswith("slots-") and p.suffix == SLOTS_SUFFIX)
+    return sorted(p for p in directory.iterdir() if _FILE_NAME.fullmatch(p.name))
 
 
 def read_slots(path: Path, host_key: HostKey) -> list[SlotRecord]:
     """Every full slot of a slots file, in slot order, opened (or with why it does not open)."""
     data = Path(path).read_bytes()
-    size = _slot_size(data)
+    size = _slot_size(path, data)
     found: list[SlotRecord] = []
     for index in range(len(data) // size):
         offset = index * size
@@ -197,11 +219,16 @@ def read_slots(path: Path, host_key: HostKey) -> list[SlotRecord]:
 def has_full_slot(path: Path) -> bool:
     """Whether any slot of the file holds a record (without opening it)."""
     data = Path(path).read_bytes()
-    size = _slot_size(data)
+    size = _slot_size(path, data)
     return any(_LENGTH.unpack_from(data, offset)[0] for offset in range(0, len(data) - size + 1, size))
 
 
-def _slot_size(data: bytes) -> int:
-    if len(data) % SLOT_BYTES == 0:
-        return SLOT_BYTES
-    raise JournalError(f"a slots file of {len(data)} bytes is not a whole number of {SLOT_BYTES}-byte slots")
+def _slot_size(path: Path, data: bytes) -> int:
+    """The slot size the file's name gives, checked against the file's length."""
+    named = _FILE_NAME.fullmatch(Path(path).name)
+    if named is None:
+        raise JournalError(f"{Path(path).name} is not named as a slots file (slots-<token>-<KiB>k.bxs)")
+    size = int(named.group(1)) * 1024
+    if len(data) % size:
+        raise JournalError(f"{Path(path).name}: {len(data)} bytes is not a whole number of {size}-byte slots")
+    return size

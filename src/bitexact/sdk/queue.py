@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from bitexact.config import env_float
+from bitexact.recording.journal_slots import JournalSlots
 from bitexact.sdk.handle import RecordHandle
 from bitexact.store import AppendResult
 
@@ -48,8 +49,8 @@ class Pending:
     ctx: str | None
     hints: dict[str, Any] | None
     journal: Path | None
-    slot: int | None = None
-    """The journal slot holding a small entry (see :mod:`bitexact.recording.journal_slots`)."""
+    slot: tuple[JournalSlots, int] | None = None
+    """The journal slot holding the entry: its slots file and index (:mod:`bitexact.recording.journal_slots`)."""
 
 
 class OrderedWriter:

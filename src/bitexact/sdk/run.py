@@ -43,7 +43,13 @@ from bitexact.evidence.kinds import AUDIT_KINDS, KINDS
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording import Recorder, RunWriter
 from bitexact.recording.journal import JournalRecord, remove_journal, write_journal
-from bitexact.recording.journal_slots import JournalSlots
+from bitexact.recording.journal_slots import (
+    LARGE_SLOT_BYTES,
+    LARGE_SLOT_COUNT,
+    SLOT_BYTES,
+    SLOT_COUNT,
+    JournalSlots,
+)
 from bitexact.store import AppendResult
 from bitexact.sdk import active, nondet
 from bitexact.sdk.causal import ENV_VAR, CausalContext, ContextFormatError, HybridClock, format_context, parse_context
@@ -117,6 +123,9 @@ class Run:
         self._host_key: Any = None
         self._journal_warned = False
         self._slots: JournalSlots | None = None
+        self._large_slots: JournalSlots | None = None
+        self._large_slots_started = False
+        self._order_large = threading.Lock()
         self._timeout = 30.0
 
     # -- lifecycle ----------------------------------------------------------
@@ -215,9 +224,11 @@ class Run:
             self.open = False
             if self._queue is not None:
                 self._queue.stop()
-            if self._slots is not None:
+            with self._order_large:
+                slots_files = [f for f in (self._slots, self._large_slots) if f is not None]
+            for slots in slots_files:
                 # Removed only when no slot holds an entry that is not in the chain.
-                self._slots.close(remove=not any(name.startswith(self._slots.path.name) for name in self._orphans))
+                slots.close(remove=not any(name.startswith(slots.path.name) for name in self._orphans))
             active.unregister(self)
             if self.capture_nondeterminism:
                 nondet.uninstall()
@@ -318,14 +329,17 @@ class Run:
                     raise RecordingError(f"{kind} #{handle.seq} was not recorded: {describe(exc)}",
                                          cause=cause_of(exc)) from exc
                 return handle
-            if len(raw) <= LARGE_ENTRY_BYTES:
-                slot = self._journal_in_slot(handle.seq, kind, raw, prov, ctx, hints)
-                if slot is not None:  # durable now; written into the chain after the call, in order
-                    self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, None, slot))
-                    return handle
-                if self._queue.idle:
-                    self._write_now(handle, kind, raw, prov, ctx, hints)
-                    return handle
+            large = len(raw) > LARGE_ENTRY_BYTES
+            slots = self._large_slots if large else self._slots
+            slot = self._journal_in_slot(slots, handle.seq, kind, raw, prov, ctx, hints)
+            if slot is not None:  # durable now; written into the chain after the call, in order
+                self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, None, slot))
+                return handle
+            if large:
+                self._prepare_large_slots()
+            elif self._queue.idle:
+                self._write_now(handle, kind, raw, prov, ctx, hints)
+                return handle
             journal = self._journal(handle.seq, kind, raw, prov, ctx, hints)
             if journal is None and self._queue.drain(self._timeout):
                 self._write_now(handle, kind, raw, prov, ctx, hints)  # no journal: write in the call instead
@@ -349,35 +363,58 @@ class Run:
             self._host_key = load_host_key(self.home)
         return self._host_key
 
-    def _open_slots(self) -> JournalSlots | None:
-        """The run's journal slots, or None (entries are then written in the call) with one warning."""
+    def _open_slots(self, *, count: int = SLOT_COUNT, slot_bytes: int = SLOT_BYTES) -> JournalSlots | None:
+        """A slots file for the run, or None (entries then take another path) with one warning."""
         assert self.home is not None and self.run_id is not None
         try:
-            return JournalSlots(self.home, self._load_host_key(), self.run_id)
+            return JournalSlots(self.home, self._load_host_key(), self.run_id, count=count, slot_bytes=slot_bytes)
         except Exception as exc:  # noqa: BLE001 - no slots: small entries are written in the call instead
-            logger.warning("bitexact: run %s: cannot make journal slots (%s); writing small entries in the call",
+            logger.warning("bitexact: run %s: cannot make journal slots (%s); entries take the slower paths",
                            self.run_id, describe(exc))
             return None
 
-    def _journal_in_slot(self, seq: int, kind: str, raw: bytes, prov: str | None, ctx: str | None,
-                         hints: dict[str, Any] | None) -> int | None:
-        """Journal a small entry into a free slot (synced); its index, or None to take another path."""
-        slots = self._slots
+    def _prepare_large_slots(self) -> None:
+        """After the run's first large entry: make its large slots on a thread, so later ones are cheap.
+
+        Making them (8 MiB of zeros, synced) would cost the call more than
+        the journal file it saves, so the first large entry takes a file.
+        """
+        with self._order_large:
+            if self._large_slots_started or not self.open:
+                return
+            self._large_slots_started = True
+
+        def make() -> None:
+            slots = self._open_slots(count=LARGE_SLOT_COUNT, slot_bytes=LARGE_SLOT_BYTES)
+            with self._order_large:
+                if self.open:
+                    self._large_slots = slots
+                    return
+            if slots is not None:
+                slots.close(remove=True)  # the run ended meanwhile
+
+        threading.Thread(target=make, name=f"bitexact-slots-{self.run_id}", daemon=True).start()
+
+    def _journal_in_slot(self, slots: JournalSlots | None, seq: int, kind: str, raw: bytes, prov: str | None,
+                         ctx: str | None, hints: dict[str, Any] | None) -> tuple[JournalSlots, int] | None:
+        """Journal an entry into a free slot of ``slots`` (synced); the slot, or None to take another path."""
         if slots is None or not slots.fits(raw):
             return None
         assert self.writer is not None and self.run_id is not None
         record = JournalRecord(self.run_id, seq, kind, {}, prov, ctx, hints, self.writer.steps, now_iso())
         try:
-            return slots.write(record, raw)
-        except Exception as exc:  # noqa: BLE001 - the entry takes the write-in-the-call path instead
+            index = slots.write(record, raw)
+        except Exception as exc:  # noqa: BLE001 - the entry takes another path instead
             logger.warning("bitexact: run %s: a journal slot could not be written (%s)", self.run_id, describe(exc))
             return None
+        return None if index is None else (slots, index)
 
     def _journal_name(self, item: Pending) -> str | None:
         if item.journal is not None:
             return item.journal.name
-        if item.slot is not None and self._slots is not None:
-            return self._slots.name(item.slot)
+        if item.slot is not None:
+            slots, index = item.slot
+            return slots.name(index)
         return None
 
     def _journal(self, seq: int, kind: str, raw: bytes, prov: str | None, ctx: str | None,
@@ -419,8 +456,9 @@ class Run:
         item.handle._settle(result)
         if item.journal is not None:
             remove_journal(item.journal)
-        if item.slot is not None and self._slots is not None:
-            self._slots.release(item.slot)
+        if item.slot is not None:
+            slots, index = item.slot
+            slots.release(index)
 
     def _queued_failed(self, item: Pending, exc: BaseException) -> None:
         journal = self._journal_name(item)
