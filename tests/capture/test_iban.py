@@ -90,3 +90,25 @@ def test_any_scripts_digits() -> None:
 def test_an_unknown_country_or_a_letter_before_is_not_an_iban() -> None:
     assert found("QQ89370400440532013000") == []
     assert found("XDE89370400440532013000") == []
+
+
+def _published_lengths() -> dict[str, dict[str, int]]:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / "data" / "iban_lengths.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("country", sorted(_published_lengths()["swift_registry"]))
+def test_every_country_of_the_published_swift_registry_has_its_length(country: str) -> None:
+    assert LENGTHS.get(country) == _published_lengths()["swift_registry"][country]
+
+
+@pytest.mark.parametrize("country", sorted(_published_lengths()["national"]))
+def test_every_iban_in_national_use_has_its_length(country: str) -> None:
+    assert LENGTHS.get(country) == _published_lengths()["national"][country]
+
+
+def test_nothing_is_registered_that_the_published_lists_do_not_have() -> None:
+    published = _published_lengths()
+    assert set(LENGTHS) <= set(published["swift_registry"]) | set(published["national"])
