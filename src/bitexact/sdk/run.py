@@ -63,7 +63,7 @@ from bitexact.sdk.errors import (
 )
 from bitexact.sdk.failures import INVALID_ARGUMENT, STORAGE_UNAVAILABLE, FailureLog, Gap, cause_of, describe
 from bitexact.sdk.handle import RecordHandle
-from bitexact.sdk.identity import apply_identity_rule, identity_gap
+from bitexact.sdk.identity import COMPUTED, apply_identity_rule, identity_gap, workflow_digest
 from bitexact.sdk.jsonable import dump_json, to_jsonable
 from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_timeout
 from bitexact.sdk.records import (
@@ -543,7 +543,11 @@ class Run:
         with active.busy():
             verdict = apply_identity_rule({name: to_jsonable(value) for name, value in fields.items()})
         ctx = active.current_tool()
-        handle = self._submit("identity", verdict.kept, prov="asserted", ctx=ctx) if verdict.kept else None
+        kept = dict(verdict.kept)
+        digest = workflow_digest(kept, self._alg())
+        if digest is not None:
+            kept[COMPUTED] = digest
+        handle = self._submit("identity", kept, prov="asserted", ctx=ctx) if kept else None
         if verdict.refused or verdict.refused_whole:
             with active.busy():
                 gap = identity_gap(verdict, self._key_for_digests())
