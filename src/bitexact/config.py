@@ -6,6 +6,10 @@ import os
 from pathlib import Path
 
 
+class SettingError(ValueError):
+    """An environment setting BitExact cannot use; the message names the variable and holds no agent data."""
+
+
 def home(explicit: Path | str | None = None) -> Path:
     """The data directory: ``explicit``, else ``BITEXACT_HOME``, else ``~/.bitexact``."""
     if explicit is not None:
@@ -24,9 +28,9 @@ def env_float(name: str, default: float) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise ValueError(f"{name}={raw!r} is not a number") from None
+        raise SettingError(f"{name}={raw!r} is not a number") from None
     if value <= 0:
-        raise ValueError(f"{name}={raw!r} must be greater than 0")
+        raise SettingError(f"{name}={raw!r} must be greater than 0")
     return value
 
 
@@ -38,7 +42,24 @@ def env_int(name: str, default: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"{name}={raw!r} is not a whole number") from None
+        raise SettingError(f"{name}={raw!r} is not a whole number") from None
     if value <= 0:
-        raise ValueError(f"{name}={raw!r} must be greater than 0")
+        raise SettingError(f"{name}={raw!r} must be greater than 0")
     return value
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+def env_flag(name: str, default: bool = False) -> bool:
+    """A yes/no setting from the environment (1/true/yes/on, 0/false/no/off), with a clear error otherwise."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise SettingError(f"{name}={raw!r} is not a yes/no setting: use 1 or 0")

@@ -21,8 +21,9 @@ from sdk.conftest import journaled
 AGENT = Path(__file__).with_name("kill_agent.py")
 
 
-def _start(mode: str, count: int, home: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "BITEXACT_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+def _start(mode: str, count: int, home: Path, *, journal_small: bool = False) -> subprocess.Popen[str]:
+    env = {**os.environ, "BITEXACT_HOME": str(home), "PYTHONUNBUFFERED": "1",
+           "BITEXACT_JOURNAL_SMALL": "1" if journal_small else "0"}
     env.pop("BITEXACT_HOST_KEY", None)
     return subprocess.Popen([sys.executable, str(AGENT), mode, str(count)], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -53,8 +54,9 @@ def _recorded_ns(run_id: str) -> list[int]:
     return [e["data"]["n"] for e in recorder.store.entries(run_id) if "n" in e.get("data", {})]
 
 
-def test_kill_9_with_every_entry_still_in_its_journal(home: Path) -> None:
-    process = _start("blocked", 6, home)
+@pytest.mark.parametrize("journal_small", [False, True])
+def test_kill_9_with_every_entry_still_in_its_journal(home: Path, journal_small: bool) -> None:
+    process = _start("blocked", 6, home, journal_small=journal_small)
     try:
         run_id, returned = _read_until(process, "ready")
     finally:
@@ -63,8 +65,8 @@ def test_kill_9_with_every_entry_still_in_its_journal(home: Path) -> None:
     journals = journaled(home, run_id)
     assert len(journals) == 6, "the store was held: every returned call is only in its journal"
     for n, name in enumerate(journals):
-        if n % 3 == 2:
-            assert "-16k.bxs#" in name, f"small entry {n} is in a small slot: {name}"
+        if n % 3 == 2:  # queued behind a large one: journaled, in a small slot with journal_small
+            assert ("-16k.bxs#" in name) if journal_small else name.endswith(".bxj"), f"small entry {n}: {name}"
         else:  # the first large entry in a file; later ones in one too, or in a large slot once those exist
             assert name.endswith(".bxj") or "-4160k.bxs#" in name, f"large entry {n}: {name}"
     assert journals[0].endswith(".bxj")
@@ -78,9 +80,10 @@ def test_kill_9_with_every_entry_still_in_its_journal(home: Path) -> None:
     assert not recorder.store.run(run_id).sealed
 
 
+@pytest.mark.parametrize("journal_small", [False, True])
 @pytest.mark.parametrize("kill_after", [1, 4, 9])
-def test_kill_9_mid_stream_loses_no_returned_entry(home: Path, kill_after: int) -> None:
-    process = _start("racing", 40, home)
+def test_kill_9_mid_stream_loses_no_returned_entry(home: Path, kill_after: int, journal_small: bool) -> None:
+    process = _start("racing", 40, home, journal_small=journal_small)
     try:
         run_id, returned = _read_until(process, f"returned {kill_after}")
     finally:

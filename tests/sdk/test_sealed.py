@@ -28,6 +28,29 @@ def test_the_host_key_sits_beside_the_data_directory_owner_only(home: Path) -> N
     assert len(key.key_id) == 32 and key.secret.hex() not in repr(key)
 
 
+def test_threads_making_the_host_key_at_once_all_get_the_one_key(home: Path) -> None:
+    import threading
+
+    keys: list[object] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def make() -> None:
+        start.wait()
+        try:
+            keys.append(load_host_key(home).key_id)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=make) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(set(keys)) == 1 and len(keys) == 8
+    assert [p.name for p in host_key_path(home).parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
 def test_a_host_key_inside_the_data_directory_is_refused(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BITEXACT_HOST_KEY", str(home / "host.key"))
     with pytest.raises(HostKeyError, match="inside the data directory"):

@@ -1,4 +1,8 @@
-"""Small entries are durable in the call through journal slots, then written in record order.
+"""journal_small: small entries durable in the call through journal slots, then written in record order.
+
+Off by default (the capture contract writes an entry up to 1 MiB in the
+call); ``bitexact.run(journal_small=True)`` or ``BITEXACT_JOURNAL_SMALL=1``
+turns it on. Large slots serve large entries either way.
 
 The store's writer lock is held (as a slow writer in another process would
 hold it) so that what the call made durable can be looked at before the
@@ -31,7 +35,7 @@ def _slotted(home: Path, run_id: str | None) -> list[JournalRecord]:
 
 
 def test_a_small_entry_is_in_its_slot_when_the_call_returns_and_in_the_chain_after(home: Path) -> None:
-    with bitexact.run() as r:
+    with bitexact.run(journal_small=True) as r:
         with store_write_lock(home):
             handle = r.record_tool_call("lookup", args=["HX-1"], result={"estimate": 3840})
             assert not handle.done
@@ -45,7 +49,7 @@ def test_a_small_entry_is_in_its_slot_when_the_call_returns_and_in_the_chain_aft
 
 
 def test_a_slot_is_sealed_never_plain(home: Path) -> None:
-    with bitexact.run() as r:
+    with bitexact.run(journal_small=True) as r:
         with store_write_lock(home):
             r.record("context", {"name": "card", "content": {"text": "4111 1111 1111 1111"}})
             (path,) = slot_files(journal_dir(home, r.run_id))
@@ -56,7 +60,7 @@ def test_a_slot_is_sealed_never_plain(home: Path) -> None:
 
 def test_entries_past_the_free_slots_get_journal_files_and_keep_record_order(home: Path) -> None:
     count = SLOT_COUNT + 3
-    with bitexact.run() as r:
+    with bitexact.run(journal_small=True) as r:
         with store_write_lock(home):
             handles = [r.marker(f"m{n}") for n in range(count)]
             assert len(_slotted(home, r.run_id)) == SLOT_COUNT
@@ -71,7 +75,7 @@ def test_without_slots_small_entries_are_written_in_the_call(
 ) -> None:
     home.mkdir(parents=True, exist_ok=True)
     (home / "journals").write_text("not a directory")  # no journal can be made here
-    with bitexact.run() as r:
+    with bitexact.run(journal_small=True) as r:
         handle = r.marker("written now")
         assert handle.written and handle["step"] == 1
     assert r.sealed
@@ -135,3 +139,30 @@ def test_after_the_first_large_entry_later_ones_go_into_large_slots(home: Path) 
             assert "-4160k.bxs#" in name
         assert second["data"]["result"] == big + "!"
     assert slot_files(journal_dir(home, r.run_id)) == [], "both slots files go when the run ends whole"
+
+
+def test_by_default_a_small_entry_is_scanned_and_written_in_the_call_as_the_contract_says(home: Path) -> None:
+    with bitexact.run() as r:
+        handle = r.marker("written now")
+        assert handle.written and handle["step"] == 1
+        assert slot_files(journal_dir(home, r.run_id)) == []
+    assert entries(r.run_id)[0]["data"]["journal_small"] is False
+
+
+def test_the_environment_turns_it_on_and_run_meta_says_so(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BITEXACT_JOURNAL_SMALL", "1")
+    with bitexact.run() as r:
+        with store_write_lock(home):
+            handle = r.marker("journaled")
+            assert not handle.done and len(_slotted(home, r.run_id)) == 1
+    assert entries(r.run_id)[0]["data"]["journal_small"] is True
+
+
+def test_a_setting_that_is_not_yes_or_no_is_named(
+    home: Path, monkeypatch: pytest.MonkeyPatch, sdk_warnings: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("BITEXACT_JOURNAL_SMALL", "sometimes")
+    with bitexact.run() as r:
+        r.marker("not recorded")
+    assert r.run_id is None  # the run could not start: nothing recorded, the agent ran on
+    assert any("BITEXACT_JOURNAL_SMALL='sometimes'" in rec.getMessage() for rec in sdk_warnings.records)

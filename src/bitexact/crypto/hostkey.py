@@ -94,21 +94,37 @@ def load_host_key(home: Path | str | None = None, *, create: bool = True) -> Hos
 
 
 def _create(path: Path) -> None:
+    """Make the key whole under a temporary name, then link it into place.
+
+    The link either makes the key or finds another process's: the final name
+    never shows a half-written key to a process reading it at that moment.
+    """
     secret = secrets.token_bytes(KEY_BYTES)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    except FileExistsError:
-        return  # another process made it first; read theirs
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         raise HostKeyError(f"host key {path}: cannot create: {exc.strerror or exc}") from None
     try:
-        os.fchmod(fd, 0o600)  # O_CREAT's mode passes through the umask; say it outright
-        os.write(fd, secret.hex().encode("ascii") + b"\n")
-        os.fsync(fd)
+        try:
+            os.fchmod(fd, 0o600)  # O_CREAT's mode passes through the umask; say it outright
+            os.write(fd, secret.hex().encode("ascii") + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            return  # another process or thread made it first; read theirs
+        except OSError as exc:
+            raise HostKeyError(f"host key {path}: cannot create: {exc.strerror or exc}") from None
+        _fsync_dir(path.parent)
     finally:
-        os.close(fd)
-    _fsync_dir(path.parent)
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -59,9 +59,10 @@ class Gap:
 
 def describe(exc: BaseException) -> str:
     """An exception as a gap states it: its type, and its message only where that holds no values."""
+    from bitexact.config import SettingError
     from bitexact.recording.journal import JournalError
 
-    if isinstance(exc, (StoreError, OSError, JournalError)):
+    if isinstance(exc, (StoreError, OSError, JournalError, SettingError)):
         return f"{type(exc).__name__}: {exc}"
     return type(exc).__name__
 

@@ -9,12 +9,14 @@ waiting at most ``BITEXACT_DRAIN_TIMEOUT`` seconds; past it each entry still
 unwritten is a declared ``storage_unavailable`` gap naming its journal, and
 the run is left unsealed for ``bitexact repair`` to fold its journals.
 
-Every write goes through :mod:`bitexact.recording`. Every entry is durable
-before the call returns: a small one (up to about 15 KiB of JSON) is synced
-into a journal slot, a larger one into a journal file of its own, and each
-is written into the chain after the call returns, in record order, many per
-commit (:mod:`bitexact.sdk.queue`). When no slot is free (or none could be
-made), an entry up to 1 MiB is written in the call instead. Strict mode
+Every write goes through :mod:`bitexact.recording`. As the capture contract
+says, an entry up to 1 MiB is scanned and written in the call; a larger one
+is synced to a journal sealed under the host key before the call returns
+(a journal slot once the run has large slots, else a journal file) and
+written after it, in record order, many per commit
+(:mod:`bitexact.sdk.queue`). With ``journal_small`` a small entry (up to
+about 15 KiB of JSON) takes the large entries' path through a small journal
+slot: durable before the call returns, in the chain after it. Strict mode
 always writes in the call and
 raises :class:`~bitexact.sdk.errors.RecordingError` on any recording
 failure; a non-strict run declares the failure as a gap and never changes
@@ -81,6 +83,8 @@ logger: Final = logging.getLogger("bitexact.sdk")
 F = TypeVar("F", bound=Callable[..., Any])
 
 SDK_LABEL: Final[str] = "sdk-python"
+JOURNAL_SMALL_ENV: Final[str] = "BITEXACT_JOURNAL_SMALL"
+"""Set to 1 to make small entries durable in the call through journal slots (``journal_small``)."""
 RECORDABLE: Final[frozenset[str]] = KINDS - AUDIT_KINDS - {"run_meta", "run_end", "fork", "injected"}
 """Kinds an agent may record: not the run's own bookends, forks, injections or audit entries."""
 
@@ -98,8 +102,11 @@ class Run:
         home: Path | str | None = None,
         recorder: Recorder | None = None,
         parent_context: str | None = None,
+        journal_small: bool | None = None,
     ) -> None:
         self.name = name
+        self._journal_small_arg = journal_small
+        self.journal_small = bool(journal_small)
         self.requested_run_id = run_id
         self.strict = bool(strict)
         self.capture_nondeterminism = bool(capture_nondeterminism)
@@ -126,6 +133,7 @@ class Run:
         self._large_slots: JournalSlots | None = None
         self._large_slots_started = False
         self._order_large = threading.Lock()
+        self._host_key_lock = threading.Lock()
         self._timeout = 30.0
 
     # -- lifecycle ----------------------------------------------------------
@@ -149,6 +157,8 @@ class Run:
         bad_context: str | None = None
         try:
             self._timeout = drain_timeout()
+            if self._journal_small_arg is None:
+                self.journal_small = config.env_flag(JOURNAL_SMALL_ENV)
             self.parent, bad_context = self._causal_parent()
             if self._recorder_arg is not None:
                 recorder = self._recorder_arg
@@ -156,7 +166,8 @@ class Run:
             else:
                 recorder, home = recorder_for(self._home_arg)
             meta: dict[str, Any] = {"sdk": SDK_LABEL, "strict": self.strict,
-                                    "capture_nondeterminism": self.capture_nondeterminism}
+                                    "capture_nondeterminism": self.capture_nondeterminism,
+                                    "journal_small": self.journal_small}
             if self.parent is not None:
                 hlc = self.clock.observe(self.parent.hlc)
                 meta["causal"] = {"caused_by": [self.parent.id], "parent": str(self.parent), "hlc": list(hlc)}
@@ -175,7 +186,7 @@ class Run:
         self.failures = FailureLog(self.run_id, home)
         self._queue = OrderedWriter(self._queued_write, self._queued_written, self._queued_failed,
                                     name=f"bitexact-writer-{self.run_id}")
-        if not self.strict:
+        if self.journal_small and not self.strict:
             self._slots = self._open_slots()
         self.open = True
         active.register(self)
@@ -335,12 +346,12 @@ class Run:
             if slot is not None:  # durable now; written into the chain after the call, in order
                 self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, None, slot))
                 return handle
-            if large:
-                self._prepare_large_slots()
-            elif self._queue.idle:
+            if not large and self._queue.idle:
                 self._write_now(handle, kind, raw, prov, ctx, hints)
                 return handle
             journal = self._journal(handle.seq, kind, raw, prov, ctx, hints)
+            if large:
+                self._prepare_large_slots()
             if journal is None and self._queue.drain(self._timeout):
                 self._write_now(handle, kind, raw, prov, ctx, hints)  # no journal: write in the call instead
                 return handle
@@ -357,11 +368,12 @@ class Run:
 
     def _load_host_key(self) -> Any:
         assert self.home is not None
-        if self._host_key is None:
-            from bitexact.crypto.hostkey import load_host_key
+        with self._host_key_lock:  # the large-slots thread and a call may both be first to make it
+            if self._host_key is None:
+                from bitexact.crypto.hostkey import load_host_key
 
-            self._host_key = load_host_key(self.home)
-        return self._host_key
+                self._host_key = load_host_key(self.home)
+            return self._host_key
 
     def _open_slots(self, *, count: int = SLOT_COUNT, slot_bytes: int = SLOT_BYTES) -> JournalSlots | None:
         """A slots file for the run, or None (entries then take another path) with one warning."""
@@ -710,6 +722,7 @@ def run(
     *,
     recorder: Recorder | None = None,
     parent_context: str | None = None,
+    journal_small: bool | None = None,
 ) -> Any:
     """Record an agent run: ``with bitexact.run() as r``, ``async with``, or ``@bitexact.run(...)``.
 
@@ -719,10 +732,16 @@ def run(
     records clock, random and entropy reads; ``home`` is the data directory
     (default ``BITEXACT_HOME``). ``recorder`` records through a write path the
     caller already holds; ``parent_context`` (default ``BITEXACT_CONTEXT``)
-    names the event of a parent agent that caused this run.
+    names the event of a parent agent that caused this run. ``journal_small``
+    (default ``BITEXACT_JOURNAL_SMALL=1``, else off) makes small entries
+    durable in the call through a journal slot and writes them into the chain
+    after it, instead of scanning and writing them in the call as the capture
+    contract says: a departure that trades "in the chain when the call
+    returns" for a call about half as long (docs/sdk.md).
     """
     options: dict[str, Any] = {"run_id": run_id, "strict": strict, "capture_nondeterminism": capture_nondeterminism,
-                               "home": home, "recorder": recorder, "parent_context": parent_context}
+                               "home": home, "recorder": recorder, "parent_context": parent_context,
+                               "journal_small": journal_small}
     if callable(name):  # bare @bitexact.run
         return RunScope(name=None, **options)(name)
     return RunScope(name=name, **options)
