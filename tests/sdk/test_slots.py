@@ -166,3 +166,21 @@ def test_a_setting_that_is_not_yes_or_no_is_named(
         r.marker("not recorded")
     assert r.run_id is None  # the run could not start: nothing recorded, the agent ran on
     assert any("BITEXACT_JOURNAL_SMALL='sometimes'" in rec.getMessage() for rec in sdk_warnings.records)
+
+
+def test_one_entry_the_write_path_refuses_fails_alone_not_its_batch(home: Path) -> None:
+    deep: dict = {}
+    inner = deep
+    for _ in range(200):  # deeper than an entry may nest
+        inner["n"] = {}
+        inner = inner["n"]
+    with bitexact.run(journal_small=True) as r:
+        with store_write_lock(home):  # all three queue up and are written in one batch
+            before = r.marker("before")
+            bad = r.record("context", {"name": "deep", "content": deep})
+            after = r.marker("after")
+        assert before["step"] == 1 and after["data"]["note"] == "after"
+        assert bad.result(timeout=30) == {} and bad.gap is not None and bad.gap.cause == "invalid_argument"
+    notes = [e["data"].get("note") for e in entries(r.run_id) if e["kind"] == "marker"]
+    assert notes == ["before", "recording gap: invalid_argument", "after"]  # declared where the entry would be
+    assert not r.sealed, "its journal stays for repair, as the contract says of an entry that cannot be written"

@@ -121,6 +121,20 @@ class OrderedWriter:
             size += len(item.raw)
         return batch
 
+    def _write_batch(self, batch: list[Pending]) -> None:
+        """Write the batch in one commit; if that fails, each entry alone, so one bad entry fails by itself."""
+        try:
+            results = self._write(batch)
+        except BaseException as exc:  # noqa: BLE001 - a failed write is declared; the queue goes on
+            if len(batch) == 1:
+                self._failed(batch[0], exc)
+                return
+            for item in batch:
+                self._write_batch([item])
+            return
+        for item, result in zip(batch, results):
+            self._written(item, result)
+
     def _run(self) -> None:
         while True:
             with self._cond:
@@ -129,13 +143,7 @@ class OrderedWriter:
                     return
                 batch = self._inflight = self._take()
             try:
-                results = self._write(batch)
-            except BaseException as exc:  # noqa: BLE001 - a failed write is declared; the queue goes on
-                for item in batch:
-                    self._failed(item, exc)
-            else:
-                for item, result in zip(batch, results):
-                    self._written(item, result)
+                self._write_batch(batch)
             finally:
                 with self._cond:
                     self._inflight = []
