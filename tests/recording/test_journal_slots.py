@@ -109,3 +109,16 @@ def test_an_unusable_directory_is_a_journal_error(tmp_path: Path, host_key: Host
     (home / "journals").write_text("a file where the directory should be")
     with pytest.raises(JournalError, match="cannot make a slots file"):
         JournalSlots(home, host_key, "run-1")
+
+
+def test_a_slots_file_is_made_whole_before_it_takes_its_name(tmp_path: Path, host_key: HostKey) -> None:
+    slots = JournalSlots(tmp_path / "home", host_key, "run-1", count=2)
+    directory = slots.path.parent
+    assert [p.name for p in directory.iterdir()] == [slots.path.name], "no temporary file left beside it"
+    slots.close(remove=True)
+
+
+def test_a_file_cut_short_is_looked_at_not_skipped(tmp_path: Path, host_key: HostKey) -> None:
+    path = tmp_path / "slots-00000000-16k.bxs"
+    path.write_bytes(b"\0" * 100)
+    assert has_full_slot(path), "a fold must look at it, and name it"

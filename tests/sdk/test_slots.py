@@ -184,3 +184,18 @@ def test_one_entry_the_write_path_refuses_fails_alone_not_its_batch(home: Path) 
     notes = [e["data"].get("note") for e in entries(r.run_id) if e["kind"] == "marker"]
     assert notes == ["before", "recording gap: invalid_argument", "after"]  # declared where the entry would be
     assert not r.sealed, "its journal stays for repair, as the contract says of an entry that cannot be written"
+
+
+def test_a_slots_file_a_kill_left_half_made_is_discarded_by_the_fold(home: Path) -> None:
+    recorder, _ = recorder_for()
+    writer = recorder.start()
+    directory = journal_dir(home, writer.run_id)
+    directory.mkdir(parents=True)
+    half = directory / ".slots-0badc0de-4160k.bxs.tmp"
+    half.write_bytes(b"\0" * 12345)  # the process died while zero-filling it
+    load_host_key(home)  # made when the run journaled its first entry
+    writer.append("marker", {"note": "n"})
+    assert fold_orphans(recorder, writer.run_id) == []
+    written = list(recorder.store.entries(writer.run_id))
+    assert written[-1]["kind"] == "repair" and written[-1]["data"]["discarded_partial"] == [half.name]
+    assert not half.exists()

@@ -88,9 +88,13 @@ class JournalSlots:
         self._lock = threading.Lock()
         directory = journal_dir(home, run_id)
         self.path = directory / f"slots-{secrets.token_hex(4)}-{slot_bytes // 1024}k{SLOTS_SUFFIX}"
+        # Made whole under a dot-name, then renamed: a process killed while
+        # making it leaves a temporary file (discarded by repair), never a
+        # slots file cut short.
+        temporary = directory / f".{self.path.name}.tmp"
         try:
             ensure_journal_dir(directory)
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            self._fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             raise JournalError(f"cannot make a slots file in {directory}: {exc.strerror or exc}") from exc
         try:
@@ -101,9 +105,15 @@ class JournalSlots:
             for offset in range(0, size, len(zeros)):
                 os.pwrite(self._fd, zeros[: min(len(zeros), size - offset)], offset)
             os.fsync(self._fd)
+            os.rename(temporary, self.path)
             fsync_dir(directory)
         except OSError as exc:
-            self._discard()
+            os.close(self._fd)
+            for leftover in (temporary, self.path):
+                try:
+                    os.unlink(leftover)
+                except OSError:
+                    pass
             raise JournalError(f"cannot make a slots file in {directory}: {exc.strerror or exc}") from exc
         self._closed = False
 
@@ -164,10 +174,6 @@ class JournalSlots:
             if remove:
                 self._unlink()
 
-    def _discard(self) -> None:
-        os.close(self._fd)
-        self._unlink()
-
     def _unlink(self) -> None:
         try:
             os.unlink(self.path)
@@ -217,9 +223,13 @@ def read_slots(path: Path, host_key: HostKey) -> list[SlotRecord]:
 
 
 def has_full_slot(path: Path) -> bool:
-    """Whether any slot of the file holds a record (without opening it)."""
-    data = Path(path).read_bytes()
-    size = _slot_size(path, data)
+    """Whether any slot of the file holds a record (without opening it); True for a file that is not
+    whole slots, so that a fold looks at it and names it."""
+    try:
+        data = Path(path).read_bytes()
+        size = _slot_size(path, data)
+    except (OSError, JournalError):
+        return True
     return any(_LENGTH.unpack_from(data, offset)[0] for offset in range(0, len(data) - size + 1, size))
 
 
