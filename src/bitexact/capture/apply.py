@@ -147,6 +147,7 @@ def apply_policy(
         walk.run(data)
         walk.scan(deadline)
         out = walk.finish()
+        walk.release()
     key = None if policy.off else policy.key
 
     fields: dict[str, dict[str, Any]] = {}

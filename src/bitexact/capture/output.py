@@ -5,80 +5,102 @@ ancestors, so the copy is reachable from the copied root - the first time
 something in it changes; a clean step costs no copy at all. Keys renamed by
 a scrub are applied last, keeping the order of the keys, and a renamed key
 that would collide with another gets `` (2)``, `` (3)``... so no two values
-ever merge. Positions are named by chains of ``(container, key)`` from the
-root, spelled as block paths with keys as finally stored.
+ever merge. Positions are named by chains of ``(position, key)`` from the
+root (a container's position: see :class:`Output`), spelled as block paths
+with keys as finally stored.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from bitexact.canon import MAX_DEPTH
 from bitexact.capture.errors import CaptureInputError
 from bitexact.capture.paths import spell
 
-Chain = tuple  # ((container, key), ...) from the data root to a position
+Chain = tuple  # ((position, key), ...) from the data root to a position
+ROOT = 0
+"""The root's position."""
 
 
 class Output:
-    """Copy-on-write view of one step's data."""
+    """Copy-on-write view of one step's data.
+
+    The walk names each container by its *position*: the index :meth:`enter`
+    gives it, in flat lists of the container, its parent's position and its
+    key there. Lists rather than maps keyed by ``id()``: a map of millions of
+    containers misses the cache at nearly every insert, and the walk would
+    not stay linear; a list append is sequential. A container that occurs
+    in two places has two positions, so a write through one never shows
+    through the other.
+    """
 
     def __init__(self, root: dict[str, Any]) -> None:
         self.root = root
-        # Where each container sits, by id: two dicts rather than a tuple per
-        # container, since millions of tracked tuples would make the garbage
-        # collector's passes grow with the step.
-        self.parent_of: dict[int, Any] = {}
-        self.key_of: dict[int, Any] = {}
-        self.copies: dict[int, Any] = {}
+        self.nodes: list[Any] = [root]  # position -> the container there, as captured
+        self.parents: list[int] = [-1]  # position -> its parent's position
+        self.keys: list[Any] = [None]  # position -> its key (or index) in its parent
+        self.copies: dict[int, Any] = {}  # position -> its copy in the output
         self.renames: dict[int, dict[Any, str]] = {}
-        self.renamed: dict[int, Any] = {}  # id -> the container whose keys are renamed
-        self.applied: set[int] = set()  # containers whose renames are done
+        self.applied: set[int] = set()  # positions whose renames are done
 
-    def writable(self, container: Any) -> Any:
-        """The copy of ``container`` in the output, made (with its ancestors') on first use."""
-        copy = self.copies.get(id(container))
+    def writable(self, position: int) -> Any:
+        """The copy of the container at ``position`` in the output, made (with its ancestors') on first use."""
+        copy = self.copies.get(position)
         if copy is None:
+            container = self.nodes[position]
             copy = dict(container) if isinstance(container, dict) else list(container)
-            self.copies[id(container)] = copy
-            parent = self.parent_of.get(id(container))
-            if parent is not None:
+            self.copies[position] = copy
+            parent = self.parents[position]
+            if parent >= 0:
                 # Under the key's stored name: a copy made after the renames must
                 # land where the key now is, never bring the old key back.
-                self.writable(parent)[self.stored_key(parent, self.key_of[id(container)])] = copy
+                self.writable(parent)[self.stored_key(parent, self.keys[position])] = copy
         return copy
 
-    def enter(self, container: Any, parent: Any, key: Any, depth: int) -> Any:
-        """Register ``container`` as ``parent[key]``; one met twice (shared, a cycle) is copied apart."""
+    def enter(self, container: Any, parent: int, key: Any, depth: int) -> int:
+        """The position of ``container``, held at ``key`` in the container at ``parent``."""
         if depth > MAX_DEPTH:
             raise CaptureInputError(f"the step's data is nested deeper than {MAX_DEPTH} levels")
-        if id(container) in self.parent_of or container is self.root:
-            container = dict(container) if isinstance(container, dict) else list(container)
-            self.writable(parent)[key] = container
-        self.parent_of[id(container)] = parent
-        self.key_of[id(container)] = key
-        return container
+        self.nodes.append(container)
+        self.parents.append(parent)
+        self.keys.append(key)
+        return len(self.nodes) - 1
 
-    def rename(self, container: Any, key: Any, new: str) -> None:
-        """Store ``container[key]`` under ``new`` (applied by :meth:`apply_renames`)."""
-        self.renames.setdefault(id(container), {})[key] = new
-        self.renamed[id(container)] = container
+    def keep_only(self, positions: Iterable[int]) -> None:
+        """Forget the places of every container but ``positions`` and their ancestors (copies made stay)."""
+        nodes: dict[int, Any] = {}
+        parents: dict[int, int] = {}
+        keys: dict[int, Any] = {}
+        for position in positions:
+            while position >= 0 and position not in nodes:
+                nodes[position] = self.nodes[position]
+                parents[position] = self.parents[position]
+                keys[position] = self.keys[position]
+                position = self.parents[position]
+        # Maps by position from here on: every later use only indexes them by position.
+        self.nodes, self.parents, self.keys = nodes, parents, keys  # type: ignore[assignment]
 
-    def stored_key(self, container: Any, key: Any) -> Any:
-        """The name ``container[key]`` is stored under now: its new name once its renames are done."""
-        if id(container) not in self.applied:
+    def rename(self, position: int, key: Any, new: str) -> None:
+        """Store ``key`` of the container at ``position`` under ``new`` (applied by :meth:`apply_renames`)."""
+        self.renames.setdefault(position, {})[key] = new
+
+    def stored_key(self, position: int, key: Any) -> Any:
+        """The name ``key`` is stored under now: its new name once its container's renames are done."""
+        if position not in self.applied:
             return key
-        return self.renames[id(container)].get(key, key)
+        return self.renames[position].get(key, key)
 
     def apply_renames(self) -> None:
         """Rename keys in their copies, keeping order; never merge two keys."""
-        for container_id, changes in list(self.renames.items()):
+        for position, changes in list(self.renames.items()):
             changes = {old: new for old, new in changes.items() if new != old}
             if not changes:
-                self.renames[container_id] = {}
-                self.applied.add(container_id)
+                self.renames[position] = {}
+                self.applied.add(position)
                 continue
-            target = self.writable(self.renamed[container_id])
+            target = self.writable(position)
             items = list(target.items())
             target.clear()
             # Keys that keep their names keep them; a renamed one that would collide is numbered.
@@ -91,16 +113,17 @@ class Output:
                     taken.add(name)
                 target[name] = value
                 final[key] = name
-            self.renames[container_id] = final
-            self.applied.add(container_id)
+            self.renames[position] = final
+            self.applied.add(position)
 
     def spell(self, chain: Chain) -> str:
         """The block path of a position, keys as stored."""
-        return spell([key if isinstance(c, list) else self.stored_key(c, key) for c, key in chain])
+        nodes = self.nodes
+        return spell([key if isinstance(nodes[p], list) else self.stored_key(p, key) for p, key in chain])
 
     def data(self) -> dict[str, Any]:
         """What the entry stores: the copied root, or the caller's data when nothing changed."""
-        return self.copies.get(id(self.root), self.root)
+        return self.copies.get(ROOT, self.root)
 
 
 def _unique(name: str, taken: set[Any]) -> str:

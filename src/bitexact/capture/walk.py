@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,7 @@ from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import holds_credential, is_credential_name
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 from bitexact.capture.hints import Hint
-from bitexact.capture.output import Chain, Output
+from bitexact.capture.output import ROOT, Chain, Output
 from bitexact.capture.paths import spell
 from bitexact.capture.rules import NONE, StepRules
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
@@ -43,6 +44,7 @@ KEEP, SCRUB, HASH_ONLY = 0, 1, 2
 HINT = -1
 """The source of a mode that a hint, not a rule, decided."""
 BATCH_CHARS = 256 * 1024
+_SIZE_BLOCK = 1024  # texts whose sizes are summed at once when a batch is cut into parts
 BYTES_KEY = "b64"
 """A key holding base64 bytes: no detector reads them; declared unscanned."""
 _KEY = object()  # marks a text that is an object key, not a value
@@ -64,9 +66,9 @@ class Unit:
     children: list[int] = field(default_factory=list)
 
     @property
-    def container(self) -> Any:
-        """The (original) container holding the field."""
-        return self.chain[-1][0]
+    def container(self) -> int:
+        """The position of the container holding the field (see :class:`Output`)."""
+        return int(self.chain[-1][0])
 
     @property
     def key(self) -> Any:
@@ -108,7 +110,7 @@ class Walk:
         # Parallel lists, one entry per text (not a tuple per text: tuples are
         # tracked by the garbage collector, and millions of them make its
         # passes grow with the step, so the walk would not stay linear).
-        self.ref_container: list[Any] = []
+        self.ref_container: list[int] = []  # the position of the container holding the text
         self.ref_key: list[Any] = []
         self.ref_source: list[int] = []
         self.ref_context: list[Any] = []  # the key a value is stored under, or _KEY for a key
@@ -118,11 +120,11 @@ class Walk:
         self.out = Output({})
         self.unit = -1
 
-    def writable(self, container: Any) -> Any:
-        """The output copy of ``container`` (see :class:`Output`)."""
-        return self.out.writable(container)
+    def writable(self, position: int) -> Any:
+        """The output copy of the container at ``position`` (see :class:`Output`)."""
+        return self.out.writable(position)
 
-    def _enter(self, container: Any, parent: Any, key: Any, depth: int) -> Any:
+    def _enter(self, container: Any, parent: int, key: Any, depth: int) -> int:
         return self.out.enter(container, parent, key, depth)
 
     # -- modes ------------------------------------------------------------
@@ -166,7 +168,7 @@ class Walk:
             rule = min(star, by_key.get(key, NONE), by_name.get(key, NONE))
             hint = self.hint_at.get((key,), 0)
             mode, source = self._mode(rule, hint)
-            chain: Chain = ((data, key),)
+            chain: Chain = ((ROOT, key),)
             if (
                 isinstance(value, dict)
                 and value
@@ -177,10 +179,10 @@ class Walk:
                 top = self._new_unit(chain, value)
                 top_index = self.unit
                 if max(root_mode, mode) >= SCRUB and isinstance(key, str):
-                    top.key_item = self._key_text(data, key, source)
+                    top.key_item = self._key_text(ROOT, key, source)
                 self._close_unit()
-                inner = self._enter(value, data, key, 1)
-                for sub, item in inner.items():
+                inner = self._enter(value, ROOT, key, 1)
+                for sub, item in value.items():
                     sub_rule = min(rule, self.rules.by_subkey.get((key, sub), NONE), by_name.get(sub, NONE))
                     sub_hint = max(hint, self.hint_at.get((key, sub), 0))
                     self._new_unit((*chain, (inner, sub)), item)
@@ -190,23 +192,23 @@ class Walk:
                 self.unit = top_index
                 continue
             self._new_unit(chain, value)
-            self._place(data, key, value, (), rule, hint, root_mode, 1, unit_key=True)
+            self._place(ROOT, key, value, (), rule, hint, root_mode, 1, unit_key=True)
             self._close_unit()
 
-    def _ref(self, text: str, container: Any, key: Any, source: int, context: Any) -> None:
+    def _ref(self, text: str, container: int, key: Any, source: int, context: Any) -> None:
         self.texts.append(text)
         self.ref_container.append(container)
         self.ref_key.append(key)
         self.ref_source.append(source)
         self.ref_context.append(context)
 
-    def _key_text(self, container: Any, key: str, source: int) -> int:
+    def _key_text(self, container: int, key: str, source: int) -> int:
         self._ref(key, container, key, source, _KEY)
         return len(self.texts) - 1
 
     def _place(
         self,
-        container: Any,
+        container: int,
         key: Any,
         value: Any,
         parents: Chain,
@@ -217,7 +219,7 @@ class Walk:
         *,
         unit_key: bool = False,
     ) -> None:
-        """Decide ``container[key]`` (holding ``value``) and everything under it."""
+        """Decide ``key`` of the container at position ``container`` (holding ``value``) and everything under it."""
         mode, source = self._mode(rule, hint)
         chain = (*parents, (container, key))
         if self.skip_paths and self.out.spell(chain) in self.skip_paths:
@@ -242,31 +244,40 @@ class Walk:
         if isinstance(value, (dict, list)):
             inner = self._enter(value, container, key, depth)
             if mode == SCRUB and self.uniform:
-                self._scrub_tree(inner, chain, source, key if text_key else None, depth + 1)
+                self._scrub_tree(value, inner, chain, source, key if text_key else None, depth + 1)
             else:
-                self._mixed(inner, chain, rule, hint, mode, source, key if text_key else None, depth + 1)
+                self._mixed(value, inner, chain, rule, hint, mode, source, key if text_key else None, depth + 1)
         elif mode == SCRUB:
             self._scalar(container, key, value, source, key if text_key else None)
 
     def _mixed(
-        self, value: Any, chain: Chain, rule: int, hint: int, mode: int, source: int, context: str | None, depth: int
+        self,
+        value: Any,
+        position: int,
+        chain: Chain,
+        rule: int,
+        hint: int,
+        mode: int,
+        source: int,
+        context: str | None,
+        depth: int,
     ) -> None:
-        """A container where a ``*.NAME`` rule may change the mode below."""
+        """A container (``value``, at ``position``) where a ``*.NAME`` rule may change the mode below."""
         if isinstance(value, dict):
             by_name = self.rules.by_name
             for key, item in value.items():
-                self._place(value, key, item, chain, min(rule, by_name.get(key, NONE)), hint, mode, depth)
+                self._place(position, key, item, chain, min(rule, by_name.get(key, NONE)), hint, mode, depth)
             return
-        if mode == SCRUB and self._credential_pair(value, source):
+        if mode == SCRUB and self._credential_pair(value, position, source):
             return
         for index, item in enumerate(value):
             if isinstance(item, (dict, list)):
-                inner = self._enter(item, value, index, depth)
-                self._mixed(inner, (*chain, (value, index)), rule, hint, mode, source, context, depth + 1)
+                inner = self._enter(item, position, index, depth)
+                self._mixed(item, inner, (*chain, (position, index)), rule, hint, mode, source, context, depth + 1)
             elif mode == SCRUB:
-                self._scalar(value, index, item, source, context)
+                self._scalar(position, index, item, source, context)
 
-    def _credential_pair(self, value: list[Any], source: int) -> bool:
+    def _credential_pair(self, value: list[Any], position: int, source: int) -> bool:
         """[name, value] pairs (headers as a list): the value under a credential name is replaced."""
         if (
             self.scanner.by_key
@@ -275,13 +286,13 @@ class Walk:
             and is_credential_name(value[0])
             and holds_credential(value[1])
         ):
-            self._scalar(value, 0, value[0], source, None)
-            self.writable(value)[1] = CREDENTIAL_TOKEN
+            self._scalar(position, 0, value[0], source, None)
+            self.writable(position)[1] = CREDENTIAL_TOKEN
             self._count("credentials", source)
             return True
         return False
 
-    def _scalar(self, container: Any, key: Any, value: Any, source: int, context: str | None) -> None:
+    def _scalar(self, container: int, key: Any, value: Any, source: int, context: str | None) -> None:
         kind = type(value)
         if kind is str:
             self._ref(value, container, key, source, context)
@@ -292,8 +303,10 @@ class Walk:
             if self.scanner.float_needs_scan(value):
                 self._ref(number_text(value), container, key, source, context)
 
-    def _scrub_tree(self, value: Any, chain: Chain, source: int, context: str | None, depth: int) -> None:
-        """A container under scrub where nothing below can change the mode: the fast path."""
+    def _scrub_tree(
+        self, value: Any, position: int, chain: Chain, source: int, context: str | None, depth: int
+    ) -> None:
+        """A container (``value``, at ``position``) under scrub where nothing below can change the mode."""
         add = self._ref
         by_key = self.scanner.by_key
         floor = self.scanner.int_floor if self.scanner.min_digits else None
@@ -302,39 +315,40 @@ class Walk:
                 kind = type(item)
                 text_key = type(key) is str
                 if text_key:
-                    add(key, value, key, source, _KEY)
+                    add(key, position, key, source, _KEY)
                     if by_key and is_credential_name(key) and holds_credential(item):
-                        self.writable(value)[key] = CREDENTIAL_TOKEN
+                        self.writable(position)[key] = CREDENTIAL_TOKEN
                         self._count("credentials", source)
                         continue
                 if kind is str:
                     if key == BYTES_KEY:
-                        self.unscanned.append(((*chain, (value, key)), source, self.unit))
+                        self.unscanned.append(((*chain, (position, key)), source, self.unit))
                         continue
-                    add(item, value, key, source, key if text_key else None)
+                    add(item, position, key, source, key if text_key else None)
                 elif kind is int:
                     if floor is not None and (item >= floor or -item >= floor):
-                        add(str(item), value, key, source, key if text_key else None)
+                        add(str(item), position, key, source, key if text_key else None)
                 elif kind is dict or kind is list:
-                    inner = self._enter(item, value, key, depth)
-                    self._scrub_tree(inner, (*chain, (value, key)), source, key if text_key else None, depth + 1)
+                    inner = self._enter(item, position, key, depth)
+                    self._scrub_tree(item, inner, (*chain, (position, key)), source, key if text_key else None,
+                                     depth + 1)
                 elif kind is float:
-                    self._scalar(value, key, item, source, key if text_key else None)
+                    self._scalar(position, key, item, source, key if text_key else None)
             return
-        if self._credential_pair(value, source):
+        if self._credential_pair(value, position, source):
             return
         for index, item in enumerate(value):
             kind = type(item)
             if kind is str:
-                add(item, value, index, source, context)
+                add(item, position, index, source, context)
             elif kind is int:
                 if floor is not None and (item >= floor or -item >= floor):
-                    add(str(item), value, index, source, context)
+                    add(str(item), position, index, source, context)
             elif kind is dict or kind is list:
-                inner = self._enter(item, value, index, depth)
-                self._scrub_tree(inner, (*chain, (value, index)), source, context, depth + 1)
+                inner = self._enter(item, position, index, depth)
+                self._scrub_tree(item, inner, (*chain, (position, index)), source, context, depth + 1)
             elif kind is float:
-                self._scalar(value, index, item, source, context)
+                self._scalar(position, index, item, source, context)
 
     # -- scanning ---------------------------------------------------------
 
@@ -387,19 +401,44 @@ class Walk:
             self.out.rename(self.ref_container[unit.key_item], unit.key, changed[0][0])
         unit.key_read = True
 
+    def _parts(self, low: int, high: int) -> Iterator[tuple[int, int]]:
+        """The texts ``[low, high)`` in consecutive parts of about :data:`BATCH_CHARS` characters.
+
+        Sizes are summed a block of texts at a time, so a batch of millions
+        of short texts costs no Python step per text.
+        """
+        texts = self.texts
+        start = low
+        while start < high:
+            end = start
+            size = 0
+            while end < high and size < BATCH_CHARS:
+                block = min(high, end + _SIZE_BLOCK)
+                size += sum(map(len, texts[end:block]))
+                end = block
+            yield start, end
+            start = end
+
     def _scan_units(self, batch: list[int], deadline: Deadline) -> None:
         low = self.units[batch[0]].first
         high = self.units[batch[-1]].end
         contexts = self.ref_context
+        # A large batch (one large field) is read in parts, so what the scan
+        # holds at once never grows with the step: a text's findings are the
+        # same whichever texts it is read with, and nothing found is applied
+        # until every part of the batch is read.
+        changed: dict[int, tuple[str, Counter[str]]] = {}
+        for start, end in self._parts(low, high):
 
-        def context_of(index: int) -> str | None:
-            context = contexts[low + index]
-            return None if context is _KEY else context
+            def context_of(index: int, start: int = start) -> str | None:
+                context = contexts[start + index]
+                return None if context is _KEY else context
 
-        changed = self.scanner.scrub_many(self.texts[low:high], deadline, context_of=context_of)
+            part = self.scanner.scrub_many(self.texts[start:end], deadline, context_of=context_of)
+            for index, result in part.items():
+                changed[start + index] = result
         firsts = [self.units[u].first for u in batch]
-        for position, (new, counts) in sorted(changed.items()):
-            item = low + position
+        for item, (new, counts) in sorted(changed.items()):
             container = self.ref_container[item]
             key = self.ref_key[item]
             source = self.ref_source[item]
@@ -435,6 +474,24 @@ class Walk:
         for unit in withheld:
             self.set_field(unit, WITHHELD_PLACEHOLDER)
         return self.out.data()
+
+    def release(self) -> None:
+        """Let go of the texts and of every container's place the block will not name, once :meth:`finish` ran.
+
+        Called while the garbage collector is still paused: lists of millions
+        of references, still alive when it resumes, would make its first pass
+        visit every object they name, at a cost that grows with the step.
+        What is left is what :meth:`path` and :meth:`set_field` still need:
+        the places of the fields, hash-only and unscanned positions.
+        """
+        self.texts = []
+        self.ref_container = []
+        self.ref_key = []
+        self.ref_source = []
+        self.ref_context = []
+        chains = [unit.chain for unit in self.units] + [item.chain for item in self.hash_only]
+        chains += [chain for chain, _, _ in self.unscanned]
+        self.out.keep_only(position for chain in chains for position, _ in chain)
 
     def path(self, chain: Chain) -> str:
         """The final block path of a position (after :meth:`finish`)."""

@@ -1,18 +1,27 @@
-"""`bitexact capture`: the capture policy in force, trying a policy, keys, and backfilling a run.
+"""`bitexact capture`: the capture policy in force, trying a policy, keys, backfilling a run, journals.
 
 Exit codes: 0 done; 1 refused or failed (a policy that cannot be used, a
 scan that could not finish, and every backfill refusal the contract lists:
 policy off, no such run, a request already pending,
 BITEXACT_REQUIRE_DUAL_CONTROL); 2 usage errors and unreadable input files.
+`capture journal` has its own: 0 opened and complete, 1 opened but cut
+short, 2 cannot be opened.
 """
 
 from __future__ import annotations
 
+import base64
+import io
+import json
+import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.markup import escape
 
+from bitexact.canon import loads
 from bitexact.capture import (
     CapturePolicy,
     PolicyError,
@@ -25,7 +34,11 @@ from bitexact.capture.backfill import BackfillError, plan_backfill
 from bitexact.capture.policy import PRESETS
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, print_json
-from bitexact.errors import KeyMaterialError, RunNotFoundError
+from bitexact.crypto import hostkey
+from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key
+from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
+from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
+from bitexact.recording.journal import PURPOSE as SDK_JOURNAL
 from bitexact.recording.requests import (
     ENV_DUAL_CONTROL,
     RequestError,
@@ -46,6 +59,7 @@ def capture_group() -> None:
       bitexact capture test "paid with 4111 1111 1111 1111"
       bitexact capture keygen -o /run/secrets/bitexact-capture.key
       bitexact capture backfill --run RUN --by alice
+      bitexact capture journal ~/.bitexact/journals/RUN/000000000002-1a2b3c4d.bxj
     """
 
 
@@ -257,3 +271,291 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
         console.print(f"  {escape(item.token)}  [dim]{escape(item.why)}[/]")
     console.print(f"Nothing changes until a different principal approves: `bitexact redaction approve {escape(run_id)} "
                   "--by NAME` (or `bitexact redaction reject ...`).")
+
+
+# -- bitexact capture journal ---------------------------------------------------
+
+EXIT_CUT_SHORT = 1
+EXIT_UNOPENED = 2
+
+
+class _WatchedReads(io.BytesIO):
+    """A file's bytes that remember whether a read came up short (the file ended inside a frame).
+
+    The envelope reader raises the same error for a file cut short and for
+    one altered; a short read before the error is what tells them apart.
+    """
+
+    short = False
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        data = super().read(size)
+        if size is not None and size >= 0 and len(data) < size:
+            self.short = True
+        return data
+
+
+class _Unopened(Exception):
+    """FILE cannot be opened; ``reason`` is a stable word for scripts, the message says why."""
+
+    def __init__(self, reason: str, message: str, **detail: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class _Journal:
+    """What a sealed file holds, as far as it could be read."""
+
+    purpose: str
+    host_key_id: str
+    chunks: int
+    """Chunks opened and authenticated, the final (empty) one included when present."""
+    payload: bytes
+    complete: bool
+    ending: str
+    """How the file ends: properly, or where and how it was cut short."""
+
+
+def _host_key_for(app: AppContext, path: Path | None) -> HostKey:
+    """The key from --host-key PATH, else this host's (BITEXACT_HOST_KEY or beside the data directory)."""
+    try:
+        if path is not None:
+            # Read with the same checks as the host's own key (owner-only, 64 hex characters).
+            return HostKey(hostkey._read(path), path)
+        return load_host_key(app.home, create=False)  # opening a journal never makes a key
+    except HostKeyError as exc:
+        raise _Unopened("no_host_key", f"no host key to open it with: {exc}") from None
+
+
+def _header_of(data: bytes) -> dict[str, Any]:
+    """The header of a file whose header the envelope reader has already accepted."""
+    start = len(MAGIC) + 4
+    size = int.from_bytes(data[len(MAGIC) : start], "big")
+    header = loads(data[start : start + size])
+    return header if isinstance(header, dict) else {}
+
+
+def _open_journal(file: Path, key: HostKey) -> _Journal:
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise _Unopened("unreadable", f"{file}: cannot read: {exc.strerror or exc}") from None
+    if not data.startswith(MAGIC):
+        what = "it is empty" if not data else "it does not start with the sealed-envelope magic"
+        raise _Unopened("not_sealed", f"{file} is not a sealed journal or spool: {what}")
+    header_end = len(MAGIC) + 4 + int.from_bytes(data[len(MAGIC) : len(MAGIC) + 4], "big")
+    if len(data) < header_end:
+        raise _Unopened("cut_short", f"{file} was cut short inside its header: nothing in it can be opened")
+    stream = _WatchedReads(data)
+    plain: list[bytes] = []
+    chunks = 0
+    complete = False
+    ending = "ended properly (its final chunk is present)"
+    try:
+        for chunk, final in iter_chunks(stream, key):
+            chunks += 1
+            if final:
+                complete = True
+            else:
+                plain.append(chunk)
+        if not complete:
+            ending = (f"cut short after chunk {chunks - 1}: its final chunk is missing"
+                      if chunks else "cut short after its header: it holds no chunk")
+    except WrongHostKeyError:
+        sealed_under = str(_header_of(data).get("host_key_id"))
+        raise _Unopened(
+            "wrong_host_key",
+            f"{file} was sealed under host key {sealed_under}, this host's key is {key.key_id} ({key.path}): "
+            "a journal opens only on the host that sealed it",
+            sealed_under=sealed_under, host_key_id=key.key_id,
+        ) from None
+    except SealedEnvelopeError as exc:
+        if not stream.short:
+            raise _Unopened("damaged", f"{file} cannot be opened: {exc}") from None
+        # The file ends inside a chunk: its writer stopped part way through writing it.
+        ending = f"cut short inside chunk {chunks}: that chunk is incomplete and was not opened"
+    header = _header_of(data)
+    return _Journal(str(header.get("purpose")), str(header.get("host_key_id")), chunks, b"".join(plain),
+                    complete, ending)
+
+
+def _sdk_entry(journal: _Journal) -> tuple[dict[str, Any] | None, bytes]:
+    """An SDK entry journal's record header (run, record number, kind) and the entry's data bytes.
+
+    Its payload is the record header as one line of canonical JSON, a
+    newline, then the entry's data as JSON (recording/journal.py).
+    """
+    if journal.purpose != SDK_JOURNAL:
+        return None, journal.payload
+    head, newline, body = journal.payload.partition(b"\n")
+    if not newline:
+        return {"unreadable": "its record header was cut short"}, b""
+    try:
+        doc = loads(head)
+    except StrictJSONError as exc:
+        return {"unreadable": f"its record header is not JSON: {exc}"}, body
+    if not isinstance(doc, dict):
+        return {"unreadable": "its record header is not a JSON object"}, body
+    fields = ("run_id", "seq", "kind", "steps_before", "recorded_at")
+    return {name: doc.get(name) for name in fields}, body
+
+
+def _content(body: bytes) -> tuple[str, Any]:
+    """How to show ``body``: ("json", value), ("text", str) or ("bytes", str with escapes)."""
+    try:
+        return "json", loads(body, max_bytes=len(body) + 1)
+    except StrictJSONError:
+        pass
+    try:
+        return "text", body.decode("utf-8")
+    except UnicodeDecodeError:
+        return "bytes", body.decode("utf-8", "backslashreplace")
+
+
+def _write_owner_only(path: Path, payload: bytes, *, force: bool) -> None:
+    """``payload`` to a new file readable by its owner alone; an existing one replaced only with ``force``."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    target = path.with_name(f".{path.name}.{os.getpid()}.tmp") if force else path
+    fd = os.open(target, flags, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # the mode given to open passes through the umask; say it outright
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(target)
+        raise
+    os.close(fd)
+    if force:
+        os.replace(target, path)  # whole or not at all, and still owner-only
+
+
+def _check_output(output: Path, file: Path, force: bool) -> None:
+    """Refuse an -o target before anything is opened: FILE itself, a directory, or an existing file."""
+    if not (output.exists() or output.is_symlink()):
+        return
+    if file.exists() and output.exists() and os.path.samefile(output, file):
+        fail(escape(f"-o {output} is the journal itself: its plaintext must never replace the sealed file"),
+             code=EXIT_INPUT)
+    if output.is_dir():
+        fail(escape(f"-o {output} is a directory; name a file"), code=EXIT_INPUT)
+    if not force:
+        fail(escape(f"-o {output} already exists; pass --force to replace it"), code=EXIT_INPUT)
+
+
+def _summary_lines(file: Path, journal: _Journal, entry: dict[str, Any] | None) -> list[str]:
+    lines = [
+        f"{file}",
+        f"  purpose      {journal.purpose}",
+        f"  host key     {journal.host_key_id}",
+        f"  chunks       {journal.chunks}",
+        f"  bytes        {len(journal.payload):,} (plaintext)",
+        f"  ending       {journal.ending}",
+    ]
+    if entry is not None:
+        if "unreadable" in entry:
+            lines.append(f"  entry        {entry['unreadable']}")
+        else:
+            lines.append(f"  run          {entry['run_id']}")
+            lines.append(f"  record       #{entry['seq']} of the run, kind {entry['kind']}, recorded at "
+                         f"{entry['recorded_at']} (the chain held {entry['steps_before']} when it was recorded)")
+    return lines
+
+
+@capture_group.command("journal")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--host-key", "host_key_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Open with the host key in this file instead of this host's "
+                   "(BITEXACT_HOST_KEY, else <data directory>.host.key).")
+@click.option("--show", is_flag=True,
+              help="Also print what it holds (JSON pretty-printed). It is evidence from before the capture "
+                   "policy ran: it may hold card numbers.")
+@click.option("-o", "--output", type=click.Path(path_type=Path),
+              help="Write its exact plaintext bytes to this new file (owner-only, 0600).")
+@click.option("--force", is_flag=True, help="Let -o replace an existing file.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@pass_app
+def capture_journal(
+    app: AppContext, file: Path, host_key_file: Path | None, show: bool, output: Path | None, force: bool,
+    as_json: bool,
+) -> None:
+    """Open a sealed journal or spool FILE with this host's key and summarize it.
+
+    A journal holds evidence from before the capture policy ran on it (a
+    large SDK entry whose process died, a stream a failed finalization left
+    behind), so it is sealed under the host key and opens only on the host
+    that wrote it. By default only a summary is printed: its purpose label,
+    the host key it was sealed under, how many chunks and bytes it holds,
+    whether it ended properly or was cut short, and for an SDK entry journal
+    the run, record number and kind it holds - never its content. Printing
+    the content is an explicit act: --show prints it (JSON pretty-printed),
+    -o OUT writes its exact bytes to a new owner-only file.
+
+    \b
+    Examples:
+      bitexact capture journal ~/.bitexact/journals/RUN/000000000002-1a2b3c4d.bxj
+      bitexact capture journal FILE --show
+      bitexact capture journal FILE -o entry.bin
+      bitexact capture journal FILE --host-key /secure/other-host.key --json
+
+    \b
+    Exit codes:
+      0  opened, and it ended properly
+      1  opened, but cut short (its writer stopped): what it holds so far is summarized
+      2  cannot be opened: not a sealed file, a damaged chunk, sealed under another host's key,
+         no host key; also -o refused (the file exists, without --force)
+    """
+    if output is not None:
+        _check_output(output, file, force)
+    try:
+        key = _host_key_for(app, host_key_file)
+        journal = _open_journal(file, key)
+    except _Unopened as exc:
+        if as_json:
+            print_json({"file": str(file), "opened": False, "error": exc.reason, "message": str(exc), **exc.detail})
+            raise SystemExit(EXIT_UNOPENED) from None
+        hint = ("Run it on the host that sealed the file, or pass that host's key with --host-key PATH."
+                if exc.reason == "wrong_host_key" else None)
+        fail(escape(str(exc)), code=EXIT_UNOPENED, hint=hint)
+    entry, body = _sdk_entry(journal)
+    if output is not None:
+        try:
+            _write_owner_only(output, journal.payload, force=force)
+        except OSError as exc:
+            fail(escape(f"-o {output}: cannot write: {exc.strerror or exc}"), code=EXIT_INPUT)
+    code = 0 if journal.complete else EXIT_CUT_SHORT
+    if as_json:
+        document: dict[str, Any] = {
+            "file": str(file), "opened": True, "purpose": journal.purpose, "host_key_id": journal.host_key_id,
+            "chunks": journal.chunks, "bytes": len(journal.payload), "complete": journal.complete,
+            "ending": journal.ending, "sdk_entry": entry,
+        }
+        if output is not None:
+            document["written_to"] = str(output)
+        if show:
+            form, value = _content(body)
+            document[{"json": "content", "text": "content_text", "bytes": "content_base64"}[form]] = (
+                base64.b64encode(body).decode("ascii") if form == "bytes" else value
+            )
+        print_json(document)
+        raise SystemExit(code)
+    for line in _summary_lines(file, journal, entry):
+        click.echo(line)
+    if output is not None:
+        click.echo(f"  written to   {output} (owner-only; {len(journal.payload):,} bytes)")
+    if show:
+        form, value = _content(body)
+        click.echo(json.dumps(value, indent=2, ensure_ascii=False) if form == "json" else value)
+        if form == "bytes":
+            click.echo("(not UTF-8 text: shown with \\x escapes; -o OUT writes the exact bytes)", err=True)
+    elif output is None:
+        click.echo("(content not shown: it is evidence from before the capture policy ran; "
+                   "--show prints it, -o OUT writes it to an owner-only file)", err=True)
+    if not journal.complete:
+        click.echo(f"warning: {file} was cut short - {journal.ending}; "
+                   "what it holds is incomplete", err=True)
+    raise SystemExit(code)

@@ -20,6 +20,7 @@ windows that pass Luhn are looked at one by one.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -112,7 +113,25 @@ _PIECE = re.compile(r"(?:%2[0dD]|[ \-+\u00a0])+|\d+|\D")
 _SEPARATOR = re.compile(rf"{SEPARATOR_UNIT}{{1,3}}")
 _PLAIN_SEPARATORS = frozenset({" ", "-", "+", "\u00a0", "%20", "%2D", "%2d", " - ", "  ", "   ", "--"})
 _TO_SPACE = str.maketrans("-+", "  ")
+_NO_SEPARATORS = str.maketrans("", "", " -+")
+_NOT_DIGIT = re.compile(r"[^0-9]")
 _BULK_GROUPS = 64  # a run of at least this many groups has its Luhn sums done in bulk
+
+RUN_WINDOW = 1 << 16
+"""Characters of a longer run of digit groups read at once, so its lists stay small (and in cache)."""
+SPAN = MAX_DIGITS + (MAX_DIGITS - 1) * 3 * 3
+"""The most characters a card number can span: 19 digits and, between each two of its groups,
+a separator of at most three units of at most three characters (``%20``)."""
+# Where a group of digits starts as _PIECE reads a run: a digit with no digit before it (the
+# digits of %20 belong to the separator), one right after a %20, or one after a % that begins
+# no %2[0dD].
+_GROUP_START = re.compile(r"(?:(?<![\d%])|(?<=%20))\d|(?<=%)(?!2[0dD])\d")
+
+# Digit values (bytes), and doubled as Luhn doubles them (the digit sum of twice the digit).
+_VALUE = bytes.maketrans(b"0123456789", bytes(range(10)))
+_DOUBLED_VALUE = bytes.maketrans(b"0123456789", bytes((0, 2, 4, 6, 8, 1, 3, 5, 7, 9)))
+# A window's Luhn sum (one byte, at most 9 x 19) mapped to 0 when it passes, 1 when it does not.
+_LUHN_ZERO = bytes(0 if v % 10 == 0 else 1 for v in range(256))
 
 
 def _groups_needed(tally: Any, reached: Callable[[int], bool], otherwise: int) -> int:
@@ -129,11 +148,11 @@ def _groups_needed(tally: Any, reached: Callable[[int], bool], otherwise: int) -
 
 
 class _GroupLuhn(dict[str, int]):
-    """What a group of ASCII digits adds to a Luhn sum ending with its last digit."""
+    """What a group of ASCII digits adds to a Luhn sum ending with its last digit, mod 10."""
 
     def __missing__(self, group: str) -> int:
         raw = group.encode("ascii")
-        value = sum(raw[-1::-2]) + sum(raw[-2::-2].translate(_DOUBLED)) - 48 * len(raw)
+        value = (sum(raw[-1::-2]) + sum(raw[-2::-2].translate(_DOUBLED)) - 48 * len(raw)) % 10
         if len(self) < 200_000:  # groups repeat (there are 10,000 of four digits); bound the memory
             self[group] = value
         return value
@@ -171,7 +190,17 @@ class PanDetector:
         return found
 
     def scan_run(self, text: str, run: str, base: int, deadline: Deadline, found: list[Finding]) -> None:
-        """The card numbers in one run of ``text`` starting at ``base``."""
+        """The card numbers in one run of ``text`` starting at ``base``, appended to ``found`` in text order.
+
+        A run longer than :data:`RUN_WINDOW` characters is read in windows, so
+        the lists made for it never grow with it. A window decides the card
+        numbers that start in its first RUN_WINDOW characters, and holds the
+        :data:`SPAN` characters after them, which hold all of any card number
+        starting there and the character after it: it decides them exactly as
+        the whole run would. The next window starts at the first group past
+        both that point and the last card number found, as the search over
+        the whole run would go on from there.
+        """
         if base >= 2 and text[base - 1] == "." and text[base - 2].isdecimal():
             return  # the digits of a decimal fraction (0.4532...) are not a card number
         if run.isdecimal():
@@ -182,14 +211,32 @@ class PanDetector:
                 if is_pan(digits):
                     found.append(Finding(base, base + len(run), self.token(digits), NAME))
             return
+        size = len(run)
+        position = 0
+        while size - position > RUN_WINDOW + SPAN:
+            limit = position + RUN_WINDOW
+            before = len(found)
+            self._scan_groups(run[position : limit + SPAN], base + position, base + limit, deadline, found)
+            resume = max(limit, found[-1].end - base) if len(found) > before else limit
+            start = _GROUP_START.search(run, resume)
+            if start is None:
+                return
+            position = start.start()
+        self._scan_groups(run[position:] if position else run, base + position, base + size, deadline, found)
+
+    def _scan_groups(self, run: str, base: int, limit: int, deadline: Deadline, found: list[Finding]) -> None:
+        """The card numbers starting before ``limit`` in a run (or window of one) that starts with a group."""
         if run.isascii() and "%" not in run and "d" not in run and "D" not in run:
+            if len(run) >= 3 * _BULK_GROUPS and self._uniform(run, base, limit, deadline, found):
+                return
             tokens = run.translate(_TO_SPACE).split(" ")
             if tokens[-1] == "":
                 tokens.pop()  # the run ended on a separator
             if "" not in tokens:
                 # One single separator between groups (the common case): each
                 # group starts at its digit offset plus one character per group before it.
-                self._windows(None, list(map(len, tokens)), "".join(tokens), deadline, found, base=base, groups=tokens)
+                self._windows(None, list(map(len, tokens)), "".join(tokens), deadline, found,
+                              base=base, groups=tokens, limit=limit)
                 return
         # Split the run into groups of digits; a separator that is not one
         # (a lone "%", a "d") ends a sub-run, which is scanned on its own.
@@ -203,10 +250,102 @@ class PanDetector:
                 lengths.append(len(piece))
                 groups.append(piece)
             elif piece not in _PLAIN_SEPARATORS and not _SEPARATOR.fullmatch(piece):
-                self._windows(starts, lengths, ascii_digits("".join(groups)), deadline, found)
+                self._windows(starts, lengths, ascii_digits("".join(groups)), deadline, found, limit=limit)
                 starts, lengths, groups = [], [], []
             position += len(piece)
-        self._windows(starts, lengths, ascii_digits("".join(groups)), deadline, found)
+        self._windows(starts, lengths, ascii_digits("".join(groups)), deadline, found, limit=limit)
+
+    def _uniform(self, run: str, base: int, limit: int, deadline: Deadline, found: list[Finding]) -> bool:
+        """A run of groups of one even length joined by single separators, the last group of any length.
+
+        Returns False, having done nothing, for a run that is not one. For
+        one that is, no list of groups is made at all: with every group the
+        same even length, each digit's place in its group says whether Luhn
+        doubles it in every window, so the groups' Luhn sums are column sums
+        of the digits, and the sums of all windows of k groups are k shifted
+        copies of them added up, one byte per window (at most 9 x 19), as
+        integers. Windows ending with the last group are checked one by one.
+        The findings are those of :meth:`_windows`.
+        """
+        first = _NOT_DIGIT.search(run)
+        length = first.start() if first is not None else 0
+        if not length or length & 1 or length > MAX_DIGITS:
+            return False
+        stripped = run.rstrip(" -+")
+        last_separator = max(stripped.rfind(" "), stripped.rfind("-"), stripped.rfind("+"))
+        body = stripped[:last_separator]  # every group but the last, and the separators between them
+        count, rest = divmod(len(body) + 1, length + 1)
+        if last_separator < 0 or rest or count < _BULK_GROUPS or body[length :: length + 1].strip(" -+"):
+            return False
+        digits = body.translate(_NO_SEPARATORS)
+        if len(digits) != count * length:
+            return False  # another separator stands somewhere: the groups are not all one length
+        deadline.check()
+        last = stripped[last_separator + 1 :]
+        raw = digits.encode("ascii")
+        sums = 0
+        for column in range(length):
+            # Counted from a group's end, its first digit is an odd number of places away: doubled.
+            table = _DOUBLED_VALUE if column % 2 == 0 else _VALUE
+            sums += int.from_bytes(raw[column::length].translate(table), "little")
+        stop = min(count + 1, -(-(limit - base) // (length + 1)))  # groups that start before limit
+        best: dict[int, int] = {}  # start group -> end group of its longest card number
+        at = deadline.at
+        clock = deadline.clock
+        candidates = 0
+        window = 0
+        for k in range(1, MAX_DIGITS // length + 1):
+            window += sums >> (8 * (k - 1))  # byte i: the Luhn sum of the k groups from group i
+            size = k * length
+            if size < MIN_DIGITS or k > count:
+                continue
+            allowed = _ALLOWED[size]
+            end = min(stop, count - k + 1)
+            passing = window.to_bytes(count, "little")[:end].translate(_LUHN_ZERO)
+            find = passing.find
+            i = find(0)
+            while i != -1:
+                if at is not None and clock() > at:
+                    self.candidates += candidates
+                    raise BudgetExhausted()
+                candidates += 1
+                a = i * length
+                if digits[a : a + 4] in allowed:
+                    best[i] = i + k  # longer than any found from i before (k only grows)
+                i = find(0, i + 1)
+        self.candidates += candidates
+        whole = digits + last
+        for i in range(count, -1, -1):  # the windows ending with the last group
+            size = (count - i) * length + len(last)
+            if size > MAX_DIGITS:
+                break
+            if size >= MIN_DIGITS and i < stop:
+                self.candidates += 1
+                if is_pan(whole[i * length :]):
+                    best[i] = count + 1
+        resume = 0
+        step = length + 1
+        for i in sorted(best):
+            if i < resume:
+                continue
+            j = best[i]
+            if j <= count:
+                card, end_at = whole[i * length : j * length], base + j * step - 1
+            else:
+                card, end_at = whole[i * length :], base + count * step + len(last)
+            found.append(Finding(base + i * step, end_at, self.token(card), NAME))
+            resume = j
+        return True
+
+    @staticmethod
+    def _stop(starts: list[int] | None, offsets: list[int], base: int, limit: int) -> int:
+        """How many groups start before ``limit`` (see :meth:`_windows` for ``starts``)."""
+        if starts is not None:
+            return bisect.bisect_left(starts, limit)
+        stop = len(offsets) - 1
+        while stop and base + offsets[stop - 1] + stop - 1 >= limit:
+            stop -= 1
+        return stop
 
     def _windows(
         self,
@@ -218,11 +357,14 @@ class PanDetector:
         *,
         base: int = 0,
         groups: list[str] | None = None,
+        limit: int,
     ) -> None:
         """Every window of whole groups holding 12 to 19 digits; the longest card number from each group.
 
         ``starts`` gives each group's position in the text; ``None`` means the
-        groups are ``base`` onwards, one separator character apart.
+        groups are ``base`` onwards, one separator character apart. Only
+        windows starting before ``limit`` are considered; the groups after it
+        are what those windows may extend into.
         """
         count = len(lengths)
         if not count or len(digits) < MIN_DIGITS:
@@ -231,10 +373,11 @@ class PanDetector:
             tally = Counter(lengths)
             tally[lengths[-1]] -= 1  # every group but the last (which may be odd)
             if not any(length & 1 for length, number in tally.items() if number):
-                self._windows_bulk(starts, lengths, digits, groups, +tally, deadline, found, base=base)
+                self._windows_bulk(starts, lengths, digits, groups, +tally, deadline, found, base=base, limit=limit)
                 return
         offsets = [0, *accumulate(lengths)]
         total_digits = offsets[-1]
+        stop = self._stop(starts, offsets, base, limit)
         raw = digits.encode("ascii")
         at = deadline.at
         clock = deadline.clock
@@ -243,7 +386,7 @@ class PanDetector:
         doubled = _DOUBLED
         candidates = 0
         i = 0
-        while i < count:
+        while i < stop:
             if at is not None and clock() > at:
                 self.candidates += candidates
                 raise BudgetExhausted()
@@ -288,16 +431,17 @@ class PanDetector:
         found: list[Finding],
         *,
         base: int = 0,
+        limit: int,
     ) -> None:
         """:meth:`_windows` for a long run of even-length groups, the Luhn sums done in bulk.
 
         When every group before a window's end has an even number of digits,
         each group's last digit is an even number of digits from the end of
         every window it is in, so it adds one fixed amount to the Luhn sum of
-        each. With running sums of those amounts mod 10, a window passes Luhn
-        exactly when the running sums at its two ends are equal, and the
-        equal pairs k groups apart are found for every start at once by
-        XOR-ing the two byte strings as integers. The windows ending with an
+        each. With those amounts mod 10 as one byte per group, the sums of
+        all windows of k groups are k shifted copies of them added up as
+        integers (a byte never carries: at most 9 x 9), and a window passes
+        Luhn exactly when its byte is 0 mod 10. The windows ending with an
         odd-length last group are checked one by one. Only windows that pass
         Luhn reach the issuer check; the longest card number from each group
         wins, as in :meth:`_windows`, which gives the same findings.
@@ -305,12 +449,12 @@ class PanDetector:
         deadline.check()
         count = len(lengths)
         offsets = [0, *accumulate(lengths)]
+        stop = self._stop(starts, offsets, base, limit)
         even = count - (lengths[-1] & 1)  # groups [0, even) all have an even length
-        amounts = map(_LUHN_LAST_PLAIN.__getitem__, groups[:even])
-        running = bytes(map((10).__rmod__, accumulate(amounts, initial=0)))
+        amounts = int.from_bytes(bytes(map(_LUHN_LAST_PLAIN.__getitem__, groups[:even])), "little")
         # Only group counts some window can have 12 to 19 digits with: at least
         # as many as the longest groups need to reach 12, at most as many as the
-        # shortest fit in 19. (Counted, not sorted: a run can hold millions of groups.)
+        # shortest fit in 19. (Counted, not sorted: a run can hold many groups.)
         if even == count:
             tally = tally + Counter({lengths[-1]: 1})  # the last group is even: it counts too
         ordered = sorted(tally.items())  # (length, how many) of the groups [0, even)
@@ -321,12 +465,15 @@ class PanDetector:
         clock = deadline.clock
         allowed = _ALLOWED
         candidates = 0
-        for k in range(fewest, min(most, even) + 1):
+        window = 0
+        for k in range(1, min(most, even) + 1):
+            window += amounts >> (8 * (k - 1))  # byte i: the Luhn sum of the k groups from group i, mod 10 each
+            if k < fewest:
+                continue
             deadline.check()
-            width = even + 1 - k
-            # A zero byte at i: the window of k groups from group i passes Luhn.
-            same = (int.from_bytes(running[k:], "big") ^ int.from_bytes(running[:width], "big")).to_bytes(width, "big")
-            find = same.find
+            end = min(stop, even + 1 - k)
+            passing = window.to_bytes(even, "little")[:end].translate(_LUHN_ZERO)
+            find = passing.find
             i = find(0)
             while i != -1:
                 if at is not None and clock() > at:
@@ -336,15 +483,15 @@ class PanDetector:
                 size = offsets[i + k] - a
                 if MIN_DIGITS <= size <= MAX_DIGITS:
                     candidates += 1
-                    if digits[a : a + 4] in allowed[size] and i + k > best.get(i, -1):
-                        best[i] = i + k
+                    if digits[a : a + 4] in allowed[size]:
+                        best[i] = i + k  # longer than any found from i before (k only grows)
                 i = find(0, i + 1)
         self.candidates += candidates
         for i in range(even, -1, -1) if even < count else ():
             size = offsets[count] - offsets[i]
             if size > MAX_DIGITS:
                 break
-            if size >= MIN_DIGITS:
+            if size >= MIN_DIGITS and i < stop:
                 self.candidates += 1
                 if is_pan(digits[offsets[i] : offsets[count]]):
                     best[i] = count  # the longest from i: no window from i ends later
