@@ -389,3 +389,52 @@ def test_help_teaches_with_an_example(bx: Any) -> None:
     assert "card numbers" in result.stdout
     for code in ("0  opened", "1  opened, but cut short", "2  cannot be opened"):
         assert code in result.stdout
+
+
+# -- SDK slots files: one journal per slot --------------------------------
+
+
+def _slots_with_two_entries(home: Path, key: HostKey) -> tuple[Path, int, int]:
+    from bitexact.recording.journal_slots import JournalSlots
+
+    slots = JournalSlots(home, key, "run-slots", count=4)
+    first = slots.write(JournalRecord("run-slots", 1, "tool_call", {}), json.dumps(DOCUMENT).encode())
+    second = slots.write(JournalRecord("run-slots", 2, "marker", {}), b'{"note":"second"}')
+    slots.close(remove=False)
+    assert first is not None and second is not None
+    return slots.path, first, second
+
+
+def test_a_slots_file_is_listed_slot_by_slot_without_its_content(bx: Any, home: Path, host_key: HostKey) -> None:
+    path, first, second = _slots_with_two_entries(home, host_key)
+    result = bx("capture", "journal", str(path))
+    assert result.exit_code == 0, result.output
+    assert "2 full slot(s)" in result.output
+    assert f"#{first}" in result.output and "kind tool_call" in result.output and "kind marker" in result.output
+    assert VISA[:4] not in result.output and "second" not in result.output
+    listed = json.loads(bx("capture", "journal", str(path), "--json").output)
+    assert [(s["slot"], s["sdk_entry"]["seq"], s["opened"]) for s in listed["full_slots"]] == [
+        (first, 1, True), (second, 2, True)]
+
+
+def test_one_slot_opens_as_a_journal_and_shows_on_request(bx: Any, home: Path, host_key: HostKey) -> None:
+    path, first, _ = _slots_with_two_entries(home, host_key)
+    shown = bx("capture", "journal", f"{path}#{first}", "--show")
+    assert shown.exit_code == 0, shown.output
+    assert SPACED_VISA in shown.output and "run-slots" in shown.output
+    free = bx("capture", "journal", f"{path}#3")
+    assert free.exit_code == 2 and "holds no journal" in free.output
+    refused = bx("capture", "journal", str(path), "--show")
+    assert refused.exit_code == 2 and "#N" in refused.output
+
+
+def test_a_slot_torn_by_a_kill_is_named_and_the_listing_exits_1(bx: Any, home: Path, host_key: HostKey) -> None:
+    path, first, second = _slots_with_two_entries(home, host_key)
+    from bitexact.recording.journal_slots import SLOT_BYTES
+
+    with open(path, "r+b") as f:  # the second write stopped part way: its tail never reached the disk
+        f.seek(second * SLOT_BYTES + 80)
+        f.write(b"\0" * 40)
+    result = bx("capture", "journal", str(path))
+    assert result.exit_code == 1
+    assert f"#{second:<4} does not open" in result.output and "kind tool_call" in result.output

@@ -39,6 +39,8 @@ from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key
 from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
 from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
 from bitexact.recording.journal import PURPOSE as SDK_JOURNAL
+from bitexact.recording.journal import JournalError
+from bitexact.recording.journal_slots import is_slots_file, slot_blobs
 from bitexact.recording.requests import (
     ENV_DUAL_CONTROL,
     RequestError,
@@ -337,11 +339,29 @@ def _header_of(data: bytes) -> dict[str, Any]:
     return header if isinstance(header, dict) else {}
 
 
-def _open_journal(file: Path, key: HostKey) -> _Journal:
+def _sealed_bytes(file: Path) -> bytes:
+    """FILE's sealed bytes; for ``SLOTS#N`` (a slot of an SDK slots file), that slot's."""
+    name, hash_sign, number = file.name.rpartition("#")
+    if hash_sign and number.isdigit() and is_slots_file(file.with_name(name)) and not file.exists():
+        slots_path = file.with_name(name)
+        try:
+            full = {index: (blob, problem) for index, blob, problem in slot_blobs(slots_path)}
+        except (OSError, JournalError) as exc:
+            raise _Unopened("unreadable", f"{slots_path}: cannot read its slots: {exc}") from None
+        if int(number) not in full:
+            raise _Unopened("empty_slot", f"slot {number} of {slots_path} holds no journal (it is free)")
+        blob, problem = full[int(number)]
+        if problem is not None:
+            raise _Unopened("damaged", problem)
+        return blob
     try:
-        data = file.read_bytes()
+        return file.read_bytes()
     except OSError as exc:
         raise _Unopened("unreadable", f"{file}: cannot read: {exc.strerror or exc}") from None
+
+
+def _open_journal(file: Path, key: HostKey) -> _Journal:
+    data = _sealed_bytes(file)
     if not data.startswith(MAGIC):
         what = "it is empty" if not data else "it does not start with the sealed-envelope magic"
         raise _Unopened("not_sealed", f"{file} is not a sealed journal or spool: {what}")
@@ -466,6 +486,47 @@ def _summary_lines(file: Path, journal: _Journal, entry: dict[str, Any] | None) 
     return lines
 
 
+def _list_slots(app: AppContext, file: Path, host_key_file: Path | None, *, as_json: bool, asked: bool) -> None:
+    """A slots file: one summary per full slot (``FILE#N`` opens one slot as a journal)."""
+    if asked:
+        fail(escape(f"{file} holds one journal per slot: name one as {file.name}#N to --show it or write it "
+                    "with -o"), code=EXIT_INPUT)
+    try:
+        key = _host_key_for(app, host_key_file)
+        blobs = slot_blobs(file)
+    except _Unopened as exc:
+        fail(escape(str(exc)), code=EXIT_UNOPENED)
+    except (OSError, JournalError) as exc:
+        fail(escape(f"{file}: not a slots file this BitExact can read: {exc}"), code=EXIT_UNOPENED)
+    slots: list[dict[str, Any]] = []
+    for index, _, _ in blobs:
+        label = file.with_name(f"{file.name}#{index}")
+        try:
+            journal = _open_journal(label, key)
+        except _Unopened as exc:
+            slots.append({"slot": index, "opened": False, "error": exc.reason, "message": str(exc)})
+            continue
+        entry, _ = _sdk_entry(journal)
+        slots.append({"slot": index, "opened": True, "purpose": journal.purpose, "bytes": len(journal.payload),
+                      "complete": journal.complete, "sdk_entry": entry})
+    code = 0 if all(slot["opened"] and slot["complete"] for slot in slots) else EXIT_CUT_SHORT
+    if as_json:
+        print_json({"file": str(file), "slots_file": True, "full_slots": slots})
+        raise SystemExit(code)
+    click.echo(f"{file}: {len(slots)} full slot(s) (an SDK slots file; FILE#N opens one)")
+    for slot in slots:
+        if not slot["opened"]:
+            click.echo(f"  #{slot['slot']:<4} does not open: {slot['message']}")
+            continue
+        entry = slot["sdk_entry"] or {}
+        click.echo(f"  #{slot['slot']:<4} run {entry.get('run_id')}, record #{entry.get('seq')}, kind "
+                   f"{entry.get('kind')}, {slot['bytes']:,} bytes, recorded at {entry.get('recorded_at')}")
+    if code:
+        click.echo("warning: a slot that does not open was being written when its process stopped "
+                   "(its call never returned)", err=True)
+    raise SystemExit(code)
+
+
 @capture_group.command("journal")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--host-key", "host_key_file", type=click.Path(dir_okay=False, path_type=Path),
@@ -495,9 +556,14 @@ def capture_journal(
     the content is an explicit act: --show prints it (JSON pretty-printed),
     -o OUT writes its exact bytes to a new owner-only file.
 
+    An SDK slots file (``slots-<token>-<KiB>k.bxs``, one journal per slot)
+    is listed slot by slot; ``FILE#N`` opens slot N as a journal.
+
     \b
     Examples:
       bitexact capture journal ~/.bitexact/journals/RUN/000000000002-1a2b3c4d.bxj
+      bitexact capture journal ~/.bitexact/journals/RUN/slots-0a1b2c3d-16k.bxs
+      bitexact capture journal ~/.bitexact/journals/RUN/slots-0a1b2c3d-16k.bxs#3 --show
       bitexact capture journal FILE --show
       bitexact capture journal FILE -o entry.bin
       bitexact capture journal FILE --host-key /secure/other-host.key --json
@@ -509,6 +575,9 @@ def capture_journal(
       2  cannot be opened: not a sealed file, a damaged chunk, sealed under another host's key,
          no host key; also -o refused (the file exists, without --force)
     """
+    if is_slots_file(file) and file.exists():
+        _list_slots(app, file, host_key_file, as_json=as_json, asked=show or output is not None)
+        return
     if output is not None:
         _check_output(output, file, force)
     try:

@@ -200,26 +200,46 @@ def slot_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.iterdir() if _FILE_NAME.fullmatch(p.name))
 
 
-def read_slots(path: Path, host_key: HostKey) -> list[SlotRecord]:
-    """Every full slot of a slots file, in slot order, opened (or with why it does not open)."""
+def slot_blobs(path: Path) -> list[tuple[int, bytes, str | None]]:
+    """Every full slot of a slots file, unopened: ``(index, sealed bytes, problem)`` in slot order.
+
+    ``problem`` says why a slot's bytes cannot be a whole journal (a length
+    that overruns the slot); the bytes are then empty. Raises
+    :class:`JournalError` for a file that is not a slots file.
+    """
     data = Path(path).read_bytes()
     size = _slot_size(path, data)
-    found: list[SlotRecord] = []
+    found: list[tuple[int, bytes, str | None]] = []
     for index in range(len(data) // size):
         offset = index * size
         (length,) = _LENGTH.unpack_from(data, offset)
         if length == 0:
             continue
-        where = f"{path.name}#{index}"
         if length > size - _LENGTH.size:
-            found.append(SlotRecord(path, index, None, f"{where}: its length {length} overruns the slot"))
+            found.append((index, b"", f"{Path(path).name}#{index}: its length {length} overruns the slot"))
             continue
-        blob = data[offset + _LENGTH.size: offset + _LENGTH.size + length]
+        found.append((index, data[offset + _LENGTH.size: offset + _LENGTH.size + length], None))
+    return found
+
+
+def read_slots(path: Path, host_key: HostKey) -> list[SlotRecord]:
+    """Every full slot of a slots file, in slot order, opened (or with why it does not open)."""
+    found: list[SlotRecord] = []
+    for index, blob, problem in slot_blobs(path):
+        where = f"{Path(path).name}#{index}"
+        if problem is not None:
+            found.append(SlotRecord(path, index, None, problem))
+            continue
         try:
             found.append(SlotRecord(path, index, parse_journal(blob, host_key, where)))
         except JournalError as exc:
             found.append(SlotRecord(path, index, None, str(exc)))
     return found
+
+
+def is_slots_file(path: Path) -> bool:
+    """Whether ``path`` is named as a slots file (``slots-<token>-<KiB>k.bxs``)."""
+    return _FILE_NAME.fullmatch(Path(path).name) is not None
 
 
 def has_full_slot(path: Path) -> bool:
