@@ -7,14 +7,11 @@ the SDK itself wrote for a large entry while the store was held.
 
 from __future__ import annotations
 
-import fcntl
 import io
 import json
 import os
 import secrets
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +23,7 @@ from bitexact.crypto.sealed import CHUNK_BYTES, MAGIC, SealedWriter, seal
 from bitexact.recording.journal import JournalRecord, orphan_journals, write_journal
 from bitexact.sdk.stores import close_stores
 from capture_verdict.support import VISA
+from sdk.test_large import store_write_lock  # the store's writer lock, held as another process would
 
 SPACED_VISA = f"{VISA[:4]} {VISA[4:8]} {VISA[8:12]} {VISA[12:]}"
 DOCUMENT = {"card": SPACED_VISA, "amount": 3490, "items": ["a", "b"]}
@@ -146,18 +144,6 @@ def test_json_summary_and_content_on_request(bx: Any, host_key: HostKey, tmp_pat
 
 
 # -- SDK entry journals ------------------------------------------------------------
-
-
-@contextmanager
-def store_write_lock(home: Path) -> Iterator[None]:
-    """Hold the store's writer lock (as another writing process would): the SDK journals and waits."""
-    fd = os.open(home / "bitexact.db.lock", os.O_RDWR)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    try:
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def test_a_journal_the_sdk_left_for_a_large_entry(bx: Any, home: Path, tmp_path: Path,
