@@ -126,11 +126,7 @@ class SealedWriter:
 
 def seal(payload: bytes, host_key: HostKey, *, purpose: str) -> bytes:
     """``payload`` as one complete sealed file."""
-    out = io.BytesIO()
-    writer = SealedWriter(out, host_key, purpose=purpose)
-    writer.write(payload)
-    writer.finish()
-    return out.getvalue()
+    return b"".join(seal_pieces([payload], host_key, purpose=purpose))
 
 
 class _Pieces:
@@ -147,9 +143,9 @@ class _Pieces:
 def seal_pieces(pieces: list[bytes], host_key: HostKey, *, purpose: str) -> list[bytes]:
     """The sealed file of the pieces' concatenation, as buffers to write in order.
 
-    The same file :func:`seal` makes of ``b"".join(pieces)`` (each piece
-    starts a chunk of its own, which readers do not see), without copying
-    the payload: for a large journal the copies cost as much as the sealing.
+    Each piece starts a chunk of its own (readers see only the joined
+    plaintext), and nothing is copied: for a large journal the copies cost
+    as much as the sealing. :func:`seal` joins the buffers.
     """
     out = _Pieces()
     writer = SealedWriter(out, host_key, purpose=purpose)  # type: ignore[arg-type]
