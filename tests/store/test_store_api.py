@@ -18,6 +18,7 @@ from store_chain import body_hash, check_chain, make_chain, make_checkpoint, mak
 from bitexact.canon import canonicalize
 from bitexact.crypto import GENESIS, SigningKey
 from bitexact.errors import RunNotFoundError, StaleHeadError, StoreError
+from bitexact.store.sqlite_schema import SCHEMA_VERSION
 from bitexact.store import (
     AppendResult,
     ConflictError,
@@ -650,6 +651,6 @@ def test_a_version_1_store_is_upgraded_in_place(tmp_path: Path) -> None:
         assert store.head("r")[0] == 1
         assert next(store.entries("r"))["step"] == 0
     raw = sqlite3.connect(tmp_path / "home" / "bitexact.db")
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert raw.execute("SELECT name FROM sqlite_master WHERE name = 'entries_by_hash'").fetchone() is None
     raw.close()

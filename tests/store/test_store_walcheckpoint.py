@@ -55,7 +55,7 @@ def test_a_long_wal_is_flagged_and_the_next_commit_starts_it_over(tmp_path: Path
         for entry in chain[:40]:
             store.append("r", entry)
         before = _wal_frames(path)
-        store._wal.restart_frames = 20
+        store._wal.restart_frames, store._wal.pass_frames = 20, 10
         store._wal._pass(own)
         assert store._wal.restart_due, f"{before} frames is past 20: a restart is due"
         store.append("r", chain[40])  # its leader copies what is left, and its transaction restarts the WAL
@@ -70,7 +70,7 @@ def test_a_long_wal_is_flagged_and_the_next_commit_starts_it_over(tmp_path: Path
 def test_the_thread_wakes_once_enough_frames_piled_up(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "s.db")
     try:
-        store._wal.restart_frames = 20
+        store._wal.restart_frames, store._wal.pass_frames = 20, 10
         store.create_run("r")
         for entry in make_chain("r", 12):
             store.append("r", entry)
@@ -82,7 +82,7 @@ def test_the_thread_wakes_once_enough_frames_piled_up(tmp_path: Path) -> None:
 def test_close_stops_the_thread(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "s.db")
     store.create_run("r")
-    store._wal.restart_frames = 2
+    store._wal.restart_frames, store._wal.pass_frames = 2, 1
     store.append("r", make_chain("r", 1)[0])
     thread = store._wal._thread
     assert thread is not None and thread.is_alive()

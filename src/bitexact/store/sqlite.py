@@ -14,8 +14,7 @@ soon as the lock is free. The kernel drops it when a process dies.
 
 from __future__ import annotations
 
-import dataclasses
-import fcntl
+import functools
 import os
 import sqlite3
 import stat
@@ -31,7 +30,7 @@ from typing import Any, Final
 from bitexact.canon import canonicalize, loads
 from bitexact.crypto import GENESIS
 from bitexact.errors import RunNotFoundError, StaleHeadError, StoreError
-from bitexact.store import checks
+from bitexact.store import checks, flock
 from bitexact.store.base import (
     AppendResult,
     ConflictError,
@@ -57,28 +56,46 @@ CLOSE_DRAIN_SECONDS: Final[float] = 30.0
 _RUN_COLUMNS = "run_id, steps, head_hash, sealed, started_at, updated_at, meta, kinds"
 
 
+_forks = 0
+"""Forks this process has come out of as the child; a store opened before one of them is refused."""
+
+
+def _forked() -> None:
+    global _forks
+    _forks += 1
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
-@dataclass(frozen=True)
 class _Append:
-    """One ticket: consecutive entries of one run (each with its checkpoint), written all or none."""
+    """One ticket: consecutive entries of one run (each with its checkpoint), written all or none.
 
-    run_id: str
-    items: tuple[tuple[EntryFields, CheckpointFields | None], ...]
+    Built in the appending thread, with the rows of the fast path ready, so
+    that the leader's share of the work (serial, and under the GIL) stays small.
+    """
+
+    __slots__ = ("run_id", "items", "rows", "results", "checkpointed")
+
+    def __init__(self, run_id: str, items: tuple[tuple[EntryFields, CheckpointFields | None], ...]) -> None:
+        self.run_id = run_id
+        self.items = items
+        self.rows = [(run_id, e.step, e.prev, e.kind, e.prov, e.ts, e.hash, e.blob) for e, _ in items]
+        self.results = [AppendResult(e.step, e.hash) for e, _ in items]
+        self.checkpointed = any(cp is not None for _, cp in items)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Head:
-    """A run's row as a batch moves it, before it is written back."""
+    """What a batch checks appends against: a run's step count, head hash and checkpoint count."""
 
     steps: int
     hash: str
     checkpoints: int
-    sealed: bool
-    kinds: dict[str, int]
-    moved: bool = False
 
 
 class SQLiteStore(Store):
@@ -91,6 +108,7 @@ class SQLiteStore(Store):
     def __init__(self, path: Path | str, *, group_commit: bool = True, max_batch: int = 512) -> None:
         self.path = Path(path)
         self._pid = os.getpid()
+        self._forks = _forks
         self._write_lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._closed = False
@@ -125,7 +143,7 @@ class SQLiteStore(Store):
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError(f"the store at {self.path} is closed")
-        if os.getpid() != self._pid:
+        if _forks != self._forks:  # not os.getpid(): a system call on every append, with the GIL held
             # SQLite connections must not cross fork(): both processes would
             # share one file lock state and could corrupt the database.
             raise StoreError(
@@ -134,11 +152,11 @@ class SQLiteStore(Store):
 
     @contextmanager
     def _flock(self) -> Iterator[None]:
-        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        flock.lock(self._lock_fd)
         try:
             yield
         finally:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            flock.unlock(self._lock_fd)
 
     @contextmanager
     def _exclusive(self) -> Iterator[sqlite3.Connection]:
@@ -295,9 +313,14 @@ class SQLiteStore(Store):
     def _commit_batch(self, batch: list[Ticket[_Append, list[AppendResult]]]) -> None:
         """Write a batch in one transaction; settle every ticket only once it is durable.
 
-        The caller holds ``_exclusive()``.
+        The caller holds ``_exclusive()``. Nearly every batch takes the fast
+        path; the checked path runs when a batch carries checkpoints or
+        something in it does not extend its run's head, and gives each
+        ticket its own result or error.
         """
         self._wal.restart(self._writer)
+        if self._commit_fast(batch):
+            return
         try:
             with self._transaction(self._writer) as conn:
                 outcomes = self._apply(conn, batch)
@@ -317,6 +340,37 @@ class SQLiteStore(Store):
             else:
                 ticket.succeed(outcome)
 
+    def _commit_fast(self, batch: list[Ticket[_Append, list[AppendResult]]]) -> bool:
+        """The whole batch as one ``INSERT INTO appends`` in autocommit; False when it needs the checked path.
+
+        One statement is one call into SQLite: the head checks (the view's
+        trigger), the inserts, the head moves, the commit and its fsync all
+        run without Python's interpreter lock, which the writer threads
+        need meanwhile. Several statements would give the lock up and wait
+        to retake it once each.
+        """
+        rows: list[Any] = []
+        at = _now()
+        for ticket in batch:
+            if ticket.item.checkpointed:
+                return False
+            for row in ticket.item.rows:
+                rows += row
+                rows.append(at)
+        count = len(rows) // _APPEND_COLUMNS
+        if count > _MAX_ROWS:
+            return False
+        try:
+            self._writer.execute(_appends_statement(count), rows)
+        except sqlite3.IntegrityError:
+            return False  # a stale head, a missing run, a step taken: the checked path names it per ticket
+        except sqlite3.Error:
+            return False  # the checked path retries, and fails only what cannot be written
+        self._wal.committed(_frames_written(batch))
+        for ticket in batch:
+            ticket.succeed(ticket.item.results)
+        return True
+
     def _apply(
         self, conn: sqlite3.Connection, batch: list[Ticket[_Append, list[AppendResult]]]
     ) -> list[tuple[Ticket[_Append, list[AppendResult]], list[AppendResult] | Exception]]:
@@ -328,6 +382,7 @@ class SQLiteStore(Store):
         entry_rows: list[tuple[Any, ...]] = []
         checkpoint_rows: list[tuple[Any, ...]] = []
         outcomes: list[tuple[Ticket[_Append, list[AppendResult]], list[AppendResult] | Exception]] = []
+        at = _now()
         for ticket in batch:
             request = ticket.item
             run_id = request.run_id
@@ -336,7 +391,7 @@ class SQLiteStore(Store):
                 outcomes.append((ticket, _not_found(run_id)))
                 continue
             # Stage the ticket's rows on a copy of the head: it lands whole or not at all.
-            staged = dataclasses.replace(head, kinds=dict(head.kinds))
+            staged = _Head(head.steps, head.hash, head.checkpoints)
             staged_entries: list[tuple[Any, ...]] = []
             staged_checkpoints: list[tuple[Any, ...]] = []
             results: list[AppendResult] = []
@@ -354,27 +409,25 @@ class SQLiteStore(Store):
                     )
                     staged.checkpoints += 1
                 staged_entries.append(
-                    (run_id, entry.step, entry.kind, entry.prov, entry.ts, entry.hash, entry.blob)
+                    (run_id, entry.step, entry.prev, entry.kind, entry.prov, entry.ts, entry.hash, entry.blob, at)
                 )
                 written[(run_id, entry.step)] = entry.hash
                 staged.steps += 1
                 staged.hash = entry.hash
-                staged.sealed = staged.sealed or entry.kind == "run_end"
-                staged.kinds[entry.kind] = staged.kinds.get(entry.kind, 0) + 1
                 results.append(AppendResult(entry.step, entry.hash))
             if problem is not None:
                 for row in staged_entries:
                     written.pop((run_id, row[1]), None)
                 outcomes.append((ticket, problem))
                 continue
-            heads[run_id] = dataclasses.replace(staged, moved=True)
+            heads[run_id] = staged
             entry_rows.extend(staged_entries)
             checkpoint_rows.extend(staged_checkpoints)
             outcomes.append((ticket, results))
-        if entry_rows:
-            _insert_rows(conn, "entries (run_id, step, kind, prov, ts, hash, body)", entry_rows)
-            _insert_rows(conn, "checkpoints (run_id, seq, steps, head_hash, body)", checkpoint_rows)
-            _move_heads(conn, heads)
+        # The view's trigger moves each head as its entries land, and the
+        # checkpoints table's trigger its checkpoint count.
+        _insert_rows(conn, "appends", entry_rows)
+        _insert_rows(conn, "checkpoints (run_id, seq, steps, head_hash, body)", checkpoint_rows)
         return outcomes
 
     # -- reading entries ------------------------------------------------
@@ -470,10 +523,8 @@ class SQLiteStore(Store):
             problem = _checkpoint_problem(conn, run_id, fields, head, None)
             if problem is not None:
                 raise problem
-            _insert_checkpoint(conn, run_id, fields)
-            conn.execute(
-                "UPDATE runs SET checkpoints = checkpoints + 1, updated_at = ? WHERE run_id = ?", (_now(), run_id)
-            )
+            _insert_checkpoint(conn, run_id, fields)  # its trigger moves the run's checkpoint count
+            conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (_now(), run_id))
 
     # -- custody and keys -----------------------------------------------
 
@@ -606,46 +657,36 @@ def _load_heads(conn: sqlite3.Connection, run_ids: set[str]) -> dict[str, _Head]
     """The heads of ``run_ids`` (unknown runs are absent), in one query."""
     ids = sorted(run_ids)
     rows = conn.execute(
-        "SELECT run_id, steps, head_hash, checkpoints, sealed, kinds FROM runs"
-        f" WHERE run_id IN ({', '.join('?' * len(ids))})",
+        f"SELECT run_id, steps, head_hash, checkpoints FROM runs WHERE run_id IN ({', '.join('?' * len(ids))})",
         ids,
     ).fetchall()
-    return {row[0]: _Head(int(row[1]), str(row[2]), int(row[3]), bool(row[4]), loads(row[5])) for row in rows}
+    return {row[0]: _Head(int(row[1]), str(row[2]), int(row[3])) for row in rows}
 
 
 _MAX_ROWS: Final[int] = 128
 """Rows per multi-row statement; a few statement shapes keep SQLite's statement cache warm."""
 
 
-def _insert_rows(conn: sqlite3.Connection, target: str, rows: list[tuple[Any, ...]], suffix: str = "") -> None:
+def _insert_rows(conn: sqlite3.Connection, target: str, rows: list[tuple[Any, ...]]) -> None:
     """``INSERT INTO target VALUES (...), (...)`` for all ``rows``, in statements of at most 128 rows."""
     for first in range(0, len(rows), _MAX_ROWS):
         chunk = rows[first : first + _MAX_ROWS]
         one = f"({', '.join('?' * len(chunk[0]))})"
         conn.execute(
-            f"INSERT INTO {target} VALUES {', '.join([one] * len(chunk))}{suffix}",
+            f"INSERT INTO {target} VALUES {', '.join([one] * len(chunk))}",
             [value for row in chunk for value in row],
         )
 
 
-def _move_heads(conn: sqlite3.Connection, heads: dict[str, _Head]) -> None:
-    """Write back the heads a batch moved, in one statement."""
-    moved = [(run_id, h) for run_id, h in heads.items() if h.moved]
-    now = _now()
-    values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(moved))
-    conn.execute(
-        f"WITH v(run_id, steps, head_hash, sealed, checkpoints, kinds) AS (VALUES {values})"
-        " UPDATE runs SET steps = v.steps, head_hash = v.head_hash, sealed = v.sealed,"
-        " checkpoints = v.checkpoints, kinds = v.kinds, updated_at = ? FROM v WHERE runs.run_id = v.run_id",
-        [
-            *(
-                x
-                for run_id, h in moved
-                for x in (run_id, h.steps, h.hash, int(h.sealed), h.checkpoints, canonicalize(h.kinds))
-            ),
-            now,
-        ],
-    )
+_APPEND_COLUMNS: Final[int] = 9
+"""run_id, step, prev, kind, prov, ts, hash, body, at: the columns of the ``appends`` view."""
+
+
+@functools.lru_cache(maxsize=_MAX_ROWS)
+def _appends_statement(count: int) -> str:
+    """``INSERT INTO appends`` of ``count`` rows (one string per count, so SQLite's statement cache hits)."""
+    one = f"({', '.join('?' * _APPEND_COLUMNS)})"
+    return f"INSERT INTO appends VALUES {', '.join([one] * count)}"
 
 
 def _load_head(conn: sqlite3.Connection, run_id: str) -> _Head | None:

@@ -12,7 +12,7 @@ from typing import Final
 
 from bitexact.errors import StoreError
 
-SCHEMA_VERSION: Final[int] = 2
+SCHEMA_VERSION: Final[int] = 3
 BUSY_TIMEOUT_MS: Final[int] = 30_000
 CACHE_KIB: Final[int] = 32_000
 """Page cache per connection. SQLite's default (2 MB) evicts index pages a
@@ -78,6 +78,33 @@ _UPGRADES: Final[tuple[str, ...]] = (
     # Version 2 drops version 1's index on entries.hash: no query used it,
     # and its random leaf pages were a third of every commit's WAL frames.
     "DROP INDEX IF EXISTS entries_by_hash",
+    # Version 3 moves a run's head in SQL. An append is a row inserted into
+    # the view `appends`: its trigger refuses the row unless it extends the
+    # run's head (same step count, prev = head hash), stores the entry and
+    # moves the head, kind counts included. A batch of appends is then one
+    # INSERT statement that SQLite runs and commits on its own, outside
+    # Python's interpreter lock (sqlite.py, _commit_fast).
+    """CREATE VIEW IF NOT EXISTS appends AS
+        SELECT run_id, step, '' AS prev, kind, prov, ts, hash, body, '' AS at FROM entries WHERE 0""",
+    """CREATE TRIGGER IF NOT EXISTS appends_extend_head INSTEAD OF INSERT ON appends
+    BEGIN
+        SELECT RAISE(ABORT, 'bitexact: the append does not extend the run head')
+            WHERE NOT EXISTS (SELECT 1 FROM runs
+                              WHERE run_id = NEW.run_id AND steps = NEW.step AND head_hash = NEW.prev);
+        INSERT INTO entries (run_id, step, kind, prov, ts, hash, body)
+            VALUES (NEW.run_id, NEW.step, NEW.kind, NEW.prov, NEW.ts, NEW.hash, NEW.body);
+        UPDATE runs SET steps = NEW.step + 1, head_hash = NEW.hash,
+            sealed = sealed OR NEW.kind = 'run_end',
+            kinds = json_patch(kinds, json_object(NEW.kind,
+                coalesce((SELECT value FROM json_each(runs.kinds) WHERE key = NEW.kind), 0) + 1)),
+            updated_at = NEW.at
+            WHERE run_id = NEW.run_id;
+    END""",
+    # A stored checkpoint moves the run's checkpoint count with it.
+    """CREATE TRIGGER IF NOT EXISTS checkpoints_count AFTER INSERT ON checkpoints
+    BEGIN
+        UPDATE runs SET checkpoints = NEW.seq + 1 WHERE run_id = NEW.run_id;
+    END""",
 )
 """Run after the tables, on a new or an older database alike (each is idempotent)."""
 
@@ -89,7 +116,9 @@ def connect(path: str) -> sqlite3.Connection:
     ``BEGIN IMMEDIATE`` itself, so the head is read under the write lock.
     """
     conn = sqlite3.connect(
-        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False,
+        # One INSERT shape per batch size (up to 128 rows, sqlite.py) beside the other statements.
+        cached_statements=512,
     )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
