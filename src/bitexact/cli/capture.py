@@ -34,8 +34,7 @@ from bitexact.capture.backfill import BackfillError, plan_backfill
 from bitexact.capture.policy import PRESETS
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, print_json
-from bitexact.crypto import hostkey
-from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key
+from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key, read_host_key
 from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
 from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
 from bitexact.recording.journal import PURPOSE as SDK_JOURNAL
@@ -324,8 +323,7 @@ def _host_key_for(app: AppContext, path: Path | None) -> HostKey:
     """The key from --host-key PATH, else this host's (BITEXACT_HOST_KEY or beside the data directory)."""
     try:
         if path is not None:
-            # Read with the same checks as the host's own key (owner-only, 64 hex characters).
-            return HostKey(hostkey._read(path), path)
+            return read_host_key(path)  # the same checks as the host's own key
         return load_host_key(app.home, create=False)  # opening a journal never makes a key
     except HostKeyError as exc:
         raise _Unopened("no_host_key", f"no host key to open it with: {exc}") from None

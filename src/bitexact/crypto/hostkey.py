@@ -93,6 +93,16 @@ def load_host_key(home: Path | str | None = None, *, create: bool = True) -> Hos
     return HostKey(_read(path), path)
 
 
+def read_host_key(path: Path) -> HostKey:
+    """The host key in the file at ``path``, with the checks :func:`load_host_key` makes on the host's own.
+
+    For opening a journal copied from another host with that host's key file
+    (``bitexact capture journal --host-key``). Raises :class:`HostKeyError`
+    when the file is missing, not owner-only, or not 64 hex characters.
+    """
+    return HostKey(_read(path), path)
+
+
 def _create(path: Path) -> None:
     """Make the key whole under a temporary name, then link it into place.
 
