@@ -75,3 +75,12 @@ def test_a_large_text_entry_takes_the_native_pass_and_keeps_every_byte() -> None
     text = "null " * 400_000  # 2 MB that says null everywhere, and not one NaN
     raw = dump_json({"result": text})
     assert raw == orjson.dumps({"result": text})
+
+
+def test_a_nan_among_many_values_is_found_through_the_output() -> None:
+    """Past the walk's budget the output is searched for null first: the NaN is still recorded as text."""
+    rows: list[Any] = [{"i": i, "v": 1.5} for i in range(5_000)]
+    rows[4_321]["v"] = math.nan
+    recorded = orjson.loads(dump_json({"rows": rows}))
+    assert recorded["rows"][4_321] == {"i": 4_321, "v": "nan"}
+    assert recorded["rows"][0] == {"i": 0, "v": 1.5}

@@ -114,9 +114,14 @@ def _orjson_options() -> int:
     return orjson.OPT_STRICT_INTEGER | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
-def _has_non_finite(value: Any) -> bool:
+def _has_non_finite(value: Any, *, budget: int | None = None) -> bool | None:
+    """Whether a float orjson writes natively is a NaN or an infinity; None once ``budget`` values were looked at."""
     stack = [value]
     while stack:
+        if budget is not None:
+            budget -= 1
+            if budget < 0:
+                return None
         item = stack.pop()
         kind = type(item)
         if kind is float:
@@ -132,6 +137,9 @@ def _has_non_finite(value: Any) -> bool:
 _NULL = re.compile(rb"null")
 """Where orjson may have written a NaN or an infinity. A compiled pattern searches 2 MiB in about
 0.55 ms against 1.05 ms for ``b"null" in raw`` (the agent's call pays it for every entry)."""
+_WALK_BUDGET: Final[int] = 4096
+"""Values looked at for a NaN before searching the output instead: a few long strings are walked
+in microseconds, where searching their 2 MiB of output would take half a millisecond."""
 
 
 def dump_json(value: Any) -> bytes:
@@ -141,9 +149,10 @@ def dump_json(value: Any) -> bytes:
     subclasses itself and hands every other object to :func:`to_jsonable`.
     Whatever it would write differently from :func:`to_jsonable` makes it
     raise (an integer past 2^53 - 1, a non-string key, a lone surrogate) or
-    writes ``null`` (a NaN or an infinity, looked for only when ``null``
-    appears): those values take the slow path. So a large entry costs the
-    agent's call one native serialization, not a walk over its objects.
+    writes ``null`` (a NaN or an infinity: looked for by walking the value
+    when it holds few items, else only where the output says ``null``):
+    those values take the slow path. So a large entry costs the agent's
+    call one native serialization, not a walk over its objects.
     """
     import orjson
 
@@ -151,6 +160,9 @@ def dump_json(value: Any) -> bytes:
         raw = orjson.dumps(value, default=to_jsonable, option=_orjson_options())
     except (TypeError, orjson.JSONEncodeError):
         return orjson.dumps(to_jsonable(value))
-    if _NULL.search(raw) is not None and _has_non_finite(value):
+    non_finite = _has_non_finite(value, budget=_WALK_BUDGET)
+    if non_finite is None:  # too many values to walk first: search the output, walk only if it says null
+        non_finite = _NULL.search(raw) is not None and bool(_has_non_finite(value))
+    if non_finite:
         return orjson.dumps(to_jsonable(value))
     return raw
