@@ -15,7 +15,7 @@ from typing import Final
 CONFORMANCE_CLASS: Final = "P"
 """Parser/normalizer (UAS 2.2).  Classes R, B, M, Q and F are not claimed here."""
 
-ENGINES: Final = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor")
+ENGINES: Final = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider")
 """Engines with an adapter (section 7)."""
 
 APPLICABLE: Final = tuple(f"T-UAS-{n:03d}" for n in [*range(1, 42), 44, 51, 52, 68, 69])
@@ -24,15 +24,18 @@ rows of 9)."""
 
 PARTIAL: Final[dict[str, str]] = {
     "T-UAS-037": (
-        "Copilot: 7.2 names the pretty-print markers (✓/✗/●), 'their actual continuation output', a "
-        "'recognized usage/model footer' and an explicit 'Turns:' count, but states neither the line "
-        "layout nor the markers' outcome semantics nor the footer's usage/model lines. Native events, "
-        "legacy entries, debug blocks (chat completions and Responses API payloads) and the explicit "
-        "'Turns: N' are implemented as specified; the marker layout (column-0 marker, indented "
-        "continuation), the outcomes (✓ success, ✗ failure, ● unknown) and the 'Model: '/'Input "
-        "tokens:'/'Output tokens:' lines are this implementation's reading (docs/sessions-parsers.md), "
-        "unverified against captured CLI output. A '●' line is always read as a tool record, although "
-        "a CLI could use the same glyph for other output."
+        "Copilot: native events, legacy entries, debug blocks and the explicit 'Turns: N' are "
+        "implemented as specified; the pretty-print layouts and usage footers are now read from the "
+        "@github/copilot package (1.0.102 captured from the running binary; 0.0.423 and 0.0.340 "
+        "rendered by their own components, not run) and implemented (docs/sessions-parsers.md). Not "
+        "verified or not decidable from the text: (1) '●' also marks non-tool output (0.0.423 prints "
+        "every assistant message and notice as a '●' block, 1.0.102 its notices), so a '●' line is a "
+        "tool only with a '│'/'└' sub-item or in a 1.0.x document; an edit printed without sub-items "
+        "in 0.0.423 output is missed and a 1.0.x notice would become a tool record; (2) versions "
+        "between those three and sub-agent tool groups are unexamined, and the CLI's wrapping at its "
+        "output width is not separable from payload line breaks; (3) no examined version prints a turns count, so "
+        "'Turns:' follows the spec text only, and the 'Model:'/'Input tokens:'/'Output tokens:' lines "
+        "read since before are no CLI output."
     ),
 }
 """Requirements implemented only in part (not claimed), with what is missing."""
@@ -41,12 +44,6 @@ NOT_MET: Final[dict[str, str]] = {}
 """Applicable requirements with no implementation."""
 
 UNSUPPORTED_MAPPINGS: Final[dict[str, str]] = {
-    "custom/aider": (
-        "7.6 named plaintext sample, not implemented: the spec (7.6, 9.4) says only that modern runs "
-        "emit native/canonical traces (those parse as native events) and that a historical run has "
-        "'startup-framed rate-limit errors' (nine startup diagnostic blocks); the startup framing is not "
-        "described, so no plaintext adapter can be built from the spec text."
-    ),
     "custom/crush": (
         "7.6 named plaintext sample, not implemented: the spec says executed output 'contains "
         "infrastructure only' and an appended zero-turn compatibility trailer is not conversation "
@@ -72,7 +69,14 @@ CHOICES_WHERE_SPEC_IS_SILENT: Final = (
     "Tool results in Claude-compatible entries without is_error leave success absent (7.1: absent outcome stays unknown).",
     "Adjacent stream deltas are joined into one event; the joined event does not keep chunk boundaries.",
     "Historical pi.* normalization runs only when engine='pi' is given (detection sees them as native events).",
-    "Plain text never auto-detects an engine except the Copilot debug/pretty-print and Codex legacy layouts.",
+    "Plain text never auto-detects an engine except the Copilot debug layout and CLI layouts (a marker line with "
+    "its sub-item framing, or with a usage footer or 'Turns:' line), the Codex legacy layout and, last, Aider's "
+    "console startup block (an 'Aider v<version>' line directly followed by its model line).",
+    "Aider console output (layout learned from aider-chat 0.86.2): the startup block maps to session.init; text is an "
+    "answer only when closed by a 'Tokens: ...' report while a reply is awaited (after startup or a provider error); "
+    "that report is session.info usage_report prose, never usage; 'Applied edit to P' / 'Commit H M' and their "
+    "failure lines are tool start+completion named edit/commit without call ids; litellm error blocks are "
+    "session.error, also listed in a derived status-less session.result.errors.",
     "Claude sub-agent caller identity is data.callerAgentId on subagent.* events (data.agentId is the target); "
     "explicit callerAgentId/caller_agent_id on the lifecycle payload wins, else it is inferred from the launcher "
     "tool_use records with the start's tool_use_id (narrowed to the start's parent scope) when they name one caller.",

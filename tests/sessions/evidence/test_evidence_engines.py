@@ -26,6 +26,9 @@ ENGINE_LOGS = [
     ("opencode", "opencode/run_format_json_session.jsonl"),
     ("pi", "pi/v3_stream_two_turns_partial_and_errors.jsonl"),
     ("cursor", "cursor/stream_json_session.jsonl"),
+    ("copilot", "copilot/cli_layouts/copilot_1_0_102_tool_blocks_and_stderr_footer.log"),
+    ("aider", "aider/success_no_stream_edit_and_commit.txt"),
+    ("aider", "aider/rate_limit_nine_startup_error_blocks.txt"),
 ]
 
 

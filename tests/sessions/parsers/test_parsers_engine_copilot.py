@@ -68,11 +68,15 @@ def test_truncated_debug_block_is_reported_and_later_blocks_survive() -> None:
 
 @pytest.mark.uas("T-UAS-037", "T-UAS-014")
 def test_pretty_print_markers_follow_the_layout_semantics() -> None:
+    # The CLI prints finished calls only: ● with a "└" sub-item is a success (0.0.423, 1.0.x),
+    # ✓ a success whose detail lines are indented by three spaces (0.0.340), ✗ a failure.
+    # The real layouts are covered in test_parsers_copilot_cli_layouts.py.
     events = parse(fixture_text("copilot", "pretty_print_tools_and_footer.log"), "copilot").events
     done = datas(events, "tool.execution_complete")
-    assert [d.get("success") for d in done] == [None, True, False]
-    assert "success" not in done[0]  # ● does not establish an outcome
-    assert done[1]["output"] == " $ npm test\nall passed "  # framing removed, payload spaces kept
+    assert [d["success"] for d in done] == [True, True, False]
+    assert done[0]["output"] == "12 lines read"
+    assert done[1]["output"] == "$ npm test"  # the two-space line after it is not 0.0.340 framing
+    assert done[2]["output"] == "Error: permission denied"
     assert [d["toolName"] for d in datas(events, "tool.execution_start")] == ["Read package.json", "Run tests", "Edit src/app.js"]
 
 

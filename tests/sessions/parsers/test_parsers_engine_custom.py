@@ -66,6 +66,14 @@ def test_detection_uses_valid_records_next_to_malformed_ones() -> None:
 
 
 EXPECTED_DETECTION = {
+    ("aider", "authentication_error_not_retried.txt"): "aider",
+    ("aider", "edit_format_failure_then_reflected_reply.txt"): "aider",
+    ("aider", "prose_mentioning_aider_version.txt"): None,
+    ("aider", "quiet_answer_without_startup_block.txt"): None,
+    ("aider", "rate_limit_nine_startup_error_blocks.txt"): "aider",
+    ("aider", "rate_limit_retries_then_reply.txt"): "aider",
+    ("aider", "success_no_stream_edit_and_commit.txt"): "aider",
+    ("aider", "success_pretty_piped_stream.txt"): "aider",
     ("claude", "errors_retry_and_denials_without_result.jsonl"): "claude",
     ("claude", "json_array_legacy_session.json"): "claude",
     ("claude", "jsonl_full_session_with_debug_and_trailing_extension.jsonl"): "claude",

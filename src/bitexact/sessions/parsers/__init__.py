@@ -12,11 +12,12 @@ from typing import Callable
 from bitexact.gcpause import gc_paused
 from bitexact.sessions.model import ParseResult
 
-ENGINES: tuple[str, ...] = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor")
+ENGINES: tuple[str, ...] = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider")
 
 
 def _adapters() -> dict[str, Callable[[str], ParseResult]]:
     from bitexact.sessions.parsers import (
+        aider,
         claude,
         codex,
         copilot,
@@ -38,6 +39,7 @@ def _adapters() -> dict[str, Callable[[str], ParseResult]]:
         "opencode": opencode.parse,
         "goose": goose.parse,
         "cursor": cursor.parse,
+        "aider": aider.parse,
     }
 
 

@@ -4,14 +4,16 @@ The delegate is chosen from *supported signatures* actually present, in a
 fixed order: Goose (message/complete records; an error record alone is not
 enough), OpenCode (``sessionID`` + object ``part`` or structured ``error``),
 native canonical events and Claude-compatible legacy records (per-record
-mixed conversion), Codex JSONL lifecycle/items, then the Codex legacy text
-layout.  Parseable JSON, a dotted ``type`` without payload, prose, or a
-non-empty markdown fallback never establish detection; with no supported
-signature the result is the empty trace and "unrecognized format".
+mixed conversion), Codex JSONL lifecycle/items, the Codex legacy text
+layout, then Aider's console startup block (banner + model line; last, so a
+log of another engine that merely ran Aider is not taken).  Parseable JSON,
+a dotted ``type`` without payload, prose, or a non-empty markdown fallback
+never establish detection; with no supported signature the result is the
+empty trace and "unrecognized format".
 
 A delegated initialization keeps the delegate's ``sourceEngine`` (``goose``,
-``opencode``, ``codex``); Claude-compatible records are the custom engine's
-own format and map with ``sourceEngine: "custom"``.
+``opencode``, ``codex``, ``aider``); Claude-compatible records are the
+custom engine's own format and map with ``sourceEngine: "custom"``.
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ from typing import Any
 
 from bitexact.sessions.convert import LegacyConverter, is_native_event
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers import codex, goose, opencode
+from bitexact.sessions.parsers import aider, codex, goose, opencode
 from bitexact.sessions.parsers.base import Session
 from bitexact.sessions.parsers.claude import ClaudeMapper
 from bitexact.sessions.records import KIND_OBJECT, Item, frame
 
 ENGINE = "custom"
-DELEGATES: tuple[str, ...] = ("goose", "opencode", "native-or-claude", "codex", "codex-text")
-"""Delegation order (7.6): specific Goose before OpenCode; native/Claude before Codex."""
+DELEGATES: tuple[str, ...] = ("goose", "opencode", "native-or-claude", "codex", "codex-text", "aider")
+"""Delegation order (7.6): specific Goose before OpenCode; native/Claude before Codex; Aider text last."""
 
 
 def detect_delegate(text: str, items: list[Item] | None = None) -> str | None:
@@ -51,6 +53,8 @@ def detect_delegate(text: str, items: list[Item] | None = None) -> str | None:
             return delegate
     if codex_text_recognized(text):
         return "codex-text"
+    if aider.is_aider_output(text):
+        return "aider"
     return None
 
 
@@ -70,8 +74,8 @@ def parse(text: str) -> ParseResult:
         for item in items:
             session.diagnostics.skipped(item)
         return session.result(text)
-    if delegate in ("goose", "opencode", "codex", "codex-text"):
-        module: Any = {"goose": goose, "opencode": opencode, "codex": codex, "codex-text": codex}[delegate]
+    if delegate in ("goose", "opencode", "codex", "codex-text", "aider"):
+        module: Any = {"goose": goose, "opencode": opencode, "codex": codex, "codex-text": codex, "aider": aider}[delegate]
         inner = module.parse(text)
         return ParseResult(
             events=inner.events,

@@ -7,8 +7,10 @@ ones: Goose and OpenCode before anything else, Pi v3 and Codex lifecycle
 records before the flat shapes, Gemini/Pi-flat before Cursor, Cursor's
 ``tool_call`` records before the Claude-compatible shapes they share, then
 native canonical events (Copilot ``events.jsonl``), then the text layouts
-(Copilot debug/pretty-print, Codex legacy).  Plain prose, bare parseable JSON
-and dotted types without a supported payload are never a signature.
+(Copilot debug/pretty-print, Codex legacy, and last Aider's console startup
+block, so that a log of another engine that merely ran Aider stays that
+engine's).  Plain prose, bare parseable JSON and dotted types without a
+supported payload are never a signature.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import re
 from typing import Any, Callable, Mapping
 
 from bitexact.sessions.convert import LegacyConverter, is_native_event
-from bitexact.sessions.parsers import codex, cursor, gemini, goose, opencode, pi
+from bitexact.sessions.parsers import aider, codex, copilot, cursor, gemini, goose, opencode, pi
 from bitexact.sessions.parsers.errors import UnrecognizedFormatError
 from bitexact.sessions.records import KIND_OBJECT, frame
 
@@ -40,8 +42,6 @@ SIGNATURES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
 }
 
 _DEBUG_DATA = re.compile(r"\[DEBUG\] data:")
-_PRETTY_TOOL = re.compile(r"^[✓✗●] \S", re.MULTILINE)
-_TURNS = re.compile(r"^\s*Turns:\s*\d+\s*$", re.MULTILINE)
 
 
 def detect_engine(text: str) -> str:
@@ -63,10 +63,12 @@ def detect_engine(text: str) -> str:
     for engine in DETECTION_ORDER:
         if engine in found:
             return engine
-    if _DEBUG_DATA.search(text) or (_PRETTY_TOOL.search(text) and _TURNS.search(text)):
+    if _DEBUG_DATA.search(text) or copilot.is_cli_output(text):
         return "copilot"
     from bitexact.sessions.parsers.custom import codex_text_recognized
 
     if codex_text_recognized(text):
         return "codex"
+    if aider.is_aider_output(text):
+        return "aider"
     raise UnrecognizedFormatError("unrecognized format: no supported engine signature found in the input")
