@@ -15,7 +15,7 @@ from typing import Final
 CONFORMANCE_CLASS: Final = "P"
 """Parser/normalizer (UAS 2.2).  Classes R, B, M, Q and F are not claimed here."""
 
-ENGINES: Final = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider")
+ENGINES: Final = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider", "pydantic-ai")
 """Engines with an adapter (section 7)."""
 
 APPLICABLE: Final = tuple(f"T-UAS-{n:03d}" for n in [*range(1, 42), 44, 51, 52, 68, 69])
@@ -47,7 +47,11 @@ UNSUPPORTED_MAPPINGS: Final[dict[str, str]] = {
     "custom/crush": (
         "7.6 named plaintext sample, not implemented: the spec says executed output 'contains "
         "infrastructure only' and an appended zero-turn compatibility trailer is not conversation "
-        "evidence; neither the infrastructure lines nor the trailer are described."
+        "evidence; neither the infrastructure lines nor the trailer are described. The real tool "
+        "could not be run to learn them: the npm package @charmland/crush (0.92.0-0.96.1) ships no "
+        "binary, its postinstall downloads a GitHub release archive, which this workplace cannot "
+        "reach; no PyPI or Debian package carries it and the Go module proxy is not reachable. Its "
+        "README does not describe what 'crush run' prints, so no layout was observed or documented."
     ),
     "custom/deepseek-harness": (
         "7.6 named plaintext sample, not implemented: the spec names the sample but gives no "
@@ -58,10 +62,6 @@ UNSUPPORTED_MAPPINGS: Final[dict[str, str]] = {
         "[tool] framing and buffered final answers' with start/completion lines and anonymous orphan "
         "failures, but not the line syntax of a start, a completion or a failure."
     ),
-    "custom/pydantic-ai": (
-        "7.6 named plaintext sample, not implemented: the spec names the sample and says its audit "
-        "sessions were archived before a completed handoff; no output layout is given."
-    ),
 }
 """Source signatures the spec names that these adapters do not map (reported per T-UAS-001)."""
 
@@ -70,13 +70,22 @@ CHOICES_WHERE_SPEC_IS_SILENT: Final = (
     "Adjacent stream deltas are joined into one event; the joined event does not keep chunk boundaries.",
     "Historical pi.* normalization runs only when engine='pi' is given (detection sees them as native events).",
     "Plain text never auto-detects an engine except the Copilot debug layout and CLI layouts (a marker line with "
-    "its sub-item framing, or with a usage footer or 'Turns:' line), the Codex legacy layout and, last, Aider's "
-    "console startup block (an 'Aider v<version>' line directly followed by its model line).",
+    "its sub-item framing, or with a usage footer or 'Turns:' line), the Codex legacy layout, Aider's "
+    "console startup block (an 'Aider v<version>' line directly followed by its model line) and, last, Pydantic AI's "
+    "'clai - Pydantic AI CLI v<version> with|using custom agent ...' header or its 'pydantic-ai v<version> • Python' "
+    "start-up banner followed by a 'model:'/'agent:' line.",
     "Aider console output (layout learned from aider-chat 0.86.2): the startup block maps to session.init; text is an "
     "answer only when closed by a 'Tokens: ...' report while a reply is awaited (after startup or a provider error); "
     "that report is session.info usage_report prose, never usage; 'Applied edit to P' / 'Commit H M' and their "
     "failure lines are tool start+completion named edit/commit without call ids; litellm error blocks are "
     "session.error, also listed in a derived status-less session.result.errors.",
+    "Pydantic AI console output (layout learned from clai 2.62.0): the clai header maps to session.init; the text after "
+    "it is clai's rich rendering of the answer, kept as printed, one assistant.message per piece between tool lines; "
+    "'▌ Called tool N.' is tool start+completion without outcome (a retried call prints the same), '▌ Calling tool N…' "
+    "a start only; a model-written blockquote of the same words cannot be told apart. A Python traceback is one "
+    "session.error (final exception, earlier ones in data.chain), also listed in a derived status-less "
+    "session.result.errors; text right before it is not claimed. After the library's start-up banner only "
+    "session.init is read (nothing else is attributable).",
     "Claude sub-agent caller identity is data.callerAgentId on subagent.* events (data.agentId is the target); "
     "explicit callerAgentId/caller_agent_id on the lifecycle payload wins, else it is inferred from the launcher "
     "tool_use records with the start's tool_use_id (narrowed to the start's parent scope) when they name one caller.",

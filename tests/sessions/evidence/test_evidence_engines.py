@@ -29,6 +29,8 @@ ENGINE_LOGS = [
     ("copilot", "copilot/cli_layouts/copilot_1_0_102_tool_blocks_and_stderr_footer.log"),
     ("aider", "aider/success_no_stream_edit_and_commit.txt"),
     ("aider", "aider/rate_limit_nine_startup_error_blocks.txt"),
+    ("pydantic-ai", "pydantic-ai/streamed_tool_call_wrapped_header.txt"),
+    ("pydantic-ai", "pydantic-ai/rate_limit_429_chained_traceback.txt"),
 ]
 
 

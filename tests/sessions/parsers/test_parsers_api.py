@@ -36,7 +36,7 @@ def test_bad_arguments_raise_typed_errors_naming_the_field() -> None:
     with pytest.raises(InvalidSessionInputError, match="^text: expected str, got bytes"):
         parse(b"{}")  # type: ignore[arg-type]
     assert issubclass(UnknownEngineError, BitExactError) and issubclass(InvalidSessionInputError, TypeError)
-    assert ENGINES == ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider")
+    assert ENGINES == ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider", "pydantic-ai")
 
 
 @pytest.mark.uas("T-UAS-003", "T-UAS-025")

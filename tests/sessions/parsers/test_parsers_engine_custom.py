@@ -107,6 +107,15 @@ EXPECTED_DETECTION = {
     ("pi", "historical_pi_observations.jsonl"): "copilot",
     ("pi", "v3_stream_two_turns_partial_and_errors.jsonl"): "pi",
     ("pi", "v3_auxiliary_compaction_usage.jsonl"): "pi",
+    ("pydantic-ai", "authentication_401_no_stream_traceback.txt"): "pydantic-ai",
+    ("pydantic-ai", "coding_agent_banner_answer_not_claimed.txt"): "pydantic-ai",
+    ("pydantic-ai", "no_stream_answer.txt"): "pydantic-ai",
+    ("pydantic-ai", "prose_mentioning_pydantic_ai_cli.txt"): None,
+    ("pydantic-ai", "quiet_answer_without_header.txt"): None,
+    ("pydantic-ai", "rate_limit_429_chained_traceback.txt"): "pydantic-ai",
+    ("pydantic-ai", "streamed_answer_without_final_newline.txt"): "pydantic-ai",
+    ("pydantic-ai", "streamed_tool_call_wrapped_header.txt"): "pydantic-ai",
+    ("pydantic-ai", "tool_exception_pending_call_then_traceback.txt"): "pydantic-ai",
 }
 
 

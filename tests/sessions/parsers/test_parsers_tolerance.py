@@ -56,7 +56,7 @@ def test_frame_keeps_items_in_order_with_kinds() -> None:
 
 
 @pytest.mark.uas("T-UAS-017")
-@pytest.mark.parametrize("engine", ["claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider"])
+@pytest.mark.parametrize("engine", ["claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider", "pydantic-ai"])
 def test_unknown_only_input_reports_unrecognized_format(engine: str) -> None:
     text = jsonl({"type": "vendor.progress"}, {"unrelated": True}, {"type": "thing", "data": 1})
     result = parse(text, engine)

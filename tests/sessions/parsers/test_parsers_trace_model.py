@@ -59,7 +59,7 @@ def test_extensions_and_native_metadata_survive_between_core_events() -> None:
         {"type": "vendor.progress", "id": "e2", "nativeSequence": 10, "data": {"phase": "report", "retryable": False}},
         {"type": "assistant.message", "id": "e3", "parentId": "e2", "extra": {"n": 0}, "data": {"content": "y", "native": True}},
     ]
-    for engine in ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider"):
+    for engine in ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider", "pydantic-ai"):
         assert parse(jsonl(*records), engine).events == records, engine
 
 

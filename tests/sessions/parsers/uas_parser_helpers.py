@@ -9,7 +9,7 @@ from typing import Any
 
 FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
 MATRICES = pathlib.Path(__file__).resolve().parents[2] / "data" / "sessions_parsers" / "uas_matrices.json"
-PARSER_ENGINES = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider")
+PARSER_ENGINES = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider", "pydantic-ai")
 
 
 def fixture_text(engine: str, name: str) -> str:

@@ -12,7 +12,8 @@ from typing import Callable
 from bitexact.gcpause import gc_paused
 from bitexact.sessions.model import ParseResult
 
-ENGINES: tuple[str, ...] = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider")
+ENGINES: tuple[str, ...] = ("claude", "copilot", "codex", "gemini", "pi", "custom", "opencode", "goose", "cursor", "aider",
+                            "pydantic-ai")
 
 
 def _adapters() -> dict[str, Callable[[str], ParseResult]]:
@@ -27,6 +28,7 @@ def _adapters() -> dict[str, Callable[[str], ParseResult]]:
         goose,
         opencode,
         pi,
+        pydantic_ai,
     )
 
     return {
@@ -40,6 +42,7 @@ def _adapters() -> dict[str, Callable[[str], ParseResult]]:
         "goose": goose.parse,
         "cursor": cursor.parse,
         "aider": aider.parse,
+        "pydantic-ai": pydantic_ai.parse,
     }
 
 

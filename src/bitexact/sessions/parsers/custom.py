@@ -5,14 +5,15 @@ fixed order: Goose (message/complete records; an error record alone is not
 enough), OpenCode (``sessionID`` + object ``part`` or structured ``error``),
 native canonical events and Claude-compatible legacy records (per-record
 mixed conversion), Codex JSONL lifecycle/items, the Codex legacy text
-layout, then Aider's console startup block (banner + model line; last, so a
-log of another engine that merely ran Aider is not taken).  Parseable JSON,
+layout, then Aider's console startup block (banner + model line) and last
+Pydantic AI's clai header or start-up banner (so a log of another engine that
+merely ran Aider or clai is not taken).  Parseable JSON,
 a dotted ``type`` without payload, prose, or a non-empty markdown fallback
 never establish detection; with no supported signature the result is the
 empty trace and "unrecognized format".
 
 A delegated initialization keeps the delegate's ``sourceEngine`` (``goose``,
-``opencode``, ``codex``, ``aider``); Claude-compatible records are the
+``opencode``, ``codex``, ``aider``, ``pydantic-ai``); Claude-compatible records are the
 custom engine's own format and map with ``sourceEngine: "custom"``.
 """
 
@@ -22,14 +23,15 @@ from typing import Any
 
 from bitexact.sessions.convert import LegacyConverter, is_native_event
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers import aider, codex, goose, opencode
+from bitexact.sessions.parsers import aider, codex, goose, opencode, pydantic_ai
 from bitexact.sessions.parsers.base import Session
 from bitexact.sessions.parsers.claude import ClaudeMapper
 from bitexact.sessions.records import KIND_OBJECT, Item, frame
 
 ENGINE = "custom"
-DELEGATES: tuple[str, ...] = ("goose", "opencode", "native-or-claude", "codex", "codex-text", "aider")
-"""Delegation order (7.6): specific Goose before OpenCode; native/Claude before Codex; Aider text last."""
+DELEGATES: tuple[str, ...] = ("goose", "opencode", "native-or-claude", "codex", "codex-text", "aider",
+                             "pydantic-ai")
+"""Delegation order (7.6): specific Goose before OpenCode; native/Claude before Codex; Aider, then Pydantic AI text last."""
 
 
 def detect_delegate(text: str, items: list[Item] | None = None) -> str | None:
@@ -55,6 +57,8 @@ def detect_delegate(text: str, items: list[Item] | None = None) -> str | None:
         return "codex-text"
     if aider.is_aider_output(text):
         return "aider"
+    if pydantic_ai.is_pydantic_ai_output(text):
+        return "pydantic-ai"
     return None
 
 
@@ -74,8 +78,9 @@ def parse(text: str) -> ParseResult:
         for item in items:
             session.diagnostics.skipped(item)
         return session.result(text)
-    if delegate in ("goose", "opencode", "codex", "codex-text", "aider"):
-        module: Any = {"goose": goose, "opencode": opencode, "codex": codex, "codex-text": codex, "aider": aider}[delegate]
+    if delegate in ("goose", "opencode", "codex", "codex-text", "aider", "pydantic-ai"):
+        module: Any = {"goose": goose, "opencode": opencode, "codex": codex, "codex-text": codex, "aider": aider,
+                       "pydantic-ai": pydantic_ai}[delegate]
         inner = module.parse(text)
         return ParseResult(
             events=inner.events,

@@ -7,10 +7,11 @@ ones: Goose and OpenCode before anything else, Pi v3 and Codex lifecycle
 records before the flat shapes, Gemini/Pi-flat before Cursor, Cursor's
 ``tool_call`` records before the Claude-compatible shapes they share, then
 native canonical events (Copilot ``events.jsonl``), then the text layouts
-(Copilot debug/pretty-print, Codex legacy, and last Aider's console startup
-block, so that a log of another engine that merely ran Aider stays that
-engine's).  Plain prose, bare parseable JSON and dotted types without a
-supported payload are never a signature.
+(Copilot debug/pretty-print, Codex legacy, then Aider's console startup
+block and last Pydantic AI's clai header or start-up banner, so that a log
+of another engine that merely ran Aider or clai stays that engine's).
+Plain prose, bare parseable JSON and dotted types without a supported
+payload are never a signature.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import re
 from typing import Any, Callable, Mapping
 
 from bitexact.sessions.convert import LegacyConverter, is_native_event
-from bitexact.sessions.parsers import aider, codex, copilot, cursor, gemini, goose, opencode, pi
+from bitexact.sessions.parsers import aider, codex, copilot, cursor, gemini, goose, opencode, pi, pydantic_ai
 from bitexact.sessions.parsers.errors import UnrecognizedFormatError
 from bitexact.sessions.records import KIND_OBJECT, frame
 
@@ -71,4 +72,6 @@ def detect_engine(text: str) -> str:
         return "codex"
     if aider.is_aider_output(text):
         return "aider"
+    if pydantic_ai.is_pydantic_ai_output(text):
+        return "pydantic-ai"
     raise UnrecognizedFormatError("unrecognized format: no supported engine signature found in the input")
