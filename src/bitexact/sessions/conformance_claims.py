@@ -55,12 +55,16 @@ UNSUPPORTED_MAPPINGS: Final[dict[str, str]] = {
     ),
     "custom/deepseek-harness": (
         "7.6 named plaintext sample, not implemented: the spec names the sample but gives no "
-        "description of its output at all."
+        "description of its output at all. The only package of that name this workplace reaches is a "
+        "client library (PyPI deepseek-harness 0.3.1) that prints nothing of its own; its 'dsh' CLI is a "
+        "reserved npm name without code (deepseek-harness 0.0.1). No output exists to learn a framing from."
     ),
     "custom/kiro": (
         "7.6 named plaintext sample, not implemented: the spec (9.4) mentions 'CLI 2.27.1 compact "
         "[tool] framing and buffered final answers' with start/completion lines and anonymous orphan "
-        "failures, but not the line syntax of a start, a completion or a failure."
+        "failures, but not the line syntax of a start, a completion or a failure. The Kiro agent CLI is not "
+        "published on npm or Debian (its installer downloads from the vendor's site; PyPI's kiro-cli is an "
+        "unrelated scaffolding tool), so it cannot be run here to learn the layout."
     ),
 }
 """Source signatures the spec names that these adapters do not map (reported per T-UAS-001)."""
