@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import stat
 import time
 from pathlib import Path
 
@@ -10,7 +12,7 @@ from store_chain import check_chain, make_chain
 
 from bitexact.store import SQLiteStore
 from bitexact.store.sqlite_schema import connect
-from bitexact.store.walcheckpoint import WalCheckpointer
+from bitexact.store.walcheckpoint import PRESIZE_FRAMES, WalCheckpointer, presize
 
 
 def _wait_for(condition, what: str, seconds: float = 30.0) -> None:  # type: ignore[no-untyped-def]
@@ -104,3 +106,57 @@ def test_without_a_thread_connection_the_automatic_checkpoint_comes_back(tmp_pat
     wal.restart(writer)
     assert writer.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1234
     writer.close()
+
+
+# -- the WAL grown before the first commit -------------------------------
+
+
+def test_the_first_commit_grows_the_wal_past_the_restart_point(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    try:
+        wal = Path(f"{tmp_path / 's.db'}-wal")
+        store.create_run("r")
+        before = wal.stat().st_size
+        store.append("r", make_chain("r", 1)[0])
+        target = 32 + PRESIZE_FRAMES * (24 + 4096)
+        assert before < target <= wal.stat().st_size
+        assert stat.S_IMODE(wal.stat().st_mode) == 0o600
+    finally:
+        store.close()
+
+
+def test_presize_only_writes_past_the_end(tmp_path: Path) -> None:
+    wal = tmp_path / "w"
+    wal.write_bytes(b"frames already here")
+    assert presize(wal, 512, frames=4)
+    data = wal.read_bytes()
+    assert data.startswith(b"frames already here") and len(data) == 32 + 4 * (24 + 512)
+    assert set(data[len(b"frames already here"):]) == {0}
+    assert not presize(wal, 512, frames=4)  # already that long: nothing written
+
+
+def test_a_crash_image_with_a_grown_wal_recovers_every_committed_entry(tmp_path: Path) -> None:
+    """The files as a kill -9 leaves them: committed frames, then the zeros the WAL was grown with."""
+    (tmp_path / "live").mkdir()
+    store = SQLiteStore(tmp_path / "live" / "s.db")
+    store._wal.restart_frames = store._wal.pass_frames = 10**9  # every frame stays in the WAL only
+    try:
+        store.create_run("r")
+        chain = make_chain("r", 40)
+        for entry in chain:
+            store.append("r", entry)
+        image = tmp_path / "image"
+        image.mkdir()
+        for suffix in ("", "-wal"):  # no -shm: the reopening connection must rebuild it from the WAL
+            shutil.copyfile(f"{tmp_path / 'live' / 's.db'}{suffix}", f"{image / 's.db'}{suffix}")
+    finally:
+        store.close()
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copyfile(image / "s.db", alone / "s.db")
+    raw = sqlite3.connect(alone / "s.db")
+    assert raw.execute("SELECT count(*) FROM sqlite_master WHERE name = 'entries'").fetchone()[0] == 0  # all in the WAL
+    raw.close()
+    with SQLiteStore(image / "s.db") as recovered:
+        assert recovered.head("r") == (40, chain[-1]["hash"])
+        check_chain(list(recovered.entries("r")))

@@ -44,7 +44,7 @@ from bitexact.store.base import (
 from bitexact.store.checks import CheckpointFields, EntryFields
 from bitexact.store.groupcommit import GroupCommitter, Ticket
 from bitexact.store.sqlite_schema import CHECKPOINT_PAGES, connect, migrate
-from bitexact.store.walcheckpoint import WalCheckpointer
+from bitexact.store.walcheckpoint import WalCheckpointer, presize
 
 PAGE: Final[int] = 256
 """Entries fetched per query while streaming a run."""
@@ -112,6 +112,7 @@ class SQLiteStore(Store):
         self._write_lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._closed = False
+        self._presized = False
         self._committer: GroupCommitter[_Append, list[AppendResult]] | None = (
             GroupCommitter(self._commit_batch, max_batch=max_batch, hold=self._exclusive) if group_commit else None
         )
@@ -318,6 +319,9 @@ class SQLiteStore(Store):
         something in it does not extend its run's head, and gives each
         ticket its own result or error.
         """
+        if not self._presized:  # this process's first commit: grow the WAL now, so that commits overwrite it
+            self._presized = True
+            presize(Path(f"{self.path}-wal"), int(self._writer.execute("PRAGMA page_size").fetchone()[0]))
         self._wal.restart(self._writer)
         if self._commit_fast(batch):
             return

@@ -33,9 +33,11 @@ behind it, is what a long remainder delays.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Final
 
 RESTART_FRAMES: Final[int] = 1_000
@@ -134,3 +136,46 @@ class WalCheckpointer:
         if 0 <= copied < frames and copied != self._last_copied:
             self._wake.set()  # commits landed while it copied: go again (not when a reader holds it back)
         self._last_copied = copied
+
+
+PRESIZE_FRAMES: Final[int] = RESTART_FRAMES + 3 * PASS_FRAMES
+"""WAL frames the file is grown to before a process's first commit: past the restart point, so that
+commits overwrite the file rather than grow it."""
+_WAL_HEADER: Final[int] = 32
+_FRAME_HEADER: Final[int] = 24
+_ZEROS: Final[bytes] = bytes(1 << 20)
+
+
+def presize(wal: Path, page_size: int, frames: int = PRESIZE_FRAMES) -> bool:
+    """Grow the WAL file ``wal`` with zeros to ``frames`` frames of ``page_size``; True if it grew.
+
+    An fdatasync after a write that grows a file also commits the file's new
+    size (an ext4 journal commit): 230 µs against 110 µs after a write inside
+    it, on the development disk. SQLite deletes the WAL when its last
+    connection closes, so every process would pay the slower sync on each of
+    its first ~1,000 frames (a short recording: on every commit). Zeros past
+    the last frame are what a restarted WAL holds anyway (old frames):
+    SQLite reads frames only while their salts and checksums match.
+
+    The caller holds the store's write lock, so no BitExact writer appends
+    frames meanwhile; only bytes past the current end are written. Best
+    effort: a failure (disk full) leaves the file as it was grown so far.
+    """
+    target = _WAL_HEADER + frames * (_FRAME_HEADER + page_size)
+    try:
+        fd = os.open(wal, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return False
+    try:
+        size = os.fstat(fd).st_size
+        if size >= target:
+            return False
+        offset = size
+        while offset < target:
+            offset += os.pwrite(fd, _ZEROS[: min(len(_ZEROS), target - offset)], offset)
+        os.fdatasync(fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
