@@ -25,10 +25,11 @@ transaction that follows starts the WAL over. The WAL file therefore stays
 near ``restart_frames`` pages, as with the automatic checkpoint, but no
 commit copies more than ``pass_frames`` and a few commits' worth of pages.
 
-Passes every 128 frames rather than every 500 cut that restart from about
-3.3 ms to under 1 ms, and the p99 of 8 pipelining writers from 5.3 to 3.4-4.5 ms
-(benchmarks/store_append.py): the restarting commit, and everything queued
-behind it, is what a long remainder delays.
+Passes every 128 frames rather than every 500 cut that restart from a
+median of 3.3 ms to 0.8-2.5 ms (it still copies a pass's worth of commits
+and syncs twice), and the p99 of 8 writers with 4 appends in flight each
+from 5.3 to 3.4-4.5 ms (benchmarks/store_append.py): the restarting commit,
+and everything queued behind it, is what a long remainder delays.
 """
 
 from __future__ import annotations
