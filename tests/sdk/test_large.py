@@ -83,8 +83,9 @@ def test_exit_waits_at_most_the_drain_timeout_then_declares_gaps_and_leaves_the_
     assert [g.cause for g in gaps] == ["storage_unavailable", "storage_unavailable"]
     assert sorted(g.journal for g in gaps) == sorted(journals)  # type: ignore[type-var]
     assert [g["journal"] for g in read_failures(home, r.run_id)] == [g.journal for g in gaps]
-    # The write that was in flight at the exit may still land (the store was only slow); its
-    # journal goes with it. Whatever did not land, repair folds, in record order, naming the journals.
+    # The batch that was in flight at the exit may still land (the store was only slow): one
+    # entry or both, as the background writer commits what is queued together; their journals go
+    # with them. Whatever did not land, repair folds, in record order, naming the journals.
     r.drain(10)
     landed = [h.seq for h in handles if h.written]
     recorder, _ = recorder_for()
@@ -92,9 +93,10 @@ def test_exit_waits_at_most_the_drain_timeout_then_declares_gaps_and_leaves_the_
     assert len(left) + len(landed) == 2
     assert fold_orphans(recorder, r.run_id) == left
     written = entries(r.run_id)
-    assert [e["kind"] for e in written] == ["run_meta", "tool_call", "tool_call", "repair"]
+    assert [e["kind"] for e in written] == ["run_meta", "tool_call", "tool_call"] + (["repair"] if left else [])
     assert [e["data"]["n"] for e in written[1:3]] == [0, 1]
-    assert written[3]["data"]["journals"] == left
+    if left:
+        assert written[3]["data"]["journals"] == left
     assert journaled(home, r.run_id) == []
     assert fold_orphans(recorder, r.run_id) == [], "nothing left to fold"
 
