@@ -115,10 +115,35 @@ def custom_block(i: int) -> str:
     return claude_block(i).replace('"session_id": "s"', '"session_id": "custom"')
 
 
+def aider_block(i: int) -> str:
+    """Aider's console output (7.6 plaintext sample): the startup block once, then edit rounds."""
+    head = ("Aider v0.86.2\nMain model: gpt-4o with diff edit format\nWeak model: gpt-4o-mini\n"
+            "Git repo: .git with 12 files\nRepo-map: using 4096 tokens, auto refresh\n\n") if i == 0 else ""
+    return head + (
+        f"I'll update module {i} so the handler validates its input.\n\nsrc/m{i}.py\n```python\n<<<<<<< SEARCH\n"
+        f"def handle(x):\n    return x\n=======\ndef handle(x):\n    check(x)\n    return x\n>>>>>>> REPLACE\n```\n\n"
+        f"Tokens: 2.{i % 10}k sent, 67 received. Cost: $0.0065 message, $0.{i % 9000 + 1000} session.\n"
+        f"Applied edit to src/m{i}.py\nCommit {i:07x} feat: validate input in module {i}\n\n"
+    )
+
+
+def pydantic_ai_block(i: int) -> str:
+    """clai's streamed console output (7.6 plaintext sample): the header once, then answer pieces and tool lines."""
+    head = "clai - Pydantic AI CLI v2.62.0 with openai:gpt-4o\n" if i == 0 else ""
+    return head + (
+        f"{f'Looking up the forecast for city {i}.':<80}\n"
+        f"{'▌ Called tool get_weather.':<80}\n"
+        f"{f'City {i}: sunny, 21 C, light wind from the west.':<80}\n\n"
+    )
+
+
 GENERATORS: dict[str, Callable[[int], str]] = {
     "claude": claude_block, "copilot": copilot_block, "codex": codex_block, "gemini": gemini_block,
     "pi": pi_block, "custom": custom_block, "opencode": opencode_block, "goose": goose_block, "cursor": cursor_block,
+    "aider": aider_block, "pydantic-ai": pydantic_ai_block,
 }
+TEXT_LAYOUTS = frozenset({"aider", "pydantic-ai"})
+"""Engines whose generated log is console text: their baseline only splits it into lines."""
 
 
 def build(engine: str, size_mb: int) -> str:
@@ -135,8 +160,11 @@ def build(engine: str, size_mb: int) -> str:
     return "".join(parts)
 
 
-def baseline(text: str) -> float:
+def baseline(text: str, *, json_lines: bool = True) -> float:
     start = time.perf_counter()
+    if not json_lines:
+        text.split("\n")
+        return time.perf_counter() - start
     loads = json.loads
     for line in text.split("\n"):
         if line:
@@ -172,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             text = build(engine, size)
             nbytes = len(text.encode("utf-8"))
             seconds, count = measure(engine, text, args.repeat)
-            base = baseline(text)
+            base = baseline(text, json_lines=engine not in TEXT_LAYOUTS)
             per_mb = seconds / (nbytes / MB)
             first_rate = per_mb if first_rate is None else first_rate
             rate = nbytes / MB / seconds

@@ -72,6 +72,15 @@ def raw_decode_at(text: str, start: int) -> tuple[Any, int]:
     return _strict_decoder.raw_decode(text, start)
 
 
+def may_hold_objects(text: str) -> bool:
+    """False when :func:`frame` cannot find a JSON object in ``text`` (it has no ``{``).
+
+    Lets console-layout adapters skip framing a plain-text log only to learn
+    that it holds no native events: framing is most of their parse time.
+    """
+    return "{" in text
+
+
 def frame(text: str) -> list[Item]:
     """Frame ``text`` into ordered items (whole JSON array, or lines).
 

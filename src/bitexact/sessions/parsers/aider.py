@@ -44,7 +44,7 @@ from typing import Any, Callable
 from bitexact.sessions.convert import is_native_event, make_event
 from bitexact.sessions.model import ParseResult
 from bitexact.sessions.parsers.base import Session
-from bitexact.sessions.records import KIND_OBJECT, frame
+from bitexact.sessions.records import KIND_OBJECT, frame, may_hold_objects
 
 ENGINE = "aider"
 
@@ -111,6 +111,10 @@ _EDIT_ERRORS_URL = re.compile(r"^https://aider\.chat/docs/troubleshooting/edit-e
 _EMPTY_RESPONSE = "Empty response received from LLM. Check your provider account?"
 _UNDO_HINT = "You can use /undo to undo and discard each aider commit."
 _CONSOLE_WIDTH = 80
+# Every conversation framing line starts with one of these or is one of those: anything else is
+# reply text, and is kept without trying each framing pattern on it (most of a long log).
+_FRAMING_START = re.compile(r"litellm\.|Tokens: |Applied edit to |Did not apply edit to |Commit |Unable to commit: ")
+_FRAMING_LINES = frozenset({_EDIT_FORMAT, _EMPTY_RESPONSE, _UNDO_HINT})
 
 
 def is_aider_output(text: str) -> bool:
@@ -165,9 +169,15 @@ class AiderTextMapper:
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
         index = 0
         started = False
-        while index < len(lines):
+        count = len(lines)
+        framing_start = _FRAMING_START.match
+        while index < count:
             line = lines[index]
-            banner = _BANNER.match(line)
+            if started and line not in _FRAMING_LINES and not framing_start(line) and not line.startswith("Aider v"):
+                self.pending.append((index + 1, line))  # reply text, the bulk of a log: no call per line
+                index += 1
+                continue
+            banner = _BANNER.match(line) if line.startswith("Aider v") else None
             model = _MODEL.match(lines[index + 1]) if banner and index + 1 < len(lines) else None
             if banner and model:
                 self.flush_unattributed()
@@ -187,6 +197,9 @@ class AiderTextMapper:
 
     def conversation_line(self, lines: list[str], index: int) -> int:
         line = lines[index]
+        if line not in _FRAMING_LINES and not _FRAMING_START.match(line):
+            self.pending.append((index + 1, line))
+            return index + 1
         if match := _ERROR.match(line):
             # Whether a reply is awaited does not change: a failed request is
             # retried, and its reply (if any) comes where it was expected.
@@ -366,7 +379,7 @@ class AiderTextMapper:
 def parse(text: str) -> ParseResult:
     """Parse Aider output: native canonical events if present, else its console layout."""
     session = Session(ENGINE)
-    items = frame(text)
+    items = frame(text) if may_hold_objects(text) else []
     if any(item.kind == KIND_OBJECT and is_native_event(item.value) for item in items):
         for item in items:
             if item.kind == KIND_OBJECT and is_native_event(item.value):
@@ -376,7 +389,7 @@ def parse(text: str) -> ParseResult:
                 session.diagnostics.skipped(item)
         return session.result(text)
     if not is_aider_output(text):
-        for item in items:
+        for item in items or frame(text):
             session.diagnostics.skipped(item)
         return session.result(text)
     AiderTextMapper(session).run(text.split("\n"))

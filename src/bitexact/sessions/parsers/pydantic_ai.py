@@ -50,7 +50,7 @@ from typing import Any
 from bitexact.sessions.convert import is_native_event, make_event
 from bitexact.sessions.model import ParseResult
 from bitexact.sessions.parsers.base import Session
-from bitexact.sessions.records import KIND_OBJECT, frame
+from bitexact.sessions.records import KIND_OBJECT, frame, may_hold_objects
 
 ENGINE = "pydantic-ai"
 
@@ -108,7 +108,7 @@ def _header_at(lines: list[str], index: int) -> tuple[int, re.Match[str] | None]
     Rich wraps the header at 80 columns on a pipe, keeping the space at the
     break (or dropping it on a full line) and folding a word longer than a line.
     """
-    if not _HEADER_START.match(lines[index]):
+    if "Pydantic AI CLI v" not in lines[index] or not _HEADER_START.match(lines[index]):
         return 0, None
     joined = [lines[index]]
     while len(joined) < 4 and index + len(joined) < len(lines):
@@ -185,7 +185,7 @@ class PydanticAITextMapper:
             # Text right before a traceback may be a response cut off mid-stream.
             self.flush(claim=False)
             return self.traceback(lines, index)
-        if _WARNING.match(line):
+        if "Warning: " in line and _WARNING.match(line):
             self.warnings += 1
             following = lines[index + 1] if index + 1 < len(lines) else ""
             return index + (2 if following.startswith("  ") else 1)
@@ -194,7 +194,7 @@ class PydanticAITextMapper:
 
     def content(self, index: int, line: str) -> None:
         """A rendered line after the header: a tool indicator, or pending answer text."""
-        if self.mode == "header" and (match := _CALLED.match(line) or _CALLING.match(line)):
+        if self.mode == "header" and line.startswith("▌ ") and (match := _CALLED.match(line) or _CALLING.match(line)):
             self.flush(claim=True)
             self.tool(match.group(1), completed=match.re is _CALLED)
         else:
@@ -331,7 +331,7 @@ class PydanticAITextMapper:
 def parse(text: str) -> ParseResult:
     """Parse Pydantic AI output: native canonical events if present, else its console layout."""
     session = Session(ENGINE)
-    items = frame(text)
+    items = frame(text) if may_hold_objects(text) else []
     if any(item.kind == KIND_OBJECT and is_native_event(item.value) for item in items):
         for item in items:
             if item.kind == KIND_OBJECT and is_native_event(item.value):
@@ -341,7 +341,7 @@ def parse(text: str) -> ParseResult:
                 session.diagnostics.skipped(item)
         return session.result(text)
     if not is_pydantic_ai_output(text):
-        for item in items:
+        for item in items or frame(text):
             session.diagnostics.skipped(item)
         return session.result(text)
     PydanticAITextMapper(session).run(text.split("\n"))
