@@ -101,11 +101,16 @@ def is_cli_output(text: str) -> bool:
     ``Changes    +N -M``). A marker glyph alone is not enough: prose uses them
     too. ``Turns:`` with a marker line is kept for the layout 7.2 names.
     """
-    if _CURRENT_LAYOUT.search(text):
+    if _current_layout(text):
         return True
     if not _PRETTY_MARKER.search(text):
         return False
     return bool(_FOOTER_ANYWHERE.search(text) or _TURNS_ANYWHERE.search(text))
+
+
+def _current_layout(text: str) -> bool:
+    """``_CURRENT_LAYOUT`` anywhere in ``text``; substring checks first, as a native log of many MB has neither."""
+    return ("  │" in text or "Resume     copilot" in text) and _CURRENT_LAYOUT.search(text) is not None
 
 
 _PRETTY_MARKER = re.compile(r"^[✓✗●] \S", re.MULTILINE)
@@ -248,8 +253,8 @@ class CopilotParser:
                         session.diagnostics.skipped(item)
                 return self.finish(text)
         lines = text.split("\n")
-        self.early_layout = _EARLY_LAYOUT.search(text) is not None
-        self.current_layout = _CURRENT_LAYOUT.search(text) is not None
+        self.early_layout = "✓ " in text and _EARLY_LAYOUT.search(text) is not None
+        self.current_layout = _current_layout(text)
         index = 0
         while index < len(lines):
             line = lines[index]
