@@ -250,3 +250,9 @@ def test_deterministic_idempotent_and_pure(name: str) -> None:
     if "session.result" in types(third):
         datas(third, "session.error")[0]["message"] = "changed"
         assert datas(third, "session.result")[0]["errors"][0]["message"] != "changed"
+
+
+@pytest.mark.uas("T-UAS-041")
+def test_crlf_line_endings_give_the_same_trace() -> None:
+    text = fixture_text("aider", "success_no_stream_edit_and_commit.txt")
+    assert parse(text.replace("\n", "\r\n"), "aider").events == parse(text, "aider").events

@@ -113,8 +113,10 @@ _UNDO_HINT = "You can use /undo to undo and discard each aider commit."
 _CONSOLE_WIDTH = 80
 # Every conversation framing line starts with one of these or is one of those: anything else is
 # reply text, and is kept without trying each framing pattern on it (most of a long log).
-_FRAMING_START = re.compile(r"litellm\.|Tokens: |Applied edit to |Did not apply edit to |Commit |Unable to commit: ")
-_FRAMING_LINES = frozenset({_EDIT_FORMAT, _EMPTY_RESPONSE, _UNDO_HINT})
+_FRAMING_START = re.compile(
+    r"litellm\.|Tokens: |Applied edit to |Did not apply edit to |Commit |Unable to commit: |Aider v"
+    r"|The LLM did not conform |Empty response received |You can use /undo "
+)
 
 
 def is_aider_output(text: str) -> bool:
@@ -166,15 +168,16 @@ class AiderTextMapper:
 
     # -- driver ----------------------------------------------------------------
     def run(self, lines: list[str]) -> None:
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        """Map ``lines`` (the log split at newlines, a carriage return before each newline removed)."""
         index = 0
         started = False
         count = len(lines)
         framing_start = _FRAMING_START.match
+        pending = self.pending
         while index < count:
             line = lines[index]
-            if started and line not in _FRAMING_LINES and not framing_start(line) and not line.startswith("Aider v"):
-                self.pending.append((index + 1, line))  # reply text, the bulk of a log: no call per line
+            if started and not framing_start(line):
+                pending.append((index + 1, line))  # reply text, the bulk of a log: no call per line
                 index += 1
                 continue
             banner = _BANNER.match(line) if line.startswith("Aider v") else None
@@ -197,9 +200,6 @@ class AiderTextMapper:
 
     def conversation_line(self, lines: list[str], index: int) -> int:
         line = lines[index]
-        if line not in _FRAMING_LINES and not _FRAMING_START.match(line):
-            self.pending.append((index + 1, line))
-            return index + 1
         if match := _ERROR.match(line):
             # Whether a reply is awaited does not change: a failed request is
             # retried, and its reply (if any) comes where it was expected.
@@ -339,7 +339,7 @@ class AiderTextMapper:
             body.pop(0)
         while body and not body[-1].strip():
             body.pop()
-        self.pending = []
+        self.pending.clear()  # in place: run() appends through a local name
         if body:
             self.session.emit(make_event("assistant.message", {"content": "\n".join(body)}))
             self.session.recognized += 1
@@ -363,7 +363,7 @@ class AiderTextMapper:
                 self.unattributed += 1
                 if self.first_unattributed is None:
                     self.first_unattributed = number
-        self.pending = []
+        self.pending.clear()  # in place: run() appends through a local name
 
     def report(self) -> None:
         notes = self.session.diagnostics
@@ -392,5 +392,8 @@ def parse(text: str) -> ParseResult:
         for item in items or frame(text):
             session.diagnostics.skipped(item)
         return session.result(text)
-    AiderTextMapper(session).run(text.split("\n"))
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    AiderTextMapper(session).run(lines)
     return session.result(text)
