@@ -252,7 +252,7 @@ def test_deterministic_idempotent_and_pure(name: str) -> None:
         assert datas(third, "session.result")[0]["errors"][0]["message"] != "changed"
 
 
-@pytest.mark.uas("T-UAS-041")
+@pytest.mark.uas("T-UAS-016")
 def test_crlf_line_endings_give_the_same_trace() -> None:
     text = fixture_text("aider", "success_no_stream_edit_and_commit.txt")
     assert parse(text.replace("\n", "\r\n"), "aider").events == parse(text, "aider").events
