@@ -41,10 +41,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from bitexact.sessions.convert import is_native_event, make_event
+from bitexact.sessions.convert import make_event
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session
-from bitexact.sessions.records import KIND_OBJECT, frame, may_hold_objects
+from bitexact.sessions.parsers.base import Session, parse_console_log
 
 ENGINE = "aider"
 
@@ -378,22 +377,8 @@ class AiderTextMapper:
 
 def parse(text: str) -> ParseResult:
     """Parse Aider output: native canonical events if present, else its console layout."""
-    session = Session(ENGINE)
-    items = frame(text) if may_hold_objects(text) else []
-    if any(item.kind == KIND_OBJECT and is_native_event(item.value) for item in items):
-        for item in items:
-            if item.kind == KIND_OBJECT and is_native_event(item.value):
-                session.emit(dict(item.value))
-                session.recognized += 1
-            else:
-                session.diagnostics.skipped(item)
-        return session.result(text)
-    if not is_aider_output(text):
-        for item in items or frame(text):
-            session.diagnostics.skipped(item)
-        return session.result(text)
-    lines = text.split("\n")
-    if "\r" in text:
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return parse_console_log(text, ENGINE, is_aider_output, _run)
+
+
+def _run(session: Session, lines: list[str]) -> None:
     AiderTextMapper(session).run(lines)
-    return session.result(text)

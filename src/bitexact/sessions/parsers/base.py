@@ -10,10 +10,10 @@ matter what a fallback produced.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.records import KIND_OBJECT, Diagnostics, frame
+from bitexact.sessions.records import KIND_OBJECT, Diagnostics, frame, may_hold_objects
 
 Event = dict[str, Any]
 
@@ -85,4 +85,39 @@ def parse_objects(session: Session, mapper: ObjectMapper, text: str) -> ParseRes
         else:
             session.diagnostics.skipped(item)
     mapper.finish()
+    return session.result(text)
+
+
+def parse_console_log(
+    text: str, engine: str, recognizes: Callable[[str], bool], run: Callable[[Session, list[str]], None]
+) -> ParseResult:
+    """A console-layout adapter's parse (7.6 named plaintext samples): native events first, else the layout.
+
+    When the output holds native canonical events, they are the trace, kept
+    exactly, and the console text around them is left alone (a
+    canonical-producing adapter owns its mixed stdout). Otherwise, when
+    ``recognizes(text)``, ``run`` maps the log's lines (a carriage return
+    before each newline removed) into the session; without the engine's
+    signature nothing is mapped and the result says "unrecognized format".
+    """
+    from bitexact.sessions.convert import is_native_event
+
+    session = Session(engine)
+    items = frame(text) if may_hold_objects(text) else []  # framing a plain-text log is most of its parse time
+    if any(item.kind == KIND_OBJECT and is_native_event(item.value) for item in items):
+        for item in items:
+            if item.kind == KIND_OBJECT and is_native_event(item.value):
+                session.emit(dict(item.value))
+                session.recognized += 1
+            else:
+                session.diagnostics.skipped(item)
+        return session.result(text)
+    if not recognizes(text):
+        for item in items or frame(text):
+            session.diagnostics.skipped(item)
+        return session.result(text)
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    run(session, lines)
     return session.result(text)

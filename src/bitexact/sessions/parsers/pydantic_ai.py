@@ -47,10 +47,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bitexact.sessions.convert import is_native_event, make_event
+from bitexact.sessions.convert import make_event
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session
-from bitexact.sessions.records import KIND_OBJECT, frame, may_hold_objects
+from bitexact.sessions.parsers.base import Session, parse_console_log
 
 ENGINE = "pydantic-ai"
 
@@ -154,7 +153,7 @@ class PydanticAITextMapper:
 
     # -- driver ----------------------------------------------------------------
     def run(self, lines: list[str]) -> None:
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        """Map ``lines`` (the log split at newlines, a carriage return before each newline removed)."""
         index = 0
         while index < len(lines):
             index = self.line(lines, index)
@@ -330,19 +329,8 @@ class PydanticAITextMapper:
 
 def parse(text: str) -> ParseResult:
     """Parse Pydantic AI output: native canonical events if present, else its console layout."""
-    session = Session(ENGINE)
-    items = frame(text) if may_hold_objects(text) else []
-    if any(item.kind == KIND_OBJECT and is_native_event(item.value) for item in items):
-        for item in items:
-            if item.kind == KIND_OBJECT and is_native_event(item.value):
-                session.emit(dict(item.value))
-                session.recognized += 1
-            else:
-                session.diagnostics.skipped(item)
-        return session.result(text)
-    if not is_pydantic_ai_output(text):
-        for item in items or frame(text):
-            session.diagnostics.skipped(item)
-        return session.result(text)
-    PydanticAITextMapper(session).run(text.split("\n"))
-    return session.result(text)
+    return parse_console_log(text, ENGINE, is_pydantic_ai_output, _run)
+
+
+def _run(session: Session, lines: list[str]) -> None:
+    PydanticAITextMapper(session).run(lines)
