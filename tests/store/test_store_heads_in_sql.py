@@ -121,13 +121,15 @@ def test_a_version_2_store_is_upgraded_and_its_counts_carry_on(tmp_path: Path) -
     raw.execute("PRAGMA user_version = 2")
     raw.close()
     with SQLiteStore(path) as store:
+        raw = _raw(path)
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        # The upgrade made kinds JSON text: SQLite 3.45+ reads a BLOB handed to json_each as JSONB.
+        assert raw.execute("SELECT typeof(kinds), kinds FROM runs").fetchone() == ("text", '{"tool_call":1}')
+        raw.close()
         store.append("r", chain[1])
         store.append("r", chain[2])
         assert store.run("r").kinds == {"tool_call": 3}
         assert store.head("r") == (3, chain[2]["hash"])
-    raw = _raw(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    raw.close()
 
 
 # -- the lock file -----------------------------------------------------

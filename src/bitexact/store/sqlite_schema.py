@@ -95,11 +95,14 @@ _UPGRADES: Final[tuple[str, ...]] = (
             VALUES (NEW.run_id, NEW.step, NEW.kind, NEW.prov, NEW.ts, NEW.hash, NEW.body);
         UPDATE runs SET steps = NEW.step + 1, head_hash = NEW.hash,
             sealed = sealed OR NEW.kind = 'run_end',
-            kinds = json_patch(kinds, json_object(NEW.kind,
-                coalesce((SELECT value FROM json_each(runs.kinds) WHERE key = NEW.kind), 0) + 1)),
+            kinds = json_patch(CAST(kinds AS TEXT), json_object(NEW.kind,
+                coalesce((SELECT value FROM json_each(CAST(runs.kinds AS TEXT)) WHERE key = NEW.kind), 0) + 1)),
             updated_at = NEW.at
             WHERE run_id = NEW.run_id;
     END""",
+    # Versions 1 and 2 stored kinds as canonical JSON in a BLOB; SQLite 3.45 and later read a
+    # BLOB given to a JSON function as its binary JSONB format, so the text is made TEXT.
+    "UPDATE runs SET kinds = CAST(kinds AS TEXT) WHERE typeof(kinds) = 'blob'",
     # A stored checkpoint moves the run's checkpoint count with it.
     """CREATE TRIGGER IF NOT EXISTS checkpoints_count AFTER INSERT ON checkpoints
     BEGIN
