@@ -43,7 +43,7 @@ from typing import Any, Callable
 
 from bitexact.sessions.convert import make_event
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session, parse_console_log
+from bitexact.sessions.parsers.base import Session, UnclaimedLines, parse_console_log
 
 ENGINE = "aider"
 
@@ -160,8 +160,7 @@ class AiderTextMapper:
         # line.  Later text mixes Aider's own output (lint results, edit-error
         # details) with a reflected reply and is never claimed.
         self.awaiting_reply = False
-        self.unattributed = 0
-        self.first_unattributed: int | None = None
+        self.unclaimed = UnclaimedLines("Aider")
         self.omitted_before = 0
         self.errors: list[dict[str, Any]] = []
 
@@ -357,22 +356,14 @@ class AiderTextMapper:
         self.session.recognized += 1
 
     def flush_unattributed(self) -> None:
-        for number, line in self.pending:
-            if line.strip():
-                self.unattributed += 1
-                if self.first_unattributed is None:
-                    self.first_unattributed = number
+        self.unclaimed.add(self.pending)
         self.pending.clear()  # in place: run() appends through a local name
 
     def report(self) -> None:
         notes = self.session.diagnostics
         if self.omitted_before:
             notes.add(f"{self.omitted_before} line(s) before the Aider startup banner omitted (startup diagnostics)")
-        if self.unattributed:
-            notes.add(
-                f"{self.unattributed} Aider output line(s) not attributed to a reply (first at line "
-                f"{self.first_unattributed}); not claimed as assistant text"
-            )
+        self.unclaimed.report(notes)
 
 
 def parse(text: str) -> ParseResult:

@@ -121,3 +121,28 @@ def parse_console_log(
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     run(session, lines)
     return session.result(text)
+
+
+@dataclass
+class UnclaimedLines:
+    """Console lines a layout adapter could not attribute to a reply: counted, never claimed as text."""
+
+    engine: str
+    """How the diagnostic names the engine ("Aider", "Pydantic AI")."""
+    count: int = 0
+    first: int | None = None
+
+    def add(self, pending: list[tuple[int, str]]) -> None:
+        """Count the non-blank lines of ``pending`` (line number, text)."""
+        for number, line in pending:
+            if line.strip():
+                self.count += 1
+                if self.first is None:
+                    self.first = number
+
+    def report(self, diagnostics: Diagnostics) -> None:
+        if self.count:
+            diagnostics.add(
+                f"{self.count} {self.engine} output line(s) not attributed to a reply (first at line "
+                f"{self.first}); not claimed as assistant text"
+            )

@@ -49,7 +49,7 @@ from typing import Any
 
 from bitexact.sessions.convert import make_event
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session, parse_console_log
+from bitexact.sessions.parsers.base import Session, UnclaimedLines, parse_console_log
 
 ENGINE = "pydantic-ai"
 
@@ -148,8 +148,7 @@ class PydanticAITextMapper:
         self.errors: list[dict[str, Any]] = []
         self.omitted_before = 0
         self.warnings = 0
-        self.unattributed = 0
-        self.first_unattributed: int | None = None
+        self.unclaimed = UnclaimedLines("Pydantic AI")
 
     # -- driver ----------------------------------------------------------------
     def run(self, lines: list[str]) -> None:
@@ -308,11 +307,7 @@ class PydanticAITextMapper:
             self.session.emit(make_event("assistant.message", {"content": "\n".join(body)}))
             self.session.recognized += 1
             return
-        for number, line in pending:
-            if line.strip():
-                self.unattributed += 1
-                if self.first_unattributed is None:
-                    self.first_unattributed = number
+        self.unclaimed.add(pending)
 
     def report(self) -> None:
         notes = self.session.diagnostics
@@ -320,11 +315,7 @@ class PydanticAITextMapper:
             notes.add(f"{self.omitted_before} line(s) before the Pydantic AI header or banner omitted")
         if self.warnings:
             notes.add(f"{self.warnings} Python warning(s) omitted")
-        if self.unattributed:
-            notes.add(
-                f"{self.unattributed} Pydantic AI output line(s) not attributed to a reply (first at line "
-                f"{self.first_unattributed}); not claimed as assistant text"
-            )
+        self.unclaimed.report(notes)
 
 
 def parse(text: str) -> ParseResult:
