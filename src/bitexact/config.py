@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -52,9 +53,10 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
 
-def env_flag(name: str, default: bool = False) -> bool:
-    """A yes/no setting from the environment (1/true/yes/on, 0/false/no/off), with a clear error otherwise."""
-    raw = os.environ.get(name)
+def env_flag(name: str, default: bool = False, *, env: Mapping[str, str] | None = None) -> bool:
+    """A yes/no setting from ``env`` (default: the environment): 1/true/yes/on, 0/false/no/off in any case,
+    ``default`` when unset or empty; anything else raises :class:`SettingError` rather than being taken as off."""
+    raw = (os.environ if env is None else env).get(name)
     if raw is None or raw.strip() == "":
         return default
     value = raw.strip().lower()
@@ -62,4 +64,4 @@ def env_flag(name: str, default: bool = False) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise SettingError(f"{name}={raw!r} is not a yes/no setting: use 1 or 0")
+    raise SettingError(f"{name}={raw!r} is not one of 1, true, yes, on, 0, false, no, off")

@@ -28,12 +28,12 @@ module does not authenticate anyone (see :func:`dual_control_required`).
 from __future__ import annotations
 
 import dataclasses
-import os
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from bitexact.config import env_flag
 from bitexact.errors import EvidenceError
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.timefmt import now_iso
@@ -47,8 +47,6 @@ REJECT: Final[str] = "redaction-reject"
 WITHDRAW: Final[str] = "redaction-withdraw"
 DECISIONS: Final[frozenset[str]] = frozenset({APPROVE, REJECT, WITHDRAW})
 ENV_DUAL_CONTROL: Final[str] = "BITEXACT_REQUIRE_DUAL_CONTROL"
-_ON: Final[frozenset[str]] = frozenset({"1", "true", "yes", "on"})
-_OFF: Final[frozenset[str]] = frozenset({"", "0", "false", "no", "off"})
 
 
 class RequestError(EvidenceError):
@@ -75,16 +73,11 @@ def dual_control_required(env: Mapping[str, str] | None = None) -> bool:
     """Whether ``BITEXACT_REQUIRE_DUAL_CONTROL`` is on.
 
     On: ``1``, ``true``, ``yes``, ``on``; off: unset, empty, ``0``, ``false``,
-    ``no``, ``off`` (any case). Anything else raises ``ValueError``: a
-    setting nobody can read is not silently taken as off.
+    ``no``, ``off`` (any case). Anything else raises ``ValueError``
+    (:class:`bitexact.config.SettingError`): a setting nobody can read is not
+    silently taken as off.
     """
-    raw = (os.environ if env is None else env).get(ENV_DUAL_CONTROL, "")
-    value = raw.strip().lower()
-    if value in _ON:
-        return True
-    if value in _OFF:
-        return False
-    raise ValueError(f"{ENV_DUAL_CONTROL}={raw!r} is not one of 1, true, yes, on, 0, false, no, off")
+    return env_flag(ENV_DUAL_CONTROL, env=env)
 
 
 def same_principal(a: str, b: str) -> bool:
