@@ -44,6 +44,7 @@ from bitexact.recording.journal import (
     journal_payload,
     parse_journal,
 )
+from bitexact.zerofill import write_zeros
 
 SLOTS_SUFFIX: Final[str] = ".bxs"
 SLOT_COUNT: Final[int] = 64
@@ -98,12 +99,7 @@ class JournalSlots:
         except OSError as exc:
             raise JournalError(f"cannot make a slots file in {directory}: {exc.strerror or exc}") from exc
         try:
-            # Real zeros, not fallocate: unwritten extents would turn every
-            # later overwrite into a metadata change the fdatasync must journal.
-            zeros = bytes(1 << 20)
-            size = count * slot_bytes
-            for offset in range(0, size, len(zeros)):
-                os.pwrite(self._fd, zeros[: min(len(zeros), size - offset)], offset)
+            write_zeros(self._fd, 0, count * slot_bytes)  # so that a slot's sync is of its data alone
             os.fsync(self._fd)
             os.rename(temporary, self.path)
             fsync_dir(directory)

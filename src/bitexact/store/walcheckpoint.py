@@ -41,6 +41,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from bitexact.zerofill import write_zeros
+
 RESTART_FRAMES: Final[int] = 1_000
 """WAL frames (4 MiB of 4 KiB pages) past which the next commit restarts the WAL."""
 PASS_FRAMES: Final[int] = 128
@@ -144,7 +146,6 @@ PRESIZE_FRAMES: Final[int] = RESTART_FRAMES + 3 * PASS_FRAMES
 commits overwrite the file rather than grow it."""
 _WAL_HEADER: Final[int] = 32
 _FRAME_HEADER: Final[int] = 24
-_ZEROS: Final[bytes] = bytes(1 << 20)
 
 
 def presize(wal: Path, page_size: int, frames: int = PRESIZE_FRAMES) -> bool:
@@ -171,9 +172,7 @@ def presize(wal: Path, page_size: int, frames: int = PRESIZE_FRAMES) -> bool:
         size = os.fstat(fd).st_size
         if size >= target:
             return False
-        offset = size
-        while offset < target:
-            offset += os.pwrite(fd, _ZEROS[: min(len(_ZEROS), target - offset)], offset)
+        write_zeros(fd, size, target)
         os.fdatasync(fd)
         return True
     except OSError:

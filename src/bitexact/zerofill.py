@@ -1,0 +1,22 @@
+"""Zero-filling a file's blocks ahead of the writes that will overwrite them."""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+_ZEROS: Final[bytes] = bytes(1 << 20)
+
+
+def write_zeros(fd: int, start: int, end: int) -> None:
+    """Write real zero bytes to ``fd`` from offset ``start`` up to ``end`` (the caller syncs).
+
+    Real zeros, not ``fallocate``: a preallocated extent is "unwritten", and
+    the first write into it changes file metadata, which the next
+    ``fdatasync`` must commit to the filesystem journal. Overwriting blocks
+    the file already owns keeps a later sync to the data alone, which is the
+    point of preparing the file (journal slots, the store's WAL).
+    """
+    offset = start
+    while offset < end:
+        offset += os.pwrite(fd, _ZEROS[: min(len(_ZEROS), end - offset)], offset)
