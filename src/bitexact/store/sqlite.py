@@ -75,8 +75,9 @@ def _now() -> str:
 class _Append:
     """One ticket: consecutive entries of one run (each with its checkpoint), written all or none.
 
-    Built in the appending thread, with the rows of the fast path ready, so
-    that the leader's share of the work (serial, and under the GIL) stays small.
+    Built in the appending thread, with its rows (all but the commit time) and
+    its results ready, so that the leader's share of the work (serial, and
+    under the GIL) stays small.
     """
 
     __slots__ = ("run_id", "items", "rows", "results", "checkpointed")
@@ -144,12 +145,16 @@ class SQLiteStore(Store):
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError(f"the store at {self.path} is closed")
-        if _forks != self._forks:  # not os.getpid(): a system call on every append, with the GIL held
+        if not self._in_opening_process():
             # SQLite connections must not cross fork(): both processes would
             # share one file lock state and could corrupt the database.
             raise StoreError(
                 f"this store was opened by process {self._pid}; open the store again in this process"
             )
+
+    def _in_opening_process(self) -> bool:
+        """Not a child forked after the store opened (a counter, not ``os.getpid()``: a system call on every append)."""
+        return _forks == self._forks
 
     @contextmanager
     def _flock(self) -> Iterator[None]:
@@ -398,9 +403,8 @@ class SQLiteStore(Store):
             staged = _Head(head.steps, head.hash, head.checkpoints)
             staged_entries: list[tuple[Any, ...]] = []
             staged_checkpoints: list[tuple[Any, ...]] = []
-            results: list[AppendResult] = []
             problem: Exception | None = None
-            for entry, checkpoint in request.items:
+            for (entry, checkpoint), row in zip(request.items, request.rows):
                 if entry.step != staged.steps or entry.prev != staged.hash:
                     problem = _stale(run_id, entry, staged)
                     break
@@ -412,13 +416,10 @@ class SQLiteStore(Store):
                         (run_id, checkpoint.seq, checkpoint.steps, checkpoint.head_hash, checkpoint.blob)
                     )
                     staged.checkpoints += 1
-                staged_entries.append(
-                    (run_id, entry.step, entry.prev, entry.kind, entry.prov, entry.ts, entry.hash, entry.blob, at)
-                )
+                staged_entries.append((*row, at))
                 written[(run_id, entry.step)] = entry.hash
                 staged.steps += 1
                 staged.hash = entry.hash
-                results.append(AppendResult(entry.step, entry.hash))
             if problem is not None:
                 for row in staged_entries:
                     written.pop((run_id, row[1]), None)
@@ -427,7 +428,7 @@ class SQLiteStore(Store):
             heads[run_id] = staged
             entry_rows.extend(staged_entries)
             checkpoint_rows.extend(staged_checkpoints)
-            outcomes.append((ticket, results))
+            outcomes.append((ticket, request.results))
         # The view's trigger moves each head as its entries land, and the
         # checkpoints table's trigger its checkpoint count.
         _insert_rows(conn, "appends", entry_rows)
@@ -584,15 +585,16 @@ class SQLiteStore(Store):
 
     def close(self) -> None:
         """Close the store, first waiting (at most ``CLOSE_DRAIN_SECONDS``) for submitted appends to land."""
-        if self._committer is not None and os.getpid() == self._pid:
+        here = self._in_opening_process()
+        if self._committer is not None and here:
             self._committer.drain(CLOSE_DRAIN_SECONDS)
-        if os.getpid() == self._pid:
+        if here:
             self._wal.stop()
         with self._write_lock, self._read_lock:
             if self._closed:
                 return
             self._closed = True
-            if os.getpid() != self._pid:
+            if not here:
                 return  # a forked child leaves the parent's connections alone
             self._writer.close()
             self._reader.close()
