@@ -39,17 +39,6 @@ class _Orphan:
     record: JournalRecord
 
 
-def runs_with_orphans(home: Path) -> list[str]:
-    """Run ids that have at least one journal (or full slot) under ``home``."""
-    root = Path(home) / "journals"
-    if not root.is_dir():
-        return []
-    return sorted(
-        d.name for d in root.iterdir()
-        if d.is_dir() and (orphan_journals(home, d.name) or any(has_full_slot(p) for p in slot_files(d)))
-    )
-
-
 def _store_home(recorder: Recorder) -> Path:
     path = getattr(recorder.store, "path", None)
     return Path(path).parent if path is not None else config.home()
