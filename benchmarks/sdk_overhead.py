@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -81,8 +82,16 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--large-calls", type=int, default=30)
     args = parser.parse_args()
-    os.environ["BITEXACT_HOME"] = str(Path(tempfile.mkdtemp(prefix="bx-bench-")) / "home")
+    work = Path(tempfile.mkdtemp(prefix="bx-bench-"))
+    os.environ["BITEXACT_HOME"] = str(work / "home")
+    try:
+        _measure(args)
+    finally:
+        close_stores()
+        shutil.rmtree(work, ignore_errors=True)  # a run leaves some 400 MiB of entries and journals
 
+
+def _measure(args: argparse.Namespace) -> None:
     kib = "k" * 1000
     text_2mib = "t" * (2 << 20)
     rows_2mib = [{"i": i, "v": "abcdefgh" * 4} for i in range(40_000)]
@@ -146,7 +155,6 @@ def main() -> None:
                  _timed(lambda: wrapped_j.get(url), args.calls, between=j.drain))
     print(f"recorded {j.steps} entries into {j.run_id}, sealed={j.sealed}")
     server.shutdown()
-    close_stores()
 
 
 if __name__ == "__main__":

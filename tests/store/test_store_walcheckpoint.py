@@ -81,6 +81,18 @@ def test_the_thread_wakes_once_enough_frames_piled_up(tmp_path: Path) -> None:
         store.close()
 
 
+def test_a_shared_commit_wakes_the_thread_sooner_than_a_lone_one(tmp_path: Path) -> None:
+    checkpointer = WalCheckpointer(lambda: connect(str(tmp_path / "s.db")), pass_frames=100, busy_pass_frames=10)
+    try:
+        checkpointer.committed(12, appends=1)
+        assert checkpointer._thread is None, "12 frames from a lone writer's commit are short of its 100"
+        checkpointer.committed(0, appends=3)
+        assert checkpointer._thread is not None, "12 frames are past 10 once a commit carried several appends"
+        assert checkpointer._added == 0
+    finally:
+        checkpointer.stop()
+
+
 def test_close_stops_the_thread(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "s.db")
     store.create_run("r")

@@ -333,7 +333,7 @@ class SQLiteStore(Store):
         try:
             with self._transaction(self._writer) as conn:
                 outcomes = self._apply(conn, batch)
-            self._wal.committed(_frames_written(batch))
+            self._wal.committed(_frames_written(batch), len(batch))
         except StoreError as exc:
             if len(batch) > 1:
                 # Something failed below the head checks (disk, SQLite). Retry
@@ -375,7 +375,7 @@ class SQLiteStore(Store):
             return False  # a stale head, a missing run, a step taken: the checked path names it per ticket
         except sqlite3.Error:
             return False  # the checked path retries, and fails only what cannot be written
-        self._wal.committed(_frames_written(batch))
+        self._wal.committed(_frames_written(batch), len(batch))
         for ticket in batch:
             ticket.succeed(ticket.item.results)
         return True

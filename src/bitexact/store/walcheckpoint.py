@@ -30,6 +30,15 @@ median of 3.3 ms to 0.8-2.5 ms (it still copies a pass's worth of commits
 and syncs twice), and the p99 of 8 writers with 4 appends in flight each
 from 5.3 to 3.4-4.5 ms (benchmarks/store_append.py): the restarting commit,
 and everything queued behind it, is what a long remainder delays.
+
+Under concurrent load (a commit that carried several appends) the thread
+passes every 32 frames instead: each pass's database write and sync is
+shorter, so it slows the commits beside it less, and the remainder a
+restart copies is shorter. With 8 writers keeping 6 appends in flight
+each, commits slower than 2 ms fell from about 30 to 8-14 per 16,000
+appends and the p99 from 4.6-5.7 to 3.4-4.3 ms. A lone writer keeps the
+128-frame passes: nobody queues behind its restart, and a pass every few
+commits would overlap its own syncs (median append +30 µs, p90 +100 µs).
 """
 
 from __future__ import annotations
@@ -46,7 +55,9 @@ from bitexact.zerofill import write_zeros
 RESTART_FRAMES: Final[int] = 1_000
 """WAL frames (4 MiB of 4 KiB pages) past which the next commit restarts the WAL."""
 PASS_FRAMES: Final[int] = 128
-"""WAL frames (about 512 KiB) added by commits between two background passes."""
+"""WAL frames (about 512 KiB) added by a lone writer's commits between two background passes."""
+BUSY_PASS_FRAMES: Final[int] = 32
+"""The same under concurrent load: after a commit that carried several appends."""
 
 
 class WalCheckpointer:
@@ -58,6 +69,7 @@ class WalCheckpointer:
         *,
         restart_frames: int = RESTART_FRAMES,
         pass_frames: int = PASS_FRAMES,
+        busy_pass_frames: int = BUSY_PASS_FRAMES,
         fallback_pages: int = 4_000,
     ) -> None:
         self._connect = connect
@@ -67,6 +79,7 @@ class WalCheckpointer:
         self._added = 0
         self.restart_frames = restart_frames
         self.pass_frames = min(pass_frames, restart_frames)
+        self.busy_pass_frames = min(busy_pass_frames, self.pass_frames)
         self._wake = threading.Event()
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -76,10 +89,11 @@ class WalCheckpointer:
         self.passes = 0
         """Checkpoint passes run so far (for tests and monitoring)."""
 
-    def committed(self, frames: int) -> None:
-        """A commit added about ``frames`` WAL frames: wake the thread once enough have piled up."""
+    def committed(self, frames: int, appends: int = 1) -> None:
+        """A commit of ``appends`` appends added about ``frames`` WAL frames: wake the thread once
+        enough have piled up (fewer when the commit was shared: see the module's docstring)."""
         self._added += frames
-        if self._added < self.pass_frames:
+        if self._added < (self.busy_pass_frames if appends > 1 else self.pass_frames):
             return
         self._added = 0
         if self._thread is None:
