@@ -27,6 +27,8 @@ from bitexact.capture.block import (
     withheld_digest,
 )
 from bitexact.capture.budget import BudgetExhausted, Clock, Deadline
+from bitexact.capture.clean import MAX_CHARS as CLEAN_MAX_CHARS
+from bitexact.capture.clean import clean
 from bitexact.capture.errors import CaptureInputError, HintError, ScrubFailedError
 from bitexact.capture.hints import (
     COLLECTOR_ONLY,
@@ -39,7 +41,7 @@ from bitexact.capture.paths import spell
 from bitexact.capture.policy import CapturePolicy
 from bitexact.capture.rules import GOVERNED_KINDS, NONE, StepRules
 from bitexact.capture.scan import DetectorFailed
-from bitexact.capture.walk import HINT, Walk
+from bitexact.capture.walk import HINT, SCRUB, Walk
 from bitexact.crypto import ALGORITHMS
 from bitexact.errors import CanonicalizationError
 from bitexact.gcpause import gc_paused
@@ -141,6 +143,19 @@ def apply_policy(
     else:
         deadline = Deadline.for_size(policy.budget_ms, size, clock)
     skip = _settled_paths(prior)
+    if (
+        not parsed
+        and not skip
+        and not policy.off
+        and not (rules.by_key or rules.by_subkey or rules.by_name)
+        and rules.mode(rules.star) == SCRUB
+        and size <= CLEAN_MAX_CHARS
+    ):
+        try:
+            if clean(data, policy.scanner, deadline):
+                return Captured(data, None, (), False)  # the walk would change and declare nothing
+        except BudgetExhausted:
+            pass  # the walk runs out too, and declares what it could not scan
     walk = Walk(rules, parsed, policy.scanner, skip_paths=skip)
     # A large step's scan allocates millions of findings and pieces: keep it linear.
     with gc_paused() if size >= _PAUSE_GC_FROM else nullcontext():
