@@ -25,7 +25,8 @@ def _isolated(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     rightly scrub test data that looks like a card number. The tests that
     record under the shipped policy set it themselves.
     """
-    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY"):
+    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
+                 "BITEXACT_QUEUE_MAX_BYTES"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
     yield

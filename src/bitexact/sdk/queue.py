@@ -6,18 +6,28 @@ and hands them to the write path, as many as are waiting (up to
 anything is queued, every later entry of the run queues behind it (journaled
 first), so the chain's order is always the record order, whatever each
 entry's size.
+
+What waits in the queue is held in memory (each entry's JSON), so the queue
+is bounded: past ``BITEXACT_QUEUE_MAX_BYTES`` of queued JSON (default 256
+MiB), a recording call waits for the writer to make room, at most
+``BITEXACT_DRAIN_TIMEOUT`` seconds, then queues anyway with one warning.
+The entry is already durable in its journal either way; an agent that
+records large entries faster than the policy can scan them is slowed
+down, never made to run out of memory, and never loses an entry.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from bitexact.config import env_float
+from bitexact.config import env_float, env_int
 from bitexact.recording.journal_slots import JournalSlots
 from bitexact.sdk.handle import RecordHandle
 from bitexact.store import AppendResult
@@ -30,6 +40,17 @@ MAX_BATCH: Final[int] = 64
 """Queued entries written in one commit, at most."""
 MAX_BATCH_BYTES: Final[int] = 4 << 20
 """A batch stops growing past this much entry JSON (a single larger entry is still written alone)."""
+
+
+DEFAULT_QUEUE_MAX_BYTES: Final[int] = 256 << 20
+"""Queued entry JSON past which a recording call waits for the writer (``BITEXACT_QUEUE_MAX_BYTES``)."""
+
+logger = logging.getLogger("bitexact.sdk")
+
+
+def queue_max_bytes() -> int:
+    """``BITEXACT_QUEUE_MAX_BYTES`` (default 256 MiB): how much entry JSON may wait in a run's queue."""
+    return env_int("BITEXACT_QUEUE_MAX_BYTES", DEFAULT_QUEUE_MAX_BYTES)
 
 
 def drain_timeout() -> float:
@@ -63,6 +84,7 @@ class OrderedWriter:
         failed: Callable[[Pending, BaseException], None],
         *,
         name: str = "bitexact-writer",
+        max_bytes: int = DEFAULT_QUEUE_MAX_BYTES,
     ) -> None:
         self._write = write
         self._written = written
@@ -74,6 +96,11 @@ class OrderedWriter:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._abandoned = False
+        self.max_bytes = max_bytes
+        self._bytes = 0  # entry JSON queued and in flight
+        self._warned = False
+        self.waited = 0.0
+        """Seconds recording calls spent waiting for room, in all (for tests and monitoring)."""
 
     @property
     def idle(self) -> bool:
@@ -81,10 +108,34 @@ class OrderedWriter:
         with self._cond:
             return not self._queue and not self._inflight
 
-    def put(self, item: Pending) -> None:
+    def put(self, item: Pending, *, room_timeout: float = 0.0) -> None:
+        """Queue ``item``; past ``max_bytes`` queued, first wait up to ``room_timeout`` s for the writer to make room.
+
+        A single entry larger than the bound waits only for an empty queue.
+        The item is queued whatever the wait's outcome: it is already
+        journaled, and the agent's call must not fail for being fast.
+        """
         with self._cond:
             if self._abandoned:
                 raise RuntimeError("the run's writer was abandoned at exit")
+            size = len(item.raw)
+            if self._bytes and self._bytes + size > self.max_bytes and room_timeout > 0:
+                start = time.monotonic()
+                roomy = self._cond.wait_for(
+                    lambda: not self._bytes or self._bytes + size <= self.max_bytes or self._abandoned,
+                    timeout=room_timeout,
+                )
+                self.waited += time.monotonic() - start
+                if self._abandoned:
+                    raise RuntimeError("the run's writer was abandoned at exit")
+                if not roomy and not self._warned:
+                    self._warned = True
+                    logger.warning(
+                        "bitexact: %s: %d MiB of entries still wait for the writer after %g s; queuing more"
+                        " anyway (BITEXACT_QUEUE_MAX_BYTES is %d MiB)",
+                        self._name, self._bytes >> 20, room_timeout, self.max_bytes >> 20,
+                    )
+            self._bytes += size
             self._queue.append(item)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
@@ -102,6 +153,7 @@ class OrderedWriter:
             self._abandoned = True
             left = self._inflight + list(self._queue)
             self._queue.clear()
+            self._bytes = sum(len(item.raw) for item in self._inflight)
             self._cond.notify_all()
             return left
 
@@ -146,5 +198,6 @@ class OrderedWriter:
                 self._write_batch(batch)
             finally:
                 with self._cond:
+                    self._bytes -= sum(len(item.raw) for item in batch)
                     self._inflight = []
                     self._cond.notify_all()

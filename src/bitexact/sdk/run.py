@@ -67,7 +67,7 @@ from bitexact.sdk.failures import INVALID_ARGUMENT, STORAGE_UNAVAILABLE, Failure
 from bitexact.sdk.handle import RecordHandle
 from bitexact.sdk.identity import COMPUTED, apply_identity_rule, identity_gap, workflow_digest
 from bitexact.sdk.jsonable import dump_json, to_jsonable
-from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_timeout
+from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_timeout, queue_max_bytes
 from bitexact.sdk.records import (
     POLICY_CHECK_KIND,
     bytes_context_data,
@@ -157,6 +157,7 @@ class Run:
         bad_context: str | None = None
         try:
             self._timeout = drain_timeout()
+            queue_bytes = queue_max_bytes()
             if self._journal_small_arg is None:
                 self.journal_small = config.env_flag(JOURNAL_SMALL_ENV)
             self.parent, bad_context = self._causal_parent()
@@ -185,7 +186,7 @@ class Run:
         self.run_id = writer.run_id
         self.failures = FailureLog(self.run_id, home)
         self._queue = OrderedWriter(self._queued_write, self._queued_written, self._queued_failed,
-                                    name=f"bitexact-writer-{self.run_id}")
+                                    name=f"bitexact-writer-{self.run_id}", max_bytes=queue_bytes)
         if self.journal_small and not self.strict:
             self._slots = self._open_slots()
         self.open = True
@@ -344,7 +345,7 @@ class Run:
             slots = self._large_slots if large else self._slots
             slot = self._journal_in_slot(slots, handle.seq, kind, raw, prov, ctx, hints)
             if slot is not None:  # durable now; written into the chain after the call, in order
-                self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, None, slot))
+                self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, None, slot), room_timeout=self._timeout)
                 return handle
             if not large and self._queue.idle:
                 self._write_now(handle, kind, raw, prov, ctx, hints)
@@ -355,7 +356,7 @@ class Run:
             if journal is None and self._queue.drain(self._timeout):
                 self._write_now(handle, kind, raw, prov, ctx, hints)  # no journal: write in the call instead
                 return handle
-            self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, journal))
+            self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, journal), room_timeout=self._timeout)
             return handle
 
     def _write_now(self, handle: RecordHandle, kind: str, raw: bytes, prov: str | None, ctx: str | None,
