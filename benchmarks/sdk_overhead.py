@@ -178,6 +178,15 @@ def _measure(args: argparse.Namespace) -> None:
         _STORED_BYTES.append(len(canonicalize(writer.recorder.store.entry(r.run_id, writer.steps - 1))))
         _row("  write path alone (append), 1 KiB", _timed(lambda: None, args.calls),
              _timed(lambda: writer.append("tool_call", entry), args.calls, warmup=SMALL_WARMUP))
+        # Diagnostic, not durable: the same call with the store's fsync off splits the
+        # recorded call into the CPU it costs and what the disk's sync adds.
+        conn = writer.recorder.store._writer  # type: ignore[attr-defined]
+        conn.execute("PRAGMA synchronous = OFF")
+        try:
+            _row("  diagnostic: the same, store fsync OFF (not durable)", _timed(lambda: tool(kib), args.calls),
+                 _timed(lambda: recorded_tool(kib), args.calls, warmup=SMALL_WARMUP))
+        finally:
+            conn.execute("PRAGMA synchronous = FULL")
         with httpx.Client() as plain, bitexact.wrap(httpx.Client()) as wrapped:
             _row("http_call (httpx, loopback, 1 KiB)", _timed(lambda: plain.get(url), args.calls),
                  _timed(lambda: wrapped.get(url), args.calls))

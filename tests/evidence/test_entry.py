@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bitexact.canon import canonicalize
-from bitexact.crypto import GENESIS, chain_hash, commitment
+from bitexact.crypto import GENESIS, chain_hash, commitment, new_salts
 from bitexact.errors import EvidenceError
 from bitexact.evidence.entry import build_entry, chain_body
 from bitexact.evidence.paths import committed_paths, escape, parse_field, resolve, unescape
@@ -40,6 +40,15 @@ def test_every_path_gets_a_fresh_salt_and_a_matching_commitment(alg: str) -> Non
         salt = bytes.fromhex(entry["salts"][path])
         assert len(salt) == 16
         assert commitment(alg, salt, value) == entry["commitments"][path]
+
+
+def test_salts_drawn_at_once_are_sixteen_bytes_each_and_all_different() -> None:
+    salts = new_salts(64)
+    assert len(salts) == 64 and {len(s) for s in salts} == {16}
+    assert len(set(salts)) == 64
+    assert new_salts(0) == []
+    entry = _entry({f"k{i}": i for i in range(40)})
+    assert len(set(entry["salts"].values())) == 40
 
 
 def test_hash_covers_the_chain_body_and_not_data_or_salts() -> None:

@@ -11,6 +11,7 @@ from bitexact.crypto.hashes import (
     commitment,
     default_alg,
     new_salt,
+    new_salts,
 )
 from bitexact.crypto.ed25519 import (
     SigningKey,
@@ -30,5 +31,6 @@ __all__ = [
     "is_small_order",
     "key_id",
     "new_salt",
+    "new_salts",
     "verify_strict",
 ]

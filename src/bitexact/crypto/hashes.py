@@ -54,3 +54,13 @@ def commitment(alg: str, salt: bytes, value: Any) -> str:
 def new_salt() -> bytes:
     """A fresh 16-byte CSPRNG salt."""
     return os.urandom(SALT_BYTES)
+
+
+def new_salts(count: int) -> list[bytes]:
+    """``count`` fresh 16-byte CSPRNG salts, from one read of the system's generator.
+
+    One ``getrandom`` call instead of one per salt: an entry has a salt per
+    committed path, and each call cost about as much as hashing the field.
+    """
+    pool = os.urandom(SALT_BYTES * count)
+    return [pool[i : i + SALT_BYTES] for i in range(0, len(pool), SALT_BYTES)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from bitexact.canon import canonicalize
-from bitexact.crypto import chain_hash, commitment, new_salt
+from bitexact.crypto import chain_hash, commitment, new_salts
 from bitexact.errors import EvidenceError
 from bitexact.evidence.kinds import ALLOWED_PROV
 from bitexact.evidence.paths import committed_paths
@@ -67,8 +67,8 @@ def build_entry(
         )
     salts: dict[str, str] = {}
     commitments: dict[str, str] = {}
-    for path, value in committed_paths(data):
-        salt = new_salt()
+    paths = list(committed_paths(data))
+    for (path, value), salt in zip(paths, new_salts(len(paths))):
         salts[path] = salt.hex()
         commitments[path] = commitment(alg, salt, value)
     entry: dict[str, Any] = {

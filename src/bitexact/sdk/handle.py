@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 class RecordHandle(Mapping[str, Any]):
     """The entry one record call wrote, once it is written; empty until then, and if it never is."""
 
-    __slots__ = ("_store", "run_id", "kind", "seq", "_timeout", "_done", "_result", "_gap", "_entry", "_lock")
+    __slots__ = ("_store", "run_id", "kind", "seq", "_timeout", "_settled", "_event", "_result", "_gap", "_entry",
+                 "_lock")
 
     def __init__(self, store: Store | None, run_id: str | None, kind: str, seq: int, timeout: float) -> None:
         self._store = store
@@ -33,7 +34,11 @@ class RecordHandle(Mapping[str, Any]):
         self.seq = seq
         """The entry's place in the run's record order."""
         self._timeout = timeout
-        self._done = threading.Event()
+        # Most handles are settled in the call that made them and never waited on, so the
+        # Event a waiter needs is made only when one comes (making and setting one cost
+        # about 5 µs of every recorded call).
+        self._settled = False
+        self._event: threading.Event | None = None
         self._result: AppendResult | None = None
         self._gap: Gap | None = None
         self._entry: dict[str, Any] | None = None
@@ -43,23 +48,39 @@ class RecordHandle(Mapping[str, Any]):
 
     def _settle(self, result: AppendResult) -> None:
         self._result = result
-        self._done.set()
+        self._finish()
 
     def _fail(self, gap: Gap | None) -> None:
         self._gap = gap
-        self._done.set()
+        self._finish()
+
+    def _finish(self) -> None:
+        with self._lock:
+            self._settled = True
+            event = self._event
+        if event is not None:
+            event.set()
+
+    def _wait(self, timeout: float) -> bool:
+        with self._lock:
+            if self._settled:
+                return True
+            if self._event is None:
+                self._event = threading.Event()
+            event = self._event
+        return event.wait(timeout)
 
     # -- read by the agent ------------------------------------------------
 
     @property
     def done(self) -> bool:
         """Whether the entry has been written or declared a gap (never waits)."""
-        return self._done.is_set()
+        return self._settled
 
     @property
     def written(self) -> bool:
         """Whether the entry is in the chain (never waits)."""
-        return self._done.is_set() and self._result is not None
+        return self._settled and self._result is not None
 
     @property
     def gap(self) -> Gap | None:
@@ -71,7 +92,7 @@ class RecordHandle(Mapping[str, Any]):
 
         An entry still unwritten then, or declared a gap, reads as an empty mapping.
         """
-        self._done.wait(self._timeout if timeout is None else max(0.0, timeout))
+        self._wait(self._timeout if timeout is None else max(0.0, timeout))
         return self._materialize()
 
     def _materialize(self) -> dict[str, Any]:
