@@ -22,17 +22,19 @@ from bitexact.store import DB_NAME
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @pass_app
 def health_command(app: AppContext, as_json: bool) -> None:
-    """Check the capture policy, its keys and the stored runs' declarations.
+    """Check the capture policy, its keys, the stored runs' declarations and left-over journals.
 
     Warns on capture-key-missing, capture-key-unavailable, scrub-failed,
-    capture-policy-off and capture-key-revoked; critical on
+    capture-policy-off, capture-key-revoked and orphan-journals (entries a
+    stopped recording journaled but never wrote: fold them with
+    `bitexact repair RUN`); critical on
     capture-policy-invalid, collector-unscrubbed, capture-policy-off under
     BITEXACT_ENV=prod, and capture-key-revoked for the active key.
     Exit 0 healthy, 1 warnings only, 2 anything critical.
     """
     # Health never creates a data directory: with none there are no runs to check.
     store = app.store if (app.home / DB_NAME).exists() else None
-    report = run_health(HealthContext(env=dict(os.environ), store=store))
+    report = run_health(HealthContext(env=dict(os.environ), store=store, home=app.home))
     if as_json:
         print_json(report.to_json())
         sys.exit(report.exit_code())

@@ -3,8 +3,9 @@
 A check takes a :class:`HealthContext` and returns a list of
 :class:`Finding` (level ``warn`` or ``critical``, a name, a message). The
 report exits 0 healthy, 1 with warnings only, 2 with anything critical.
-Checks are grouped by area; the capture checks are the first group, and
-another area adds its tuple to :data:`CHECKS`.
+Checks are grouped by area: the capture checks, then the recording checks
+(journals a stopped recording left); another area adds its tuple to
+:data:`CHECKS`.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from collections.abc import Callable, Iterable
 from bitexact.health.capture import CAPTURE_CHECKS
 from bitexact.health.context import HealthContext, RunCapture, scan_run
 from bitexact.health.findings import CRITICAL, WARN, Finding, HealthReport
+from bitexact.health.recording import RECORDING_CHECKS
 
 Check = Callable[[HealthContext], list[Finding]]
 
-CHECKS: tuple[Check, ...] = (*CAPTURE_CHECKS,)
+CHECKS: tuple[Check, ...] = (*CAPTURE_CHECKS, *RECORDING_CHECKS)
 """Every check ``bitexact health`` runs, in order."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bitexact.capture import CapturePolicy, PolicyError, load_policy
@@ -56,10 +57,15 @@ def scan_run(store: Store, run_id: str) -> RunCapture:
 
 @dataclass
 class HealthContext:
-    """The inputs of one ``bitexact health``; ``store`` is ``None`` when there is no data directory yet."""
+    """The inputs of one ``bitexact health``; ``store`` is ``None`` when there is no data directory yet.
+
+    ``home`` is the data directory, for the checks that read files beside
+    the store (a recording's journals); ``None`` skips them.
+    """
 
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     store: Store | None = None
+    home: Path | None = None
     _policy: Any = None
     _runs: list[RunCapture] | None = None
 

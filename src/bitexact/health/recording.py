@@ -1,0 +1,86 @@
+"""The recording checks of ``bitexact health``: what a recording process left for repair.
+
+An SDK entry whose call returned is durable in a journal (a journal file or
+a slot of a slots file) until it is in the chain; the journal is removed,
+or its slot released, once it is. A journal still there after its process
+has gone means entries may be missing from the chain until
+``bitexact repair RUN`` folds them (docs/sdk.md). A live run's journals
+last milliseconds, so journals touched in the last :data:`GRACE_SECONDS`
+are left out: they are most likely a recording in progress.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from bitexact.health.context import HealthContext
+from bitexact.health.findings import WARN, Finding
+from bitexact.recording.journal import JournalError, orphan_journals
+from bitexact.recording.journal_slots import slot_blobs, slot_files
+
+GRACE_SECONDS: Final[float] = 60.0
+"""Journals modified more recently than this are taken to belong to a run still recording."""
+LISTED: Final[int] = 5
+"""How many journals a message names before saying how many more (``details`` holds them all)."""
+
+
+def _stale(path: Path, now: float) -> bool:
+    try:
+        return now - path.stat().st_mtime >= GRACE_SECONDS
+    except OSError:
+        return False  # removed meanwhile: its entry reached the chain
+
+
+def _left_behind(directory: Path, home: Path, now: float) -> list[str]:
+    """The journals of one run directory that repair would look at: files, and full slots as ``<file>#<index>``."""
+    try:
+        files = orphan_journals(home, directory.name)
+    except JournalError:
+        return []  # not named as a run: no recording made it
+    names = [p.name for p in files if _stale(p, now)]
+    for slots in slot_files(directory):
+        if not _stale(slots, now):
+            continue
+        try:
+            names += [f"{slots.name}#{index}" for index, _, _ in slot_blobs(slots)]
+        except (OSError, JournalError):
+            names.append(slots.name)  # not whole slots: repair names it too
+    return names
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:LISTED])
+    return shown + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
+
+
+def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
+    """orphan-journals, per run: journals a recording process left, whose entries may be missing from the chain."""
+    if ctx.home is None:
+        return []
+    root = ctx.home / "journals"
+    if not root.is_dir():
+        return []
+    now = time.time()
+    findings: list[Finding] = []
+    for directory in sorted(p for p in root.iterdir() if p.is_dir()):
+        names = _left_behind(directory, ctx.home, now)
+        if not names:
+            continue
+        run_id = directory.name
+        count = f"{len(names)} journal{'s' if len(names) != 1 else ''}"
+        findings.append(Finding(
+            WARN, "orphan-journals",
+            f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
+            f" into the chain ({_listed(names)}): entries whose calls returned may be missing from the run."
+            f" Once no process records it, `bitexact repair {run_id} --by NAME --note TEXT` folds them in"
+            " record order and names them in a repair entry",
+            run_id=run_id, details={"journals": names},
+        ))
+    return findings
+
+
+RECORDING_CHECKS = (check_orphan_journals,)
+"""The recording checks, in the order ``bitexact health`` runs them."""
