@@ -34,7 +34,8 @@ def _stopped_recording(home: Path, *, files: int = 1, slots: int = 0) -> tuple[s
     if slots:
         table = JournalSlots(home, key, writer.run_id, count=4, slot_bytes=16 * 1024)
         for seq in range(files + 1, files + 1 + slots):
-            table.write(JournalRecord(writer.run_id, seq, "marker", {"note": f"n{seq}"}, steps_before=1), b'{"note": "x"}')
+            data = {"note": f"n{seq}"}
+            table.write(JournalRecord(writer.run_id, seq, "marker", data, steps_before=1), json.dumps(data).encode())
         made.append(table.path)
     close_stores()
     return writer.run_id, made
