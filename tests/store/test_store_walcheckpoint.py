@@ -137,6 +137,24 @@ def test_the_first_commit_grows_the_wal_past_the_restart_point(tmp_path: Path) -
         store.close()
 
 
+def test_a_commit_after_the_wal_was_truncated_grows_it_again(tmp_path: Path) -> None:
+    # A redaction truncates the WAL (no copy of the destroyed value may stay in it);
+    # the next commit grows it back, so commits again overwrite rather than extend it.
+    store = SQLiteStore(tmp_path / "s.db")
+    try:
+        wal = Path(f"{tmp_path / 's.db'}-wal")
+        store.create_run("r")
+        chain = make_chain("r", 2)
+        store.append("r", chain[0])
+        store._flush_wal()
+        assert wal.stat().st_size == 0
+        store.append("r", chain[1])
+        assert wal.stat().st_size >= 32 + PRESIZE_FRAMES * (24 + 4096)
+        check_chain(list(store.entries("r")))
+    finally:
+        store.close()
+
+
 def test_presize_only_writes_past_the_end(tmp_path: Path) -> None:
     wal = tmp_path / "w"
     wal.write_bytes(b"frames already here")

@@ -502,6 +502,7 @@ class SQLiteStore(Store):
             for _ in range(_FLUSH_ATTEMPTS):
                 try:
                     if conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0:
+                        self._presized = False  # the WAL is empty now: the next commit grows it again
                         return
                 except sqlite3.OperationalError as exc:
                     if "locked" not in str(exc) and "busy" not in str(exc):
