@@ -17,15 +17,14 @@ from collections.abc import Sequence
 
 from bitexact.capture import CapturePolicy
 from bitexact.health.context import HealthContext
-from bitexact.health.findings import CRITICAL, WARN, Finding
+from bitexact.health.findings import CRITICAL, WARN, Finding, listed
 
 LISTED = 20
 """How many ``STEP:PATH`` a message lists before saying how many more (``details`` holds them all)."""
 
 
 def _listed(tokens: Sequence[str]) -> str:
-    shown = ", ".join(tokens[:LISTED])
-    return shown + (f" and {len(tokens) - LISTED} more" if len(tokens) > LISTED else "")
+    return listed(tokens, LISTED)
 
 
 def _usable(ctx: HealthContext) -> CapturePolicy | None:

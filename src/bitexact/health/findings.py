@@ -9,7 +9,7 @@ run's id. The report's exit code is what ``bitexact health`` exits with:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -20,6 +20,12 @@ CRITICAL: Final[Level] = "critical"
 EXIT_HEALTHY: Final[int] = 0
 EXIT_WARNINGS: Final[int] = 1
 EXIT_CRITICAL: Final[int] = 2
+
+
+def listed(names: Sequence[str], limit: int) -> str:
+    """The first ``limit`` names, comma-separated, and how many more (a finding's ``details`` holds them all)."""
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,11 @@ are left out: they are most likely a recording in progress.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
 from bitexact.health.context import HealthContext
-from bitexact.health.findings import WARN, Finding
+from bitexact.health.findings import WARN, Finding, listed
 from bitexact.recording.journal import JournalError, orphan_journals
 from bitexact.recording.journal_slots import slot_blobs, slot_files
 
@@ -51,11 +50,6 @@ def _left_behind(directory: Path, home: Path, now: float) -> list[str]:
     return names
 
 
-def _listed(names: Sequence[str]) -> str:
-    shown = ", ".join(names[:LISTED])
-    return shown + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
-
-
 def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
     """orphan-journals, per run: journals a recording process left, whose entries may be missing from the chain."""
     if ctx.home is None:
@@ -74,7 +68,7 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
         findings.append(Finding(
             WARN, "orphan-journals",
             f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
-            f" into the chain ({_listed(names)}): entries whose calls returned may be missing from the run."
+            f" into the chain ({listed(names, LISTED)}): entries whose calls returned may be missing from the run."
             f" Once no process records it, `bitexact repair {run_id} --by NAME --note TEXT` folds them in"
             " record order and names them in a repair entry",
             run_id=run_id, details={"journals": names},
