@@ -183,7 +183,7 @@ def _measure(args: argparse.Namespace) -> None:
         conn = writer.recorder.store._writer  # type: ignore[attr-defined]
         conn.execute("PRAGMA synchronous = OFF")
         try:
-            _row("  diagnostic: the same, store fsync OFF (not durable)", _timed(lambda: tool(kib), args.calls),
+            _row("  the same, store fsync off (not durable)", _timed(lambda: tool(kib), args.calls),
                  _timed(lambda: recorded_tool(kib), args.calls, warmup=SMALL_WARMUP))
         finally:
             conn.execute("PRAGMA synchronous = FULL")
