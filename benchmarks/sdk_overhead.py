@@ -11,7 +11,11 @@ and recorded (microseconds), the overhead and the ratio:
 * an http_call to a server on loopback (httpx, wrapped client vs plain client);
 * a tool call returning more than 1 MiB (journaled in the call, written after it),
   both a 2 MiB text result and a 2 MiB structured one;
-* the write path alone (RunWriter.append of the same 1 KiB entry), for reference.
+* the write path alone (RunWriter.append of the same 1 KiB entry), for reference;
+* diagnostics that split the 1 KiB figure: the same call with the store's fsync off
+  (not durable: the CPU the call costs), and two floors measured on the same disk with
+  no BitExact code, an fdatasync after a 4 KiB write and a raw sqlite3 commit of one
+  row of the stored entry's size in the store's shape.
 
 Goals (issue 3): <= 250 us per recorded tool call of 1 KiB; for entries over
 1 MiB, the call latency within 10% of unrecorded. Both are machine-dependent
