@@ -134,6 +134,22 @@ _DOUBLED_VALUE = bytes.maketrans(b"0123456789", bytes((0, 2, 4, 6, 8, 1, 3, 5, 7
 _LUHN_ZERO = bytes(0 if v % 10 == 0 else 1 for v in range(256))
 
 
+def _luhn_passing(window: int, width: int, end: int) -> list[int]:
+    """The group indices ``i < end`` whose window passes Luhn: byte ``i`` of ``window`` (``width`` bytes) is 0 mod 10.
+
+    One ``translate`` maps every window's sum to 0 (passes) or 1, and ``find``
+    jumps between the zeros in C: about one window in ten passes.
+    """
+    passing = window.to_bytes(width, "little")[:end].translate(_LUHN_ZERO)
+    found: list[int] = []
+    find = passing.find
+    i = find(0)
+    while i != -1:
+        found.append(i)
+        i = find(0, i + 1)
+    return found
+
+
 def _groups_needed(tally: Any, reached: Callable[[int], bool], otherwise: int) -> int:
     """How many groups, taken in ``tally``'s order ((length, count) pairs), first make ``reached`` true."""
     total = 0
@@ -301,10 +317,7 @@ class PanDetector:
                 continue
             allowed = _ALLOWED[size]
             end = min(stop, count - k + 1)
-            passing = window.to_bytes(count, "little")[:end].translate(_LUHN_ZERO)
-            find = passing.find
-            i = find(0)
-            while i != -1:
+            for i in _luhn_passing(window, count, end):
                 if at is not None and clock() > at:
                     self.candidates += candidates
                     raise BudgetExhausted()
@@ -312,7 +325,6 @@ class PanDetector:
                 a = i * length
                 if digits[a : a + 4] in allowed:
                     best[i] = i + k  # longer than any found from i before (k only grows)
-                i = find(0, i + 1)
         self.candidates += candidates
         whole = digits + last
         for i in range(count, -1, -1):  # the windows ending with the last group
@@ -472,10 +484,7 @@ class PanDetector:
                 continue
             deadline.check()
             end = min(stop, even + 1 - k)
-            passing = window.to_bytes(even, "little")[:end].translate(_LUHN_ZERO)
-            find = passing.find
-            i = find(0)
-            while i != -1:
+            for i in _luhn_passing(window, even, end):
                 if at is not None and clock() > at:
                     self.candidates += candidates
                     raise BudgetExhausted()
@@ -485,7 +494,6 @@ class PanDetector:
                     candidates += 1
                     if digits[a : a + 4] in allowed[size]:
                         best[i] = i + k  # longer than any found from i before (k only grows)
-                i = find(0, i + 1)
         self.candidates += candidates
         for i in range(even, -1, -1) if even < count else ():
             size = offsets[count] - offsets[i]
