@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
-from bitexact.capture.detectors import holds_credential, is_credential_name
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
+from bitexact.capture.walk import credential_pair, replaced_whole
 
 MAX_CHARS: Final[int] = 64 * 1024
 """Texts larger than this in total take the walk (it scans a large step in parts)."""
@@ -82,7 +82,7 @@ class _Texts:
             raise _Unclean  # a str subclass as a key
         if text_key:
             self.add(key, None)
-            if self.scanner.by_key and is_credential_name(key) and holds_credential(value):
+            if replaced_whole(self.scanner, key, value):
                 raise _Unclean  # replaced whole by the credential token
             if key == _BYTES_KEY and isinstance(value, str):
                 raise _Unclean  # declared unscanned
@@ -98,13 +98,7 @@ class _Texts:
         elif kind is list:
             if depth >= MAX_DEPTH:
                 raise _Unclean
-            if (
-                self.scanner.by_key
-                and len(value) == 2
-                and type(value[0]) is str
-                and is_credential_name(value[0])
-                and holds_credential(value[1])
-            ):
+            if credential_pair(self.scanner, value):
                 raise _Unclean  # a [name, value] pair whose value is replaced whole
             for item in value:
                 self.value(item, context, depth + 1)

@@ -50,6 +50,16 @@ BYTES_KEY = "b64"
 _KEY = object()  # marks a text that is an object key, not a value
 
 
+def replaced_whole(scanner: Scanner, key: Any, value: Any) -> bool:
+    """Whether ``value``, under the object key ``key``, is a credential the credential table replaces whole."""
+    return scanner.by_key and isinstance(key, str) and is_credential_name(key) and holds_credential(value)
+
+
+def credential_pair(scanner: Scanner, value: list[Any]) -> bool:
+    """Whether ``value`` is a ``[name, value]`` pair (headers as a list) whose value is replaced whole."""
+    return len(value) == 2 and replaced_whole(scanner, value[0], value[1])
+
+
 @dataclass
 class Unit:
     """A committed field, or the top-level key of an object-valued field."""
@@ -230,7 +240,7 @@ class Walk:
             if unit_key:
                 self.units[self.unit].key_item = index
         if mode == SCRUB and text_key:
-            if self.scanner.by_key and is_credential_name(key) and holds_credential(value):
+            if replaced_whole(self.scanner, key, value):
                 self.writable(container)[key] = CREDENTIAL_TOKEN
                 self._count("credentials", source)
                 return
@@ -279,13 +289,7 @@ class Walk:
 
     def _credential_pair(self, value: list[Any], position: int, source: int) -> bool:
         """[name, value] pairs (headers as a list): the value under a credential name is replaced."""
-        if (
-            self.scanner.by_key
-            and len(value) == 2
-            and isinstance(value[0], str)
-            and is_credential_name(value[0])
-            and holds_credential(value[1])
-        ):
+        if credential_pair(self.scanner, value):
             self._scalar(position, 0, value[0], source, None)
             self.writable(position)[1] = CREDENTIAL_TOKEN
             self._count("credentials", source)
@@ -316,6 +320,7 @@ class Walk:
                 text_key = type(key) is str
                 if text_key:
                     add(key, position, key, source, _KEY)
+                    # replaced_whole(), inline: this loop runs once per key of a large step.
                     if by_key and is_credential_name(key) and holds_credential(item):
                         self.writable(position)[key] = CREDENTIAL_TOKEN
                         self._count("credentials", source)
