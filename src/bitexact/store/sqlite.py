@@ -80,7 +80,7 @@ class _Append:
     under the GIL) stays small.
     """
 
-    __slots__ = ("run_id", "items", "rows", "results", "checkpointed")
+    __slots__ = ("run_id", "items", "rows", "results", "checkpointed", "size")
 
     def __init__(self, run_id: str, items: tuple[tuple[EntryFields, CheckpointFields | None], ...]) -> None:
         self.run_id = run_id
@@ -88,6 +88,8 @@ class _Append:
         self.rows = [(run_id, e.step, e.prev, e.kind, e.prov, e.ts, e.hash, e.blob) for e, _ in items]
         self.results = [AppendResult(e.step, e.hash) for e, _ in items]
         self.checkpointed = any(cp is not None for _, cp in items)
+        self.size = sum(len(e.blob) + (len(cp.blob) if cp is not None else 0) for e, cp in items)
+        """Bytes its rows store (entries and checkpoints): what the WAL frames it will add are estimated from."""
 
 
 @dataclass(slots=True)
@@ -655,8 +657,7 @@ def _run_exists(conn: sqlite3.Connection, run_id: str) -> bool:
 def _frames_written(batch: list[Ticket[_Append, list[AppendResult]]]) -> int:
     """About how many WAL frames (4 KiB pages) a committed batch wrote: its rows' bytes, and a few
     index, run and interior pages per run it touched."""
-    size = sum(len(entry.blob) + (len(cp.blob) if cp is not None else 0)
-               for ticket in batch for entry, cp in ticket.item.items)
+    size = sum(ticket.item.size for ticket in batch)
     return size // 4096 + 3 * len({ticket.item.run_id for ticket in batch}) + 1
 
 
