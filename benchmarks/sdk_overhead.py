@@ -47,8 +47,6 @@ from bitexact.sdk.stores import close_stores
 SMALL_WARMUP = 300
 """Untimed 1 KiB calls first: past the run's first checkpoint passes and WAL restart, which
 every long recording has behind it and which made the first case read 80-120 µs high."""
-_STORED_BYTES: list[int] = []
-"""The canonical size of the recorded 1 KiB tool call, as stored (for the floor's row)."""
 
 
 def _timed(
@@ -141,14 +139,15 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bx-bench-"))
     os.environ["BITEXACT_HOME"] = str(work / "home")
     try:
-        _measure(args)
-        _floors(work, _STORED_BYTES[0] if _STORED_BYTES else 2400, args.calls)
+        stored = _measure(args)
+        _floors(work, stored, args.calls)
     finally:
         close_stores()
         shutil.rmtree(work, ignore_errors=True)  # a run leaves some 400 MiB of entries and journals
 
 
-def _measure(args: argparse.Namespace) -> None:
+def _measure(args: argparse.Namespace) -> int:
+    """Print every case; return the stored size of the recorded 1 KiB tool call (for the floor's row)."""
     kib = "k" * 1000
     text_2mib = "t" * (2 << 20)
     rows_2mib = [{"i": i, "v": "abcdefgh" * 4} for i in range(40_000)]
@@ -179,7 +178,7 @@ def _measure(args: argparse.Namespace) -> None:
              _timed(lambda: recorded_tool(kib), args.calls, warmup=SMALL_WARMUP))
         entry = {"tool": "tool", "args": [kib], "kwargs": {}, "result": tool(kib), "status": "ok"}
         writer = r.writer
-        _STORED_BYTES.append(len(canonicalize(writer.recorder.store.entry(r.run_id, writer.steps - 1))))
+        stored = len(canonicalize(writer.recorder.store.entry(r.run_id, writer.steps - 1)))
         _row("  write path alone (append), 1 KiB", _timed(lambda: None, args.calls),
              _timed(lambda: writer.append("tool_call", entry), args.calls, warmup=SMALL_WARMUP))
         # Diagnostic, not durable: the same call with the store's fsync off splits the
@@ -222,6 +221,7 @@ def _measure(args: argparse.Namespace) -> None:
                  _timed(lambda: wrapped_j.get(url), args.calls, between=j.drain))
     print(f"recorded {j.steps} entries into {j.run_id}, sealed={j.sealed}")
     server.shutdown()
+    return stored
 
 
 if __name__ == "__main__":
