@@ -37,6 +37,7 @@ from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, print_json
 from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key, read_host_key
 from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
 from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
+from bitexact.private_files import write_private_file
 from bitexact.recording.journal import PURPOSE as SDK_JOURNAL
 from bitexact.recording.journal import JournalError
 from bitexact.recording.journal_slots import is_slots_file, slot_blobs
@@ -432,26 +433,6 @@ def _content(body: bytes) -> tuple[str, Any]:
         return "bytes", body.decode("utf-8", "backslashreplace")
 
 
-def _write_owner_only(path: Path, payload: bytes, *, force: bool) -> None:
-    """``payload`` to a new file readable by its owner alone; an existing one replaced only with ``force``."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
-    target = path.with_name(f".{path.name}.{os.getpid()}.tmp") if force else path
-    fd = os.open(target, flags, 0o600)
-    try:
-        os.fchmod(fd, 0o600)  # the mode given to open passes through the umask; say it outright
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        os.unlink(target)
-        raise
-    os.close(fd)
-    if force:
-        os.replace(target, path)  # whole or not at all, and still owner-only
-
-
 def _check_output(output: Path, file: Path, force: bool) -> None:
     """Refuse an -o target before anything is opened: FILE itself, a directory, or an existing file."""
     if not (output.exists() or output.is_symlink()):
@@ -591,7 +572,8 @@ def capture_journal(
     entry, body = _sdk_entry(journal)
     if output is not None:
         try:
-            _write_owner_only(output, journal.payload, force=force)
+            # Owner-only, whole or absent; an existing file is replaced (atomically) only with --force.
+            write_private_file(output, journal.payload, replace=force)
         except OSError as exc:
             fail(escape(f"-o {output}: cannot write: {exc.strerror or exc}"), code=EXIT_INPUT)
     code = 0 if journal.complete else EXIT_CUT_SHORT

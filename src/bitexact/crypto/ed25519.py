@@ -8,7 +8,6 @@ different libraries agree on every signature.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from bitexact.errors import KeyMaterialError
+from bitexact.private_files import write_private_file
 
 _P = 2**255 - 19
 _L = 2**252 + 27742317777372353535851937790883648493
@@ -135,15 +135,12 @@ class SigningKey:
         )
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            # Whole or absent under its name: a crash never leaves a half-written PEM that load refuses.
+            write_private_file(path, pem)
         except FileExistsError:
             raise KeyMaterialError(
                 f"{path} already exists: refusing to overwrite a key (move it away first)"
             ) from None
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(pem)
-            handle.flush()
-            os.fsync(handle.fileno())
 
     @property
     def public_raw(self) -> bytes:

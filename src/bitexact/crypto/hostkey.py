@@ -26,6 +26,7 @@ from typing import Final
 
 from bitexact import config
 from bitexact.errors import KeyMaterialError
+from bitexact.private_files import write_private_file
 
 ENV_VAR: Final[str] = "BITEXACT_HOST_KEY"
 KEY_BYTES: Final[int] = 32
@@ -110,44 +111,16 @@ def _create(path: Path) -> None:
     never shows a half-written key to a process reading it at that moment.
     """
     secret = secrets.token_bytes(KEY_BYTES)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         raise HostKeyError(f"host key {path}: cannot create: {exc.strerror or exc}") from None
     try:
-        try:
-            os.fchmod(fd, 0o600)  # O_CREAT's mode passes through the umask; say it outright
-            os.write(fd, secret.hex().encode("ascii") + b"\n")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            return  # another process or thread made it first; read theirs
-        except OSError as exc:
-            raise HostKeyError(f"host key {path}: cannot create: {exc.strerror or exc}") from None
-        _fsync_dir(path.parent)
-    finally:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        write_private_file(path, secret.hex().encode("ascii") + b"\n")
+    except FileExistsError:
+        return  # another process or thread made it first; read theirs
+    except OSError as exc:
+        raise HostKeyError(f"host key {path}: cannot create: {exc.strerror or exc}") from None
 
 
 def _read(path: Path) -> bytes:

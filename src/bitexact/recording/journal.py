@@ -32,6 +32,7 @@ from bitexact.crypto.hostkey import HostKey
 from bitexact.crypto.sealed import SealedEnvelopeError, seal_pieces, unseal
 from bitexact.errors import BitExactError, StrictJSONError
 from bitexact.evidence.timefmt import now_iso
+from bitexact.private_files import fsync_directory, write_private_file
 
 PURPOSE: Final[str] = "sdk-journal"
 SUFFIX: Final[str] = ".bxj"
@@ -96,24 +97,20 @@ def journal_dir(home: Path, run_id: str) -> Path:
     return Path(home) / "journals" / check_run_id(run_id)
 
 
-def fsync_dir(directory: Path) -> None:
-    """Make a directory's entries durable (a new or renamed file in it)."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def ensure_journal_dir(directory: Path) -> None:
-    """Create ``journals/<run_id>/`` owner-only, durably, if it is not there."""
+    """Create ``journals/<run_id>/`` owner-only, durably, if it is not there.
+
+    Directories are this module's own rule, not private_files': 0700, both
+    levels, an existing one left as it is, and the parents synced so the new
+    directories outlive a crash along with the journal written into them.
+    """
     if not directory.is_dir():
         for level in (directory.parent, directory):  # journals/ and journals/<run_id>/, owner-only
             if not level.is_dir():
                 level.mkdir(mode=0o700, parents=True, exist_ok=True)
                 os.chmod(level, 0o700)
-        fsync_dir(directory.parent)
-        fsync_dir(directory.parent.parent)
+        fsync_directory(directory.parent)
+        fsync_directory(directory.parent.parent)
 
 
 def write_journal(home: Path, host_key: HostKey, record: JournalRecord, data_json: bytes | None = None) -> Path:
@@ -126,17 +123,15 @@ def write_journal(home: Path, host_key: HostKey, record: JournalRecord, data_jso
     """
     directory = journal_dir(home, record.run_id)
     name = f"{record.seq:012d}-{secrets.token_hex(4)}{SUFFIX}"
+    final = directory / name
     try:
         ensure_journal_dir(directory)
-        temporary = directory / f".{name}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "wb", buffering=1 << 20) as out:
-            out.writelines(seal_pieces(journal_payload(record, data_json), host_key, purpose=PURPOSE))
-            out.flush()
-            os.fsync(out.fileno())
-        final = directory / name
-        os.rename(temporary, final)
-        fsync_dir(directory)
+        # Written as a dot-named .tmp, synced, renamed, directory synced: a partial journal is only
+        # ever a temporary (fold discards those). The name is new (seq and a random token), so
+        # ``replace`` costs nothing and keeps the single rename this path always made.
+        write_private_file(
+            final, seal_pieces(journal_payload(record, data_json), host_key, purpose=PURPOSE), replace=True
+        )
     except OSError as exc:
         raise JournalError(f"cannot write a journal in {directory}: {exc.strerror or exc}") from exc
     return final

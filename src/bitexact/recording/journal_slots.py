@@ -39,11 +39,11 @@ from bitexact.recording.journal import (
     JournalError,
     JournalRecord,
     ensure_journal_dir,
-    fsync_dir,
     journal_dir,
     journal_payload,
     parse_journal,
 )
+from bitexact.private_files import fsync_directory
 from bitexact.zerofill import write_zeros
 
 SLOTS_SUFFIX: Final[str] = ".bxs"
@@ -102,7 +102,7 @@ class JournalSlots:
             write_zeros(self._fd, 0, count * slot_bytes)  # so that a slot's sync is of its data alone
             os.fsync(self._fd)
             os.rename(temporary, self.path)
-            fsync_dir(directory)
+            fsync_directory(directory)
         except OSError as exc:
             os.close(self._fd)
             for leftover in (temporary, self.path):

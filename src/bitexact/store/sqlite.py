@@ -30,6 +30,7 @@ from typing import Any, Final
 from bitexact.canon import canonicalize, loads
 from bitexact.crypto import GENESIS
 from bitexact.errors import RunNotFoundError, StaleHeadError, StoreError
+from bitexact.private_files import create_private_file
 from bitexact.store import checks, flock
 from bitexact.store.base import (
     AppendResult,
@@ -613,9 +614,15 @@ def _create_private(path: Path) -> None:
     SQLite gives its ``-wal`` and ``-shm`` files the database file's mode. An
     existing file readable by others is tightened: entries hold agent inputs
     and outputs.
+
+    Only the creation is shared (private_files); the rest is the store's own
+    rule: an existing database is the normal case, not an error, and is
+    tightened in place (through a symlink, if the user put one there); the
+    file starts empty and SQLite makes its contents durable, so there is no
+    temporary file or sync here.
     """
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        fd = create_private_file(path, flags=os.O_RDWR)
     except FileExistsError:
         mode = stat.S_IMODE(path.stat().st_mode)
         if mode & 0o077:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bitexact.crypto.keysources.base import KEY_BYTES, KeySourceError, check_message, key_id_of
+from bitexact.private_files import write_private_file
 
 ENV_VAR = "BITEXACT_CAPTURE_KEY"
 # A key file is 64 characters and a newline; anything far larger is not one,
@@ -131,7 +132,8 @@ def generate_key_file(path: Path) -> str:
     secret = secrets.token_bytes(KEY_BYTES)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # Whole or absent under its name: a crash never leaves half a key that load refuses.
+        write_private_file(path, secret.hex().encode("ascii") + b"\n")
     except FileExistsError:
         raise KeySourceError(
             f"capture key file {path}: already exists; refusing to overwrite a key "
@@ -139,12 +141,6 @@ def generate_key_file(path: Path) -> str:
         ) from None
     except OSError as exc:
         raise KeySourceError(f"capture key file {path}: cannot create: {exc.strerror}") from None
-    with os.fdopen(fd, "wb") as handle:
-        if os.name != "nt":  # O_CREAT's mode passes through the umask; say it outright
-            os.fchmod(handle.fileno(), 0o600)
-        handle.write(secret.hex().encode("ascii") + b"\n")
-        handle.flush()
-        os.fsync(handle.fileno())
     return key_id_of(secret)
 
 
