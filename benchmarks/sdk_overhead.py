@@ -42,6 +42,7 @@ import httpx
 import bitexact
 from bitexact.canon import canonicalize
 from bitexact.sdk.stores import close_stores
+from machine_load import LoadMeter, describe_machine
 
 
 SMALL_WARMUP = 300
@@ -139,8 +140,10 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bx-bench-"))
     os.environ["BITEXACT_HOME"] = str(work / "home")
     try:
-        stored = _measure(args)
-        _floors(work, stored, args.calls)
+        with LoadMeter() as meter:
+            stored = _measure(args)
+            _floors(work, stored, args.calls)
+        print(f"machine during the run ({describe_machine()}): {meter.load.describe()}")
     finally:
         close_stores()
         shutil.rmtree(work, ignore_errors=True)  # a run leaves some 400 MiB of entries and journals
