@@ -42,6 +42,10 @@ class StoreError(BitExactError):
     """The store could not do what was asked."""
 
 
+class StoreBusyError(StoreError):
+    """Another process kept the store's write lock past the wait allowed (``BITEXACT_LOCK_TIMEOUT``)."""
+
+
 class StaleHeadError(StoreError):
     """An append named a head that is no longer the run's head."""
 

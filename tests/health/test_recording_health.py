@@ -8,12 +8,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+from store.lock_holder import held_by_another_process
+
 from bitexact.crypto.hostkey import load_host_key
 from bitexact.health import HealthContext, run_health
-from bitexact.health.recording import GRACE_SECONDS, check_orphan_journals
+from bitexact.health import recording as recording_health
+from bitexact.health.recording import GRACE_SECONDS, check_orphan_journals, check_store_lock
 from bitexact.recording.journal import JournalRecord, journal_dir, write_journal
 from bitexact.recording.journal_slots import JournalSlots
 from bitexact.sdk.stores import close_stores, recorder_for
+from bitexact.store import DB_NAME
 
 
 def _age(path: Path, seconds: float = GRACE_SECONDS + 5) -> None:
@@ -99,3 +104,22 @@ def test_health_runs_the_recording_checks(home: Path) -> None:
     report = run_health(HealthContext(env={}, home=home))
     assert [(f.name, f.run_id) for f in report.findings] == [("orphan-journals", run_id)]
     assert report.exit_code() == 1
+
+
+def test_a_store_lock_held_on_end_by_another_process_is_reported_with_its_pid(
+    bx: Any, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recording_health, "LOCK_PROBE_SECONDS", 0.2)
+    recorder, _ = recorder_for(home)
+    recorder.start(name="made the store")
+    close_stores()
+    assert check_store_lock(HealthContext(env={}, home=home)) == []  # free: one try, nothing to say
+    with held_by_another_process(home / f"{DB_NAME}.lock") as (pid, _):
+        [finding] = check_store_lock(HealthContext(env={}, home=home))
+        assert (finding.level, finding.name, finding.details) == ("warn", "store-locked", {"pid": pid})
+        assert f"held by process {pid} for over 0.2 s" in finding.message
+        result = bx("health", "--json")  # the store opens for reading while another process holds the lock
+        assert result.exit_code == 1, result.stdout + result.stderr
+        assert [f["name"] for f in json.loads(result.stdout)["findings"]] == ["store-locked"]
+    assert check_store_lock(HealthContext(env={}, home=home)) == []
+    assert check_store_lock(HealthContext(env={}, home=None)) == []

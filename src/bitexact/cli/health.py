@@ -25,9 +25,10 @@ def health_command(app: AppContext, as_json: bool) -> None:
     """Check the capture policy, its keys, the stored runs' declarations and left-over journals.
 
     Warns on capture-key-missing, capture-key-unavailable, scrub-failed,
-    capture-policy-off, capture-key-revoked and orphan-journals (entries a
+    capture-policy-off, capture-key-revoked, orphan-journals (entries a
     stopped recording journaled but never wrote: fold them with
-    `bitexact repair RUN`); critical on
+    `bitexact repair RUN`) and store-locked (a stopped or hung process has
+    held the store's write lock for over a second); critical on
     capture-policy-invalid, collector-unscrubbed, capture-policy-off under
     BITEXACT_ENV=prod, and capture-key-revoked for the active key.
     Exit 0 healthy, 1 warnings only, 2 anything critical.

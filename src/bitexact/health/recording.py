@@ -1,4 +1,4 @@
-"""The recording checks of ``bitexact health``: what a recording process left for repair.
+"""The recording checks of ``bitexact health``: what a recording process left for repair, or holds.
 
 An SDK entry whose call returned is durable in a journal (a journal file or
 a slot of a slots file) until it is in the chain; the journal is removed,
@@ -7,10 +7,17 @@ has gone means entries may be missing from the chain until
 ``bitexact repair RUN`` folds them (docs/sdk.md). A live run's journals
 last milliseconds, so journals touched in the last :data:`GRACE_SECONDS`
 are left out: they are most likely a recording in progress.
+
+The store's write lock is held for the milliseconds of a commit. Held for
+:data:`LOCK_PROBE_SECONDS` on end, it is a writer that is stopped or hung,
+and every recording on the host waits up to ``BITEXACT_LOCK_TIMEOUT`` for it
+and then records gaps (docs/store.md).
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import time
 from pathlib import Path
 from typing import Final
@@ -19,9 +26,12 @@ from bitexact.health.context import HealthContext
 from bitexact.health.findings import WARN, Finding, listed
 from bitexact.recording.journal import JournalError, orphan_journals
 from bitexact.recording.journal_slots import slot_blobs, slot_files
+from bitexact.store import DB_NAME, flock
 
 GRACE_SECONDS: Final[float] = 60.0
 """Journals modified more recently than this are taken to belong to a run still recording."""
+LOCK_PROBE_SECONDS: Final[float] = 1.0
+"""How long the store's write lock must stay taken before health reports it (a commit takes milliseconds)."""
 LISTED: Final[int] = 5
 """How many journals a message names before saying how many more (``details`` holds them all)."""
 
@@ -76,5 +86,45 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
-RECORDING_CHECKS = (check_orphan_journals,)
+def _held_throughout(fd: int, seconds: float) -> bool:
+    """True when another process holds ``fd``'s flock at every try for ``seconds``; a free lock is given back."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return True
+            time.sleep(0.02)
+            continue
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+
+
+def check_store_lock(ctx: HealthContext) -> list[Finding]:
+    """store-locked: another process has held the store's write lock longer than any commit takes."""
+    if ctx.home is None:
+        return []
+    try:
+        fd = os.open(ctx.home / f"{DB_NAME}.lock", os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return []  # no store yet, or not ours to open: nothing holds it
+    try:
+        if not _held_throughout(fd, LOCK_PROBE_SECONDS):
+            return []
+        pid = flock.holder_pid(fd)
+    finally:
+        os.close(fd)
+    holder = f"process {pid}" if pid is not None else "another process"
+    return [Finding(
+        WARN, "store-locked",
+        f"the store's write lock has been held by {holder} for over {LOCK_PROBE_SECONDS:g} s (a commit takes"
+        " milliseconds): a writer that is stopped or hung. Every recording on this host waits up to"
+        " BITEXACT_LOCK_TIMEOUT (default 30 s) for it, then records gaps and journals its entries; resume or end"
+        f" {holder}, then `bitexact repair` the runs that report orphan journals",
+        details={"pid": pid} if pid is not None else {},
+    )]
+
+
+RECORDING_CHECKS = (check_store_lock, check_orphan_journals)
 """The recording checks, in the order ``bitexact health`` runs them."""

@@ -52,7 +52,7 @@ from bitexact.recording.journal_slots import (
     SLOT_COUNT,
     JournalSlots,
 )
-from bitexact.store import AppendResult
+from bitexact.store import AppendResult, StoreBusyError
 from bitexact.sdk import active, nondet
 from bitexact.sdk.causal import ENV_VAR, CausalContext, ContextFormatError, HybridClock, format_context, parse_context
 from bitexact.sdk.custody import check_custody
@@ -455,7 +455,7 @@ class Run:
                 journal = path.name
                 self._orphans.add(journal)
         gap = self.failures.declare(Gap(cause, describe(exc), kind=kind, seq=handle.seq, journal=journal),
-                                    self.writer)
+                                    self._gap_writer(exc))
         handle._fail(gap)
 
     def _queued_write(self, items: list[Pending]) -> list[AppendResult]:
@@ -478,8 +478,13 @@ class Run:
         if journal:
             self._orphans.add(journal)
         gap = self.failures.declare(Gap(cause_of(exc), describe(exc), kind=item.kind, seq=item.handle.seq,
-                                        journal=journal), self.writer)
+                                        journal=journal), self._gap_writer(exc))
         item.handle._fail(gap)
+
+    def _gap_writer(self, exc: BaseException) -> RunWriter | None:
+        """Where a failed write's gap is declared in the chain: nowhere when the store is locked by another
+        process, since the marker would wait out the same lock a second time in the agent's call."""
+        return None if isinstance(exc, StoreBusyError) else self.writer
 
     def _withheld(self, kind: str, exc: SdkArgumentError) -> RecordHandle:
         """A custody that is not one: the entry is withheld and an invalid_argument gap declared."""

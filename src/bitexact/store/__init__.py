@@ -4,7 +4,7 @@
 behind the same :class:`Store` interface.
 """
 
-from bitexact.errors import RunNotFoundError, StaleHeadError, StoreError
+from bitexact.errors import RunNotFoundError, StaleHeadError, StoreBusyError, StoreError
 from bitexact.store.base import (
     AppendResult,
     ConflictError,
@@ -31,6 +31,7 @@ __all__ = [
     "StaleCheckpointError",
     "StaleHeadError",
     "Store",
+    "StoreBusyError",
     "StoreError",
     "open_store",
 ]

@@ -9,6 +9,10 @@ first tried without blocking through a ``PyDLL`` function, which keeps the
 interpreter lock for the call; only when another process holds it does the
 wait go through ``fcntl.flock`` with the interpreter lock released.
 Unlocking never blocks, so it always keeps the interpreter lock.
+
+:class:`ProcessLock` bounds the wait (``BITEXACT_LOCK_TIMEOUT`` in the
+store): a process stopped while it holds the lock (Ctrl-Z on an import, a
+debugger) must not hang every recording agent on the host for good.
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ import ctypes
 import errno
 import fcntl
 import os
+import queue
+import threading
+import time
 from typing import Any
 
 _libc_flock: Any
@@ -30,13 +37,8 @@ except (AttributeError, OSError):  # no C library symbol to call: plain fcntl.fl
 
 def lock(fd: int) -> None:
     """Take the exclusive lock on ``fd``, waiting (with the GIL released) while another process holds it."""
-    if _libc_flock is not None:
-        if _libc_flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB) == 0:
-            return
-        code = ctypes.get_errno()
-        if code not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
-            raise OSError(code, os.strerror(code))
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    if not _try_lock(fd):
+        fcntl.flock(fd, fcntl.LOCK_EX)
 
 
 def unlock(fd: int) -> None:
@@ -46,3 +48,156 @@ def unlock(fd: int) -> None:
     elif _libc_flock(fd, fcntl.LOCK_UN) != 0:
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code))
+
+
+class LockTimeout(Exception):
+    """The lock stayed with another process for the whole wait."""
+
+
+class _Wait:
+    """One bounded wait for the lock, served by the lock's waiter thread."""
+
+    __slots__ = ("gate", "acquired", "error", "wanted", "since")
+
+    def __init__(self) -> None:
+        # A held lock is the cheapest one-shot wake-up (an Event is a Condition in Python code):
+        # the waiter thread releases it once, when the flock is taken or failed.
+        self.gate = threading.Lock()
+        self.gate.acquire()
+        self.acquired = False
+        self.error: OSError | None = None
+        self.wanted = True  # a caller waits for it (changed under ProcessLock._mutex)
+        self.since = time.monotonic()
+
+
+class ProcessLock:
+    """The store's cross-process write lock, with an optional bound on the wait.
+
+    Uncontended, :meth:`acquire` is one non-blocking ``flock`` that keeps the
+    GIL. Contended, with no bound, it blocks in ``flock`` as the kernel
+    queues it. With a bound, the lock's waiter thread (started on the first
+    contended wait, then kept) blocks in ``flock`` instead and the caller
+    waits at most ``timeout`` for it: Linux has no timed ``flock``, and
+    polling would let a process that commits back to back take the lock
+    again before a sleeping poller wakes. A wait whose caller gave up stays
+    queued in the kernel: the next :meth:`acquire` joins it rather than
+    queueing a second (and waits only what is left of the bound since it
+    queued), and if it gets the lock with nobody waiting it gives it
+    straight back.
+
+    One thread at a time may call :meth:`acquire` (the store holds its own
+    write lock around it).
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._mutex = threading.Lock()
+        self._pending: _Wait | None = None
+        self._requests: queue.SimpleQueue[_Wait | None] = queue.SimpleQueue()
+        self._waiter: threading.Thread | None = None
+
+    def acquire(self, timeout: float | None = None) -> None:
+        """Take the lock; raise :class:`LockTimeout` if another process keeps it ``timeout`` seconds."""
+        with self._mutex:
+            wait = self._pending
+            if wait is not None:
+                wait.wanted = True
+        if wait is None:
+            if _try_lock(self._fd):
+                return
+            if timeout is None:
+                fcntl.flock(self._fd, fcntl.LOCK_EX)
+                return
+            wait = self._queue_wait()
+        # Counted from when this process began to queue for the lock, not from this call: once a
+        # holder has kept it past the bound, later writes fail at once until it lets go, rather than
+        # each waiting the whole bound again.
+        left = None if timeout is None else max(0.0, timeout - (time.monotonic() - wait.since))
+        if not wait.gate.acquire(timeout=-1 if left is None else left):
+            with self._mutex:
+                if not wait.acquired:
+                    wait.wanted = False  # the waiter gives the lock straight back if it gets it unwanted
+                    raise LockTimeout(f"held by another process for over {timeout:g} s")
+            # taken at the very moment the wait ran out: ours after all
+        with self._mutex:
+            self._pending = None
+        if wait.error is not None:
+            raise wait.error
+
+    def release(self) -> None:
+        """Give the lock back."""
+        unlock(self._fd)
+
+    def close(self) -> None:
+        """Stop the waiter thread once its current wait (if any) ends; the caller closes the descriptor."""
+        if self._waiter is not None:
+            self._requests.put(None)
+
+    def _queue_wait(self) -> _Wait:
+        wait = _Wait()
+        with self._mutex:
+            self._pending = wait
+        if self._waiter is None:
+            # A duplicate shares the open file description, so the lock it takes is the
+            # store's; and closing the store's descriptor meanwhile cannot leave this thread
+            # a reused descriptor number to unlock.
+            fd = os.dup(self._fd)
+            self._waiter = threading.Thread(target=self._serve, args=(fd,), name="bitexact-store-lock-wait",
+                                            daemon=True)
+            self._waiter.start()
+        self._requests.put(wait)
+        return wait
+
+    def _serve(self, fd: int) -> None:
+        """The waiter thread: block in ``flock`` for each queued wait, hand the lock over or give it back."""
+        while (wait := self._requests.get()) is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError as exc:
+                wait.error = exc
+            with self._mutex:
+                if wait.wanted:
+                    wait.acquired = True  # the caller claims it (and, with it, the pending slot)
+                    wait.gate.release()
+                    continue
+                if wait.error is None:
+                    fcntl.flock(fd, fcntl.LOCK_UN)  # its caller gave up and nobody has come since
+                self._pending = None
+        os.close(fd)
+
+
+def _try_lock(fd: int) -> bool:
+    """One non-blocking attempt that keeps the GIL; False when another process holds the lock."""
+    if _libc_flock is None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+    if _libc_flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
+        raise OSError(code, os.strerror(code))
+    return False
+
+
+def holder_pid(fd: int) -> int | None:
+    """The pid of the process holding a ``flock`` on ``fd``'s file, from ``/proc/locks``; None when unknown.
+
+    For the message of a wait that ran out: which process to look at. Linux
+    only; a lock held through another mount namespace or gone meanwhile
+    reads as None.
+    """
+    try:
+        info = os.fstat(fd)
+        wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            for line in locks:
+                fields = line.split()
+                # "1: FLOCK ADVISORY WRITE <pid> <maj:min:inode> 0 EOF"; waiters have "->" after the number.
+                if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted:
+                    return int(fields[4])
+    except (OSError, ValueError):
+        return None
+    return None

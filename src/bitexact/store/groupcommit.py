@@ -250,7 +250,7 @@ class GroupCommitter(Generic[T, R]):
                     self._queue.remove(own)
             for ticket in batch:
                 if not ticket.settled:
-                    ticket.fail(StoreError(f"the batch holding this append failed: {exc}"))
+                    ticket.fail(_batch_failed(exc))
             if not isinstance(exc, Exception):
                 raise
         finally:
@@ -270,3 +270,14 @@ class GroupCommitter(Generic[T, R]):
             for ticket in batch:
                 if ticket is not own:
                     ticket._gate.release()
+
+
+def _batch_failed(exc: BaseException) -> StoreError:
+    """A ticket's own error for a batch that failed: a new one each, of the store error's kind if it was one.
+
+    New, because each waiting thread raises it and a raised exception carries
+    its thread's traceback; of the same kind, so a caller can still tell a
+    busy store (``StoreBusyError``) from a broken one.
+    """
+    kind = type(exc) if isinstance(exc, StoreError) else StoreError
+    return kind(f"the batch holding this append failed: {exc}")

@@ -29,7 +29,8 @@ from typing import Any, Final
 
 from bitexact.canon import canonicalize, loads
 from bitexact.crypto import GENESIS
-from bitexact.errors import RunNotFoundError, StaleHeadError, StoreError
+from bitexact.config import SettingError, env_float
+from bitexact.errors import RunNotFoundError, StaleHeadError, StoreBusyError, StoreError
 from bitexact.private_files import create_private_file
 from bitexact.store import checks, flock
 from bitexact.store.base import (
@@ -44,7 +45,7 @@ from bitexact.store.base import (
 )
 from bitexact.store.checks import CheckpointFields, EntryFields
 from bitexact.store.groupcommit import GroupCommitter, Ticket
-from bitexact.store.sqlite_schema import CHECKPOINT_PAGES, connect, migrate
+from bitexact.store.sqlite_schema import CHECKPOINT_PAGES, connect, migrate, needs_migration
 from bitexact.store.walcheckpoint import WalCheckpointer, presize
 
 PAGE: Final[int] = 256
@@ -53,6 +54,9 @@ _FLUSH_ATTEMPTS: Final[int] = 400
 """Tries (5 ms apart) of the truncating checkpoint after a redaction, while another checkpoint runs."""
 CLOSE_DRAIN_SECONDS: Final[float] = 30.0
 """How long ``close`` waits for submitted appends to land before it closes anyway (they then fail)."""
+LOCK_TIMEOUT_ENV: Final[str] = "BITEXACT_LOCK_TIMEOUT"
+LOCK_TIMEOUT: Final[float] = 30.0
+"""Seconds a write waits for another process's write lock before it fails (as SQLite's busy timeout)."""
 
 _RUN_COLUMNS = "run_id, steps, head_hash, sealed, started_at, updated_at, meta, kinds"
 
@@ -109,8 +113,16 @@ class SQLiteStore(Store):
     it exists as the benchmark's baseline, not for use.
     """
 
-    def __init__(self, path: Path | str, *, group_commit: bool = True, max_batch: int = 512) -> None:
+    def __init__(
+        self, path: Path | str, *, group_commit: bool = True, max_batch: int = 512, lock_timeout: float | None = None
+    ) -> None:
         self.path = Path(path)
+        try:
+            self.lock_timeout = lock_timeout if lock_timeout is not None else env_float(LOCK_TIMEOUT_ENV, LOCK_TIMEOUT)
+        except SettingError as exc:
+            raise StoreError(f"cannot open the store at {self.path}: {exc}") from None
+        if self.lock_timeout <= 0:
+            raise StoreError(f"lock_timeout must be more than 0 seconds; got {self.lock_timeout!r}")
         self._pid = os.getpid()
         self._forks = _forks
         self._write_lock = threading.Lock()
@@ -126,14 +138,16 @@ class SQLiteStore(Store):
             _create_private(self.path)
             lock_fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             self._lock_fd = lock_fd
+            self._process_lock = flock.ProcessLock(lock_fd)
             opened.append(connect(str(self.path)))
             opened.append(connect(str(self.path)))
             self._writer, self._reader = opened
             # Checkpoints run on a thread of their own (walcheckpoint.py), never inside a commit.
             self._writer.execute("PRAGMA wal_autocheckpoint = 0")
             self._wal = WalCheckpointer(lambda: connect(str(self.path)), fallback_pages=CHECKPOINT_PAGES)
-            with self._flock():
-                migrate(self._writer)
+            if needs_migration(self._writer):
+                with self._flock():
+                    migrate(self._writer)  # checks again: another process may have just done it
         except BaseException as exc:
             for conn in opened:
                 conn.close()
@@ -161,11 +175,21 @@ class SQLiteStore(Store):
 
     @contextmanager
     def _flock(self) -> Iterator[None]:
-        flock.lock(self._lock_fd)
+        """The cross-process write lock, waited for at most ``lock_timeout`` seconds."""
+        try:
+            self._process_lock.acquire(self.lock_timeout)
+        except flock.LockTimeout:
+            pid = flock.holder_pid(self._lock_fd)
+            holder = f"process {pid}" if pid is not None else "another process"
+            raise StoreBusyError(
+                f"the store at {self.path} stayed locked by {holder} for over {self.lock_timeout:g} s, so nothing"
+                f" was written; if that process is stopped or hung, resume or end it"
+                f" (or raise {LOCK_TIMEOUT_ENV})"
+            ) from None
         try:
             yield
         finally:
-            flock.unlock(self._lock_fd)
+            self._process_lock.release()
 
     @contextmanager
     def _exclusive(self) -> Iterator[sqlite3.Connection]:
@@ -602,6 +626,7 @@ class SQLiteStore(Store):
                 return  # a forked child leaves the parent's connections alone
             self._writer.close()
             self._reader.close()
+            self._process_lock.close()
             os.close(self._lock_fd)
 
 

@@ -139,15 +139,24 @@ def connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-def migrate(conn: sqlite3.Connection) -> None:
-    """Create the tables if needed; refuse a database written by a newer BitExact."""
+def needs_migration(conn: sqlite3.Connection) -> bool:
+    """True when the tables must be made or upgraded; refuse a database written by a newer BitExact.
+
+    A read, so a store already at this version opens without the write lock:
+    reading commands work while another process holds it.
+    """
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise StoreError(
             f"this store has schema version {version}, newer than this BitExact understands "
             f"({SCHEMA_VERSION}); upgrade bitexact"
         )
-    if version == SCHEMA_VERSION:
+    return bool(version < SCHEMA_VERSION)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Create the tables if needed; refuse a database written by a newer BitExact. Call under the write lock."""
+    if not needs_migration(conn):
         return
     conn.execute("BEGIN IMMEDIATE")
     try:

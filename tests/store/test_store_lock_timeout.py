@@ -1,0 +1,156 @@
+"""A write waits for another process's write lock at most BITEXACT_LOCK_TIMEOUT, then fails clearly.
+
+The holder is a real process (spawned) that takes the store's lock file and
+keeps it until told to let go, as a stopped import would. Nothing here
+depends on machine speed: every wait that must run out is against a lock
+that is never released in time, and every wait that must succeed is given
+30 s.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from lock_holder import held_by_another_process
+from store_chain import make_chain
+
+from bitexact.crypto import GENESIS
+from bitexact.store import SQLiteStore, StoreBusyError, StoreError, flock
+
+WAITER_THREAD = "bitexact-store-lock-wait"
+
+
+def _free_for_others(path: Path, within: float = 30.0) -> bool:
+    """True once a fresh open file description can take the lock (our process gave it back)."""
+    deadline = time.monotonic() + within
+    fd = os.open(path, os.O_RDWR)
+    try:
+        while time.monotonic() < deadline:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                time.sleep(0.01)
+                continue
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return True
+        return False
+    finally:
+        os.close(fd)
+
+
+def _waiters() -> int:
+    return sum(1 for thread in threading.enumerate() if thread.name == WAITER_THREAD)
+
+
+def test_a_wait_runs_out_and_the_lock_is_not_kept_when_it_comes_later(tmp_path: Path) -> None:
+    path = tmp_path / "s.db.lock"
+    path.touch()
+    fd = os.open(path, os.O_RDWR)
+    lock = flock.ProcessLock(fd)
+    try:
+        with held_by_another_process(path) as (pid, release):
+            with pytest.raises(flock.LockTimeout, match="over 0.2 s"):
+                lock.acquire(0.2)
+            with pytest.raises(flock.LockTimeout):
+                lock.acquire(0.2)  # joins the waiter already queued, rather than queueing a second
+            assert _waiters() == 1
+            assert flock.holder_pid(fd) == pid
+            release.set()
+            # The queued waiter takes the lock with nobody left waiting for it: it must give it back.
+            assert _free_for_others(path)
+        lock.acquire(0.2)  # and ours is free to take again
+        assert not _free_for_others(path, within=0.05)
+        lock.release()
+        assert _free_for_others(path)
+    finally:
+        os.close(fd)
+
+
+def test_a_wait_that_outlasts_the_holder_takes_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "s.db.lock"
+    path.touch()
+    fd = os.open(path, os.O_RDWR)
+    lock = flock.ProcessLock(fd)
+    got = threading.Event()
+    try:
+        with held_by_another_process(path) as (_, release):
+            waiting = threading.Thread(target=lambda: (lock.acquire(30.0), got.set()))
+            waiting.start()
+            assert not got.wait(0.3)  # still held by the other process
+            release.set()
+            assert got.wait(30)
+            waiting.join()
+        assert not _free_for_others(path, within=0.05)  # ours now
+        lock.release()
+        assert _free_for_others(path)
+    finally:
+        os.close(fd)
+
+
+def test_a_store_write_fails_with_the_holder_named_and_loses_nothing(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db", lock_timeout=0.3)
+    try:
+        store.create_run("r")
+        chain = make_chain("r", 3)
+        store.append("r", chain[0])
+        with held_by_another_process(tmp_path / "s.db.lock") as (pid, _):
+            with pytest.raises(StoreBusyError) as refused:
+                store.append("r", chain[1])
+            with pytest.raises(StoreBusyError):
+                store.submit("r", [chain[1]]).result(30)
+        message = str(refused.value)
+        assert f"locked by process {pid}" in message
+        assert "BITEXACT_LOCK_TIMEOUT" in message and "nothing was written" in message
+        assert store.head("r") == (1, chain[0]["hash"])  # the refused appends left no trace
+        store.append("r", chain[1])
+        store.append("r", chain[2])
+        assert [e["hash"] for e in store.entries("r")] == [e["hash"] for e in chain]
+        assert chain[0]["prev"] == GENESIS
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(("raw", "says"), [("soon", "is not a number"), ("0", "must be greater than 0")])
+def test_an_unusable_lock_timeout_setting_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raw: str, says: str
+) -> None:
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", raw)
+    with pytest.raises(StoreError, match=f"BITEXACT_LOCK_TIMEOUT={raw!r} {says}"):
+        SQLiteStore(tmp_path / "s.db")
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_the_lock_timeout_setting_is_read_when_the_store_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "2.5")
+    store = SQLiteStore(tmp_path / "s.db")
+    try:
+        assert store.lock_timeout == 2.5
+    finally:
+        store.close()
+    monkeypatch.delenv("BITEXACT_LOCK_TIMEOUT")
+    store = SQLiteStore(tmp_path / "s.db")
+    try:
+        assert store.lock_timeout == 30.0
+    finally:
+        store.close()
+
+
+def test_a_store_opens_for_reading_while_another_process_holds_the_lock(tmp_path: Path) -> None:
+    first = SQLiteStore(tmp_path / "s.db")
+    first.create_run("r")
+    first.append("r", make_chain("r", 1)[0])
+    first.close()
+    with held_by_another_process(tmp_path / "s.db.lock"):
+        reader = SQLiteStore(tmp_path / "s.db", lock_timeout=0.2)  # at this version: no migration, no lock
+        try:
+            assert reader.head("r")[0] == 1 and [r.run_id for r in reader.runs()] == ["r"]
+        finally:
+            reader.close()
+    with held_by_another_process(tmp_path / "new.db.lock"):
+        with pytest.raises(StoreBusyError, match="new.db stayed locked"):
+            SQLiteStore(tmp_path / "new.db", lock_timeout=0.2)  # a new store must make its tables
