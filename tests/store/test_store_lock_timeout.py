@@ -125,17 +125,17 @@ def test_an_unusable_lock_timeout_setting_is_refused_by_name(
     assert not (tmp_path / "s.db").exists()
 
 
-def test_the_lock_timeout_setting_is_read_when_the_store_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "2.5")
+@pytest.mark.parametrize(("raw", "seconds"), [("2.5", 2.5), (None, 30.0)])
+def test_the_lock_timeout_setting_is_read_when_the_store_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raw: str | None, seconds: float
+) -> None:
+    if raw is None:
+        monkeypatch.delenv("BITEXACT_LOCK_TIMEOUT", raising=False)
+    else:
+        monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", raw)
     store = SQLiteStore(tmp_path / "s.db")
     try:
-        assert store.lock_timeout == 2.5
-    finally:
-        store.close()
-    monkeypatch.delenv("BITEXACT_LOCK_TIMEOUT")
-    store = SQLiteStore(tmp_path / "s.db")
-    try:
-        assert store.lock_timeout == 30.0
+        assert store.lock_timeout == seconds
     finally:
         store.close()
 
