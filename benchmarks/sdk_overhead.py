@@ -140,7 +140,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bx-bench-"))
     os.environ["BITEXACT_HOME"] = str(work / "home")
     try:
-        with LoadMeter() as meter:
+        with LoadMeter(work) as meter:
             stored = _measure(args)
             _floors(work, stored, args.calls)
         print(f"machine during the run ({describe_machine()}): {meter.load.describe()}")

@@ -152,7 +152,7 @@ def run_threads(
             return threading.Thread(target=append_all, args=(store, run_id, chain, lat))
 
         threads = [writer(run_id, chain, lat) for run_id, chain, lat in zip(runs, chains, latencies)]
-        with LoadMeter() as meter:
+        with LoadMeter(path.parent) as meter:
             t0 = time.perf_counter()
             for t in threads:
                 t.start()
@@ -189,7 +189,7 @@ def commit_ceiling(path: Path, writers: int, n: int, *, sync: bool = True) -> di
             store.create_run(run_id)
             prepared.append([_Append(run_id, ((checks.entry(run_id, e), None),)) for e in build_chain(run_id, n)])
         times: list[float] = []
-        with LoadMeter() as meter:
+        with LoadMeter(path.parent) as meter:
             t0 = time.perf_counter()
             for step in range(n):
                 batch: list[Ticket[_Append, Any]] = [Ticket(chain[step]) for chain in prepared]
@@ -230,7 +230,7 @@ def run_processes(path: Path, writers: int, n: int) -> dict[str, Any]:
         p.start()
     for _ in procs:
         ready.get()
-    with LoadMeter() as meter:
+    with LoadMeter(path.parent) as meter:
         go.set()
         got = [results.get() for _ in procs]
     for p in procs:
