@@ -11,15 +11,14 @@ exactly those of the two detectors run one after the other.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from bitexact.capture.budget import Deadline
-from bitexact.capture.detectors.base import RUN_CHARS, Finding
+from bitexact.capture.detectors.base import RUN_CHARS, Finding, Sites
 from bitexact.capture.detectors.iban import IbanDetector
 from bitexact.capture.detectors.pan import MIN_DIGITS, PanDetector
 
-_SITES = re.compile(rf"\d(?:[{RUN_CHARS}]{{{MIN_DIGITS - 1},}}|(?<=(?<![A-Za-z\d])[A-Za-z]{{2}}\d)\d)")
+_SITES = Sites(rf"\d(?:[{RUN_CHARS}]{{{MIN_DIGITS - 1},}}|(?<=(?<![A-Za-z\d])[A-Za-z]{{2}}\d)\d)")
 _ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from bitexact.capture.budget import Deadline
-from bitexact.capture.detectors.base import SEPARATOR_UNIT, Finding, ascii_digits
+from bitexact.capture.detectors.base import SEPARATOR_UNIT, Finding, Sites, ascii_digits
 from bitexact.capture.detectors.iban_registry import LENGTHS
 
 NAME = "iban"
@@ -22,7 +22,7 @@ TOKEN = "[IBAN]"
 
 # Anchored on the check digits (the regex engine scans for a digit quickly),
 # then looks back for the country code.
-_START = re.compile(r"\d\d(?<=(?<![A-Za-z\d])[A-Za-z]{2}\d\d)")
+_START = Sites(r"\d\d(?<=(?<![A-Za-z\d])[A-Za-z]{2}\d\d)")
 # Separators first, so the digits of %20 are read as a separator.
 _PIECE = re.compile(r"(?:%2[0dD]|[ \-+\u00a0])+|[A-Za-z0-9]|\d|.", re.DOTALL)
 _SEPARATOR = re.compile(rf"{SEPARATOR_UNIT}{{1,3}}")

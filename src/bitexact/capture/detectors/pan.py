@@ -29,7 +29,7 @@ from itertools import accumulate
 from typing import Any
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
-from bitexact.capture.detectors.base import RUN_CHARS, SEPARATOR_UNIT, Finding, ascii_digits
+from bitexact.capture.detectors.base import RUN_CHARS, SEPARATOR_UNIT, Finding, Sites, ascii_digits
 
 NAME = "pan"
 MIN_DIGITS = 12
@@ -107,7 +107,7 @@ def is_pan(digits: str) -> bool:
     return issuer_allows(digits) and luhn_ok(digits)
 
 
-_RUN = re.compile(rf"\d[{RUN_CHARS}]{{{MIN_DIGITS - 1},}}")
+_RUN = Sites(rf"\d[{RUN_CHARS}]{{{MIN_DIGITS - 1},}}")
 # Separators first, so the digits of %20 are read as a separator, not a group.
 _PIECE = re.compile(r"(?:%2[0dD]|[ \-+\u00a0])+|\d+|\D")
 _SEPARATOR = re.compile(rf"{SEPARATOR_UNIT}{{1,3}}")
