@@ -137,10 +137,11 @@ def test_a_version_2_store_is_upgraded_and_its_counts_carry_on(tmp_path: Path) -
 
 def _hold_lock(path: str, held: "mp.synchronize.Event", release: "mp.synchronize.Event") -> None:
     fd = os.open(path, os.O_RDWR)
-    flock.lock(fd)
+    lock = flock.ProcessLock(fd)
+    lock.acquire()
     held.set()
     release.wait(30)
-    flock.unlock(fd)
+    lock.release()
     os.close(fd)
 
 
@@ -154,14 +155,15 @@ def test_flock_waits_while_another_process_holds_the_lock(tmp_path: Path) -> Non
     try:
         assert held.wait(30)
         fd = os.open(path, os.O_RDWR)
+        lock = flock.ProcessLock(fd)
         got = threading.Event()
-        waiter = threading.Thread(target=lambda: (flock.lock(fd), got.set()))
+        waiter = threading.Thread(target=lambda: (lock.acquire(), got.set()))  # no bound: blocks in flock
         waiter.start()
         assert not got.wait(0.3)  # still held by the other process
         release.set()
         assert got.wait(30)
         waiter.join()
-        flock.unlock(fd)
+        lock.release()
         os.close(fd)
     finally:
         release.set()
@@ -173,8 +175,9 @@ def test_flock_unlocks_for_the_next_process(tmp_path: Path) -> None:
     path = tmp_path / "s.db.lock"
     path.touch()
     fd = os.open(path, os.O_RDWR)
-    flock.lock(fd)
-    flock.unlock(fd)
+    lock = flock.ProcessLock(fd)
+    lock.acquire(5.0)
+    lock.release()
     other = os.open(path, os.O_RDWR)
     import fcntl
 

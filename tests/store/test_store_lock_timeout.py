@@ -115,13 +115,15 @@ def test_a_store_write_fails_with_the_holder_named_and_loses_nothing(tmp_path: P
         store.close()
 
 
-@pytest.mark.parametrize(("raw", "says"), [("soon", "is not a number"), ("0", "must be greater than 0")])
+@pytest.mark.parametrize(("raw", "says"), [("soon", "'soon' is not a number"), ("0", "'0' must be greater than 0"),
+                                          ("inf", "must be a finite number"), ("nan", "must be a finite number")])
 def test_an_unusable_lock_timeout_setting_is_refused_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raw: str, says: str
 ) -> None:
     monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", raw)
-    with pytest.raises(StoreError, match=f"BITEXACT_LOCK_TIMEOUT={raw!r} {says}"):
+    with pytest.raises(StoreError, match="BITEXACT_LOCK_TIMEOUT") as refused:
         SQLiteStore(tmp_path / "s.db")
+    assert says in str(refused.value)
     assert not (tmp_path / "s.db").exists()
 
 

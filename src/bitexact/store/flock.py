@@ -35,12 +35,6 @@ except (AttributeError, OSError):  # no C library symbol to call: plain fcntl.fl
     _libc_flock = None
 
 
-def lock(fd: int) -> None:
-    """Take the exclusive lock on ``fd``, waiting (with the GIL released) while another process holds it."""
-    if not _try_lock(fd):
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-
 def unlock(fd: int) -> None:
     """Release the lock on ``fd``."""
     if _libc_flock is None:
@@ -112,7 +106,7 @@ class ProcessLock:
         # Counted from when this process began to queue for the lock, not from this call: once a
         # holder has kept it past the bound, later writes fail at once until it lets go, rather than
         # each waiting the whole bound again.
-        left = None if timeout is None else max(0.0, timeout - (time.monotonic() - wait.since))
+        left = None if timeout is None else min(max(0.0, timeout - (time.monotonic() - wait.since)), threading.TIMEOUT_MAX)
         if not wait.gate.acquire(timeout=-1 if left is None else left):
             with self._mutex:
                 if not wait.acquired:

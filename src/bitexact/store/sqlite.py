@@ -15,6 +15,7 @@ soon as the lock is free. The kernel drops it when a process dies.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sqlite3
 import stat
@@ -121,8 +122,11 @@ class SQLiteStore(Store):
             self.lock_timeout = lock_timeout if lock_timeout is not None else env_float(LOCK_TIMEOUT_ENV, LOCK_TIMEOUT)
         except SettingError as exc:
             raise StoreError(f"cannot open the store at {self.path}: {exc}") from None
-        if self.lock_timeout <= 0:
-            raise StoreError(f"lock_timeout must be more than 0 seconds; got {self.lock_timeout!r}")
+        if not math.isfinite(self.lock_timeout) or self.lock_timeout <= 0:
+            raise StoreError(
+                f"cannot open the store at {self.path}: the lock timeout must be a finite number of seconds"
+                f" above 0 ({LOCK_TIMEOUT_ENV}); got {self.lock_timeout!r}"
+            )
         self._pid = os.getpid()
         self._forks = _forks
         self._write_lock = threading.Lock()
