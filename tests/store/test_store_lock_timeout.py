@@ -43,10 +43,6 @@ def _free_for_others(path: Path, within: float = 30.0) -> bool:
         os.close(fd)
 
 
-def _waiters() -> int:
-    return sum(1 for thread in threading.enumerate() if thread.name == WAITER_THREAD)
-
-
 def test_a_wait_runs_out_and_the_lock_is_not_kept_when_it_comes_later(tmp_path: Path) -> None:
     path = tmp_path / "s.db.lock"
     path.touch()
@@ -56,9 +52,12 @@ def test_a_wait_runs_out_and_the_lock_is_not_kept_when_it_comes_later(tmp_path: 
         with held_by_another_process(path) as (pid, release):
             with pytest.raises(flock.LockTimeout, match="over 0.2 s"):
                 lock.acquire(0.2)
+            threads, queued = set(threading.enumerate()), lock._pending
+            assert queued is not None and any(t.name == WAITER_THREAD for t in threads)
             with pytest.raises(flock.LockTimeout):
-                lock.acquire(0.2)  # joins the waiter already queued, rather than queueing a second
-            assert _waiters() == 1
+                lock.acquire(0.2)  # joins the wait already queued, rather than queueing a second
+            assert lock._pending is queued, "the same wait, still queued in the kernel"
+            assert set(threading.enumerate()) - threads == set(), "no second waiter thread"
             assert flock.holder_pid(fd) == pid
             release.set()
             # The queued waiter takes the lock with nobody left waiting for it: it must give it back.
