@@ -22,7 +22,7 @@ from bitexact.store import DB_NAME
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @pass_app
 def health_command(app: AppContext, as_json: bool) -> None:
-    """Check the capture policy, its keys, the stored runs' declarations and left-over journals.
+    """Check the capture policy, its keys, the stored runs' declarations, left-over journals and the store lock.
 
     Warns on capture-key-missing, capture-key-unavailable, scrub-failed,
     capture-policy-off, capture-key-revoked, orphan-journals (entries a
