@@ -11,6 +11,7 @@ written twice.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from bitexact import config
 from bitexact.canon import canonicalize
 from bitexact.capture import apply_policy
+from bitexact.crypto import chain_hash
 from bitexact.crypto.hostkey import HostKey, load_host_key
 from bitexact.errors import BitExactError
 from bitexact.recording.audit import record_repair
@@ -44,26 +46,58 @@ def _store_home(recorder: Recorder) -> Path:
     return Path(path).parent if path is not None else config.home()
 
 
-def _already_written(recorder: Recorder, record: JournalRecord) -> int | None:
-    """The step holding ``record`` when it reached the chain before its journal was removed.
+_Key = tuple[str, str | None, str]
+"""An entry by content: kind, ctx, and the digest of its data's canonical bytes."""
 
-    The chain holds the entry as the capture policy left it, so the record is
-    compared both as it is and as the run's policy makes it.
+
+class _Written:
+    """The run's entries as they stood before the fold, by content, to recognize an orphan already written.
+
+    A crash can fall between an entry's commit and its journal's removal, so
+    an orphan may already be in the chain. The chain holds the entry as the
+    capture policy left it, so a record is looked for both as it is and as
+    the run's policy makes it. Each stored entry answers for one orphan at
+    most, in record order: two identical records both journaled are two
+    entries, and the entries this fold writes are never taken for an orphan's.
+    One entry is read (and its data canonicalized) once per fold, not once per
+    orphan.
     """
-    wanted = {canonicalize(record.data)}
-    try:
-        captured = apply_policy(recorder.policy, record.kind, record.data, hints=record.hints, alg=recorder.alg)
-        wanted.add(canonicalize(captured.data))
-    except BitExactError:
-        pass
-    for entry in recorder.store.entries(record.run_id, start=record.steps_before):
-        if entry["kind"] == record.kind and entry.get("ctx") == record.ctx and "data" in entry:
+
+    def __init__(self, recorder: Recorder, run_id: str, start: int) -> None:
+        self._recorder = recorder
+        self._steps: dict[_Key, list[int]] = {}
+        for entry in recorder.store.entries(run_id, start=start):
+            if "data" not in entry:
+                continue  # redacted whole, or a kind without data: nothing to compare
             try:
-                if canonicalize(entry["data"]) in wanted:
-                    return int(entry["step"])
+                key = self._key(str(entry["kind"]), entry.get("ctx"), entry["data"])
             except BitExactError:
                 continue
-    return None
+            self._steps.setdefault(key, []).append(int(entry["step"]))
+
+    def _key(self, kind: str, ctx: str | None, data: Any) -> _Key:
+        return kind, ctx, chain_hash(self._recorder.alg, canonicalize(data))
+
+    def claim(self, record: JournalRecord) -> int | None:
+        """The step holding ``record``, taken so that no other orphan claims it; None when not written."""
+        keys = {self._key(record.kind, record.ctx, record.data)}
+        try:
+            captured = apply_policy(self._recorder.policy, record.kind, record.data, hints=record.hints,
+                                    alg=self._recorder.alg)
+            keys.add(self._key(record.kind, record.ctx, captured.data))
+        except BitExactError:
+            pass
+        best: tuple[int, list[int]] | None = None
+        for key in keys:
+            steps = self._steps.get(key, [])
+            at = bisect_left(steps, record.steps_before)  # written after it was journaled, never before
+            if at < len(steps) and (best is None or steps[at] < best[0]):
+                best = (steps[at], steps)
+        if best is None:
+            return None
+        step, steps = best
+        steps.remove(step)
+        return step
 
 
 def _gather(paths: list[Path], slots: list[Path], run_id: str, host_key: HostKey,
@@ -136,9 +170,10 @@ def fold_orphans(
     folded: list[str] = []
     steps: dict[str, int] = {}
     already: dict[str, int] = {}
+    written = _Written(recorder, run_id, min((o.record.steps_before for o in orphans), default=writer.steps))
     for orphan in orphans:
         record = orphan.record
-        step = _already_written(recorder, record)
+        step = written.claim(record)
         if step is not None:
             already[orphan.name] = step
         else:
