@@ -18,10 +18,10 @@ from typing import Any
 
 from bitexact import config
 from bitexact.canon import canonicalize
-from bitexact.capture import apply_policy
+from bitexact.capture import CaptureInputError, apply_policy
 from bitexact.crypto import chain_hash
 from bitexact.crypto.hostkey import HostKey, load_host_key
-from bitexact.errors import BitExactError
+from bitexact.errors import BitExactError, CanonicalizationError, EvidenceError
 from bitexact.recording.audit import record_repair
 from bitexact.recording.journal import (
     JournalError,
@@ -33,6 +33,7 @@ from bitexact.recording.journal import (
 )
 from bitexact.recording.journal_slots import has_full_slot, read_slots, slot_files
 from bitexact.recording.writer import Recorder
+from bitexact.store import RecordError
 
 
 @dataclass(frozen=True)
@@ -170,19 +171,27 @@ def fold_orphans(
     folded: list[str] = []
     steps: dict[str, int] = {}
     already: dict[str, int] = {}
+    refused: dict[str, str] = {}
     written = _Written(recorder, run_id, min((o.record.steps_before for o in orphans), default=writer.steps))
     for orphan in orphans:
         record = orphan.record
-        step = written.claim(record)
-        if step is not None:
-            already[orphan.name] = step
-        else:
-            steps[orphan.name] = writer.append(record.kind, record.data, prov=record.prov, ctx=record.ctx,
-                                               hints=record.hints).step
+        try:
+            step = None if record.unwritten else written.claim(record)
+            if step is not None:
+                already[orphan.name] = step
+            else:
+                steps[orphan.name] = writer.append(record.kind, record.data, prov=record.prov, ctx=record.ctx,
+                                                   hints=record.hints).step
+        except (EvidenceError, CaptureInputError, CanonicalizationError, RecordError) as exc:
+            # The write path refuses this entry itself (too deep, not a JSON object...): it can never be
+            # written, so it must not keep the run's other orphans from their chain. Named, with why.
+            refused[orphan.name] = str(exc)
         folded.append(orphan.name)
     extra: dict[str, Any] = {"journals": folded, "steps": steps}
     if already:
         extra["already_written"] = already
+    if refused:
+        extra["refused"] = refused
     if unreadable:
         extra["unreadable"] = unreadable
     if discarded:
@@ -194,6 +203,7 @@ def fold_orphans(
         if path.name in folded:
             remove_journal(path)
     for path in [*slots, *partial]:
-        if path.name not in unreadable:
+        # A slot is named <file>#<index>: a slots file holding an unreadable slot stays.
+        if not any(name == path.name or name.startswith(f"{path.name}#") for name in unreadable):
             remove_journal(path)
     return folded

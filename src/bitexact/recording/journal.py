@@ -59,6 +59,8 @@ class JournalRecord:
     steps_before: int = 0
     """How many entries the run had when the entry was recorded (where a fold looks for it)."""
     recorded_at: str = ""
+    unwritten: bool = False
+    """Journaled after its append raised (appends land whole or not at all): known not to be in the chain."""
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -69,6 +71,8 @@ class JournalRecord:
             value = getattr(self, name)
             if value is not None:
                 doc[name] = value
+        if self.unwritten:
+            doc["unwritten"] = True
         return doc
 
     @classmethod
@@ -82,6 +86,7 @@ class JournalRecord:
             run_id=doc["run_id"], seq=doc["seq"], kind=doc["kind"], data=doc["data"],
             prov=doc.get("prov"), ctx=doc.get("ctx"), hints=doc.get("hints"),
             steps_before=doc["steps_before"], recorded_at=str(doc.get("recorded_at", "")),
+            unwritten=doc.get("unwritten") is True,
         )
 
 

@@ -87,6 +87,8 @@ class JournalSlots:
         self.slot_bytes = slot_bytes
         self._free = list(range(count - 1, -1, -1))  # pop() hands out slot 0 first
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._writing = 0  # writes between taking a slot and syncing it: close waits for them
         directory = journal_dir(home, run_id)
         self.path = directory / f"slots-{secrets.token_hex(4)}-{slot_bytes // 1024}k{SLOTS_SUFFIX}"
         # Made whole under a dot-name, then renamed: a process killed while
@@ -131,9 +133,15 @@ class JournalSlots:
             if self._closed or not self._free:
                 return None
             index = self._free.pop()
+            self._writing += 1
         try:
-            _pwrite_all(self._fd, [_LENGTH.pack(length), *buffers], index * self.slot_bytes)
-            os.fdatasync(self._fd)
+            try:
+                _pwrite_all(self._fd, [_LENGTH.pack(length), *buffers], index * self.slot_bytes)
+                os.fdatasync(self._fd)
+            finally:
+                with self._lock:
+                    self._writing -= 1
+                    self._idle.notify_all()
         except OSError as exc:
             self.release(index)
             raise JournalError(f"cannot write slot {index} of {self.path}: {exc.strerror or exc}") from exc
@@ -166,6 +174,9 @@ class JournalSlots:
             if self._closed:
                 return
             self._closed = True
+            # A write between taking its slot and its sync still uses the descriptor: closing it
+            # then could hand the number to another file, which the write would land in.
+            self._idle.wait_for(lambda: self._writing == 0)
             os.close(self._fd)
             if remove:
                 self._unlink()

@@ -94,6 +94,14 @@ class FailureLog:
 
     def declare(self, gap: Gap, writer: RunWriter | None = None) -> Gap:
         """Keep ``gap``: in memory, in the failures record, in the chain when it takes writes, in the log."""
+        from bitexact.sdk.active import busy
+
+        # The marker's salts and the log line's clock are the recorder's reads: under
+        # capture_nondeterminism they must not be recorded as the agent's.
+        with busy():
+            return self._declare(gap, writer)
+
+    def _declare(self, gap: Gap, writer: RunWriter | None) -> Gap:
         with self._lock:
             self._gaps.append(gap)
             self._persist(gap)

@@ -96,6 +96,7 @@ class OrderedWriter:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._abandoned = False
+        self._closing = False  # the run's exit has begun: a call waiting for room queues at once
         self.max_bytes = max_bytes
         self._bytes = 0  # entry JSON queued and in flight
         self._warned = False
@@ -122,7 +123,8 @@ class OrderedWriter:
             if self._bytes and self._bytes + size > self.max_bytes and room_timeout > 0:
                 start = time.monotonic()
                 roomy = self._cond.wait_for(
-                    lambda: not self._bytes or self._bytes + size <= self.max_bytes or self._abandoned,
+                    lambda: (not self._bytes or self._bytes + size <= self.max_bytes or self._abandoned
+                             or self._closing),
                     timeout=room_timeout,
                 )
                 self.waited += time.monotonic() - start
@@ -140,6 +142,12 @@ class OrderedWriter:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
+            self._cond.notify_all()
+
+    def closing(self) -> None:
+        """The run is ending: calls waiting for room queue at once, and the exit's drain writes them."""
+        with self._cond:
+            self._closing = True
             self._cond.notify_all()
 
     def drain(self, timeout: float) -> bool:
@@ -185,7 +193,10 @@ class OrderedWriter:
                 self._write_batch([item])
             return
         for item, result in zip(batch, results):
-            self._written(item, result)
+            try:
+                self._written(item, result)
+            except Exception:  # noqa: BLE001 - the entry is in the chain: the rest of the batch and the queue go on
+                logger.exception("bitexact: %s: after writing an entry", self._name)
 
     def _run(self) -> None:
         while True:

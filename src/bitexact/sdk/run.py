@@ -135,6 +135,7 @@ class Run:
         self._order_large = threading.Lock()
         self._host_key_lock = threading.Lock()
         self._timeout = 30.0
+        self._accepting = True  # False once the run's exit has begun: later records are after its end
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -202,11 +203,32 @@ class Run:
         """End the run: record ``exc`` if one ended it, drain the queue, seal (or leave unsealed)."""
         if not self.open:
             return
+        # The exit's own work (gaps, warnings, the seal) reads the clock and the random source:
+        # under capture_nondeterminism that must never be recorded as the agent's.
+        with active.busy():
+            error = self._finish(exc)
+        if error is not None:
+            cause = error.cause if isinstance(error, RecordingError) else cause_of(error)
+            if exc is not None:
+                # The agent's own exception is already on its way out: it stays the one raised.
+                logger.warning("bitexact: run %s could not be sealed (%s) while %s ended it",
+                               self.run_id, cause, type(exc).__name__)
+                return
+            raise RecordingError(f"run {self.run_id} could not be sealed: {describe(error)}",
+                                 cause=cause) from error
+
+    def _finish(self, exc: BaseException | None) -> BaseException | None:
+        """:meth:`finish`'s work; the error strict mode raises, if any."""
         error: BaseException | None = None
         try:
             if exc is not None:
                 self._record_exception(exc)
             assert self._queue is not None and self.writer is not None
+            # Calls still recording finish queueing (a call waiting for room queues at once); later
+            # ones are refused as after the run's end, so nothing lands after the drain or the seal.
+            self._queue.closing()
+            with self._order:
+                self._accepting = False
             seal = True
             if not self._queue.drain(self._timeout):
                 seal = False
@@ -224,10 +246,9 @@ class Run:
                 logger.warning("bitexact: run %s left unsealed: %d journal(s) wait for `bitexact repair %s`",
                                self.run_id, len(self._orphans), self.run_id)
             if seal:
-                with active.busy():
-                    self.writer.seal()
+                self.writer.seal()
                 self.sealed = True
-        except Exception as failure:  # noqa: BLE001 - declared (or raised in strict mode) below
+        except Exception as failure:  # noqa: BLE001 - declared (or raised in strict mode) by finish
             if self.strict:
                 error = failure
             else:
@@ -244,15 +265,7 @@ class Run:
             active.unregister(self)
             if self.capture_nondeterminism:
                 nondet.uninstall()
-        if error is not None:
-            cause = error.cause if isinstance(error, RecordingError) else cause_of(error)
-            if exc is not None:
-                # The agent's own exception is already on its way out: it stays the one raised.
-                logger.warning("bitexact: run %s could not be sealed (%s) while %s ended it",
-                               self.run_id, cause, type(exc).__name__)
-                return
-            raise RecordingError(f"run {self.run_id} could not be sealed: {describe(error)}",
-                                 cause=cause) from error
+        return error
 
     def _record_exception(self, exc: BaseException) -> None:
         kind = type(exc)
@@ -323,6 +336,8 @@ class Run:
             return self._closed(kind)
         assert self.writer is not None and self._queue is not None and self.recorder is not None
         with active.busy(), self._order:
+            if not self._accepting:
+                return self._closed(kind)
             self._seq += 1
             handle = RecordHandle(self.recorder.store, self.run_id, kind, self._seq, self._timeout)
             try:
@@ -345,7 +360,7 @@ class Run:
             slots = self._large_slots if large else self._slots
             slot = self._journal_in_slot(slots, handle.seq, kind, raw, prov, ctx, hints)
             if slot is not None:  # durable now; written into the chain after the call, in order
-                self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, None, slot), room_timeout=self._timeout)
+                self._put(Pending(handle, kind, raw, prov, ctx, hints, None, slot))
                 return handle
             if not large and self._queue.idle:
                 self._write_now(handle, kind, raw, prov, ctx, hints)
@@ -356,8 +371,16 @@ class Run:
             if journal is None and self._queue.drain(self._timeout):
                 self._write_now(handle, kind, raw, prov, ctx, hints)  # no journal: write in the call instead
                 return handle
-            self._queue.put(Pending(handle, kind, raw, prov, ctx, hints, journal), room_timeout=self._timeout)
+            self._put(Pending(handle, kind, raw, prov, ctx, hints, journal))
             return handle
+
+    def _put(self, item: Pending) -> None:
+        """Queue a journaled entry; if the writer was abandoned meanwhile, it is a declared gap, never raised."""
+        assert self._queue is not None
+        try:
+            self._queue.put(item, room_timeout=self._timeout)
+        except RuntimeError as exc:  # the run's exit gave up on the writer while this call waited for room
+            self._queued_failed(item, exc)
 
     def _write_now(self, handle: RecordHandle, kind: str, raw: bytes, prov: str | None, ctx: str | None,
                    hints: dict[str, Any] | None) -> None:
@@ -431,11 +454,12 @@ class Run:
         return None
 
     def _journal(self, seq: int, kind: str, raw: bytes, prov: str | None, ctx: str | None,
-                 hints: dict[str, Any] | None) -> Path | None:
+                 hints: dict[str, Any] | None, *, unwritten: bool = False) -> Path | None:
         assert self.writer is not None and self.home is not None and self.run_id is not None
         try:
             self._load_host_key()
-            record = JournalRecord(self.run_id, seq, kind, {}, prov, ctx, hints, self.writer.steps, now_iso())
+            record = JournalRecord(self.run_id, seq, kind, {}, prov, ctx, hints, self.writer.steps, now_iso(),
+                                   unwritten=unwritten)
             return write_journal(self.home, self._host_key, record, data_json=raw)
         except Exception as exc:  # noqa: BLE001 - no journal: the entry is written in the call instead
             if not self._journal_warned:
@@ -449,8 +473,9 @@ class Run:
         cause = cause_of(exc)
         journal: str | None = None
         if cause == STORAGE_UNAVAILABLE:
-            # Keep the entry for `bitexact repair`: its call is about to return.
-            path = self._journal(handle.seq, kind, raw, prov, ctx, hints)
+            # Keep the entry for `bitexact repair`: its call is about to return. Its append raised, and
+            # appends land whole or not at all, so repair must not take a later identical entry for it.
+            path = self._journal(handle.seq, kind, raw, prov, ctx, hints, unwritten=True)
             if path is not None:
                 journal = path.name
                 self._orphans.add(journal)
@@ -468,7 +493,10 @@ class Run:
     def _queued_written(self, item: Pending, result: AppendResult) -> None:
         item.handle._settle(result)
         if item.journal is not None:
-            remove_journal(item.journal)
+            try:
+                remove_journal(item.journal)
+            except OSError:  # the entry is in the chain; the journal stays for repair to name as written
+                self._orphans.add(item.journal.name)
         if item.slot is not None:
             slots, index = item.slot
             slots.release(index)
@@ -669,20 +697,25 @@ class RunScope:
             self._stack.append((run, token))
         return run
 
-    def _pop(self, run: Run | None = None) -> tuple[Run, Token[Run | None]]:
+    def _pop(self, run: Run | None) -> tuple[Run, Token[Run | None]]:
+        """The entry of ``run`` (the run of the exiting thread's or task's context), else the last one.
+
+        One scope object may be entered by several threads or tasks at once
+        (a module-level ``bitexact.run()``): each exit ends its own run.
+        """
         with self._stack_lock:
-            if run is None:
-                return self._stack.pop()
             for index in range(len(self._stack) - 1, -1, -1):
                 if self._stack[index][0] is run:
                     return self._stack.pop(index)
+            if self._stack:
+                return self._stack.pop()
         raise RuntimeError("run scope exited without being entered")
 
     def __enter__(self) -> Run:
         return self._enter()
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
-        run, token = self._pop()
+        run, token = self._pop(active._current.get())
         try:
             run.finish(exc)
         finally:
@@ -693,7 +726,7 @@ class RunScope:
         return self._enter()
 
     async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
-        run, token = self._pop()
+        run, token = self._pop(active._current.get())
         try:
             # Draining may wait on the disk: keep the event loop turning meanwhile.
             await asyncio.to_thread(run.finish, exc)
