@@ -451,3 +451,13 @@ def test_a_fold_the_store_refuses_keeps_every_journal_for_the_next_attempt(
     assert journal.exists()
     assert fold_orphans(recorder, writer.run_id) == [journal.name]
     assert [e["data"].get("note") for e in recorder.store.entries(writer.run_id)][1] == "returned"
+
+
+def test_a_drain_that_times_out_as_the_last_batch_lands_still_seals(home: Path) -> None:
+    """The exit's drain ran out just as the writer finished: nothing was left, so nothing was declared,
+    and the run used to be left unsealed with nothing for repair to fold."""
+    with bitexact.run() as r:
+        r.marker("written")
+        assert r.drain(30)
+        r._queue.drain = lambda timeout: False  # type: ignore[method-assign, union-attr]
+    assert r.sealed and r.failures.gaps == []

@@ -10,7 +10,7 @@ from bitexact.evidence.export import redaction_plan
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import check_redactable, claim_token, redact_entry
 from bitexact.recording.writer import RunWriter
-from bitexact.store import Store
+from bitexact.store import ConflictError, Store
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,30 @@ def apply_pending(store: Store, run_id: str) -> list[PendingClaim]:
     for claim in pending:
         by_step.setdefault(claim.step, []).append(claim.path)
     for step, paths in sorted(by_step.items()):
-        entry: dict[str, Any] = store.entry(run_id, step)
-        store.rewrite_entry(run_id, step, redact_entry(entry, paths))
+        _rewrite_redacted(store, run_id, step, paths)  # each rewrite also empties the store's own log
+    if not pending:
+        store.flush_destroyed()  # a rewrite that landed but could not empty the log: finished here
     return pending
+
+
+_REWRITE_ATTEMPTS = 3
+
+
+def _rewrite_redacted(store: Store, run_id: str, step: int, paths: list[str]) -> None:
+    """Remove ``paths`` from the stored entry; read again when another redaction of it landed meanwhile.
+
+    The store refuses a rewrite that would restore a path already redacted
+    (:class:`ConflictError`): that is another operator's redaction between
+    this read and this write, and the entry is read again with it.
+    """
+    for attempt in range(_REWRITE_ATTEMPTS):
+        entry: dict[str, Any] = store.entry(run_id, step)
+        try:
+            store.rewrite_entry(run_id, step, redact_entry(entry, paths))
+            return
+        except ConflictError:
+            if attempt == _REWRITE_ATTEMPTS - 1:
+                raise
 
 
 def record_repair(writer: RunWriter, *, by: str, note: str, extra: dict[str, Any] | None = None) -> int:

@@ -212,6 +212,10 @@ class RunWriter:
                 f" entries may follow its run_end, not {item.kind}"
             )
         data = item.data
+        if item.kind == "run_end":
+            # The seal attests the chain's length at the step it lands on, which a head moved by
+            # another writer (a rebuild after a stale head) can change: counted here, not by the caller.
+            data = {**data, "steps": state.steps + 1}
         if item.gap:
             step = state.steps - 1 if item.gap_of_previous else None
             gap = {**data["gap"], "step": step}
@@ -250,7 +254,7 @@ class RunWriter:
     def seal(self) -> AppendResult:
         """Append ``run_end`` (``steps`` = its index + 1) with a head-covering checkpoint."""
         with self._lock:
-            return self.append_own("run_end", {"steps": self._head.steps + 1}, force_checkpoint=True)
+            return self.append_own("run_end", {}, force_checkpoint=True)  # _build counts its steps
 
 
 class Recorder:

@@ -231,8 +231,9 @@ class Run:
                 self._accepting = False
             seal = True
             if not self._queue.drain(self._timeout):
-                seal = False
-                for item in self._queue.abandon():
+                left = self._queue.abandon()
+                seal = not left  # the last batch may have landed between the timeout and the abandon
+                for item in left:
                     journal = self._journal_name(item)
                     gap = Gap(STORAGE_UNAVAILABLE,
                               f"not written within BITEXACT_DRAIN_TIMEOUT ({self._timeout:g} s) of the run's exit",

@@ -189,6 +189,14 @@ class Store(ABC):
         otherwise ``ConflictError`` names the field and nothing is written.
         """
 
+    def flush_destroyed(self) -> None:
+        """Leave no copy of a value a rewrite destroyed in the backend's own logs (SQLite: its WAL).
+
+        :meth:`rewrite_entry` does this itself; this finishes one it could
+        not (``bitexact redact --resume``). A backend without such a log has
+        nothing to do.
+        """
+
     @abstractmethod
     def add_custody(self, run_id: str, record: dict[str, Any]) -> int:
         """Append a custody record (who opened or tested what); returns its sequence number."""

@@ -75,6 +75,24 @@ def _text(record: dict[str, Any], key: str, what: str) -> str:
     value = record.get(key)
     if not isinstance(value, str) or not value:
         raise RecordError(f"{what}.{key} must be a non-empty string; got {value!r:.80}", field=key)
+    return column_text(value, f"{what}.{key}", key)
+
+
+def column_text(value: str, what: str, field: str) -> str:
+    """``value`` as the store can keep it in a TEXT column, or :class:`RecordError` naming ``field``.
+
+    Canonical JSON writes a lone surrogate as an escape, but SQLite's TEXT is
+    UTF-8, which cannot hold one (binding it raises, failing a whole batch);
+    and SQLite's JSON functions cut a key at U+0000, which would miscount a
+    run's kinds.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RecordError(f"{what} holds a lone surrogate, which the store cannot keep; got {value!r:.80}",
+                          field=field) from None
+    if "\x00" in value:
+        raise RecordError(f"{what} holds U+0000, which the store cannot keep; got {value!r:.80}", field=field)
     return value
 
 
@@ -161,8 +179,11 @@ def key_record(key_id: object, public_key: object, role: object, created_at: obj
     for name, value in (("role", role), ("created_at", created_at)):
         if not isinstance(value, str) or not value:
             raise RecordError(f"{name} must be a non-empty string; got {value!r:.80}", field=name)
+        column_text(value, name, name)
     if retired_at is not None and (not isinstance(retired_at, str) or not retired_at):
         raise RecordError(f"retired_at must be a non-empty string or None; got {retired_at!r:.80}", field="retired_at")
+    if retired_at is not None:
+        column_text(retired_at, "retired_at", "retired_at")
 
 
 def meta(value: object) -> bytes:

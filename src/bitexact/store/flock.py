@@ -107,7 +107,12 @@ class ProcessLock:
         # holder has kept it past the bound, later writes fail at once until it lets go, rather than
         # each waiting the whole bound again.
         left = None if timeout is None else min(max(0.0, timeout - (time.monotonic() - wait.since)), threading.TIMEOUT_MAX)
-        if not wait.gate.acquire(timeout=-1 if left is None else left):
+        try:
+            got = wait.gate.acquire(timeout=-1 if left is None else left)
+        except BaseException:
+            self._give_up(wait)  # Ctrl-C while waiting: this process must not keep the lock it no longer wants
+            raise
+        if not got:
             with self._mutex:
                 if not wait.acquired:
                     wait.wanted = False  # the waiter gives the lock straight back if it gets it unwanted
@@ -121,6 +126,16 @@ class ProcessLock:
     def release(self) -> None:
         """Give the lock back."""
         unlock(self._fd)
+
+    def _give_up(self, wait: _Wait) -> None:
+        """Abandon ``wait``: the waiter gives the lock back when it gets it, or it is given back now."""
+        with self._mutex:
+            if not wait.acquired:
+                wait.wanted = False
+                return
+            self._pending = None
+        if wait.error is None:
+            unlock(self._fd)  # it was taken for this caller, who is leaving
 
     def close(self) -> None:
         """Stop the waiter thread once its current wait (if any) ends; the caller closes the descriptor."""

@@ -46,7 +46,7 @@ from bitexact.store.base import (
 )
 from bitexact.store.checks import CheckpointFields, EntryFields
 from bitexact.store.groupcommit import GroupCommitter, Ticket
-from bitexact.store.sqlite_schema import CHECKPOINT_PAGES, connect, migrate, needs_migration
+from bitexact.store.sqlite_schema import BUSY_TIMEOUT_MS, CHECKPOINT_PAGES, connect, migrate, needs_migration
 from bitexact.store.walcheckpoint import WalCheckpointer, presize
 
 PAGE: Final[int] = 256
@@ -55,6 +55,9 @@ _FLUSH_ATTEMPTS: Final[int] = 400
 """Tries (5 ms apart) of the truncating checkpoint after a redaction, while another checkpoint runs."""
 CLOSE_DRAIN_SECONDS: Final[float] = 30.0
 """How long ``close`` waits for submitted appends to land before it closes anyway (they then fail)."""
+_UNWRITABLE: Final = (sqlite3.Error, UnicodeEncodeError, OverflowError)
+"""What a statement raises for a value SQLite cannot take (binding it raises before SQLite sees it):
+the checks refuse these first, naming the field; this is the backstop that fails one append alone."""
 LOCK_TIMEOUT_ENV: Final[str] = "BITEXACT_LOCK_TIMEOUT"
 LOCK_TIMEOUT: Final[float] = 30.0
 """Seconds a write waits for another process's write lock before it fails (as SQLite's busy timeout)."""
@@ -156,6 +159,8 @@ class SQLiteStore(Store):
             for conn in opened:
                 conn.close()
             if lock_fd >= 0:
+                if hasattr(self, "_process_lock"):
+                    self._process_lock.close()  # a wait for another process's lock may have started its thread
                 os.close(lock_fd)
             if isinstance(exc, (sqlite3.Error, OSError)):
                 raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
@@ -198,6 +203,7 @@ class SQLiteStore(Store):
     @contextmanager
     def _exclusive(self) -> Iterator[sqlite3.Connection]:
         """The writer connection and the cross-process write lock, held together."""
+        self._check_open()  # first: in a forked child a parent thread's hold on the lock below never ends
         with self._write_lock:
             self._check_open()
             with self._flock():
@@ -210,7 +216,7 @@ class SQLiteStore(Store):
             conn.execute("BEGIN IMMEDIATE")
             yield conn
             conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except _UNWRITABLE as exc:
             _rollback(conn)
             raise StoreError(f"{self.path}: {exc}") from exc
         except BaseException:
@@ -226,6 +232,7 @@ class SQLiteStore(Store):
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         """One read transaction: a consistent snapshot for the queries inside it."""
+        self._check_open()  # first, as in _exclusive
         with self._read_lock:
             self._check_open()
             conn = self._reader
@@ -404,7 +411,7 @@ class SQLiteStore(Store):
             self._writer.execute(_appends_statement(count), rows)
         except sqlite3.IntegrityError:
             return False  # a stale head, a missing run, a step taken: the checked path names it per ticket
-        except sqlite3.Error:
+        except _UNWRITABLE:
             return False  # the checked path retries, and fails only what cannot be written
         self._wal.committed(_frames_written(batch), len(batch))
         for ticket in batch:
@@ -521,26 +528,41 @@ class SQLiteStore(Store):
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (_now(), run_id))
         self._flush_wal()
 
+    def flush_destroyed(self) -> None:
+        self._flush_wal()
+
     def _flush_wal(self) -> None:
         """Checkpoint and truncate the WAL so a value just destroyed leaves no copy in it.
 
-        Best effort: a reader in another process can hold the WAL open, and
-        then the next checkpoint (SQLite runs them as the WAL grows) finishes it.
+        The background checkpointer may be mid-pass, and a reader (in this or
+        another process) may hold a snapshot that keeps the WAL: the truncate
+        is tried for about two seconds, each try without SQLite's busy wait
+        (which would hold the write lock for its full timeout per try). When
+        it cannot be done, :class:`StoreError` says so: the value is gone from
+        the database but may still be in the WAL, and
+        ``bitexact redact --resume`` (:meth:`flush_destroyed`) finishes it.
         """
         with self._exclusive() as conn:
-            # The background checkpointer may be mid-pass (a TRUNCATE then
-            # reports busy at once): try again for a moment.
-            for _ in range(_FLUSH_ATTEMPTS):
-                try:
-                    if conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0:
-                        self._presized = False  # the WAL is empty now: the next commit grows it again
-                        return
-                except sqlite3.OperationalError as exc:
-                    if "locked" not in str(exc) and "busy" not in str(exc):
+            conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                for _ in range(_FLUSH_ATTEMPTS):
+                    try:
+                        if conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0:
+                            self._presized = False  # the WAL is empty now: the next commit grows it again
+                            return
+                    except sqlite3.OperationalError as exc:
+                        if "locked" not in str(exc) and "busy" not in str(exc):
+                            raise StoreError(f"{self.path}: {exc}") from exc
+                    except sqlite3.Error as exc:
                         raise StoreError(f"{self.path}: {exc}") from exc
-                except sqlite3.Error as exc:
-                    raise StoreError(f"{self.path}: {exc}") from exc
-                time.sleep(0.005)
+                    time.sleep(0.005)
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        raise StoreError(
+            f"{self.path}: the redacted value is gone from the database, but a reader kept the WAL from being"
+            " emptied, so a copy may remain in it; close long-lived readers (a sqlite3 shell, a backup), then"
+            " `bitexact redact --resume RUN` finishes it"
+        )
 
     # -- checkpoints ----------------------------------------------------
 
@@ -618,16 +640,18 @@ class SQLiteStore(Store):
     def close(self) -> None:
         """Close the store, first waiting (at most ``CLOSE_DRAIN_SECONDS``) for submitted appends to land."""
         here = self._in_opening_process()
-        if self._committer is not None and here:
+        if not here:
+            # A forked child leaves the parent's connections alone, and takes no lock: a parent
+            # thread may have held one at the fork, and in the child it is never released.
+            self._closed = True
+            return
+        if self._committer is not None:
             self._committer.drain(CLOSE_DRAIN_SECONDS)
-        if here:
-            self._wal.stop()
+        self._wal.stop()
         with self._write_lock, self._read_lock:
             if self._closed:
                 return
             self._closed = True
-            if not here:
-                return  # a forked child leaves the parent's connections alone
             self._writer.close()
             self._reader.close()
             self._process_lock.close()
@@ -826,6 +850,15 @@ def _check_same_chain(run_id: str, step: int, stored: dict[str, Any], new: dict[
         raise ConflictError(
             f"run {run_id} step {step}: a rewrite may replace only data, salts and redacted;"
             f" it would change {first!r} (changed: {', '.join(changed)})"
+        )
+    # Redaction only ever removes: a rewrite built from a copy read before another redaction
+    # of this entry landed would otherwise bring the value that one destroyed back.
+    kept = set(new.get("redacted", []))
+    restored = [path for path in stored.get("redacted", []) if path not in kept]
+    if restored:
+        raise ConflictError(
+            f"run {run_id} step {step}: a rewrite must keep every path already redacted; it would restore"
+            f" {', '.join(map(repr, restored))} (the entry changed since it was read: read it again)"
         )
 
 
