@@ -51,7 +51,7 @@ class LockTimeout(Exception):
 class _Wait:
     """One bounded wait for the lock, served by the lock's waiter thread."""
 
-    __slots__ = ("gate", "acquired", "error", "wanted", "since")
+    __slots__ = ("gate", "acquired", "error", "wanted", "since", "queued")
 
     def __init__(self) -> None:
         # A held lock is the cheapest one-shot wake-up (an Event is a Condition in Python code):
@@ -62,6 +62,7 @@ class _Wait:
         self.error: OSError | None = None
         self.wanted = True  # a caller waits for it (changed under ProcessLock._mutex)
         self.since = time.monotonic()
+        self.queued = False  # handed to the waiter thread
 
 
 class ProcessLock:
@@ -102,15 +103,18 @@ class ProcessLock:
             if timeout is None:
                 fcntl.flock(self._fd, fcntl.LOCK_EX)
                 return
-            wait = self._queue_wait()
-        # Counted from when this process began to queue for the lock, not from this call: once a
-        # holder has kept it past the bound, later writes fail at once until it lets go, rather than
-        # each waiting the whole bound again.
-        left = None if timeout is None else min(max(0.0, timeout - (time.monotonic() - wait.since)), threading.TIMEOUT_MAX)
+            wait = _Wait()
         try:
+            if self._pending is not wait:
+                self._queue_wait(wait)
+            # Counted from when this process began to queue for the lock, not from this call: once a
+            # holder has kept it past the bound, later writes fail at once until it lets go, rather
+            # than each waiting the whole bound again.
+            left = None if timeout is None else min(max(0.0, timeout - (time.monotonic() - wait.since)),
+                                                    threading.TIMEOUT_MAX)
             got = wait.gate.acquire(timeout=-1 if left is None else left)
         except BaseException:
-            self._give_up(wait)  # Ctrl-C while waiting: this process must not keep the lock it no longer wants
+            self._give_up(wait)  # Ctrl-C while waiting: this process must not keep a lock it no longer wants
             raise
         if not got:
             with self._mutex:
@@ -132,6 +136,8 @@ class ProcessLock:
         with self._mutex:
             if not wait.acquired:
                 wait.wanted = False
+                if not wait.queued and self._pending is wait:
+                    self._pending = None  # interrupted before the waiter thread had it: nothing will serve it
                 return
             self._pending = None
         if wait.error is None:
@@ -142,8 +148,7 @@ class ProcessLock:
         if self._waiter is not None:
             self._requests.put(None)
 
-    def _queue_wait(self) -> _Wait:
-        wait = _Wait()
+    def _queue_wait(self, wait: _Wait) -> None:
         with self._mutex:
             self._pending = wait
         if self._waiter is None:
@@ -155,7 +160,7 @@ class ProcessLock:
                                             daemon=True)
             self._waiter.start()
         self._requests.put(wait)
-        return wait
+        wait.queued = True
 
     def _serve(self, fd: int) -> None:
         """The waiter thread: block in ``flock`` for each queued wait, hand the lock over or give it back."""
@@ -171,7 +176,8 @@ class ProcessLock:
                     continue
                 if wait.error is None:
                     fcntl.flock(fd, fcntl.LOCK_UN)  # its caller gave up and nobody has come since
-                self._pending = None
+                if self._pending is wait:
+                    self._pending = None
         os.close(fd)
 
 
