@@ -51,6 +51,10 @@ def short_key(key_id: str) -> str:
     return key_id[:KEY_ID_SHOWN] + ".."
 
 
+NAMED_PER_KEY: Final[int] = 20
+"""Fields a revoked-key clause names by place; the rest are counted ("and N more")."""
+
+
 @dataclass
 class CaptureCounts:
     """What the declarations of one or more runs add up to (mutable while a verification runs)."""
@@ -66,7 +70,7 @@ class CaptureCounts:
     withheld: int = 0
     unscanned: int = 0
     claimed: int = 0
-    under_key: dict[str, list[str]] = field(default_factory=dict)  # key id -> ["RUN step:path"]
+    under_key: dict[str, list[str]] = field(default_factory=dict)  # key id -> the first ["RUN step:path"]
 
     def add_run_meta(self, run_id: str, data: object) -> None:
         """A ``run_meta`` that declares ``capture_policy: off`` marks its run."""
@@ -98,7 +102,9 @@ class CaptureCounts:
             key_id = declaration.get("key_id")
             if isinstance(key_id, str) and key_id and not declaration.get("unopenable"):
                 self.openable[key_id] += 1
-                self.under_key.setdefault(key_id, []).append(f"{run_id}\x00{step}:{path}")
+                named = self.under_key.setdefault(key_id, [])
+                if len(named) < NAMED_PER_KEY:  # bounded: a streamed verify keeps constant memory
+                    named.append(f"{run_id}\x00{step}:{path}")
             else:
                 self.unopenable += 1
             if declaration.get("linkable") is True:
@@ -127,6 +133,9 @@ def _field_names(counts: CaptureCounts, key_id: str) -> str:
     for item in counts.under_key.get(key_id, []):
         run_id, _, where = item.partition("\x00")
         names.append(f"{run_id} {where}" if several else where)
+    more = counts.openable[key_id] - len(names)
+    if more > 0:
+        names.append(f"and {more:,} more")
     return ", ".join(names)
 
 

@@ -28,19 +28,19 @@ from bitexact.cli.output import (
     print_json,
 )
 from bitexact.cli.progress import progress_bar
-from bitexact.errors import BitExactError, RunNotFoundError
+from bitexact.errors import BitExactError, RunNotFoundError, StoreError
 from bitexact.evidence.export import FORMATS, RunSource, bundle_document, export_run
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.verify import (
     ClauseProviderFactory,
     InputError,
-    Pins,
     Verdict,
-    load_trust_file,
+    read_pins,
     verify_bundle,
     verify_cli,
 )
 from bitexact.evidence.verify.verdict import ascii_line, failed
+from bitexact.store import DB_NAME
 
 EXIT_NO_MATCH = 2
 """``verify --open``: the candidate was tested and is not the value."""
@@ -254,9 +254,13 @@ def _open(app: AppContext, run_id: str, field_ref: str | None, withheld_step: in
 
 
 def _in_store(app: AppContext, run_id: str) -> bool:
+    """Whether ``run_id`` names a stored run. No store (or none that opens) holds none: a file path
+    that does not exist must still read as a missing file, and never make a store."""
+    if not (app.home / DB_NAME).exists():
+        return False
     try:
         app.store.run(run_id)
-    except RunNotFoundError:
+    except StoreError:  # RunNotFoundError included
         return False
     return True
 
@@ -266,13 +270,9 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
                    clauses: Sequence[ClauseProviderFactory] = ()) -> Verdict:
     """A stored run, exported in memory and verified with the same pins a file would get."""
     try:
-        trust = load_trust_file(Path(trust_file)) if trust_file else None
-        tsa = Path(expect_tsa).read_bytes() if expect_tsa else None
+        pins = read_pins(expect_key=expect_key, expect_recorder_key=expect_recorder_key, trust_file=trust_file,
+                         expect_tsa=expect_tsa, require_sealed=require_sealed)
     except InputError as exc:
         return failed(str(exc), form="input")
-    except OSError as exc:
-        return failed(f"no such file: {expect_tsa} ({exc.strerror})", form="input")
-    pins = Pins.from_options(expect_key=expect_key, expect_recorder_key=expect_recorder_key, trust=trust,
-                             tsa_cert=tsa, require_sealed=require_sealed)
     document = bundle_document(RunSource.from_store(app.store, run_id), app.keys.current())
     return verify_bundle(document, pins, clauses=clauses)

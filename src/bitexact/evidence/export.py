@@ -38,7 +38,8 @@ class RunReader(Protocol):
     """The read side of a store, as the exporter uses it."""
 
     def run(self, run_id: str) -> Any: ...
-    def entries(self, run_id: str) -> Iterable[dict[str, Any]]: ...
+    def head(self, run_id: str) -> tuple[int, str]: ...
+    def entries(self, run_id: str, start: int = 0, stop: int | None = None) -> Iterable[dict[str, Any]]: ...
     def checkpoints(self, run_id: str) -> list[dict[str, Any]]: ...
 
 
@@ -53,9 +54,16 @@ class RunSource:
 
     @classmethod
     def from_store(cls, store: RunReader, run_id: str) -> RunSource:
-        """Read ``run_id`` from a store (raises the store's RunNotFoundError)."""
+        """``run_id`` as it stands now in a store (raises the store's RunNotFoundError).
+
+        The run's length is fixed here: every read of the entries (a JSONL
+        export reads them twice) stops at it, and checkpoints past it are left
+        out, so a run still being recorded exports as the prefix it was.
+        """
         store.run(run_id)
-        return cls(run_id, lambda: store.entries(run_id), store.checkpoints(run_id))
+        steps, _ = store.head(run_id)
+        checkpoints = [cp for cp in store.checkpoints(run_id) if cp.get("steps", 0) <= steps]
+        return cls(run_id, lambda: store.entries(run_id, 0, steps), checkpoints)
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,24 @@ def claim_token(step: int, path: str) -> str:
     return f"{step}:{path}"
 
 
+_INTERPRETED: dict[str, frozenset[str]] = {
+    "run_end": frozenset({"steps"}),
+    "fork": frozenset({"source_run", "at_step", "source_prev_hash"}),
+}
+"""Data paths a verifier reads (bundle spec §5): removing one breaks the verdict at every tier."""
+
+
 def check_redactable(entry: dict[str, Any], path: str) -> None:
-    """Refuse audit entries and paths the entry never committed."""
+    """Refuse audit entries, the data paths verifiers read, and paths the entry never committed."""
     if entry.get("kind") in AUDIT_KINDS:
         raise EvidenceError(
             f"step {entry.get('step')}: a {entry.get('kind')} audit entry cannot be redacted"
             " - the audit trail is what a redaction is accountable to"
+        )
+    if path in _INTERPRETED.get(str(entry.get("kind")), ()):
+        raise EvidenceError(
+            f"step {entry.get('step')}: {entry.get('kind')}.{path} cannot be redacted - verifiers read it"
+            " (the seal's length, a fork's source), so the run would no longer verify"
         )
     if path not in entry.get("commitments", {}):
         raise EvidenceError(

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bitexact.evidence.verify.bundle import verify_bundle_document
-from bitexact.evidence.verify.dispatch import verify_cli, verify_path
+from bitexact.evidence.verify.dispatch import read_pins, verify_cli, verify_path
 from bitexact.evidence.verify.jsonl import verify_lines
 from bitexact.evidence.verify.pins import InputError, Pins, load_trust_file
 from bitexact.evidence.verify.verdict import (
@@ -44,6 +44,7 @@ __all__ = [
     "Verdict",
     "load_trust_file",
     "verify_bundle",
+    "read_pins",
     "verify_cli",
     "verify_lines",
     "verify_path",

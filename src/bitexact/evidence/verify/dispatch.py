@@ -10,7 +10,7 @@ from bitexact.errors import StrictJSONError
 from bitexact.evidence.verify.bag import verify_bag
 from bitexact.evidence.verify.bundle import verify_bundle_document
 from bitexact.evidence.verify.dsse import verify_envelope
-from bitexact.evidence.verify.jsonl import is_jsonl_header, non_blank, verify_stream
+from bitexact.evidence.verify.jsonl import JSON_SPACE, is_jsonl_header, non_blank, verify_stream
 from bitexact.evidence.verify.pins import InputError, Pins, load_trust_file
 from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed
 
@@ -34,7 +34,8 @@ def verify_path(
         if is_jsonl_header(header):
             return verify_stream(handle, pins, header=header, clauses=clauses)
         # A one-line document need not be parsed twice; anything else is read whole.
-        one_line = header is not None and not handle.read().strip()
+        # JSON's whitespace only: bytes.strip() would also drop \x0b and \x0c, which a JSON parser refuses.
+        one_line = header is not None and not handle.read().strip(JSON_SPACE)
     if one_line:
         doc = header
     else:
@@ -57,6 +58,32 @@ def _try_parse(line: bytes | str | None) -> object:
         return None
 
 
+def read_pins(
+    *,
+    expect_key: str | None = None,
+    expect_recorder_key: str | None = None,
+    trust_file: Path | str | None = None,
+    expect_tsa: Path | str | None = None,
+    require_sealed: bool = False,
+) -> Pins:
+    """The verifier's inputs besides the bundle, read in the order of §12.3 step 1 (the TSA pin, then the
+    trust file); :class:`InputError` with the spec's message, quoting paths as given."""
+    tsa_cert = None
+    if expect_tsa is not None:
+        try:
+            tsa_cert = Path(expect_tsa).read_bytes()
+        except OSError as exc:
+            raise InputError(f"no such file: {expect_tsa} ({exc.strerror})") from None
+    trust = load_trust_file(trust_file) if trust_file is not None else None
+    return Pins.from_options(
+        expect_key=expect_key,
+        expect_recorder_key=expect_recorder_key,
+        trust=trust,
+        tsa_cert=tsa_cert,
+        require_sealed=require_sealed,
+    )
+
+
 def verify_cli(
     bundle: Path | str,
     *,
@@ -74,20 +101,8 @@ def verify_cli(
     Pass paths as the user typed them: messages quote them verbatim.
     """
     try:
-        tsa_cert = None
-        if expect_tsa is not None:
-            try:
-                tsa_cert = Path(expect_tsa).read_bytes()
-            except OSError as exc:
-                raise InputError(f"no such file: {expect_tsa} ({exc.strerror})") from None
-        trust = load_trust_file(trust_file) if trust_file is not None else None
-        pins = Pins.from_options(
-            expect_key=expect_key,
-            expect_recorder_key=expect_recorder_key,
-            trust=trust,
-            tsa_cert=tsa_cert,
-            require_sealed=require_sealed,
-        )
+        pins = read_pins(expect_key=expect_key, expect_recorder_key=expect_recorder_key, trust_file=trust_file,
+                         expect_tsa=expect_tsa, require_sealed=require_sealed)
         return verify_path(bundle, pins, clauses=clauses)
     except InputError as exc:
         return failed(str(exc), form="input")

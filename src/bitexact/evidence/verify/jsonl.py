@@ -19,14 +19,15 @@ from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, fai
 from bitexact.evidence.vocabulary import FORMAT_JSONL
 
 _BLANK = " \t\r\n"
-_BLANK_BYTES = b" \t\r\n"
+JSON_SPACE = b" \t\r\n"
+"""JSON's whitespace (RFC 8259), as bytes: what a blank line may hold. Not bytes.strip()'s, which adds \\x0b and \\x0c."""
 
 
 def is_blank(line: bytes | str) -> bool:
     """Only JSON whitespace (or nothing): the line is skipped."""
     if isinstance(line, str):
         return not line.strip(_BLANK)
-    return not line.strip(_BLANK_BYTES)
+    return not line.strip(JSON_SPACE)
 
 
 def non_blank(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
