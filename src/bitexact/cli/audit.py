@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import click
+from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.audit import (
     apply_pending,
@@ -41,8 +42,10 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
             if fields:
                 fail("--resume finishes existing claims; do not name new fields with it", code=EXIT_INPUT)
             done = apply_pending(app.store, run_id)
-            console.print(f"[green]✓[/] {len(done)} pending redaction(s) applied on {run_id}"
-                          if done else f"nothing pending on {run_id}")
+            if done:
+                ok(f"{len(done)} pending redaction(s) applied on {run_id}")
+            else:
+                console.print(Text(f"nothing pending on {run_id}"))
             return
         if dual_control_required():
             fail(f"{ENV_DUAL_CONTROL} is set: a redaction needs a second principal, and --by is typed, not "
@@ -56,7 +59,7 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_INPUT)
-    console.print(f"[green]✓[/] redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
+    ok(f"redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
 
 
 @click.command("repair")
@@ -85,8 +88,8 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_INPUT)
     if folded:
-        console.print(f"[green]✓[/] {len(folded)} orphan journal(s) folded into {run_id}: {', '.join(folded)}")
-    console.print(f"[green]✓[/] repair recorded at step {step} of {run_id}")
+        ok(f"{len(folded)} orphan journal(s) folded into {run_id}: {', '.join(folded)}")
+    ok(f"repair recorded at step {step} of {run_id}")
     if pending:
-        console.print(f"[yellow]![/] {len(pending)} redaction claim(s) are still pending: run "
-                      f"`bitexact redact --resume {run_id}`")
+        console.print(Text.assemble(("!", "yellow"), f" {len(pending)} redaction claim(s) are still pending: run "
+                                    f"`bitexact redact --resume {run_id}`"))

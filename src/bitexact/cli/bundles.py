@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from bitexact.capture import PolicyError, load_policy
 from bitexact.capture.clause import capture_clause
@@ -82,7 +83,8 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
                     "redacted_fields": result.redacted_fields, "bytes": result.bytes_written})
         return
     console.print(
-        f"[green]✓[/] exported [cyan]{run_id}[/] ({result.steps} steps, {result.format}) to [bold]{result.path}[/]"
+        f"[green]✓[/] exported [cyan]{escape(run_id)}[/] ({result.steps} steps, {result.format}) to"
+        f" [bold]{escape(str(result.path))}[/]"
         f"\n  head {result.head_hash}\n  signed by key {key.key_id} ({key.public_hex})"
         + (f"\n  {result.redacted_fields} field(s) redacted in this copy" if result.redacted_fields else "")
     )

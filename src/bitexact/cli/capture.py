@@ -438,12 +438,12 @@ def _check_output(output: Path, file: Path, force: bool) -> None:
     if not (output.exists() or output.is_symlink()):
         return
     if file.exists() and output.exists() and os.path.samefile(output, file):
-        fail(escape(f"-o {output} is the journal itself: its plaintext must never replace the sealed file"),
+        fail(f"-o {output} is the journal itself: its plaintext must never replace the sealed file",
              code=EXIT_INPUT)
     if output.is_dir():
-        fail(escape(f"-o {output} is a directory; name a file"), code=EXIT_INPUT)
+        fail(f"-o {output} is a directory; name a file", code=EXIT_INPUT)
     if not force:
-        fail(escape(f"-o {output} already exists; pass --force to replace it"), code=EXIT_INPUT)
+        fail(f"-o {output} already exists; pass --force to replace it", code=EXIT_INPUT)
 
 
 def _summary_lines(file: Path, journal: _Journal, entry: dict[str, Any] | None) -> list[str]:
@@ -468,15 +468,15 @@ def _summary_lines(file: Path, journal: _Journal, entry: dict[str, Any] | None) 
 def _list_slots(app: AppContext, file: Path, host_key_file: Path | None, *, as_json: bool, asked: bool) -> None:
     """A slots file: one summary per full slot (``FILE#N`` opens one slot as a journal)."""
     if asked:
-        fail(escape(f"{file} holds one journal per slot: name one as {file.name}#N to --show it or write it "
-                    "with -o"), code=EXIT_INPUT)
+        fail(f"{file} holds one journal per slot: name one as {file.name}#N to --show it or write it "
+                    "with -o", code=EXIT_INPUT)
     try:
         key = _host_key_for(app, host_key_file)
         blobs = slot_blobs(file)
     except _Unopened as exc:
-        fail(escape(str(exc)), code=EXIT_UNOPENED)
+        fail(str(exc), code=EXIT_UNOPENED)
     except (OSError, JournalError) as exc:
-        fail(escape(f"{file}: not a slots file this BitExact can read: {exc}"), code=EXIT_UNOPENED)
+        fail(f"{file}: not a slots file this BitExact can read: {exc}", code=EXIT_UNOPENED)
     slots: list[dict[str, Any]] = []
     for index, _, _ in blobs:
         label = file.with_name(f"{file.name}#{index}")
@@ -568,14 +568,14 @@ def capture_journal(
             raise SystemExit(EXIT_UNOPENED) from None
         hint = ("Run it on the host that sealed the file, or pass that host's key with --host-key PATH."
                 if exc.reason == "wrong_host_key" else None)
-        fail(escape(str(exc)), code=EXIT_UNOPENED, hint=hint)
+        fail(str(exc), code=EXIT_UNOPENED, hint=hint)
     entry, body = _sdk_entry(journal)
     if output is not None:
         try:
             # Owner-only, whole or absent; an existing file is replaced (atomically) only with --force.
             write_private_file(output, journal.payload, replace=force)
         except OSError as exc:
-            fail(escape(f"-o {output}: cannot write: {exc.strerror or exc}"), code=EXIT_INPUT)
+            fail(f"-o {output}: cannot write: {exc.strerror or exc}", code=EXIT_INPUT)
     code = 0 if journal.complete else EXIT_CUT_SHORT
     if as_json:
         document: dict[str, Any] = {

@@ -14,8 +14,8 @@ from rich.table import Table
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import console, print_json
-from bitexact.health import HealthContext, run_health
-from bitexact.store import DB_NAME
+from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
+from bitexact.store import DB_NAME, StoreError
 
 
 @click.command("health")
@@ -29,13 +29,20 @@ def health_command(app: AppContext, as_json: bool) -> None:
     stopped recording journaled but never wrote: fold them with
     `bitexact repair RUN`) and store-locked (a stopped or hung process has
     held the store's write lock for over a second); critical on
-    capture-policy-invalid, collector-unscrubbed, capture-policy-off under
+    store-unreadable (the store does not open), capture-policy-invalid, collector-unscrubbed, capture-policy-off under
     BITEXACT_ENV=prod, and capture-key-revoked for the active key.
     Exit 0 healthy, 1 warnings only, 2 anything critical.
     """
     # Health never creates a data directory: with none there are no runs to check.
-    store = app.store if (app.home / DB_NAME).exists() else None
-    report = run_health(HealthContext(env=dict(os.environ), store=store, home=app.home))
+    store, unreadable = None, []
+    if (app.home / DB_NAME).exists():
+        try:
+            store = app.store
+        except StoreError as exc:  # what is wrong is what health is for: a finding, never a bare error
+            unreadable.append(Finding(CRITICAL, "store-unreadable",
+                                      f"{exc}; nothing can be recorded or read until it opens again"))
+    checked = run_health(HealthContext(env=dict(os.environ), store=store, home=app.home))
+    report = HealthReport.of([*unreadable, *checked.findings])
     if as_json:
         print_json(report.to_json())
         sys.exit(report.exit_code())

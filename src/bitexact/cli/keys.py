@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, console, fail, print_json
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json
 from bitexact.errors import KeyMaterialError
 from bitexact.evidence.timefmt import now_iso
 
@@ -27,8 +27,7 @@ def keys_init(app: AppContext) -> None:
     except KeyMaterialError as exc:
         fail(str(exc), code=EXIT_FAIL)
     app.store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
-    console.print(f"[green]✓[/] recorder key created at {app.keys.current_path}\n"
-                  f"  key id     {key.key_id}\n  public key {key.public_hex}")
+    ok(f"recorder key created at {app.keys.current_path}\n  key id     {key.key_id}\n  public key {key.public_hex}")
 
 
 @keys_group.command("show")
@@ -73,5 +72,8 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
     if not keys:
         fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
     listed = [{"key_id": k.key_id, "public_key": k.public_key} for k in keys]
-    output.write_text(json.dumps({"bundle_keys": listed, "recorder_keys": listed}, indent=2) + "\n")
-    console.print(f"[green]✓[/] trust file with {len(listed)} key(s) written to {output}")
+    try:
+        output.write_text(json.dumps({"bundle_keys": listed, "recorder_keys": listed}, indent=2) + "\n")
+    except OSError as exc:
+        fail(f"-o {output}: cannot write: {exc.strerror or exc}", code=EXIT_INPUT)
+    ok(f"trust file with {len(listed)} key(s) written to {output}")

@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -23,12 +24,17 @@ def print_json(value: Any) -> None:
 
 
 def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoReturn:
-    """Print an error (and what to do) to stderr and exit with ``code``."""
-    err_console.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
+    """Print an error (and what to do) to stderr and exit with ``code``.
+
+    ``message`` and ``hint`` are printed as plain text: they quote what the user
+    typed (run ids, paths, field names), and a ``[`` in those is not markup.
+    """
+    err_console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
     if hint:
-        err_console.print(f"[dim]{hint}[/]", soft_wrap=True)
+        err_console.print(Text(hint, style="dim"), soft_wrap=True)
     sys.exit(code)
 
 
 def ok(message: str) -> None:
-    console.print(f"[green]✓[/] {message}")
+    """A success line: a green tick, then ``message`` as plain text (it may quote run ids and paths)."""
+    console.print(Text.assemble(("✓", "green"), " ", message), soft_wrap=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_INPUT, console, fail, print_json
@@ -28,9 +29,9 @@ def runs_command(app: AppContext, as_json: bool) -> None:
         )
         return
     if not runs:
-        console.print(f"No runs in {app.home} yet. Record one with [bold]bitexact demo[/].")
+        console.print(f"No runs in {escape(str(app.home))} yet. Record one with [bold]bitexact demo[/].")
         return
-    table = Table(title=f"Runs in {app.home}")
+    table = Table(title=Text(f"Runs in {app.home}"))
     table.add_column("run", style="cyan", no_wrap=True)
     table.add_column("steps", justify="right")
     table.add_column("sealed")
@@ -38,7 +39,7 @@ def runs_command(app: AppContext, as_json: bool) -> None:
     table.add_column("kinds")
     for r in runs:
         kinds = ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(r.kinds.items()))
-        table.add_row(r.run_id, str(r.steps), "[green]yes[/]" if r.sealed else "[yellow]no[/]",
+        table.add_row(Text(r.run_id), str(r.steps), "[green]yes[/]" if r.sealed else "[yellow]no[/]",
                       r.started_at[:19].replace("T", " "), escape(kinds))
     console.print(table)
 
@@ -62,7 +63,7 @@ def show_command(app: AppContext, run_id: str, as_json: bool) -> None:
                         "redacted": e.get("redacted", [])} for e in entries]}
         )
         return
-    table = Table(title=f"{run_id} · {info.steps} steps · {'sealed' if info.sealed else 'unsealed'}")
+    table = Table(title=Text(f"{run_id} · {info.steps} steps · {'sealed' if info.sealed else 'unsealed'}"))
     table.add_column("step", justify="right")
     table.add_column("kind", style="cyan")
     table.add_column("prov")

@@ -164,7 +164,7 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         return
     console.print(
         f"[green]✓[/] imported [bold]{escape(source.name)}[/] ({source.engine}, {result.events} events) as run "
-        f"[cyan]{result.run_id}[/]: {result.steps} steps, sealed\n"
+        f"[cyan]{escape(result.run_id)}[/]: {result.steps} steps, sealed\n"
         f"  sha256 {source.sha256}\n  head   {result.head_hash}"
     )
     table = Table(show_header=True, box=None, padding=(0, 2))
@@ -173,4 +173,5 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
     for kind, count in sorted(result.kinds.items()):
         table.add_row(kind, str(count))
     console.print(table)
-    console.print(f"[dim]Next: bitexact show {result.run_id} · bitexact export {result.run_id} -o bundle.json[/]")
+    console.print(f"[dim]Next: bitexact show {escape(result.run_id)} · bitexact export {escape(result.run_id)}"
+                  " -o bundle.json[/]")

@@ -27,7 +27,7 @@ from bitexact.sessions.validate import validate
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["markdown", "text"]), default="markdown", show_default=True)
 @click.option("--engine", help="The engine that wrote a raw log (default: detect).")
-@click.option("--budget", "budget_bytes", type=click.IntRange(min=256), help="Byte budget of the output.")
+@click.option("--budget", "budget_bytes", type=click.IntRange(min=512), help="Byte budget of the output (at least 512).")
 @click.option("--show-prompts", is_flag=True, help="Include user prompts (hidden by default: they are private).")
 def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int | None, show_prompts: bool) -> None:
     """Summarize an agent log or aw_session.jsonl as markdown or text (UAS section 8)."""

@@ -291,7 +291,7 @@ class Recorder:
         meta: dict[str, Any] | None = None,
     ) -> RunWriter:
         """Create a run and append its ``run_meta``."""
-        run_id = run_id or new_run_id()
+        run_id = run_id if run_id is not None else new_run_id()  # "" is refused by the store, naming run_id
         self.store.create_run(run_id, {"name": name} if name else {})
         writer = RunWriter(self, run_id)
         meta_data = run_meta_data(name=name, capture_policy=self.policy.run_meta_value, extra=meta)

@@ -225,6 +225,13 @@ class Diagnostics:
             label = record_type if isinstance(record_type, str) and len(record_type) <= 64 else "?"
             self.notes.append(f"{item.where()}: unrecognized record (type {label!r}) skipped")
 
+    def unexpected_shape(self, item: Item, exc: Exception) -> None:
+        """Record that ``item`` is valid JSON of a shape its engine's mapper could not read."""
+        record_type = item.value.get("type") if isinstance(item.value, dict) else None
+        label = record_type if isinstance(record_type, str) and len(record_type) <= 64 else "?"
+        self.notes.append(f"{item.where()}: record (type {label!r}) of an unexpected shape skipped"
+                          f" ({type(exc).__name__}: {str(exc)[:120]})")
+
     def finish(self) -> list[str]:
         """All notes, with the non-JSON text summary last."""
         notes = list(self.notes)

@@ -183,6 +183,11 @@ class _UnifiedRules:
             if self.collections == 2:
                 self.d.add(f"{where}: more than one session.collection record")
         source = (provenance.get("component"), provenance.get("phase"), provenance.get("path"))
+        wrong = next((name for name, value in zip(("component", "phase", "path"), source)
+                      if value is not None and not isinstance(value, str)), None)
+        if wrong is not None:  # a list or object cannot name a source (nor key one): reported, left out of ordering
+            self.d.add(f"{where}: provenance.{wrong} must be a string, not {type(provenance.get(wrong)).__name__}")
+            return
         index = provenance.get("index")
         # OTLP batches are unordered: their records follow their own clocks.
         if isinstance(index, int) and not isinstance(index, bool) and source[0] != "otel":

@@ -43,6 +43,8 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _text(value: object, where: str, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise KeySourceError(f"{where}: expected {what}, found {_describe(value)}")
+    if "\x00" in value:  # no path, key id or label holds one; the OS would refuse it with a bare ValueError
+        raise KeySourceError(f"{where}: expected {what}, found one holding U+0000")
     return value
 
 

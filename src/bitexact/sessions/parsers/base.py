@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.records import KIND_OBJECT, Diagnostics, frame, may_hold_objects
+from bitexact.sessions.records import KIND_OBJECT, Diagnostics, Item, frame, may_hold_objects
 
 Event = dict[str, Any]
 
@@ -77,12 +77,30 @@ class ObjectMapper(Protocol):
     def finish(self) -> None: ...
 
 
+SHAPE_ERRORS: tuple[type[Exception], ...] = (TypeError, ValueError, IndexError, KeyError, AttributeError)
+"""What a mapper raises on a record that is valid JSON of an unexpected shape (a list where a name belongs)."""
+
+
+def map_record(session: Session, mapper: ObjectMapper, item: Item) -> bool | None:
+    """Feed one object record to ``mapper``: True when it used it, False when not.
+
+    A record of an unexpected shape is skipped with a diagnostic naming its
+    line (None), never a crash that loses the records around it.
+    """
+    try:
+        return mapper.map(item.value)
+    except SHAPE_ERRORS as exc:
+        session.diagnostics.unexpected_shape(item, exc)
+        return None
+
+
 def parse_objects(session: Session, mapper: ObjectMapper, text: str) -> ParseResult:
     """Frame ``text``, feed every JSON object record to ``mapper``, and report the rest as skipped."""
     for item in frame(text):
-        if item.kind == KIND_OBJECT and mapper.map(item.value):
+        used = map_record(session, mapper, item) if item.kind == KIND_OBJECT else False
+        if used:
             session.recognized += 1
-        else:
+        elif used is False:
             session.diagnostics.skipped(item)
     mapper.finish()
     return session.result(text)

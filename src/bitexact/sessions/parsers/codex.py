@@ -25,7 +25,7 @@ from typing import Any, Mapping, cast
 from bitexact.sessions.convert import is_native_event, make_event
 from bitexact.sessions.correlate import ToolTracker
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session
+from bitexact.sessions.parsers.base import Session, map_record
 from bitexact.sessions.records import KIND_OBJECT, KIND_TEXT, decode_json, frame
 from bitexact.sessions.usage import UsageAccumulator, normalize_usage
 
@@ -430,7 +430,7 @@ def parse(text: str) -> ParseResult:
     any_json = False
     unused = []
     for item in items:
-        if item.kind == KIND_OBJECT and json_mapper.map(item.value):
+        if item.kind == KIND_OBJECT and map_record(session, json_mapper, item):
             session.recognized += 1
             any_json = True
         elif item.kind != KIND_TEXT:

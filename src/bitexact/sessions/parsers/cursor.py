@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from bitexact.sessions.convert import LegacyConverter, is_native_event, make_event
 from bitexact.sessions.correlate import ToolTracker
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session
+from bitexact.sessions.parsers.base import Session, map_record
 from bitexact.sessions.records import KIND_OBJECT, frame
 from bitexact.sessions.streaming import FragmentJoiner
 
@@ -162,7 +162,7 @@ def parse(text: str) -> ParseResult:
     mapper = CursorMapper(session)
     items = frame(text)
     for item in items:
-        if item.kind == KIND_OBJECT and mapper.map(item.value):
+        if item.kind == KIND_OBJECT and map_record(session, mapper, item):
             session.recognized += 1
         else:
             session.diagnostics.skipped(item)

@@ -24,7 +24,7 @@ from typing import Any
 from bitexact.sessions.convert import LegacyConverter, is_native_event
 from bitexact.sessions.model import ParseResult
 from bitexact.sessions.parsers import aider, codex, goose, opencode, pydantic_ai
-from bitexact.sessions.parsers.base import Session
+from bitexact.sessions.parsers.base import Session, map_record
 from bitexact.sessions.parsers.claude import ClaudeMapper
 from bitexact.sessions.records import KIND_OBJECT, Item, frame
 
@@ -93,7 +93,7 @@ def parse(text: str) -> ParseResult:
     session = Session(ENGINE)
     mapper = ClaudeMapper(session, ENGINE)
     for item in items:
-        if item.kind == KIND_OBJECT and mapper.map(item.value):
+        if item.kind == KIND_OBJECT and map_record(session, mapper, item):
             session.recognized += 1
         else:
             session.diagnostics.skipped(item)

@@ -45,6 +45,15 @@ SIGNATURES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
 _DEBUG_DATA = re.compile(r"\[DEBUG\] data:")
 
 
+def _signed(engine: str, record: Mapping[str, Any]) -> bool:
+    """Whether ``record`` bears ``engine``'s signature; a record of an unexpected shape (a list where a
+    name belongs, which a set lookup cannot hash) bears none, and never stops detection."""
+    try:
+        return SIGNATURES[engine](record)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+        return False
+
+
 def detect_engine(text: str) -> str:
     """The engine whose supported signature occurs first in ``DETECTION_ORDER``.
 
@@ -56,7 +65,7 @@ def detect_engine(text: str) -> str:
             continue
         record = item.value
         for engine in DETECTION_ORDER:
-            if engine not in found and SIGNATURES[engine](record):
+            if engine not in found and _signed(engine, record):
                 found.add(engine)
                 break
         if "goose" in found:

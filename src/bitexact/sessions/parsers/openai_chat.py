@@ -79,7 +79,8 @@ class ChatResponseMapper:
             emit(make_event("assistant.message", {"content": content, **common}, meta))
         elif isinstance(content, list):
             emit(make_event("assistant.message", {"content": content, **common}, meta))
-        for call in message.get("tool_calls") or []:
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else []:
             if isinstance(call, dict):
                 emit(make_event("tool.execution_start", self._tool_call(call, common), meta))
 

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from bitexact.sessions.convert import is_native_event, make_event
 from bitexact.sessions.correlate import ToolTracker
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session
+from bitexact.sessions.parsers.base import Session, map_record
 from bitexact.sessions.records import KIND_OBJECT, KIND_TEXT, frame
 from bitexact.sessions.usage import UsageAccumulator, valid_count, valid_metric
 
@@ -211,7 +211,7 @@ def parse(text: str) -> ParseResult:
     session = Session(ENGINE)
     mapper = OpenCodeMapper(session)
     for item in frame(text):
-        if item.kind == KIND_OBJECT and mapper.map(item.value):
+        if item.kind == KIND_OBJECT and map_record(session, mapper, item):
             session.recognized += 1
         elif item.kind == KIND_TEXT and mapper.text_line(item.value):
             continue

@@ -33,7 +33,8 @@ class Publisher:
 
     def private(self, event: Mapping[str, Any]) -> bool:
         """True for prompt records hidden from default publication."""
-        return event.get("type") in PROMPT_TYPES and not self.show_prompts
+        kind = event.get("type")
+        return isinstance(kind, str) and kind in PROMPT_TYPES and not self.show_prompts
 
     def text(self, value: str, limit: int) -> str:
         """A redacted, then clipped, copy of ``value``."""

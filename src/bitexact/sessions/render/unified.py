@@ -38,7 +38,12 @@ def _provenance(record: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _source(record: Mapping[str, Any]) -> tuple[Any, Any]:
     prov = _provenance(record)
-    return (prov.get("phase"), prov.get("path"))
+    return (_named(prov.get("phase")), _named(prov.get("path")))
+
+
+def _named(value: Any) -> Any:
+    """A source is named by strings; anything else (a list where a name belongs) is shown as written."""
+    return value if value is None or isinstance(value, str) else repr(value)
 
 
 def agent_conversations(records: Sequence[Mapping[str, Any]]) -> list[Conversation]:
