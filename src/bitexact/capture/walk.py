@@ -184,6 +184,8 @@ class Walk:
                 and value
                 and mode != HASH_ONLY
                 and not (self.skip_paths and spell([key]) in self.skip_paths)
+                # A credential-named key holding an object is one field, replaced whole (as one level down).
+                and not (mode == SCRUB and replaced_whole(self.scanner, key, value))
             ):
                 # An object-valued key: its key is a unit of its own, each sub-key a field.
                 top = self._new_unit(chain, value)
@@ -306,6 +308,12 @@ class Walk:
         elif kind is float:
             if self.scanner.float_needs_scan(value):
                 self._ref(number_text(value), container, key, source, context)
+        elif kind is not bool and isinstance(value, (str, int, float)):
+            # A subclass (a StrEnum member, numpy.str_, Markup) is stored as its plain JSON value: it is
+            # read as that, never skipped.
+            plain = str.__str__(value) if isinstance(value, str) else (float(value) if isinstance(value, float)
+                                                                      else int(value))
+            self._scalar(container, key, plain, source, context)
 
     def _scrub_tree(
         self, value: Any, position: int, chain: Chain, source: int, context: str | None, depth: int
@@ -317,7 +325,7 @@ class Walk:
         if isinstance(value, dict):
             for key, item in value.items():
                 kind = type(item)
-                text_key = type(key) is str
+                text_key = type(key) is str or isinstance(key, str)
                 if text_key:
                     add(key, position, key, source, _KEY)
                     # replaced_whole(), inline: this loop runs once per key of a large step.
@@ -337,7 +345,7 @@ class Walk:
                     inner = self._enter(item, position, key, depth)
                     self._scrub_tree(item, inner, (*chain, (position, key)), source, key if text_key else None,
                                      depth + 1)
-                elif kind is float:
+                elif kind is float or isinstance(item, (str, int)):  # a float, or a subclass (see _scalar)
                     self._scalar(position, key, item, source, key if text_key else None)
             return
         if self._credential_pair(value, position, source):
@@ -352,7 +360,7 @@ class Walk:
             elif kind is dict or kind is list:
                 inner = self._enter(item, position, index, depth)
                 self._scrub_tree(item, inner, (*chain, (position, index)), source, context, depth + 1)
-            elif kind is float:
+            elif kind is float or isinstance(item, (str, int)):  # a float, or a subclass (see _scalar)
                 self._scalar(position, index, item, source, context)
 
     # -- scanning ---------------------------------------------------------

@@ -112,11 +112,12 @@ _EQ = re.compile("=")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_%.-")
 _MAX_NAME = 96
 _VALUE = re.compile(r"""[ \t]*(?:"([^"\x00\n]*)"|'([^'\x00\n]*)'|([^\s&;,"'<>#)\]}\x00]+))""")
-_DQ_COLON = re.compile('":')
-_SQ_COLON = re.compile("':")
+# A quoted name, then JSON's white space, then the colon: pretty printers write `"password" : "x"`.
+_DQ_COLON = re.compile('"[ \t\r\n]*:')
+_SQ_COLON = re.compile("'[ \t\r\n]*:")
 _QUOTED_NAME = re.compile(r"""(["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
 _COLON_VALUE = re.compile(
-    r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|([^\s,;}\])"'\x00{\[]+))"""
+    r"""[ \t\r\n]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|([^\s,;}\])"'\x00{\[]+))"""
 )
 _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 _HEADER_REST = rf"[ \t]*(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])"
@@ -219,7 +220,7 @@ class CredentialsDetector:
             name = _QUOTED_NAME.search(text, max(0, at - 100), at)
             if name is None or not is_credential_text_name(name.group(2)):
                 continue
-            value = _COLON_VALUE.match(text, at + 1)
+            value = _COLON_VALUE.match(text, colon.end())
             span = self._value_span(value) if value else None
             if span:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
