@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+from decimal import Decimal
 import logging
 import os
 import secrets
@@ -588,7 +589,14 @@ class Run:
         :class:`IdentityRefusedError` once the gap is written.
         """
         with active.busy():
-            verdict = apply_identity_rule({name: to_jsonable(value) for name, value in fields.items()})
+            # A number is judged as a number (refused: a party is a string), however large: turned into
+            # text first, 2**60 or NaN would pass as "1152921504606846976" or "nan". Its withheld digest
+            # covers it as it would have been recorded.
+            verdict = apply_identity_rule({name: 0 if _is_number(value) else to_jsonable(value)
+                                           for name, value in fields.items()})
+            for name in verdict.refused_values:
+                if _is_number(fields.get(name)):
+                    verdict.refused_values[name] = to_jsonable(fields[name])
         ctx = active.current_tool()
         kept = dict(verdict.kept)
         digest = workflow_digest(kept, self._alg())
@@ -790,3 +798,7 @@ def run(
 def current_run() -> Run | None:
     """The run recording in this context (or the only run open in the process), else None."""
     return active.current_run()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)

@@ -130,11 +130,23 @@ def record_sync(
     try:
         with recording():
             response = send(request)
-    except Exception as exc:
+    except BaseException as exc:  # a KeyboardInterrupt too: the request may have reached the server
         exchange.fail(exc)
         raise
+    if _already_read(response, exchange):
+        return response
     response.stream = _TeeResponse(response.stream, exchange, response)  # type: ignore[arg-type]
     return response
+
+
+def _already_read(response: httpx.Response, exchange: Exchange) -> bool:
+    """A response its transport built already read (a mock, a cache): recorded now, since no tee will see it."""
+    if not hasattr(response, "_content"):
+        return False
+    exchange.received(response.content)
+    exchange.finish(status=response.status_code, headers=response.headers.multi_items(),
+                    streamed=_streamed(response), complete=True)
+    return True
 
 
 async def record_async(
@@ -150,9 +162,11 @@ async def record_async(
     try:
         with recording():
             response = await send(request)
-    except Exception as exc:
+    except BaseException as exc:  # asyncio.CancelledError too: the request may have reached the server
         exchange.fail(exc)
         raise
+    if _already_read(response, exchange):
+        return response
     response.stream = _AsyncTeeResponse(response.stream, exchange, response)  # type: ignore[arg-type]
     return response
 

@@ -31,8 +31,40 @@ class _TeeRaw:
         self._response = response
         self._ended = False
 
+    _OWN = frozenset({"_raw", "_exchange", "_response", "_ended", "_decoded"})
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._raw, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # What the agent sets (``raw.decode_content = True``) must reach the response it reads from.
+        if name in _TeeRaw._OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._raw, name, value)
+
+    def __iter__(self) -> Iterator[bytes]:
+        """Lines, as iterating urllib3's response gives them (decoded), each recorded as read."""
+        self._decoded = True
+        try:
+            for line in self._raw:
+                self._exchange.received(line)
+                yield line
+        except Exception as exc:
+            self._finish(complete=False, error=exc)
+            raise
+        self._ended = True
+        self._finish(complete=True)
+
+    def __enter__(self) -> _TeeRaw:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _decodes(self, decode_content: bool | None) -> bool:
+        """Whether a read decodes: its own argument, else what the response was set to (the agent may set it)."""
+        return bool(decode_content if decode_content is not None else getattr(self._raw, "decode_content", False))
 
     def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
         headers = list(self._response.headers.items())
@@ -43,7 +75,7 @@ class _TeeRaw:
     _decoded = True
 
     def stream(self, amt: int | None = 2**16, decode_content: bool | None = None) -> Iterator[bytes]:
-        self._decoded = bool(decode_content)
+        self._decoded = self._decodes(decode_content)
         try:
             for chunk in self._raw.stream(amt, decode_content=decode_content):
                 self._exchange.received(chunk)
@@ -55,7 +87,7 @@ class _TeeRaw:
         self._finish(complete=True)
 
     def read(self, amt: int | None = None, *args: Any, **kwargs: Any) -> bytes:
-        self._decoded = bool(kwargs.get("decode_content", args[0] if args else False))
+        self._decoded = self._decodes(kwargs.get("decode_content", args[0] if args else None))
         try:
             data = self._raw.read(amt, *args, **kwargs)
         except Exception as exc:
@@ -107,8 +139,9 @@ class RecordingAdapter(BaseAdapter):
         self.inner = inner
         self.run = run
 
-    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
-        return record_requests(self.run, request, lambda r: self.inner.send(r, **kwargs))
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        # Options pass through as given, positionally too (stream, timeout, verify, cert, proxies).
+        return record_requests(self.run, request, lambda r: self.inner.send(r, *args, **kwargs))
 
     def close(self) -> None:
         self.inner.close()
@@ -128,7 +161,7 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
     try:
         with recording():
             response = send(request)
-    except Exception as exc:
+    except BaseException as exc:  # a KeyboardInterrupt too: the request may have reached the server
         exchange.fail(exc)
         raise
     response.raw = _TeeRaw(response.raw, exchange, response)
