@@ -9,9 +9,9 @@ The entry's data::
 
 Bodies are text when they decode (by the content type's charset, else
 UTF-8), and ``b64`` for bytes. A compressed body is recorded decompressed
-(gzip, deflate; brotli and zstd when their modules are installed), else as
-``b64`` with ``content_encoding`` saying why. Credential headers are
-``[redacted]``. The entry is written once, when the exchange is over.
+(gzip, deflate; brotli when its module is installed); any other encoding
+(zstd included) is recorded as ``b64`` with ``content_encoding`` saying
+why. Credential headers are ``[redacted]``. The entry is written once, when the exchange is over.
 """
 
 from __future__ import annotations
