@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from bitexact.errors import EvidenceError
@@ -18,6 +19,28 @@ class PendingClaim:
     claim_step: int
     step: int
     path: str
+
+
+def check_claimable(
+    store: Store, run_id: str, steps: int, fields: Sequence[str], *, redacted_ok: bool = False
+) -> list[str]:
+    """The ``STEP:PATH`` tokens of ``fields`` if a redaction could claim them now, else :class:`EvidenceError`.
+
+    Each step must exist (of ``steps``), each path be committed and
+    redactable; a path already redacted is refused unless ``redacted_ok``
+    (a request filed for it is then simply already done).
+    """
+    tokens: list[str] = []
+    for step, paths in sorted(redaction_plan(fields).items()):
+        if step >= steps:
+            raise EvidenceError(f"run {run_id} has no step {step} (it has {steps} steps)")
+        entry = store.entry(run_id, step)
+        for path in paths:
+            check_redactable(entry, path)
+            if path in entry.get("redacted", []) and not redacted_ok:
+                raise EvidenceError(f"step {step}: path {path} is already redacted")
+            tokens.append(claim_token(step, path))
+    return tokens
 
 
 def record_claim(
@@ -37,18 +60,7 @@ def record_claim(
         raise EvidenceError("--by must name who is redacting")
     if requested_by is not None and not requested_by.strip():
         raise EvidenceError("requested_by must name who requested the redaction")
-    store = writer.recorder.store
-    plan = redaction_plan(fields)
-    tokens: list[str] = []
-    for step, paths in sorted(plan.items()):
-        if step >= writer.steps:
-            raise EvidenceError(f"run {writer.run_id} has no step {step} (it has {writer.steps} steps)")
-        entry = store.entry(writer.run_id, step)
-        for path in paths:
-            check_redactable(entry, path)
-            if path in entry.get("redacted", []):
-                raise EvidenceError(f"step {step}: path {path} is already redacted")
-            tokens.append(claim_token(step, path))
+    tokens = check_claimable(writer.recorder.store, writer.run_id, writer.steps, fields)
     data: dict[str, Any] = {"fields": tokens, "by": by, "reason": reason}
     if requested_by is not None:
         data["requested_by"] = requested_by

@@ -37,7 +37,7 @@ from bitexact.config import env_flag
 from bitexact.errors import EvidenceError
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.timefmt import now_iso
-from bitexact.recording.audit import apply_pending, record_claim
+from bitexact.recording.audit import apply_pending, check_claimable, record_claim
 from bitexact.recording.writer import RunWriter
 from bitexact.store import Store
 
@@ -184,6 +184,9 @@ def file_request(
     tokens = _check_fields(fields)
     if not reason.strip():
         raise RequestError("a redaction request says why (its reason)")
+    # A field no redaction could claim (no such step, an uncommitted path, an audit entry) is refused
+    # now: an approval could never carry it out.
+    check_claimable(store, run_id, store.head(run_id)[0], tokens, redacted_ok=True)
     waiting = pending_request(store, run_id)
     if waiting is not None:
         raise RequestPendingError(
@@ -286,6 +289,12 @@ def approve_request(writer: RunWriter, *, by: str) -> Approval:
     unfinished = unfinished_approval(store, writer.run_id)
     if unfinished is not None:
         return _carry_out(writer, unfinished, unfinished.decided_by or by, completed=True)
+    waiting = pending_request(store, writer.run_id)
+    if waiting is not None:
+        # Checked before the approval is recorded: an approval that could not be carried out would
+        # read as approved, and block every later approval on the run while it retried.
+        done = _done_tokens(store, writer.run_id)
+        check_claimable(store, writer.run_id, writer.steps, [t for t in waiting.fields if t not in done])
     request = _decide(store, writer.run_id, APPROVE, by=by, reason=None)
     return _carry_out(writer, request, by, completed=False)
 

@@ -109,6 +109,35 @@ IMPORT_CHUNK: Final[int] = 256
 """Events per commit during an import."""
 
 
+def _rules_need_structure(recorder: Recorder) -> bool:
+    """Whether the policy has a rule other than scrubbing everything: one that names paths (a hash-only
+    ``*.b64``, a kept or withheld key), which cannot reach inside an event kept as JSON text."""
+    policy = recorder.policy
+    return not policy.off and any(not (rule.path == "*" and rule.mode == "scrub") for rule in policy.rules)
+
+
+def _under_policy(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
+    """``data``, or, when parts of it are kept as JSON text and the policy has path rules, those parts withheld.
+
+    An event nesting deeper than an entry may hold is kept as text; the
+    detectors still read it (a JSON document in a string), but a path rule
+    matches keys, and there are none in text: a value a hash-only rule covers
+    would be stored in the clear. So its text is not recorded, and the entry
+    says so under ``withheld``.
+    """
+    encoded = data.get("as_text")
+    if not encoded or not _rules_need_structure(recorder):
+        return data
+    dropped = {"as_text", *(f"{part}_json" for part in encoded)}
+    kept = {key: value for key, value in data.items() if key not in dropped}
+    kept["withheld"] = {
+        part: "nests deeper than an entry may hold (or holds keys canonical JSON cannot tell apart); as JSON"
+              " text it would escape the capture policy's path rules, so it is not recorded"
+        for part in encoded
+    }
+    return kept
+
+
 def _append_one_by_one(writer: RunWriter, source: SessionSource, chunk: list[tuple[Any, str, dict[str, Any]]]) -> None:
     for item, kind, data in chunk:
         try:
@@ -117,7 +146,8 @@ def _append_one_by_one(writer: RunWriter, source: SessionSource, chunk: list[tup
             # A value canonical JSON refuses that the fitting pass does not
             # catch (keys colliding once surrogate pairs fold): keep the
             # event as JSON text rather than dropping it.
-            writer.append(kind, entry_data(source, item, as_text=True), prov=EVENT_PROV)
+            writer.append(kind, _under_policy(writer.recorder, entry_data(source, item, as_text=True)),
+                          prov=EVENT_PROV)
 
 
 def import_session(
@@ -153,7 +183,8 @@ def import_session(
                                   run_id=run_id)
     # Every entry's data is made before the run is created, so an event that
     # cannot be recorded refuses the import instead of leaving half a run.
-    planned = [(item, kind_for(item.event["type"]), entry_data(source, item)) for item in source.events]
+    planned = [(item, kind_for(item.event["type"]), _under_policy(recorder, entry_data(source, item)))
+               for item in source.events]
     writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
     if source.diagnostics:
         writer.append("marker", diagnostics_marker(source), prov=EVENT_PROV)
