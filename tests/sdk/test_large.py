@@ -115,34 +115,27 @@ def test_a_fold_cut_short_never_writes_an_entry_twice(home: Path) -> None:
     assert written[2]["data"]["steps"] == {}
 
 
-def test_two_identical_entries_both_left_in_journals_are_both_folded(home: Path) -> None:
-    """The same tool result recorded twice, the process gone before either was written: two entries."""
+@pytest.mark.parametrize("written_before_the_kill", [False, True])
+def test_two_identical_entries_both_left_in_journals_each_get_their_own_entry(
+    home: Path, written_before_the_kill: bool
+) -> None:
+    """The same tool result recorded twice, both journals left: folded as two entries (neither written
+    yet), or, when one batch wrote both before the process died, each claiming its own step."""
     recorder, _ = recorder_for()
     writer = recorder.start()
     data = {"tool": "read_file", "result": BIG}
     key = load_host_key(home)
     first, second = (write_journal(home, key, JournalRecord(writer.run_id, seq, "tool_call", data,
                                                             steps_before=writer.steps)) for seq in (1, 2))
+    if written_before_the_kill:
+        writer.append_each([("tool_call", data, None, None, None)] * 2)  # one batch; journals not yet removed
     assert fold_orphans(recorder, writer.run_id) == [first.name, second.name]
     written = list(recorder.store.entries(writer.run_id))
     assert [e["kind"] for e in written] == ["run_meta", "tool_call", "tool_call", "repair"]
-    assert written[3]["data"]["steps"] == {first.name: 1, second.name: 2}
-    assert "already_written" not in written[3]["data"]
-
-
-def test_two_identical_entries_written_before_their_journals_went_each_claim_their_own(home: Path) -> None:
-    recorder, _ = recorder_for()
-    writer = recorder.start()
-    data = {"tool": "read_file", "result": BIG}
-    key = load_host_key(home)
-    first, second = (write_journal(home, key, JournalRecord(writer.run_id, seq, "tool_call", data,
-                                                            steps_before=writer.steps)) for seq in (1, 2))
-    writer.append_each([("tool_call", data, None, None, None)] * 2)  # one batch; died before removing either
-    assert fold_orphans(recorder, writer.run_id) == [first.name, second.name]
-    written = list(recorder.store.entries(writer.run_id))
-    assert [e["kind"] for e in written] == ["run_meta", "tool_call", "tool_call", "repair"]
-    assert written[3]["data"]["already_written"] == {first.name: 1, second.name: 2}
-    assert written[3]["data"]["steps"] == {}
+    steps = {first.name: 1, second.name: 2}
+    repair = written[3]["data"]
+    assert repair.get("already_written", {}) == (steps if written_before_the_kill else {})
+    assert repair["steps"] == ({} if written_before_the_kill else steps)
 
 
 def test_a_sealed_run_refuses_a_fold_and_keeps_its_journals(home: Path) -> None:

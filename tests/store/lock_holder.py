@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import multiprocessing as mp
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,3 +35,21 @@ def held_by_another_process(path: Path) -> Iterator[tuple[int, "mp.synchronize.E
         release.set()
         holder.join(30)
     assert holder.exitcode == 0
+
+
+def free_for_others(path: Path, within: float = 30.0) -> bool:
+    """True once a fresh open file description can take the lock (nobody in this process keeps it)."""
+    deadline = time.monotonic() + within
+    fd = os.open(path, os.O_RDWR)
+    try:
+        while time.monotonic() < deadline:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                time.sleep(0.01)
+                continue
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return True
+        return False
+    finally:
+        os.close(fd)

@@ -7,7 +7,6 @@ must stay held is held by a real process until the test lets it go.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import sqlite3
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lock_holder import held_by_another_process
+from lock_holder import free_for_others, held_by_another_process
 from store_chain import make_chain, make_entry, tool_data
 
 import bitexact.store.sqlite as sqlite_module
@@ -39,24 +38,6 @@ def store(tmp_path: Path) -> Iterator[SQLiteStore]:
     s = SQLiteStore(tmp_path / "s.db")
     yield s
     s.close()
-
-
-def _free_for_others(path: Path, within: float) -> bool:
-    """True once a fresh open file description can take the lock (nobody in this process keeps it)."""
-    deadline = time.monotonic() + within
-    fd = os.open(path, os.O_RDWR)
-    try:
-        while time.monotonic() < deadline:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                time.sleep(0.01)
-                continue
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            return True
-        return False
-    finally:
-        os.close(fd)
 
 
 def _wait_for(condition: Any, what: str, seconds: float = 30.0) -> None:
@@ -165,7 +146,7 @@ def test_an_interrupted_wait_for_the_lock_does_not_keep_it_from_other_processes(
             signal.setitimer(signal.ITIMER_REAL, 0)
             release.set()
         # The other process let go, and nobody in this process wants the lock any more.
-        assert _free_for_others(lock_path, within=20), (
+        assert free_for_others(lock_path, within=20), (
             "this process took the lock after the interrupted wait and kept it: every other process's"
             " write now times out naming this process"
         )

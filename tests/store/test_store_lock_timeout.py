@@ -9,38 +9,18 @@ that is never released in time, and every wait that must succeed is given
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
-from lock_holder import held_by_another_process
+from lock_holder import free_for_others, held_by_another_process
 from store_chain import make_chain
 
 from bitexact.crypto import GENESIS
 from bitexact.store import SQLiteStore, StoreBusyError, StoreError, flock
 
 WAITER_THREAD = "bitexact-store-lock-wait"
-
-
-def _free_for_others(path: Path, within: float = 30.0) -> bool:
-    """True once a fresh open file description can take the lock (our process gave it back)."""
-    deadline = time.monotonic() + within
-    fd = os.open(path, os.O_RDWR)
-    try:
-        while time.monotonic() < deadline:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                time.sleep(0.01)
-                continue
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            return True
-        return False
-    finally:
-        os.close(fd)
 
 
 def test_a_wait_runs_out_and_the_lock_is_not_kept_when_it_comes_later(tmp_path: Path) -> None:
@@ -61,11 +41,11 @@ def test_a_wait_runs_out_and_the_lock_is_not_kept_when_it_comes_later(tmp_path: 
             assert flock.holder_pid(fd) == pid
             release.set()
             # The queued waiter takes the lock with nobody left waiting for it: it must give it back.
-            assert _free_for_others(path)
+            assert free_for_others(path)
         lock.acquire(0.2)  # and ours is free to take again
-        assert not _free_for_others(path, within=0.05)
+        assert not free_for_others(path, within=0.05)
         lock.release()
-        assert _free_for_others(path)
+        assert free_for_others(path)
     finally:
         os.close(fd)
 
@@ -84,9 +64,9 @@ def test_a_wait_that_outlasts_the_holder_takes_the_lock(tmp_path: Path) -> None:
             release.set()
             assert got.wait(30)
             waiting.join()
-        assert not _free_for_others(path, within=0.05)  # ours now
+        assert not free_for_others(path, within=0.05)  # ours now
         lock.release()
-        assert _free_for_others(path)
+        assert free_for_others(path)
     finally:
         os.close(fd)
 
