@@ -201,3 +201,18 @@ def test_open_withheld_tests_the_files_exact_bytes(
     not_a_gap = bx("verify", run_id, "--open-withheld", "1", "--candidate-file", str(exact), "--by", "alice",
                    env=keyed_env)
     assert not_a_gap.exit_code == 1
+
+
+def test_open_verifies_the_stored_run_even_when_a_file_shares_its_name(
+    bx: Any, contract: str, keyed_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--open tests a stored run's field: a file named like the run in the working directory (here one
+    that is not a bundle at all) used to be what was verified."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / contract).write_text("not a bundle\n")
+    candidate = tmp_path / "candidate.json"
+    candidate.write_text('"user:7f3a9c"\n')
+    result = bx("verify", contract, "--open", "2:on_behalf_of", "--candidate-file", str(candidate), "--by", "alice",
+                env=keyed_env)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[0].startswith("OK: ")

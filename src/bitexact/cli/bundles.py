@@ -183,7 +183,9 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
         if not _in_store(app, target):
             fail(f"--open tests a run in the store (its custody chain is there); {target!r} is not a run in {app.home}",
                  code=EXIT_FAIL)
-    if not Path(target).exists() and _in_store(app, target):
+    # --open tests a stored run's field, so it is the stored run that is verified, whatever file
+    # happens to share its name in the working directory.
+    if opening or (not Path(target).exists() and _in_store(app, target)):
         verdict = _verify_stored(app, target, clauses=clauses, **options)
     else:
         verdict = verify_cli(target, clauses=clauses, **options)
