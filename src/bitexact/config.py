@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +31,8 @@ def env_float(name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise SettingError(f"{name}={raw!r} is not a number") from None
+    if not math.isfinite(value):  # "nan" would silently turn a time-based rule off, "inf" wait for ever
+        raise SettingError(f"{name}={raw!r} must be a finite number")
     if value <= 0:
         raise SettingError(f"{name}={raw!r} must be greater than 0")
     return value

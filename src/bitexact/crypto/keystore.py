@@ -11,7 +11,10 @@ verifiable: trust files list current and retired keys.
 
 from __future__ import annotations
 
+import fcntl
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,9 +40,26 @@ class KeyStore:
     def exists(self) -> bool:
         return self.current_path.exists()
 
-    def _ensure_dir(self) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.dir, 0o700)
+    def _ensure_dir(self, directory: Path | None = None) -> None:
+        directory = directory or self.dir
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            os.chmod(directory, 0o700)
+        except OSError as exc:
+            raise KeyMaterialError(
+                f"cannot create {directory}: {exc.strerror or exc} (is a file in the way?)"
+            ) from None
+
+    @contextmanager
+    def _rotating(self) -> Iterator[None]:
+        """One rotation at a time, across processes: the move and the new key are one step for the others."""
+        self._ensure_dir()
+        fd = os.open(self.dir / ".rotate.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     def init(self) -> SigningKey:
         """Create the recorder key; refuses when one exists."""
@@ -62,16 +82,26 @@ class KeyStore:
         return self.current() if self.exists() else self.init()
 
     def rotate(self) -> tuple[SigningKey, SigningKey]:
-        """Retire the current key and make a new one; returns ``(old, new)``."""
-        old = self.current()
-        self.retired_dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.retired_dir, 0o700)
-        target = self.retired_dir / f"{old.key_id}.key"
-        if target.exists():
-            raise KeyMaterialError(f"{target} already exists: rotation was interrupted; inspect {self.dir}")
-        os.replace(self.current_path, target)
-        new = SigningKey.generate()
-        new.save(self.current_path)
+        """Retire the current key and make a new one; returns ``(old, new)``.
+
+        Serialized with other rotations (a lock file in ``keys/``), and the
+        retired copy is made with ``link``, which never replaces a file: a
+        retired key is never overwritten, so every run it signed stays
+        verifiable.
+        """
+        self._ensure_dir(self.retired_dir)
+        with self._rotating():
+            old = self.current()
+            target = self.retired_dir / f"{old.key_id}.key"
+            try:
+                os.link(self.current_path, target)
+            except FileExistsError:
+                raise KeyMaterialError(
+                    f"{target} already exists: rotation was interrupted; inspect {self.dir}"
+                ) from None
+            os.unlink(self.current_path)
+            new = SigningKey.generate()
+            new.save(self.current_path)
         return old, new
 
     def public_keys(self) -> list[PublicKeyInfo]:
