@@ -114,18 +114,23 @@ def make_client(limits: KmsLimits, where: str, region: str | None = None) -> Any
     except ImportError:
         raise KeySourceError(f"{where}: AWS KMS key sources need boto3 (pip install boto3)"
                              ) from None
-    session = boto3.session.Session()
-    # botocore reads AWS_DEFAULT_REGION and the profile; AWS_REGION (what the
-    # other AWS SDKs and Lambda set) is read here, first.
-    region = region or os.environ.get("AWS_REGION", "").strip() or session.region_name
-    if not region:
-        raise KeySourceError(f"{where}: no AWS region; set AWS_REGION (or AWS_DEFAULT_REGION)")
-    config = Config(
-        connect_timeout=limits.connect_timeout,
-        read_timeout=limits.read_timeout,
-        retries={"total_max_attempts": limits.max_attempts, "mode": "standard"},
-    )
-    return session.client("kms", region_name=region, endpoint_url=endpoint_url(), config=config)
+    try:
+        session = boto3.session.Session()
+        # botocore reads AWS_DEFAULT_REGION and the profile; AWS_REGION (what the
+        # other AWS SDKs and Lambda set) is read here, first.
+        region = region or os.environ.get("AWS_REGION", "").strip() or session.region_name
+        if not region:
+            raise KeySourceError(f"{where}: no AWS region; set AWS_REGION (or AWS_DEFAULT_REGION)")
+        config = Config(
+            connect_timeout=limits.connect_timeout,
+            read_timeout=limits.read_timeout,
+            retries={"total_max_attempts": limits.max_attempts, "mode": "standard"},
+        )
+        return session.client("kms", region_name=region, endpoint_url=endpoint_url(), config=config)
+    except KeySourceError:
+        raise
+    except Exception as exc:  # a missing profile, a malformed region or endpoint: botocore's own errors
+        raise KeySourceError(f"{where}: cannot set up the AWS KMS client: {type(exc).__name__}: {exc}") from None
 
 
 def _at_load(job: Callable[[], T], limits: KmsLimits, where: str, operation: str) -> T:
@@ -183,6 +188,19 @@ class KmsHmacKey:
         return self.calls.run(lambda: self._generate_mac(data))
 
 
+def _answers_for(key: str, arn: str) -> bool:
+    """Whether ``arn`` (KMS's answer) is the key the policy names: that ARN, or that bare key id.
+
+    An alias cannot be checked this way (it resolves to whichever key it
+    points at): its answer's ARN is pinned for every later call instead.
+    """
+    if key.startswith("arn:") and ":alias/" not in key:
+        return arn == key
+    if key.startswith("alias/") or ":alias/" in key:
+        return True
+    return arn.endswith(f":key/{key}")
+
+
 def load_kms_hmac(key: str, *, limits: KmsLimits | None = None) -> KmsHmacKey:
     """Resolve a KMS HMAC_256 key by id, ARN or alias, and compute its key id there."""
     limits = limits or KmsLimits()
@@ -195,6 +213,8 @@ def load_kms_hmac(key: str, *, limits: KmsLimits | None = None) -> KmsHmacKey:
     arn = response.get("KeyId")
     if not isinstance(arn, str) or len(mac) != 32:
         raise KeySourceError(f"{where}: GenerateMac answered without a key ARN or a 32-byte MAC")
+    if not _answers_for(key, arn):
+        raise KeySourceError(f"{where}: GenerateMac answered for key {arn}, not the key the policy names")
     source = f"AWS KMS HMAC key {arn}"
     calls = GuardedCalls(source, "bitexact-kms", deadline=limits.deadline,
                          cool_off=limits.cool_off, threads=KMS_THREADS)

@@ -1,4 +1,5 @@
-"""Review findings: each test fails because of a real bug (see the review report)."""
+"""KMS key sources under health and the policy loader, found in review: a client that cannot be set up is an
+invalid policy naming the field, and a load answered for another key is refused."""
 
 from __future__ import annotations
 
