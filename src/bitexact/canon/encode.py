@@ -226,13 +226,14 @@ def _write(value: Any, depth: int, out: list[str]) -> None:
     elif value is False:
         out.append("false")
     elif isinstance(value, str):
-        out.append(_string(_fold(str(value))))
+        # A subclass's own contents, never its display (an enum of str shows "Colour.RED", holds "red").
+        out.append(_string(_fold(str.__str__(value))))
     elif isinstance(value, int):
-        integer = int(value)
+        integer = int.__index__(value)
         _check_int(integer)
         out.append(str(integer))
     elif isinstance(value, float):
-        double = float(value)
+        double = float.__float__(value)
         _check_float(double)
         out.append(es6_number(double))
     elif isinstance(value, dict):
@@ -242,7 +243,7 @@ def _write(value: Any, depth: int, out: list[str]) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise _key_error(key)
-            folded = _fold(str(key))
+            folded = _fold(str.__str__(key))
             if folded in members:
                 raise CanonicalizationError("object keys collide once surrogate pairs are folded")
             members[folded] = item

@@ -1,4 +1,5 @@
-"""Review findings: canonicalize diverging from RFC 8785 / bundle spec §1.2."""
+"""Values of str, int and float subclasses canonicalize as their plain JSON values (bundle spec §1.2), found
+in review: an enum of str used to be written as its display name."""
 
 from __future__ import annotations
 
