@@ -28,13 +28,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-from decimal import Decimal
 import logging
 import os
 import secrets
 import threading
 from collections.abc import Callable, Mapping
 from contextvars import Token
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
