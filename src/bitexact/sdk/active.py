@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from bitexact.sdk.run import Run
 
 _current: ContextVar[Run | None] = ContextVar("bitexact_run", default=None)
-_tool: ContextVar[str | None] = ContextVar("bitexact_tool", default=None)
+_tool: ContextVar[_ToolFrame | None] = ContextVar("bitexact_tool", default=None)
 _busy: ContextVar[bool] = ContextVar("bitexact_busy", default=False)
 
 _lock = threading.Lock()
@@ -56,8 +56,16 @@ def bound_run() -> Run | None:
 
 
 def current_tool() -> str | None:
-    """The tool whose live execution this context is inside (an entry's ``ctx``)."""
-    return _tool.get()
+    """The tool whose live execution this context is inside (an entry's ``ctx``).
+
+    A task or callback the tool started copies this context; once the tool
+    has returned, its frame is no longer live and the task records under the
+    tool that is still running around it, if any.
+    """
+    frame = _tool.get()
+    while frame is not None and not frame.live:
+        frame = frame.outer
+    return frame.name if frame is not None else None
 
 
 class _ContextFlag:
@@ -80,9 +88,38 @@ class _ContextFlag:
         self._var.reset(self._token)
 
 
-def inside_tool(name: str) -> _ContextFlag:
-    """For the ``with`` block: entries recorded in this context carry ``ctx=name``."""
-    return _ContextFlag(_tool, name)
+class _ToolFrame:
+    """One running tool: its name, the tool around it, and whether it is still running."""
+
+    __slots__ = ("name", "outer", "live")
+
+    def __init__(self, name: str, outer: _ToolFrame | None) -> None:
+        self.name = name
+        self.outer = outer
+        self.live = True
+
+
+class _InsideTool:
+    """Sets the running tool for the ``with`` block, and marks it ended (for every copied context) after."""
+
+    __slots__ = ("_name", "_frame", "_token")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __enter__(self) -> None:
+        self._frame = _ToolFrame(self._name, _tool.get())
+        self._token = _tool.set(self._frame)
+
+    def __exit__(self, *exc: object) -> None:
+        self._frame.live = False
+        _tool.reset(self._token)
+
+
+def inside_tool(name: str) -> _InsideTool:
+    """For the ``with`` block: entries recorded in this context (and tasks it starts, while it runs)
+    carry ``ctx=name``."""
+    return _InsideTool(name)
 
 
 def sdk_busy() -> bool:

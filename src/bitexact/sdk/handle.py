@@ -11,8 +11,10 @@ declared gap (:attr:`RecordHandle.gap`) and its handle stays empty.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bitexact.store import AppendResult, Store
@@ -24,15 +26,14 @@ if TYPE_CHECKING:
 class RecordHandle(Mapping[str, Any]):
     """The entry one record call wrote, once it is written; empty until then, and if it never is."""
 
-    __slots__ = ("_store", "run_id", "kind", "seq", "_timeout", "_settled", "_event", "_result", "_gap", "_entry",
-                 "_lock")
+    __slots__ = ("_store", "_run_id", "_kind", "_seq", "_timeout", "_settled", "_event", "_result", "_gap",
+                 "_entry", "_lock")
 
     def __init__(self, store: Store | None, run_id: str | None, kind: str, seq: int, timeout: float) -> None:
         self._store = store
-        self.run_id = run_id
-        self.kind = kind
-        self.seq = seq
-        """The entry's place in the run's record order."""
+        self._run_id = run_id
+        self._kind = kind
+        self._seq = seq
         self._timeout = timeout
         # Most handles are settled in the call that made them and never waited on, so the
         # Event a waiter needs is made only when one comes (making and setting one cost
@@ -43,6 +44,21 @@ class RecordHandle(Mapping[str, Any]):
         self._gap: Gap | None = None
         self._entry: dict[str, Any] | None = None
         self._lock = threading.Lock()
+
+    @property
+    def run_id(self) -> str | None:
+        """The run the entry was recorded into."""
+        return self._run_id
+
+    @property
+    def kind(self) -> str:
+        """The entry's kind."""
+        return self._kind
+
+    @property
+    def seq(self) -> int:
+        """The entry's place in the run's record order."""
+        return self._seq
 
     # -- settled by the run ---------------------------------------------
 
@@ -93,7 +109,9 @@ class RecordHandle(Mapping[str, Any]):
         An entry still unwritten then, or declared a gap, reads as an empty mapping.
         """
         self._wait(self._timeout if timeout is None else max(0.0, timeout))
-        return self._materialize()
+        # Read-only, and a copy: nothing done to what it returns changes the handle (nor a step a
+        # human_decision binds to through it).
+        return MappingProxyType(copy.deepcopy(self._materialize()))
 
     def _materialize(self) -> dict[str, Any]:
         result = self._result
@@ -112,14 +130,18 @@ class RecordHandle(Mapping[str, Any]):
                 self._entry = entry
             return self._entry
 
+    def _read(self) -> dict[str, Any]:
+        self._wait(self._timeout)
+        return self._materialize()
+
     def __getitem__(self, key: str) -> Any:
-        return self.result()[key]
+        return copy.deepcopy(self._read()[key])
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.result())
+        return iter(list(self._read()))
 
     def __len__(self) -> int:
-        return len(self.result())
+        return len(self._read())
 
     def __repr__(self) -> str:
         if self.written:

@@ -20,6 +20,8 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar, overload
 
+import orjson
+
 from bitexact.sdk.active import current_run, current_tool, inside_tool
 from bitexact.sdk.custody import check_custody
 from bitexact.sdk.errors import CustodyHintError, SdkArgumentError
@@ -93,6 +95,106 @@ def _register(fn: Any, custody: dict[str, str] | None, tool: str) -> Any:
     return None
 
 
+def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The arguments as the tool is called, before it runs: a tool that changes a list it was handed
+    must not have the changed list recorded as what it was called with. Serialized once (as the
+    entry will be); arguments no converter can write stay as they are, and the record declares that."""
+    from bitexact.sdk import active
+    from bitexact.sdk.jsonable import dump_json
+
+    try:
+        with active.busy():  # the SDK's own work: never recorded as the agent's nondeterminism
+            called = orjson.loads(dump_json({"args": list(args), "kwargs": kwargs}))
+    except Exception:  # noqa: BLE001 - recorded later from the objects themselves, with its gap if any
+        return args, kwargs
+    return called["args"], called["kwargs"]
+
+
+def _streamed(yielded: list[Any], returned: Any = None, *, closed_early: bool = False) -> dict[str, Any]:
+    """A generator tool's result: what it yielded, in order, what it returned, whether its consumer left early."""
+    result: dict[str, Any] = {"yielded": yielded}
+    if returned is not None:
+        result["returned"] = returned
+    if closed_early:
+        result["closed_early"] = True
+    return result
+
+
+def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any:
+    """A generator tool stays a generator. Each step runs inside the tool (entries carry its ``ctx``),
+    never the caller's code between steps; ``send``/``throw``/``close`` reach it; the call is recorded
+    once it is exhausted, raises, or is closed."""
+    @functools.wraps(func)
+    def generator_wrapper(*args: Any, **kwargs: Any) -> Any:
+        run = current_run()
+        if run is None:
+            return (yield from func(*args, **kwargs))
+        outer = current_tool()
+        inner = func(*args, **kwargs)
+        yielded: list[Any] = []
+        step, value = inner.send, None
+        while True:
+            try:
+                with inside_tool(tool):
+                    item = step(value)
+            except StopIteration as stop:
+                run._record_tool(tool, args, kwargs, _streamed(yielded, stop.value), None, checked, outer,
+                                 observed=True)
+                return stop.value
+            except BaseException as exc:
+                run._record_tool(tool, args, kwargs, None, exc, checked, outer, observed=True)
+                raise
+            yielded.append(item)
+            try:
+                value, step = (yield item), inner.send
+            except GeneratorExit:
+                inner.close()
+                run._record_tool(tool, args, kwargs, _streamed(yielded, closed_early=True), None, checked, outer,
+                                 observed=True)
+                raise
+            except BaseException as exc:  # thrown in by the consumer: the tool's own code handles it
+                step, value = inner.throw, exc
+
+    return generator_wrapper
+
+
+def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any:
+    """The async twin of :func:`_generator_wrapper`."""
+    @functools.wraps(func)
+    async def async_generator_wrapper(*args: Any, **kwargs: Any) -> Any:
+        run = current_run()
+        if run is None:
+            async for item in func(*args, **kwargs):
+                yield item
+            return
+        outer = current_tool()
+        inner = func(*args, **kwargs)
+        yielded: list[Any] = []
+        step, value = inner.asend, None
+        while True:
+            try:
+                with inside_tool(tool):
+                    item = await step(value)
+            except StopAsyncIteration:
+                run._record_tool(tool, args, kwargs, _streamed(yielded), None, checked, outer, observed=True)
+                return
+            except BaseException as exc:
+                run._record_tool(tool, args, kwargs, None, exc, checked, outer, observed=True)
+                raise
+            yielded.append(item)
+            try:
+                value, step = (yield item), inner.asend
+            except GeneratorExit:
+                await inner.aclose()
+                run._record_tool(tool, args, kwargs, _streamed(yielded, closed_early=True), None, checked, outer,
+                                 observed=True)
+                raise
+            except BaseException as exc:
+                step, value = inner.athrow, exc
+
+    return async_generator_wrapper
+
+
 @overload
 def record_tool(fn: F, /) -> F: ...
 @overload
@@ -102,7 +204,7 @@ def record_tool(*, custody: Mapping[str, str] | None = None, name: str | None = 
 def record_tool(
     fn: Any = None, /, *, custody: Mapping[str, str] | None = None, name: str | None = None,
 ) -> Any:
-    """Record each call of a sync or async function as an observed ``tool_call`` inside a run.
+    """Record each call of a sync or async function (or generator) as an observed ``tool_call`` inside a run.
 
     ``custody`` gives hints for the call's fields (``{"result": "hash-only"}``);
     ``name`` overrides the tool's name (default: the function's ``__name__``).
@@ -116,23 +218,28 @@ def record_tool(
         same = _register(func, checked, tool)
         if same is not None:
             return same  # type: ignore[no-any-return]
-        if inspect.iscoroutinefunction(func):
+        if inspect.isgeneratorfunction(func):
+            wrapper: Any = _generator_wrapper(func, tool, checked)
+        elif inspect.isasyncgenfunction(func):
+            wrapper = _async_generator_wrapper(func, tool, checked)
+        elif inspect.iscoroutinefunction(func):
             @functools.wraps(func)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 run = current_run()
                 if run is None:
                     return await func(*args, **kwargs)
                 outer = current_tool()
+                called_args, called_kwargs = _as_called(args, kwargs)
                 with inside_tool(tool):
                     try:
                         result = await func(*args, **kwargs)
                     except BaseException as exc:
-                        run._record_tool(tool, args, kwargs, None, exc, checked, outer, observed=True)
+                        run._record_tool(tool, called_args, called_kwargs, None, exc, checked, outer, observed=True)
                         raise
-                run._record_tool(tool, args, kwargs, result, None, checked, outer, observed=True)
+                run._record_tool(tool, called_args, called_kwargs, result, None, checked, outer, observed=True)
                 return result
 
-            wrapper: Any = async_wrapper
+            wrapper = async_wrapper
         else:
             @functools.wraps(func)
             def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -140,13 +247,14 @@ def record_tool(
                 if run is None:
                     return func(*args, **kwargs)
                 outer = current_tool()
+                called_args, called_kwargs = _as_called(args, kwargs)
                 with inside_tool(tool):
                     try:
                         result = func(*args, **kwargs)
                     except BaseException as exc:
-                        run._record_tool(tool, args, kwargs, None, exc, checked, outer, observed=True)
+                        run._record_tool(tool, called_args, called_kwargs, None, exc, checked, outer, observed=True)
                         raise
-                run._record_tool(tool, args, kwargs, result, None, checked, outer, observed=True)
+                run._record_tool(tool, called_args, called_kwargs, result, None, checked, outer, observed=True)
                 return result
 
             wrapper = sync_wrapper
