@@ -275,15 +275,22 @@ def parse_policy(raw: object, *, name: str = "file", env: Mapping[str, str] | No
     )
 
 
-def read_policy_file(path: str | Path, *, env: Mapping[str, str] | None = None) -> CapturePolicy:
-    """A policy from a JSON file, read with the strict reader."""
+def read_policy_file(
+    path: str | Path, *, env: Mapping[str, str] | None = None, field: str | None = None
+) -> CapturePolicy:
+    """A policy from a JSON file, read with the strict reader.
+
+    ``field`` is what a file that cannot be read is blamed on: the path as
+    given (the default), or ``BITEXACT_CAPTURE_POLICY`` when that named it.
+    """
     location = Path(path)
+    blamed = field or str(path)
     try:
         data = location.read_bytes()
     except FileNotFoundError:
-        raise PolicyError(ENV_POLICY, f"{location}: no such file (expected a JSON file, pci or off)") from None
+        raise PolicyError(blamed, f"{location}: no such file (expected a JSON file, pci or off)") from None
     except OSError as exc:
-        raise PolicyError(ENV_POLICY, f"{location}: cannot read: {exc.strerror}") from None
+        raise PolicyError(blamed, f"{location}: cannot read: {exc.strerror}") from None
     try:
         raw = loads(data)
     except StrictJSONError as exc:
@@ -306,4 +313,4 @@ def load_policy(source: str | None = None, *, env: Mapping[str, str] | None = No
         return off_policy()
     if chosen == "pci":
         return parse_policy(PRESETS["pci"], name="pci", env=environ)
-    return read_policy_file(chosen, env=environ)
+    return read_policy_file(chosen, env=environ, field=None if source is not None else ENV_POLICY)

@@ -16,7 +16,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.markup import escape
@@ -437,7 +437,9 @@ def _check_output(output: Path, file: Path, force: bool) -> None:
     """Refuse an -o target before anything is opened: FILE itself, a directory, or an existing file."""
     if not (output.exists() or output.is_symlink()):
         return
-    if file.exists() and output.exists() and os.path.samefile(output, file):
+    # FILE#N names a slot of a slots file: the file read is FILE, which -o must never replace either.
+    read = file if file.exists() else Path(str(file).rpartition("#")[0] or str(file))
+    if read.exists() and output.exists() and os.path.samefile(output, read):
         fail(f"-o {output} is the journal itself: its plaintext must never replace the sealed file",
              code=EXIT_INPUT)
     if output.is_dir():
@@ -465,18 +467,27 @@ def _summary_lines(file: Path, journal: _Journal, entry: dict[str, Any] | None) 
     return lines
 
 
+def _refuse(file: Path, as_json: bool, reason: str, message: str, code: int) -> NoReturn:
+    """A slots file that is not listed: JSON when asked for (``opened: false`` and a stable reason), else text."""
+    if as_json:
+        print_json({"file": str(file), "opened": False, "error": reason, "message": message})
+        raise SystemExit(code)
+    fail(message, code=code)
+
+
 def _list_slots(app: AppContext, file: Path, host_key_file: Path | None, *, as_json: bool, asked: bool) -> None:
     """A slots file: one summary per full slot (``FILE#N`` opens one slot as a journal)."""
     if asked:
-        fail(f"{file} holds one journal per slot: name one as {file.name}#N to --show it or write it "
-                    "with -o", code=EXIT_INPUT)
+        _refuse(file, as_json, "slots_file", f"{file} holds one journal per slot: name one as {file.name}#N to"
+                " --show it or write it with -o", EXIT_INPUT)
     try:
         key = _host_key_for(app, host_key_file)
         blobs = slot_blobs(file)
     except _Unopened as exc:
-        fail(str(exc), code=EXIT_UNOPENED)
+        _refuse(file, as_json, exc.reason, str(exc), EXIT_UNOPENED)
     except (OSError, JournalError) as exc:
-        fail(f"{file}: not a slots file this BitExact can read: {exc}", code=EXIT_UNOPENED)
+        _refuse(file, as_json, "unreadable", f"{file}: not a slots file this BitExact can read: {exc}",
+                EXIT_UNOPENED)
     slots: list[dict[str, Any]] = []
     for index, _, _ in blobs:
         label = file.with_name(f"{file.name}#{index}")

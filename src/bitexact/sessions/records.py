@@ -229,8 +229,10 @@ class Diagnostics:
         """Record that ``item`` is valid JSON of a shape its engine's mapper could not read."""
         record_type = item.value.get("type") if isinstance(item.value, dict) else None
         label = record_type if isinstance(record_type, str) and len(record_type) <= 64 else "?"
+        # The exception's type only: its message can quote the record (a KeyError names a key), and
+        # diagnostics never quote payload.
         self.notes.append(f"{item.where()}: record (type {label!r}) of an unexpected shape skipped"
-                          f" ({type(exc).__name__}: {str(exc)[:120]})")
+                          f" ({type(exc).__name__})")
 
     def finish(self) -> list[str]:
         """All notes, with the non-JSON text summary last."""

@@ -130,8 +130,8 @@ def generate_key_file(path: Path) -> str:
     """
     path = Path(path)
     secret = secrets.token_bytes(KEY_BYTES)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         # Whole or absent under its name: a crash never leaves half a key that load refuses.
         write_private_file(path, secret.hex().encode("ascii") + b"\n")
     except FileExistsError:

@@ -33,12 +33,14 @@ _CREDENTIALS = (
     r"AIza[0-9A-Za-z_-]{35}",
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
 )
-_BEARER = r"(?<=[Bb]earer )[A-Za-z0-9._~+/=-]{16,}"
+# The scheme in any case (HTTP auth schemes are case-insensitive) and any run of spaces or tabs;
+# the prefix is kept, only the token masked (see _masked).
+_BEARER = r"(?P<bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/=-]{16,}"
 _PEM_MARKER = b"PRIVATE KEY"
-_CREDENTIAL_PREFIXES = rb"[gsAxe](?:h[pousr]_|ithub_pat_|k-|KIA|SIA|Iza|ox|arer )"
+_CREDENTIAL_PREFIXES = rb"[gsAxe](?:h[pousr]_|ithub_pat_|k-|KIA|SIA|Iza|ox)|(?i:earer)[ \t]"
 """A literal part every credential match contains, for a fast prefilter.
 
-Factored by first byte (gh..., sk-, AKIA/ASIA/AIza, xox, [B]earer) so the
+Factored by first byte (gh..., sk-, AKIA/ASIA/AIza, xox), and [B]earer in any case, so the
 regex engine scans for one character class; cross-combinations such as
 ``gk-`` also pass the prefilter, which only ever costs a full-pattern check.
 """
@@ -46,6 +48,12 @@ regex engine scans for one character class; cross-combinations such as
 # literally in undecoded JSON text.
 _JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 _ADD_MASK = re.compile(r"::add-mask::(.*?)\r?$", re.M)
+
+
+def _masked(match: re.Match[str]) -> str:
+    """What a match becomes: the mask, after a bearer token's scheme and space (kept as written)."""
+    scheme = match.group("bearer")
+    return f"{scheme}{MASK}" if scheme else MASK
 
 
 def masks_from_log(text: str) -> list[str]:
@@ -102,17 +110,17 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """``value`` with every needle replaced by ``***``."""
-        return self._pattern.sub(MASK, value)
+        return self._pattern.sub(_masked, value)
 
     def value(self, value: Any) -> Any:
         """A redacted copy of a decoded JSON value (input never mutated)."""
         if isinstance(value, str):
-            return self._pattern.sub(MASK, value)
+            return self._pattern.sub(_masked, value)
         if isinstance(value, dict):
             changed = False
             out: dict[str, Any] = {}
             for key, item in value.items():
-                new_key = self._pattern.sub(MASK, key) if isinstance(key, str) else key
+                new_key = self._pattern.sub(_masked, key) if isinstance(key, str) else key
                 new_item = self.value(item)
                 if new_key is not key or new_item is not item:
                     changed = True
