@@ -85,10 +85,16 @@ class Document:
         return False
 
     def open(self, opener: str, closer: str) -> bool:
-        """Write ``opener`` and reserve ``closer`` until ``close``."""
-        if not self.write(opener):
-            return False
+        """Write ``opener`` and reserve ``closer`` until ``close``: both must fit, or neither is written.
+
+        The closer is reserved first, so the opener is written only with room
+        left for it (a code fence's closer is as long as the content's longest
+        backtick run, plus one).
+        """
         self.closers.append(closer)
+        if not self.write(opener):
+            self.closers.pop()
+            return False
         return True
 
     def close(self) -> None:

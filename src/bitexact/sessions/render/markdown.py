@@ -53,9 +53,10 @@ def disclosure(doc: Document, summary: str, body: Iterable[tuple[str, Sequence[s
         doc.close()
 
 
-def conversation_label(conv: Conversation) -> str:
-    """Escaped label of a conversation for a ``<summary>``."""
-    return escape_inline(conv.label)
+def conversation_label(conv: Conversation, pub: Publisher) -> str:
+    """Redacted, then escaped, label of a conversation for a ``<summary>`` (it may hold a source's
+    agent id: escaping first would hide a credential from the final redaction pass)."""
+    return escape_inline(pub.redactor.text(conv.label))
 
 
 def render_conversations(
@@ -65,7 +66,7 @@ def render_conversations(
     blocks: list[tuple[str, str, list[str], list[str]]] = []
     for conv in conversations:
         info = information_lines(conv, pub) if include_information else []
-        blocks.append((conversation_label(conv), f"{conv.events} events", info, transcript_lines(conv, pub)))
+        blocks.append((conversation_label(conv, pub), f"{conv.events} events", info, transcript_lines(conv, pub)))
     doc = Document(budget)
     doc.total = sum(size("\n".join(b[2] + b[3])) for b in blocks) + 256
     doc.write("### Agent session\n\n")
@@ -75,7 +76,7 @@ def render_conversations(
         if doc.truncated:
             break
         if index > 0:
-            doc.write(f"#### {label.capitalize()}\n\n")
+            doc.write(f"#### {label[:1].upper()}{label[1:]}\n\n")  # never lower-case source text
         if info:
             fenced_block(doc, info, fence_for(*info))
             doc.write("\n")

@@ -47,8 +47,13 @@ def caller_scope(event: Mapping[str, Any]) -> tuple[Any, Any]:
     if event.get("type", "").startswith("subagent."):
         # A lifecycle envelope's agentId names its target, not the caller.
         return (None, _field(event, data, _SCOPE_KEYS[1]) or None)
-    agent, parent = (_field(event, data, names) for names in _SCOPE_KEYS)
+    agent, parent = (_scope_key(_field(event, data, names)) for names in _SCOPE_KEYS)
     return (agent if agent not in ("",) else None, parent if parent not in ("",) else None)
+
+
+def _scope_key(value: Any) -> Any:
+    """A caller or parent id as a key: a list or object where an id belongs is shown as written, not a crash."""
+    return value if value is None or isinstance(value, (str, int)) else repr(value)
 
 
 def _call_id(data: Mapping[str, Any]) -> Any:
