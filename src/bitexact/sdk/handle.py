@@ -60,6 +60,15 @@ class RecordHandle(Mapping[str, Any]):
         """The entry's place in the run's record order."""
         return self._seq
 
+    def step(self, timeout: float | None = None) -> int | None:
+        """The step the entry landed at, waiting as :meth:`result` does; None when it never did.
+
+        What the append returned: reading it copies nothing (``result()`` copies
+        the whole entry, which may be megabytes).
+        """
+        self._wait(self._timeout if timeout is None else max(0.0, timeout))
+        return self._result.step if self._result is not None else None
+
     # -- settled by the run ---------------------------------------------
 
     def _settle(self, result: AppendResult) -> None:

@@ -20,6 +20,7 @@ from typing import Any, Final
 from bitexact.canon import canonicalize
 from bitexact.crypto import chain_hash
 from bitexact.sdk.errors import SdkArgumentError
+from bitexact.sdk.handle import RecordHandle
 from bitexact.sdk.jsonable import to_jsonable
 
 OUTCOMES: Final[tuple[str, ...]] = ("pass", "fail", "warn", "held", "error", "unknown")
@@ -42,11 +43,10 @@ def _optional_text(value: Any, field: str) -> str | None:
 def _step(value: Any, field: str) -> int | None:
     if value is None:
         return None
-    if hasattr(value, "result") and hasattr(value, "seq"):  # a RecordHandle: the step it became
-        written = value.result()
-        if "step" not in written:
+    if isinstance(value, RecordHandle):  # the step it became
+        value = value.step()
+        if value is None:
             raise SdkArgumentError(f"{field}: the entry it names was never written", field=field)
-        value = written["step"]
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise SdkArgumentError(f"{field} must be a step number (0 or more) or a RecordHandle", field=field)
     return value
