@@ -146,7 +146,7 @@ def test_a_commit_after_the_wal_was_truncated_grows_it_again(tmp_path: Path) -> 
         store.create_run("r")
         chain = make_chain("r", 2)
         store.append("r", chain[0])
-        store._flush_wal()
+        store.flush_destroyed()
         assert wal.stat().st_size == 0
         store.append("r", chain[1])
         assert wal.stat().st_size >= 32 + PRESIZE_FRAMES * (24 + 4096)

@@ -526,12 +526,9 @@ class SQLiteStore(Store):
             _check_same_chain(run_id, step, loads(row[0]), entry)
             conn.execute("UPDATE entries SET body = ? WHERE run_id = ? AND step = ?", (fields.blob, run_id, step))
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (_now(), run_id))
-        self._flush_wal()
+        self.flush_destroyed()
 
     def flush_destroyed(self) -> None:
-        self._flush_wal()
-
-    def _flush_wal(self) -> None:
         """Checkpoint and truncate the WAL so a value just destroyed leaves no copy in it.
 
         The background checkpointer may be mid-pass, and a reader (in this or
