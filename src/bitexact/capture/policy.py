@@ -180,6 +180,12 @@ class CapturePolicy:
         return "off" if self.off or self.digest is None else self.digest
 
     @property
+    def has_path_rules(self) -> bool:
+        """Whether a rule does more than scrub every field: one naming paths or keys (a hash-only
+        ``*.b64``, a kept or withheld key), which matches keys and so cannot reach into JSON text."""
+        return not self.off and any(not (rule.path == "*" and rule.mode == "scrub") for rule in self.rules)
+
+    @property
     def key_id(self) -> str | None:
         """The active capture key's id, or ``None``."""
         return None if self.key is None else self.key.key_id

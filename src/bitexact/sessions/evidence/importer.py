@@ -109,13 +109,6 @@ IMPORT_CHUNK: Final[int] = 256
 """Events per commit during an import."""
 
 
-def _rules_need_structure(recorder: Recorder) -> bool:
-    """Whether the policy has a rule other than scrubbing everything: one that names paths (a hash-only
-    ``*.b64``, a kept or withheld key), which cannot reach inside an event kept as JSON text."""
-    policy = recorder.policy
-    return not policy.off and any(not (rule.path == "*" and rule.mode == "scrub") for rule in policy.rules)
-
-
 def _under_policy(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
     """``data``, or, when parts of it are kept as JSON text and the policy has path rules, those parts withheld.
 
@@ -126,7 +119,7 @@ def _under_policy(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
     says so under ``withheld``.
     """
     encoded = data.get("as_text")
-    if not encoded or not _rules_need_structure(recorder):
+    if not encoded or not recorder.policy.has_path_rules:
         return data
     dropped = {"as_text", *(f"{part}_json" for part in encoded)}
     kept = {key: value for key, value in data.items() if key not in dropped}
