@@ -16,7 +16,6 @@ and then records gaps (docs/store.md).
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 from pathlib import Path
@@ -89,16 +88,12 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
 def _held_throughout(fd: int, seconds: float) -> bool:
     """True when another process holds ``fd``'s flock at every try for ``seconds``; a free lock is given back."""
     deadline = time.monotonic() + seconds
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                return True
-            time.sleep(0.02)
-            continue
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
+    while not flock.try_lock(fd):
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.02)
+    flock.unlock(fd)
+    return False
 
 
 def check_store_lock(ctx: HealthContext) -> list[Finding]:

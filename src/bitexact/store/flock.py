@@ -98,7 +98,7 @@ class ProcessLock:
             if wait is not None:
                 wait.wanted = True
         if wait is None:
-            if _try_lock(self._fd):
+            if try_lock(self._fd):
                 return
             if timeout is None:
                 fcntl.flock(self._fd, fcntl.LOCK_EX)
@@ -181,7 +181,7 @@ class ProcessLock:
         os.close(fd)
 
 
-def _try_lock(fd: int) -> bool:
+def try_lock(fd: int) -> bool:
     """One non-blocking attempt that keeps the GIL; False when another process holds the lock."""
     if _libc_flock is None:
         try:
