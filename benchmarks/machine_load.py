@@ -67,26 +67,35 @@ class Load:
 _BLOCK = bytes(range(256)) * 32  # 8 KiB
 
 
-def probe(directory: Path, syncs: int = 16) -> Probe:
-    """Time the fixed workload: 1,024 blake2b hashes of 8 KiB, and ``syncs`` fdatasyncs in ``directory``."""
-    start = time.perf_counter()
-    for _ in range(1024):
-        hashlib.blake2b(_BLOCK, digest_size=32).digest()
-    hash_ms = (time.perf_counter() - start) * 1e3
-    path = directory / ".probe"
+def fdatasync_times(directory: Path, rounds: int) -> list[float]:
+    """Microseconds of ``rounds`` fdatasyncs, each after a 4 KiB write in place, in a file made in ``directory``.
+
+    The file is written (not sparse) and synced first, so each sync below commits data only.
+    """
+    path = directory / ".fdatasync.probe"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        os.write(fd, bytes(16 * 4096))  # written, not sparse: each sync below commits data only
+        os.write(fd, bytes(64 * 4096))
         os.fsync(fd)
         times = []
-        for i in range(syncs):
-            os.pwrite(fd, _BLOCK[:4096], (i % 16) * 4096)
+        for i in range(rounds):
+            os.pwrite(fd, _BLOCK[:4096], (i % 64) * 4096)
             start = time.perf_counter()
             os.fdatasync(fd)
             times.append((time.perf_counter() - start) * 1e6)
     finally:
         os.close(fd)
         path.unlink()
+    return times
+
+
+def probe(directory: Path, syncs: int = 16) -> Probe:
+    """Time the fixed workload: 1,024 blake2b hashes of 8 KiB, and ``syncs`` fdatasyncs in ``directory``."""
+    start = time.perf_counter()
+    for _ in range(1024):
+        hashlib.blake2b(_BLOCK, digest_size=32).digest()
+    hash_ms = (time.perf_counter() - start) * 1e3
+    times = fdatasync_times(directory, syncs)
     return Probe(hash_ms, statistics.median(times))
 
 

@@ -42,7 +42,7 @@ import httpx
 import bitexact
 from bitexact.canon import canonicalize
 from bitexact.sdk.stores import close_stores
-from machine_load import LoadMeter, describe_machine
+from machine_load import LoadMeter, describe_machine, fdatasync_times
 
 
 SMALL_WARMUP = 300
@@ -93,20 +93,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _floors(work: Path, body_bytes: int, rounds: int) -> None:
     """What the disk and SQLite cost before any BitExact code: the floor under the 1 KiB goal."""
-    probe = work / "fsync.probe"
-    fd = os.open(probe, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, b"\0" * (64 << 12))  # written, not sparse: a sync then commits no allocation
-        os.fsync(fd)
-        syncs = []
-        for i in range(rounds):
-            os.pwrite(fd, b"x" * 4096, (i % 64) << 12)
-            start = time.perf_counter()
-            os.fdatasync(fd)
-            syncs.append((time.perf_counter() - start) * 1e6)
-    finally:
-        os.close(fd)
-        probe.unlink()
+    syncs = fdatasync_times(work, rounds)
     # The store's shape in raw sqlite3: an entry row (rowid table, unique index on run and
     # step) and its run's head moved, one transaction, WAL with synchronous=FULL.
     conn = sqlite3.connect(work / "floor.db", isolation_level=None)
