@@ -130,6 +130,7 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
         if run is None:
             return (yield from func(*args, **kwargs))
         outer = current_tool()
+        called_args, called_kwargs = _as_called(args, kwargs)  # as called, as for any tool
         inner = func(*args, **kwargs)
         yielded: list[Any] = []
         step, value = inner.send, None
@@ -138,18 +139,18 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
                 with inside_tool(tool):
                     item = step(value)
             except StopIteration as stop:
-                run._record_tool(tool, args, kwargs, _streamed(yielded, stop.value), None, checked, outer,
+                run._record_tool(tool, called_args, called_kwargs, _streamed(yielded, stop.value), None, checked, outer,
                                  observed=True)
                 return stop.value
             except BaseException as exc:
-                run._record_tool(tool, args, kwargs, None, exc, checked, outer, observed=True)
+                run._record_tool(tool, called_args, called_kwargs, None, exc, checked, outer, observed=True)
                 raise
             yielded.append(item)
             try:
                 value, step = (yield item), inner.send
             except GeneratorExit:
                 inner.close()
-                run._record_tool(tool, args, kwargs, _streamed(yielded, closed_early=True), None, checked, outer,
+                run._record_tool(tool, called_args, called_kwargs, _streamed(yielded, closed_early=True), None, checked, outer,
                                  observed=True)
                 raise
             except BaseException as exc:  # thrown in by the consumer: the tool's own code handles it
@@ -168,6 +169,7 @@ def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) 
                 yield item
             return
         outer = current_tool()
+        called_args, called_kwargs = _as_called(args, kwargs)  # as called, as for any tool
         inner = func(*args, **kwargs)
         yielded: list[Any] = []
         step, value = inner.asend, None
@@ -176,17 +178,17 @@ def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) 
                 with inside_tool(tool):
                     item = await step(value)
             except StopAsyncIteration:
-                run._record_tool(tool, args, kwargs, _streamed(yielded), None, checked, outer, observed=True)
+                run._record_tool(tool, called_args, called_kwargs, _streamed(yielded), None, checked, outer, observed=True)
                 return
             except BaseException as exc:
-                run._record_tool(tool, args, kwargs, None, exc, checked, outer, observed=True)
+                run._record_tool(tool, called_args, called_kwargs, None, exc, checked, outer, observed=True)
                 raise
             yielded.append(item)
             try:
                 value, step = (yield item), inner.asend
             except GeneratorExit:
                 await inner.aclose()
-                run._record_tool(tool, args, kwargs, _streamed(yielded, closed_early=True), None, checked, outer,
+                run._record_tool(tool, called_args, called_kwargs, _streamed(yielded, closed_early=True), None, checked, outer,
                                  observed=True)
                 raise
             except BaseException as exc:
