@@ -67,19 +67,21 @@ class Load:
 _BLOCK = bytes(range(256)) * 32  # 8 KiB
 
 
-def fdatasync_times(directory: Path, rounds: int) -> list[float]:
-    """Microseconds of ``rounds`` fdatasyncs, each after a 4 KiB write in place, in a file made in ``directory``.
+def fdatasync_times(directory: Path, rounds: int, write_bytes: int = 4096) -> list[float]:
+    """Microseconds of ``rounds`` fdatasyncs, each after a ``write_bytes`` write in place, in a file made in ``directory``.
 
     The file is written (not sparse) and synced first, so each sync below commits data only.
     """
     path = directory / ".fdatasync.probe"
+    places = 64 if write_bytes <= 4096 else 4  # a large write rotates over four places, not 64
+    block = (_BLOCK * (write_bytes // len(_BLOCK) + 1))[:write_bytes]
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        os.write(fd, bytes(64 * 4096))
+        os.write(fd, bytes(places * write_bytes))
         os.fsync(fd)
         times = []
         for i in range(rounds):
-            os.pwrite(fd, _BLOCK[:4096], (i % 64) * 4096)
+            os.pwrite(fd, block, (i % places) * write_bytes)
             start = time.perf_counter()
             os.fdatasync(fd)
             times.append((time.perf_counter() - start) * 1e6)
