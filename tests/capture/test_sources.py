@@ -44,6 +44,22 @@ def test_headers_named_in_the_credential_table_are_redacted() -> None:
     assert redact_headers([("Subscription-Key", "s"), ("Host", "h")]) == [["Subscription-Key", "[redacted]"], ["Host", "h"]]
 
 
+def test_http_credential_headers_are_redacted_and_url_headers_follow_the_url_rule() -> None:
+    assert redact_headers({"COOKIE": "s=1", "Set-Cookie": "s=2", "proxy-authorization": "Basic x"}) == {
+        "COOKIE": "[redacted]", "Set-Cookie": "[redacted]", "proxy-authorization": "[redacted]"}
+    assert redact_headers([
+        ("Location", "https://u:p@h/next?sig=s&page=2#top"),
+        ("Content-Location", "/doc?Key=k"),
+        ("Referer", b"https://h/?token=t&q=a%20b"),
+        ("Link", "</x?token=t>; rel=next"),  # not a URL-valued header: kept as sent
+    ]) == [
+        ["Location", "https://%5Bredacted%5D@h/next?sig=%5Bredacted%5D&page=2#top"],
+        ["Content-Location", "/doc?Key=%5Bredacted%5D"],
+        ["Referer", b"https://h/?token=%5Bredacted%5D&q=a%20b"],
+        ["Link", "</x?token=t>; rel=next"],
+    ]
+
+
 def test_a_query_alone_is_redacted_by_the_same_rule() -> None:
     assert redact_query("?q=claims&API_KEY=s3cr3t") == "q=claims&API_KEY=%5Bredacted%5D"
     assert redact_query("") == ""

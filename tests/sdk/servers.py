@@ -86,6 +86,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._chunk(b"data: pay with 4111 1111 ")
             self._chunk(b"1111 1111 today\n\n")
             self._chunk(b"")
+        elif path == "/redirect":  # a redirect carrying a token, and a session cookie
+            self._send(302, b"", "text/plain", {"location": "/json?token=t0k-redirect&x=1",
+                                                "set-cookie": "session=sess-secret; HttpOnly"})
         elif path == "/cut":
             self.send_response(200)
             self.send_header("content-type", "text/plain")

@@ -50,6 +50,34 @@ def test_httpx_exchange_is_an_observed_http_call_with_credentials_redacted(serve
     assert server.requests[0]["headers"]["Authorization"] == "Bearer sk-live-123"  # sent as the agent wrote it
 
 
+@pytest.mark.parametrize("client_kind", ["httpx", "requests"])
+def test_cookies_proxy_credentials_and_a_redirects_token_are_not_recorded(
+    server: LoopbackServer, client_kind: str
+) -> None:
+    sent = {"Cookie": "session=cookie-secret", "Proxy-Authorization": "Basic cHJveHk6c2VjcmV0"}
+    with bitexact.run() as r:
+        if client_kind == "httpx":
+            with bitexact.wrap(httpx.Client()) as client:
+                response = client.get(server.base_url + "/redirect", headers=sent)
+                location = response.headers["location"]
+        else:
+            with bitexact.wrap(requests.Session()) as session:
+                reply = session.get(server.base_url + "/redirect", headers=sent, allow_redirects=False)
+                location = reply.headers["location"]
+    assert location == "/json?token=t0k-redirect&x=1"  # the agent is handed the redirect as sent
+    (call,) = _http_calls(r.run_id)
+    request, reply_data = call["data"]["request"], call["data"]["response"]
+    assert request["headers"]["cookie"] == "[redacted]"
+    assert request["headers"]["proxy-authorization"] == "[redacted]"
+    assert reply_data["status"] == 302
+    assert reply_data["headers"]["set-cookie"] == "[redacted]"
+    assert reply_data["headers"]["location"] == "/json?token=%5Bredacted%5D&x=1"
+    recorded = json.dumps(call)
+    for secret in ("cookie-secret", "cHJveHk6c2VjcmV0", "sess-secret", "t0k-redirect"):
+        assert secret not in recorded
+    assert server.requests[0]["headers"]["Cookie"] == "session=cookie-secret"  # sent as the agent wrote it
+
+
 def test_bytes_are_b64_and_a_gzip_body_is_recorded_decompressed(server: LoopbackServer) -> None:
     with bitexact.run() as r, bitexact.wrap(httpx.Client()) as client:
         assert client.get(server.base_url + "/bytes").content == bytes(range(256))

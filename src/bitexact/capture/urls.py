@@ -9,7 +9,15 @@ name that does not decode is compared as sent, and a look-alike letter
 (``%E2%84%AA``, a Kelvin sign) names another parameter. Every other byte -
 each other parameter as encoded, an empty parameter, the fragment - is kept
 exactly as sent. A user name or password in the URL is recorded as
-``[redacted]`` too. Headers named in the table are recorded as ``[redacted]``.
+``[redacted]`` too.
+
+Headers named in the table are recorded as ``[redacted]``, and so are
+HTTP's own credential headers, which the table (a list of key names) does
+not hold: ``Cookie``, ``Set-Cookie`` and ``Proxy-Authorization``. A header
+whose value is a URL (``Location``, ``Content-Location``, ``Referer``) is
+recorded by the URL rule, so a redirect to ``...?token=...`` does not carry
+the token into the record. Both are this project's choice where the protocol
+is silent (docs/capture.md, "HTTP headers").
 """
 
 from __future__ import annotations
@@ -23,6 +31,11 @@ from bitexact.capture.detectors.credentials import CREDENTIAL_KEYS, percent_deco
 REDACTED: Final[str] = "[redacted]"
 REDACTED_ENCODED: Final[str] = "%5Bredacted%5D"
 _KEYS: Final[frozenset[str]] = frozenset(CREDENTIAL_KEYS)
+HTTP_CREDENTIAL_HEADERS: Final[frozenset[str]] = frozenset({"cookie", "set-cookie", "proxy-authorization"})
+"""Headers that hold a credential whatever their value (RFC 6265 cookies, RFC 9110 proxy credentials)."""
+URL_HEADERS: Final[frozenset[str]] = frozenset({"location", "content-location", "referer"})
+"""Headers whose value is a URL (absolute or relative), recorded by :func:`redact_url`."""
+_HEADER_KEYS: Final[frozenset[str]] = _KEYS | HTTP_CREDENTIAL_HEADERS
 
 
 def _is_credential_parameter(name: str) -> bool:
@@ -76,12 +89,22 @@ def redact_query(query: str) -> str:
 
 
 def redact_headers(headers: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Any:
-    """Headers with every one named in the credential table recorded as ``[redacted]``.
+    """Headers as recorded: credential headers as ``[redacted]``, URL-valued ones by the URL rule.
 
     Takes a mapping or a list of (name, value) pairs and returns the same shape.
     """
     if isinstance(headers, Mapping):
-        return {name: REDACTED if ascii_lower(str(name)) in _KEYS else value for name, value in headers.items()}
-    return [
-        [name, REDACTED if ascii_lower(str(name)) in _KEYS else value] for name, value in headers
-    ]
+        return {name: _header_value(name, value) for name, value in headers.items()}
+    return [[name, _header_value(name, value)] for name, value in headers]
+
+
+def _header_value(name: Any, value: Any) -> Any:
+    key = ascii_lower(str(name))
+    if key in _HEADER_KEYS:
+        return REDACTED
+    if key in URL_HEADERS and isinstance(value, str):
+        return redact_url(value)
+    if key in URL_HEADERS and isinstance(value, bytes):
+        # Latin-1 maps each byte to one character and back, so the bytes the URL rule keeps stay as sent.
+        return redact_url(value.decode("latin-1")).encode("latin-1")
+    return value

@@ -3,7 +3,9 @@
 The rule itself is the capture layer's (:mod:`bitexact.capture.urls`, the
 protocol's ``credential_keys``): a credential query parameter's value and
 any user info are recorded as ``[redacted]`` (URL-encoded), every other
-byte as sent, and a header named in the credential table as ``[redacted]``.
+byte as sent; a header named in the credential table (or ``Cookie``,
+``Set-Cookie``, ``Proxy-Authorization``) as ``[redacted]``, and a URL-valued
+header (``Location``...) by the URL rule.
 Here it is shaped for an ``http_call``: header names lower-cased, repeats
 joined by ``, ``.
 """
