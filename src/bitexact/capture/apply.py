@@ -42,7 +42,7 @@ from bitexact.capture.policy import CapturePolicy
 from bitexact.capture.rules import GOVERNED_KINDS, NONE, StepRules
 from bitexact.capture.scan import DetectorFailed
 from bitexact.capture.walk import HINT, SCRUB, Walk
-from bitexact.crypto import ALGORITHMS
+from bitexact.crypto import ALGORITHMS, chain_hash
 from bitexact.errors import CanonicalizationError
 from bitexact.gcpause import gc_paused
 
@@ -236,7 +236,36 @@ def apply_policy(
             "policy": policy.run_meta_value,
             "fields": dict(sorted(fields.items())),
         }
+        if kind == "context":
+            out = _context_hash_as_stored(out, fields, alg)
     return Captured(out, block, tuple(gaps), False)
+
+
+_ALTERING_MODES = frozenset({"scrub", "hash-only", "withheld"})
+
+
+def _context_hash_as_stored(out: dict[str, Any], fields: dict[str, dict[str, Any]], alg: str) -> dict[str, Any]:
+    """A ``context``'s ``content_hash`` over its content as stored, once the policy changed that content.
+
+    The bundle format has ``content_hash`` be the hash of the entry's content;
+    a hash of the content as sent would be an unkeyed digest of the values
+    the policy kept out of the store, against which anyone could test a
+    guess (a card number, a PIN). When the content is not stored at all, the
+    hash goes with it.
+    """
+    if "content_hash" not in out or not any(
+        (path == "content" or path.startswith("content.")) and declared.get("mode") in _ALTERING_MODES
+        for path, declared in fields.items()
+    ):
+        return out
+    stored = dict(out)
+    del stored["content_hash"]
+    if "content" in stored:
+        try:
+            stored["content_hash"] = chain_hash(alg, canonicalize(stored["content"]))
+        except CanonicalizationError:
+            pass  # the write path refuses such content anyway, naming it
+    return stored
 
 
 def _present(data: dict[str, Any], segments: tuple[str, ...]) -> bool:

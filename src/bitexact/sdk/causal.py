@@ -99,7 +99,7 @@ class HybridClock:
             if wall > self._ms:
                 self._ms, self._logical = wall, 0
             else:
-                self._logical += 1
+                self._ms, self._logical = _carry(self._ms, self._logical + 1)
             return self._ms, self._logical
 
     def observe(self, remote: tuple[int, int]) -> tuple[int, int]:
@@ -115,5 +115,16 @@ class HybridClock:
                 logical = remote[1] + 1
             else:
                 logical = 0
-            self._ms, self._logical = top, logical
-            return top, logical
+            self._ms, self._logical = _carry(top, logical)
+            return self._ms, self._logical
+
+
+def _carry(ms: int, logical: int) -> tuple[int, int]:
+    """A reading whose counter passed 2^53 - 1 (a remote reading at the limit) moves to the next
+    millisecond instead, still after every earlier reading and still a context anyone can parse."""
+    if logical <= MAX_CLOCK:
+        return ms, logical
+    if ms >= MAX_CLOCK:
+        raise ContextFormatError("the clock reached 2^53 - 1 milliseconds and counts: no later reading exists",
+                                 field="hlc")
+    return ms + 1, 0

@@ -16,6 +16,7 @@ from typing import Any
 from bitexact.capture.errors import HintError
 from bitexact.capture.hints import parse_custody, parse_hint
 from bitexact.sdk.errors import CustodyHintError
+from bitexact.sdk.jsonable import written_key
 
 
 def is_hint(value: object) -> bool:
@@ -36,4 +37,6 @@ def check_custody(custody: Mapping[str, Any] | None) -> dict[str, str] | None:
         parse_custody(plain)
     except HintError as exc:
         raise CustodyHintError(str(exc), field=exc.field) from None
-    return dict(plain) or None  # type: ignore[arg-type]
+    # A path names the keys as the entry writes them: a key the SDK writes as other text (a lone
+    # surrogate, escaped) must be named the same way, or the hint would name nothing and go unheeded.
+    return {written_key(path): hint for path, hint in plain.items()} or None  # type: ignore[union-attr]

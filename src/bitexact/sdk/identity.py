@@ -134,8 +134,15 @@ def withheld(values: Mapping[str, Any], key: CaptureKey | None) -> dict[str, Any
     and an unkeyed digest would let anyone test each guess.
     """
     from bitexact.capture.block import withheld_digest
+    from bitexact.errors import CanonicalizationError
 
-    declared = withheld_digest(key, canonicalize(dict(values)))
+    try:
+        content = canonicalize(dict(values))
+    except CanonicalizationError:
+        # A refused value canonical JSON cannot hold (-0.0): nothing exact to digest, and saying so is
+        # the declaration; the refusal itself stands.
+        return {"length": None, "digest": "dropped: not canonical JSON"}
+    declared = withheld_digest(key, content)
     declared["length"] = declared.pop("bytes")
     return declared
 

@@ -59,7 +59,10 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
             return "[cycle]"
         _seen = _seen | {id(value)}
     if isinstance(value, dict):
-        return {_key(k): to_jsonable(v, _depth + 1, _seen) for k, v in value.items()}
+        out = {written_key(k): to_jsonable(v, _depth + 1, _seen) for k, v in value.items()}
+        if len(out) < len(value):
+            raise ValueError(_collision(value))
+        return out
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v, _depth + 1, _seen) for v in value]
     if isinstance(value, (set, frozenset)):
@@ -99,7 +102,20 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
     return {"repr": _text(text)}
 
 
-def _key(key: Any) -> str:
+def _collision(value: dict[Any, Any]) -> str:
+    """Why a mapping cannot be written: two of its keys are one key once written as text (``1`` and
+    ``"1"``, an enum and its value). Keeping only one would lose the other's value without a word."""
+    seen: dict[str, Any] = {}
+    for key in value:
+        text = written_key(key)
+        if text in seen:
+            return f"keys {seen[text]!r} and {key!r} are the same key {text!r} once written as JSON text"
+        seen[text] = key
+    return "two keys are the same key once written as JSON text"
+
+
+def written_key(key: Any) -> str:
+    """A mapping key as the SDK writes it: text, with a lone surrogate escaped (JSON text cannot hold it)."""
     if isinstance(key, str):
         return _text(key)
     if isinstance(key, enum.Enum):

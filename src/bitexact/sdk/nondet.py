@@ -12,11 +12,13 @@ A read inside another recorded read (``secrets.token_hex`` calls
 ``secrets.token_bytes``) is recorded once, as the outer one. The patches are
 module attributes: code that bound a source before the run opened
 (``from time import time``) reads it unrecorded. ``datetime.datetime``
-becomes a subclass whose ``isinstance`` checks still accept every datetime.
+becomes a stand-in class whose ``isinstance`` checks still accept every
+datetime and which constructs real datetimes, never instances of itself.
 """
 
 from __future__ import annotations
 
+import copyreg
 import datetime as _datetime
 import functools
 import os
@@ -73,23 +75,51 @@ def _wrap_shuffle(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class _DatetimeMeta(type):
+    # Only the stand-in itself accepts every datetime: ``isinstance(x, datetime.datetime)`` must hold for
+    # the datetimes made before the run or by other code. A subclass the agent defines keeps its own checks.
     def __instancecheck__(cls, obj: object) -> bool:
-        return isinstance(obj, _ORIGINAL_DATETIME)
+        if cls is RecordingDatetime:
+            return isinstance(obj, _ORIGINAL_DATETIME)
+        return type.__instancecheck__(cls, obj)
 
     def __subclasscheck__(cls, sub: type) -> bool:
-        return issubclass(sub, _ORIGINAL_DATETIME)
+        if cls is RecordingDatetime:
+            return issubclass(sub, _ORIGINAL_DATETIME)
+        return type.__subclasscheck__(cls, sub)
 
 
 class RecordingDatetime(_ORIGINAL_DATETIME, metaclass=_DatetimeMeta):
-    """``datetime.datetime`` while a run captures nondeterminism: ``now`` and ``utcnow`` are recorded."""
+    """``datetime.datetime`` while a run captures nondeterminism: ``now`` and ``utcnow`` are recorded.
+
+    It never makes an instance of itself: ``datetime.datetime(2026, 1, 1)``
+    and every alternate constructor (which call the class) give a real
+    ``datetime``, so what the agent builds serializes, prints and pickles as
+    it would unrecorded. A subclass the agent defines in the run makes its
+    own instances, and its ``now`` returns one.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is RecordingDatetime:
+            return _ORIGINAL_DATETIME(*args, **kwargs)
+        return super().__new__(cls, *args, **kwargs)
 
     @classmethod
     def now(cls, tz: _datetime.tzinfo | None = None) -> _datetime.datetime:  # type: ignore[override]
-        return _observe("datetime.now", lambda: _ORIGINAL_DATETIME.now(tz), lambda v: v.isoformat())
+        made = cls if cls is not RecordingDatetime else _ORIGINAL_DATETIME
+        return _observe("datetime.now", lambda: made.now(tz) if made is _ORIGINAL_DATETIME
+                        else super(RecordingDatetime, cls).now(tz), lambda v: v.isoformat())
 
     @classmethod
     def utcnow(cls) -> _datetime.datetime:  # type: ignore[override]
-        return _observe("datetime.utcnow", lambda: _ORIGINAL_DATETIME.utcnow(), lambda v: v.isoformat())
+        return _observe("datetime.utcnow", lambda: _ORIGINAL_DATETIME.utcnow() if cls is RecordingDatetime
+                        else super(RecordingDatetime, cls).utcnow(), lambda v: v.isoformat())
+
+
+def _reduce_datetime(value: _datetime.datetime) -> tuple[Any, tuple[Any, ...]]:
+    """Pickle (and copy) a datetime while ``datetime.datetime`` is the stand-in: pickle saves a class by
+    looking its name up, and ``datetime.datetime`` no longer names the real one. It is saved as the
+    stand-in, which makes a real datetime again."""
+    return RecordingDatetime, value.__reduce__()[1]
 
 
 def _targets() -> list[tuple[Any, str, Any]]:
@@ -122,6 +152,8 @@ def install() -> None:
         for owner, name, replacement in _targets():
             _saved.append((owner, name, getattr(owner, name)))
             setattr(owner, name, replacement)
+        _saved.append((copyreg.dispatch_table, _ORIGINAL_DATETIME, copyreg.dispatch_table.get(_ORIGINAL_DATETIME)))
+        copyreg.pickle(_ORIGINAL_DATETIME, _reduce_datetime)
 
 
 def uninstall() -> None:
@@ -134,5 +166,11 @@ def uninstall() -> None:
         if _users:
             return
         for owner, name, original in reversed(_saved):
-            setattr(owner, name, original)
+            if owner is copyreg.dispatch_table:
+                if original is None:
+                    copyreg.dispatch_table.pop(name, None)
+                else:
+                    copyreg.dispatch_table[name] = original
+            else:
+                setattr(owner, name, original)
         _saved.clear()

@@ -15,6 +15,7 @@ check is an asserted ``marker`` whose data carries ``policy_check``.
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from typing import Any, Final
 
 from bitexact.canon import canonicalize
@@ -40,10 +41,13 @@ def _optional_text(value: Any, field: str) -> str | None:
     return None if value is None else _text(value, field, empty=True)
 
 
-def _step(value: Any, field: str) -> int | None:
+def _step(value: Any, field: str, run_id: str | None) -> int | None:
     if value is None:
         return None
     if isinstance(value, RecordHandle):  # the step it became
+        if value.run_id != run_id:
+            raise SdkArgumentError(f"{field}: the handle is of run {value.run_id}, not of this run ({run_id})",
+                                   field=field)
         value = value.step()
         if value is None:
             raise SdkArgumentError(f"{field}: the entry it names was never written", field=field)
@@ -53,13 +57,20 @@ def _step(value: Any, field: str) -> int | None:
 
 
 def context_data(name: Any, content: Any, source: Any, alg: str) -> dict[str, Any]:
-    """A ``context``: ``content`` (text becomes ``{"text": ...}``), its hash, and where it came from."""
+    """A ``context``: ``content`` (text becomes ``{"text": ...}``), its hash, and where it came from.
+
+    Raises :class:`SdkArgumentError` for an argument that is wrong, and
+    :class:`~bitexact.errors.CanonicalizationError` for content canonical
+    JSON cannot hold (``-0.0``): the run declares that one as a gap.
+    """
     _text(name, "name")
     if isinstance(content, str):
         content = {"text": content}
-    content = to_jsonable(content)
-    if not isinstance(content, dict):
+    elif isinstance(content, Mapping):
+        content = dict(content)  # a MappingProxyType, a ChainMap...: its items, never its repr
+    else:
         raise SdkArgumentError(f"content must be text or a mapping, not {type(content).__name__}", field="content")
+    content = to_jsonable(content)
     data: dict[str, Any] = {"name": name, "content": content,
                             "content_hash": chain_hash(alg, canonicalize(content))}
     source = _optional_text(source, "source")
@@ -76,13 +87,14 @@ def bytes_context_data(name: Any, data: Any, source: Any, alg: str) -> dict[str,
     return context_data(name, content, source, alg)
 
 
-def human_decision_data(actor: Any, decision: Any, reason: Any, binds_step: Any) -> dict[str, Any]:
-    """A ``human_decision``: who decided what, why, and the step under review."""
+def human_decision_data(actor: Any, decision: Any, reason: Any, binds_step: Any,
+                        run_id: str | None = None) -> dict[str, Any]:
+    """A ``human_decision``: who decided what, why, and the step under review (of run ``run_id``)."""
     data: dict[str, Any] = {"actor": _text(actor, "actor"), "decision": _text(decision, "decision")}
     reason = _optional_text(reason, "reason")
     if reason is not None:
         data["reason"] = reason
-    step = _step(binds_step, "binds_step")
+    step = _step(binds_step, "binds_step", run_id)
     if step is not None:
         data["binds_step"] = step
     return data
@@ -102,24 +114,39 @@ def outcome_of(value: Any) -> tuple[str, Any]:
     return "unknown", to_jsonable(value)
 
 
+def check_name(check: Any) -> str:
+    """A policy check's name, or :class:`SdkArgumentError` naming ``check``."""
+    return _text(check, "check")
+
+
+def _message(exc: BaseException) -> str:
+    """An exception's message, even when its ``__str__`` itself raises."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - the check's own exception is what the agent gets; this only describes it
+        return f"<{type(exc).__qualname__} whose message could not be read>"
+
+
 def policy_check_data(
     check: Any, outcome: Any, *, reason: Any = None, detail: Any = None, binds_step: Any = None,
+    run_id: str | None = None,
 ) -> dict[str, Any]:
-    """A policy check's marker data: ``note`` and ``policy_check`` {check, outcome, decided, ...}."""
-    _text(check, "check")
+    """A policy check's marker data: ``note`` and ``policy_check`` {check, outcome, decided, ...};
+    ``binds_step`` names a step of run ``run_id``."""
+    check_name(check)
     word, reported = outcome_of(outcome)
     record: dict[str, Any] = {"check": check, "outcome": word, "decided": word in DECIDED}
     if reported is not None or (word == "unknown" and outcome is None):
         record["reported"] = reported
     if isinstance(outcome, BaseException):
         record["error"] = {"type": f"{type(outcome).__module__}.{type(outcome).__qualname__}",
-                           "message": str(outcome)}
+                           "message": _message(outcome)}
     reason = _optional_text(reason, "reason")
     if reason is not None:
         record["reason"] = reason
     if detail is not None:
         record["detail"] = to_jsonable(detail)
-    step = _step(binds_step, "binds_step")
+    step = _step(binds_step, "binds_step", run_id)
     if step is not None:
         record["binds_step"] = step
     return {"note": f"policy check {check}: {word}", "policy_check": record}

@@ -72,6 +72,7 @@ from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_
 from bitexact.sdk.records import (
     POLICY_CHECK_KIND,
     bytes_context_data,
+    check_name,
     context_data,
     human_decision_data,
     marker_data,
@@ -588,15 +589,18 @@ class Run:
         the gap's when nothing was kept. Strict mode raises
         :class:`IdentityRefusedError` once the gap is written.
         """
-        with active.busy():
-            # A number is judged as a number (refused: a party is a string), however large: turned into
-            # text first, 2**60 or NaN would pass as "1152921504606846976" or "nan". Its withheld digest
-            # covers it as it would have been recorded.
-            verdict = apply_identity_rule({name: 0 if _is_number(value) else to_jsonable(value)
-                                           for name, value in fields.items()})
-            for name in verdict.refused_values:
-                if _is_number(fields.get(name)):
-                    verdict.refused_values[name] = to_jsonable(fields[name])
+        try:
+            with active.busy():
+                # A number is judged as a number (refused: a party is a string), however large and at any
+                # depth (a scope's item): turned into text first, 2**60 or NaN would pass as
+                # "1152921504606846976" or "nan". What the rule keeps, and the withheld digest of what it
+                # refuses, are the values as they are recorded.
+                verdict = apply_identity_rule({name: _judged(value) for name, value in fields.items()})
+                for values in (verdict.kept, verdict.refused_values):
+                    for name in values:
+                        values[name] = to_jsonable(fields[name])
+        except Exception as exc:  # noqa: BLE001 - a value no converter can write: declared, never raised
+            return self._declare_failure("identity", exc)
         ctx = active.current_tool()
         kept = dict(verdict.kept)
         digest = workflow_digest(kept, self._alg())
@@ -629,13 +633,23 @@ class Run:
     def context(self, name: str, content: Any, source: str | None = None, *,
                 custody: Mapping[str, str] | None = None) -> RecordHandle:
         """Record a document the agent was given: ``content`` (text or a mapping), its hash and source."""
-        data = context_data(name, content, source, self._alg())
-        return self._submit_hinted("context", data, custody, ctx=active.current_tool())
+        return self._record_context(lambda: context_data(name, content, source, self._alg()), custody)
 
     def context_from_bytes(self, name: str, data: bytes, source: str | None = None, *,
                            custody: Mapping[str, str] | None = None) -> RecordHandle:
         """Record bytes the agent was given as ``content.b64`` (``custody={"content.b64": "hash-only"}``)."""
-        entry = bytes_context_data(name, data, source, self._alg())
+        return self._record_context(lambda: bytes_context_data(name, data, source, self._alg()), custody)
+
+    def _record_context(self, build: Callable[[], dict[str, Any]], custody: Mapping[str, str] | None) -> RecordHandle:
+        """A wrong argument raises :class:`SdkArgumentError`; content that cannot be recorded (``-0.0``) is a
+        declared gap, as for every other record."""
+        try:
+            with active.busy():
+                entry = build()
+        except SdkArgumentError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - declared (raised as RecordingError in strict mode)
+            return self._declare_failure("context", exc)
         return self._submit_hinted("context", entry, custody, ctx=active.current_tool())
 
     record_context_from_bytes = context_from_bytes
@@ -643,7 +657,7 @@ class Run:
     def human_decision(self, actor: str, decision: str, reason: str | None = None,
                        binds_step: int | RecordHandle | None = None) -> RecordHandle:
         """Record a person's decision; ``binds_step`` names the step under review (or its handle)."""
-        return self._submit("human_decision", human_decision_data(actor, decision, reason, binds_step),
+        return self._submit("human_decision", human_decision_data(actor, decision, reason, binds_step, self.run_id),
                             ctx=active.current_tool())
 
     def marker(self, note: str) -> RecordHandle:
@@ -653,7 +667,8 @@ class Run:
     def policy_check(self, check: str, outcome: Any, *, reason: str | None = None, detail: Any = None,
                      binds_step: int | RecordHandle | None = None) -> RecordHandle:
         """Record a policy check's outcome: pass, fail, warn or held (error for an exception; else unknown)."""
-        data = policy_check_data(check, outcome, reason=reason, detail=detail, binds_step=binds_step)
+        data = policy_check_data(check, outcome, reason=reason, detail=detail, binds_step=binds_step,
+                                 run_id=self.run_id)
         return self._submit(POLICY_CHECK_KIND, data, ctx=active.current_tool())
 
     def check(self, check: str, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
@@ -661,6 +676,7 @@ class Run:
 
         A check that raises is recorded as ``error`` and the exception re-raised.
         """
+        check_name(check)  # a wrong name is refused before the check runs, never in place of its exception
         try:
             outcome = fn(*args, **kwargs)
         except Exception as exc:
@@ -676,9 +692,10 @@ class Run:
         with active.busy():
             hlc = self.clock.now()
             event_id = secrets.token_hex(8)
+            context = format_context(event_id, hlc)  # checked before the marker says it was handed on
         self._submit("marker", {"note": "causal context handed on", "causal": {"id": event_id, "hlc": list(hlc)}},
                      ctx=active.current_tool())
-        return format_context(event_id, hlc)
+        return context
 
     def child_env(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
         """An environment for a sub-agent process: ``env`` (default ``os.environ``) plus BITEXACT_CONTEXT."""
@@ -802,3 +819,13 @@ def current_run() -> Run | None:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
+
+
+def _judged(value: Any) -> Any:
+    """What the identity rule judges of a field: its recorded value, with every number (in a list too)
+    standing as ``0``, so that a number is refused where text is asked for, never taken for its text."""
+    if _is_number(value):
+        return 0
+    if isinstance(value, (list, tuple)):
+        return [_judged(item) for item in value]
+    return to_jsonable(value)
