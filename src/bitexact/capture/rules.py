@@ -89,7 +89,8 @@ class FieldRule:
             return other.key == self.key
         if other.shape == "key":
             return other.key == self.key
-        return other.shape == "subkey" and other.subkey == self.key
+        # A top-level NAME and what is under it are NAME's positions too: KEY.SUBKEY with KEY = NAME included.
+        return other.shape == "subkey" and self.key in (other.key, other.subkey)
 
 
 def same_json(a: Any, b: Any) -> bool:
@@ -98,6 +99,9 @@ def same_json(a: Any, b: Any) -> bool:
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
+    if isinstance(a, str) or isinstance(b, str):
+        # A str subclass (a StrEnum) is the plain text it is stored as.
+        return isinstance(a, str) and isinstance(b, str) and str.__str__(a) == str.__str__(b)
     return type(a) is type(b) and a == b
 
 

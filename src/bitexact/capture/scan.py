@@ -221,7 +221,9 @@ class Scanner:
             for finding in self._run(detector, joined, deadline, True):
                 first = bisect.bisect_right(starts, finding.start) - 1
                 last = bisect.bisect_right(starts, max(finding.start, finding.end - 1)) - 1
-                if first != last or not finding.token or not detector.context_free:
+                # A match that takes the separator after its text (a custom \D) is no finding of that text.
+                past_end = finding.end > starts[first] + len(texts[first])
+                if first != last or past_end or not finding.token or not detector.context_free:
                     rescan.update(range(first, last + 1))
                     continue
                 base = starts[first]

@@ -8,6 +8,8 @@ ties when two detectors claim the same span).
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from bitexact.capture.detectors.base import Detector, Finding, ascii_digits, ascii_lower
@@ -44,8 +46,12 @@ def build(config: dict[str, Any]) -> tuple[Detector, ...]:
         built.append(SsnDetector(require_context=config["us_ssn"]["require_context"]))
     if "email" in config:
         built.append(EmailDetector())
-    for entry in config.get("custom", []):
-        built.append(CustomDetector(entry["name"], entry["pattern"]))
+    customs = config.get("custom", [])
+    # The tokens this policy writes: a custom pattern never reads inside one (see CustomDetector).
+    names = ["PAN", "IBAN", "CREDENTIAL", "SSN", "EMAIL", *(entry["name"].upper() for entry in customs)]
+    tokens = re.compile(rf"\[(?:PAN \*{{4}}\d{{4}}|{'|'.join(map(re.escape, names))})\]")
+    for entry in customs:
+        built.append(CustomDetector(entry["name"], entry["pattern"], tokens=tokens))
     return tuple(built)
 
 

@@ -57,6 +57,10 @@ def _class_end(pattern: str, start: int) -> int:
             if nxt not in _CLASS_ESCAPES and nxt not in _ESCAPED_LITERALS:
                 raise PatternRefused(f"position {i}: \\{nxt} is not an allowed escape")
             previous_literal = nxt if nxt in _ESCAPED_LITERALS else None
+            if (previous_literal is None and i + 3 < len(pattern) and pattern[i + 2] == "-"
+                    and pattern[i + 3] != "]"):
+                # Python reads [\d-z] as a range from a class, which it refuses: so is it here, at load.
+                raise PatternRefused(f"position {i + 2}: a range cannot start at \\{nxt}; write - last in the class")
             i += 2
         elif char == "-" and previous_literal is not None and i + 1 < len(pattern) and pattern[i + 1] != "]":
             high = pattern[i + 1]
@@ -162,6 +166,10 @@ def validate_pattern(pattern: str) -> str:
         i += 1
     if min_length <= 0:
         raise PatternRefused("the pattern can match empty text")
+    try:
+        re.compile(pattern)
+    except re.error as exc:  # a case the checks above let through: refused at load all the same
+        raise PatternRefused(f"position {exc.pos}: {exc.msg}") from None
     return pattern
 
 
@@ -174,10 +182,17 @@ def validate_name(name: object) -> str:
 
 @dataclass
 class CustomDetector:
-    """A named, validated pattern; each match is replaced by ``[NAME]``."""
+    """A named, validated pattern; each match is replaced by ``[NAME]``.
+
+    ``tokens`` matches the tokens the policy's detectors write (``[PAN ****1111]``,
+    ``[IBAN]``, ``[ACCT]``...): a match that overlaps one is not a finding, so
+    applying the policy twice declares nothing new (a PIN pattern ``\\d{4}``
+    would otherwise find the last four a card token keeps).
+    """
 
     name: str
     pattern: str
+    tokens: re.Pattern[str] | None = field(default=None, compare=False)
     context_free: bool = field(default=True, init=False)
     _compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
@@ -202,8 +217,10 @@ class CustomDetector:
         """Every non-empty match of the pattern in ``text``."""
         found: list[Finding] = []
         token = self.token
+        spans = [m.span() for m in self.tokens.finditer(text)] if self.tokens is not None and "[" in text else []
         for match in self._compiled.finditer(text):
             deadline.check()
-            if match.end() > match.start():
-                found.append(Finding(match.start(), match.end(), token, self.name))
+            start, end = match.span()
+            if end > start and not any(start < stop and begin < end for begin, stop in spans):
+                found.append(Finding(start, end, token, self.name))
         return found

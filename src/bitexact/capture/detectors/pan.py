@@ -218,7 +218,13 @@ class PanDetector:
         the whole run would go on from there.
         """
         if base >= 2 and text[base - 1] == "." and text[base - 2].isdecimal():
-            return  # the digits of a decimal fraction (0.4532...) are not a card number
+            # The digits of a decimal fraction (0.4532...) are not a card number; the groups after
+            # them can be one ("paid 12.50 4111 1111 1111 1111").
+            cut = next((i for i, char in enumerate(run) if not char.isdecimal()), len(run))
+            after = _GROUP_START.search(run, cut)
+            if after is None:
+                return
+            run, base = run[after.start():], base + after.start()
         if run.isdecimal():
             # One group of digits: a card number only if it is all of it.
             if MIN_DIGITS <= len(run) <= MAX_DIGITS:

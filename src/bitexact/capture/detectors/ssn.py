@@ -27,8 +27,11 @@ _SPACE = r"(?:[ \u00a0]|%20)"
 _CANDIDATE = re.compile(
     rf"(\d\d\d)(?:{_SEP}(\d\d){_SEP}|{_SPACE}(\d\d){_SPACE}|(\d\d))(\d\d\d\d)"
 )
+# "ssn" after anything but a letter or digit (customer_ssn, ssn-last), or in capitals after a lower-case
+# letter (patientSSN): \b alone would miss both, "_" being a word character.
 _CUE = re.compile(
-    r"(?:\bssn|\bss\s?#|\bss\s?no\b|social[\s_-]?security|\bsoc\.?\s?sec)", re.IGNORECASE | re.ASCII
+    r"(?:(?<![a-z0-9])ssn|(?-i:(?<=[a-z])SSN)|\bss\s?#|\bss\s?no\b|social[\s_-]?security|\bsoc\.?\s?sec)",
+    re.IGNORECASE | re.ASCII,
 )
 _AFTER = re.compile(r"\d|[ \-\u00a0]\d")
 
