@@ -81,6 +81,7 @@ def softhsm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Token]:
                           key_type=p11.KeyType.SHA256_HMAC)
             import_secret(token, session, "aes", os.urandom(32), key_type=p11.KeyType.AES)
             import_secret(token, session, "no-sign", os.urandom(32), sign=False)
+            import_secret(token, session, "long", os.urandom(64))
             import_secret(token, session, "twice", os.urandom(32))
             import_secret(token, session, "twice", os.urandom(32))
             session.generate_key(p11.KeyType.GENERIC_SECRET, 256, label="generated", store=True,

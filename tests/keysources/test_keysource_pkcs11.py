@@ -70,6 +70,11 @@ def test_a_key_without_sign_is_refused(softhsm: Token, pin: str) -> None:
         load_capture_key(softhsm.spec("no-sign"))
 
 
+def test_a_key_of_another_length_than_32_bytes_is_refused(softhsm: Token, pin: str) -> None:
+    with pytest.raises(KeySourceError, match="'long' is 64 bytes; a capture key is 32 bytes"):
+        load_capture_key(softhsm.spec("long"))
+
+
 def test_missing_pin_variable_is_named(softhsm: Token, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(PIN_ENV, raising=False)
     with pytest.raises(KeySourceError) as caught:

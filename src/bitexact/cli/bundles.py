@@ -67,6 +67,7 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
       bitexact export RUN -o run.jsonl --format jsonl
       bitexact export RUN -o shared.json --redact 3:result.account
     """
+    app.refuse_own_file(output)
     try:
         source = RunSource.from_store(app.store, run_id)
         key = app.keys.current()

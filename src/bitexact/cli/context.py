@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,29 @@ class AppContext:
     def close(self) -> None:
         if self._store is not None:
             self._store.close()
+
+    def refuse_own_file(self, output: Path, option: str = "-o") -> None:
+        """Raise :class:`click.UsageError` when ``output`` would overwrite the data directory's own files.
+
+        The store (and its WAL, shared-memory and lock files), the keys, the
+        journals and the host key hold what a recording cannot get back: an
+        ``-o`` typo must never replace them.
+        """
+        from bitexact.crypto.hostkey import host_key_path
+        from bitexact.store.home import DB_NAME
+
+        home = Path(os.path.realpath(self.home))
+        target = Path(os.path.realpath(output))
+        store = home / DB_NAME
+        owned = {store, *(Path(f"{store}{suffix}") for suffix in ("-wal", "-shm", "-journal", ".lock"))}
+        try:
+            owned.add(Path(os.path.realpath(host_key_path(self.home))))
+        except OSError:
+            pass
+        inside = any(target.is_relative_to(home / part) for part in ("keys", "journals"))
+        if target in owned or inside:
+            raise click.UsageError(f"{option} {output}: that is one of BitExact's own files in {self.home}"
+                                   " (the store, a key or a journal); write somewhere else")
 
 
 pass_app = click.make_pass_decorator(AppContext)

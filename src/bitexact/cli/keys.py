@@ -72,6 +72,7 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
     if not keys:
         fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
     listed = [{"key_id": k.key_id, "public_key": k.public_key} for k in keys]
+    app.refuse_own_file(output)
     try:
         output.write_text(json.dumps({"bundle_keys": listed, "recorder_keys": listed}, indent=2) + "\n")
     except OSError as exc:

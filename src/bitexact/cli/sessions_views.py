@@ -10,6 +10,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
+from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, print_json
 from bitexact.cli.sessions import sessions_group
 from bitexact.errors import BitExactError
@@ -42,8 +43,10 @@ def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int |
 @click.argument("artifact_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write aw_session.jsonl (written atomically).")
-def unify_command(artifact_dir: Path, output: Path) -> None:
+@pass_app
+def unify_command(app: AppContext, artifact_dir: Path, output: Path) -> None:
     """Merge an artifact directory's agent and runtime observations into aw_session.jsonl (UAS 3.5)."""
+    app.refuse_own_file(output)
     try:
         report = unify(artifact_dir, output)
     except (BitExactError, ValueError, OSError) as exc:

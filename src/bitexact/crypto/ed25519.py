@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -105,7 +105,7 @@ class SigningKey:
         """Load a PKCS#8 PEM private key."""
         try:
             private = serialization.load_pem_private_key(data, password=None)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
             raise KeyMaterialError(f"{source} is not a PEM private key: {exc}") from None
         if not isinstance(private, Ed25519PrivateKey):
             raise KeyMaterialError(

@@ -8,6 +8,7 @@ import os
 from typing import Any, Final, Literal
 
 from bitexact.canon import canonicalize
+from bitexact.config import SettingError
 from bitexact.errors import BitExactError
 
 HashAlg = Literal["blake2b-256", "sha256"]
@@ -16,15 +17,20 @@ GENESIS: Final[str] = "0" * 64
 SALT_BYTES: Final[int] = 16
 
 
+class HashSettingError(SettingError, BitExactError):
+    """``BITEXACT_HASH_ALG`` names no supported hash (a setting error: its message names the variable)."""
+
+
 def default_alg() -> HashAlg:
     """The hash for new entries: blake2b-256, or sha256 when ``BITEXACT_HASH_ALG=sha256``."""
-    chosen = os.environ.get("BITEXACT_HASH_ALG", "blake2b-256").strip().lower() or "blake2b-256"
+    raw = os.environ.get("BITEXACT_HASH_ALG", "blake2b-256")
+    chosen = raw.strip().lower() or "blake2b-256"
     if chosen == "blake2b-256":
         return "blake2b-256"
     if chosen == "sha256":
         return "sha256"
-    raise BitExactError(
-        f"BITEXACT_HASH_ALG={chosen!r} is not a supported hash: use blake2b-256 (default) or sha256"
+    raise HashSettingError(
+        f"BITEXACT_HASH_ALG={raw!r} is not a supported hash: use blake2b-256 (default) or sha256"
     )
 
 

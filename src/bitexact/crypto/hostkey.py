@@ -63,7 +63,9 @@ def host_key_path(home: Path | str | None = None) -> Path:
     explicit = os.environ.get(ENV_VAR, "").strip()
     if explicit:
         return Path(explicit).expanduser()
-    directory = config.home(home)
+    # Made absolute (lexically: a symlinked home keeps its key beside the link) so that "." or
+    # "data/.." has a name of its own to put the suffix on.
+    directory = Path(os.path.abspath(config.home(home)))
     return directory.parent / (directory.name + SUFFIX)
 
 

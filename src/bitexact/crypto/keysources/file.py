@@ -132,6 +132,10 @@ def generate_key_file(path: Path) -> str:
     secret = secrets.token_bytes(KEY_BYTES)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where a directory goes: not "already exists" for the key
+        raise KeySourceError(f"capture key file {path}: cannot create {path.parent}: "
+                             f"{exc.strerror or exc}") from None
+    try:
         # Whole or absent under its name: a crash never leaves half a key that load refuses.
         write_private_file(path, secret.hex().encode("ascii") + b"\n")
     except FileExistsError:

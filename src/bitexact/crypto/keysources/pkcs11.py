@@ -116,6 +116,13 @@ def _open_key(spec: _Spec) -> Any:
     if not key[p11.Attribute.SIGN]:
         raise KeySourceError(f"{spec.where}.label: key {spec.label!r} does not allow CKA_SIGN, "
                              "so the token will not compute HMACs with it")
+    try:
+        length = key[p11.Attribute.VALUE_LEN]
+    except (p11.AttributeTypeInvalid, p11.AttributeSensitive, NotImplementedError):
+        length = None  # a token that does not say: its HMACs are checked for length when loaded
+    if length is not None and length != 32:
+        raise KeySourceError(f"{spec.where}.label: key {spec.label!r} is {length} bytes; a capture key is "
+                             "32 bytes (256 bits), as a key file's 64 hex characters and a KMS key are")
     return key
 
 
