@@ -94,7 +94,12 @@ def test_audit_entries_cannot_be_redacted() -> None:
         redact_entry(entry, ["by"])
 
 
-@pytest.mark.parametrize("token", ["3", "x:path", "03:path", "3:", "-1:path"])
+def test_a_field_reference_may_name_the_empty_key() -> None:
+    # Bundle spec §4.1: a top-level key k is the path esc(k), so "" is a committed path and "3:" names it.
+    assert parse_field("3:") == (3, "")
+
+
+@pytest.mark.parametrize("token", ["3", "x:path", "03:path", ":path", "-1:path"])
 def test_field_references_are_parsed_strictly(token: str) -> None:
     with pytest.raises(ValueError):
         parse_field(token)

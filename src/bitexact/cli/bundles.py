@@ -40,6 +40,7 @@ from bitexact.evidence.verify import (
     verify_bundle,
     verify_cli,
 )
+from bitexact.evidence.verify.bundle import EMPTY_CHAIN
 from bitexact.evidence.verify.verdict import ascii_line, failed
 from bitexact.store import DB_NAME
 
@@ -102,7 +103,9 @@ def _counted(source: RunSource, update: Callable[[int], None]) -> RunSource:
             update(read)
             yield entry
 
-    return RunSource(source.run_id, entries, source.checkpoints, source.anchors)
+    refresh = source.refresh
+    return RunSource(source.run_id, entries, source.checkpoints, source.anchors,
+                     refresh=(lambda: _counted(refresh(), update)) if refresh is not None else None)
 
 
 def _verdict_json(verdict: Verdict) -> dict[str, object]:
@@ -279,5 +282,10 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
                          expect_tsa=expect_tsa, require_sealed=require_sealed)
     except InputError as exc:
         return failed(str(exc), form="input")
-    document = bundle_document(RunSource.from_store(app.store, run_id), app.keys.current())
-    return verify_bundle(document, pins, clauses=clauses)
+    # Signed when this host holds the recorder key; an auditor's copy of the store without it still
+    # verifies (the checkpoints carry the recorder's signatures), as an unsigned bundle.
+    key = app.keys.current() if app.keys.exists() else None
+    source = RunSource.from_store(app.store, run_id)
+    if app.store.run(run_id).steps == 0:  # created, never written: what a verifier says of an empty chain
+        return failed(EMPTY_CHAIN, form="json")
+    return verify_bundle(bundle_document(source, key), pins, clauses=clauses)

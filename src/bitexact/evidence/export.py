@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import os
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,9 @@ class RunSource:
     entries: Callable[[], Iterable[dict[str, Any]]]
     checkpoints: list[dict[str, Any]]
     anchors: list[dict[str, Any]] = field(default_factory=list)
+    refresh: Callable[[], RunSource] | None = None
+    """The same run fixed again at its head as it stands then (a stored run), for an export that
+    raced a store redaction; None for a source that cannot change."""
 
     @classmethod
     def from_store(cls, store: RunReader, run_id: str) -> RunSource:
@@ -63,7 +67,17 @@ class RunSource:
         store.run(run_id)
         steps, _ = store.head(run_id)
         checkpoints = [cp for cp in store.checkpoints(run_id) if cp.get("steps", 0) <= steps]
-        return cls(run_id, lambda: store.entries(run_id, 0, steps), checkpoints)
+        return cls(run_id, lambda: store.entries(run_id, 0, steps), checkpoints,
+                   refresh=lambda: cls.from_store(store, run_id))
+
+
+EXPORT_ATTEMPTS: Final[int] = 4
+"""Exports of one run before one that raced a store redaction is written as it read."""
+
+
+class _RacedRedaction(Exception):
+    """A store redaction landed while the export read the run: a value removed inside the prefix, its
+    claim past it (or a marker the JSONL header did not list). Read again at the new head."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +102,22 @@ def redaction_plan(fields: Iterable[str]) -> dict[int, list[str]]:
     return plan
 
 
-def _exported(source: RunSource, plan: dict[int, list[str]]) -> Iterator[dict[str, Any]]:
+def _exported(
+    source: RunSource, plan: dict[int, list[str]], *, checked: bool = False,
+    listed: dict[int, list[str]] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """The entries as exported. ``checked``: raise :class:`_RacedRedaction` at the end when a store
+    marker's claim lies past the prefix; ``listed``: raise it when an entry's markers are not the
+    ones the JSONL header was signed over."""
     seen: set[int] = set()
+    marked: set[str] = set()
+    claimed: set[str] = set()
     for entry in source.entries():
         step = entry["step"]
+        if checked:
+            marked.update(f"{step}:{path}" for path in entry.get("redacted", []))
+            if entry.get("kind") == "redaction":
+                claimed.update(str(token) for token in entry.get("data", {}).get("fields", []))
         paths = plan.get(step)
         if paths:
             seen.add(step)
@@ -99,22 +125,28 @@ def _exported(source: RunSource, plan: dict[int, list[str]]) -> Iterator[dict[st
             for path in pending:
                 check_redactable(entry, path)
             entry = redact_entry(entry, pending) if pending else entry
+        if listed is not None and entry.get("redacted", []) != listed.get(step, []):
+            raise _RacedRedaction()
         yield entry
     missing = sorted(set(plan) - seen)
     if missing:
         raise EvidenceError(f"--redact names step {missing[0]}, but run {source.run_id} has no such step")
+    if marked - claimed:
+        raise _RacedRedaction()
 
 
-def _summary(source: RunSource, plan: dict[int, list[str]]) -> tuple[int, str, dict[str, list[str]]]:
+def _summary(
+    source: RunSource, plan: dict[int, list[str]], *, checked: bool = False
+) -> tuple[int, str, dict[int, list[str]]]:
     steps, head, markers = 0, "", {}
-    for entry in _exported(source, plan):
+    for entry in _exported(source, plan, checked=checked):
         steps += 1
         head = entry["hash"]
         if entry.get("redacted"):
             markers[entry["step"]] = list(entry["redacted"])
     if steps == 0:
         raise EvidenceError(f"run {source.run_id} has no entries: an empty chain is not evidence of a run")
-    return steps, head, redactions_map(markers)
+    return steps, head, markers
 
 
 def _container(fmt: str, source: RunSource, head: str) -> dict[str, Any]:
@@ -125,16 +157,19 @@ def _container(fmt: str, source: RunSource, head: str) -> dict[str, Any]:
     return container
 
 
-def bundle_document(source: RunSource, key: SigningKey, plan: dict[int, list[str]] | None = None) -> dict[str, Any]:
-    """The complete, signed JSON-form bundle."""
+def bundle_document(
+    source: RunSource, key: SigningKey | None, plan: dict[int, list[str]] | None = None, *, checked: bool = False
+) -> dict[str, Any]:
+    """The complete JSON-form bundle, signed by ``key`` (unsigned when None; ``checked``: see :func:`_exported`)."""
     plan = plan or {}
-    entries = list(_exported(source, plan))
+    entries = list(_exported(source, plan, checked=checked))
     if not entries:
         raise EvidenceError(f"run {source.run_id} has no entries: an empty chain is not evidence of a run")
     markers = {e["step"]: e["redacted"] for e in entries if e.get("redacted")}
     bundle = _container(FORMAT_JSON, source, entries[-1]["hash"])
     bundle["entries"] = entries
-    bundle["signature"] = sign_container(bundle, redactions_map(markers), key)
+    if key is not None:
+        bundle["signature"] = sign_container(bundle, redactions_map(markers), key)
     return bundle
 
 
@@ -170,16 +205,25 @@ def dsse_envelope(bundle: dict[str, Any], key: SigningKey) -> dict[str, Any]:
 
 
 def _atomic_write(path: Path, chunks: Iterable[bytes]) -> int:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Write ``chunks`` to a short temporary name beside ``path``, sync, rename; an error names ``path``.
+
+    The temporary name is short, so any name the file system takes for
+    ``path`` works (one near its 255-byte limit included); it is made with
+    the mode any new file gets (0666 less the umask), as the bundle itself.
+    """
+    tmp = path.parent / f".bx-{secrets.token_hex(6)}.tmp"
     written = 0
     try:
-        with open(tmp, "wb") as handle:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        with open(fd, "wb") as handle:
             for chunk in chunks:
                 handle.write(chunk)
                 written += len(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -192,11 +236,12 @@ def _jsonl_lines(
     plan: dict[int, list[str]],
     head: str,
     redactions: dict[str, list[str]],
+    listed: dict[int, list[str]] | None = None,
 ) -> Iterator[bytes]:
     header = _container(FORMAT_JSONL, source, head)
     header["signature"] = sign_container(header, redactions, key)
     yield canonicalize(header) + b"\n"
-    for entry in _exported(source, plan):
+    for entry in _exported(source, plan, listed=listed):
         yield canonicalize(entry) + b"\n"
 
 
@@ -212,12 +257,29 @@ def export_run(
     if fmt not in FORMATS:
         raise EvidenceError(f"unknown bundle format {fmt!r}: choose one of {', '.join(FORMATS)}")
     plan = redaction_plan(redact)
+    for attempt in range(1, EXPORT_ATTEMPTS + 1):
+        # A stored run is read again at its new head when a store redaction raced this read; the
+        # last attempt writes what it reads (its verdict then says what is wrong, if anything is).
+        checked = source.refresh is not None and attempt < EXPORT_ATTEMPTS
+        try:
+            return _export_once(source, path, key, fmt, plan, checked)
+        except _RacedRedaction:
+            assert source.refresh is not None
+            source = source.refresh()
+    raise AssertionError("unreachable: the last attempt is never checked")
+
+
+def _export_once(
+    source: RunSource, path: Path, key: SigningKey, fmt: str, plan: dict[int, list[str]], checked: bool
+) -> ExportResult:
     if fmt == "jsonl":
-        steps, head, redactions = _summary(source, plan)
-        written = _atomic_write(path, _jsonl_lines(source, key, plan, head, redactions))
+        steps, head, markers = _summary(source, plan, checked=checked)
+        redactions = redactions_map(markers)
+        lines = _jsonl_lines(source, key, plan, head, redactions, markers if checked else None)
+        written = _atomic_write(path, lines)
         count = sum(len(paths) for paths in redactions.values())
     else:
-        bundle = bundle_document(source, key, plan)
+        bundle = bundle_document(source, key, plan, checked=checked)
         steps, head = len(bundle["entries"]), bundle["chain"]["head_hash"]
         count = sum(len(e.get("redacted", [])) for e in bundle["entries"])
         document = dsse_envelope(bundle, key) if fmt == "dsse" else bundle

@@ -49,7 +49,8 @@ def resolve(data: dict[str, Any], path: str) -> tuple[bool, Any]:
 def parse_field(token: str) -> tuple[int, str]:
     """Parse a ``STEP:PATH`` field reference as the CLI and claims spell it."""
     step_text, colon, path = token.partition(":")
-    if not colon or not path:
+    # The path may be empty: the key "" is a committed path like any other (spelled "", so "3:").
+    if not colon:
         raise ValueError(f"{token!r} is not STEP:PATH (for example 3:result.account)")
     if not step_text.isascii() or not step_text.isdigit() or (len(step_text) > 1 and step_text[0] == "0"):
         raise ValueError(f"{token!r}: the step must be a plain decimal index like 3")

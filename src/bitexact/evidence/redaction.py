@@ -22,8 +22,10 @@ def claim_token(step: int, path: str) -> str:
 _INTERPRETED: dict[str, frozenset[str]] = {
     "run_end": frozenset({"steps"}),
     "fork": frozenset({"source_run", "at_step", "source_prev_hash"}),
+    "run_meta": frozenset({"capture_policy"}),
 }
-"""Data paths a verifier reads (bundle spec §5): removing one breaks the verdict at every tier."""
+"""Data paths a verifier reads (bundle spec §5, and the capture clause's run_meta.capture_policy):
+removing one breaks the verdict at every tier, or hides what it must say (no capture policy in force)."""
 
 
 def check_redactable(entry: dict[str, Any], path: str) -> None:
@@ -36,7 +38,8 @@ def check_redactable(entry: dict[str, Any], path: str) -> None:
     if path in _INTERPRETED.get(str(entry.get("kind")), ()):
         raise EvidenceError(
             f"step {entry.get('step')}: {entry.get('kind')}.{path} cannot be redacted - verifiers read it"
-            " (the seal's length, a fork's source), so the run would no longer verify"
+            " (the seal's length, a fork's source, the capture policy in force), so the verdict would no"
+            " longer hold or would no longer say what it must"
         )
     if path not in entry.get("commitments", {}):
         raise EvidenceError(
