@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from pathlib import Path
 
 import click
@@ -50,9 +52,22 @@ def cli(ctx: click.Context, home: Path | None) -> None:
       bitexact export RUN -o F      a signed bundle for a relying party
       bitexact verify F             check a bundle (exit 0 ok, 1 fails, 2 unreadable)
     """
+    _printable_streams()
     app = AppContext(resolve_home(home))
     ctx.obj = app
     ctx.call_on_close(app.close)
+
+
+def _printable_streams() -> None:
+    """Evidence may hold lone surrogates (JSON allows them, the store keeps them); printed, they would
+    raise UnicodeEncodeError mid-table. Written as ``\\udXXX`` instead, every table and line prints."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a stream that cannot change its error handler keeps its own
+                pass
 
 
 for command in (runs_command, show_command, export_command, verify_command, keys_group,

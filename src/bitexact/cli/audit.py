@@ -10,6 +10,7 @@ from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.audit import (
     apply_pending,
+    check_repair,
     pending_claims,
     record_claim,
     record_repair,
@@ -77,6 +78,7 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
     record ends where it does. It never invents a seal.
     """
     try:
+        check_repair(by, note)  # before the fold writes anything
         app.store.run(run_id)
         pending = pending_claims(app.store, run_id)
         recorder = app.recorder()

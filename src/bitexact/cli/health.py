@@ -35,7 +35,7 @@ def health_command(app: AppContext, as_json: bool) -> None:
     """
     # Health never creates a data directory: with none there are no runs to check.
     store, unreadable = None, []
-    if (app.home / DB_NAME).exists():
+    if os.path.lexists(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
         try:
             store = app.store
         except StoreError as exc:  # what is wrong is what health is for: a finding, never a bare error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any, NoReturn
 
@@ -18,9 +19,17 @@ EXIT_FAIL = 1
 EXIT_INPUT = 2
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def print_json(value: Any) -> None:
-    """Machine-readable output on stdout, one document."""
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False))
+    """Machine-readable output on stdout, one document.
+
+    A lone surrogate (which evidence may hold) is written as its JSON escape,
+    so the document stays valid JSON that any UTF-8 reader takes.
+    """
+    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+    click.echo(_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
 
 
 def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoReturn:

@@ -121,12 +121,17 @@ def _rewrite_redacted(store: Store, run_id: str, step: int, paths: list[str]) ->
                 raise
 
 
-def record_repair(writer: RunWriter, *, by: str, note: str, extra: dict[str, Any] | None = None) -> int:
-    """Append a ``repair`` entry: an operator accepting damaged or truncated history."""
+def check_repair(by: str, note: str) -> None:
+    """Refuse a repair that names no operator or says nothing, before anything is written."""
     if not by.strip():
         raise EvidenceError("--by must name the operator accepting the history")
     if not note.strip():
         raise EvidenceError("--note must say what is being accepted")
+
+
+def record_repair(writer: RunWriter, *, by: str, note: str, extra: dict[str, Any] | None = None) -> int:
+    """Append a ``repair`` entry: an operator accepting damaged or truncated history."""
+    check_repair(by, note)
     data: dict[str, Any] = {"by": by, "note": note, "steps_found": writer.steps, "sealed": writer.sealed}
     if extra:
         data.update(extra)

@@ -22,7 +22,7 @@ from bitexact.capture import CaptureInputError, apply_policy
 from bitexact.crypto import chain_hash
 from bitexact.crypto.hostkey import HostKey, load_host_key
 from bitexact.errors import BitExactError, CanonicalizationError, EvidenceError
-from bitexact.recording.audit import record_repair
+from bitexact.recording.audit import check_repair, record_repair
 from bitexact.recording.journal import (
     JournalError,
     JournalRecord,
@@ -32,6 +32,7 @@ from bitexact.recording.journal import (
     remove_journal,
 )
 from bitexact.recording.journal_slots import has_full_slot, read_slots, slot_files
+from bitexact.evidence.paths import split_path
 from bitexact.recording.writer import Recorder
 from bitexact.store import RecordError
 
@@ -61,44 +62,85 @@ class _Written:
     most, in record order: two identical records both journaled are two
     entries, and the entries this fold writes are never taken for an orphan's.
     One entry is read (and its data canonicalized) once per fold, not once per
-    orphan.
+    orphan. An entry a store redaction has since stripped is compared with
+    the record stripped of the same paths: a destroyed value must never come
+    back through a fold that failed to recognize its entry.
     """
 
     def __init__(self, recorder: Recorder, run_id: str, start: int) -> None:
         self._recorder = recorder
         self._steps: dict[_Key, list[int]] = {}
+        self._stripped: list[tuple[int, str, str | None, list[str], str]] = []
+        """Redacted entries: step, kind, ctx, the paths removed, the digest of the data left."""
         for entry in recorder.store.entries(run_id, start=start):
             if "data" not in entry:
-                continue  # redacted whole, or a kind without data: nothing to compare
+                continue  # a kind without data: nothing to compare
             try:
                 key = self._key(str(entry["kind"]), entry.get("ctx"), entry["data"])
             except BitExactError:
                 continue
-            self._steps.setdefault(key, []).append(int(entry["step"]))
+            if entry.get("redacted"):
+                self._stripped.append((int(entry["step"]), key[0], key[1], list(entry["redacted"]), key[2]))
+            else:
+                self._steps.setdefault(key, []).append(int(entry["step"]))
 
     def _key(self, kind: str, ctx: str | None, data: Any) -> _Key:
         return kind, ctx, chain_hash(self._recorder.alg, canonicalize(data))
 
     def claim(self, record: JournalRecord) -> int | None:
         """The step holding ``record``, taken so that no other orphan claims it; None when not written."""
-        keys = {self._key(record.kind, record.ctx, record.data)}
+        datas = [record.data]
         try:
-            captured = apply_policy(self._recorder.policy, record.kind, record.data, hints=record.hints,
-                                    alg=self._recorder.alg)
-            keys.add(self._key(record.kind, record.ctx, captured.data))
+            datas.append(apply_policy(self._recorder.policy, record.kind, record.data, hints=record.hints,
+                                      alg=self._recorder.alg).data)
         except BitExactError:
             pass
         best: tuple[int, list[int]] | None = None
-        for key in keys:
+        for key in {self._key(record.kind, record.ctx, data) for data in datas}:
             steps = self._steps.get(key, [])
             at = bisect_left(steps, record.steps_before)  # written after it was journaled, never before
             if at < len(steps) and (best is None or steps[at] < best[0]):
                 best = (steps[at], steps)
+        stripped = self._stripped_match(record, datas, best[0] if best is not None else None)
+        if stripped is not None:
+            self._stripped.remove(stripped)
+            return stripped[0]
         if best is None:
             return None
         step, steps = best
         steps.remove(step)
         return step
+
+    def _stripped_match(self, record: JournalRecord, datas: list[Any],
+                        before: int | None) -> tuple[int, str, str | None, list[str], str] | None:
+        """The first redacted entry (earlier than ``before``) whose data is the record's, stripped alike."""
+        for candidate in self._stripped:
+            step, kind, ctx, paths, digest = candidate
+            if (before is not None and step >= before) or step < record.steps_before:
+                continue
+            if (kind, ctx) != (record.kind, record.ctx):
+                continue
+            for data in datas:
+                try:
+                    if self._key(kind, ctx, _without(data, paths))[2] == digest:
+                        return candidate
+                except BitExactError:
+                    continue
+        return None
+
+
+def _without(data: Any, paths: list[str]) -> Any:
+    """``data`` with ``paths`` removed as a store redaction removes them (an emptied object kept as ``{}``)."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for path in paths:
+        top, sub = split_path(path)
+        if sub is None:
+            out.pop(top, None)
+        elif isinstance(out.get(top), dict):
+            out[top] = {k: v for k, v in out[top].items() if k != sub}
+    return out
 
 
 def _gather(paths: list[Path], slots: list[Path], run_id: str, host_key: HostKey,
@@ -147,9 +189,10 @@ def fold_orphans(
     its process died (its call never returned) and is named as discarded.
     Journals are removed only after the repair entry has landed, so a fold
     cut short folds again without writing an entry twice. Raises
-    :class:`JournalError` for a sealed run: nothing but audit entries may
-    follow its seal.
+    :class:`JournalError` for a sealed run holding orphans whose entries are
+    not in its chain: nothing but audit entries may follow its seal.
     """
+    check_repair(by, "fold")  # the operator is named before any orphan is written
     home = Path(home) if home is not None else _store_home(recorder)
     directory = journal_dir(home, run_id)
     paths = orphan_journals(home, run_id)
@@ -164,28 +207,34 @@ def fold_orphans(
     unreadable: dict[str, str] = {}
     discarded = [p.name for p in partial]
     orphans = _gather(paths, slots, run_id, host_key, unreadable, discarded)
-    if writer.sealed and orphans:
-        raise JournalError(
-            f"run {run_id} is sealed: its {len(orphans)} orphan journal(s) in {directory} cannot follow the seal"
-        )
     folded: list[str] = []
     steps: dict[str, int] = {}
     already: dict[str, int] = {}
     refused: dict[str, str] = {}
     written = _Written(recorder, run_id, min((o.record.steps_before for o in orphans), default=writer.steps))
+    # Recognized first (what this fold writes is never taken for an orphan's entry), so that a sealed
+    # run is refused before anything is written, and only when an orphan's entry is not in its chain:
+    # journals a crash left after their entries landed are named by the repair entry, an audit entry.
+    claimed = {o.name: None if o.record.unwritten else written.claim(o.record) for o in orphans}
+    missing = sum(1 for step in claimed.values() if step is None)
+    if writer.sealed and missing:
+        raise JournalError(
+            f"run {run_id} is sealed: {missing} of its {len(orphans)} orphan journal(s) in {directory} hold"
+            " entries not in its chain, which cannot follow the seal"
+        )
     for orphan in orphans:
         record = orphan.record
-        try:
-            step = None if record.unwritten else written.claim(record)
-            if step is not None:
-                already[orphan.name] = step
-            else:
+        step = claimed[orphan.name]
+        if step is not None:
+            already[orphan.name] = step
+        else:
+            try:
                 steps[orphan.name] = writer.append(record.kind, record.data, prov=record.prov, ctx=record.ctx,
                                                    hints=record.hints).step
-        except (EvidenceError, CaptureInputError, CanonicalizationError, RecordError) as exc:
-            # The write path refuses this entry itself (too deep, not a JSON object...): it can never be
-            # written, so it must not keep the run's other orphans from their chain. Named, with why.
-            refused[orphan.name] = str(exc)
+            except (EvidenceError, CaptureInputError, CanonicalizationError, RecordError) as exc:
+                # The write path refuses this entry itself (too deep, not a JSON object...): it can never be
+                # written, so it must not keep the run's other orphans from their chain. Named, with why.
+                refused[orphan.name] = str(exc)
         folded.append(orphan.name)
     extra: dict[str, Any] = {"journals": folded, "steps": steps}
     if already:

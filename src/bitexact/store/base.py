@@ -187,6 +187,8 @@ class Store(ABC):
 
         Everything the chain hashes, and ``hash`` itself, must be unchanged;
         otherwise ``ConflictError`` names the field and nothing is written.
+        A ``run_meta`` entry's redacted top-level keys leave the run's
+        ``meta`` too (its name), so no copy of a destroyed value stays.
         """
 
     def flush_destroyed(self) -> None:

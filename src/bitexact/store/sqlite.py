@@ -32,6 +32,7 @@ from bitexact.canon import canonicalize, loads
 from bitexact.crypto import GENESIS
 from bitexact.config import SettingError, env_float
 from bitexact.errors import RunNotFoundError, StaleHeadError, StoreBusyError, StoreError
+from bitexact.evidence.paths import escape
 from bitexact.private_files import create_private_file
 from bitexact.store import checks, flock
 from bitexact.store.base import (
@@ -526,6 +527,8 @@ class SQLiteStore(Store):
             _check_same_chain(run_id, step, loads(row[0]), entry)
             conn.execute("UPDATE entries SET body = ? WHERE run_id = ? AND step = ?", (fields.blob, run_id, step))
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (_now(), run_id))
+            if fields.kind == "run_meta":
+                _forget_meta(conn, run_id, entry.get("redacted", []))
         self.flush_destroyed()
 
     def flush_destroyed(self) -> None:
@@ -679,6 +682,17 @@ def _create_private(path: Path) -> None:
             os.chmod(path, mode & 0o700)
         return
     os.close(fd)
+
+
+def _forget_meta(conn: sqlite3.Connection, run_id: str, redacted: list[str]) -> None:
+    """Drop from the run's ``meta`` (a copy of its run_meta's name) every top-level key now redacted."""
+    (blob,) = conn.execute("SELECT meta FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+    meta = loads(blob)
+    if not isinstance(meta, dict):
+        return
+    kept = {key: value for key, value in meta.items() if escape(key) not in redacted}
+    if kept != meta:
+        conn.execute("UPDATE runs SET meta = ? WHERE run_id = ?", (checks.meta(kept), run_id))
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

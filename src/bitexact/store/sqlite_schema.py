@@ -124,6 +124,11 @@ def connect(path: str) -> sqlite3.Connection:
         cached_statements=512,
     )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    try:
+        _refuse_foreign(conn)  # before WAL mode, which would already change another application's file
+    except BaseException:
+        conn.close()
+        raise
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if str(mode).lower() != "wal":
         conn.close()
@@ -152,6 +157,25 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
             f"({SCHEMA_VERSION}); upgrade bitexact"
         )
     return bool(version < SCHEMA_VERSION)
+
+
+OWN_TABLES: Final[frozenset[str]] = frozenset({"runs", "entries", "checkpoints", "custody", "keys"})
+
+
+def _refuse_foreign(conn: sqlite3.Connection) -> None:
+    """Refuse a database of another application found where the store goes: making BitExact's tables in
+    it would change a file that is not ours (and `bitexact health` would then call it a healthy store)."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] != 0:
+        return
+    foreign = sorted(
+        name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+        if name not in OWN_TABLES and name != "appends" and not name.startswith("sqlite_")
+    )
+    if foreign:
+        raise StoreError(
+            f"this SQLite database is not a BitExact store: it holds {', '.join(foreign[:5])}"
+            f"{' ...' if len(foreign) > 5 else ''}; BitExact leaves it as it is"
+        )
 
 
 def migrate(conn: sqlite3.Connection) -> None:
