@@ -100,6 +100,9 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
     except SessionParseError as exc:
         fail(str(exc), code=EXIT_INPUT)
     _warn_diagnostics(result.diagnostics, log.name)
+    if not result.events:
+        fail(f"{log}: no recognizable events (an empty log, or none of its records is one an engine writes)",
+             code=EXIT_INPUT)
     if as_json:
         click.echo(canonical_json(result.events), nl=False)
         return

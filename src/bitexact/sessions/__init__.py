@@ -14,6 +14,7 @@ The canonical trace (``ParseResult.events``) is a list of plain dicts
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterable
 
 from bitexact.sessions.convert import convert_events_to_legacy, convert_legacy_entries_to_events
@@ -28,13 +29,23 @@ from bitexact.sessions.parsers.errors import (
 )
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
+
+
 def canonical_json(events: Iterable[dict[str, Any]]) -> str:
     """The canonical array as JSON text: one event per line, byte-identical on repeat.
 
     Keys keep the parser's deterministic insertion order; non-ASCII text is
-    written as UTF-8 characters; the text ends with a newline.
+    written as UTF-8 characters, and a lone surrogate (a log may escape one)
+    as its JSON escape, so the text is UTF-8 any reader takes; the text ends
+    with a newline.
     """
-    lines = [json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False) for event in events]
+    lines = [_SURROGATE.sub(_escaped, json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+             for event in events]
     if not lines:
         return "[]\n"
     return "[\n" + ",\n".join(lines) + "\n]\n"

@@ -43,6 +43,11 @@ ENVELOPE_KEYS: frozenset[str] = frozenset(
 _TYPE_LABEL = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 
+STRUCTURED_MARK = "uasStructuredContent"
+"""Set on a down-converted message whose canonical content was an array (4.3): converting it back
+gives that one event with the array, not one event per block."""
+
+
 def is_native_event(record: Any) -> bool:
     """The canonical native-event signature: dot-namespaced ``type`` and object ``data``."""
     if not isinstance(record, dict):
@@ -222,7 +227,7 @@ class LegacyConverter:
         if kind in ("assistant", "user"):
             message = record.get("message")
             if isinstance(message, dict):
-                return self._message(record, message, kind, metadata(record, ("message",)))
+                return self._message(record, message, kind, metadata(record, ("message", STRUCTURED_MARK)))
         if kind == "message" and record.get("role") in ("assistant", "user"):
             meta = {k: record[k] for k in record if k in ENVELOPE_KEYS and k != "id"}
             return self._message(record, record, record["role"], meta)
@@ -251,7 +256,7 @@ class LegacyConverter:
         scope = self.scope(record)
         if role == "assistant":
             return self._assistant(record, message, meta, scope)
-        return self._user(message, meta, scope)
+        return self._user(message, meta, scope, record.get(STRUCTURED_MARK) is True)
 
     def _assistant(
         self, record: Mapping[str, Any], message: Mapping[str, Any], meta: dict[str, Any], scope: Any
@@ -267,6 +272,8 @@ class LegacyConverter:
             self._message_usage(scope, message_id, message["usage"])
         if message.get("stop_reason") == "refusal":
             return self._refusal(message, meta, common)
+        if record.get(STRUCTURED_MARK) is True and isinstance(message.get("content"), list):
+            return [make_event("assistant.message", {"content": message["content"], **common}, meta)]
         for index, block in _text_blocks(message.get("content")):
             if not isinstance(block, dict):
                 events.append(make_event("assistant.message", {"content": [block], **common, "contentIndex": index}, meta))
@@ -360,8 +367,11 @@ class LegacyConverter:
         self.tools.mark_complete(scope, block.get("tool_use_id"))
         return make_event("tool.execution_complete", data, meta)
 
-    def _user(self, message: Mapping[str, Any], meta: dict[str, Any], scope: Any) -> list[Event]:
+    def _user(self, message: Mapping[str, Any], meta: dict[str, Any], scope: Any,
+              structured: bool = False) -> list[Event]:
         content = message.get("content")
+        if structured and isinstance(content, list):
+            return [make_event("user.message", {"content": content}, meta)]
         if isinstance(content, str):
             return [make_event("user.message", {"content": content}, meta)]
         if not isinstance(content, list):
@@ -392,7 +402,7 @@ class LegacyConverter:
             data["status"] = "error"
         elif isinstance(subtype, str):
             data["status"] = subtype
-        data["sourceType"] = "result"
+        data.setdefault("sourceType", "result")  # a down-converted result keeps the source type it had
         scope = self.scope(record)
         if "errors" not in data and self.errors.get(scope):
             data["errors"] = list(self.errors[scope])
@@ -516,6 +526,11 @@ def convert_events_to_legacy(events: Iterable[Mapping[str, Any]]) -> list[dict[s
                 block["id"] = data["toolCallId"]
             if "nativeToolName" in data:
                 block["name"] = data["nativeToolName"]
+            elif data.get("mcpServerName") == "" and isinstance(data.get("toolName"), str):
+                # An explicitly empty server (4.4) has no mcp__ spelling: the name and the empty server
+                # travel apart, and come back as they were.
+                block["name"] = data["toolName"]
+                block["mcpServerName"] = ""
             elif "mcpServerName" in data and isinstance(data.get("toolName"), str):
                 block["name"] = f"mcp__{data['mcpServerName']}__{data['toolName']}"
             elif "toolName" in data:
@@ -546,8 +561,8 @@ def convert_events_to_legacy(events: Iterable[Mapping[str, Any]]) -> list[dict[s
             entry = {"type": "result"}
             renames = {"numTurns": "num_turns", "durationMs": "duration_ms", "totalCostUsd": "total_cost_usd", "permissionDenials": "permission_denials"}
             for key, value in data.items():
-                if key in ("status", "sourceType"):
-                    continue
+                if key == "status" or (key == "sourceType" and value == "result"):
+                    continue  # status is the subtype; "result" is what converting back says anyway
                 entry[renames.get(key, key)] = value
             if "status" in data:
                 entry["subtype"] = data["status"]
@@ -576,5 +591,8 @@ def _message_entry(kind: str, data: Mapping[str, Any], meta: Mapping[str, Any]) 
     if "model" in data:
         message["model"] = data["model"]
     entry: dict[str, Any] = {"type": role, "message": message}
+    if kind != "assistant.reasoning" and isinstance(content, list):
+        # One event of structured content (4.3), not one event per block: said so, for the way back.
+        entry[STRUCTURED_MARK] = True
     entry.update(meta)
     return entry

@@ -86,8 +86,12 @@ def frame(text: str) -> list[Item]:
 
     A JSON array that spans several lines (a pretty-printed array between
     debug lines) is recovered when a line opens it; its elements become
-    items numbered by the opening line.
+    items numbered by the opening line. A leading byte order mark is
+    framing, not text; a record nested too deep to decode is malformed, as
+    any other record that does not parse (its neighbours are kept).
     """
+    if text.startswith("\ufeff"):
+        text = text[1:]
     head = text.lstrip()
     if head.startswith("["):
         whole = _whole_array(text)
@@ -119,7 +123,7 @@ def frame(text: str) -> list[Item]:
                 # ``located`` has no surrounding whitespace, so a complete
                 # record ends exactly at the end of the string.
                 value, end = raw_decode(located)
-            except ValueError:
+            except (ValueError, RecursionError):
                 append(Item(KIND_MALFORMED, number, line))
                 continue
             if end != len(located):
@@ -132,7 +136,7 @@ def frame(text: str) -> list[Item]:
         elif first == "[" and located.endswith("]"):
             try:
                 value = decode(located)
-            except ValueError:
+            except (ValueError, RecursionError):
                 append(Item(KIND_TEXT, number, line))
                 continue
             _append_array(append, value, number, line)
@@ -140,7 +144,7 @@ def frame(text: str) -> list[Item]:
             start = line_offset + len(line) - len(line.lstrip())
             try:
                 value, end = raw_decode(text, start)
-            except ValueError:
+            except (ValueError, RecursionError):
                 append(Item(KIND_TEXT, number, line))
                 continue
             if not isinstance(value, list):
@@ -182,7 +186,7 @@ def _is_number(text: str) -> bool:
 def _whole_array(text: str) -> list[Item] | None:
     try:
         value = _strict_decoder.decode(text.strip())
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(value, list):
         return None

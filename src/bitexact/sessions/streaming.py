@@ -33,6 +33,15 @@ def envelope_key(event: Mapping[str, Any]) -> Hashable:
     return repr((sorted(meta.items(), key=lambda kv: kv[0]), sorted(rest.items(), key=lambda kv: kv[0]) if isinstance(rest, dict) else rest))
 
 
+def _joined(before: str, after: str) -> str:
+    """``before + after``, with a surrogate pair split between them (a UTF-16 engine cut a character in
+    two deltas) joined into the one character it is."""
+    if before and after and "\ud800" <= before[-1] <= "\udbff" and "\udc00" <= after[0] <= "\udfff":
+        pair = before[-1] + after[0]
+        return before[:-1] + pair.encode("utf-16-le", "surrogatepass").decode("utf-16-le") + after[1:]
+    return before + after
+
+
 class FragmentJoiner:
     """Join adjacent same-envelope string fragments in an output list."""
 
@@ -56,7 +65,7 @@ class FragmentJoiner:
             and isinstance(content, str)
             and isinstance(last["data"].get("content"), str)
         ):
-            last["data"]["content"] += content
+            last["data"]["content"] = _joined(last["data"]["content"], content)
             return last
         out.append(event)
         self._last = event

@@ -52,7 +52,7 @@ from typing import Any, Callable
 
 from bitexact.sessions.convert import LegacyConverter, is_native_event, make_event
 from bitexact.sessions.model import ParseResult
-from bitexact.sessions.parsers.base import Session
+from bitexact.sessions.parsers.base import SHAPE_ERRORS, Session
 from bitexact.sessions.parsers.openai_chat import ChatResponseMapper
 from bitexact.sessions.parsers.openai_responses import ResponsesMapper, is_responses_payload
 from bitexact.sessions.records import KIND_OBJECT, decode_json, frame, raw_decode_at
@@ -184,17 +184,23 @@ class CopilotParser:
             index += 1
         try:
             value = decode_json(joined[:end])
-        except ValueError:
+        except (ValueError, RecursionError):
             self.session.diagnostics.add(f"line {start + 1}: malformed debug response block skipped")
             return index
-        if isinstance(value, dict) and isinstance(value.get("choices"), list):
-            self.chat.response(value, {})
-            self.session.recognized += 1
-        elif is_responses_payload(value):
-            self.responses.payload(value)
-            self.session.recognized += 1
-        else:
-            self.session.diagnostics.add(f"line {start + 1}: debug data block is neither a chat completion nor a Responses API payload; skipped")
+        try:
+            if isinstance(value, dict) and isinstance(value.get("choices"), list):
+                self.chat.response(value, {})
+                self.session.recognized += 1
+                return index
+            if is_responses_payload(value):
+                self.responses.payload(value)
+                self.session.recognized += 1
+                return index
+        except SHAPE_ERRORS as exc:  # valid JSON of an unexpected shape: skipped, never fatal to the parse
+            self.session.diagnostics.add(f"line {start + 1}: debug response block of an unexpected shape skipped"
+                                         f" ({type(exc).__name__})")
+            return index
+        self.session.diagnostics.add(f"line {start + 1}: debug data block is neither a chat completion nor a Responses API payload; skipped")
         return index
 
     # -- pretty print -----------------------------------------------------
@@ -320,13 +326,17 @@ class CopilotParser:
 
     def record(self, record: dict[str, Any], line: int | None = None) -> None:
         session = self.session
-        if is_native_event(record):
-            self.native(record)
-        elif LegacyConverter.recognizes(record):
-            session.emit(*self.legacy.convert(record))
-        else:
-            where = f"line {line}" if line is not None else "record"
-            session.diagnostics.add(f"{where}: unrecognized record skipped")
+        where = f"line {line}" if line is not None else "record"
+        try:
+            if is_native_event(record):
+                self.native(record)
+            elif LegacyConverter.recognizes(record):
+                session.emit(*self.legacy.convert(record))
+            else:
+                session.diagnostics.add(f"{where}: unrecognized record skipped")
+                return
+        except SHAPE_ERRORS as exc:  # valid JSON of an unexpected shape: skipped, never fatal to the parse
+            session.diagnostics.add(f"{where}: record of an unexpected shape skipped ({type(exc).__name__})")
             return
         session.recognized += 1
 

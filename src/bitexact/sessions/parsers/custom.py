@@ -24,7 +24,7 @@ from typing import Any
 from bitexact.sessions.convert import LegacyConverter, is_native_event
 from bitexact.sessions.model import ParseResult
 from bitexact.sessions.parsers import aider, codex, goose, opencode, pydantic_ai
-from bitexact.sessions.parsers.base import Session, map_record
+from bitexact.sessions.parsers.base import SHAPE_ERRORS, Session, map_record
 from bitexact.sessions.parsers.claude import ClaudeMapper
 from bitexact.sessions.records import KIND_OBJECT, Item, frame
 
@@ -41,15 +41,14 @@ def detect_delegate(text: str, items: list[Item] | None = None) -> str | None:
     for item in items:
         if item.kind != KIND_OBJECT:
             continue
-        record = item.value
-        if goose.is_goose_message(record) or goose.is_goose_complete(record):
+        try:
+            signature = _signature(item.value)
+        except SHAPE_ERRORS:
+            continue  # a record of an unexpected shape bears no signature and never stops detection
+        if signature == "goose":
             return "goose"
-        if opencode.is_opencode_record(record):
-            found.add("opencode")
-        elif is_native_event(record) or LegacyConverter.recognizes(record):
-            found.add("native-or-claude")
-        elif codex.is_codex_record(record):
-            found.add("codex")
+        if signature is not None:
+            found.add(signature)
     for delegate in DELEGATES[1:4]:
         if delegate in found:
             return delegate
@@ -59,6 +58,19 @@ def detect_delegate(text: str, items: list[Item] | None = None) -> str | None:
         return "aider"
     if pydantic_ai.is_pydantic_ai_output(text):
         return "pydantic-ai"
+    return None
+
+
+def _signature(record: Any) -> str | None:
+    """The delegate whose record signature ``record`` bears, or None."""
+    if goose.is_goose_message(record) or goose.is_goose_complete(record):
+        return "goose"
+    if opencode.is_opencode_record(record):
+        return "opencode"
+    if is_native_event(record) or LegacyConverter.recognizes(record):
+        return "native-or-claude"
+    if codex.is_codex_record(record):
+        return "codex"
     return None
 
 

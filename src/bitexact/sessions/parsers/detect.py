@@ -30,13 +30,19 @@ _PI_FLAT_ONLY = lambda r: r.get("type") == "assistant" and "message" not in r an
 _PI_TOOL_FLAT = lambda r: r.get("type") in ("tool_use", "tool_result") and "tool_id" not in r and pi.is_flat_record(r)  # noqa: E731
 
 _GEMINI_SPECIFIC = frozenset({"init", "message", "tool_use", "tool_result", "result"})
+# Gemini sends a content-block array only as the snapshot of an identified message (7.4); a message
+# envelope of blocks with no message id is Claude's direct envelope (7.1), not a Gemini signature.
+_UNIDENTIFIED_BLOCKS = lambda r: (  # noqa: E731
+    r.get("type") == "message" and isinstance(r.get("content"), list) and gemini.message_identity(r) is None)
 
 SIGNATURES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
     "goose": lambda r: goose.is_goose_message(r) or goose.is_goose_complete(r),
     "opencode": opencode.is_opencode_record,
     "pi": lambda r: pi.is_v3_record(r) or _PI_FLAT_ONLY(r) or _PI_TOOL_FLAT(r),
     "codex": codex.is_codex_record,
-    "gemini": lambda r: gemini.is_gemini_record(r) and r.get("type") in _GEMINI_SPECIFIC and (r.get("type") != "result" or isinstance(r.get("stats"), dict)),
+    "gemini": lambda r: (gemini.is_gemini_record(r) and r.get("type") in _GEMINI_SPECIFIC
+                         and (r.get("type") != "result" or isinstance(r.get("stats"), dict))
+                         and not _UNIDENTIFIED_BLOCKS(r)),
     "cursor": cursor.is_cursor_record,
     "claude": lambda r: LegacyConverter.recognizes(r) or (r.get("type") == "stream_event" and isinstance(r.get("event"), dict)),
     "copilot": is_native_event,

@@ -53,7 +53,8 @@ def is_gemini_record(record: Mapping[str, Any]) -> bool:
     return False
 
 
-def _message_identity(record: Mapping[str, Any]) -> Any:
+def message_identity(record: Mapping[str, Any]) -> Any:
+    """A message's id (``message_id``, ``messageId``, or its nested message's), or None."""
     for key in ("message_id", "messageId"):
         if key in record:
             return record[key]
@@ -114,7 +115,7 @@ class GeminiMapper:
         if "delta" in record:
             data["delta"] = record["delta"]
         event = make_event(core, data, meta)
-        identity = _message_identity(record)
+        identity = message_identity(record)
         channel_key = (repr(identity), core)
         if identity is not None and record.get("delta") is not True:
             self.snapshots.reconcile(self.session.events, channel_key, event, record)
@@ -125,7 +126,7 @@ class GeminiMapper:
             self.snapshots.fragment(channel_key, holder, record)
 
     def _message(self, record: dict[str, Any]) -> None:
-        if isinstance(record["content"], list) and _message_identity(record) is not None:
+        if isinstance(record["content"], list) and message_identity(record) is not None:
             self._content_array(record)
             return
         self._text_event(CHANNELS[record["role"]], record)
@@ -138,7 +139,7 @@ class GeminiMapper:
         insertion replaces all visible fragments of the message with the
         authoritative blocks in array order (an empty array stays ``[]``).
         """
-        identity = repr(_message_identity(record))
+        identity = repr(message_identity(record))
         role = record["role"]
         blocks = _visible_blocks(record["content"], role)
         meta = {k: v for k, v in record.items() if k not in ("type", "role", "content", "delta")}

@@ -38,6 +38,9 @@ class ChatResponseMapper:
         self.errors: list[Any] = []
         self.joiner = FragmentJoiner()
         self.pending_calls: dict[tuple[Any, Any, Any], dict[str, Any]] = {}
+        # A streamed response may repeat its usage on several chunks (a running snapshot): the latest
+        # per response id is its usage, counted once (7.2: distinct response contributions).
+        self.chunk_usage: dict[str, dict[str, Any]] = {}
 
     def response(self, response: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
         response_id = response.get("id")
@@ -151,7 +154,17 @@ class ChatResponseMapper:
                 self._flush_calls(response_id, index, meta)
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self._add_usage(usage)
+            if response_id is None:
+                self._add_usage(usage)  # nothing tells its chunks apart from another response's
+            else:
+                mapped = _mapped_usage(usage)
+                if mapped:
+                    self.chunk_usage[repr(response_id)] = mapped
+
+    def _settle_chunk_usage(self) -> None:
+        for key, mapped in self.chunk_usage.items():
+            self.accumulator.add(mapped, identity=("chunk", key))
+        self.chunk_usage.clear()
 
     def _call_fragment(self, response_id: Any, index: Any, call: dict[str, Any], common: dict[str, Any]) -> None:
         key = (repr(response_id), repr(index), repr(call.get("index")))
@@ -183,7 +196,8 @@ class ChatResponseMapper:
             self.session.emit(make_event("tool.execution_start", data, meta))
 
     def finish(self) -> None:
-        """Starts for streamed tool calls whose stream never finished (``partial``)."""
+        """Starts for streamed tool calls whose stream never finished (``partial``); streamed usage counted."""
+        self._settle_chunk_usage()
         for key in list(self.pending_calls):
             pending = self.pending_calls.pop(key)
             data: dict[str, Any] = {}
@@ -197,13 +211,20 @@ class ChatResponseMapper:
             self.session.emit(make_event("tool.execution_start", data))
 
     def _add_usage(self, usage: Mapping[str, Any]) -> None:
-        mapped: dict[str, Any] = {}
-        if valid_count(usage.get("prompt_tokens")):
-            mapped["input_tokens"] = int(usage["prompt_tokens"])
-        if valid_count(usage.get("completion_tokens")):
-            mapped["output_tokens"] = int(usage["completion_tokens"])
+        mapped = _mapped_usage(usage)
         if mapped:
             self.accumulator.add(mapped)
 
     def usage(self) -> dict[str, Any]:
+        self._settle_chunk_usage()
         return self.accumulator.usage() if not self.accumulator.empty else {}
+
+
+def _mapped_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """A chat completion's usage in canonical names."""
+    mapped: dict[str, Any] = {}
+    if valid_count(usage.get("prompt_tokens")):
+        mapped["input_tokens"] = int(usage["prompt_tokens"])
+    if valid_count(usage.get("completion_tokens")):
+        mapped["output_tokens"] = int(usage["completion_tokens"])
+    return mapped

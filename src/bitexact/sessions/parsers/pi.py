@@ -51,6 +51,10 @@ LIFECYCLE = frozenset(
 )
 AUXILIARY_EXCLUDED = frozenset({"agent_end", "agent_settled"})
 """Terminal accounting: a session snapshot, never an auxiliary contribution (7.5)."""
+_STREAM_KINDS = frozenset({"message_update", "message_end", "turn_end"})
+_BESIDE_A_STREAM = frozenset({"queue_update", "queue", "reasoning_effort", "thinking_level_change", "extension_error"})
+"""Records a client or extension sends while a message streams (steering, a setting, an extension's
+error): they do not end the stream, so its finalized message still replaces the fragments (5.3)."""
 V3_TYPES = frozenset({"session", "message_start", "message_update", "message_end", "turn_end", "tool_execution_start", "tool_execution_update", "tool_execution_end", "extension_error"}) | LIFECYCLE
 FLAT_TYPES = frozenset({"init", "assistant", "tool_use", "tool_result", "result"})
 
@@ -115,7 +119,10 @@ class PiMapper:
     # -- dispatch ---------------------------------------------------------
     def map(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
-        if kind not in ("message_update", "message_end", "turn_end"):
+        error = kind == "error" and ("error" in record or "message" in record)
+        if not (is_native_event(record) or is_v3_record(record) or is_flat_record(record) or error):
+            return False  # unrecognized (an RPC acknowledgement, say): it does not end a message's stream
+        if kind not in _STREAM_KINDS and kind not in _BESIDE_A_STREAM:
             self.flush_stream()
         if is_native_event(record):
             if isinstance(kind, str) and kind.startswith("pi."):
@@ -129,10 +136,8 @@ class PiMapper:
         if is_flat_record(record):
             getattr(self, f"_flat_{kind}")(record)
             return True
-        if kind == "error" and ("error" in record or "message" in record):
-            self._error_record(record)
-            return True
-        return False
+        self._error_record(record)
+        return True
 
     # -- v3 ---------------------------------------------------------------
     def _v3_session(self, record: dict[str, Any]) -> None:
