@@ -25,7 +25,7 @@ VISA = "4111 1111 1111 1111"
 @pytest.mark.parametrize("pattern", [r"[\d-z]{4}", r"[A-Z\w-x]{3}"])
 def test_a_custom_class_with_an_escape_before_a_hyphen_is_refused_as_a_policy_error(pattern: str) -> None:
     # docs/capture.md: "Raises PolicyError(field, reason) for anything unusable"; the contract:
-    # "everything else refused at load with the reason". Today: re.error escapes from re.compile.
+    # "everything else refused at load with the reason". Before the fix: re.error escapes from re.compile.
     with pytest.raises(PolicyError) as refused:
         parse_policy({"detectors": {"custom": [{"name": "acct", "pattern": pattern}]}})
     assert refused.value.field == "detectors.custom[0].pattern"
@@ -91,7 +91,7 @@ class _Tool(enum.StrEnum):
 def test_a_where_clause_matches_a_str_subclass_by_its_json_value() -> None:
     # "where holds on the step's own top-level fields (JSON equality)"; a StrEnum member is
     # stored as the plain string it is ("A value of a subclass of str ... is read as the plain
-    # value it is stored as"). Today the hash-only rule is skipped and the result kept raw.
+    # value it is stored as"). Before the fix the hash-only rule is skipped and the result kept raw.
     policy = parse_policy({"fields": [
         {"kind": "tool_call", "where": {"tool": "kyc_lookup"}, "path": "result", "mode": "hash-only"},
         {"kind": "*", "path": "*", "mode": "scrub"},
@@ -130,7 +130,7 @@ def test_an_ssn_under_a_key_naming_ssn_is_scrubbed(data: dict, field: str) -> No
 )
 def test_a_card_number_after_an_amount_is_scrubbed(text: str) -> None:
     # "card numbers ... are scrubbed everywhere" under the shipped default. Only the fraction
-    # digits (the "50" of 12.50) are no card number; the run after it is skipped whole today.
+    # digits (the "50" of 12.50) are no card number; the run after it is skipped whole before the fix.
     policy = load_policy("default")
     scrubbed, found = scrub_text(policy, text)
     assert found == {"pan": 1}, scrubbed

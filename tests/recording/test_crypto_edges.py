@@ -50,7 +50,7 @@ def _invoke(home: Path, *args: str, env: dict[str, str] | None = None):
 def test_from_pem_of_unsupported_key_type_is_key_material_error() -> None:
     """SigningKey.from_pem promises KeyMaterialError for anything that is not an ed25519 PEM key.
 
-    Today `cryptography`'s UnsupportedAlgorithm escapes it (only ValueError and
+    Before the fix `cryptography`'s UnsupportedAlgorithm escapes it (only ValueError and
     TypeError are caught).
     """
     with pytest.raises(KeyMaterialError):
@@ -83,7 +83,7 @@ def test_host_key_of_data_directory_dot_is_beside_it_not_refused(
     """BITEXACT_HOME=. (or --home .) names the current directory as the data directory.
 
     capture-controls.md: the host key is "<data directory>.host.key beside the
-    data directory". For data directory /x/data that is /x/data.host.key. Today
+    data directory". For data directory /x/data that is /x/data.host.key. Before the fix
     host_key_path takes Path(".").name (empty) and Path(".").parent ("."), so the
     key would be ./.host.key *inside* the data directory, and load_host_key
     refuses with HostKeyError: no journal can be sealed at all.

@@ -44,7 +44,7 @@ def test_identity_judges_a_number_inside_scope_as_a_number_never_as_its_text() -
 
 def test_identity_with_a_refused_negative_zero_is_declared_never_raised() -> None:
     # Non-strict: "a recording failure becomes a Gap ... what the agent sends, receives and raises never
-    # changes". Today the withheld digest's canonicalization of -0.0 raises CanonicalizationError at the agent.
+    # changes". Before the fix the withheld digest's canonicalization of -0.0 raises CanonicalizationError at the agent.
     with bitexact.run() as r:
         r.identity(principal="svc:a", on_behalf_of=-0.0)
     kinds = [e["kind"] for e in entries(r.run_id)]
@@ -108,7 +108,7 @@ def test_a_context_whose_content_is_neither_text_nor_a_mapping_is_refused_naming
 
 def test_binds_step_refuses_a_handle_of_another_run() -> None:
     # binds_step "names the step under review (or its handle)": a handle of another run names a step of that
-    # run; today its step number is written into this run, binding an unrelated (or missing) step.
+    # run; before the fix its step number is written into this run, binding an unrelated (or missing) step.
     with bitexact.run(name="proposer") as a:
         for i in range(4):
             a.marker(f"step {i}")
@@ -127,7 +127,7 @@ class _Unprintable(Exception):
 
 def test_a_check_that_raised_reraises_its_own_exception_even_when_its_message_cannot_be_read() -> None:
     # docs/sdk.md: r.check "records what it returned (or `error` if it raised, re-raising)"; non-strict
-    # "what the agent ... raises never changes". Today policy_check_data's str(outcome) raises first.
+    # "what the agent ... raises never changes". Before the fix policy_check_data's str(outcome) raises first.
     def limit() -> str:
         raise _Unprintable()
 
