@@ -43,7 +43,7 @@ SECRETS_FUNCTIONS: Final[tuple[str, ...]] = (
 
 _lock = threading.Lock()
 _users = 0
-_saved: list[tuple[Any, str, Any]] = []
+_saved: list[tuple[Any, Any, Any]] = []  # (module, name, original), or (copyreg's table, type, entry)
 # A type alias (not a Final variable) so that it can be the base class of RecordingDatetime.
 _ORIGINAL_DATETIME: TypeAlias = _datetime.datetime
 
@@ -119,7 +119,9 @@ def _reduce_datetime(value: _datetime.datetime) -> tuple[Any, tuple[Any, ...]]:
     """Pickle (and copy) a datetime while ``datetime.datetime`` is the stand-in: pickle saves a class by
     looking its name up, and ``datetime.datetime`` no longer names the real one. It is saved as the
     stand-in, which makes a real datetime again."""
-    return RecordingDatetime, value.__reduce__()[1]
+    reduced = value.__reduce__()
+    assert isinstance(reduced, tuple)  # a datetime reduces to (class, state), never to a name
+    return RecordingDatetime, tuple(reduced[1])
 
 
 def _targets() -> list[tuple[Any, str, Any]]:
