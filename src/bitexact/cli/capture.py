@@ -569,8 +569,8 @@ def capture_journal(
         _list_slots(app, file, host_key_file, as_json=as_json, asked=show or output is not None)
         return
     if output is not None:
+        _check_output(output, file, force)  # first: "the journal itself" says more than "one of BitExact's files"
         app.refuse_own_file(output)
-        _check_output(output, file, force)
     try:
         key = _host_key_for(app, host_key_file)
         journal = _open_journal(file, key)
