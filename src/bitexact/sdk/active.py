@@ -1,10 +1,10 @@
 """Which run is recording here: the context's run, the tool running, and the SDK's own busy flag.
 
 A run is bound to the context that entered it (``contextvars``), so asyncio
-tasks started inside it record into it. A plain thread does not inherit a
-context; a thread the agent started records into the run that is open when
-exactly one run is open in the process, and into none when several are,
-rather than guess between them.
+tasks started inside it record into it, and into no other run once it has
+ended. A plain thread does not inherit a context; a thread the agent
+started records into the run that is open when exactly one run is open in
+the process, and into none when several are, rather than guess between them.
 """
 
 from __future__ import annotations
@@ -41,10 +41,16 @@ def open_runs() -> list[Run]:
 
 
 def current_run() -> Run | None:
-    """The run recording in this context, else the only open run in the process, else None."""
+    """The run recording in this context; for a context bound to no run (a plain thread), the only
+    open run in the process; else None.
+
+    A context bound to a run that has ended (a task it left running) or that
+    never started records into no run: never into another one that happens
+    to be open.
+    """
     run = _current.get()
-    if run is not None and run.open:
-        return run
+    if run is not None:
+        return run if run.open else None
     with _lock:
         return _open[0] if len(_open) == 1 else None
 

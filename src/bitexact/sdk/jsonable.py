@@ -41,6 +41,15 @@ def _text(value: str) -> str:
     return value
 
 
+def exception_message(exc: BaseException) -> str:
+    """An exception's message, even when its ``__str__`` itself raises (the agent gets its own exception
+    either way; this only describes it)."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001
+        return f"<{type(exc).__qualname__} whose message could not be read>"
+
+
 def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()) -> Any:
     """``value`` as plain JSON data (dict, list, str, int, float, bool, None)."""
     if value is None or value is True or value is False:

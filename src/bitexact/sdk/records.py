@@ -22,7 +22,7 @@ from bitexact.canon import canonicalize
 from bitexact.crypto import chain_hash
 from bitexact.sdk.errors import SdkArgumentError
 from bitexact.sdk.handle import RecordHandle
-from bitexact.sdk.jsonable import to_jsonable
+from bitexact.sdk.jsonable import exception_message, to_jsonable
 
 OUTCOMES: Final[tuple[str, ...]] = ("pass", "fail", "warn", "held", "error", "unknown")
 DECIDED: Final[tuple[str, ...]] = ("pass", "fail", "warn", "held")
@@ -119,14 +119,6 @@ def check_name(check: Any) -> str:
     return _text(check, "check")
 
 
-def _message(exc: BaseException) -> str:
-    """An exception's message, even when its ``__str__`` itself raises."""
-    try:
-        return str(exc)
-    except Exception:  # noqa: BLE001 - the check's own exception is what the agent gets; this only describes it
-        return f"<{type(exc).__qualname__} whose message could not be read>"
-
-
 def policy_check_data(
     check: Any, outcome: Any, *, reason: Any = None, detail: Any = None, binds_step: Any = None,
     run_id: str | None = None,
@@ -140,7 +132,7 @@ def policy_check_data(
         record["reported"] = reported
     if isinstance(outcome, BaseException):
         record["error"] = {"type": f"{type(outcome).__module__}.{type(outcome).__qualname__}",
-                           "message": _message(outcome)}
+                           "message": exception_message(outcome)}
     reason = _optional_text(reason, "reason")
     if reason is not None:
         record["reason"] = reason

@@ -67,7 +67,7 @@ from bitexact.sdk.errors import (
 from bitexact.sdk.failures import INVALID_ARGUMENT, STORAGE_UNAVAILABLE, FailureLog, Gap, cause_of, describe
 from bitexact.sdk.handle import RecordHandle
 from bitexact.sdk.identity import COMPUTED, apply_identity_rule, identity_gap, workflow_digest
-from bitexact.sdk.jsonable import dump_json, to_jsonable
+from bitexact.sdk.jsonable import dump_json, exception_message, to_jsonable
 from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_timeout, queue_max_bytes
 from bitexact.sdk.records import (
     POLICY_CHECK_KIND,
@@ -262,9 +262,11 @@ class Run:
                 self._queue.stop()
             with self._order_large:
                 slots_files = [f for f in (self._slots, self._large_slots) if f is not None]
+            # An exit cut short (Ctrl-C during the drain) leaves entries queued: their slots stay for repair.
+            settled = self._queue is None or self._queue.idle
             for slots in slots_files:
                 # Removed only when no slot holds an entry that is not in the chain.
-                slots.close(remove=not any(name.startswith(slots.path.name) for name in self._orphans))
+                slots.close(remove=settled and not any(name.startswith(slots.path.name) for name in self._orphans))
             active.unregister(self)
             if self.capture_nondeterminism:
                 nondet.uninstall()
@@ -272,9 +274,15 @@ class Run:
 
     def _record_exception(self, exc: BaseException) -> None:
         kind = type(exc)
-        self._submit("marker", {"note": "run ended by an exception",
-                                "exception": {"type": f"{kind.__module__}.{kind.__qualname__}",
-                                              "message": to_jsonable(str(exc))}})
+        try:
+            self._submit("marker", {"note": "run ended by an exception",
+                                    "exception": {"type": f"{kind.__module__}.{kind.__qualname__}",
+                                                  "message": to_jsonable(exception_message(exc))}})
+        except Exception as failure:  # noqa: BLE001 - the run still drains and seals; the marker's loss is declared
+            if self.strict:
+                raise
+            self.failures.declare(Gap(cause_of(failure), f"the exception marker could not be recorded: "
+                                                         f"{describe(failure)}"))
 
     @property
     def steps(self) -> int:
@@ -679,7 +687,7 @@ class Run:
         check_name(check)  # a wrong name is refused before the check runs, never in place of its exception
         try:
             outcome = fn(*args, **kwargs)
-        except Exception as exc:
+        except BaseException as exc:  # KeyboardInterrupt too: the check did not decide, it ended in error
             self.policy_check(check, exc)
             raise
         self.policy_check(check, outcome)
@@ -761,7 +769,18 @@ class RunScope:
         return False
 
     def __call__(self, fn: F) -> F:
-        """Use as a decorator: each call of ``fn`` (sync or async) is one run."""
+        """Use as a decorator: each call of ``fn`` (sync or async) is one run.
+
+        A generator function is refused (``SdkArgumentError``): its body runs
+        after the call returns, between its consumer's steps, so a run around
+        the call would end before anything is recorded. Open the run inside
+        the generator (``with bitexact.run():``) or around its consumer.
+        """
+        if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+            raise SdkArgumentError(
+                f"@bitexact.run cannot wrap the generator function {getattr(fn, '__name__', fn)!r}: its body runs "
+                "after the call returns, so the run would end before it records; use `with bitexact.run():` "
+                "inside it, or around the code that consumes it", field="fn")
         if inspect.iscoroutinefunction(fn):
             @functools.wraps(fn)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:

@@ -18,6 +18,7 @@ import inspect
 import threading
 import weakref
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from typing import Any, Final, TypeVar, overload
 
 import orjson
@@ -25,6 +26,7 @@ import orjson
 from bitexact.sdk.active import current_run, current_tool, inside_tool
 from bitexact.sdk.custody import check_custody
 from bitexact.sdk.errors import CustodyHintError, SdkArgumentError
+from bitexact.sdk.jsonable import exception_message
 
 F = TypeVar("F", bound=Callable[..., Any])
 MARK: Final[str] = "__bitexact_tool__"
@@ -38,7 +40,7 @@ def error_data(error: Any) -> dict[str, str] | None:
     if error is None:
         return None
     if isinstance(error, BaseException):
-        return {"type": f"{type(error).__module__}.{type(error).__qualname__}", "message": str(error)}
+        return {"type": f"{type(error).__module__}.{type(error).__qualname__}", "message": exception_message(error)}
     if isinstance(error, Mapping):
         return {str(k): str(v) for k, v in error.items()}
     return {"type": "error", "message": str(error)}
@@ -70,6 +72,13 @@ def tool_call_data(
     if err is not None:
         data["error"] = err
     return data
+
+
+def _async_callable(func: Any) -> bool:
+    """An object whose ``__call__`` is ``async def``: calling it gives a coroutine, as a coroutine function does."""
+    if inspect.isfunction(func) or inspect.ismethod(func) or isinstance(func, type):
+        return False
+    return inspect.iscoroutinefunction(getattr(type(func), "__call__", None))
 
 
 def _register(fn: Any, custody: dict[str, str] | None, tool: str) -> Any:
@@ -110,6 +119,19 @@ def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]
     return called["args"], called["kwargs"]
 
 
+def _as_yielded(item: Any) -> Any:
+    """An item as the generator yielded it: a tool that yields one buffer again and again, changed in
+    between, must not have the last state recorded for every step."""
+    from bitexact.sdk import active
+    from bitexact.sdk.jsonable import dump_json
+
+    try:
+        with active.busy():
+            return orjson.loads(dump_json(item))
+    except Exception:  # noqa: BLE001 - recorded later from the object itself, with its gap if any
+        return item
+
+
 def _streamed(yielded: list[Any], returned: Any = None, *, closed_early: bool = False) -> dict[str, Any]:
     """A generator tool's result: what it yielded, in order, what it returned, whether its consumer left early."""
     result: dict[str, Any] = {"yielded": yielded}
@@ -145,7 +167,7 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
             except BaseException as exc:
                 run._record_tool(tool, called_args, called_kwargs, None, exc, checked, outer, observed=True)
                 raise
-            yielded.append(item)
+            yielded.append(_as_yielded(item))
             try:
                 value, step = (yield item), inner.send
             except GeneratorExit:
@@ -160,36 +182,38 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
 
 
 def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any:
-    """The async twin of :func:`_generator_wrapper`."""
+    """The async twin of :func:`_generator_wrapper`; outside a run ``asend``/``athrow``/``aclose`` reach
+    the tool as well (an ``async for`` alone would drop them), with nothing recorded."""
     @functools.wraps(func)
     async def async_generator_wrapper(*args: Any, **kwargs: Any) -> Any:
         run = current_run()
-        if run is None:
-            async for item in func(*args, **kwargs):
-                yield item
-            return
-        outer = current_tool()
-        called_args, called_kwargs = _as_called(args, kwargs)  # as called, as for any tool
+        outer = current_tool() if run is not None else None
+        called_args, called_kwargs = _as_called(args, kwargs) if run is not None else (args, kwargs)
+
+        def record(result: Any, error: BaseException | None) -> None:
+            if run is not None:
+                run._record_tool(tool, called_args, called_kwargs, result, error, checked, outer, observed=True)
+
         inner = func(*args, **kwargs)
         yielded: list[Any] = []
         step, value = inner.asend, None
         while True:
             try:
-                with inside_tool(tool):
+                with inside_tool(tool) if run is not None else nullcontext():
                     item = await step(value)
             except StopAsyncIteration:
-                run._record_tool(tool, called_args, called_kwargs, _streamed(yielded), None, checked, outer, observed=True)
+                record(_streamed(yielded), None)
                 return
             except BaseException as exc:
-                run._record_tool(tool, called_args, called_kwargs, None, exc, checked, outer, observed=True)
+                record(None, exc)
                 raise
-            yielded.append(item)
+            if run is not None:
+                yielded.append(_as_yielded(item))
             try:
                 value, step = (yield item), inner.asend
             except GeneratorExit:
                 await inner.aclose()
-                run._record_tool(tool, called_args, called_kwargs, _streamed(yielded, closed_early=True), None, checked, outer,
-                                 observed=True)
+                record(_streamed(yielded, closed_early=True), None)
                 raise
             except BaseException as exc:
                 step, value = inner.athrow, exc
@@ -224,7 +248,7 @@ def record_tool(
             wrapper: Any = _generator_wrapper(func, tool, checked)
         elif inspect.isasyncgenfunction(func):
             wrapper = _async_generator_wrapper(func, tool, checked)
-        elif inspect.iscoroutinefunction(func):
+        elif inspect.iscoroutinefunction(func) or _async_callable(func):
             @functools.wraps(func)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 run = current_run()
