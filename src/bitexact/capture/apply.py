@@ -258,14 +258,15 @@ def _context_hash_as_stored(out: dict[str, Any], fields: dict[str, dict[str, Any
         for path, declared in fields.items()
     ):
         return out
-    stored = dict(out)
-    del stored["content_hash"]
-    if "content" in stored:
+    digest: str | None = None
+    if "content" in out:
         try:
-            stored["content_hash"] = chain_hash(alg, canonicalize(stored["content"]))
+            digest = chain_hash(alg, canonicalize(out["content"]))
         except CanonicalizationError:
             pass  # the write path refuses such content anyway, naming it
-    return stored
+    # In place, every other key where it was: backfill pairs stored fields with the policy's by position.
+    return {key: (digest if key == "content_hash" else value) for key, value in out.items()
+            if key != "content_hash" or digest is not None}
 
 
 def _present(data: dict[str, Any], segments: tuple[str, ...]) -> bool:

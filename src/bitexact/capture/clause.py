@@ -71,6 +71,7 @@ class CaptureCounts:
     unscanned: int = 0
     claimed: int = 0
     under_key: dict[str, list[str]] = field(default_factory=dict)  # key id -> the first ["RUN step:path"]
+    digested: Counter[str] = field(default_factory=Counter)  # key id -> fields a gap's withheld digest covers
 
     def add_run_meta(self, run_id: str, data: object) -> None:
         """A ``run_meta`` that declares ``capture_policy: off`` marks its run."""
@@ -88,6 +89,32 @@ class CaptureCounts:
             if isinstance(path, str) and isinstance(declaration, Mapping):
                 self._add_field(run_id, step, path, declaration)
 
+    def add_gap(self, run_id: str, step: int, gap: object) -> None:
+        """A gap marker whose withheld digest is keyed: its fields are committed under that key too (whoever
+        holds it can test guesses at them), so a revoked key names them as it names hash-only fields."""
+        if not isinstance(gap, Mapping):
+            return
+        withheld = gap.get("withheld")
+        fields = gap.get("fields")
+        key_id = withheld.get("key_id") if isinstance(withheld, Mapping) else None
+        if not isinstance(key_id, str) or not key_id or not isinstance(fields, Mapping):
+            return
+        at = gap.get("step")
+        where = at if isinstance(at, int) and not isinstance(at, bool) else step
+        for path in fields:
+            if isinstance(path, str):
+                self._name_under(key_id, run_id, where, path)
+                self.digested[key_id] += 1
+
+    def _name_under(self, key_id: str, run_id: str, step: int, path: str) -> None:
+        named = self.under_key.setdefault(key_id, [])
+        if len(named) < NAMED_PER_KEY:  # bounded: a streamed verify keeps constant memory
+            named.append(f"{run_id}\x00{step}:{path}")
+
+    def under(self, key_id: str) -> int:
+        """Fields whose content a holder of ``key_id`` can test guesses at: hash-only or digested in a gap."""
+        return self.openable[key_id] + self.digested[key_id]
+
     def _add_field(self, run_id: str, step: int, path: str, declaration: Mapping[str, Any]) -> None:
         mode = declaration.get("mode")
         if mode == "scrub":
@@ -102,9 +129,7 @@ class CaptureCounts:
             key_id = declaration.get("key_id")
             if isinstance(key_id, str) and key_id and not declaration.get("unopenable"):
                 self.openable[key_id] += 1
-                named = self.under_key.setdefault(key_id, [])
-                if len(named) < NAMED_PER_KEY:  # bounded: a streamed verify keeps constant memory
-                    named.append(f"{run_id}\x00{step}:{path}")
+                self._name_under(key_id, run_id, step, path)
             else:
                 self.unopenable += 1
             if declaration.get("linkable") is True:
@@ -133,7 +158,7 @@ def _field_names(counts: CaptureCounts, key_id: str) -> str:
     for item in counts.under_key.get(key_id, []):
         run_id, _, where = item.partition("\x00")
         names.append(f"{run_id} {where}" if several else where)
-    more = counts.openable[key_id] - len(names)
+    more = counts.under(key_id) - len(names)
     if more > 0:
         names.append(f"and {more:,} more")
     return ", ".join(names)
@@ -163,9 +188,9 @@ def clause_text(counts: CaptureCounts, revoked: Mapping[str, str]) -> str | None
         parts.append(f"{_plural(counts.unscanned, 'field')} kept unscanned (bytes no detector reads)")
     if counts.claimed:
         parts.append(f"{_plural(counts.claimed, 'field')} claimed cleaned upstream (asserted, not checked)")
-    for key_id in sorted(k for k in counts.openable if k in revoked):
+    for key_id in sorted(k for k in {*counts.openable, *counts.digested} if k in revoked):
         parts.append(
-            f"{_plural(counts.openable[key_id], 'field')} committed under revoked key {short_key(key_id)}"
+            f"{_plural(counts.under(key_id), 'field')} committed under revoked key {short_key(key_id)}"
             f" (guessable by its holder from {revoked[key_id]}: {_field_names(counts, key_id)})"
         )
     return ", ".join(parts) if parts else None
@@ -210,10 +235,15 @@ class CaptureClause:
             self.counts.add_run_meta(run, entry.get("data"))
         if "capture" in entry:
             self.counts.add_block(run, step, entry["capture"])
+        if entry.get("kind") == "marker":
+            data = entry.get("data")
+            if isinstance(data, Mapping):
+                self.counts.add_gap(run, step, data.get("gap"))
 
     def clause(self) -> str | None:
         """The text after ``, `` on the OK line, or ``None``."""
-        return clause_text(self.counts, self.revoked if self.counts.openable else {})
+        keyed = self.counts.openable or self.counts.digested
+        return clause_text(self.counts, self.revoked if keyed else {})
 
     def scope_lines(self) -> Sequence[str]:
         """At most one line: the scope the verdict states, printed after it."""

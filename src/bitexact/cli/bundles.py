@@ -148,7 +148,7 @@ def _print_verdict(verdict: Verdict) -> None:
                    "under). Recorded on the run's custody chain first.")
 @click.option("--open-withheld", "open_withheld_step", metavar="STEP",
               help="Test the exact bytes of --candidate-file against what the gap at STEP withheld.")
-@click.option("--candidate-file", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--candidate-file", type=click.Path(path_type=Path),  # a directory is refused as unreadable: exit 1
               help="The candidate: the value as JSON for --open, exact bytes for --open-withheld.")
 @click.option("--by", "by", help="Who is testing the candidate (recorded on the custody chain).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
@@ -208,7 +208,12 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     if not as_json:
         _print_verdict(verdict)
     assert candidate_file is not None and by is not None
-    result = _open(app, target, open_field_ref, withheld_step, candidate_file, by)
+    try:
+        result = _open(app, target, open_field_ref, withheld_step, candidate_file, by)
+    except (BitExactError, ValueError) as exc:  # the test cannot be made: exit 1, the verdict still printed
+        if as_json:
+            print_json({**_verdict_json(verdict), "opening": None, "error": str(exc)})
+        fail(str(exc), code=EXIT_FAIL)
     if as_json:
         print_json({**_verdict_json(verdict), "opening": result.to_json()})
     else:
@@ -248,17 +253,15 @@ def _check_opening_options(field_ref: str | None, withheld_step: str | None, can
 
 def _open(app: AppContext, run_id: str, field_ref: str | None, withheld_step: int | None, candidate_file: Path,
           by: str) -> OpeningResult:
-    try:
-        policy = load_policy()
-        raw = read_candidate_bytes(candidate_file)
-        if field_ref is not None:
-            step, path = parse_field(field_ref)
-            return open_hash_only(app.store, run_id, step, path, parse_candidate(raw, str(candidate_file)),
-                                  by=by, policy=policy)
-        assert withheld_step is not None
-        return open_withheld_gap(app.store, run_id, withheld_step, raw, by=by, policy=policy)
-    except (BitExactError, ValueError) as exc:
-        fail(str(exc), code=EXIT_FAIL)
+    """Make the test; raises ``BitExactError``/``ValueError`` when it cannot be made."""
+    policy = load_policy()
+    raw = read_candidate_bytes(candidate_file)
+    if field_ref is not None:
+        step, path = parse_field(field_ref)
+        return open_hash_only(app.store, run_id, step, path, parse_candidate(raw, str(candidate_file)),
+                              by=by, policy=policy)
+    assert withheld_step is not None
+    return open_withheld_gap(app.store, run_id, withheld_step, raw, by=by, policy=policy)
 
 
 def _in_store(app: AppContext, run_id: str) -> bool:

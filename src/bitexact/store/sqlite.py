@@ -505,7 +505,7 @@ class SQLiteStore(Store):
     def entry(self, run_id: str, step: int) -> dict[str, Any]:
         _check_index(step, "step")
         with self._read() as conn:
-            row = conn.execute("SELECT body FROM entries WHERE run_id = ? AND step = ?", (run_id, step)).fetchone()
+            row = _entry_row(conn, run_id, step)
             known = row is not None or _run_exists(conn, run_id)
         if not known:
             raise _not_found(run_id)
@@ -519,7 +519,7 @@ class SQLiteStore(Store):
         if fields.step != step:
             raise RecordError(f"entry.step is {fields.step} but step {step} is being rewritten", field="step")
         with self._write() as conn:
-            row = conn.execute("SELECT body FROM entries WHERE run_id = ? AND step = ?", (run_id, step)).fetchone()
+            row = _entry_row(conn, run_id, step)
             if row is None:
                 raise _not_found(run_id) if not _run_exists(conn, run_id) else EntryNotFoundError(
                     f"run {run_id} has no step {step}"
@@ -714,6 +714,18 @@ def _stale(run_id: str, entry: EntryFields, head: _Head) -> StaleHeadError:
         f" (steps {head.steps}, head {head.hash[:16]}…); another writer appended first -"
         " reload the head and rebuild the entry"
     )
+
+
+_MAX_SQLITE_INTEGER: Final[int] = 2**63 - 1
+
+
+def _entry_row(conn: sqlite3.Connection, run_id: str, step: int) -> tuple[Any, ...] | None:
+    """The stored body of one step; None when there is none (a step past SQLite's integers included)."""
+    if step > _MAX_SQLITE_INTEGER:
+        return None
+    row: tuple[Any, ...] | None = conn.execute(
+        "SELECT body FROM entries WHERE run_id = ? AND step = ?", (run_id, step)).fetchone()
+    return row
 
 
 def _check_index(value: object, name: str) -> None:
