@@ -48,6 +48,9 @@ from bitexact.store import Store
 
 PRODUCT_KEYS: Final[frozenset[str]] = frozenset({"aer_source"})
 """Top-level keys of any entry that are the product's own declarations, never an agent's value."""
+IMPORTED_KEYS: Final[frozenset[str]] = frozenset({"source"})
+"""The same, in the entries of an imported run (``run_meta.import``): the importer's ``source`` block
+(a file's digest and name), written after the capture policy ran."""
 GAP_KEY: Final[str] = "gap"
 
 
@@ -164,14 +167,17 @@ def _positions(original: dict[str, Any], stored: dict[str, Any]) -> Iterator[_Po
             yield _Position(escape(key), value, escape(new_key), new_value, new_key != key)
 
 
-def entry_fields(policy: CapturePolicy, entry: Mapping[str, Any], skip: set[tuple[int, str]]) -> list[BackfillField]:
-    """The committed paths of one stored entry that the policy would store differently."""
+def entry_fields(policy: CapturePolicy, entry: Mapping[str, Any], skip: set[tuple[int, str]],
+                 own: frozenset[str] = frozenset()) -> list[BackfillField]:
+    """The committed paths of one stored entry that the policy would store differently (``own``: more
+    top-level keys that are the product's own, as :data:`IMPORTED_KEYS` in an imported run)."""
     kind = entry.get("kind")
     data = entry.get("data")
     step = entry.get("step")
     if kind in AUDIT_KINDS or kind not in GOVERNED_KINDS or not isinstance(data, dict) or not isinstance(step, int):
         return []
-    scanned = {k: v for k, v in data.items() if k not in PRODUCT_KEYS and not (kind == "marker" and k == GAP_KEY)}
+    scanned = {k: v for k, v in data.items()
+               if k not in PRODUCT_KEYS and k not in own and not (kind == "marker" and k == GAP_KEY)}
     if COLLECTOR_ONLY in scanned:
         # The write path refuses such data, so a stored entry holding it did not come through it.
         raise BackfillError(f"step {step}: its data holds {COLLECTOR_ONLY!r}, which no entry written by the"
@@ -209,8 +215,12 @@ def plan_backfill(store: Store, run_id: str, policy: CapturePolicy) -> BackfillP
     skip = claimed_tokens(store.entries(run_id))
     keyless = dataclasses.replace(policy, key=None)  # never use the key to find a placeholder
     fields: list[BackfillField] = []
+    own: frozenset[str] = frozenset()
     for entry in store.entries(run_id):
-        fields.extend(entry_fields(keyless, entry, skip))
+        data = entry.get("data")
+        if entry.get("kind") == "run_meta" and isinstance(data, dict) and isinstance(data.get("import"), dict):
+            own = IMPORTED_KEYS
+        fields.extend(entry_fields(keyless, entry, skip, own))
     return BackfillPlan(run_id, policy.digest, tuple(fields))
 
 

@@ -97,27 +97,38 @@ class RunWriter:
         ctx: str | None = None,
         hints: dict[str, Any] | None = None,
         force_checkpoint: bool = False,
+        own: dict[str, Any] | None = None,
     ) -> AppendResult:
         """Apply the capture policy, build the next entry and append it durably.
 
         ``hints`` are the agent's custody hints ({path: "scrub" | "hash-only" |
-        "scrubbed-upstream[:TOOL]"}). Gaps the policy declares are recorded as
-        ``marker`` entries right after the entry; an entry the policy withholds
-        whole (an invalid hint) is replaced by its gap. Refuses a non-audit
-        entry after the seal. On a head moved by another process it reloads the
-        head and rebuilds (new salts, new prev).
+        "scrubbed-upstream[:TOOL]"}). ``own`` holds top-level keys the door
+        itself adds (an importer's ``source`` block: a file's digest and
+        name), set after the policy has run, so a detector never rewrites the
+        product's own declaration (a digest's digits read as a card number).
+        Gaps the policy declares are recorded as ``marker`` entries right
+        after the entry; an entry the policy withholds whole (an invalid hint)
+        is replaced by its gap. Refuses a non-audit entry after the seal. On a
+        head moved by another process it reloads the head and rebuilds (new
+        salts, new prev).
         """
-        return self._write(self._screened(kind, data, prov, ctx, hints, force_checkpoint))[0]
+        return self._write(self._screened(kind, data, prov, ctx, hints, force_checkpoint, own))[0]
 
-    def append_batch(self, items: Sequence[tuple[str, dict[str, Any], str | None]]) -> list[AppendResult]:
+    def append_batch(
+        self, items: Sequence[tuple[str, dict[str, Any], str | None]],
+        own: Sequence[dict[str, Any] | None] | None = None,
+    ) -> list[AppendResult]:
         """Append several ``(kind, data, prov)`` entries through the policy in ONE durable commit.
 
         All land or none do (with their gap markers). For a door with many
         entries ready at once (a session import, a batch of relayed events):
-        one fsync instead of one per entry. Returns one result per entry
+        one fsync instead of one per entry. ``own`` gives each entry's own
+        keys, as :meth:`append` takes them. Returns one result per entry
         written, gap markers included.
         """
-        staged = [part for kind, data, prov in items for part in self._screened(kind, data, prov, None, None, False)]
+        owns = own if own is not None else [None] * len(items)
+        staged = [part for (kind, data, prov), mine in zip(items, owns)
+                  for part in self._screened(kind, data, prov, None, None, False, mine)]
         return self._write(staged)
 
     def append_each(
@@ -147,12 +158,14 @@ class RunWriter:
         ctx: str | None,
         hints: dict[str, Any] | None,
         force_checkpoint: bool,
+        own: dict[str, Any] | None = None,
     ) -> list[_Staged]:
         """What the policy makes of one entry: the entry itself (unless withheld whole), then its gaps."""
         captured = apply_policy(self.recorder.policy, kind, data, hints=hints, alg=self.recorder.alg)
         staged: list[_Staged] = []
         if not captured.withheld:
-            staged.append(_Staged(kind, captured.data, prov, ctx, captured.block, force_checkpoint))
+            kept = {**captured.data, **own} if own else captured.data
+            staged.append(_Staged(kind, kept, prov, ctx, captured.block, force_checkpoint))
         for gap in captured.gaps:
             # The gap's step is filled in at write time: it is the entry just before it.
             staged.append(_Staged("marker", {"gap": {**gap, "kind": kind}}, None, None, None, False,

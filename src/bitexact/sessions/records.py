@@ -62,9 +62,12 @@ class Item:
 def decode_json(text: str) -> Any:
     """Decode one JSON document with the stdlib decoder, refusing NaN/Infinity.
 
-    Raises ``ValueError`` on malformed input.
+    Raises ``ValueError`` on malformed input, a document nested too deep to decode included.
     """
-    return _strict_decoder.decode(text)
+    try:
+        return _strict_decoder.decode(text)
+    except RecursionError:
+        raise ValueError("nested too deep to decode") from None
 
 
 def raw_decode_at(text: str, start: int) -> tuple[Any, int]:

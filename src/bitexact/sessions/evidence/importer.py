@@ -48,12 +48,16 @@ def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
     Scans the runs' store metadata (O(runs), no entry reads) for the digest
     in the name :func:`run_name` gives, then confirms it in the candidate's
     ``run_meta`` (the chain, not the free-text name, is authoritative). A run
-    whose import stopped before its run_meta recorded nothing and is ignored.
+    with no name (its name redacted since, or never given) is confirmed the
+    same way, so a redaction of ``0:name`` never lets the same bytes in twice.
+    A run whose import stopped before its run_meta recorded nothing and is
+    ignored.
     """
     for info in store.runs():
         name = info.meta.get("name") if isinstance(info.meta, dict) else None
         match = _NAME_DIGEST.search(name) if isinstance(name, str) else None
-        if match is None or match.group(1) != sha256 or info.steps == 0:
+        named_it = match is not None and match.group(1) == sha256
+        if info.steps == 0 or not (named_it or name is None):
             continue
         try:
             meta = store.entry(info.run_id, 0)
@@ -105,6 +109,8 @@ def diagnostics_marker(source: SessionSource) -> dict[str, Any]:
     }
 
 
+SOURCE_KEY: Final[str] = "source"
+"""The importer's own block in an event entry (and the reader's gap marker): digest, name, engine, line."""
 IMPORT_CHUNK: Final[int] = 256
 """Events per commit during an import."""
 
@@ -131,16 +137,25 @@ def _under_policy(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
+def _split_own(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An entry's data without the importer's ``source`` block, and that block: the block is the
+    product's own declaration, added after the capture policy has run (a detector would read a
+    digest's digits as a card number)."""
+    rest = {key: value for key, value in data.items() if key != SOURCE_KEY}
+    return rest, ({SOURCE_KEY: data[SOURCE_KEY]} if SOURCE_KEY in data else {})
+
+
 def _append_one_by_one(writer: RunWriter, source: SessionSource, chunk: list[tuple[Any, str, dict[str, Any]]]) -> None:
     for item, kind, data in chunk:
+        rest, own = _split_own(data)
         try:
-            writer.append(kind, data, prov=EVENT_PROV)
+            writer.append(kind, rest, prov=EVENT_PROV, own=own)
         except CanonicalizationError:
             # A value canonical JSON refuses that the fitting pass does not
             # catch (keys colliding once surrogate pairs fold): keep the
             # event as JSON text rather than dropping it.
-            writer.append(kind, _under_policy(writer.recorder, entry_data(source, item, as_text=True)),
-                          prov=EVENT_PROV)
+            rest, own = _split_own(_under_policy(writer.recorder, entry_data(source, item, as_text=True)))
+            writer.append(kind, rest, prov=EVENT_PROV, own=own)
 
 
 def import_session(
@@ -180,13 +195,16 @@ def import_session(
                for item in source.events]
     writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
     if source.diagnostics:
-        writer.append("marker", diagnostics_marker(source), prov=EVENT_PROV)
+        rest, own = _split_own(diagnostics_marker(source))
+        writer.append("marker", rest, prov=EVENT_PROV, own=own)
     # Events go in chunks, each chunk one durable commit (all or none).
     done = 0
     for first in range(0, len(planned), IMPORT_CHUNK):
         chunk = planned[first : first + IMPORT_CHUNK]
         try:
-            writer.append_batch([(kind, data, EVENT_PROV) for _, kind, data in chunk])
+            split = [_split_own(data) for _, _, data in chunk]
+            writer.append_batch([(kind, rest, EVENT_PROV) for (_, kind, _), (rest, _) in zip(chunk, split)],
+                                own=[own for _, own in split])
         except CanonicalizationError:
             _append_one_by_one(writer, source, chunk)
         done += len(chunk)

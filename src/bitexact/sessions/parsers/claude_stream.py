@@ -142,7 +142,7 @@ class ClaudeStreams:
                 arguments = "".join(block["json"])
                 try:
                     data["input"] = decode_json(arguments)
-                except ValueError:
+                except (ValueError, RecursionError):
                     data["argumentsText"] = arguments
                 data.update(common)
                 data["contentIndex"] = index

@@ -321,7 +321,7 @@ def _collab_fields(item: Mapping[str, Any]) -> dict[str, Any]:
 def _arguments(text: str) -> Any:
     try:
         return decode_json(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
 
 

@@ -271,7 +271,7 @@ class CopilotParser:
             if located.startswith("{"):
                 try:
                     value = decode_json(located)
-                except ValueError:
+                except (ValueError, RecursionError):
                     session.diagnostics.add(f"line {index + 1}: malformed or truncated JSON record skipped")
                 else:
                     if isinstance(value, dict):
@@ -310,7 +310,7 @@ class CopilotParser:
         start = offset + len(line) - len(line.lstrip())
         try:
             value, end = _RAW_DECODE(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if not isinstance(value, list):
             return None

@@ -117,7 +117,7 @@ class ChatResponseMapper:
                 if isinstance(arguments, str):
                     try:
                         data["input"] = decode_json(arguments)
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         data["input"] = arguments
                 else:
                     data["input"] = arguments
@@ -190,7 +190,7 @@ class ChatResponseMapper:
             text = "".join(pending["arguments"])
             try:
                 data["input"] = decode_json(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 data["input"] = text
             data.update(pending["common"])
             self.session.emit(make_event("tool.execution_start", data, meta))

@@ -276,5 +276,5 @@ def _arguments(arguments: Any) -> Any:
         return arguments
     try:
         return decode_json(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):
         return arguments

@@ -96,12 +96,15 @@ def read_file(root: Path, relative: str) -> bytes:
 
 
 def list_dir(root: Path, relative: str, *, limit: int) -> tuple[list[str], bool, list[str]]:
-    """Entries of a directory below ``root``: (names, truncated, refused symlinks).
+    """Entries of a directory below ``root``: (names, truncated, refused symlinks; ``[""]`` when the
+    directory itself is one).
 
     Names are sorted so enumeration is deterministic; at most ``limit``
     entries are returned and ``truncated`` reports a hit traversal limit.
     """
     status = probe(root, relative)
+    if status.kind == "symlink":
+        return [], False, [""]  # the directory itself is a link: refused, and said so ("" names it)
     if status.kind != "other" or not (root / relative).is_dir():
         return [], False, []
     try:

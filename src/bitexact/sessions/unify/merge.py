@@ -138,8 +138,14 @@ class _Context:
         self.warnings.append(CollectionWarning(code, spec.name, spec.component, message, path))
 
 
-def _read_optional(root: Path, relative: str) -> bytes | None:
+def _read_optional(root: Path, relative: str, refused: list[CollectionWarning] | None = None,
+                   source: str = "", component: str = "") -> bytes | None:
+    """An optional file's bytes, or None; a symbolic link is never followed, and with ``refused`` given
+    it is reported there (a ``symlink_refused`` warning of ``source``) rather than read as absent."""
     status = probe(root, relative)
+    if status.kind == "symlink" and refused is not None:
+        refused.append(CollectionWarning("symlink_refused", source, component, "symbolic link not followed",
+                                         relative))
     if status.kind != "file":
         return None
     try:
@@ -251,9 +257,9 @@ def _read_agent(ctx: _Context, spec: SourceSpec) -> list[SourceBuilder]:
 
 def _read_copilot_sessions(ctx: _Context, spec: SourceSpec, candidate: Candidate) -> list[SourceBuilder]:
     names, truncated, refused = list_dir(ctx.root, candidate.path, limit=SESSION_DIR_LIMIT)
-    for name in refused:
+    for name in refused:  # "" is the directory itself
         ctx.warn(spec, "symlink_refused", "session directory is a symbolic link; not followed",
-                 f"{candidate.path}/{ctx.redactor.text(name)}")
+                 f"{candidate.path}/{ctx.redactor.text(name)}" if name else candidate.path)
     if truncated:
         ctx.warn(spec, "traversal_limit",
                  f"more than {SESSION_DIR_LIMIT} session directories; the rest were not read", candidate.path)
@@ -307,7 +313,7 @@ def _model_config(ctx: _Context) -> SourceBuilder | None:
     runtime: SourceBuilder | None = None
     target: SourceBuilder | None = None
     config: Any = MISSING
-    raw = _read_optional(ctx.root, RUNTIME_AW_INFO.path)
+    raw = _read_optional(ctx.root, RUNTIME_AW_INFO.path, ctx.warnings, spec.name, spec.component)
     if raw is not None and not blank(raw):
         runtime = ctx.builder(spec, RUNTIME_AW_INFO)
         document = json_document(runtime, raw)
@@ -411,7 +417,7 @@ def _execution(ctx: _Context) -> SourceBuilder | None:
     spec = SourceSpec("agent.execution", "execution", (), "")
     carrier = ctx.derived(spec.name, "execution", "agent", "")
     for path in EXIT_CODE_CANDIDATES:
-        raw = _read_optional(ctx.root, path)
+        raw = _read_optional(ctx.root, path, ctx.warnings, spec.name, spec.component)
         if raw is not None:
             if not execution.add_exit_file(evidence, raw.decode("utf-8", errors="replace"), path):
                 carrier.path = path
@@ -421,7 +427,7 @@ def _execution(ctx: _Context) -> SourceBuilder | None:
         for snapshot in ctx.snapshots:
             execution.add_snapshot(evidence, snapshot.get("data", {}), ctx.agent_path)
     for path in AGENT_ERRORS_CANDIDATES:
-        raw = _read_optional(ctx.root, path)
+        raw = _read_optional(ctx.root, path, ctx.warnings, "agent.errors", "execution")
         if raw is not None:
             errors_builder = ctx.derived("agent.errors", "execution", "agent", path)
             for _ordinal, _line, record in json_lines(errors_builder, raw):
@@ -499,10 +505,11 @@ def collect(
     root = Path(root)
     if not root.is_dir():
         raise UnifyError(f"{root}: artifact directory not found")
-    stdio = _read_optional(root, STDIO_PATH)
+    refused: list[CollectionWarning] = []
+    stdio = _read_optional(root, STDIO_PATH, refused, "agent.stdio", "agent")
     registered = list(masks) + masks_from_log(stdio.decode("utf-8", errors="replace") if stdio else "")
     ctx = _Context(root, Redactor(registered), dict(os.environ if env is None else env), pricing,
-                   stdio is not None, spill_dir)
+                   stdio is not None, spill_dir, warnings=refused)
     del stdio
     selected: list[SourceBuilder] = []
     try:
