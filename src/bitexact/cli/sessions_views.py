@@ -263,6 +263,9 @@ def validate_command(kind: str, path: Path) -> None:
 @sessions_group.command("conformance")
 def conformance_command() -> None:
     """Run the session test suite and print the conformance report (class, engines, every requirement)."""
-    report = conformance_report()
+    try:
+        report = conformance_report()
+    except (RuntimeError, OSError) as exc:  # the suite could not run at all: said in one line
+        fail(f"the session test suite could not run: {exc}", code=EXIT_INPUT)
     click.echo(report.text(), nl=False)
     sys.exit(0 if report.ok else EXIT_FAIL)

@@ -23,6 +23,8 @@ Inputs are never modified.
 
 from __future__ import annotations
 
+import json
+
 import math
 import os
 import re
@@ -175,7 +177,33 @@ def _decode(line: bytes, number: int) -> Any:
     try:
         return loads(line)
     except StrictJSONError as exc:
-        raise CompactSourceError(f"line {number}: invalid record ({exc.message.split(':')[0]})") from None
+        if exc.message != _OVERFLOW:
+            raise CompactSourceError(f"line {number}: invalid record ({exc.message.split(':')[0]})") from None
+    # A number literal too large for a double (1e400) is valid JSON that reads as infinite: the record
+    # stands, and the non-finite value is omitted by the projection (T-UAS-076), never the whole file.
+    # Read again as strictly in every other way (no NaN or Infinity, no repeated key).
+    try:
+        return _OVERFLOW_DECODER.decode(line.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise CompactSourceError(f"line {number}: invalid record ({exc})") from None
+
+
+_OVERFLOW = "non-finite number is not allowed"
+"""What the strict reader says of a number literal that overflows a double, and of nothing else."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("duplicate key")
+    return out
+
+
+_OVERFLOW_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_unique)
 
 
 def compact(path: Path) -> dict[str, Any]:
@@ -238,6 +266,10 @@ def compact(path: Path) -> dict[str, Any]:
     if not skipping and line.strip() and consumed == snapshot:
         # A final unterminated record counts only when it reaches the snapshotted end.
         budget.offer(_decode(bytes(line), number + 1))
+    if skipping and consumed == snapshot:
+        # The same record, too long to keep: a completed oversized line, lost and reported as such
+        # (one cut off by the scan limit is not complete, and counts under scanTruncated instead).
+        oversized += 1
     return budget.result(oversized=oversized, scan_truncated=scan_truncated, omitted_extra=oversized)
 
 

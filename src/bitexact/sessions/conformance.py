@@ -182,6 +182,12 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -
         _RESULTS[item.nodeid] = {"ids": sorted(set(ids)), "outcome": "not run"}
 
 
+def pytest_collectreport(report: Any) -> None:
+    """A module that does not even collect is a failure of the suite (its tests never ran)."""
+    if report.failed:
+        _RESULTS[f"{report.nodeid or '<collection>'} (collection)"] = {"ids": [], "outcome": "failed"}
+
+
 def pytest_runtest_logreport(report: Any) -> None:
     """Fold setup/call/teardown reports into one outcome per test."""
     entry = _RESULTS.setdefault(report.nodeid, {"ids": [], "outcome": "not run"})

@@ -284,8 +284,29 @@ def _number_bound(key: str, test: Callable[[float, float], bool], word: str) -> 
     return build
 
 
+def _ecma_anchors(pattern: str) -> str:
+    """``pattern`` with each ``$`` outside a class made ``\\Z``: in ECMA-262 (what Draft-07 patterns are)
+    ``$`` matches only at the end, where Python's ``$`` also matches before a final newline."""
+    out: list[str] = []
+    escaped = in_class = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "$":
+            out.append("\\Z")
+            continue
+        out.append(char)
+    return "".join(out)
+
+
 def _b_pattern(c: Compiler, s: dict[str, Any]) -> Check:
-    regex = re.compile(s["pattern"])
+    regex = re.compile(_ecma_anchors(s["pattern"]))
 
     def check(value: Any, at: str, errors: list[str]) -> None:
         if isinstance(value, str) and not regex.search(value):

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Required, TypeAlias, TypedDict, Union
 
+from bitexact.sessions.unified_model import Count
+
 JSONValue: TypeAlias = Union[None, bool, int, float, str, list[Any], dict[str, Any]]
 """Any JSON-compatible value (structured tool inputs/outputs stay structured)."""
 
@@ -57,12 +59,12 @@ class Usage(TypedDict, total=False):
     that became unavailable because an aggregate passed 2**53-1.
     """
 
-    input_tokens: int
-    output_tokens: int
-    reasoning_output_tokens: int
-    cache_creation_input_tokens: int
-    cache_read_input_tokens: int
-    total_tokens: int
+    input_tokens: Count
+    output_tokens: Count
+    reasoning_output_tokens: Count
+    cache_creation_input_tokens: Count
+    cache_read_input_tokens: Count
+    total_tokens: Count
     input_tokens_include_cache: bool
     overflowed_tokens: list[str]
 
@@ -151,7 +153,7 @@ class ToolExecutionUpdateData(TypedDict, total=False):
 class SessionResultData(TypedDict, total=False):
     """``session.result`` payload (4.6, T-UAS-015); evidence, not a success claim."""
 
-    numTurns: int
+    numTurns: Count
     durationMs: int | float
     totalCostUsd: int | float
     status: str

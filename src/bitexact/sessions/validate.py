@@ -32,6 +32,17 @@ MAX_DIAGNOSTICS = 200
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
+
+def _whole(value: Any) -> int | None:
+    """``value`` as the integer Draft-07 takes it for (``1.0`` is the integer 1), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
 class ValidationInputError(BitExactError, ValueError):
     """The validator was asked for an unknown kind or format."""
 
@@ -156,8 +167,8 @@ class _UnifiedRules:
                        "session.format)")
             return False
         data = record.get("data")
-        version = data.get("version") if isinstance(data, dict) else None
-        if not (isinstance(version, int) and not isinstance(version, bool) and version > 0):
+        version = _whole(data.get("version") if isinstance(data, dict) else None)
+        if not (version is not None and version > 0):
             self.d.add(f"{where}: invalid file-format version (a positive integer is required)")
         elif version != FORMAT_VERSION:
             self.d.add(f"{where}: unsupported file-format version {version} (supported: {FORMAT_VERSION})")
@@ -188,9 +199,9 @@ class _UnifiedRules:
         if wrong is not None:  # a list or object cannot name a source (nor key one): reported, left out of ordering
             self.d.add(f"{where}: provenance.{wrong} must be a string, not {type(provenance.get(wrong)).__name__}")
             return
-        index = provenance.get("index")
+        index = _whole(provenance.get("index"))
         # OTLP batches are unordered: their records follow their own clocks.
-        if isinstance(index, int) and not isinstance(index, bool) and source[0] != "otel":
+        if index is not None and source[0] != "otel":
             last = self.last_index.get(source)
             if last is not None and index <= last:
                 self.d.add(f"{where}: provenance index {index} does not follow {last} "
@@ -198,9 +209,7 @@ class _UnifiedRules:
             self.last_index[source] = index
         if collector or self.count == 1:
             return
-        stamp = provenance.get("timestampMs")
-        stamp = stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else None
-        self.observed.append((where, source, stamp))
+        self.observed.append((where, source, _whole(provenance.get("timestampMs"))))
 
     def _anchors(self) -> list[int | None]:
         # The merge-only anchors of T-UAS-056 at millisecond precision: OTLP
