@@ -11,10 +11,12 @@ written twice.
 
 from __future__ import annotations
 
+import os
+import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from bitexact import config
 from bitexact.canon import canonicalize
@@ -22,6 +24,8 @@ from bitexact.capture import CaptureInputError, apply_policy
 from bitexact.crypto import chain_hash
 from bitexact.crypto.hostkey import HostKey, load_host_key
 from bitexact.errors import BitExactError, CanonicalizationError, EvidenceError
+from bitexact.evidence.paths import split_path
+from bitexact.private_files import fsync_directory
 from bitexact.recording.audit import check_repair, record_repair
 from bitexact.recording.journal import (
     JournalError,
@@ -32,7 +36,6 @@ from bitexact.recording.journal import (
     remove_journal,
 )
 from bitexact.recording.journal_slots import has_full_slot, read_slots, slot_files
-from bitexact.evidence.paths import split_path
 from bitexact.recording.writer import Recorder
 from bitexact.store import RecordError
 
@@ -144,8 +147,10 @@ def _without(data: Any, paths: list[str]) -> Any:
 
 
 def _gather(paths: list[Path], slots: list[Path], run_id: str, host_key: HostKey,
-            unreadable: dict[str, str], discarded: list[str]) -> list[_Orphan]:
-    """Every orphan that opens, in record order; the rest sorted into ``unreadable`` and ``discarded``."""
+            unreadable: dict[str, str], discarded: list[str], superseded: list[str]) -> list[_Orphan]:
+    """Every orphan that opens, in record order; the rest sorted into ``unreadable``, ``discarded`` and
+    ``superseded`` (an earlier journal of an entry whose write failed, journaled again as ``unwritten``:
+    one record, one entry)."""
     found: list[_Orphan] = []
     for path in paths:
         try:
@@ -169,7 +174,56 @@ def _gather(paths: list[Path], slots: list[Path], run_id: str, host_key: HostKey
             unreadable[orphan.name] = f"holds an entry of run {orphan.record.run_id}"
         else:
             kept.append(orphan)
+    rewritten = {o.record.seq for o in kept if o.record.unwritten}
+    for orphan in [o for o in kept if o.record.seq in rewritten and not o.record.unwritten]:
+        kept.remove(orphan)
+        superseded.append(orphan.name)
     return sorted(kept, key=lambda o: (o.record.seq, o.name))
+
+
+_FOLDED_SUFFIX: Final[str] = ".folded-"
+"""A journal file whose entry a fold wrote is renamed ``<name>.folded-<step>`` at once: a fold cut short
+(the store failing mid-way) then names it as written at that step, never writes it a second time."""
+_FOLDED = re.compile(r"(\d{12}-[0-9a-f]{8}\.bxj)\.folded-(\d{1,19})")
+
+
+def _mark_folded(directory: Path, name: str, step: int) -> None:
+    """Rename a journal file just written into the chain (slots, never marked ``unwritten``, stay as they
+    are: a fold that reads one again recognizes its entry by content)."""
+    path = directory / name
+    if not path.is_file():
+        return  # a slot: <file>#<index>
+    try:
+        os.rename(path, directory / f"{name}{_FOLDED_SUFFIX}{step}")
+        fsync_directory(directory)
+    except OSError:
+        pass  # left as it is: a fold run again recognizes it by content, as before
+
+
+def _folded_marks(directory: Path) -> list[tuple[str, int, Path]]:
+    """Journals a fold cut short had written: (name, step, path), in record order."""
+    if not directory.is_dir():
+        return []
+    found = [(m.group(1), int(m.group(2)), p) for p in directory.iterdir() if (m := _FOLDED.fullmatch(p.name))]
+    return sorted(found)
+
+
+def _check_same_policy(recorder: Recorder, run_id: str) -> None:
+    """Refuse to fold under another capture policy than the run's: an orphan holds its entry as the agent
+    recorded it, before any policy ran, and the run's policy (named by digest in its run_meta) is what
+    must decide what of it is stored: a field it keeps hash-only must never land in the clear."""
+    try:
+        meta = recorder.store.entry(run_id, 0)
+    except BitExactError:
+        return  # no run_meta to name a policy: nothing to compare
+    recorded = meta.get("data", {}).get("capture_policy") if meta.get("kind") == "run_meta" else None
+    in_force = recorder.policy.run_meta_value
+    if isinstance(recorded, str) and recorded != in_force:
+        raise JournalError(
+            f"run {run_id} was recorded under capture policy {recorded}, but the policy in force is {in_force}:"
+            " its orphan journals hold entries before any policy ran, so they are folded only under the"
+            " run's own policy; set BITEXACT_CAPTURE_POLICY (and its capture key) as the run had it"
+        )
 
 
 def fold_orphans(
@@ -198,18 +252,21 @@ def fold_orphans(
     paths = orphan_journals(home, run_id)
     slots = slot_files(directory)
     partial = sorted(p for p in directory.glob(".*.tmp")) if directory.is_dir() else []
-    if not paths and not partial and not any(has_full_slot(p) for p in slots):
+    marks = _folded_marks(directory)
+    if not paths and not partial and not marks and not any(has_full_slot(p) for p in slots):
         for path in slots:
             remove_journal(path)  # empty: every entry it held is in the chain
         return []
     writer = recorder.attach(run_id)
+    _check_same_policy(recorder, run_id)
     host_key = host_key or load_host_key(home, create=False)
     unreadable: dict[str, str] = {}
     discarded = [p.name for p in partial]
-    orphans = _gather(paths, slots, run_id, host_key, unreadable, discarded)
-    folded: list[str] = []
+    superseded: list[str] = []
+    orphans = _gather(paths, slots, run_id, host_key, unreadable, discarded, superseded)
+    folded: list[str] = [name for name, _, _ in marks]
     steps: dict[str, int] = {}
-    already: dict[str, int] = {}
+    already: dict[str, int] = {name: step for name, step, _ in marks}  # written by a fold cut short
     refused: dict[str, str] = {}
     written = _Written(recorder, run_id, min((o.record.steps_before for o in orphans), default=writer.steps))
     # Recognized first (what this fold writes is never taken for an orphan's entry), so that a sealed
@@ -235,12 +292,16 @@ def fold_orphans(
                 # The write path refuses this entry itself (too deep, not a JSON object...): it can never be
                 # written, so it must not keep the run's other orphans from their chain. Named, with why.
                 refused[orphan.name] = str(exc)
+            else:
+                _mark_folded(directory, orphan.name, steps[orphan.name])
         folded.append(orphan.name)
     extra: dict[str, Any] = {"journals": folded, "steps": steps}
     if already:
         extra["already_written"] = already
     if refused:
         extra["refused"] = refused
+    if superseded:
+        extra["superseded"] = superseded
     if unreadable:
         extra["unreadable"] = unreadable
     if discarded:
@@ -249,8 +310,12 @@ def fold_orphans(
             "in record order; each call had returned before its process stopped")
     record_repair(writer, by=by, note=note, extra=extra)
     for path in paths:
-        if path.name in folded:
+        if path.name in folded or path.name in superseded:
             remove_journal(path)
+    for _, _, path in marks:
+        remove_journal(path)
+    for name in steps:
+        remove_journal(directory / f"{name}{_FOLDED_SUFFIX}{steps[name]}")
     for path in [*slots, *partial]:
         # A slot is named <file>#<index>: a slots file holding an unreadable slot stays.
         if not any(name == path.name or name.startswith(f"{path.name}#") for name in unreadable):

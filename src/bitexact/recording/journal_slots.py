@@ -151,15 +151,18 @@ class JournalSlots:
         """``<file>#<index>``: how a gap or a repair entry names the slot."""
         return f"{self.path.name}#{index}"
 
-    def release(self, index: int) -> None:
-        """Free a slot whose entry is in the chain (its length zeroed, not synced: see the module doc)."""
+    def release(self, index: int, *, sync: bool = False) -> None:
+        """Free a slot whose entry is in the chain (its length zeroed, not synced: see the module doc), or
+        whose entry was journaled again elsewhere (``sync``: the old copy must not outlive a crash)."""
         with self._lock:
             if self._closed:
                 return
             try:
                 os.pwrite(self._fd, bytes(_LENGTH.size), index * self.slot_bytes)
+                if sync:
+                    os.fdatasync(self._fd)
             except OSError:
-                return  # it stays full: repair will find its entry already written
+                return  # it stays full: repair will find its entry already written (or superseded)
             self._free.append(index)
 
     @property

@@ -134,18 +134,25 @@ class RunWriter:
     def append_each(
         self,
         items: Sequence[tuple[str, dict[str, Any], str | None, str | None, dict[str, Any] | None]],
+        own: Sequence[bool] | None = None,
     ) -> list[AppendResult]:
         """Append ``(kind, data, prov, ctx, hints)`` entries through the policy in ONE durable commit.
 
         What :meth:`append` returns, one per item, in order: for each, its
         entry's result (or its first gap's, when the policy withheld it
         whole). All land or none do. For a writer draining a queue of
-        entries the agent recorded: one fsync for all of them.
+        entries the agent recorded: one fsync for all of them. ``own`` marks
+        the items the recorder itself observes (a gap marker queued in
+        record order), written as :meth:`append_own` writes them.
         """
         staged: list[_Staged] = []
         firsts: list[int] = []
-        for kind, data, prov, ctx, hints in items:
+        owned = own if own is not None else [False] * len(items)
+        for (kind, data, prov, ctx, hints), mine in zip(items, owned):
             firsts.append(len(staged))
+            if mine:
+                staged.append(_Staged(kind, data, prov, ctx, None, False))
+                continue
             staged.extend(self._screened(kind, data, prov, ctx, hints, False))
         results = self._write(staged)
         return [results[i] for i in firsts]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -92,22 +93,31 @@ class FailureLog:
         with self._lock:
             return list(self._gaps)
 
-    def declare(self, gap: Gap, writer: RunWriter | None = None) -> Gap:
-        """Keep ``gap``: in memory, in the failures record, in the chain when it takes writes, in the log."""
+    def declare(self, gap: Gap, writer: RunWriter | None = None,
+                marker: Callable[[dict[str, Any]], None] | None = None) -> Gap:
+        """Keep ``gap``: in memory, in the failures record, in the chain when it takes writes, in the log.
+
+        ``marker``, when given, takes the chain's marker instead of ``writer``
+        (the run queues it behind the entries recorded before the gap).
+        """
         from bitexact.sdk.active import busy
 
         # The marker's salts and the log line's clock are the recorder's reads: under
         # capture_nondeterminism they must not be recorded as the agent's.
         with busy():
-            return self._declare(gap, writer)
+            return self._declare(gap, writer, marker)
 
-    def _declare(self, gap: Gap, writer: RunWriter | None) -> Gap:
+    def _declare(self, gap: Gap, writer: RunWriter | None,
+                 marker: Callable[[dict[str, Any]], None] | None = None) -> Gap:
         with self._lock:
             self._gaps.append(gap)
             self._persist(gap)
-        if writer is not None and not writer.sealed:
+        data = {"note": f"recording gap: {gap.cause}", "gap": gap.to_json()}
+        if marker is not None:
+            marker(data)
+        elif writer is not None and not writer.sealed:
             try:
-                writer.append_own("marker", {"note": f"recording gap: {gap.cause}", "gap": gap.to_json()})
+                writer.append_own("marker", data)
             except Exception:  # noqa: BLE001 - the chain is what failed; the record and the log still say so
                 pass
         what = f" ({gap.kind} #{gap.seq})" if gap.kind else ""

@@ -72,6 +72,8 @@ class Pending:
     journal: Path | None
     slot: tuple[JournalSlots, int] | None = None
     """The journal slot holding the entry: its slots file and index (:mod:`bitexact.recording.journal_slots`)."""
+    own: bool = False
+    """A gap marker the recorder itself writes, queued to keep record order (no journal, no policy)."""
 
 
 class OrderedWriter:
@@ -109,6 +111,27 @@ class OrderedWriter:
         with self._cond:
             return not self._queue and not self._inflight
 
+    def wait_for_room(self, size: int, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) until an entry of ``size`` bytes fits under ``max_bytes``; the caller
+        queues it after either way (:meth:`put`). Several callers wait side by side."""
+        with self._cond:
+            if not self._bytes or self._bytes + size <= self.max_bytes or timeout <= 0:
+                return
+            start = time.monotonic()
+            roomy = self._cond.wait_for(
+                lambda: (not self._bytes or self._bytes + size <= self.max_bytes or self._abandoned
+                         or self._closing),
+                timeout=timeout,
+            )
+            self.waited += time.monotonic() - start
+            if not roomy and not self._warned:
+                self._warned = True
+                logger.warning(
+                    "bitexact: %s: %d MiB of entries still wait for the writer after %g s; queuing more"
+                    " anyway (BITEXACT_QUEUE_MAX_BYTES is %d MiB)",
+                    self._name, self._bytes >> 20, timeout, self.max_bytes >> 20,
+                )
+
     def put(self, item: Pending, *, room_timeout: float = 0.0) -> None:
         """Queue ``item``; past ``max_bytes`` queued, first wait up to ``room_timeout`` s for the writer to make room.
 
@@ -116,28 +139,13 @@ class OrderedWriter:
         The item is queued whatever the wait's outcome: it is already
         journaled, and the agent's call must not fail for being fast.
         """
+        if self._abandoned:
+            raise RuntimeError("the run's writer was abandoned at exit")
+        self.wait_for_room(len(item.raw), room_timeout)
         with self._cond:
             if self._abandoned:
                 raise RuntimeError("the run's writer was abandoned at exit")
-            size = len(item.raw)
-            if self._bytes and self._bytes + size > self.max_bytes and room_timeout > 0:
-                start = time.monotonic()
-                roomy = self._cond.wait_for(
-                    lambda: (not self._bytes or self._bytes + size <= self.max_bytes or self._abandoned
-                             or self._closing),
-                    timeout=room_timeout,
-                )
-                self.waited += time.monotonic() - start
-                if self._abandoned:
-                    raise RuntimeError("the run's writer was abandoned at exit")
-                if not roomy and not self._warned:
-                    self._warned = True
-                    logger.warning(
-                        "bitexact: %s: %d MiB of entries still wait for the writer after %g s; queuing more"
-                        " anyway (BITEXACT_QUEUE_MAX_BYTES is %d MiB)",
-                        self._name, self._bytes >> 20, room_timeout, self.max_bytes >> 20,
-                    )
-            self._bytes += size
+            self._bytes += len(item.raw)
             self._queue.append(item)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)

@@ -41,19 +41,23 @@ def _optional_text(value: Any, field: str) -> str | None:
     return None if value is None else _text(value, field, empty=True)
 
 
-def _step(value: Any, field: str, run_id: str | None) -> int | None:
+def _binding(value: Any, field: str, run_id: str | None) -> dict[str, Any]:
+    """What ``binds_step`` records: ``{field: step}``; for a handle of this run whose entry became a
+    declared gap, ``{field: None, "binds_record": "<kind> #<seq>"}`` (the decision is still recorded,
+    naming the record its gap declares); ``{}`` for None. A wrong value raises, naming ``field``."""
     if value is None:
-        return None
+        return {}
     if isinstance(value, RecordHandle):  # the step it became
         if value.run_id != run_id:
             raise SdkArgumentError(f"{field}: the handle is of run {value.run_id}, not of this run ({run_id})",
                                    field=field)
-        value = value.step()
-        if value is None:
-            raise SdkArgumentError(f"{field}: the entry it names was never written", field=field)
+        step = value.step()
+        if step is None:
+            return {field: None, "binds_record": f"{value.kind} #{value.seq}"}
+        return {field: step}
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise SdkArgumentError(f"{field} must be a step number (0 or more) or a RecordHandle", field=field)
-    return value
+    return {field: value}
 
 
 def context_data(name: Any, content: Any, source: Any, alg: str) -> dict[str, Any]:
@@ -94,9 +98,7 @@ def human_decision_data(actor: Any, decision: Any, reason: Any, binds_step: Any,
     reason = _optional_text(reason, "reason")
     if reason is not None:
         data["reason"] = reason
-    step = _step(binds_step, "binds_step", run_id)
-    if step is not None:
-        data["binds_step"] = step
+    data.update(_binding(binds_step, "binds_step", run_id))
     return data
 
 
@@ -138,7 +140,5 @@ def policy_check_data(
         record["reason"] = reason
     if detail is not None:
         record["detail"] = to_jsonable(detail)
-    step = _step(binds_step, "binds_step", run_id)
-    if step is not None:
-        record["binds_step"] = step
+    record.update(_binding(binds_step, "binds_step", run_id))
     return {"note": f"policy check {check}: {word}", "policy_check": record}

@@ -125,10 +125,11 @@ class Run:
         self.open = False
         self.sealed = False
         self._started = False
-        self._order = threading.Lock()
+        self._order = threading.RLock()  # a gap declared in the call takes it again (_declare_in_order)
         self._seq = 0
         self._queue: OrderedWriter | None = None
         self._orphans: set[str] = set()
+        self._large_slots_thread: threading.Thread | None = None
         self._host_key: Any = None
         self._journal_warned = False
         self._slots: JournalSlots | None = None
@@ -236,6 +237,8 @@ class Run:
                 left = self._queue.abandon()
                 seal = not left  # the last batch may have landed between the timeout and the abandon
                 for item in left:
+                    if item.own:
+                        continue  # a gap's marker: the gap is declared already
                     journal = self._journal_name(item)
                     gap = Gap(STORAGE_UNAVAILABLE,
                               f"not written within BITEXACT_DRAIN_TIMEOUT ({self._timeout:g} s) of the run's exit",
@@ -260,6 +263,11 @@ class Run:
             self.open = False
             if self._queue is not None:
                 self._queue.stop()
+            making = self._large_slots_thread
+            if making is not None and making.is_alive():
+                # Its slots file is made under a temporary name: waited for, so that a process ending
+                # right after the run leaves no half-made file beside a sealed run.
+                making.join(self._timeout)
             with self._order_large:
                 slots_files = [f for f in (self._slots, self._large_slots) if f is not None]
             # An exit cut short (Ctrl-C during the drain) leaves entries queued: their slots stay for repair.
@@ -346,19 +354,28 @@ class Run:
         if not self.open:
             return self._closed(kind)
         assert self.writer is not None and self._queue is not None and self.recorder is not None
+        raw: bytes | None = None
+        failure: Exception | None = None
+        with active.busy():
+            try:
+                raw = dump_json(data)
+            except Exception as exc:  # noqa: BLE001 - a value no converter could write: declared, never raised
+                failure = exc
+        if raw is not None and not self.strict:
+            # Waited for here, outside the order lock: calls in several threads each wait at most the
+            # bound side by side, not one after another.
+            self._queue.wait_for_room(len(raw), self._timeout)
         with active.busy(), self._order:
             if not self._accepting:
                 return self._closed(kind)
             self._seq += 1
             handle = RecordHandle(self.recorder.store, self.run_id, kind, self._seq, self._timeout)
-            try:
-                raw = dump_json(data)
-            except Exception as exc:  # noqa: BLE001 - a value no converter could write: declared, never raised
+            if failure is not None or raw is None:
+                exc = failure if failure is not None else ValueError("not serialized")
                 if self.strict:
                     raise RecordingError(f"{kind} #{handle.seq} could not be serialized: {describe(exc)}",
                                          cause=INVALID_ARGUMENT) from exc
-                handle._fail(self.failures.declare(Gap(INVALID_ARGUMENT, describe(exc), kind=kind,
-                                                       seq=handle.seq), self.writer))
+                handle._fail(self._declare_in_order(Gap(INVALID_ARGUMENT, describe(exc), kind=kind, seq=handle.seq)))
                 return handle
             if self.strict:
                 try:
@@ -386,10 +403,11 @@ class Run:
             return handle
 
     def _put(self, item: Pending) -> None:
-        """Queue a journaled entry; if the writer was abandoned meanwhile, it is a declared gap, never raised."""
+        """Queue a journaled entry (its call already waited for room); if the writer was abandoned
+        meanwhile, it is a declared gap, never raised."""
         assert self._queue is not None
         try:
-            self._queue.put(item, room_timeout=self._timeout)
+            self._queue.put(item)
         except RuntimeError as exc:  # the run's exit gave up on the writer while this call waited for room
             self._queued_failed(item, exc)
 
@@ -440,7 +458,8 @@ class Run:
             if slots is not None:
                 slots.close(remove=True)  # the run ended meanwhile
 
-        threading.Thread(target=make, name=f"bitexact-slots-{self.run_id}", daemon=True).start()
+        self._large_slots_thread = threading.Thread(target=make, name=f"bitexact-slots-{self.run_id}", daemon=True)
+        self._large_slots_thread.start()
 
     def _journal_in_slot(self, slots: JournalSlots | None, seq: int, kind: str, raw: bytes, prov: str | None,
                          ctx: str | None, hints: dict[str, Any] | None) -> tuple[JournalSlots, int] | None:
@@ -498,7 +517,8 @@ class Run:
         assert self.writer is not None
         with active.busy():
             return self.writer.append_each(
-                [(item.kind, orjson.loads(item.raw), item.prov, item.ctx, item.hints) for item in items]
+                [(item.kind, orjson.loads(item.raw), item.prov, item.ctx, item.hints) for item in items],
+                own=[item.own for item in items],
             )
 
     def _queued_written(self, item: Pending, result: AppendResult) -> None:
@@ -513,7 +533,23 @@ class Run:
             slots.release(index)
 
     def _queued_failed(self, item: Pending, exc: BaseException) -> None:
+        if item.own:
+            return  # a gap's marker: the gap is in the failures record and the log already
         journal = self._journal_name(item)
+        # The write failed whole: journaled again as known-unwritten (and the first copy dropped), so that
+        # repair never takes a later identical entry for this one. Without the new copy, the old stays.
+        marked = self._journal(item.handle.seq, item.kind, item.raw, item.prov, item.ctx, item.hints,
+                               unwritten=True) if journal else None
+        if marked is not None:
+            if item.journal is not None:
+                try:
+                    remove_journal(item.journal)
+                except OSError:
+                    pass  # both kept: repair reads the unwritten copy of the record, and names the other superseded
+            if item.slot is not None:
+                slots, index = item.slot
+                slots.release(index, sync=True)
+            journal = marked.name
         if journal:
             self._orphans.add(journal)
         gap = self.failures.declare(Gap(cause_of(exc), describe(exc), kind=item.kind, seq=item.handle.seq,
@@ -531,9 +567,22 @@ class Run:
             raise exc
         if not self.open:
             return self._closed(kind)
-        gap = self.failures.declare(Gap(INVALID_ARGUMENT, f"entry withheld: {exc}", kind=kind,
-                                        fields={exc.field: str(exc)}), self.writer)
+        gap = self._declare_in_order(Gap(INVALID_ARGUMENT, f"entry withheld: {exc}", kind=kind,
+                                         fields={exc.field: str(exc)}))
         return self._empty_handle(kind, gap)
+
+    def _declare_in_order(self, gap: Gap) -> Gap:
+        """Declare a gap found in the call, its marker in record order: behind every entry recorded before
+        it that the background writer has yet to write (queued, never waited for), else at once."""
+        with self._order:
+            if self._queue is None or self._queue.idle:
+                return self.failures.declare(gap, self.writer)
+            return self.failures.declare(gap, marker=self._queue_marker)
+
+    def _queue_marker(self, data: dict[str, Any]) -> None:
+        assert self._queue is not None and self.recorder is not None
+        handle = RecordHandle(self.recorder.store, self.run_id, "marker", 0, self._timeout)
+        self._put(Pending(handle, "marker", dump_json(data), None, None, None, None, own=True))
 
     def _declare_failure(self, kind: str, exc: BaseException) -> RecordHandle:
         """A capture path (HTTP, a tool wrapper) failed before it had an entry to write."""
@@ -541,7 +590,7 @@ class Run:
             raise RecordingError(f"{kind} was not recorded: {describe(exc)}", cause=cause_of(exc)) from exc
         if not self.open:
             return self._closed(kind)
-        gap = self.failures.declare(Gap(cause_of(exc), f"capture failed: {describe(exc)}", kind=kind), self.writer)
+        gap = self._declare_in_order(Gap(cause_of(exc), f"capture failed: {describe(exc)}", kind=kind))
         return self._empty_handle(kind, gap)
 
     def _record_built(self, kind: str, build: Callable[[], dict[str, Any]], *, prov: str | None = None,
