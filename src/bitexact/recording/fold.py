@@ -200,7 +200,7 @@ def _mark_folded(directory: Path, name: str, step: int) -> None:
         pass  # left as it is: a fold run again recognizes it by content, as before
 
 
-def _folded_marks(directory: Path) -> list[tuple[str, int, Path]]:
+def folded_marks(directory: Path) -> list[tuple[str, int, Path]]:
     """Journals a fold cut short had written: (name, step, path), in record order."""
     if not directory.is_dir():
         return []
@@ -252,7 +252,7 @@ def fold_orphans(
     paths = orphan_journals(home, run_id)
     slots = slot_files(directory)
     partial = sorted(p for p in directory.glob(".*.tmp")) if directory.is_dir() else []
-    marks = _folded_marks(directory)
+    marks = folded_marks(directory)
     if not paths and not partial and not marks and not any(has_full_slot(p) for p in slots):
         for path in slots:
             remove_journal(path)  # empty: every entry it held is in the chain
