@@ -371,11 +371,12 @@ class Run:
             self._seq += 1
             handle = RecordHandle(self.recorder.store, self.run_id, kind, self._seq, self._timeout)
             if failure is not None or raw is None:
-                exc = failure if failure is not None else ValueError("not serialized")
+                unwritable = failure if failure is not None else ValueError("not serialized")
                 if self.strict:
-                    raise RecordingError(f"{kind} #{handle.seq} could not be serialized: {describe(exc)}",
-                                         cause=INVALID_ARGUMENT) from exc
-                handle._fail(self._declare_in_order(Gap(INVALID_ARGUMENT, describe(exc), kind=kind, seq=handle.seq)))
+                    raise RecordingError(f"{kind} #{handle.seq} could not be serialized: {describe(unwritable)}",
+                                         cause=INVALID_ARGUMENT) from unwritable
+                handle._fail(self._declare_in_order(Gap(INVALID_ARGUMENT, describe(unwritable), kind=kind,
+                                                        seq=handle.seq)))
                 return handle
             if self.strict:
                 try:
