@@ -111,9 +111,9 @@ class OrderedWriter:
         with self._cond:
             return not self._queue and not self._inflight
 
-    def wait_for_room(self, size: int, timeout: float) -> None:
-        """Wait (at most ``timeout`` s) until an entry of ``size`` bytes fits under ``max_bytes``; the caller
-        queues it after either way (:meth:`put`). Several callers wait side by side."""
+    def _wait_for_room(self, size: int, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) until an entry of ``size`` bytes fits under ``max_bytes``
+        (:meth:`put` queues it after either way)."""
         with self._cond:
             if not self._bytes or self._bytes + size <= self.max_bytes or timeout <= 0:
                 return
@@ -141,7 +141,7 @@ class OrderedWriter:
         """
         if self._abandoned:
             raise RuntimeError("the run's writer was abandoned at exit")
-        self.wait_for_room(len(item.raw), room_timeout)
+        self._wait_for_room(len(item.raw), room_timeout)
         with self._cond:
             if self._abandoned:
                 raise RuntimeError("the run's writer was abandoned at exit")

@@ -32,6 +32,7 @@ import logging
 import os
 import secrets
 import threading
+import time
 from collections.abc import Callable, Mapping
 from contextvars import Token
 from decimal import Decimal
@@ -361,10 +362,9 @@ class Run:
                 raw = dump_json(data)
             except Exception as exc:  # noqa: BLE001 - a value no converter could write: declared, never raised
                 failure = exc
-        if raw is not None and not self.strict:
-            # Waited for here, outside the order lock: calls in several threads each wait at most the
-            # bound side by side, not one after another.
-            self._queue.wait_for_room(len(raw), self._timeout)
+        # A call waits for queue room at most the drain timeout in all: the time it waited for an earlier
+        # call's turn (which may itself wait for room) counts against its own bound.
+        deadline = time.monotonic() + self._timeout
         with active.busy(), self._order:
             if not self._accepting:
                 return self._closed(kind)
@@ -389,7 +389,7 @@ class Run:
             slots = self._large_slots if large else self._slots
             slot = self._journal_in_slot(slots, handle.seq, kind, raw, prov, ctx, hints)
             if slot is not None:  # durable now; written into the chain after the call, in order
-                self._put(Pending(handle, kind, raw, prov, ctx, hints, None, slot))
+                self._put(Pending(handle, kind, raw, prov, ctx, hints, None, slot), deadline)
                 return handle
             if not large and self._queue.idle:
                 self._write_now(handle, kind, raw, prov, ctx, hints)
@@ -400,15 +400,16 @@ class Run:
             if journal is None and self._queue.drain(self._timeout):
                 self._write_now(handle, kind, raw, prov, ctx, hints)  # no journal: write in the call instead
                 return handle
-            self._put(Pending(handle, kind, raw, prov, ctx, hints, journal))
+            self._put(Pending(handle, kind, raw, prov, ctx, hints, journal), deadline)
             return handle
 
-    def _put(self, item: Pending) -> None:
-        """Queue a journaled entry (its call already waited for room); if the writer was abandoned
-        meanwhile, it is a declared gap, never raised."""
+    def _put(self, item: Pending, deadline: float | None = None) -> None:
+        """Queue a journaled entry, waiting for room until ``deadline`` (monotonic; none: no wait); if the
+        writer was abandoned meanwhile, it is a declared gap, never raised."""
         assert self._queue is not None
+        room = 0.0 if deadline is None else max(0.0, deadline - time.monotonic())
         try:
-            self._queue.put(item)
+            self._queue.put(item, room_timeout=room)
         except RuntimeError as exc:  # the run's exit gave up on the writer while this call waited for room
             self._queued_failed(item, exc)
 
