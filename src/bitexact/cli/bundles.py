@@ -32,6 +32,7 @@ from bitexact.cli.progress import progress_bar
 from bitexact.errors import BitExactError, RunNotFoundError, StoreError
 from bitexact.evidence.export import FORMATS, RunSource, bundle_document, export_run
 from bitexact.evidence.paths import parse_field
+from bitexact.recording.audit import pending_claims
 from bitexact.evidence.verify import (
     ClauseProviderFactory,
     InputError,
@@ -70,6 +71,12 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
     """
     app.refuse_own_file(output)
     try:
+        pending = pending_claims(app.store, run_id)
+        if pending:
+            # A claim whose values are still stored: the bundle would carry what the chain says is
+            # destroyed, and fail verification for it.
+            fail(f"run {run_id} has {len(pending)} redaction claim(s) not yet applied; a bundle now would "
+                 "carry the claimed values", code=EXIT_FAIL, hint=f"Finish them: bitexact redact --resume {run_id}")
         source = RunSource.from_store(app.store, run_id)
         key = app.keys.current()
         passes = 2 if fmt == "jsonl" else 1  # jsonl reads the run twice: head and markers, then the lines

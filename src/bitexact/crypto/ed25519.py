@@ -126,13 +126,17 @@ class SigningKey:
             raise KeyMaterialError(f"cannot read key {path}: {exc.strerror}") from None
         return cls.from_pem(data, source=str(path))
 
-    def save(self, path: Path) -> None:
-        """Write the key as PEM, owner-only, refusing to overwrite an existing file."""
-        pem = self.private.private_bytes(
+    def pem(self) -> bytes:
+        """The private key as unencrypted PKCS#8 PEM (what :meth:`save` writes)."""
+        return self.private.private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption(),
         )
+
+    def save(self, path: Path) -> None:
+        """Write the key as PEM, owner-only, refusing to overwrite an existing file."""
+        pem = self.pem()
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             # Whole or absent under its name: a crash never leaves a half-written PEM that load refuses.

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bitexact.crypto.ed25519 import SigningKey
 from bitexact.errors import KeyMaterialError
+from bitexact.private_files import fsync_directory, write_private_file
 
 
 @dataclass(frozen=True)
@@ -96,12 +97,16 @@ class KeyStore:
             try:
                 os.link(self.current_path, target)
             except FileExistsError:
-                raise KeyMaterialError(
-                    f"{target} already exists: rotation was interrupted; inspect {self.dir}"
-                ) from None
-            os.unlink(self.current_path)
+                # A rotation killed after this link left the same key retired: it goes on from here.
+                # Anything else under that name is not ours to guess about.
+                if target.read_bytes() != self.current_path.read_bytes():
+                    raise KeyMaterialError(
+                        f"{target} already exists and is not the current key: inspect {self.dir}"
+                    ) from None
+            fsync_directory(self.retired_dir)
             new = SigningKey.generate()
-            new.save(self.current_path)
+            # The new key replaces the current one in one rename: at no moment is there no current key.
+            write_private_file(self.current_path, new.pem(), replace=True)
         return old, new
 
     def public_keys(self) -> list[PublicKeyInfo]:

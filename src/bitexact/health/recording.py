@@ -23,8 +23,7 @@ from typing import Final
 
 from bitexact.health.context import HealthContext
 from bitexact.health.findings import WARN, Finding, listed
-from bitexact.recording.fold import folded_marks
-from bitexact.recording.journal import JournalError, orphan_journals
+from bitexact.recording.journal import JournalError, marked_journals, orphan_journals
 from bitexact.recording.journal_slots import slot_blobs, slot_files
 from bitexact.store import DB_NAME, flock
 
@@ -51,7 +50,7 @@ def _left_behind(directory: Path, home: Path, now: float) -> list[str]:
         return []  # not named as a run: no recording made it
     names = [p.name for p in files if _stale(p, now)]
     # Journals a fold cut short had written: the repair entry naming them is still to come.
-    names += [path.name for _, _, path in folded_marks(directory) if _stale(path, now)]
+    names += [path.name for path in marked_journals(directory) if _stale(path, now)]
     for slots in slot_files(directory):
         if not _stale(slots, now):
             continue

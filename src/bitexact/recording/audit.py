@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bitexact.errors import EvidenceError
 from bitexact.evidence.export import redaction_plan
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import check_redactable, claim_token, redact_entry
+from bitexact.recording.journal import discard_folded
 from bitexact.recording.writer import RunWriter
 from bitexact.store import ConflictError, Store
 
@@ -98,6 +100,11 @@ def apply_pending(store: Store, run_id: str) -> list[PendingClaim]:
         _rewrite_redacted(store, run_id, step, paths)  # each rewrite also empties the store's own log
     if not pending:
         store.flush_destroyed()  # a rewrite that landed but could not empty the log: finished here
+    home = getattr(store, "path", None)
+    if home is not None and by_step:
+        # A fold cut short keeps the journals it wrote until a repair names them: no copy of a destroyed
+        # value may outlive the redaction there either.
+        discard_folded(Path(home).parent, run_id, set(by_step))
     return pending
 
 

@@ -28,6 +28,12 @@ from bitexact.evidence.paths import split_path
 from bitexact.private_files import fsync_directory
 from bitexact.recording.audit import check_repair, record_repair
 from bitexact.recording.journal import (
+    FOLDED_SUFFIX,
+    FOLDING,
+    FOLDING_SUFFIX,
+    folded_marks,
+    recorded_live,
+    LIVE_LOCK,
     JournalError,
     JournalRecord,
     journal_dir,
@@ -70,12 +76,12 @@ class _Written:
     back through a fold that failed to recognize its entry.
     """
 
-    def __init__(self, recorder: Recorder, run_id: str, start: int) -> None:
+    def __init__(self, recorder: Recorder, run_id: str, start: int, *, stop: int | None = None) -> None:
         self._recorder = recorder
         self._steps: dict[_Key, list[int]] = {}
         self._stripped: list[tuple[int, str, str | None, list[str], str]] = []
         """Redacted entries: step, kind, ctx, the paths removed, the digest of the data left."""
-        for entry in recorder.store.entries(run_id, start=start):
+        for entry in recorder.store.entries(run_id, start=start, stop=stop):
             if "data" not in entry:
                 continue  # a kind without data: nothing to compare
             try:
@@ -181,31 +187,56 @@ def _gather(paths: list[Path], slots: list[Path], run_id: str, host_key: HostKey
     return sorted(kept, key=lambda o: (o.record.seq, o.name))
 
 
-_FOLDED_SUFFIX: Final[str] = ".folded-"
-"""A journal file whose entry a fold wrote is renamed ``<name>.folded-<step>`` at once: a fold cut short
-(the store failing mid-way) then names it as written at that step, never writes it a second time."""
-_FOLDED = re.compile(r"(\d{12}-[0-9a-f]{8}\.bxj)\.folded-(\d{1,19})")
+def _rename(source: Path, target: Path) -> bool:
+    try:
+        os.rename(source, target)
+        fsync_directory(source.parent)
+    except OSError:
+        return False
+    return True
 
 
-def _mark_folded(directory: Path, name: str, step: int) -> None:
-    """Rename a journal file just written into the chain (slots, never marked ``unwritten``, stay as they
-    are: a fold that reads one again recognizes its entry by content)."""
+def _mark_folding(directory: Path, name: str, step: int) -> Path | None:
+    """Before a journal file's entry is written: renamed ``<name>.folding-<step>`` (the step it is about to
+    land at), so a fold killed between the write and :func:`_mark_folded` finds out which it was. Slots
+    (``<file>#<index>``) are recognized by content instead; None for them, or when the rename fails."""
     path = directory / name
     if not path.is_file():
-        return  # a slot: <file>#<index>
-    try:
-        os.rename(path, directory / f"{name}{_FOLDED_SUFFIX}{step}")
-        fsync_directory(directory)
-    except OSError:
-        pass  # left as it is: a fold run again recognizes it by content, as before
+        return None
+    intent = directory / f"{name}{FOLDING_SUFFIX}{step}"
+    return intent if _rename(path, intent) else None
 
 
-def folded_marks(directory: Path) -> list[tuple[str, int, Path]]:
-    """Journals a fold cut short had written: (name, step, path), in record order."""
+def _unmark(intent: Path | None, path: Path) -> None:
+    if intent is not None:
+        _rename(intent, path)
+
+
+def _mark_folded(intent: Path | None, directory: Path, name: str, step: int) -> None:
+    """A journal file whose entry just landed at ``step``: renamed ``<name>.folded-<step>``."""
+    source = intent if intent is not None else directory / name
+    if source.is_file():
+        _rename(source, directory / f"{name}{FOLDED_SUFFIX}{step}")
+
+
+def _settle_intents(recorder: Recorder, run_id: str, directory: Path, host_key: HostKey) -> None:
+    """Journals a fold was killed while writing (``.folding-<step>``): written if step holds its entry (then
+    marked ``.folded-<step>``), else an orphan again under its own name."""
     if not directory.is_dir():
-        return []
-    found = [(m.group(1), int(m.group(2)), p) for p in directory.iterdir() if (m := _FOLDED.fullmatch(p.name))]
-    return sorted(found)
+        return
+    for path in sorted(directory.iterdir()):
+        found = FOLDING.fullmatch(path.name)
+        if found is None:
+            continue
+        name, step = found.group(1), int(found.group(2))
+        landed = False
+        try:
+            record = read_journal(path, host_key)
+            entry = recorder.store.entry(run_id, step)
+            landed = "data" in entry and _Written(recorder, run_id, step, stop=step + 1).claim(record) == step
+        except BitExactError:
+            landed = False
+        _rename(path, directory / (f"{name}{FOLDED_SUFFIX}{step}" if landed else name))
 
 
 def _check_same_policy(recorder: Recorder, run_id: str) -> None:
@@ -249,9 +280,18 @@ def fold_orphans(
     check_repair(by, "fold")  # the operator is named before any orphan is written
     home = Path(home) if home is not None else _store_home(recorder)
     directory = journal_dir(home, run_id)
+    if recorded_live(directory):
+        # Its journals are entries on their way into the chain, and its slots file is being written:
+        # folding (or removing) them now would write entries twice, or lose one whose call returned.
+        raise JournalError(f"run {run_id} is still being recorded by a live process: repair it once that"
+                           " process has stopped")
     paths = orphan_journals(home, run_id)
     slots = slot_files(directory)
     partial = sorted(p for p in directory.glob(".*.tmp")) if directory.is_dir() else []
+    intents = directory.is_dir() and any(FOLDING.fullmatch(p.name) for p in directory.iterdir())
+    if intents:
+        _settle_intents(recorder, run_id, directory, host_key or load_host_key(home, create=False))
+        paths = orphan_journals(home, run_id)
     marks = folded_marks(directory)
     if not paths and not partial and not marks and not any(has_full_slot(p) for p in slots):
         for path in slots:
@@ -285,6 +325,7 @@ def fold_orphans(
         if step is not None:
             already[orphan.name] = step
         else:
+            intent = _mark_folding(directory, orphan.name, writer.steps)
             try:
                 steps[orphan.name] = writer.append(record.kind, record.data, prov=record.prov, ctx=record.ctx,
                                                    hints=record.hints).step
@@ -292,8 +333,12 @@ def fold_orphans(
                 # The write path refuses this entry itself (too deep, not a JSON object...): it can never be
                 # written, so it must not keep the run's other orphans from their chain. Named, with why.
                 refused[orphan.name] = str(exc)
+                _unmark(intent, directory / orphan.name)
+            except BaseException:
+                _unmark(intent, directory / orphan.name)  # not written: an orphan again for the next fold
+                raise
             else:
-                _mark_folded(directory, orphan.name, steps[orphan.name])
+                _mark_folded(intent, directory, orphan.name, steps[orphan.name])
         folded.append(orphan.name)
     extra: dict[str, Any] = {"journals": folded, "steps": steps}
     if already:
@@ -314,8 +359,9 @@ def fold_orphans(
             remove_journal(path)
     for _, _, path in marks:
         remove_journal(path)
+    remove_journal(directory / LIVE_LOCK)  # left by a recording that was killed: nobody holds it
     for name in steps:
-        remove_journal(directory / f"{name}{_FOLDED_SUFFIX}{steps[name]}")
+        remove_journal(directory / f"{name}{FOLDED_SUFFIX}{steps[name]}")
     for path in [*slots, *partial]:
         # A slot is named <file>#<index>: a slots file holding an unreadable slot stays.
         if not any(name == path.name or name.startswith(f"{path.name}#") for name in unreadable):

@@ -188,3 +188,85 @@ def orphan_journals(home: Path, run_id: str) -> list[Path]:
         return []
     found = [p for p in directory.iterdir() if _NAME.fullmatch(p.name)]
     return sorted(found, key=lambda p: p.name)
+
+
+FOLDED_SUFFIX: Final[str] = ".folded-"
+"""A journal file whose entry a fold wrote is renamed ``<name>.folded-<step>`` at once: a fold cut short
+(the store failing mid-way) then names it as written at that step, never writes it a second time."""
+FOLDING_SUFFIX: Final[str] = ".folding-"
+"""Before a fold writes a journal file's entry it renames it ``<name>.folding-<step>`` (the step it is
+about to land at), so a fold killed between the write and the ``.folded-`` rename finds out which."""
+FOLDED: Final = re.compile(r"(\d{12}-[0-9a-f]{8}\.bxj)\.folded-(\d{1,19})")
+FOLDING: Final = re.compile(r"(\d{12}-[0-9a-f]{8}\.bxj)\.folding-(\d{1,19})")
+
+
+def folded_marks(directory: Path) -> list[tuple[str, int, Path]]:
+    """Journals a fold cut short had written: (name, step, path), in record order."""
+    if not directory.is_dir():
+        return []
+    found = [(m.group(1), int(m.group(2)), p) for p in directory.iterdir() if (m := FOLDED.fullmatch(p.name))]
+    return sorted(found)
+
+
+def marked_journals(directory: Path) -> list[Path]:
+    """Journal files a fold renamed (``.folded-<step>``, ``.folding-<step>``): left behind until a repair
+    entry names them."""
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if FOLDED.fullmatch(p.name) or FOLDING.fullmatch(p.name))
+
+
+def discard_folded(home: Path, run_id: str, steps: set[int]) -> None:
+    """Remove the kept copies of entries a fold wrote at ``steps`` (``.folded-<step>`` journals): once a
+    store redaction has destroyed a value of such an entry, no copy of it may stay on disk."""
+    for _, step, path in folded_marks(journal_dir(home, run_id)):
+        if step in steps:
+            remove_journal(path)
+
+
+LIVE_LOCK: Final[str] = ".recording.lock"
+"""In a run's journal directory: held (flock) by the process recording the run for as long as it does,
+so that a repair never folds (or deletes) the journals of a run that is still being recorded."""
+
+
+def hold_live_lock(home: Path, run_id: str) -> int:
+    """Take the run's live lock; returns the descriptor to keep open while recording (closing releases it)."""
+    import fcntl
+
+    directory = journal_dir(home, run_id)
+    ensure_journal_dir(directory)
+    fd = os.open(directory / LIVE_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise JournalError(f"run {run_id} is already being recorded by another process") from None
+    return fd
+
+
+def release_live_lock(home: Path, run_id: str, fd: int) -> None:
+    """Give the run's live lock back and remove its file (the run's recording is over)."""
+    try:
+        os.unlink(journal_dir(home, run_id) / LIVE_LOCK)
+    except OSError:
+        pass
+    os.close(fd)
+
+
+def recorded_live(directory: Path) -> bool:
+    """Whether a process is recording the run whose journal directory this is (it holds the live lock)."""
+    import fcntl
+
+    path = directory / LIVE_LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+

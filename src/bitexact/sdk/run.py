@@ -46,7 +46,13 @@ from bitexact.crypto import default_alg
 from bitexact.evidence.kinds import AUDIT_KINDS, KINDS
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording import Recorder, RunWriter
-from bitexact.recording.journal import JournalRecord, remove_journal, write_journal
+from bitexact.recording.journal import (
+    JournalRecord,
+    hold_live_lock,
+    release_live_lock,
+    remove_journal,
+    write_journal,
+)
 from bitexact.recording.journal_slots import (
     LARGE_SLOT_BYTES,
     LARGE_SLOT_COUNT,
@@ -131,6 +137,7 @@ class Run:
         self._queue: OrderedWriter | None = None
         self._orphans: set[str] = set()
         self._large_slots_thread: threading.Thread | None = None
+        self._live_lock: int | None = None  # the run's live lock (a descriptor), once it has journals
         self._host_key: Any = None
         self._journal_warned = False
         self._slots: JournalSlots | None = None
@@ -276,6 +283,9 @@ class Run:
             for slots in slots_files:
                 # Removed only when no slot holds an entry that is not in the chain.
                 slots.close(remove=settled and not any(name.startswith(slots.path.name) for name in self._orphans))
+            if self._live_lock is not None and self.home is not None and self.run_id is not None:
+                release_live_lock(self.home, self.run_id, self._live_lock)  # repair may fold what is left
+                self._live_lock = None
             active.unregister(self)
             if self.capture_nondeterminism:
                 nondet.uninstall()
@@ -430,10 +440,19 @@ class Run:
                 self._host_key = load_host_key(self.home)
             return self._host_key
 
+    def _hold_live_lock(self) -> None:
+        """Before the run's first journal: hold its live lock while recording, so that a repair run beside
+        it refuses instead of folding (or removing) journals whose entries are on their way."""
+        assert self.home is not None and self.run_id is not None
+        with self._host_key_lock:
+            if self._live_lock is None:
+                self._live_lock = hold_live_lock(self.home, self.run_id)
+
     def _open_slots(self, *, count: int = SLOT_COUNT, slot_bytes: int = SLOT_BYTES) -> JournalSlots | None:
         """A slots file for the run, or None (entries then take another path) with one warning."""
         assert self.home is not None and self.run_id is not None
         try:
+            self._hold_live_lock()
             return JournalSlots(self.home, self._load_host_key(), self.run_id, count=count, slot_bytes=slot_bytes)
         except Exception as exc:  # noqa: BLE001 - no slots: small entries are written in the call instead
             logger.warning("bitexact: run %s: cannot make journal slots (%s); entries take the slower paths",
@@ -489,6 +508,7 @@ class Run:
                  hints: dict[str, Any] | None, *, unwritten: bool = False) -> Path | None:
         assert self.writer is not None and self.home is not None and self.run_id is not None
         try:
+            self._hold_live_lock()
             self._load_host_key()
             record = JournalRecord(self.run_id, seq, kind, {}, prov, ctx, hints, self.writer.steps, now_iso(),
                                    unwritten=unwritten)
