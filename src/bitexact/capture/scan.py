@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -30,6 +31,7 @@ from typing import Any
 from bitexact.canon import es6_number
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import Detector, Finding, holds_credential, is_credential_name
+from bitexact.capture.detectors.credentials import CREDENTIAL_KEYS
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 
 MAX_NESTED_DOCUMENTS = 32
@@ -44,6 +46,14 @@ _DOCUMENT_END = re.compile(r"[\]}]\s*\Z")
 
 class DetectorFailed(Exception):
     """Internal: a detector raised, or a value could not be read; the field is withheld."""
+
+
+_DOCUMENT_HIDES = re.compile(
+    r"\d[eE][+-]?\d|\[\s*\"(?:" + "|".join(re.escape(k) for k in sorted(CREDENTIAL_KEYS)) + r")\"\s*,",
+    re.IGNORECASE | re.ASCII,
+)
+"""What a JSON document in a string can hold that its text does not show as such: an exponent-form
+number (a card number as 4.111111111111111E15) or a credential-table name opening a [name, value] pair."""
 
 
 def looks_like_document(text: str) -> bool:
@@ -237,6 +247,12 @@ class Scanner:
             if looks_like_document(texts[index]):
                 rescan.add(index)
             position = joined.find("\\", starts[index + 1]) if index + 1 < len(texts) else -1
+        # So can one holding a number in exponent form, or a credential as a [name, value] pair:
+        # read as text, neither shows (the walk reads both, held as data).
+        for hidden in _DOCUMENT_HIDES.finditer(joined):
+            index = bisect.bisect_right(starts, hidden.start()) - 1
+            if index not in rescan and looks_like_document(texts[index]):
+                rescan.add(index)
         for index in sorted(rescan.union(direct)):
             text = texts[index]
             if index in rescan or looks_like_document(text):
@@ -258,7 +274,9 @@ class Scanner:
         if depth >= MAX_NESTED_DOCUMENTS:
             raise DetectorFailed(f"JSON documents nested more than {MAX_NESTED_DOCUMENTS} deep in strings")
         try:
-            json.loads(text, object_pairs_hook=_ignore_pairs)
+            # Numbers are not converted: only whether the text is a document matters here, and Python
+            # refuses to convert an integer of more than 4,300 digits, which would hide the document.
+            json.loads(text, object_pairs_hook=_ignore_pairs, parse_int=str, parse_float=str)
         except ValueError:
             return None
         except RecursionError as exc:
@@ -280,6 +298,14 @@ class Scanner:
             if first in "{[":
                 stack.append(first)
                 expect_key = first == "{"
+                pair = self._credential_pair(tokens, i) if first == "[" else None
+                if pair is not None:  # ["password", "x"]: a header list's pair, its value replaced whole
+                    start, end = pair
+                    replacements[start] = json.dumps(CREDENTIAL_TOKEN)
+                    skip_to[start] = end
+                    counts["credentials"] += 1
+                    i = end  # the "]" closing the pair, read next
+                    continue
                 i += 1
                 continue
             if first in "}]":
@@ -320,7 +346,7 @@ class Scanner:
                 contexts.append(key if stack and stack[-1] == "{" else None)
             elif (first == "-" or first.isdigit()) and self.number_needs_scan(raw):
                 items.append(i)
-                texts.append(raw)
+                texts.append(_number_as_read(raw))
                 contexts.append(key if stack and stack[-1] == "{" else None)
             i += 1
         changed = self.scrub_many(texts, deadline, context_of=contexts.__getitem__, depth=depth + 1)
@@ -339,6 +365,19 @@ class Scanner:
             position = end
         out.append(text[position:])
         return "".join(out), counts
+
+    def _credential_pair(self, tokens: list[tuple[int, int, str]], index: int) -> tuple[int, int] | None:
+        """The value's token range of a ``[name, value]`` pair opening at ``index`` whose name is in the
+        credential table (the same rule as ``walk.credential_pair`` for data), else None."""
+        if not self.by_key or index + 3 >= len(tokens):
+            return None
+        name, comma = tokens[index + 1][2], tokens[index + 2][2]
+        if name[0] != '"' or comma != "," or not is_credential_name(json.loads(name)):
+            return None
+        after = self._credential_value(tokens, index + 1)  # the value follows the name as after a ":"
+        if after is None or after[1] >= len(tokens) or tokens[after[1]][2] != "]":
+            return None  # not exactly two elements
+        return after
 
     @staticmethod
     def _credential_value(tokens: list[tuple[int, int, str]], key_index: int) -> tuple[int, int] | None:
@@ -364,6 +403,18 @@ class Scanner:
                     # {} or [] holds nothing; anything else is replaced whole.
                     return None if end == start + 1 else (start, end + 1)
         return None
+
+
+def _number_as_read(raw: str) -> str:
+    """A number token of a document as the walk reads the same number held as data: a fraction or an
+    exponent in its canonical form (``4.111111111111111E15`` is ``4111111111111111``)."""
+    if not any(mark in raw for mark in ".eE"):
+        return raw
+    try:
+        value = float(raw)
+    except ValueError:
+        return raw
+    return number_text(value) if math.isfinite(value) else raw
 
 
 def _ignore_pairs(pairs: list[tuple[str, Any]]) -> None:

@@ -120,7 +120,8 @@ _COLON_VALUE = re.compile(
     r"""[ \t\r\n]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|([^\s,;}\])"'\x00{\[]+))"""
 )
 _HEADER_FLAGS = re.ASCII | re.IGNORECASE
-_HEADER_REST = rf"[ \t]*(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])"
+# A YAML sequence item ("- password: x") opens with "- ": the name after it is a mapping key all the same.
+_HEADER_REST = rf"[ \t]*(?:-[ \t]+)?(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])"
 _HEADER_NL = re.compile(r"\n" + _HEADER_REST, _HEADER_FLAGS)
 _HEADER_NUL = re.compile(r"\x00" + _HEADER_REST, _HEADER_FLAGS)
 _HEADER_START = re.compile(_HEADER_REST, _HEADER_FLAGS)

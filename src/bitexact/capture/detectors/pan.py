@@ -214,8 +214,7 @@ class PanDetector:
         :data:`SPAN` characters after them, which hold all of any card number
         starting there and the character after it: it decides them exactly as
         the whole run would. The next window starts at the first group past
-        both that point and the last card number found, as the search over
-        the whole run would go on from there.
+        that point, as the search over the whole run goes on from every group.
         """
         if base >= 2 and text[base - 1] == "." and text[base - 2].isdecimal():
             # The digits of a decimal fraction (0.4532...) are not a card number; the groups after
@@ -237,10 +236,10 @@ class PanDetector:
         position = 0
         while size - position > RUN_WINDOW + SPAN:
             limit = position + RUN_WINDOW
-            before = len(found)
             self._scan_groups(run[position : limit + SPAN], base + position, base + limit, deadline, found)
-            resume = max(limit, found[-1].end - base) if len(found) > before else limit
-            start = _GROUP_START.search(run, resume)
+            # The next window starts at the first group past this one's decided part, inside a card
+            # number found or not: every group is a window's start (see _windows).
+            start = _GROUP_START.search(run, limit)
             if start is None:
                 return
             position = start.start()
@@ -341,18 +340,14 @@ class PanDetector:
                 self.candidates += 1
                 if is_pan(whole[i * length :]):
                     best[i] = count + 1
-        resume = 0
         step = length + 1
-        for i in sorted(best):
-            if i < resume:
-                continue
+        for i in sorted(best):  # every group's longest window: overlapping findings merge (see _windows)
             j = best[i]
             if j <= count:
                 card, end_at = whole[i * length : j * length], base + j * step - 1
             else:
                 card, end_at = whole[i * length :], base + count * step + len(last)
             found.append(Finding(base + i * step, end_at, self.token(card), NAME))
-            resume = j
         return True
 
     @staticmethod
@@ -435,7 +430,9 @@ class PanDetector:
             else:
                 span = (starts[i], starts[best - 1] + lengths[best - 1])
             found.append(Finding(span[0], span[1], self.token(card), NAME))
-            i = best
+            # The next group, never the group after this window: a card number can start inside it
+            # ("60000005 4111 1111 1111 1111": both windows pass). Overlapping findings merge.
+            i += 1
         self.candidates += candidates
 
     def _windows_bulk(
@@ -509,10 +506,7 @@ class PanDetector:
                 self.candidates += 1
                 if is_pan(digits[offsets[i] : offsets[count]]):
                     best[i] = count  # the longest from i: no window from i ends later
-        resume = 0
-        for i in sorted(best):
-            if i < resume:
-                continue
+        for i in sorted(best):  # every group's longest window: overlapping findings merge (see _windows)
             j = best[i]
             card = digits[offsets[i] : offsets[j]]
             if starts is None:
@@ -520,4 +514,3 @@ class PanDetector:
             else:
                 span = (starts[i], starts[j - 1] + lengths[j - 1])
             found.append(Finding(span[0], span[1], self.token(card), NAME))
-            resume = j

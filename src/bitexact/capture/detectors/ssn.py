@@ -23,7 +23,7 @@ TOKEN = "[SSN]"
 _CONTEXT_WINDOW = 48
 
 _SEP = r"(?:-|%2[dD])"
-_SPACE = r"(?:[ \u00a0]|%20)"
+_SPACE = r"(?:[ \u00a0+]|%20)"  # a query's "+" encodes a space, as %20 does
 _CANDIDATE = re.compile(
     rf"(\d\d\d)(?:{_SEP}(\d\d){_SEP}|{_SPACE}(\d\d){_SPACE}|(\d\d))(\d\d\d\d)"
 )
@@ -71,9 +71,13 @@ class SsnDetector:
         for match in _CANDIDATE.finditer(text):
             deadline.check()
             start, end = match.span()
-            if _joined_before(text, start):
+            # Digits right beside it make it part of a longer number. A hyphenated SSN is its own token,
+            # so one after another in a list ("078-05-1120 219-09-9999") is two; a spaced or bare one
+            # beside another digit group one space away may be a longer number's piece.
+            hyphenated = match.group(2) is not None
+            if (text[start - 1].isdecimal() if hyphenated and start else _joined_before(text, start)):
                 continue
-            if _AFTER.match(text, end):
+            if (end < len(text) and text[end].isdecimal()) if hyphenated else _AFTER.match(text, end):
                 continue
             group = match.group(2) or match.group(3) or match.group(4)
             area, group, serial = (ascii_digits(x) for x in (match.group(1), group, match.group(5)))
