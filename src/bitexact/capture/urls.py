@@ -56,9 +56,12 @@ def _redact_query(query: str) -> str:
 
 def _redact_authority(url: str) -> str:
     scheme_end = url.find("://")
-    if scheme_end == -1:
+    if url.startswith("//"):
+        start = 2  # a network-path reference ("//user:pass@host/..."): its authority follows the "//"
+    elif scheme_end == -1:
         return url
-    start = scheme_end + 3
+    else:
+        start = scheme_end + 3
     end = len(url)
     for stop in "/?#":
         found = url.find(stop, start)

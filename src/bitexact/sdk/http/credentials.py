@@ -32,7 +32,8 @@ def record_headers(headers: Iterable[tuple[str, str | bytes]] | Mapping[str, str
     pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers)
     recorded: dict[str, str] = {}
     for name, value in redact_headers(pairs):
-        key = ascii_lower(str(name))
-        shown = str(value)
+        key = ascii_lower(name.decode("latin-1") if isinstance(name, bytes) else str(name))
+        # A header sent as bytes is recorded as the text it is on the wire (HTTP headers are Latin-1).
+        shown = value.decode("latin-1") if isinstance(value, (bytes, bytearray)) else str(value)
         recorded[key] = f"{recorded[key]}, {shown}" if key in recorded and shown != REDACTED else shown
     return recorded

@@ -19,10 +19,9 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import weakref
 import zlib
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final
 
 from bitexact.sdk.active import current_tool
@@ -32,22 +31,24 @@ from bitexact.sdk.http.sse import is_event_stream, model_of_events, parse_events
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
 
-_recording: ContextVar[bool] = ContextVar("bitexact_http_recording", default=False)
+_recorded: weakref.WeakSet[Any] = weakref.WeakSet()
+_recorded_lock = threading.Lock()
 MAX_MODEL_SNIFF: Final[int] = 1 << 20
 
 
-def already_recording() -> bool:
-    """True inside an exchange another recorder layer already records (wrap under instrument)."""
-    return _recording.get()
+def claim_request(request: Any) -> bool:
+    """Mark ``request`` as recorded by the layer calling this; False when another layer already records
+    it (a wrapped client under ``instrument()``: the same request object passes both).
 
-
-@contextmanager
-def recording() -> Iterator[None]:
-    token = _recording.set(True)
-    try:
-        yield
-    finally:
-        _recording.reset(token)
+    The mark is on the request, not on the code running meanwhile: another request sent during this
+    one's exchange (a token fetched by a custom transport, a body generator's own calls) is its own
+    exchange and is recorded too.
+    """
+    with _recorded_lock:
+        if request in _recorded:
+            return False
+        _recorded.add(request)
+        return True
 
 
 def _charset(media_type: str) -> str:
@@ -111,8 +112,16 @@ def _model(request_text: str | None, media_type: str, response_text: str | None)
     return None
 
 
-def _error(exc: BaseException) -> dict[str, str]:
-    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": str(exc)}
+def _error(exc: BaseException, url: str) -> dict[str, str]:
+    """An exchange's error; the URL a client's message quotes (whole, or its path and query, as urllib3's
+    "Max retries exceeded with url: /v1/chat?token=...") is quoted by the URL rule, as the request is."""
+    message = str(exc)
+    scheme_end = url.find("://")
+    slash = url.find("/", scheme_end + 3) if scheme_end != -1 else -1
+    for raw in (url, url[slash:] if slash != -1 else ""):
+        if raw and raw in message:
+            message = message.replace(raw, record_url(raw))
+    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": message}
 
 
 class Exchange:
@@ -155,8 +164,9 @@ class Exchange:
         request: dict[str, Any] = {"method": self.method, "url": recorded, "path": path, "query": query,
                                    "headers": record_headers(self.request_headers)}
         body = self.request_body if self.request_body is not None else b"".join(self._request_chunks)
-        media = record_headers(self.request_headers).get("content-type", "")
-        request.update(body_fields(body, media))
+        sent = record_headers(self.request_headers)
+        # A compressed request body is recorded decompressed, as a response's is.
+        request.update(body_fields(body, sent.get("content-type", ""), sent.get("content-encoding", "")))
         if self.request_note:
             request["body_note"] = self.request_note
         return request
@@ -197,7 +207,7 @@ class Exchange:
             response_text = response.get("text")
             data["response"] = response
         if error is not None:
-            data["error"] = _error(error)
+            data["error"] = _error(error, self.url)
         data["model"] = _model(request.get("text"), media, response_text)
         return data
 

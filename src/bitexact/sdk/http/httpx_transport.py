@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from bitexact.sdk.active import current_run
-from bitexact.sdk.http.exchange import Exchange, already_recording, recording
+from bitexact.sdk.http.exchange import Exchange, claim_request
 
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
@@ -122,14 +122,13 @@ def record_sync(
 ) -> httpx.Response:
     """Send ``request`` with ``send`` and record the exchange into ``run`` (or the current run)."""
     run = run if run is not None and run.open else current_run()
-    if run is None or already_recording():
+    if run is None or not claim_request(request):
         return send(request)
     exchange = _begin(run, request)
     if exchange is None:
         return send(request)
     try:
-        with recording():
-            response = send(request)
+        response = send(request)
     except BaseException as exc:  # a KeyboardInterrupt too: the request may have reached the server
         exchange.fail(exc)
         raise
@@ -154,14 +153,13 @@ async def record_async(
 ) -> httpx.Response:
     """The async twin of :func:`record_sync`."""
     run = run if run is not None and run.open else current_run()
-    if run is None or already_recording():
+    if run is None or not claim_request(request):
         return await send(request)
     exchange = _begin(run, request)
     if exchange is None:
         return await send(request)
     try:
-        with recording():
-            response = await send(request)
+        response = await send(request)
     except BaseException as exc:  # asyncio.CancelledError too: the request may have reached the server
         exchange.fail(exc)
         raise

@@ -16,7 +16,7 @@ import requests
 from requests.adapters import BaseAdapter
 
 from bitexact.sdk.active import current_run
-from bitexact.sdk.http.exchange import Exchange, already_recording, recording
+from bitexact.sdk.http.exchange import Exchange, claim_request
 
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
@@ -100,6 +100,54 @@ class _TeeRaw:
             self._finish(complete=True)
         return data
 
+    def _read_through(self, data: bytes) -> bytes:
+        """What a line or buffer read gave the agent, recorded; an empty read is the end of the body."""
+        if data:
+            self._exchange.received(data)
+        else:
+            self._ended = True
+            self._finish(complete=True)
+        return data
+
+    def _reading(self, read: Any, *args: Any) -> bytes:
+        self._decoded = self._decodes(None)
+        try:
+            data = read(*args)
+        except Exception as exc:
+            self._finish(complete=False, error=exc)
+            raise
+        return self._read_through(bytes(data))
+
+    def readline(self, *args: Any) -> bytes:
+        return self._reading(self._raw.readline, *args)
+
+    def read1(self, *args: Any) -> bytes:
+        return self._reading(self._raw.read1, *args)
+
+    def readinto(self, buffer: Any) -> int:
+        self._decoded = self._decodes(None)
+        try:
+            count = self._raw.readinto(buffer)
+        except Exception as exc:
+            self._finish(complete=False, error=exc)
+            raise
+        self._read_through(bytes(memoryview(buffer)[:count]))
+        return int(count)
+
+    def readlines(self, hint: int = -1) -> list[bytes]:
+        lines: list[bytes] = []
+        while line := self.readline():
+            lines.append(line)
+            if 0 < hint <= sum(len(x) for x in lines):
+                break
+        return lines
+
+    def __next__(self) -> bytes:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
     def close(self) -> None:
         try:
             self._raw.close()
@@ -141,16 +189,33 @@ class RecordingAdapter(BaseAdapter):
 
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
         # Options pass through as given, positionally too (stream, timeout, verify, cert, proxies).
-        return record_requests(self.run, request, lambda r: self.inner.send(r, *args, **kwargs))
+        response = record_requests(self.run, request, lambda r: self.inner.send(r, *args, **kwargs))
+        # An auth handler re-sends through the response's connection (digest, NTLM): through this
+        # adapter, so that exchange is recorded too.
+        response.connection = self
+        return response
 
     def close(self) -> None:
         self.inner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        # The wrapped adapter's own attributes (max_retries, its pool manager...) read as before wrapping.
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # ...and set on it: an agent setting adapter.max_retries after wrapping keeps its retries.
+        if name in ("inner", "run") or "inner" not in self.__dict__:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.inner, name, value)
 
 
 def record_requests(run: Run | None, request: requests.PreparedRequest, send: Any) -> requests.Response:
     """Send ``request`` with ``send`` and record the exchange into ``run`` (or the current run)."""
     run = run if run is not None and run.open else current_run()
-    if run is None or already_recording():
+    if run is None or not claim_request(request):
         return send(request)
     try:
         exchange = Exchange(run, str(request.method), str(request.url), list(request.headers.items()))
@@ -159,8 +224,7 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
         run._declare_failure("http_call", exc)
         return send(request)
     try:
-        with recording():
-            response = send(request)
+        response = send(request)
     except BaseException as exc:  # a KeyboardInterrupt too: the request may have reached the server
         exchange.fail(exc)
         raise
