@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 import bitexact
+from bitexact.config import SettingError
 from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
 from bitexact.cli.audit import redact_command, repair_command
 from bitexact.cli.bundles import export_command, verify_command
@@ -17,7 +18,7 @@ from bitexact.cli.context import AppContext
 from bitexact.cli.demo import demo_command
 from bitexact.cli.health import health_command
 from bitexact.cli.keys import keys_group
-from bitexact.cli.output import EXIT_FAIL, fail
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, fail
 from bitexact.cli.redaction import redaction_group
 from bitexact.cli.runs import runs_command, show_command
 from bitexact.cli.sessions import import_group, sessions_group
@@ -31,12 +32,12 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
-        except BitExactError as exc:
+        except (BitExactError, SettingError) as exc:  # a setting's message names its variable
             fail(str(exc), code=EXIT_FAIL)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar="BITEXACT_HOME",
+@click.option("--home", type=click.Path(path_type=Path), envvar="BITEXACT_HOME",
               help="Data directory (default: $BITEXACT_HOME, else ~/.bitexact).")
 @click.version_option(bitexact.__version__, prog_name="bitexact")
 @click.pass_context
@@ -53,6 +54,11 @@ def cli(ctx: click.Context, home: Path | None) -> None:
       bitexact verify F             check a bundle (exit 0 ok, 1 fails, 2 unreadable)
     """
     _printable_streams()
+    if home is not None and home.exists() and not home.is_dir():
+        given = "BITEXACT_HOME" if ctx.get_parameter_source("home") == click.core.ParameterSource.ENVIRONMENT \
+            else "--home"
+        fail(f"{given}={home} is a file, not a directory: the data directory holds the store, keys and journals",
+             code=EXIT_INPUT)
     app = AppContext(resolve_home(home))
     ctx.obj = app
     ctx.call_on_close(app.close)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
+
 import click
 from rich.markup import escape
 from rich.table import Table
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import console, print_json
+from bitexact.cli.output import console, err_console, print_json
 from bitexact.cli.summary import summarize
 from bitexact.demo import run_demo
 
@@ -21,8 +23,11 @@ def demo_command(app: AppContext, as_json: bool) -> None:
     The run has an identity, a context, a tool call, a real HTTP call to a
     claims API served on 127.0.0.1, a human decision, a marker and the seal.
     """
-    with console.status("recording a claims-agent run…"):
-        result = run_demo(app.store, app.home)
+    if as_json:
+        result = run_demo(app.store, app.home)  # stdout holds the one document, nothing else
+    else:
+        with err_console.status("recording a claims-agent run…"):
+            result = run_demo(app.store, app.home)
     if as_json:
         print_json({"run_id": result.run_id, "bundle": str(result.export.path), "verdict": result.verdict.line,
                     "ok": result.verdict.ok, "public_key": result.public_key})
@@ -36,7 +41,9 @@ def demo_command(app: AppContext, as_json: bool) -> None:
     colour = "green" if result.verdict.ok else "red"
     # The verdict and the command are meant to be copied whole: never wrap them.
     console.print(f"[{colour}]{escape(result.verdict.line)}[/]", soft_wrap=True)
-    console.print(f"bundle: [bold]{result.export.path}[/]", soft_wrap=True)
-    console.print(f"verify it anywhere: bitexact verify {result.export.path} --expect-key {result.public_key} "
+    path = str(result.export.path)
+    console.print(f"bundle: [bold]{escape(path)}[/]", soft_wrap=True)
+    # Quoted as a shell reads it: a data directory with a space (or a bracket) still copies whole.
+    console.print(f"verify it anywhere: bitexact verify {escape(shlex.quote(path))} --expect-key {result.public_key} "
                   f"--expect-recorder-key {result.public_key} --require-sealed", soft_wrap=True)
     raise SystemExit(result.verdict.exit_code())

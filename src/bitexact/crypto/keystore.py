@@ -79,8 +79,15 @@ class KeyStore:
         return SigningKey.load(self.current_path)
 
     def current_or_init(self) -> SigningKey:
-        """The current key, creating it on first use."""
-        return self.current() if self.exists() else self.init()
+        """The current key, creating it on first use (another process creating it first: that one)."""
+        if self.exists():
+            return self.current()
+        try:
+            return self.init()
+        except KeyMaterialError:
+            if self.exists():
+                return self.current()  # the other process won the race: its key is the key
+            raise
 
     def rotate(self) -> tuple[SigningKey, SigningKey]:
         """Retire the current key and make a new one; returns ``(old, new)``.

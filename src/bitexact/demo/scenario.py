@@ -10,6 +10,7 @@ import httpx
 
 from bitexact.crypto.keystore import KeyStore
 from bitexact.demo.server import claims_api
+from bitexact.errors import EvidenceError
 from bitexact.evidence.export import ExportResult, RunSource, export_run
 from bitexact.evidence.verify import Pins, Verdict, verify_path
 from bitexact.recording import Recorder
@@ -45,7 +46,7 @@ def record_demo_run(recorder: Recorder) -> str:
                    environment="demo")
         r.context("coverage-rules", POLICY_TEXT, source="policy-handbook/v12")
         lookup_policy("HX-20931")
-        with claims_api() as base_url, wrap(httpx.Client(timeout=10)) as client:
+        with claims_api() as base_url, wrap(httpx.Client(timeout=10, trust_env=False)) as client:  # loopback: never through a proxy
             claim = client.get(base_url + "/v1/claims/CLM-4471", headers={"accept": "application/json"}).json()
         fetched = r.steps - 1  # the claim lookup's http_call is the newest entry
         decision = "approve" if claim["estimate_eur"] <= 5000 else "escalate"
@@ -59,9 +60,12 @@ def run_demo(store: Store, home: Path, *, out_dir: Path | None = None) -> DemoRe
     """Record, export (signed JSON) and verify the demo run, pinning our own key."""
     keys = KeyStore(home)
     key = keys.current_or_init()
-    run_id = record_demo_run(Recorder(store, key))
     out_dir = out_dir or home / "exports"
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:  # before recording: a directory that cannot be made must not leave a run behind
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EvidenceError(f"cannot make {out_dir} for the demo's bundle: {exc.strerror or exc}") from None
+    run_id = record_demo_run(Recorder(store, key))
     result = export_run(RunSource.from_store(store, run_id), out_dir / f"{run_id}.bundle.json", key)
     pins = Pins(bundle_keys=frozenset({key.public_hex}), recorder_keys=frozenset({key.public_hex}),
                 require_sealed=True)
