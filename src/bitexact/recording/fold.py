@@ -12,11 +12,10 @@ written twice.
 from __future__ import annotations
 
 import os
-import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from bitexact import config
 from bitexact.canon import canonicalize

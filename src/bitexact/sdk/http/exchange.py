@@ -21,7 +21,7 @@ import json
 import threading
 import weakref
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from bitexact.sdk.active import current_tool

@@ -192,7 +192,7 @@ class RecordingAdapter(BaseAdapter):
         response = record_requests(self.run, request, lambda r: self.inner.send(r, *args, **kwargs))
         # An auth handler re-sends through the response's connection (digest, NTLM): through this
         # adapter, so that exchange is recorded too.
-        response.connection = self
+        response.connection = self  # type: ignore[assignment]  # requests types it as its own HTTPAdapter
         return response
 
     def close(self) -> None:
