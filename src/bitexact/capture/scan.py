@@ -248,10 +248,11 @@ class Scanner:
                 rescan.add(index)
             position = joined.find("\\", starts[index + 1]) if index + 1 < len(texts) else -1
         # So can one holding a number in exponent form, or a credential as a [name, value] pair:
-        # read as text, neither shows (the walk reads both, held as data).
-        for hidden in _DOCUMENT_HIDES.finditer(joined):
-            index = bisect.bisect_right(starts, hidden.start()) - 1
-            if index not in rescan and looks_like_document(texts[index]):
+        # read as text, neither shows (the walk reads both, held as data). Only documents are searched.
+        for index, text in enumerate(texts):
+            first = text[:1]
+            if (index not in rescan and (first in "{[" or first.isspace()) and looks_like_document(text)
+                    and _DOCUMENT_HIDES.search(text)):
                 rescan.add(index)
         for index in sorted(rescan.union(direct)):
             text = texts[index]
