@@ -31,8 +31,8 @@ from bitexact.recording.journal import (
     FOLDING,
     FOLDING_SUFFIX,
     folded_marks,
-    recorded_live,
     LIVE_LOCK,
+    take_live_lock,
     JournalError,
     JournalRecord,
     journal_dir,
@@ -91,6 +91,13 @@ class _Written:
                 self._stripped.append((int(entry["step"]), key[0], key[1], list(entry["redacted"]), key[2]))
             else:
                 self._steps.setdefault(key, []).append(int(entry["step"]))
+
+    def exclude(self, step: int) -> None:
+        """``step`` holds an orphan already named (a fold cut short wrote it): no other orphan claims it."""
+        for steps in self._steps.values():
+            if step in steps:
+                steps.remove(step)
+        self._stripped = [candidate for candidate in self._stripped if candidate[0] != step]
 
     def _key(self, kind: str, ctx: str | None, data: Any) -> _Key:
         return kind, ctx, chain_hash(self._recorder.alg, canonicalize(data))
@@ -279,11 +286,27 @@ def fold_orphans(
     check_repair(by, "fold")  # the operator is named before any orphan is written
     home = Path(home) if home is not None else _store_home(recorder)
     directory = journal_dir(home, run_id)
-    if recorded_live(directory):
-        # Its journals are entries on their way into the chain, and its slots file is being written:
-        # folding (or removing) them now would write entries twice, or lose one whose call returned.
+    if not directory.is_dir():
+        return []  # no journal was ever made for the run: nothing to fold
+    held = take_live_lock(directory)
+    if held is None:
+        # A process records the run: its journals are entries on their way into the chain, its slots
+        # file is being written; folding (or removing) them now would write an entry twice, or lose
+        # one whose call returned. The lock is held for the whole fold, so none can start meanwhile.
         raise JournalError(f"run {run_id} is still being recorded by a live process: repair it once that"
                            " process has stopped")
+    try:
+        return _fold_held(recorder, run_id, home, directory, host_key, by)
+    finally:
+        # Removed while still held: a recording that starts now makes a new lock file, and its new
+        # journals are none of the ones this fold named or removed.
+        remove_journal(directory / LIVE_LOCK)
+        os.close(held)
+
+
+def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, host_key: HostKey | None,
+               by: str) -> list[str]:
+    """:func:`fold_orphans` with the run's live lock held."""
     paths = orphan_journals(home, run_id)
     slots = slot_files(directory)
     partial = sorted(p for p in directory.glob(".*.tmp")) if directory.is_dir() else []
@@ -308,6 +331,8 @@ def fold_orphans(
     already: dict[str, int] = {name: step for name, step, _ in marks}  # written by a fold cut short
     refused: dict[str, str] = {}
     written = _Written(recorder, run_id, min((o.record.steps_before for o in orphans), default=writer.steps))
+    for step in already.values():
+        written.exclude(step)  # each stored entry answers for one orphan at most, a marked one included
     # Recognized first (what this fold writes is never taken for an orphan's entry), so that a sealed
     # run is refused before anything is written, and only when an orphan's entry is not in its chain:
     # journals a crash left after their entries landed are named by the repair entry, an audit entry.
@@ -358,7 +383,6 @@ def fold_orphans(
             remove_journal(path)
     for _, _, path in marks:
         remove_journal(path)
-    remove_journal(directory / LIVE_LOCK)  # left by a recording that was killed: nobody holds it
     for name in steps:
         remove_journal(directory / f"{name}{FOLDED_SUFFIX}{steps[name]}")
     for path in [*slots, *partial]:

@@ -217,11 +217,12 @@ def marked_journals(directory: Path) -> list[Path]:
 
 
 def discard_folded(home: Path, run_id: str, steps: set[int]) -> None:
-    """Remove the kept copies of entries a fold wrote at ``steps`` (``.folded-<step>`` journals): once a
+    """Remove the kept copies of entries a fold wrote at ``steps`` (``.folded-`` and ``.folding-<step>``): once a
     store redaction has destroyed a value of such an entry, no copy of it may stay on disk."""
-    for _, step, path in folded_marks(journal_dir(home, run_id)):
-        if step in steps:
-            remove_journal(path)
+    for path in marked_journals(journal_dir(home, run_id)):
+        found = FOLDED.fullmatch(path.name) or FOLDING.fullmatch(path.name)
+        if found is not None and int(found.group(2)) in steps:
+            remove_journal(path)  # .folding-<step> too: a fold killed after the write left it
 
 
 LIVE_LOCK: Final[str] = ".recording.lock"
@@ -253,20 +254,15 @@ def release_live_lock(home: Path, run_id: str, fd: int) -> None:
     os.close(fd)
 
 
-def recorded_live(directory: Path) -> bool:
-    """Whether a process is recording the run whose journal directory this is (it holds the live lock)."""
+def take_live_lock(directory: Path) -> int | None:
+    """For a repair: the run's live lock, taken without waiting and held (the descriptor) for the whole
+    fold, so a recording cannot start journaling meanwhile; None when a process holds it (it records)."""
     import fcntl
 
-    path = directory / LIVE_LOCK
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-    except OSError:
-        return False
+    fd = os.open(directory / LIVE_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        return True
-    finally:
         os.close(fd)
-    return False
-
+        return None
+    return fd

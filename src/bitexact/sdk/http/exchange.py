@@ -51,6 +51,12 @@ def claim_request(request: Any) -> bool:
         return True
 
 
+def release_request(request: Any) -> None:
+    """The send of a claimed request is over: the same object sent again is another exchange."""
+    with _recorded_lock:
+        _recorded.discard(request)
+
+
 def _charset(media_type: str) -> str:
     for part in media_type.split(";")[1:]:
         name, _, value = part.strip().partition("=")

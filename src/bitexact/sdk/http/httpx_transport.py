@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from bitexact.sdk.active import current_run
-from bitexact.sdk.http.exchange import Exchange, claim_request
+from bitexact.sdk.http.exchange import Exchange, claim_request, release_request
 
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
@@ -126,12 +126,15 @@ def record_sync(
         return send(request)
     exchange = _begin(run, request)
     if exchange is None:
+        release_request(request)
         return send(request)
     try:
         response = send(request)
     except BaseException as exc:  # a KeyboardInterrupt too: the request may have reached the server
         exchange.fail(exc)
         raise
+    finally:
+        release_request(request)  # sent: the same object sent again is another exchange
     if _already_read(response, exchange):
         return response
     response.stream = _TeeResponse(response.stream, exchange, response)  # type: ignore[arg-type]
@@ -157,12 +160,15 @@ async def record_async(
         return await send(request)
     exchange = _begin(run, request)
     if exchange is None:
+        release_request(request)
         return await send(request)
     try:
         response = await send(request)
     except BaseException as exc:  # asyncio.CancelledError too: the request may have reached the server
         exchange.fail(exc)
         raise
+    finally:
+        release_request(request)  # sent: the same object sent again is another exchange
     if _already_read(response, exchange):
         return response
     response.stream = _AsyncTeeResponse(response.stream, exchange, response)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ import requests
 from requests.adapters import BaseAdapter
 
 from bitexact.sdk.active import current_run
-from bitexact.sdk.http.exchange import Exchange, claim_request
+from bitexact.sdk.http.exchange import Exchange, claim_request, release_request
 
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
@@ -222,12 +222,15 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
         _request_body(exchange, request)
     except Exception as exc:  # noqa: BLE001 - recording must never break the agent's request
         run._declare_failure("http_call", exc)
+        release_request(request)
         return send(request)
     try:
         response = send(request)
     except BaseException as exc:  # a KeyboardInterrupt too: the request may have reached the server
         exchange.fail(exc)
         raise
+    finally:
+        release_request(request)  # sent: the same object sent again is another exchange
     response.raw = _TeeRaw(response.raw, exchange, response)
     return response
 
