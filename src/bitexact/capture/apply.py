@@ -195,7 +195,11 @@ def apply_policy(
             continue
         path = walk.path(item.chain)
         declaration, missing = commit_hash_only(item.value, path, key=key, linkable=item.linkable, alg=alg)
+        scrubbed_key = fields.get(path, {}).get("found") if fields.get(path, {}).get("mode") == "scrub" else None
         fields[path] = {**declaration, **_source(item.source)}
+        if scrubbed_key:
+            # Its key held what a detector found, and was renamed: declared, as any scrub is.
+            fields[path]["found"] = scrubbed_key
         if missing:
             unavailable.append(path)
     for chain, _rule, unit_index in walk.unscanned:

@@ -39,4 +39,11 @@ def check_custody(custody: Mapping[str, Any] | None) -> dict[str, str] | None:
         raise CustodyHintError(str(exc), field=exc.field) from None
     # A path names the keys as the entry writes them: a key the SDK writes as other text (a lone
     # surrogate, escaped) must be named the same way, or the hint would name nothing and go unheeded.
-    return {written_key(path): hint for path, hint in plain.items()} or None  # type: ignore[union-attr]
+    written: dict[str, str] = {}
+    for path, hint in plain.items():  # type: ignore[union-attr]
+        key = written_key(path)
+        if key in written:
+            # Two paths the entry writes as one key: keeping either hint could loosen the other.
+            raise CustodyHintError(f"custody names {key!r} twice once written as JSON text", field=str(path))
+        written[key] = hint
+    return written or None

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from bitexact.capture.budget import Deadline
 from bitexact.errors import BitExactError, CanonicalizationError
 from bitexact.recording import Recorder, RunWriter
 from bitexact.sessions.evidence.entries import entry_data
@@ -137,6 +139,21 @@ def _under_policy(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
+def _scrubbed(recorder: Recorder, name: str) -> str:
+    """``name`` as the capture policy leaves text (a card number in a file name is scrubbed)."""
+    if recorder.policy.off:
+        return name
+    return recorder.policy.scanner.scrub_text(name, Deadline.unlimited())[0]
+
+
+def _no_copies(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without its ``tool`` display key when the policy has path rules: the key copies the
+    event's ``data.toolName``, which a rule (``*.toolName hash-only``) may keep out of the store."""
+    if "tool" not in data or not recorder.policy.has_path_rules:
+        return data
+    return {key: value for key, value in data.items() if key != "tool"}
+
+
 def _split_own(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """An entry's data without the importer's ``source`` block, and that block: the block is the
     product's own declaration, added after the capture policy has run (a detector would read a
@@ -154,7 +171,8 @@ def _append_one_by_one(writer: RunWriter, source: SessionSource, chunk: list[tup
             # A value canonical JSON refuses that the fitting pass does not
             # catch (keys colliding once surrogate pairs fold): keep the
             # event as JSON text rather than dropping it.
-            rest, own = _split_own(_under_policy(writer.recorder, entry_data(source, item, as_text=True)))
+            rest, own = _split_own(_under_policy(writer.recorder,
+                                                 _no_copies(writer.recorder, entry_data(source, item, as_text=True))))
             writer.append(kind, rest, prov=EVENT_PROV, own=own)
 
 
@@ -173,6 +191,9 @@ def import_session(
     capture policy in force applies to each event.
     """
     store = recorder.store
+    # The file's name is the operator's text, not an engine's event, yet it is stored (the run's name,
+    # run_meta, every entry's source): the policy's detectors read it as they read everything else.
+    source = dataclasses.replace(source, name=_scrubbed(recorder, source.name))
     earlier = find_earlier_import(store, source.sha256)
     if earlier is not None:
         state = "" if earlier.sealed else " (unsealed: that import was interrupted)"
@@ -191,7 +212,8 @@ def import_session(
                                   run_id=run_id)
     # Every entry's data is made before the run is created, so an event that
     # cannot be recorded refuses the import instead of leaving half a run.
-    planned = [(item, kind_for(item.event["type"]), _under_policy(recorder, entry_data(source, item)))
+    planned = [(item, kind_for(item.event["type"]),
+                _under_policy(recorder, _no_copies(recorder, entry_data(source, item))))
                for item in source.events]
     writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
     if source.diagnostics:
