@@ -250,8 +250,8 @@ class Scanner:
         # So can one holding a number in exponent form, or a credential as a [name, value] pair:
         # read as text, neither shows (the walk reads both, held as data). Only documents are searched.
         for index, text in enumerate(texts):
-            first = text[:1]
-            if (index not in rescan and (first in "{[" or first.isspace()) and looks_like_document(text)
+            opening = text[:1]
+            if (index not in rescan and (opening in "{[" or opening.isspace()) and looks_like_document(text)
                     and _DOCUMENT_HIDES.search(text)):
                 rescan.add(index)
         for index in sorted(rescan.union(direct)):

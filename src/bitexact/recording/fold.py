@@ -331,8 +331,8 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
     already: dict[str, int] = {name: step for name, step, _ in marks}  # written by a fold cut short
     refused: dict[str, str] = {}
     written = _Written(recorder, run_id, min((o.record.steps_before for o in orphans), default=writer.steps))
-    for step in already.values():
-        written.exclude(step)  # each stored entry answers for one orphan at most, a marked one included
+    for marked in already.values():
+        written.exclude(marked)  # each stored entry answers for one orphan at most, a marked one included
     # Recognized first (what this fold writes is never taken for an orphan's entry), so that a sealed
     # run is refused before anything is written, and only when an orphan's entry is not in its chain:
     # journals a crash left after their entries landed are named by the repair entry, an audit entry.
