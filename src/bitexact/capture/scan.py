@@ -249,7 +249,7 @@ class Scanner:
             position = joined.find("\\", starts[index + 1]) if index + 1 < len(texts) else -1
         # So can one holding a number in exponent form, or a credential as a [name, value] pair:
         # read as text, neither shows (the walk reads both, held as data). Only documents are searched.
-        for index, text in enumerate(texts):
+        for index, text in enumerate(texts) if ("{" in joined or "[" in joined) else ():
             opening = text[:1]
             if (index not in rescan and (opening in "{[" or opening.isspace()) and looks_like_document(text)
                     and _DOCUMENT_HIDES.search(text)):
