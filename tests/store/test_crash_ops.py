@@ -14,74 +14,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bitexact.crypto.hostkey import load_host_key
 from bitexact.recording.journal import JournalError, journal_dir, read_journal
 from bitexact.store import open_store
-
-# A child that runs the bitexact CLI with one callable wrapped to pause (print PAUSED, block on stdin)
-# before or after its real work, the first time it is called with arguments whose repr contains MATCH.
-CHILD = r'''
-import importlib, sys
-target, when, match = sys.argv[1], sys.argv[2], sys.argv[3]
-args = sys.argv[4:]
-module_name, _, attr_path = target.partition(":")
-owner = importlib.import_module(module_name)
-*parents, attr = attr_path.split(".")
-for name in parents:
-    owner = getattr(owner, name)
-real = getattr(owner, attr)
-fired = []
-
-def paused(*a, **k):
-    hit = not fired and match in repr((a, k))
-    if hit:
-        fired.append(1)
-    if hit and when == "before":
-        sys.stdout.write("PAUSED\n"); sys.stdout.flush(); sys.stdin.readline()
-    out = real(*a, **k)
-    if hit and when == "after":
-        sys.stdout.write("PAUSED\n"); sys.stdout.flush(); sys.stdin.readline()
-    return out
-
-setattr(owner, attr, paused)
-from bitexact.cli import cli
-cli.main(args=args, prog_name="bitexact")
-'''
-
-
-def _env(home: Path) -> dict[str, str]:
-    env = {**os.environ, "BITEXACT_HOME": str(home), "BITEXACT_CAPTURE_POLICY": "off", "PYTHONUNBUFFERED": "1"}
-    for name in ("BITEXACT_LOCK_TIMEOUT", "BITEXACT_HOST_KEY", "BITEXACT_REQUIRE_DUAL_CONTROL"):
-        env.pop(name, None)
-    return env
-
-
-def kill_at(home: Path, target: str, when: str, args: list[str], match: str = "") -> None:
-    """Run ``bitexact ARGS`` in a real process and SIGKILL it at ``target`` (``module:attr``), ``when``
-    ("before"/"after") its real work, the first time its arguments' repr contains ``match``."""
-    script = home.parent / "pausing_child.py"
-    script.write_text(CHILD)
-    proc = subprocess.Popen([sys.executable, str(script), target, when, match, *args], env=_env(home),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if line.strip() != "PAUSED":
-        proc.kill()
-        _, err = proc.communicate(timeout=60)
-        pytest.fail(f"the child never reached {target} ({when}): {line!r} {err[-3000:]}")
-    os.kill(proc.pid, signal.SIGKILL)
-    assert proc.wait(60) == -signal.SIGKILL
-
-
-def bx(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real `bitexact` CLI in its own process."""
-    return subprocess.run([str(Path(sys.executable).with_name("bitexact")), *args],
-                          env=_env(home), capture_output=True, text=True, timeout=120, check=False)
-
+from store.pausing import bx, cli_env, kill_at, stored
 
 def _recorded(home: Path, secret: str) -> str:
     """A sealed run whose step 1 holds ``secret`` at result.account."""
@@ -95,14 +34,6 @@ def _recorded(home: Path, secret: str) -> str:
         writer.append("tool_call", {"tool": "other", "result": {"x": 1}})
         writer.seal()
         return writer.run_id
-    finally:
-        store.close()
-
-
-def stored(home: Path, run_id: str) -> list[dict[str, Any]]:
-    store = open_store(home)
-    try:
-        return list(store.entries(run_id))
     finally:
         store.close()
 
@@ -229,7 +160,7 @@ def test_repair_beside_a_live_recording_never_loses_an_entry_whose_call_returned
     script = home.parent / "live_agent.py"
     script.write_text(AGENT)
     home.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen([sys.executable, str(script)], env=_env(home), stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, str(script)], env=cli_env(home), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdin is not None
