@@ -122,3 +122,22 @@ def test_a_file_cut_short_is_looked_at_not_skipped(tmp_path: Path, host_key: Hos
     path = tmp_path / "slots-00000000-16k.bxs"
     path.write_bytes(b"\0" * 100)
     assert has_full_slot(path), "a fold must look at it, and name it"
+
+
+def test_every_slot_write_has_a_key_of_its_own_even_with_keys_made_ahead(tmp_path: Path, host_key: HostKey) -> None:
+    import re
+
+    slots = JournalSlots(tmp_path / "home", host_key, "run-1", count=8)
+    for round_ in range(3):  # writes, then releases (which make the next keys), then writes again
+        indexes = [slots.write(*_record(seq, f"n{seq}")) for seq in range(1, 9)]
+        assert indexes and None not in indexes
+        if round_ < 2:
+            for index in indexes:
+                assert index is not None
+                slots.release(index)
+    blob = slots.path.read_bytes()
+    wrapped = re.findall(rb'"wrapped_key":"([0-9a-f]+)"', blob)
+    assert len(wrapped) == 8 and len(set(wrapped)) == 8, "eight full slots, eight different journal keys"
+    opened = read_slots(slots.path, host_key)
+    assert sorted(s.record.data["note"] for s in opened if s.record) == sorted(f"n{seq}" for seq in range(1, 9))
+    slots.close(remove=True)

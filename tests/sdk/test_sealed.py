@@ -94,3 +94,18 @@ def test_tampering_truncation_and_another_host_are_caught(home: Path, tmp_path: 
         unseal(bytes(sealed), other)
     with pytest.raises(SealedEnvelopeError, match="magic"):
         unseal(b"{}", key)
+
+
+def test_a_file_key_made_ahead_seals_one_file_that_opens_and_is_refused_for_another_purpose(home: Path) -> None:
+    from bitexact.crypto.sealed import new_file_key, seal_pieces
+
+    host = load_host_key(home)
+    key = new_file_key(host, purpose="journal")
+    sealed = b"".join(seal_pieces([b"made ", b"ahead"], host, purpose="journal", key=key))
+    assert unseal(sealed, host, purpose="journal") == b"made ahead"
+    assert sealed.startswith(key.preamble), "the file carries the key's own wrapped header"
+    with pytest.raises(ValueError, match="another purpose or host key"):
+        seal_pieces([b"x"], host, purpose="spool", key=key)
+    other = load_host_key(home.parent / "other-home")
+    with pytest.raises(ValueError, match="another purpose or host key"):
+        seal_pieces([b"x"], other, purpose="journal", key=key)

@@ -73,33 +73,62 @@ def _chunk_aad(header_digest: bytes, index: int, final: bool) -> bytes:
     return _CHUNK_AAD + header_digest + struct.pack(">QB", index, 1 if final else 0)
 
 
+@dataclass(frozen=True)
+class FileKey:
+    """One sealed file's fresh key, already wrapped under the host key: its cipher and its header.
+
+    Made ahead of time (:func:`new_file_key`) where the file's writer is on
+    a hot path, so that the key's making and wrapping stay off it. Used for
+    one file only.
+    """
+
+    purpose: str
+    host_key_id: str
+    aead: ChaCha20Poly1305
+    preamble: bytes
+    """The file's first bytes: magic, header length, header."""
+    digest: bytes
+    """SHA-256 of the header, bound into every chunk."""
+
+
+def new_file_key(host_key: HostKey, *, purpose: str) -> FileKey:
+    """A random 256-bit key for one sealed file, wrapped under ``host_key`` for ``purpose``."""
+    key = ChaCha20Poly1305.generate_key()
+    wrap_nonce = os.urandom(NONCE_BYTES)
+    wrapped = ChaCha20Poly1305(host_key.secret).encrypt(
+        wrap_nonce, key, _WRAP_AAD + host_key.key_id.encode("ascii") + purpose.encode("utf-8")
+    )
+    header = canonicalize({
+        "v": 1,
+        "cipher": CIPHER,
+        "purpose": purpose,
+        "host_key_id": host_key.key_id,
+        "wrap_nonce": wrap_nonce.hex(),
+        "wrapped_key": wrapped.hex(),
+    })
+    return FileKey(purpose, host_key.key_id, ChaCha20Poly1305(key), MAGIC + struct.pack(">I", len(header)) + header,
+                   hashlib.sha256(header).digest())
+
+
 class SealedWriter:
     """Writes one sealed file chunk by chunk; :meth:`finish` marks its end.
 
     The caller owns ``out`` (and its flushing and fsync): the writer only
-    encrypts and frames.
+    encrypts and frames. ``key`` is a key made ahead for this file (used
+    once); without one the writer makes its own.
     """
 
-    def __init__(self, out: BinaryIO, host_key: HostKey, *, purpose: str) -> None:
+    def __init__(self, out: BinaryIO, host_key: HostKey, *, purpose: str, key: FileKey | None = None) -> None:
         self._out = out
-        key = ChaCha20Poly1305.generate_key()
-        self._aead = ChaCha20Poly1305(key)
-        wrap_nonce = os.urandom(NONCE_BYTES)
-        wrapped = ChaCha20Poly1305(host_key.secret).encrypt(
-            wrap_nonce, key, _WRAP_AAD + host_key.key_id.encode("ascii") + purpose.encode("utf-8")
-        )
-        header = canonicalize({
-            "v": 1,
-            "cipher": CIPHER,
-            "purpose": purpose,
-            "host_key_id": host_key.key_id,
-            "wrap_nonce": wrap_nonce.hex(),
-            "wrapped_key": wrapped.hex(),
-        })
-        self._digest = hashlib.sha256(header).digest()
+        if key is None:
+            key = new_file_key(host_key, purpose=purpose)
+        elif (key.purpose, key.host_key_id) != (purpose, host_key.key_id):
+            raise ValueError("a file key made for another purpose or host key")
+        self._aead = key.aead
+        self._digest = key.digest
         self._index = 0
         self._finished = False
-        out.write(MAGIC + struct.pack(">I", len(header)) + header)
+        out.write(key.preamble)
 
     def _emit(self, chunk: bytes | memoryview, final: bool) -> None:
         nonce = os.urandom(NONCE_BYTES)
@@ -140,15 +169,16 @@ class _Pieces:
         return len(data)
 
 
-def seal_pieces(pieces: list[bytes], host_key: HostKey, *, purpose: str) -> list[bytes]:
+def seal_pieces(pieces: list[bytes], host_key: HostKey, *, purpose: str, key: FileKey | None = None) -> list[bytes]:
     """The sealed file of the pieces' concatenation, as buffers to write in order.
 
     Each piece starts a chunk of its own (readers see only the joined
     plaintext), and nothing is copied: for a large journal the copies cost
-    as much as the sealing. :func:`seal` joins the buffers.
+    as much as the sealing. :func:`seal` joins the buffers. ``key``: a key
+    made ahead for this file (:func:`new_file_key`).
     """
     out = _Pieces()
-    writer = SealedWriter(out, host_key, purpose=purpose)  # type: ignore[arg-type]
+    writer = SealedWriter(out, host_key, purpose=purpose, key=key)  # type: ignore[arg-type]
     for piece in pieces:
         if piece:
             writer.write(piece)

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Final
 
 from bitexact.crypto.hostkey import HostKey
-from bitexact.crypto.sealed import seal_pieces
+from bitexact.crypto.sealed import FileKey, new_file_key, seal_pieces
 from bitexact.recording.journal import (
     PURPOSE,
     JournalError,
@@ -53,6 +53,8 @@ LARGE_SLOT_COUNT: Final[int] = 2
 LARGE_SLOT_BYTES: Final[int] = (4 << 20) + (64 << 10)
 _LENGTH: Final = struct.Struct(">I")
 _FILE_NAME: Final = re.compile(r"slots-[0-9a-f]{8}-([1-9][0-9]{0,6})k\.bxs")
+KEYS_AHEAD: Final[int] = 2
+"""Journal keys kept made and wrapped ahead of the calls that use them (each is used once)."""
 _SEAL_ROOM: Final[int] = 2048
 """Bytes a sealed journal adds to the entry's JSON, at most (header, record fields, chunk framing)."""
 
@@ -89,6 +91,9 @@ class JournalSlots:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._writing = 0  # writes between taking a slot and syncing it: close waits for them
+        # Each journal still gets a random key of its own, wrapped by the host key; making one is a
+        # fifth of a slot write's CPU, so they are made here and as slots are released, off the calls.
+        self._keys: list[FileKey] = [new_file_key(host_key, purpose=PURPOSE) for _ in range(KEYS_AHEAD)]
         directory = journal_dir(home, run_id)
         self.path = directory / f"slots-{secrets.token_hex(4)}-{slot_bytes // 1024}k{SLOTS_SUFFIX}"
         # Made whole under a dot-name, then renamed: a process killed while
@@ -125,7 +130,9 @@ class JournalSlots:
         Raises :class:`JournalError` when the disk refuses the write (the slot
         is then free again and nothing was promised).
         """
-        buffers = seal_pieces(journal_payload(record, data_json), self._host_key, purpose=PURPOSE)
+        with self._lock:
+            key = self._keys.pop() if self._keys else None
+        buffers = seal_pieces(journal_payload(record, data_json), self._host_key, purpose=PURPOSE, key=key)
         length = sum(len(b) for b in buffers)
         if _LENGTH.size + length > self.slot_bytes:
             return None
@@ -164,6 +171,11 @@ class JournalSlots:
             except OSError:
                 return  # it stays full: repair will find its entry already written (or superseded)
             self._free.append(index)
+            missing = KEYS_AHEAD - len(self._keys)
+        # Made outside the lock (a call taking a slot must not wait for it), by the thread that releases.
+        made = [new_file_key(self._host_key, purpose=PURPOSE) for _ in range(missing)]
+        with self._lock:
+            self._keys.extend(made[:KEYS_AHEAD - len(self._keys)])
 
     @property
     def free(self) -> int:
