@@ -96,6 +96,32 @@ def test_a_tool_call_records_its_arguments_as_the_tool_was_called() -> None:
     assert _tool_calls(r.run_id)[0]["data"]["args"] == [[], "sku-1"]
 
 
+def test_arguments_serialized_once_as_called_stay_themselves_when_the_result_takes_the_slow_path() -> None:
+    # The arguments are written to JSON once, as called, and spliced into the entry. A result with a
+    # NaN sends the whole entry through the converter's slow path, which must keep them as they were
+    # written (not record the spliced JSON object by its repr).
+    @bitexact.record_tool
+    def score(weights: dict[str, float], label: str, *, scale: int = 1) -> float:
+        return float("nan")
+
+    with bitexact.run() as r:
+        assert score({"a": 0.5}, "x", scale=3) != 0
+    data = _tool_calls(r.run_id)[0]["data"]
+    assert data["args"] == [{"a": 0.5}, "x"] and data["kwargs"] == {"scale": 3}
+    assert data["result"] == "nan"
+
+
+def test_tool_call_data_takes_arguments_already_serialized() -> None:
+    import orjson
+
+    from bitexact.sdk.jsonable import dump_json
+    from bitexact.sdk.tools import tool_call_data
+
+    data = tool_call_data("t", orjson.Fragment(b'[1,"a"]'), orjson.Fragment(b'{"k":true}'), result=2)
+    assert orjson.loads(dump_json(data)) == {"tool": "t", "args": [1, "a"], "kwargs": {"k": True},
+                                             "result": 2, "status": "ok"}
+
+
 def test_a_record_handle_cannot_be_changed_through_what_it_reads() -> None:
     with bitexact.run() as r:
         handle = r.marker("reviewed")

@@ -28,6 +28,8 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any, Final
 
+import orjson
+
 MAX_SAFE_INT: Final[int] = 2**53 - 1
 MAX_DEPTH: Final[int] = 120
 """Below the evidence's 125 levels, leaving room for the SDK's own wrapping keys."""
@@ -61,6 +63,8 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
         return value if -MAX_SAFE_INT <= value <= MAX_SAFE_INT else str(value)
     if kind is float:
         return value if math.isfinite(value) else repr(value)
+    if kind is orjson.Fragment:
+        return value  # JSON this module already wrote (a tool's arguments as called)
     if _depth >= MAX_DEPTH:
         return _text(repr(value))
     if isinstance(value, (dict, list, tuple, set, frozenset)) or dataclasses.is_dataclass(value):
@@ -134,7 +138,6 @@ def written_key(key: Any) -> str:
 
 
 def _orjson_options() -> int:
-    import orjson
 
     return orjson.OPT_STRICT_INTEGER | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
@@ -181,7 +184,6 @@ def dump_json(value: Any) -> bytes:
     those values take the slow path. So a large entry costs the agent's
     call one native serialization, not a walk over its objects.
     """
-    import orjson
 
     try:
         raw = orjson.dumps(value, default=to_jsonable, option=_orjson_options())

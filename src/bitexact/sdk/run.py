@@ -628,7 +628,7 @@ class Run:
     def _record_tool(self, tool: str, args: Any, kwargs: Any, result: Any, error: BaseException | None,
                      custody: dict[str, str] | None, ctx: str | None, *, observed: bool) -> RecordHandle:
         return self._record_built(
-            "tool_call", lambda: tool_call_data(tool, list(args), dict(kwargs), result, None, error),
+            "tool_call", lambda: tool_call_data(tool, args, kwargs, result, None, error),
             prov="observed" if observed else "asserted", ctx=ctx, hints=custody)
 
     def _record_nondet(self, source: str, value: Any, *, ctx: str | None) -> RecordHandle:

@@ -52,9 +52,11 @@ def tool_call_data(
     """A ``tool_call``'s data: tool, args (list), kwargs (object), result, status, and error when one."""
     if not isinstance(tool, str) or not tool.strip():
         raise SdkArgumentError("tool must be a non-empty string naming the tool", field="tool")
-    if isinstance(args, (str, bytes)) or not hasattr(args, "__iter__"):
+    # A Fragment is arguments already serialized as the tool was called (_as_called).
+    fragment_args, fragment_kwargs = isinstance(args, orjson.Fragment), isinstance(kwargs, orjson.Fragment)
+    if not fragment_args and (isinstance(args, (str, bytes)) or not hasattr(args, "__iter__")):
         raise SdkArgumentError("args must be a list or tuple of the positional arguments", field="args")
-    if kwargs is not None and not isinstance(kwargs, Mapping):
+    if kwargs is not None and not fragment_kwargs and not isinstance(kwargs, Mapping):
         raise SdkArgumentError("kwargs must be a mapping of the keyword arguments", field="kwargs")
     if status is None:
         status = "error" if error is not None else "ok"
@@ -63,8 +65,8 @@ def tool_call_data(
     # Left as the agent's objects: the run serializes the whole entry once (bitexact.sdk.jsonable.dump_json).
     data: dict[str, Any] = {
         "tool": tool,
-        "args": list(args),
-        "kwargs": dict(kwargs or {}),
+        "args": args if fragment_args else list(args),
+        "kwargs": kwargs if fragment_kwargs else dict(kwargs or {}),
         "result": result,
         "status": status,
     }
@@ -106,17 +108,17 @@ def _register(fn: Any, custody: dict[str, str] | None, tool: str) -> Any:
 
 def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
     """The arguments as the tool is called, before it runs: a tool that changes a list it was handed
-    must not have the changed list recorded as what it was called with. Serialized once (as the
-    entry will be); arguments no converter can write stay as they are, and the record declares that."""
+    must not have the changed list recorded as what it was called with. Serialized here, once: the
+    JSON is spliced into the entry as it is (``orjson.Fragment``), never parsed back and written
+    again. Arguments no converter can write stay as they are, and the record declares that."""
     from bitexact.sdk import active
     from bitexact.sdk.jsonable import dump_json
 
     try:
         with active.busy():  # the SDK's own work: never recorded as the agent's nondeterminism
-            called = orjson.loads(dump_json({"args": list(args), "kwargs": kwargs}))
+            return orjson.Fragment(dump_json(list(args))), orjson.Fragment(dump_json(kwargs))
     except Exception:  # noqa: BLE001 - recorded later from the objects themselves, with its gap if any
         return args, kwargs
-    return called["args"], called["kwargs"]
 
 
 def _as_yielded(item: Any) -> Any:
