@@ -67,10 +67,11 @@ class Load:
 _BLOCK = bytes(range(256)) * 32  # 8 KiB
 
 
-def fdatasync_times(directory: Path, rounds: int, write_bytes: int = 4096) -> list[float]:
+def fdatasync_times(directory: Path, rounds: int, write_bytes: int = 4096, idle_s: float = 0.0) -> list[float]:
     """Microseconds of ``rounds`` fdatasyncs, each after a ``write_bytes`` write in place, in a file made in ``directory``.
 
     The file is written (not sparse) and synced first, so each sync below commits data only.
+    ``idle_s``: seconds slept before each write, as an agent waits on a model between tool calls.
     """
     path = directory / ".fdatasync.probe"
     places = 64 if write_bytes <= 4096 else 4  # a large write rotates over four places, not 64
@@ -81,6 +82,8 @@ def fdatasync_times(directory: Path, rounds: int, write_bytes: int = 4096) -> li
         os.fsync(fd)
         times = []
         for i in range(rounds):
+            if idle_s:
+                time.sleep(idle_s)
             os.pwrite(fd, block, (i % places) * write_bytes)
             start = time.perf_counter()
             os.fdatasync(fd)
