@@ -285,7 +285,10 @@ def fold_orphans(
     """
     check_repair(by, "fold")  # the operator is named before any orphan is written
     home = Path(home) if home is not None else _store_home(recorder)
-    directory = journal_dir(home, run_id)
+    try:
+        directory = journal_dir(home, run_id)
+    except JournalError:
+        return []  # an id no journal directory can be named for (the SDK then writes in the call): no journal
     if not directory.is_dir():
         return []  # no journal was ever made for the run: nothing to fold
     held = take_live_lock(directory)

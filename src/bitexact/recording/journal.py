@@ -219,7 +219,11 @@ def marked_journals(directory: Path) -> list[Path]:
 def discard_folded(home: Path, run_id: str, steps: set[int]) -> None:
     """Remove the kept copies of entries a fold wrote at ``steps`` (``.folded-`` and ``.folding-<step>``): once a
     store redaction has destroyed a value of such an entry, no copy of it may stay on disk."""
-    for path in marked_journals(journal_dir(home, run_id)):
+    try:
+        directory = journal_dir(home, run_id)
+    except JournalError:
+        return  # no journal directory can be named for the run, so it has no journal and no copy
+    for path in marked_journals(directory):
         found = FOLDED.fullmatch(path.name) or FOLDING.fullmatch(path.name)
         if found is not None and int(found.group(2)) in steps:
             remove_journal(path)  # .folding-<step> too: a fold killed after the write left it
@@ -232,16 +236,11 @@ so that a repair never folds (or deletes) the journals of a run that is still be
 
 def hold_live_lock(home: Path, run_id: str) -> int:
     """Take the run's live lock; returns the descriptor to keep open while recording (closing releases it)."""
-    import fcntl
-
     directory = journal_dir(home, run_id)
     ensure_journal_dir(directory)
-    fd = os.open(directory / LIVE_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise JournalError(f"run {run_id} is already being recorded by another process") from None
+    fd = _flock_lock_file(directory / LIVE_LOCK)
+    if fd is None:
+        raise JournalError(f"run {run_id} is already being recorded by another process")
     return fd
 
 
@@ -257,12 +256,31 @@ def release_live_lock(home: Path, run_id: str, fd: int) -> None:
 def take_live_lock(directory: Path) -> int | None:
     """For a repair: the run's live lock, taken without waiting and held (the descriptor) for the whole
     fold, so a recording cannot start journaling meanwhile; None when a process holds it (it records)."""
+    return _flock_lock_file(directory / LIVE_LOCK)
+
+
+def _flock_lock_file(path: Path) -> int | None:
+    """The lock file at ``path``, opened (made if missing) and locked without waiting; None when held.
+
+    Whoever holds the lock last removes its file while still holding it. An
+    open that raced that removal locks a file no longer at ``path``, which
+    guards nothing (the next comer makes a new one): such a lock is dropped
+    and the open tried again.
+    """
     import fcntl
 
-    fd = os.open(directory / LIVE_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+        mine = os.fstat(fd)
+        try:
+            there = os.stat(path)
+        except FileNotFoundError:
+            there = None
+        if there is not None and (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino):
+            return fd
         os.close(fd)
-        return None
-    return fd

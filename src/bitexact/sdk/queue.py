@@ -102,6 +102,7 @@ class OrderedWriter:
         self.max_bytes = max_bytes
         self._bytes = 0  # entry JSON queued and in flight
         self._warned = False
+        self._after_inflight: list[Callable[[], None]] = []
         self.waited = 0.0
         """Seconds recording calls spent waiting for room, in all (for tests and monitoring)."""
 
@@ -173,6 +174,19 @@ class OrderedWriter:
             self._cond.notify_all()
             return left
 
+    def after_inflight(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` once no batch is being written: now, or in the writer thread when its batch ends.
+
+        An abandoned writer still finishes the batch it holds; what must not
+        happen before that batch lands (or fails), such as letting a repair
+        fold its journals, waits for this.
+        """
+        with self._cond:
+            if self._inflight:
+                self._after_inflight.append(fn)
+                return
+        fn()
+
     def stop(self) -> None:
         """Let the thread end once the queue is empty."""
         with self._cond:
@@ -219,4 +233,10 @@ class OrderedWriter:
                 with self._cond:
                     self._bytes -= sum(len(item.raw) for item in batch)
                     self._inflight = []
+                    after, self._after_inflight = self._after_inflight, []
                     self._cond.notify_all()
+                for fn in after:
+                    try:
+                        fn()
+                    except Exception:  # noqa: BLE001 - the queue goes on
+                        logger.exception("bitexact: %s: after a batch", self._name)

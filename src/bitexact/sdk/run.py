@@ -138,6 +138,7 @@ class Run:
         self._orphans: set[str] = set()
         self._large_slots_thread: threading.Thread | None = None
         self._live_lock: int | None = None  # the run's live lock (a descriptor), once it has journals
+        self._lock_released = False  # the run gave its live lock back (its exit): never taken again
         self._host_key: Any = None
         self._journal_warned = False
         self._slots: JournalSlots | None = None
@@ -283,9 +284,13 @@ class Run:
             for slots in slots_files:
                 # Removed only when no slot holds an entry that is not in the chain.
                 slots.close(remove=settled and not any(name.startswith(slots.path.name) for name in self._orphans))
-            if self._live_lock is not None and self.home is not None and self.run_id is not None:
-                release_live_lock(self.home, self.run_id, self._live_lock)  # repair may fold what is left
-                self._live_lock = None
+            # Repair may fold what is left once the lock is given back: not before the writer thread
+            # has finished a batch it still holds (an abandoned drain), which may yet land or be
+            # journaled again.
+            if self._queue is not None:
+                self._queue.after_inflight(self._release_live_lock)
+            else:
+                self._release_live_lock()
             active.unregister(self)
             if self.capture_nondeterminism:
                 nondet.uninstall()
@@ -407,8 +412,17 @@ class Run:
             journal = self._journal(handle.seq, kind, raw, prov, ctx, hints)
             if large:
                 self._prepare_large_slots()
-            if journal is None and self._queue.drain(self._timeout):
-                self._write_now(handle, kind, raw, prov, ctx, hints)  # no journal: write in the call instead
+            if journal is None:
+                # No journal: written in the call instead, once the entries before it are written. If they
+                # are not within the bound, the entry cannot be made durable before the call returns:
+                # declared a gap, never queued in memory alone (a crash would lose it without a trace).
+                if self._queue.drain(self._timeout):
+                    self._write_now(handle, kind, raw, prov, ctx, hints)
+                else:
+                    handle._fail(self._declare_in_order(Gap(
+                        STORAGE_UNAVAILABLE, "not recorded: its journal could not be written, and the entries"
+                        f" before it were not written within BITEXACT_DRAIN_TIMEOUT ({self._timeout:g} s)",
+                        kind=kind, seq=handle.seq)))
                 return handle
             self._put(Pending(handle, kind, raw, prov, ctx, hints, journal), deadline)
             return handle
@@ -442,11 +456,19 @@ class Run:
 
     def _hold_live_lock(self) -> None:
         """Before the run's first journal: hold its live lock while recording, so that a repair run beside
-        it refuses instead of folding (or removing) journals whose entries are on their way."""
+        it refuses instead of folding (or removing) journals whose entries are on their way. Once the run
+        has given the lock back it is not taken again: what is journaled then is repair's to fold."""
         assert self.home is not None and self.run_id is not None
         with self._host_key_lock:
-            if self._live_lock is None:
+            if self._live_lock is None and not self._lock_released:
                 self._live_lock = hold_live_lock(self.home, self.run_id)
+
+    def _release_live_lock(self) -> None:
+        with self._host_key_lock:
+            self._lock_released = True
+            if self._live_lock is not None and self.home is not None and self.run_id is not None:
+                release_live_lock(self.home, self.run_id, self._live_lock)
+                self._live_lock = None
 
     def _open_slots(self, *, count: int = SLOT_COUNT, slot_bytes: int = SLOT_BYTES) -> JournalSlots | None:
         """A slots file for the run, or None (entries then take another path) with one warning."""
