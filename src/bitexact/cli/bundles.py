@@ -30,7 +30,7 @@ from bitexact.cli.output import (
 )
 from bitexact.cli.progress import progress_bar
 from bitexact.errors import BitExactError, RunNotFoundError, StoreError
-from bitexact.evidence.export import FORMATS, RunSource, bundle_document, export_run
+from bitexact.evidence.export import FORMATS, RunSource, UnappliedClaimError, bundle_document, export_run
 from bitexact.evidence.paths import parse_field
 from bitexact.recording.audit import pending_claims
 from bitexact.evidence.verify import (
@@ -84,6 +84,8 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
             result = export_run(_counted(source, update), output, key, fmt=fmt, redact=redact)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
+    except UnappliedClaimError as exc:  # a redaction began after the check above, and has not landed
+        fail(str(exc), code=EXIT_FAIL, hint=f"Finish it (or wait for it): bitexact redact --resume {run_id}")
     except (BitExactError, ValueError, OSError) as exc:
         fail(str(exc), code=EXIT_INPUT)
     if as_json:

@@ -63,7 +63,7 @@ class AppContext:
 
 def _capture_key_files() -> list[str]:
     """The capture key files in force (``BITEXACT_CAPTURE_KEY``, a policy file's ``hash_only_key`` and
-    ``retired_keys`` files): overwriting one would leave every field committed under it unopenable."""
+    ``retired_keys`` files, KMS ciphertext files included): overwriting one would leave every field committed under it unopenable."""
     import json
 
     found = [os.environ.get("BITEXACT_CAPTURE_KEY", "").strip()]
@@ -79,8 +79,9 @@ def _capture_key_files() -> list[str]:
         for spec in specs:
             if isinstance(spec, str):
                 found.append(spec)
-            elif isinstance(spec, dict) and isinstance(spec.get("file"), str):
-                found.append(spec["file"])
+            elif isinstance(spec, dict):
+                # A key file, or a KMS-encrypted key's ciphertext file (a KMS or PKCS#11 key is no file).
+                found.extend(spec[name] for name in ("file", "kms_ciphertext") if isinstance(spec.get(name), str))
     return [path for path in found if path]
 
 

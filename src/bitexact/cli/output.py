@@ -26,9 +26,13 @@ def print_json(value: Any) -> None:
     """Machine-readable output on stdout, one document.
 
     A lone surrogate (which evidence may hold) is written as its JSON escape,
-    so the document stays valid JSON that any UTF-8 reader takes.
+    so the document stays valid JSON that any UTF-8 reader takes. On a stream
+    that is not UTF-8 (a Windows console, ``PYTHONIOENCODING=cp1252``) every
+    character past ASCII is a JSON escape: the stream's own fallback would
+    write Python escapes, which are not JSON.
     """
-    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    text = json.dumps(value, indent=2, ensure_ascii=encoding != "utf8", sort_keys=False)
     click.echo(_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
 
 

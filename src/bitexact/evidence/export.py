@@ -102,22 +102,34 @@ def redaction_plan(fields: Iterable[str]) -> dict[int, list[str]]:
     return plan
 
 
+class UnappliedClaimError(EvidenceError):
+    """A stored run holds a redaction claim whose values are still stored (a redaction cut short, or
+    one still running): a bundle would carry what its chain says is destroyed, and fail for it."""
+
+
 def _exported(
     source: RunSource, plan: dict[int, list[str]], *, checked: bool = False,
-    listed: dict[int, list[str]] | None = None,
+    listed: dict[int, list[str]] | None = None, exporting: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """The entries as exported. ``checked``: raise :class:`_RacedRedaction` at the end when a store
-    marker's claim lies past the prefix; ``listed``: raise it when an entry's markers are not the
-    ones the JSONL header was signed over."""
+    marker's claim lies past the prefix, or at a claim whose values are still stored (its removal may
+    be landing); ``listed``: raise it when an entry's markers are not the ones the JSONL header was
+    signed over. ``exporting`` a stored run: a claim not applied raises :class:`UnappliedClaimError`
+    when read unchecked (a bundle to hand over must verify; ``verify RUN`` reads without it, so that
+    its verdict names the claim)."""
     seen: set[int] = set()
     marked: set[str] = set()
     claimed: set[str] = set()
+    stored = exporting and source.refresh is not None
     for entry in source.entries():
         step = entry["step"]
-        if checked:
+        if checked or stored:
             marked.update(f"{step}:{path}" for path in entry.get("redacted", []))
             if entry.get("kind") == "redaction":
-                claimed.update(str(token) for token in entry.get("data", {}).get("fields", []))
+                tokens = [str(token) for token in entry.get("data", {}).get("fields", [])]
+                claimed.update(tokens)
+                if stored:
+                    _refuse_unapplied(source.run_id, step, tokens, marked, checked)
         paths = plan.get(step)
         if paths:
             seen.add(step)
@@ -131,15 +143,31 @@ def _exported(
     missing = sorted(set(plan) - seen)
     if missing:
         raise EvidenceError(f"--redact names step {missing[0]}, but run {source.run_id} has no such step")
-    if marked - claimed:
+    if checked and marked - claimed:
         raise _RacedRedaction()
 
 
+def _refuse_unapplied(run_id: str, step: int, tokens: list[str], marked: set[str], checked: bool) -> None:
+    """At a stored run's claim (``step``): every field it names is marked redacted in the entries read
+    before it, or the export reads again (``checked``) or is refused."""
+    for token in tokens:
+        try:
+            target, _ = parse_field(token)
+        except ValueError:
+            continue  # not a field: the verifier names it
+        if target < step and token not in marked:
+            if checked:
+                raise _RacedRedaction()
+            raise UnappliedClaimError(
+                f"run {run_id}: the redaction claim at step {step} names {token}, whose value is still stored;"
+                " a bundle now would carry the claimed value")
+
+
 def _summary(
-    source: RunSource, plan: dict[int, list[str]], *, checked: bool = False
+    source: RunSource, plan: dict[int, list[str]], *, checked: bool = False, exporting: bool = False
 ) -> tuple[int, str, dict[int, list[str]]]:
     steps, head, markers = 0, "", {}
-    for entry in _exported(source, plan, checked=checked):
+    for entry in _exported(source, plan, checked=checked, exporting=exporting):
         steps += 1
         head = entry["hash"]
         if entry.get("redacted"):
@@ -158,11 +186,12 @@ def _container(fmt: str, source: RunSource, head: str) -> dict[str, Any]:
 
 
 def bundle_document(
-    source: RunSource, key: SigningKey | None, plan: dict[int, list[str]] | None = None, *, checked: bool = False
+    source: RunSource, key: SigningKey | None, plan: dict[int, list[str]] | None = None, *, checked: bool = False,
+    exporting: bool = False,
 ) -> dict[str, Any]:
     """The complete JSON-form bundle, signed by ``key`` (unsigned when None; ``checked``: see :func:`_exported`)."""
     plan = plan or {}
-    entries = list(_exported(source, plan, checked=checked))
+    entries = list(_exported(source, plan, checked=checked, exporting=exporting))
     if not entries:
         raise EvidenceError(f"run {source.run_id} has no entries: an empty chain is not evidence of a run")
     markers = {e["step"]: e["redacted"] for e in entries if e.get("redacted")}
@@ -241,7 +270,7 @@ def _jsonl_lines(
     header = _container(FORMAT_JSONL, source, head)
     header["signature"] = sign_container(header, redactions, key)
     yield canonicalize(header) + b"\n"
-    for entry in _exported(source, plan, listed=listed):
+    for entry in _exported(source, plan, listed=listed, exporting=True):
         yield canonicalize(entry) + b"\n"
 
 
@@ -273,13 +302,13 @@ def _export_once(
     source: RunSource, path: Path, key: SigningKey, fmt: str, plan: dict[int, list[str]], checked: bool
 ) -> ExportResult:
     if fmt == "jsonl":
-        steps, head, markers = _summary(source, plan, checked=checked)
+        steps, head, markers = _summary(source, plan, checked=checked, exporting=True)
         redactions = redactions_map(markers)
         lines = _jsonl_lines(source, key, plan, head, redactions, markers if checked else None)
         written = _atomic_write(path, lines)
         count = sum(len(paths) for paths in redactions.values())
     else:
-        bundle = bundle_document(source, key, plan, checked=checked)
+        bundle = bundle_document(source, key, plan, checked=checked, exporting=True)
         steps, head = len(bundle["entries"]), bundle["chain"]["head_hash"]
         count = sum(len(e.get("redacted", [])) for e in bundle["entries"])
         document = dsse_envelope(bundle, key) if fmt == "dsse" else bundle

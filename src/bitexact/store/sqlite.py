@@ -47,7 +47,14 @@ from bitexact.store.base import (
 )
 from bitexact.store.checks import CheckpointFields, EntryFields
 from bitexact.store.groupcommit import GroupCommitter, Ticket
-from bitexact.store.sqlite_schema import BUSY_TIMEOUT_MS, CHECKPOINT_PAGES, connect, migrate, needs_migration
+from bitexact.store.sqlite_schema import (
+    BUSY_TIMEOUT_MS,
+    CHECKPOINT_PAGES,
+    connect,
+    migrate,
+    needs_migration,
+    refuse_foreign_file,
+)
 from bitexact.store.walcheckpoint import WalCheckpointer, presize
 
 PAGE: Final[int] = 256
@@ -143,6 +150,8 @@ class SQLiteStore(Store):
         opened: list[sqlite3.Connection] = []
         lock_fd = -1
         try:
+            if self.path.is_file() and self.path.stat().st_size:
+                refuse_foreign_file(str(self.path))  # first: a file not ours is left exactly as it is
             _create_private(self.path)
             lock_fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             self._lock_fd = lock_fd

@@ -162,6 +162,24 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
 OWN_TABLES: Final[frozenset[str]] = frozenset({"runs", "entries", "checkpoints", "custody", "keys"})
 
 
+def refuse_foreign_file(path: str) -> None:
+    """Refuse an existing file that is another application's database (or no database), read-only:
+    before the store tightens its mode or makes its lock file beside it, so a refused file is left
+    exactly as it was."""
+    from pathlib import Path
+
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return  # not readable as a database here: the store's own open reports why
+    try:
+        _refuse_foreign(conn)
+    except sqlite3.DatabaseError as exc:  # not a database at all: left as it is too
+        raise StoreError(f"cannot open the store at {path}: {exc}") from exc
+    finally:
+        conn.close()
+
+
 def _refuse_foreign(conn: sqlite3.Connection) -> None:
     """Refuse a database of another application found where the store goes: making BitExact's tables in
     it would change a file that is not ours (and `bitexact health` would then call it a healthy store)."""
