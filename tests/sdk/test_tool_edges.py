@@ -114,10 +114,11 @@ def test_arguments_serialized_once_as_called_stay_themselves_when_the_result_tak
 def test_tool_call_data_takes_arguments_already_serialized() -> None:
     import orjson
 
-    from bitexact.sdk.jsonable import dump_json
+    from bitexact.sdk.jsonable import WrittenJSON, dump_json
     from bitexact.sdk.tools import tool_call_data
 
-    data = tool_call_data("t", orjson.Fragment(b'[1,"a"]'), orjson.Fragment(b'{"k":true}'), result=2)
+    data = tool_call_data("t", WrittenJSON(orjson.Fragment(b'[1,"a"]')), WrittenJSON(orjson.Fragment(b'{"k":true}')),
+                          result=2)
     assert orjson.loads(dump_json(data)) == {"tool": "t", "args": [1, "a"], "kwargs": {"k": True},
                                              "result": 2, "status": "ok"}
 

@@ -56,12 +56,13 @@ def format_context(event_id: str, hlc: tuple[int, int] | list[int]) -> str:
     """``bxc.<id>.<ms>.<logical>``; refuses an id or clock no reader would parse back."""
     if not isinstance(event_id, str) or not _ID.fullmatch(event_id):
         raise ContextFormatError(f"id {event_id!r} must be 1 to 64 letters, digits, _ or -", field="id")
-    if len(hlc) != 2:
-        raise ContextFormatError("hlc must be [milliseconds, logical]", field="hlc")
-    for value, field in zip(hlc, ("hlc.ms", "hlc.logical")):
+    if not isinstance(hlc, (tuple, list)) or len(hlc) != 2:
+        raise ContextFormatError(f"hlc must be [milliseconds, logical], not {hlc!r}", field="hlc")
+    ms, logical = hlc
+    for value, field in ((ms, "hlc.ms"), (logical, "hlc.logical")):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CLOCK:
             raise ContextFormatError(f"{field} {value!r} is not a whole number from 0 to 2^53 - 1", field=field)
-    return f"{PREFIX}.{event_id}.{hlc[0]}.{hlc[1]}"
+    return f"{PREFIX}.{event_id}.{ms}.{logical}"
 
 
 def parse_context(text: str) -> CausalContext:

@@ -52,6 +52,14 @@ def exception_message(exc: BaseException) -> str:
         return f"<{type(exc).__qualname__} whose message could not be read>"
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class WrittenJSON:
+    """JSON :func:`dump_json` already wrote (a tool's arguments as it was called), spliced into an
+    entry as it is. Only the SDK makes these: an agent's own ``orjson.Fragment`` is not taken on trust."""
+
+    fragment: orjson.Fragment
+
+
 def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()) -> Any:
     """``value`` as plain JSON data (dict, list, str, int, float, bool, None)."""
     if value is None or value is True or value is False:
@@ -63,8 +71,8 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
         return value if -MAX_SAFE_INT <= value <= MAX_SAFE_INT else str(value)
     if kind is float:
         return value if math.isfinite(value) else repr(value)
-    if kind is orjson.Fragment:
-        return value  # JSON this module already wrote (a tool's arguments as called)
+    if kind is WrittenJSON:
+        return value.fragment
     if _depth >= MAX_DEPTH:
         return _text(repr(value))
     if isinstance(value, (dict, list, tuple, set, frozenset)) or dataclasses.is_dataclass(value):

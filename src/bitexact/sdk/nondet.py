@@ -119,7 +119,9 @@ def _reduce_datetime(value: _datetime.datetime) -> tuple[Any, tuple[Any, ...]]:
     """Pickle (and copy) a datetime while ``datetime.datetime`` is the stand-in: pickle saves a class by
     looking its name up, and ``datetime.datetime`` no longer names the real one. It is saved as the
     stand-in, which makes a real datetime again."""
-    reduced = value.__reduce__()
+    # Protocol 4's state: the plain __reduce__ (protocol 2) leaves out ``fold``, which tells the two
+    # instants of a repeated wall-clock hour apart.
+    reduced = value.__reduce_ex__(4)
     assert isinstance(reduced, tuple)  # a datetime reduces to (class, state), never to a name
     return RecordingDatetime, tuple(reduced[1])
 

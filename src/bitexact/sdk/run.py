@@ -182,9 +182,13 @@ class Run:
             meta: dict[str, Any] = {"sdk": SDK_LABEL, "strict": self.strict,
                                     "capture_nondeterminism": self.capture_nondeterminism,
                                     "journal_small": self.journal_small}
+            clock_problem: str | None = None
             if self.parent is not None:
-                hlc = self.clock.observe(self.parent.hlc)
-                meta["causal"] = {"caused_by": [self.parent.id], "parent": str(self.parent), "hlc": list(hlc)}
+                meta["causal"] = {"caused_by": [self.parent.id], "parent": str(self.parent)}
+                try:
+                    meta["causal"]["hlc"] = list(self.clock.observe(self.parent.hlc))
+                except ContextFormatError as exc:  # a valid parent at the clock's very limit: no later reading
+                    clock_problem = str(exc)
             with active.busy():
                 writer = recorder.start(run_id=self.requested_run_id, name=self.name, meta=meta)
         except Exception as exc:
@@ -209,6 +213,10 @@ class Run:
         if bad_context is not None:
             self.failures.declare(Gap(INVALID_ARGUMENT, f"{ENV_VAR} is not a causal context: {bad_context}",
                                       fields={ENV_VAR: bad_context}), self.writer)
+        if clock_problem is not None:
+            self.failures.declare(Gap(INVALID_ARGUMENT, f"the run's clock cannot follow its parent context's:"
+                                                        f" {clock_problem}", fields={"hlc": clock_problem}),
+                                  self.writer)
         return self
 
     def finish(self, exc: BaseException | None = None) -> None:

@@ -19,6 +19,7 @@ import threading
 import weakref
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar, overload
 
 import orjson
@@ -26,7 +27,7 @@ import orjson
 from bitexact.sdk.active import current_run, current_tool, inside_tool
 from bitexact.sdk.custody import check_custody
 from bitexact.sdk.errors import CustodyHintError, SdkArgumentError
-from bitexact.sdk.jsonable import exception_message
+from bitexact.sdk.jsonable import WrittenJSON, exception_message
 
 F = TypeVar("F", bound=Callable[..., Any])
 MARK: Final[str] = "__bitexact_tool__"
@@ -52,8 +53,10 @@ def tool_call_data(
     """A ``tool_call``'s data: tool, args (list), kwargs (object), result, status, and error when one."""
     if not isinstance(tool, str) or not tool.strip():
         raise SdkArgumentError("tool must be a non-empty string naming the tool", field="tool")
-    # A Fragment is arguments already serialized as the tool was called (_as_called).
-    fragment_args, fragment_kwargs = isinstance(args, orjson.Fragment), isinstance(kwargs, orjson.Fragment)
+    if isinstance(args, _Unwritable):
+        raise args.error  # the arguments as called could not be written: the call is a declared gap
+    # Arguments already serialized as the tool was called (_as_called).
+    fragment_args, fragment_kwargs = isinstance(args, WrittenJSON), isinstance(kwargs, WrittenJSON)
     if not fragment_args and (isinstance(args, (str, bytes)) or not hasattr(args, "__iter__")):
         raise SdkArgumentError("args must be a list or tuple of the positional arguments", field="args")
     if kwargs is not None and not fragment_kwargs and not isinstance(kwargs, Mapping):
@@ -106,19 +109,29 @@ def _register(fn: Any, custody: dict[str, str] | None, tool: str) -> Any:
     return None
 
 
+@dataclass(frozen=True)
+class _Unwritable:
+    """Arguments no converter could write as the tool was called: the call is declared, not recorded
+    from the objects the tool may since have changed."""
+
+    error: Exception
+
+
 def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
     """The arguments as the tool is called, before it runs: a tool that changes a list it was handed
     must not have the changed list recorded as what it was called with. Serialized here, once: the
-    JSON is spliced into the entry as it is (``orjson.Fragment``), never parsed back and written
-    again. Arguments no converter can write stay as they are, and the record declares that."""
+    JSON is spliced into the entry as it is (:class:`WrittenJSON`), never parsed back and written
+    again. Arguments no converter can write make the call a declared gap (:class:`_Unwritable`)."""
     from bitexact.sdk import active
     from bitexact.sdk.jsonable import dump_json
 
     try:
         with active.busy():  # the SDK's own work: never recorded as the agent's nondeterminism
-            return orjson.Fragment(dump_json(list(args))), orjson.Fragment(dump_json(kwargs))
-    except Exception:  # noqa: BLE001 - recorded later from the objects themselves, with its gap if any
-        return args, kwargs
+            return (WrittenJSON(orjson.Fragment(dump_json(list(args)))),
+                    WrittenJSON(orjson.Fragment(dump_json(kwargs))))
+    except Exception as exc:  # noqa: BLE001 - declared when the call is recorded, never raised to the agent
+        unwritable = _Unwritable(exc)
+        return unwritable, unwritable
 
 
 def _as_yielded(item: Any) -> Any:
@@ -173,7 +186,12 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
             try:
                 value, step = (yield item), inner.send
             except GeneratorExit:
-                inner.close()
+                try:
+                    inner.close()
+                except BaseException as exc:  # its cleanup raised: the consumer gets that, and it is the call's error
+                    run._record_tool(tool, called_args, called_kwargs, _streamed(yielded, closed_early=True), exc,
+                                     checked, outer, observed=True)
+                    raise
                 run._record_tool(tool, called_args, called_kwargs, _streamed(yielded, closed_early=True), None, checked, outer,
                                  observed=True)
                 raise
@@ -214,7 +232,11 @@ def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) 
             try:
                 value, step = (yield item), inner.asend
             except GeneratorExit:
-                await inner.aclose()
+                try:
+                    await inner.aclose()
+                except BaseException as exc:  # its cleanup raised: the consumer gets that, and it is the call's error
+                    record(_streamed(yielded, closed_early=True), exc)
+                    raise
                 record(_streamed(yielded, closed_early=True), None)
                 raise
             except BaseException as exc:

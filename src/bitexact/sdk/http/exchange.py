@@ -122,12 +122,29 @@ def _error(exc: BaseException, url: str) -> dict[str, str]:
     """An exchange's error; the URL a client's message quotes (whole, or its path and query, as urllib3's
     "Max retries exceeded with url: /v1/chat?token=...") is quoted by the URL rule, as the request is."""
     message = str(exc)
-    scheme_end = url.find("://")
-    slash = url.find("/", scheme_end + 3) if scheme_end != -1 else -1
-    for raw in (url, url[slash:] if slash != -1 else ""):
+    for raw in sorted(_quoted_forms(url), key=len, reverse=True):  # the longest first: it holds the others
         if raw and raw in message:
             message = message.replace(raw, record_url(raw))
     return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": message}
+
+
+def _quoted_forms(url: str) -> set[str]:
+    """How a client's message may quote ``url``: whole or from its path, each with and without its
+    fragment (urllib3 drops it) and its user info (a proxied request's message leaves it out)."""
+    forms: set[str] = set()
+    for whole in {url, url.split("#", 1)[0]}:
+        scheme_end = whole.find("://")
+        if scheme_end == -1:
+            forms.add(whole)
+            continue
+        slash = whole.find("/", scheme_end + 3)
+        authority = whole[scheme_end + 3:slash if slash != -1 else len(whole)]
+        if "@" in authority:
+            forms.add(whole[:scheme_end + 3] + authority.rsplit("@", 1)[1] + (whole[slash:] if slash != -1 else ""))
+        forms.add(whole)
+        if slash != -1:
+            forms.add(whole[slash:])
+    return forms
 
 
 class Exchange:

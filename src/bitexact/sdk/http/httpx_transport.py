@@ -145,9 +145,9 @@ def _already_read(response: httpx.Response, exchange: Exchange) -> bool:
     """A response its transport built already read (a mock, a cache): recorded now, since no tee will see it."""
     if not hasattr(response, "_content"):
         return False
-    exchange.received(response.content)
+    exchange.received(response.content)  # as httpx read it: already decoded (gzip and the like)
     exchange.finish(status=response.status_code, headers=response.headers.multi_items(),
-                    streamed=_streamed(response), complete=True)
+                    streamed=_streamed(response), complete=True, decoded=True)
     return True
 
 
