@@ -21,12 +21,13 @@ from __future__ import annotations
 import bisect
 import json
 import math
+from decimal import Decimal, InvalidOperation
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any
+from typing import Any, Final
 
 from bitexact.canon import es6_number
 from bitexact.capture.budget import BudgetExhausted, Deadline
@@ -290,6 +291,7 @@ class Scanner:
         texts: list[str] = []
         contexts: list[str | None] = []
         stack: list[str] = []
+        owners: list[str | None] = []
         expect_key = False
         key: str | None = None
         i = 0
@@ -297,6 +299,8 @@ class Scanner:
             raw = tokens[i][2]
             first = raw[0]
             if first in "{[":
+                # The key a container is stored under; a list's items are read under it, as the walk reads them.
+                owners.append(key if stack and stack[-1] == "{" else (owners[-1] if owners else None))
                 stack.append(first)
                 expect_key = first == "{"
                 pair = self._credential_pair(tokens, i) if first == "[" else None
@@ -311,6 +315,7 @@ class Scanner:
                 continue
             if first in "}]":
                 stack.pop()
+                owners.pop()
                 expect_key = False
                 i += 1
                 continue
@@ -344,11 +349,11 @@ class Scanner:
                     continue
                 items.append(i)
                 texts.append(decoded)
-                contexts.append(key if stack and stack[-1] == "{" else None)
+                contexts.append(_context_of(stack, owners, key))
             elif (first == "-" or first.isdigit()) and self.number_needs_scan(raw):
                 items.append(i)
                 texts.append(_number_as_read(raw))
-                contexts.append(key if stack and stack[-1] == "{" else None)
+                contexts.append(_context_of(stack, owners, key))
             i += 1
         changed = self.scrub_many(texts, deadline, context_of=contexts.__getitem__, depth=depth + 1)
         for index, (new, found) in changed.items():
@@ -406,16 +411,34 @@ class Scanner:
         return None
 
 
+_NUMBER_DIGITS: Final[int] = 400
+"""A document's number token is written out in full only up to this many digits before or after the point
+(a larger exponent, as in ``1e999999``, is scanned as written)."""
+
+
 def _number_as_read(raw: str) -> str:
-    """A number token of a document as the walk reads the same number held as data: a fraction or an
-    exponent in its canonical form (``4.111111111111111E15`` is ``4111111111111111``)."""
+    """A number token of a document as its digits read, exactly: a fraction or an exponent written out
+    (``4.111111111111111E15`` is ``4111111111111111``, ``4111111111111111110.0`` is
+    ``4111111111111111110``). Exactly, not as a float: the string keeps every digit of the token, and a
+    float would lose those past the 17th (a 19-digit card number among them)."""
     if not any(mark in raw for mark in ".eE"):
         return raw
     try:
-        value = float(raw)
-    except ValueError:
+        value = Decimal(raw)
+    except InvalidOperation:
         return raw
-    return number_text(value) if math.isfinite(value) else raw
+    exponent = value.as_tuple().exponent  # an int for a finite number
+    if not isinstance(exponent, int) or abs(value.adjusted()) > _NUMBER_DIGITS or -exponent > _NUMBER_DIGITS:
+        return raw
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:
+    """The key a document's value is read under: its own in an object, the list's in a list."""
+    if not stack:
+        return None
+    return key if stack[-1] == "{" else owners[-1]
 
 
 def _ignore_pairs(pairs: list[tuple[str, Any]]) -> None:

@@ -102,7 +102,8 @@ def redact_headers(headers: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> An
 
 
 def _header_value(name: Any, value: Any) -> Any:
-    key = ascii_lower(str(name))
+    # A name given as bytes is its Latin-1 text (as it went on the wire), not str()'s "b'Cookie'".
+    key = ascii_lower(bytes(name).decode("latin-1") if isinstance(name, (bytes, bytearray)) else str(name))
     if key in _HEADER_KEYS:
         return REDACTED
     if key in URL_HEADERS and isinstance(value, str):

@@ -128,8 +128,42 @@ _HEADER_START = re.compile(_HEADER_REST, _HEADER_FLAGS)
 _B64TOKEN = r"[ \t]+([A-Za-z0-9\-._~+/]+=*)"
 _BEARER = (re.compile(r"earer(?<=[Bb]earer)" + _B64TOKEN), re.compile(r"EARER(?<=BEARER)" + _B64TOKEN))
 _BASIC = (re.compile(r"asic(?<=[Bb]asic)" + _B64TOKEN), re.compile(r"ASIC(?<=BASIC)" + _B64TOKEN))
-_USERINFO = re.compile(r"://([^\s/?#@:\x00]{1,256}:[^\s/?#@\x00]{1,256})@")
+_USERINFO = re.compile(r"://([^\s/?#@:\x00]{0,256}:[^\s/?#@\x00]{1,256})@")  # an empty user name too (redis://:pw@)
 _BEARER_MARKS = re.compile(r"[\d\-._~+/=]")
+
+
+_MAX_BRACKETED: Final[int] = 4096
+"""How far a credential's object or array value is followed to its closing bracket, at most; one still
+open there is replaced up to that point."""
+
+
+def _bracketed(text: str, start: int) -> tuple[int, int] | None:
+    """The span of the ``[...]`` or ``{...}`` value at ``start`` (after white space), quotes skipped."""
+    at = start
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    if at >= len(text) or text[at] not in "[{":
+        return None
+    depth, quote, escaped = 0, "", False
+    limit = min(len(text), at + _MAX_BRACKETED)
+    for index in range(at, limit):
+        char = text[index]
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return at, index + 1
+    return at, limit
 
 
 def _bearer_token(token: str) -> bool:
@@ -229,6 +263,12 @@ class CredentialsDetector:
                 # The value is an object or array: the scanner rescans this
                 # text as a JSON document and replaces the value whole.
                 found.append(Finding(name.start(), at, FLAG_ONLY, NAME))
+            else:
+                # Rescanned, and no JSON document (a Python repr, a log line): the object or array is
+                # replaced whole here, up to its closing bracket.
+                bracketed = _bracketed(text, colon.end())
+                if bracketed is not None:
+                    found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
 
     def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         spans = []
