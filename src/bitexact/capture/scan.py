@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import math
 from decimal import Decimal, InvalidOperation
 import re
 from collections import Counter
