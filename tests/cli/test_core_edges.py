@@ -171,3 +171,11 @@ def test_show_json_is_valid_json_on_a_non_utf8_stdout(tmp_path: Path) -> None:
     assert shown.returncode == 0, shown.stderr
     document = json.loads(shown.stdout.decode("cp1252"))
     assert document["steps"][1]["data"]["result"]["reply"] == "done \U0001f600"
+
+
+def test_verify_of_an_empty_target_cannot_read_its_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Path("") is the working directory: an empty TARGET was verified as a bag nobody named.
+    monkeypatch.chdir(tmp_path)
+    result = _bx(tmp_path / "home", "verify", "")
+    assert result.exit_code == 2, result.output
+    assert "TARGET is empty" in result.output

@@ -187,6 +187,9 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
       bitexact verify run.jsonl --expect-key 3b6a27bc...
       bitexact verify RUN --open 4:on_behalf_of --candidate-file candidate.json --by alice
     """
+    if not target.strip():
+        # Path("") is the working directory: it would be verified as a bag nobody named.
+        fail("TARGET is empty: name a bundle file, a bag directory or a run id", code=EXIT_INPUT)
     options: dict[str, Any] = {"expect_key": expect_key, "expect_recorder_key": expect_recorder_key, "trust_file": trust_file,
                "expect_tsa": expect_tsa, "require_sealed": require_sealed}
     clauses = [capture_clause(_revoked_keys)]
