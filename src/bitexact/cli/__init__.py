@@ -54,7 +54,8 @@ def cli(ctx: click.Context, home: Path | None) -> None:
       bitexact verify F             check a bundle (exit 0 ok, 1 fails, 2 unreadable)
     """
     _printable_streams()
-    if home is not None and home.exists() and not home.is_dir():
+    # health reports this as a finding (with --json, as JSON): what is wrong is what it is for.
+    if home is not None and home.exists() and not home.is_dir() and ctx.invoked_subcommand != "health":
         given = "BITEXACT_HOME" if ctx.get_parameter_source("home") == click.core.ParameterSource.ENVIRONMENT \
             else "--home"
         fail(f"{given}={home} is a file, not a directory: the data directory holds the store, keys and journals",

@@ -35,7 +35,11 @@ def health_command(app: AppContext, as_json: bool) -> None:
     """
     # Health never creates a data directory: with none there are no runs to check.
     store, unreadable = None, []
-    if os.path.lexists(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
+    if app.home.exists() and not app.home.is_dir():
+        unreadable.append(Finding(CRITICAL, "store-unreadable",
+                                  f"the data directory {app.home} is a file, not a directory: nothing can be"
+                                  " recorded or read until BITEXACT_HOME (or --home) names a directory"))
+    elif os.path.lexists(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
         try:
             store = app.store
         except StoreError as exc:  # what is wrong is what health is for: a finding, never a bare error

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -22,6 +23,15 @@ class CheckpointPolicy:
 
     every: int = DEFAULT_EVERY
     seconds: float = 2.0
+
+    def __post_init__(self) -> None:
+        # As the environment's settings are refused (config.env_int/env_float): a NaN would silently turn
+        # the time rule off, 0 or less would checkpoint every append, text would fail at the first append.
+        if isinstance(self.every, bool) or not isinstance(self.every, int) or self.every < 1:
+            raise ValueError(f"checkpoint every: a whole number of entries of 1 or more, not {self.every!r}")
+        if (isinstance(self.seconds, bool) or not isinstance(self.seconds, (int, float))
+                or not math.isfinite(self.seconds) or self.seconds < 0):
+            raise ValueError(f"checkpoint seconds: a finite number of seconds of 0 or more, not {self.seconds!r}")
 
     @classmethod
     def from_env(cls) -> CheckpointPolicy:

@@ -23,7 +23,7 @@ from bitexact.evidence.kinds import AUDIT_KINDS, default_prov
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording.checkpoints import CheckpointPolicy
 from bitexact.recording.runmeta import run_meta_data
-from bitexact.store import AppendResult, Store
+from bitexact.store import AppendResult, RecordError, Store
 
 STALE_RETRIES = 64
 """How often an append rebuilds on a moved head before giving up (another process is writing)."""
@@ -60,6 +60,12 @@ class _Head:
     sealed: bool
 
 
+def _same_length(items: Sequence[Any], own: Sequence[Any]) -> None:
+    """``own`` has one slot per item: a short one would drop entries silently (zip stops early)."""
+    if len(own) != len(items):
+        raise RecordError(f"{len(own)} own slots for {len(items)} entries", field="own")
+
+
 class RunWriter:
     """Appends to one run. Thread-safe; safe against other processes writing the same run."""
 
@@ -74,7 +80,12 @@ class RunWriter:
         steps, head = store.head(self.run_id)
         checkpoints = store.checkpoints(self.run_id)
         sealed = store.run(self.run_id).sealed
-        return _Head(steps, head, checkpoints[-1] if checkpoints else None, time.monotonic(), sealed)
+        last = checkpoints[-1] if checkpoints else None
+        known: _Head | None = getattr(self, "_head", None)
+        # Reloaded on a head another writer moved: the time rule still counts from this writer's last
+        # checkpoint while no new one was minted (restarting it on every reload would never let it fall due).
+        since = known.checkpoint_at if known is not None and known.last_checkpoint == last else time.monotonic()
+        return _Head(steps, head, last, since, sealed)
 
     @property
     def steps(self) -> int:
@@ -127,6 +138,7 @@ class RunWriter:
         written, gap markers included.
         """
         owns = own if own is not None else [None] * len(items)
+        _same_length(items, owns)
         staged = [part for (kind, data, prov), mine in zip(items, owns)
                   for part in self._screened(kind, data, prov, None, None, False, mine)]
         return self._write(staged)
@@ -148,6 +160,7 @@ class RunWriter:
         staged: list[_Staged] = []
         firsts: list[int] = []
         owned = own if own is not None else [False] * len(items)
+        _same_length(items, owned)
         for (kind, data, prov, ctx, hints), mine in zip(items, owned):
             firsts.append(len(staged))
             if mine:

@@ -381,7 +381,6 @@ class SQLiteStore(Store):
         try:
             with self._transaction(self._writer) as conn:
                 outcomes = self._apply(conn, batch)
-            self._wal.committed(_frames_written(batch), len(batch))
         except StoreError as exc:
             if len(batch) > 1:
                 # Something failed below the head checks (disk, SQLite). Retry
@@ -396,6 +395,7 @@ class SQLiteStore(Store):
                 ticket.fail(outcome)
             else:
                 ticket.succeed(outcome)
+        self._wal.committed(_frames_written(batch), len(batch))  # after settling: committed is committed
 
     def _commit_fast(self, batch: list[Ticket[_Append, list[AppendResult]]]) -> bool:
         """The whole batch as one ``INSERT INTO appends`` in autocommit; False when it needs the checked path.
@@ -423,9 +423,9 @@ class SQLiteStore(Store):
             return False  # a stale head, a missing run, a step taken: the checked path names it per ticket
         except _UNWRITABLE:
             return False  # the checked path retries, and fails only what cannot be written
-        self._wal.committed(_frames_written(batch), len(batch))
-        for ticket in batch:
+        for ticket in batch:  # durable now: settled before anything else can raise
             ticket.succeed(ticket.item.results)
+        self._wal.committed(_frames_written(batch), len(batch))
         return True
 
     def _apply(

@@ -90,6 +90,7 @@ class WalCheckpointer:
         self.busy_pass_frames = min(busy_pass_frames, self.pass_frames)
         self._wake = threading.Event()
         self._stopping = False
+        self._unstartable = False  # a thread could not be started: commits keep SQLite's automatic checkpoint
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.restart_due = False
@@ -106,9 +107,14 @@ class WalCheckpointer:
         self._added = 0
         if self._thread is None:
             with self._lock:
-                if self._thread is None and not self._stopping:
-                    self._thread = threading.Thread(target=self._run, name="bitexact-wal-checkpoint", daemon=True)
-                    self._thread.start()
+                if self._thread is None and not self._stopping and not self._unstartable:
+                    thread = threading.Thread(target=self._run, name="bitexact-wal-checkpoint", daemon=True)
+                    try:
+                        thread.start()
+                    except RuntimeError:  # no thread to be had (a process at its limit): SQLite's own checkpoint
+                        self._unstartable = self._failed = True
+                        return
+                    self._thread = thread
         self._wake.set()
 
     def restart(self, writer: sqlite3.Connection) -> None:
