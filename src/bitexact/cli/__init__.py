@@ -37,11 +37,11 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--home", type=click.Path(path_type=Path), envvar="BITEXACT_HOME",
+@click.option("--home", type=click.Path(), envvar="BITEXACT_HOME",
               help="Data directory (default: $BITEXACT_HOME, else ~/.bitexact).")
 @click.version_option(bitexact.__version__, prog_name="bitexact")
 @click.pass_context
-def cli(ctx: click.Context, home: Path | None) -> None:
+def cli(ctx: click.Context, home: str | None) -> None:
     """BitExact records what an AI agent did as signed, hash-chained evidence
     that anyone can verify offline.
 
@@ -54,12 +54,19 @@ def cli(ctx: click.Context, home: Path | None) -> None:
       bitexact verify F             check a bundle (exit 0 ok, 1 fails, 2 unreadable)
     """
     _printable_streams()
-    # health reports this as a finding (with --json, as JSON): what is wrong is what it is for.
-    if home is not None and home.exists() and not home.is_dir() and ctx.invoked_subcommand != "health":
+    if home is not None:
         given = "BITEXACT_HOME" if ctx.get_parameter_source("home") == click.core.ParameterSource.ENVIRONMENT \
             else "--home"
-        fail(f"{given}={home} is a file, not a directory: the data directory holds the store, keys and journals",
-             code=EXIT_INPUT)
+        if not home.strip():  # Path("") is the working directory: keys and a store would land there
+            fail(f"{given} is empty: name the data directory (or leave it unset for ~/.bitexact)", code=EXIT_INPUT)
+        try:
+            a_file = Path(home).exists() and not Path(home).is_dir()
+        except OSError as exc:  # a name the file system cannot hold (too long, ...)
+            fail(f"{given}={home}: {exc.strerror or exc}", code=EXIT_INPUT)
+        # health reports this as a finding (with --json, as JSON): what is wrong is what it is for.
+        if a_file and ctx.invoked_subcommand != "health":
+            fail(f"{given}={home} is a file, not a directory: the data directory holds the store, keys and"
+                 " journals", code=EXIT_INPUT)
     app = AppContext(resolve_home(home))
     ctx.obj = app
     ctx.call_on_close(app.close)

@@ -36,6 +36,11 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
     Commitments and hashes never change; audit entries cannot be redacted.
     Under BITEXACT_REQUIRE_DUAL_CONTROL it refuses (exit 1): a second
     principal must approve a request instead.
+
+    \b
+    Examples:
+      bitexact redact RUN --field 3:result.account --by dpo:alice --reason "erasure request 118"
+      bitexact redact RUN --resume
     """
     try:
         app.store.run(run_id)
@@ -76,6 +81,10 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
     did not finish) is folded into the chain in record order, with a repair
     entry naming them. Then a repair entry records who accepted that the
     record ends where it does. It never invents a seal.
+
+    \b
+    Examples:
+      bitexact repair RUN --by ops:alice --note "host lost power at 02:10"
     """
     try:
         check_repair(by, note)  # before the fold writes anything

@@ -91,6 +91,7 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
     if as_json:
         print_json({"path": str(result.path), "format": result.format, "run_id": result.run_id,
                     "steps": result.steps, "head_hash": result.head_hash, "key_id": key.key_id,
+                    "public_key": key.public_hex,
                     "redacted_fields": result.redacted_fields, "bytes": result.bytes_written})
         return
     console.print(
@@ -115,6 +116,14 @@ def _counted(source: RunSource, update: Callable[[int], None]) -> RunSource:
     refresh = source.refresh
     return RunSource(source.run_id, entries, source.checkpoints, source.anchors,
                      refresh=(lambda: _counted(refresh(), update)) if refresh is not None else None)
+
+
+def _exists(target: str) -> bool:
+    """Whether ``target`` names something on disk; a name the file system cannot hold (too long) names nothing."""
+    try:
+        return Path(target).exists()
+    except OSError:
+        return False
 
 
 def _verdict_json(verdict: Verdict) -> dict[str, object]:
@@ -201,7 +210,7 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
                  code=EXIT_FAIL)
     # --open tests a stored run's field, so it is the stored run that is verified, whatever file
     # happens to share its name in the working directory.
-    if opening or (not Path(target).exists() and _in_store(app, target)):
+    if opening or (not _exists(target) and _in_store(app, target)):
         verdict = _verify_stored(app, target, clauses=clauses, **options)
     else:
         verdict = verify_cli(target, clauses=clauses, **options)

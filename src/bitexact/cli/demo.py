@@ -22,6 +22,11 @@ def demo_command(app: AppContext, as_json: bool) -> None:
 
     The run has an identity, a context, a tool call, a real HTTP call to a
     claims API served on 127.0.0.1, a human decision, a marker and the seal.
+
+    \b
+    Examples:
+      bitexact demo
+      BITEXACT_HOME=/tmp/bx-demo bitexact demo --json
     """
     if as_json:
         result = run_demo(app.store, app.home)  # stdout holds the one document, nothing else

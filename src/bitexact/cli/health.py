@@ -32,6 +32,11 @@ def health_command(app: AppContext, as_json: bool) -> None:
     store-unreadable (the store does not open), capture-policy-invalid, collector-unscrubbed, capture-policy-off under
     BITEXACT_ENV=prod, and capture-key-revoked for the active key.
     Exit 0 healthy, 1 warnings only, 2 anything critical.
+
+    \b
+    Examples:
+      bitexact health
+      bitexact health --json || alert "bitexact needs attention"
     """
     # Health never creates a data directory: with none there are no runs to check.
     store, unreadable = None, []

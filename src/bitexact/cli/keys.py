@@ -15,13 +15,26 @@ from bitexact.evidence.timefmt import now_iso
 
 @click.group("keys")
 def keys_group() -> None:
-    """Create, show, rotate and publish the recorder key."""
+    """Create, show, rotate and publish the recorder key.
+
+    \b
+    Examples:
+      bitexact keys init
+      bitexact keys show --json
+      bitexact keys trust-file -o trust.json
+    """
 
 
 @keys_group.command("init")
 @pass_app
 def keys_init(app: AppContext) -> None:
-    """Create the recorder key (owner-only file); refuses to overwrite one."""
+    """Create the recorder key (owner-only file); refuses to overwrite one.
+
+    \b
+    Examples:
+      bitexact keys init
+      BITEXACT_HOME=/srv/bitexact bitexact keys init
+    """
     try:
         key = app.keys.init()
     except KeyMaterialError as exc:
@@ -34,7 +47,13 @@ def keys_init(app: AppContext) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @pass_app
 def keys_show(app: AppContext, as_json: bool) -> None:
-    """Print the key id and public key of the current and retired recorder keys."""
+    """Print the key id and public key of the current and retired recorder keys.
+
+    \b
+    Examples:
+      bitexact keys show
+      bitexact keys show --json | jq -r '.[] | select(.status == "current") | .public_key'
+    """
     keys = app.keys.public_keys()
     if not keys:
         fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
@@ -49,7 +68,12 @@ def keys_show(app: AppContext, as_json: bool) -> None:
 @keys_group.command("rotate")
 @pass_app
 def keys_rotate(app: AppContext) -> None:
-    """Make a new recorder key and retire the current one (old runs stay verifiable)."""
+    """Make a new recorder key and retire the current one (old runs stay verifiable).
+
+    \b
+    Examples:
+      bitexact keys rotate && bitexact keys trust-file -o trust.json
+    """
     try:
         old, new = app.keys.rotate()
     except KeyMaterialError as exc:
@@ -67,7 +91,13 @@ def keys_rotate(app: AppContext) -> None:
 @pass_app
 def keys_trust_file(app: AppContext, output: Path) -> None:
     """Write a trust file for relying parties: every current and retired key,
-    as both bundle and recorder keys (bitexact verify --trust-file F)."""
+    as both bundle and recorder keys (bitexact verify --trust-file F).
+
+    \b
+    Examples:
+      bitexact keys trust-file -o trust.json
+      bitexact verify run.bundle.json --trust-file trust.json --require-sealed
+    """
     keys = app.keys.public_keys()
     if not keys:
         fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")

@@ -17,7 +17,13 @@ from bitexact.errors import RunNotFoundError
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 @pass_app
 def runs_command(app: AppContext, as_json: bool) -> None:
-    """List recorded runs, newest first: run, steps, sealed, started, kinds."""
+    """List recorded runs, newest first: run, steps, sealed, started, kinds.
+
+    \b
+    Examples:
+      bitexact runs
+      bitexact runs --json | jq -r '.[].run_id'
+    """
     runs = app.store.runs()
     if as_json:
         print_json(
@@ -49,7 +55,13 @@ def runs_command(app: AppContext, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print every step with its data as JSON.")
 @pass_app
 def show_command(app: AppContext, run_id: str, as_json: bool) -> None:
-    """Show a run's steps: step, kind, prov, ts and a one-line summary."""
+    """Show a run's steps: step, kind, prov, ts and a one-line summary.
+
+    \b
+    Examples:
+      bitexact show run-20261129T213000-1f3a9c2b
+      bitexact show RUN --json | jq '.steps[] | select(.kind == "tool_call")'
+    """
     try:
         info = app.store.run(run_id)
     except RunNotFoundError:

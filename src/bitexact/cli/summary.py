@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 _WIDTH = 72
 
 
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Control characters and bidirectional overrides: recorded data (a page an agent read) must not clear the
+screen, recolour the table or reorder what a reviewer reads. Shown as escapes instead."""
+
+
 def _clip(text: str) -> str:
     text = " ".join(str(text).split())
+    text = _CONTROLS.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
     return text if len(text) <= _WIDTH else text[: _WIDTH - 1] + "…"
 
 

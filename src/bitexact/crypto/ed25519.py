@@ -137,7 +137,10 @@ class SigningKey:
     def save(self, path: Path) -> None:
         """Write the key as PEM, owner-only, refusing to overwrite an existing file."""
         pem = self.pem()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise KeyMaterialError(f"cannot make the key directory {path.parent}: {exc.strerror or exc}") from None
         try:
             # Whole or absent under its name: a crash never leaves a half-written PEM that load refuses.
             write_private_file(path, pem)
@@ -145,6 +148,8 @@ class SigningKey:
             raise KeyMaterialError(
                 f"{path} already exists: refusing to overwrite a key (move it away first)"
             ) from None
+        except OSError as exc:  # a full disk, a read-only file system: nothing is left under the name
+            raise KeyMaterialError(f"cannot write the key {path}: {exc.strerror or exc}") from None
 
     @property
     def public_raw(self) -> bytes:

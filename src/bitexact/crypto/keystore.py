@@ -97,6 +97,12 @@ class KeyStore:
         retired key is never overwritten, so every run it signed stays
         verifiable.
         """
+        try:
+            return self._rotate()
+        except OSError as exc:  # a full disk mid-way: the current key is still current (see below)
+            raise KeyMaterialError(f"cannot rotate the recorder key in {self.dir}: {exc.strerror or exc}") from None
+
+    def _rotate(self) -> tuple[SigningKey, SigningKey]:
         self._ensure_dir(self.retired_dir)
         with self._rotating():
             old = self.current()

@@ -66,7 +66,10 @@ def run_demo(store: Store, home: Path, *, out_dir: Path | None = None) -> DemoRe
     except OSError as exc:
         raise EvidenceError(f"cannot make {out_dir} for the demo's bundle: {exc.strerror or exc}") from None
     run_id = record_demo_run(Recorder(store, key))
-    result = export_run(RunSource.from_store(store, run_id), out_dir / f"{run_id}.bundle.json", key)
+    try:
+        result = export_run(RunSource.from_store(store, run_id), out_dir / f"{run_id}.bundle.json", key)
+    except OSError as exc:  # a full disk: the run is recorded, its bundle could not be written
+        raise EvidenceError(f"run {run_id} is recorded, but its bundle could not be written: {exc}") from None
     pins = Pins(bundle_keys=frozenset({key.public_hex}), recorder_keys=frozenset({key.public_hex}),
                 require_sealed=True)
     return DemoResult(run_id, result, verify_path(result.path, pins), key.public_hex)

@@ -159,6 +159,9 @@ class Run:
             return parse_context(text), None
         except ContextFormatError as exc:
             if self.strict:
+                if self._parent_arg is None:  # from the environment: the message names the setting
+                    raise ContextFormatError(f"{ENV_VAR}={text!r} is not a causal context: {exc}",
+                                             field=ENV_VAR) from exc
                 raise
             return None, str(exc)
 

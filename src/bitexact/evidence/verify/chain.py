@@ -124,5 +124,6 @@ class ChainState:
                     )
 
     def redactions_body(self) -> dict[str, list[str]]:
-        """The ``redactions`` member of the signed body (§9): step string -> markers."""
-        return {str(step): paths for step, paths in self.markers.items()}
+        """The ``redactions`` member of the signed body (§9): step string -> that entry's sorted markers
+        (a ``redacted`` list written in another order still verifies: §4.2 asks nothing of its order)."""
+        return {str(step): sorted(paths) for step, paths in self.markers.items()}
