@@ -231,3 +231,34 @@ def test_export_json_names_the_public_key_the_table_prints(tmp_path: Path) -> No
     assert exported.returncode == 0, exported.stderr
     document = json.loads(exported.stdout)
     assert public in document.values(), document
+
+
+def test_a_full_disk_never_leaves_a_trust_file_cut_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The trust file was written in place: a full disk mid-write left relying parties a truncated file.
+    home = tmp_path / "home"
+    assert _invoke(home, "keys", "init").exit_code == 0
+    trust = tmp_path / "trust.json"
+    assert _invoke(home, "keys", "trust-file", "-o", str(trust)).exit_code == 0
+    before = trust.read_bytes()
+    assert _invoke(home, "keys", "rotate").exit_code == 0
+    monkeypatch.setattr(os, "fsync", _disk_full)
+    result = _invoke(home, "keys", "trust-file", "-o", str(trust))
+    _no_traceback(result)
+    assert result.exit_code == 2 and "No space left on device" in result.stderr
+    assert trust.read_bytes() == before, "the earlier trust file is left whole"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_key_both_retired_and_current_is_listed_once(tmp_path: Path) -> None:
+    # A rotation cut short after its link leaves the current key in keys/retired too: listed twice.
+    home = tmp_path / "home"
+    assert _invoke(home, "keys", "init").exit_code == 0
+    keys = KeyStore(home)
+    current = keys.current()
+    keys.retired_dir.mkdir(parents=True, exist_ok=True)
+    os.link(keys.current_path, keys.retired_dir / f"{current.key_id}.key")
+    listed = json.loads(_invoke(home, "keys", "show", "--json").stdout)
+    assert [(k["key_id"], k["status"]) for k in listed] == [(current.key_id, "current")]
+    trust = tmp_path / "trust.json"
+    assert _invoke(home, "keys", "trust-file", "-o", str(trust)).exit_code == 0
+    assert [k["key_id"] for k in json.loads(trust.read_text())["bundle_keys"]] == [current.key_id]

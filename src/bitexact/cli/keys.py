@@ -10,6 +10,7 @@ import click
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json
 from bitexact.errors import KeyMaterialError
+from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
 
 
@@ -103,8 +104,9 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
         fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
     listed = [{"key_id": k.key_id, "public_key": k.public_key} for k in keys]
     app.refuse_own_file(output)
+    document = json.dumps({"bundle_keys": listed, "recorder_keys": listed}, indent=2) + "\n"
     try:
-        output.write_text(json.dumps({"bundle_keys": listed, "recorder_keys": listed}, indent=2) + "\n")
+        atomic_write(output, [document.encode("utf-8")])  # a full disk never leaves a trust file cut short
     except OSError as exc:
-        fail(f"-o {output}: cannot write: {exc.strerror or exc}", code=EXIT_INPUT)
+        fail(f"-o {output}: {exc}", code=EXIT_INPUT)
     ok(f"trust file with {len(listed)} key(s) written to {output}")

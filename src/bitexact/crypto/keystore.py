@@ -131,5 +131,7 @@ class KeyStore:
         if self.retired_dir.is_dir():
             for path in sorted(self.retired_dir.glob("*.key")):
                 retired = SigningKey.load(path)
+                if keys and retired.key_id == keys[0].key_id:
+                    continue  # a rotation cut short after retiring the key it did not replace: still current
                 keys.append(PublicKeyInfo(retired.key_id, retired.public_hex, "retired"))
         return keys

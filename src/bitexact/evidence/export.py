@@ -233,7 +233,7 @@ def dsse_envelope(bundle: dict[str, Any], key: SigningKey) -> dict[str, Any]:
     }
 
 
-def _atomic_write(path: Path, chunks: Iterable[bytes]) -> int:
+def atomic_write(path: Path, chunks: Iterable[bytes]) -> int:
     """Write ``chunks`` to a short temporary name beside ``path``, sync, rename; an error names ``path``.
 
     The temporary name is short, so any name the file system takes for
@@ -305,12 +305,12 @@ def _export_once(
         steps, head, markers = _summary(source, plan, checked=checked, exporting=True)
         redactions = redactions_map(markers)
         lines = _jsonl_lines(source, key, plan, head, redactions, markers if checked else None)
-        written = _atomic_write(path, lines)
+        written = atomic_write(path, lines)
         count = sum(len(paths) for paths in redactions.values())
     else:
         bundle = bundle_document(source, key, plan, checked=checked, exporting=True)
         steps, head = len(bundle["entries"]), bundle["chain"]["head_hash"]
         count = sum(len(e.get("redacted", [])) for e in bundle["entries"])
         document = dsse_envelope(bundle, key) if fmt == "dsse" else bundle
-        written = _atomic_write(path, [canonicalize(document)])
+        written = atomic_write(path, [canonicalize(document)])
     return ExportResult(path, fmt, source.run_id, steps, head, count, written)
