@@ -194,8 +194,11 @@ def test_two_keys_that_are_one_key_as_text_are_a_declared_gap_never_one_value_si
         r.identity(principal="svc:a", extra={"1": "a", 1: "b"})
     assert handle.get("step") is None
     written = entries(r.run_id)
-    assert [e["kind"] for e in written[1:-1]] == ["marker", "marker", "marker"]
-    assert all(e["data"]["gap"]["cause"] == "invalid_argument" for e in written[1:-1])
+    # The identity keeps its principal; only the field that cannot be written is refused, by name.
+    assert [e["kind"] for e in written[1:-1]] == ["marker", "marker", "identity", "marker"]
+    gaps = [e["data"]["gap"] for e in written[1:-1] if e["kind"] == "marker"]
+    assert all(g["cause"] == "invalid_argument" for g in gaps) and "extra" in gaps[-1]["fields"]
+    assert written[3]["data"]["principal"] == "svc:a" and "extra" not in written[3]["data"]
 
 
 def test_a_custody_hint_names_a_key_holding_a_lone_surrogate_as_the_entry_writes_it() -> None:

@@ -26,6 +26,7 @@ import re
 import uuid
 from decimal import Decimal
 from pathlib import PurePath
+from collections.abc import Mapping
 from typing import Any, Final
 
 import orjson
@@ -82,7 +83,7 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
     if isinstance(value, dict):
         out = {written_key(k): to_jsonable(v, _depth + 1, _seen) for k, v in value.items()}
         if len(out) < len(value):
-            raise ValueError(_collision(value))
+            raise ValueError(key_collision(value))
         return out
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v, _depth + 1, _seen) for v in value]
@@ -123,7 +124,7 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
     return {"repr": _text(text)}
 
 
-def _collision(value: dict[Any, Any]) -> str:
+def key_collision(value: Mapping[Any, Any]) -> str:
     """Why a mapping cannot be written: two of its keys are one key once written as text (``1`` and
     ``"1"``, an enum and its value). Keeping only one would lose the other's value without a word."""
     seen: dict[str, Any] = {}

@@ -103,6 +103,7 @@ class OrderedWriter:
         self._bytes = 0  # entry JSON queued and in flight
         self._warned = False
         self._after_inflight: list[Callable[[], None]] = []
+        self._settling = False  # running what waited for the batch that just ended: not idle yet
         self.waited = 0.0
         """Seconds recording calls spent waiting for room, in all (for tests and monitoring)."""
 
@@ -110,7 +111,7 @@ class OrderedWriter:
     def idle(self) -> bool:
         """Nothing queued and nothing being written."""
         with self._cond:
-            return not self._queue and not self._inflight
+            return not self._queue and not self._inflight and not self._settling
 
     def _wait_for_room(self, size: int, timeout: float) -> None:
         """Wait (at most ``timeout`` s) until an entry of ``size`` bytes fits under ``max_bytes``
@@ -162,7 +163,8 @@ class OrderedWriter:
     def drain(self, timeout: float) -> bool:
         """Wait until everything queued is written (or declared); False when ``timeout`` ran out first."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._queue and not self._inflight, timeout=timeout)
+            return self._cond.wait_for(lambda: not self._queue and not self._inflight and not self._settling,
+                                       timeout=timeout)
 
     def abandon(self) -> list[Pending]:
         """Stop after the entry in flight; return what is left unwritten (queued and in flight)."""
@@ -234,9 +236,16 @@ class OrderedWriter:
                     self._bytes -= sum(len(item.raw) for item in batch)
                     self._inflight = []
                     after, self._after_inflight = self._after_inflight, []
+                    self._settling = bool(after)
                     self._cond.notify_all()
-                for fn in after:
-                    try:
-                        fn()
-                    except Exception:  # noqa: BLE001 - the queue goes on
-                        logger.exception("bitexact: %s: after a batch", self._name)
+                if after:
+                    # Done before a drain sees the queue idle: a caller that waited for it finds what they
+                    # did (the run's live lock given back) already done.
+                    for fn in after:
+                        try:
+                            fn()
+                        except Exception:  # noqa: BLE001 - the queue goes on
+                            logger.exception("bitexact: %s: after a batch", self._name)
+                    with self._cond:
+                        self._settling = False
+                        self._cond.notify_all()

@@ -22,7 +22,7 @@ from bitexact.canon import canonicalize
 from bitexact.crypto import chain_hash
 from bitexact.sdk.errors import SdkArgumentError
 from bitexact.sdk.handle import RecordHandle
-from bitexact.sdk.jsonable import exception_message, to_jsonable
+from bitexact.sdk.jsonable import MAX_SAFE_INT, exception_message, to_jsonable
 
 OUTCOMES: Final[tuple[str, ...]] = ("pass", "fail", "warn", "held", "error", "unknown")
 DECIDED: Final[tuple[str, ...]] = ("pass", "fail", "warn", "held")
@@ -55,8 +55,8 @@ def _binding(value: Any, field: str, run_id: str | None) -> dict[str, Any]:
         if step is None:
             return {field: None, "binds_record": f"{value.kind} #{value.seq}"}
         return {field: step}
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SdkArgumentError(f"{field} must be a step number (0 or more) or a RecordHandle", field=field)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SAFE_INT:
+        raise SdkArgumentError(f"{field} must be a step number (0 to 2^53 - 1) or a RecordHandle", field=field)
     return {field: value}
 
 

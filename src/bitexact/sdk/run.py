@@ -73,7 +73,7 @@ from bitexact.sdk.errors import (
 )
 from bitexact.sdk.failures import INVALID_ARGUMENT, STORAGE_UNAVAILABLE, FailureLog, Gap, cause_of, describe
 from bitexact.sdk.handle import RecordHandle
-from bitexact.sdk.identity import COMPUTED, apply_identity_rule, identity_gap, workflow_digest
+from bitexact.sdk.identity import COMPUTED, IdentityVerdict, apply_identity_rule, identity_gap, workflow_digest
 from bitexact.sdk.jsonable import dump_json, exception_message, to_jsonable
 from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_timeout, queue_max_bytes
 from bitexact.sdk.records import (
@@ -332,10 +332,17 @@ class Run:
 
     # -- the one path every record takes -------------------------------------
 
-    def _empty_handle(self, kind: str, gap: Gap | None) -> RecordHandle:
-        handle = RecordHandle(None, self.run_id, kind, 0, 0.0)
+    def _empty_handle(self, kind: str, gap: Gap | None, seq: int = 0) -> RecordHandle:
+        handle = RecordHandle(None, self.run_id, kind, seq, 0.0)
         handle._fail(gap)
         return handle
+
+    def _next_seq(self) -> int:
+        """The next place in record order, for a record that became a gap in the call: its gap and its
+        handle name it (a decision binding that handle names the record its gap declares)."""
+        with self._order:
+            self._seq += 1
+            return self._seq
 
     def _closed(self, kind: str) -> RecordHandle:
         if not self._started or self.writer is None:
@@ -622,9 +629,10 @@ class Run:
             raise exc
         if not self.open:
             return self._closed(kind)
+        seq = self._next_seq()
         gap = self._declare_in_order(Gap(INVALID_ARGUMENT, f"entry withheld: {exc}", kind=kind,
-                                         fields={exc.field: str(exc)}))
-        return self._empty_handle(kind, gap)
+                                         fields={exc.field: str(exc)}, seq=seq))
+        return self._empty_handle(kind, gap, seq)
 
     def _declare_in_order(self, gap: Gap) -> Gap:
         """Declare a gap found in the call, its marker in record order: behind every entry recorded before
@@ -645,8 +653,9 @@ class Run:
             raise RecordingError(f"{kind} was not recorded: {describe(exc)}", cause=cause_of(exc)) from exc
         if not self.open:
             return self._closed(kind)
-        gap = self._declare_in_order(Gap(cause_of(exc), f"capture failed: {describe(exc)}", kind=kind))
-        return self._empty_handle(kind, gap)
+        seq = self._next_seq()
+        gap = self._declare_in_order(Gap(cause_of(exc), f"capture failed: {describe(exc)}", kind=kind, seq=seq))
+        return self._empty_handle(kind, gap, seq)
 
     def _record_built(self, kind: str, build: Callable[[], dict[str, Any]], *, prov: str | None = None,
                       ctx: str | None = None, hints: dict[str, Any] | None = None) -> RecordHandle:
@@ -678,18 +687,33 @@ class Run:
         says (``{"result": "hash-only"}``). A custody that is not one
         withholds the entry and declares an ``invalid_argument`` gap.
         """
-        if kind not in RECORDABLE:
+        if not isinstance(kind, str) or kind not in RECORDABLE:
             raise SdkArgumentError(f"kind {kind!r} cannot be recorded by an agent: one of "
                                    f"{', '.join(sorted(RECORDABLE))}", field="kind")
         if not isinstance(data, Mapping):
             raise SdkArgumentError(f"data must be a mapping, not {type(data).__name__}", field="data")
+        if kind == "identity":
+            # The one identity rule every door applies: never written as sent (workflow_digest is never
+            # accepted, a party is text of a known type).
+            if custody is not None:
+                raise SdkArgumentError("an identity takes no custody hints: the identity rule decides what"
+                                       " is kept", field="custody")
+            if not all(isinstance(name, str) for name in data):
+                raise SdkArgumentError("an identity's field names are text", field="data")
+            return self.identity(**dict(data))
         return self._submit_hinted(kind, dict(data), custody, prov=prov, ctx=active.current_tool())
 
     def record_tool_call(self, tool: str, args: Any = (), kwargs: Mapping[str, Any] | None = None,
                          result: Any = None, status: str | None = None, error: Any = None,
                          custody: Mapping[str, str] | None = None) -> RecordHandle:
         """Record a tool call made out of band (asserted): its arguments, result, status and error."""
-        data = tool_call_data(tool, args, kwargs, result, status, error)
+        try:
+            with active.busy():
+                data = tool_call_data(tool, args, kwargs, result, status, error)
+        except SdkArgumentError:
+            raise  # misuse, raised where it happens, naming the field
+        except Exception as exc:  # noqa: BLE001 - an error that cannot be written: declared, never raised
+            return self._declare_failure("tool_call", exc)
         return self._submit_hinted("tool_call", data, custody, prov="asserted", ctx=active.current_tool())
 
     def identity(self, **fields: Any) -> RecordHandle:
@@ -701,16 +725,30 @@ class Run:
         the gap's when nothing was kept. Strict mode raises
         :class:`IdentityRefusedError` once the gap is written.
         """
+        if not self.open:
+            return self._closed("identity")  # one gap, naming identity (not its entry and its marker)
         try:
             with active.busy():
                 # A number is judged as a number (refused: a party is a string), however large and at any
                 # depth (a scope's item): turned into text first, 2**60 or NaN would pass as
                 # "1152921504606846976" or "nan". What the rule keeps, and the withheld digest of what it
-                # refuses, are the values as they are recorded.
-                verdict = apply_identity_rule({name: _judged(value) for name, value in fields.items()})
+                # refuses, are the values as they are recorded. A value no converter can write (two keys
+                # that read the same as text) is refused alone, as a -0.0 is: the rest is recorded.
+                judged: dict[str, Any] = {}
+                unwritable: dict[str, str] = {}
+                for name, value in fields.items():
+                    try:
+                        judged[name] = _judged(value)
+                        to_jsonable(value)
+                    except Exception as exc:  # noqa: BLE001 - refused by name below
+                        unwritable[name] = f"cannot be written as JSON: {describe(exc)}"
+                verdict = apply_identity_rule(judged)
                 for values in (verdict.kept, verdict.refused_values):
                     for name in values:
                         values[name] = to_jsonable(fields[name])
+                if unwritable:  # digested as "dropped: not canonical JSON", as canonical JSON cannot hold them
+                    verdict = IdentityVerdict(verdict.kept, {**verdict.refused, **unwritable},
+                                              {**verdict.refused_values, **{n: fields[n] for n in unwritable}})
         except Exception as exc:  # noqa: BLE001 - a value no converter can write: declared, never raised
             return self._declare_failure("identity", exc)
         ctx = active.current_tool()
@@ -728,7 +766,9 @@ class Run:
             marker = self._submit("marker", {"note": note, "gap": gap}, ctx=ctx)
             if self.strict:
                 raise IdentityRefusedError(f"the identity rule refused {what}", fields=dict(verdict.refused))
-            handle = handle or marker
+            # Not `handle or marker`: a handle is a mapping, and its truth would wait for the write and
+            # read an entry that became a gap as empty.
+            handle = handle if handle is not None else marker
         assert handle is not None
         return handle
 
@@ -779,8 +819,14 @@ class Run:
     def policy_check(self, check: str, outcome: Any, *, reason: str | None = None, detail: Any = None,
                      binds_step: int | RecordHandle | None = None) -> RecordHandle:
         """Record a policy check's outcome: pass, fail, warn or held (error for an exception; else unknown)."""
-        data = policy_check_data(check, outcome, reason=reason, detail=detail, binds_step=binds_step,
-                                 run_id=self.run_id)
+        try:
+            with active.busy():
+                data = policy_check_data(check, outcome, reason=reason, detail=detail, binds_step=binds_step,
+                                         run_id=self.run_id)
+        except SdkArgumentError:
+            raise  # misuse, raised where it happens, naming the field
+        except Exception as exc:  # noqa: BLE001 - a detail that cannot be written: declared, never raised
+            return self._declare_failure(POLICY_CHECK_KIND, exc)
         return self._submit(POLICY_CHECK_KIND, data, ctx=active.current_tool())
 
     def check(self, check: str, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:

@@ -27,7 +27,7 @@ import orjson
 from bitexact.sdk.active import current_run, current_tool, inside_tool
 from bitexact.sdk.custody import check_custody
 from bitexact.sdk.errors import CustodyHintError, SdkArgumentError
-from bitexact.sdk.jsonable import WrittenJSON, exception_message
+from bitexact.sdk.jsonable import WrittenJSON, exception_message, key_collision, written_key
 
 F = TypeVar("F", bound=Callable[..., Any])
 MARK: Final[str] = "__bitexact_tool__"
@@ -43,8 +43,19 @@ def error_data(error: Any) -> dict[str, str] | None:
     if isinstance(error, BaseException):
         return {"type": f"{type(error).__module__}.{type(error).__qualname__}", "message": exception_message(error)}
     if isinstance(error, Mapping):
-        return {str(k): str(v) for k, v in error.items()}
-    return {"type": "error", "message": str(error)}
+        out = {written_key(k): _readable(v) for k, v in error.items()}
+        if len(out) < len(error):  # two keys that read the same as text: one value would vanish unsaid
+            raise ValueError(f"error: {key_collision(error)}")
+        return out
+    return {"type": "error", "message": _readable(error)}
+
+
+def _readable(value: Any) -> str:
+    """``str(value)``, or a placeholder when its ``__str__`` raises (an error is described, never raised)."""
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001
+        return f"<{type(value).__qualname__} whose text could not be read>"
 
 
 def tool_call_data(
