@@ -9,6 +9,7 @@ the process, and into none when several are, rather than guess between them.
 
 from __future__ import annotations
 
+import os
 import threading
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,20 @@ def unregister(run: Run) -> None:
     with _lock:
         if run in _open:
             _open.remove(run)
+
+
+def _after_fork_in_child() -> None:
+    """A child forked while runs were open: they are the parent's (its journals, its live lock, its
+    writer thread, which the child does not have). The child records into none of them, and ending
+    its copy touches nothing of the parent's (Run._forked_away)."""
+    global _lock
+    _lock = threading.Lock()  # a lock the parent held at the fork stays held in the child forever
+    runs, _open[:] = list(_open), []
+    for run in runs:
+        run._forked_away()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def open_runs() -> list[Run]:

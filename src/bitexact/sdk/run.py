@@ -86,7 +86,7 @@ from bitexact.sdk.records import (
     policy_check_data,
 )
 from bitexact.sdk.stores import recorder_for, store_home
-from bitexact.sdk.tools import tool_call_data
+from bitexact.sdk.tools import async_callable, tool_call_data
 
 logger: Final = logging.getLogger("bitexact.sdk")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -139,6 +139,7 @@ class Run:
         self._large_slots_thread: threading.Thread | None = None
         self._live_lock: int | None = None  # the run's live lock (a descriptor), once it has journals
         self._lock_released = False  # the run gave its live lock back (its exit): never taken again
+        self._forked = False  # this process is a child forked while the run was open: the run is not ours
         self._host_key: Any = None
         self._journal_warned = False
         self._slots: JournalSlots | None = None
@@ -167,6 +168,12 @@ class Run:
 
     def start(self) -> Run:
         """Open the run: the write path, ``run_meta``, the background writer. Called by :func:`run`."""
+        # All of it is the SDK's own work: the keys, slots and ids it makes read the random source and
+        # the clock, which an outer run capturing nondeterminism must never record as the agent's.
+        with active.busy():
+            return self._start()
+
+    def _start(self) -> Run:
         if self._started:
             raise SdkArgumentError("this Run has already been started; bitexact.run() makes a new one", field="run")
         self._started = True
@@ -344,7 +351,20 @@ class Run:
             self._seq += 1
             return self._seq
 
+    def _forked_away(self) -> None:
+        """In a child forked while this run was open (active.py's fork hook): the run stays the parent's.
+        The child records nothing into it, and leaving its ``with`` block ends nothing (the parent's
+        slots, live lock and failures record are left alone)."""
+        self.open = False
+        self._accepting = False
+        self._forked = True
+
     def _closed(self, kind: str) -> RecordHandle:
+        if self._forked:
+            if self.strict:
+                raise RunClosedError(f"run {self.run_id} is recorded by the process this one was forked from",
+                                     field="run")
+            return self._empty_handle(kind, None)
         if not self._started or self.writer is None:
             if self.strict:
                 raise RunClosedError("this run is not recording (it did not start)", field="run")
@@ -866,6 +886,18 @@ class Run:
         return f"<bitexact Run {self.run_id or '(not recording)'} {state}>"
 
 
+def _restore_current(run: Run, token: Token[Run | None]) -> None:
+    """Make the run current before ``run`` current again. A scope left in another context than the one
+    that entered it (a generator stepped by a task per step, as ``asyncio.wait_for`` does, or closed in
+    another thread) cannot reset its token there: that context is set back only if it holds the run."""
+    try:
+        active._current.reset(token)
+    except ValueError:
+        if active._current.get() is run:
+            previous = token.old_value
+            active._current.set(None if previous is Token.MISSING else previous)
+
+
 class RunScope:
     """What :func:`run` returns: a context manager (sync and async) and a decorator; each use is a new run."""
 
@@ -903,7 +935,7 @@ class RunScope:
         try:
             run.finish(exc)
         finally:
-            active._current.reset(token)
+            _restore_current(run, token)
         return False
 
     async def __aenter__(self) -> Run:
@@ -915,7 +947,7 @@ class RunScope:
             # Draining may wait on the disk: keep the event loop turning meanwhile.
             await asyncio.to_thread(run.finish, exc)
         finally:
-            active._current.reset(token)
+            _restore_current(run, token)
         return False
 
     def __call__(self, fn: F) -> F:
@@ -931,7 +963,7 @@ class RunScope:
                 f"@bitexact.run cannot wrap the generator function {getattr(fn, '__name__', fn)!r}: its body runs "
                 "after the call returns, so the run would end before it records; use `with bitexact.run():` "
                 "inside it, or around the code that consumes it", field="fn")
-        if inspect.iscoroutinefunction(fn):
+        if inspect.iscoroutinefunction(fn) or async_callable(fn):  # an object whose __call__ is async def too
             @functools.wraps(fn)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 async with RunScope(**self._options):

@@ -90,7 +90,7 @@ def tool_call_data(
     return data
 
 
-def _async_callable(func: Any) -> bool:
+def async_callable(func: Any) -> bool:
     """An object whose ``__call__`` is ``async def``: calling it gives a coroutine, as a coroutine function does."""
     if inspect.isfunction(func) or inspect.ismethod(func) or isinstance(func, type):
         return False
@@ -283,7 +283,7 @@ def record_tool(
             wrapper: Any = _generator_wrapper(func, tool, checked)
         elif inspect.isasyncgenfunction(func):
             wrapper = _async_generator_wrapper(func, tool, checked)
-        elif inspect.iscoroutinefunction(func) or _async_callable(func):
+        elif inspect.iscoroutinefunction(func) or async_callable(func):
             @functools.wraps(func)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 run = current_run()
