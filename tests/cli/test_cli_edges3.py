@@ -10,12 +10,11 @@ from __future__ import annotations
 import errno
 import json
 import os
-import subprocess
-import sys
 import traceback
 from pathlib import Path
 
 import pytest
+from cli.real_command import clear_bitexact_env, run_bitexact
 from click.testing import CliRunner, Result
 
 from bitexact.cli import cli
@@ -23,29 +22,12 @@ from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.store import open_store
 
-BITEXACT = str(Path(sys.executable).parent / "bitexact")
+bx = run_bitexact
 
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("BITEXACT_"):
-            monkeypatch.delenv(name, raising=False)
-
-
-def _env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("BITEXACT_") and k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")}
-    env.update({"BITEXACT_HOME": str(home), "COLUMNS": "200", "PYTHONIOENCODING": "utf-8"})
-    env.pop("NO_COLOR", None)
-    env.update(extra)
-    return env
-
-
-def bx(home: Path, *args: str, cwd: Path | None = None, **extra: str) -> subprocess.CompletedProcess[str]:
-    """The real `bitexact` command against ``home`` (stdout and stderr are pipes, not terminals)."""
-    return subprocess.run([BITEXACT, *args], check=False, env=_env(home, **extra), capture_output=True,
-                          text=True, encoding="utf-8", errors="replace", timeout=120, cwd=cwd)
+    clear_bitexact_env(monkeypatch)
 
 
 def _invoke(home: Path, *args: str) -> Result:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli.real_command import clear_bitexact_env
 from click.testing import CliRunner, Result
 
 import bitexact.cli.bundles as bundles_module
@@ -30,9 +31,7 @@ BITEXACT = str(Path(sys.executable).parent / "bitexact")
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("BITEXACT_"):
-            monkeypatch.delenv(name, raising=False)
+    clear_bitexact_env(monkeypatch)
 
 
 def _bx(home: Path, *args: str, **env: str) -> Result:

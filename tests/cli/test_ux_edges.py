@@ -12,41 +12,26 @@ import pty
 import shlex
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bitexact
 from click.testing import CliRunner
 
 from bitexact.cli import cli
 from bitexact.crypto.ed25519 import SigningKey
 
-BITEXACT = str(Path(sys.executable).parent / "bitexact")
 CLAUDE_LOG = Path(__file__).resolve().parents[1] / "sessions" / "fixtures" / "claude" / \
     "errors_retry_and_denials_without_result.jsonl"
 
 
-def _env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("BITEXACT_") and k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")}
-    env.update({"BITEXACT_HOME": str(home), "COLUMNS": "200", "PYTHONIOENCODING": "utf-8"})
-    env.pop("NO_COLOR", None)
-    env.update(extra)
-    return env
-
-
-def bx(home: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-    """Run the real `bitexact` command against ``home`` with a clean BITEXACT_* environment (plus ``extra``)."""
-    return subprocess.run([BITEXACT, *args], check=False, env=_env(home, **extra), capture_output=True,
-                          text=True, encoding="utf-8", errors="replace", timeout=120)
+bx = run_bitexact
 
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("BITEXACT_"):
-            monkeypatch.delenv(name, raising=False)
+    clear_bitexact_env(monkeypatch)
 
 
 def _runs(home: Path) -> list[dict[str, object]]:
@@ -139,7 +124,7 @@ def test_demo_json_writes_nothing_but_the_document_to_a_terminal_stdout(tmp_path
     master, slave = pty.openpty()
     try:
         proc = subprocess.Popen([BITEXACT, "demo", "--json"], stdout=slave, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, env=_env(tmp_path / "home", TERM="xterm-256color"))
+                                stdin=subprocess.DEVNULL, env=command_env(tmp_path / "home", TERM="xterm-256color"))
     finally:
         os.close(slave)
     chunks = []

@@ -1,0 +1,35 @@
+"""The real `bitexact` console script, run in its own process against a data directory of the test's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BITEXACT = str(Path(sys.executable).parent / "bitexact")
+_PROXIES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+
+
+def command_env(home: Path, **extra: str) -> dict[str, str]:
+    """This process's environment without any BITEXACT_* setting or proxy, with ``home`` and ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BITEXACT_") and k.lower() not in _PROXIES}
+    env.update({"BITEXACT_HOME": str(home), "COLUMNS": "200", "PYTHONIOENCODING": "utf-8"})
+    env.pop("NO_COLOR", None)
+    env.update(extra)
+    return env
+
+
+def run_bitexact(home: Path, *args: str, cwd: Path | None = None, **extra: str) -> subprocess.CompletedProcess[str]:
+    """``bitexact ARGS`` against ``home`` (stdout and stderr are pipes, not terminals)."""
+    return subprocess.run([BITEXACT, *args], check=False, env=command_env(home, **extra), capture_output=True,
+                          text=True, encoding="utf-8", errors="replace", timeout=120, cwd=cwd)
+
+
+def clear_bitexact_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No BITEXACT_* setting of the machine's reaches an in-process command."""
+    for name in list(os.environ):
+        if name.startswith("BITEXACT_"):
+            monkeypatch.delenv(name, raising=False)
