@@ -75,7 +75,8 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
     if kind is WrittenJSON:
         return value.fragment
     if _depth >= MAX_DEPTH:
-        return _text(repr(value))
+        # Refused, as the write path refuses what orjson writes this deep: never cut short as its text.
+        raise ValueError(f"the value nests deeper than {MAX_DEPTH} levels: flatten it or record it as text")
     if isinstance(value, (dict, list, tuple, set, frozenset)) or dataclasses.is_dataclass(value):
         if id(value) in _seen:
             return "[cycle]"

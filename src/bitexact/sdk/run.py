@@ -142,6 +142,7 @@ class Run:
         self._forked = False  # this process is a child forked while the run was open: the run is not ours
         self._host_key: Any = None
         self._journal_warned = False
+        self._slots_warned = False
         self._slots: JournalSlots | None = None
         self._large_slots: JournalSlots | None = None
         self._large_slots_started = False
@@ -515,8 +516,10 @@ class Run:
             self._hold_live_lock()
             return JournalSlots(self.home, self._load_host_key(), self.run_id, count=count, slot_bytes=slot_bytes)
         except Exception as exc:  # noqa: BLE001 - no slots: small entries are written in the call instead
-            logger.warning("bitexact: run %s: cannot make journal slots (%s); entries take the slower paths",
-                           self.run_id, describe(exc))
+            if not self._slots_warned:  # once per run: the large slots are tried again on their own
+                self._slots_warned = True
+                logger.warning("bitexact: run %s: cannot make journal slots (%s); entries take the slower paths",
+                               self.run_id, describe(exc))
             return None
 
     def _prepare_large_slots(self) -> None:

@@ -22,6 +22,9 @@ def open_store(home: Path | None = None) -> SQLiteStore:
     outputs. An existing directory keeps its mode; it may be shared on purpose.
     """
     directory = config.home(home)
+    if directory.exists() and not directory.is_dir():
+        named = f"BITEXACT_HOME={directory}" if home is None and os.environ.get("BITEXACT_HOME") else str(directory)
+        raise StoreError(f"{named} is a file, not a directory: the data directory holds the store, keys and journals")
     if not directory.exists():
         try:
             directory.mkdir(mode=0o700, parents=True)
