@@ -402,6 +402,8 @@ class LegacyConverter:
             data["status"] = "error"
         elif isinstance(subtype, str):
             data["status"] = subtype
+        if isinstance(subtype, str) and subtype != data["status"]:
+            data["subtype"] = subtype  # native result metadata the status does not say (error_max_turns)
         data.setdefault("sourceType", "result")  # a down-converted result keeps the source type it had
         scope = self.scope(record)
         if "errors" not in data and self.errors.get(scope):
@@ -564,7 +566,7 @@ def convert_events_to_legacy(events: Iterable[Mapping[str, Any]]) -> list[dict[s
                 if key == "status" or (key == "sourceType" and value == "result"):
                     continue  # status is the subtype; "result" is what converting back says anyway
                 entry[renames.get(key, key)] = value
-            if "status" in data:
+            if "status" in data and "subtype" not in entry:  # a native subtype (error_max_turns) is kept
                 entry["subtype"] = data["status"]
             entry.update(meta)
             out.append(entry)

@@ -49,7 +49,9 @@ def test_goose_stream() -> None:
     assert result.mcp_failures == ["github"]
     assert datas(events, "session.init") == [{"sourceEngine": "goose", "model": "goose-model"}]
     text = datas(events, "assistant.message")[0]
-    assert text == {"content": "hello world\n", "messageId": "a-1", "created": 1759363201}
+    # The message envelope the mapping does not read survives in the data (UAS 7.8).
+    assert text == {"content": "hello world\n", "messageId": "a-1", "created": 1759363201,
+                    "metadata": {"model": "goose-model"}}
     assert events[4]["timestamp"] == "2025-10-02T00:00:01Z"
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, cast
 
-from bitexact.sessions.convert import is_native_event, make_event
+from bitexact.sessions.convert import ENVELOPE_KEYS, is_native_event, make_event
 from bitexact.sessions.correlate import ToolTracker
 from bitexact.sessions.model import ParseResult
 from bitexact.sessions.parsers.base import Session, map_record
@@ -119,13 +119,15 @@ class CodexJsonMapper:
         self.session.emit(make_event("turn.completed", {"usage": record["usage"]}, meta))
 
     def _error(self, record: dict[str, Any], source: str) -> None:
-        payload = {k: v for k, v in record.items() if k != "type"}
+        # Envelope fields (id, timestamp, ...) stay the event's metadata, as on every other record.
+        payload = {k: v for k, v in record.items() if k != "type" and k not in ENVELOPE_KEYS}
+        meta = {k: v for k, v in record.items() if k in ENVELOPE_KEYS}
         error = record.get("error", record.get("message"))
         self.errors.append(error)
         self.accounting = True
         data = {"sourceType": source}
         data.update(payload)
-        self.session.emit(make_event("session.error", data))
+        self.session.emit(make_event("session.error", data, meta))
 
     # -- items ------------------------------------------------------------
     def _item(self, kind: str, item: dict[str, Any], meta: dict[str, Any]) -> None:

@@ -63,6 +63,9 @@ _RAW_DECODE = raw_decode_at
 
 DEBUG_DATA = "[DEBUG] data:"
 _DEBUG_PREFIX = re.compile(r"^\S*\s*\[DEBUG\] ?")
+_DEBUG_DATA_LINE = re.compile(r"^\S*\s*\[DEBUG\] data:")
+"""A debug block's first line: the marker as the line's own framing (a timestamp, then it), never a quote of
+it inside a record's string values (a tool result quoting a debug log)."""
 _TOOL_LINE = re.compile(r"^([✓✗●/]) (\S.*)$")
 # Only finished calls are printed, so the marker is the outcome the CLI rendered.
 _MARKER_SUCCESS = {"✓": True, "●": True, "/": True, "✗": False}
@@ -177,7 +180,7 @@ class CopilotParser:
                 self.session.diagnostics.add(f"line {start + 1}: truncated debug response block skipped")
                 return index
             line = lines[index]
-            if DEBUG_DATA in line:
+            if _DEBUG_DATA_LINE.match(line):
                 self.session.diagnostics.add(f"line {start + 1}: truncated debug response block skipped")
                 return index
             body.append(_DEBUG_PREFIX.sub("", line, count=1))
@@ -264,7 +267,7 @@ class CopilotParser:
         index = 0
         while index < len(lines):
             line = lines[index]
-            if DEBUG_DATA in line:
+            if _DEBUG_DATA_LINE.match(line):
                 index = self.debug_block(lines, index)
                 continue
             located = line.strip()

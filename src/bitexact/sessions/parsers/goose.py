@@ -131,6 +131,10 @@ class GooseMapper:
         common: dict[str, Any] = {"messageId": message_id}
         if "created" in message:
             common["created"] = message["created"]
+        # The rest of the envelope survives (UAS 7.8): message keys the mapping does not read (metadata:
+        # whether the user or the model saw it) in each event's data, record keys in its metadata.
+        common.update({k: v for k, v in message.items() if k not in ("id", "role", "content", "created")})
+        meta.update({k: v for k, v in record.items() if k not in ("type", "message") and k not in meta})
         if not self.initialized:
             self.initialized = True
             init: dict[str, Any] = {"sourceEngine": ENGINE}
