@@ -29,8 +29,12 @@ lint: setup
 	$(VENV)/bin/ruff check --select F,E9 src tests
 	$(VENV)/bin/mypy src/bitexact
 
+BENCHMARKS = benchmarks/canon_bench.py benchmarks/store_append.py benchmarks/verify_jsonl.py \
+	benchmarks/sdk_overhead.py benchmarks/capture_scan.py benchmarks/capture_keys.py \
+	benchmarks/capture_verdict.py benchmarks/sessions_parse.py benchmarks/sessions_unify.py
+
 bench: setup
-	for b in benchmarks/*_bench.py benchmarks/store_append.py benchmarks/verify_jsonl.py; do \
+	for b in $(BENCHMARKS); do \
 	  [ -f "$$b" ] && echo "== $$b" && $(PY) "$$b" || true; done
 
 clean:

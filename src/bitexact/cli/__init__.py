@@ -46,7 +46,7 @@ def cli(ctx: click.Context, home: str | None) -> None:
     that anyone can verify offline.
 
     \b
-    Start here:
+    Start here (examples):
       bitexact demo                 record, export and verify a sample run
       bitexact runs                 list recorded runs
       bitexact show RUN             the steps of one run

@@ -98,13 +98,25 @@ def _summary(policy: CapturePolicy) -> dict[str, object]:
 
 @capture_group.group("policy")
 def policy_group() -> None:
-    """Show the policy in force, or try one before it is deployed."""
+    """Show the policy in force, or try one before it is deployed.
+
+    \b
+    Examples:
+      bitexact capture policy show
+      bitexact capture policy check policy.json
+    """
 
 
 @policy_group.command("show")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def policy_show(as_json: bool) -> None:
-    """Print the policy in force: detectors, rules (a linkable rule says so), key id, digest."""
+    """Print the policy in force: detectors, rules (a linkable rule says so), key id, digest.
+
+    \b
+    Examples:
+      bitexact capture policy show
+      BITEXACT_CAPTURE_POLICY=pci bitexact capture policy show --json
+    """
     policy = _policy_in_force()
     described = policy.describe()
     if as_json:
@@ -132,7 +144,13 @@ def policy_show(as_json: bool) -> None:
 @click.argument("source", metavar="FILE")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def policy_check(source: str, as_json: bool) -> None:
-    """Load FILE as the recorder would (keys included); exit 0 usable, 1 not, naming the field."""
+    """Load FILE as the recorder would (keys included); exit 0 usable, 1 not, naming the field.
+
+    \b
+    Examples:
+      bitexact capture policy check policy.json
+      bitexact capture policy check policy.json --json
+    """
     try:
         policy = _policy_from(source)
     except PolicyError as exc:
@@ -153,7 +171,12 @@ def policy_check(source: str, as_json: bool) -> None:
 @policy_group.command("digest")
 @click.argument("source", metavar="FILE")
 def policy_digest(source: str) -> None:
-    """Print FILE's digest (what run_meta records): keys named by id, never by where they are kept."""
+    """Print FILE's digest (what run_meta records): keys named by id, never by where they are kept.
+
+    \b
+    Examples:
+      bitexact capture policy digest policy.json
+    """
     try:
         policy = _policy_from(source)
     except PolicyError as exc:
@@ -171,6 +194,11 @@ def capture_test(text: str | None, file: Path | None, as_json: bool) -> None:
     """Show what the policy in force scrubs from TEXT (or --file): the text as stored, and counts.
 
     Exit 0 scanned, 1 the policy cannot be used or the scan could not finish.
+
+    \b
+    Examples:
+      bitexact capture test 'card 4111 1111 1111 1111, password=hunter2'
+      bitexact capture test --file response.json --json
     """
     if (text is None) == (file is None):
         fail("give TEXT or --file, one of them", code=EXIT_INPUT)
@@ -199,15 +227,22 @@ def capture_test(text: str | None, file: Path | None, as_json: bool) -> None:
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the key (64 hex characters, owner-only); never overwritten.")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-def capture_keygen(output: Path, as_json: bool) -> None:
+@pass_app
+def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     """Make a capture key file: 32 random bytes as 64 hex characters, mode 0600.
 
     Keep it apart from the evidence (never under the data directory): it is
     what makes a hash-only field unguessable. Name it in the policy's
     hash_only_key, or in BITEXACT_CAPTURE_KEY.
+
+    \b
+    Examples:
+      bitexact capture keygen -o /run/secrets/bitexact-capture.key
+      BITEXACT_CAPTURE_KEY=/run/secrets/bitexact-capture.key bitexact capture policy check
     """
     from bitexact.crypto.keysources import generate_key_file
 
+    app.refuse_own_file(output)
     try:
         key_id = generate_key_file(output)
     except KeyMaterialError as exc:
@@ -232,6 +267,11 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
     (or nothing to request), 1 refused: the policy is off, the run does not
     exist, a request is already pending, or BITEXACT_REQUIRE_DUAL_CONTROL is
     set (there --by is typed, not authenticated: request it in the viewer).
+
+    \b
+    Examples:
+      bitexact capture backfill --run RUN --by dpo:alice
+      bitexact redaction approve RUN --by dpo:bob
     """
     try:
         required = dual_control_required()

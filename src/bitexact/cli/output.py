@@ -19,21 +19,24 @@ EXIT_FAIL = 1
 EXIT_INPUT = 2
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED = re.compile("[\ud800-\udfff\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Written as JSON escapes: lone surrogates (no UTF-8 reader takes them raw) and bidirectional overrides
+(recorded data must not reorder what a reviewer reads on a terminal)."""
 
 
 def print_json(value: Any) -> None:
     """Machine-readable output on stdout, one document.
 
     A lone surrogate (which evidence may hold) is written as its JSON escape,
-    so the document stays valid JSON that any UTF-8 reader takes. On a stream
+    so the document stays valid JSON that any UTF-8 reader takes; so is a
+    bidirectional override, which would reorder the terminal's text. On a stream
     that is not UTF-8 (a Windows console, ``PYTHONIOENCODING=cp1252``) every
     character past ASCII is a JSON escape: the stream's own fallback would
     write Python escapes, which are not JSON.
     """
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "")
     text = json.dumps(value, indent=2, ensure_ascii=encoding != "utf8", sort_keys=False)
-    click.echo(_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
+    click.echo(_ESCAPED.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
 
 
 def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoReturn:

@@ -55,7 +55,12 @@ def _refuse_typed_principal(action: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @pass_app
 def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> None:
-    """Approve RUN's pending request: claim on the chain first, then destroy the values."""
+    """Approve RUN's pending request: claim on the chain first, then destroy the values.
+
+    \b
+    Examples:
+      bitexact redaction approve RUN --by dpo:bob
+    """
     _refuse_typed_principal("approve")
     try:
         app.store.run(run_id)
@@ -84,7 +89,12 @@ def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> N
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @pass_app
 def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json: bool) -> None:
-    """Reject RUN's pending request; nothing on the run changes."""
+    """Reject RUN's pending request; nothing on the run changes.
+
+    \b
+    Examples:
+      bitexact redaction reject RUN --by dpo:bob --reason 'the field is needed for the audit'
+    """
     _refuse_typed_principal("reject")
     try:
         request = reject_request(app.store, run_id, by=by, reason=reason)
@@ -117,7 +127,13 @@ def _show(request: RedactionRequest) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @pass_app
 def redaction_status(app: AppContext, run_id: str, as_json: bool) -> None:
-    """Show RUN's redaction requests: the pending one with its fields, and those decided."""
+    """Show RUN's redaction requests: the pending one with its fields, and those decided.
+
+    \b
+    Examples:
+      bitexact redaction status RUN
+      bitexact redaction status RUN --json
+    """
     try:
         requests = list_requests(app.store, run_id)
     except RunNotFoundError:

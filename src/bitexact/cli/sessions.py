@@ -78,7 +78,13 @@ def _event_summary(event: dict[str, Any]) -> str:
 
 @click.group("sessions")
 def sessions_group() -> None:
-    """Agent session logs: engine logs read as canonical session traces."""
+    """Agent session logs: engine logs read as canonical session traces.
+
+    \b
+    Examples:
+      bitexact sessions parse ~/.claude/projects/app/session.jsonl --json
+      bitexact sessions render session.jsonl --format text
+    """
 
 
 @sessions_group.command("parse")
@@ -120,7 +126,13 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
 
 @click.group("import")
 def import_group() -> None:
-    """Bring outside evidence into the store, through the one write path."""
+    """Bring outside evidence into the store, through the one write path.
+
+    \b
+    Examples:
+      bitexact import session ~/.claude/projects/app/session.jsonl
+      bitexact import session aw_session.jsonl --json
+    """
 
 
 @import_group.command("session")

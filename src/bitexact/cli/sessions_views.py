@@ -31,7 +31,13 @@ from bitexact.sessions.validate import validate
 @click.option("--budget", "budget_bytes", type=click.IntRange(min=512), help="Byte budget of the output (at least 512).")
 @click.option("--show-prompts", is_flag=True, help="Include user prompts (hidden by default: they are private).")
 def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int | None, show_prompts: bool) -> None:
-    """Summarize an agent log or aw_session.jsonl as markdown or text (UAS section 8)."""
+    """Summarize an agent log or aw_session.jsonl as markdown or text (UAS section 8).
+
+    \b
+    Examples:
+      bitexact sessions render ~/.codex/sessions/run.jsonl
+      bitexact sessions render aw_session.jsonl --format text --budget 4096
+    """
     try:
         click.echo(render_path(path, fmt, engine=engine, budget_bytes=budget_bytes, show_prompts=show_prompts),  # type: ignore[arg-type]
                    nl=False)
@@ -45,7 +51,12 @@ def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int |
               help="Where to write aw_session.jsonl (written atomically).")
 @pass_app
 def unify_command(app: AppContext, artifact_dir: Path, output: Path) -> None:
-    """Merge an artifact directory's agent and runtime observations into aw_session.jsonl (UAS 3.5)."""
+    """Merge an artifact directory's agent and runtime observations into aw_session.jsonl (UAS 3.5).
+
+    \b
+    Examples:
+      bitexact sessions unify artifacts/ -o aw_session.jsonl
+    """
     app.refuse_own_file(output)
     try:
         report = unify(artifact_dir, output)
@@ -233,7 +244,13 @@ def sanitize_command(directory: Path, mask_values: tuple[str, ...], mask_files: 
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the compact projection as JSON.")
 def compact_command(path: Path, as_json: bool) -> None:
-    """The bounded, lossy metadata view of a unified session (UAS 3.8)."""
+    """The bounded, lossy metadata view of a unified session (UAS 3.8).
+
+    \b
+    Examples:
+      bitexact sessions compact aw_session.jsonl
+      bitexact sessions compact aw_session.jsonl --json
+    """
     try:
         result = compact(path)
     except (BitExactError, ValueError, OSError) as exc:
@@ -252,6 +269,11 @@ def validate_command(kind: str, path: Path) -> None:
 
     Record counts go to stdout, diagnostics to stderr; no payload is printed.
     Exits non-zero when any record fails.
+
+    \b
+    Examples:
+      bitexact sessions validate agent trace.json
+      bitexact sessions validate unified aw_session.jsonl
     """
     report = validate(kind, path)  # type: ignore[arg-type]
     click.echo(report.stdout(), nl=False)
@@ -262,7 +284,12 @@ def validate_command(kind: str, path: Path) -> None:
 
 @sessions_group.command("conformance")
 def conformance_command() -> None:
-    """Run the session test suite and print the conformance report (class, engines, every requirement)."""
+    """Run the session test suite and print the conformance report (class, engines, every requirement).
+
+    \b
+    Examples:
+      bitexact sessions conformance
+    """
     try:
         report = conformance_report()
     except (RuntimeError, OSError) as exc:  # the suite could not run at all: said in one line

@@ -4,6 +4,7 @@
 |---|---|
 | ``capture-policy-invalid`` | critical: the policy in force cannot be used (nothing records) |
 | ``capture-policy-off`` | warn; critical when ``BITEXACT_ENV=prod`` |
+| ``environment-unknown`` | critical: ``BITEXACT_ENV`` holds a value other than ``prod`` |
 | ``capture-key-missing`` | warn: hash-only rules and no capture key |
 | ``capture-key-revoked`` | each revoked key id and its date; warn, critical when it is the active key |
 | ``capture-key-unavailable`` | warn, per run: hash-only fields committed with no key, never openable |
@@ -51,6 +52,17 @@ def check_policy_off(ctx: HealthContext) -> list[Finding]:
     return [Finding(CRITICAL if prod else WARN, "capture-policy-off",
                     "BITEXACT_CAPTURE_POLICY=off: runs keep every value as captured, card numbers, IBANs and"
                     " credentials included" + (" (BITEXACT_ENV=prod)" if prod else ""))]
+
+
+def check_environment_name(ctx: HealthContext) -> list[Finding]:
+    """environment-unknown: ``BITEXACT_ENV`` holds a value other than ``prod`` (``production``, a typo):
+    critical, since the production guard it was meant to turn on stays off, saying nothing."""
+    value = ctx.env.get("BITEXACT_ENV", "").strip()
+    if not value or value.lower() == "prod":
+        return []
+    return [Finding(CRITICAL, "environment-unknown",
+                    f"BITEXACT_ENV={value!r} is not a value BitExact knows: set it to prod (or unset it);"
+                    " until then production's checks are off")]
 
 
 def check_key_missing(ctx: HealthContext) -> list[Finding]:
@@ -118,6 +130,7 @@ def check_collector_unscrubbed(ctx: HealthContext) -> list[Finding]:
 CAPTURE_CHECKS = (
     check_policy_invalid,
     check_policy_off,
+    check_environment_name,
     check_key_missing,
     check_key_revoked,
     check_key_unavailable,

@@ -44,6 +44,14 @@ def _joined_before(text: str, start: int) -> bool:
     return before.isdecimal() or (start >= 2 and before in " -\u00a0" and text[start - 2].isdecimal())
 
 
+def _digit_before(text: str, start: int) -> bool:
+    """Whether a digit stands right before a hyphenated candidate; the ``0`` of a URL-encoded space
+    (``%20``, which spaces one in a query as ``+`` does) is no digit of it."""
+    if start == 0 or not text[start - 1].isdecimal():
+        return False
+    return not (start >= 3 and text[start - 3:start] == "%20")
+
+
 def issuable(area: str, group: str, serial: str) -> bool:
     """Whether ASCII digits form an SSN the SSA can issue."""
     return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
@@ -75,7 +83,7 @@ class SsnDetector:
             # so one after another in a list ("078-05-1120 219-09-9999") is two; a spaced or bare one
             # beside another digit group one space away may be a longer number's piece.
             hyphenated = match.group(2) is not None
-            if (text[start - 1].isdecimal() if hyphenated and start else _joined_before(text, start)):
+            if (_digit_before(text, start) if hyphenated else _joined_before(text, start)):
                 continue
             if (end < len(text) and text[end].isdecimal()) if hyphenated else _AFTER.match(text, end):
                 continue
