@@ -6,6 +6,7 @@ import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Final
 
 
 class SettingError(ValueError):
@@ -35,7 +36,13 @@ def env_float(name: str, default: float) -> float:
         raise SettingError(f"{name}={raw!r} must be a finite number")
     if value <= 0:
         raise SettingError(f"{name}={raw!r} must be greater than 0")
+    if value > _LONGEST_WAIT:  # past what a wait can be given (threading.TIMEOUT_MAX): refused, never a crash
+        raise SettingError(f"{name}={raw!r} must be at most {_LONGEST_WAIT:g} seconds")
     return value
+
+
+_LONGEST_WAIT: Final[float] = 1e6
+"""Seconds: about eleven days, far past any sensible bound, and well within every platform's timed wait."""
 
 
 def env_int(name: str, default: int) -> int:

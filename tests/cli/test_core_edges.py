@@ -178,3 +178,14 @@ def test_verify_of_an_empty_target_cannot_read_its_input(tmp_path: Path, monkeyp
     result = _bx(tmp_path / "home", "verify", "")
     assert result.exit_code == 2, result.output
     assert "TARGET is empty" in result.output
+
+
+def test_a_candidate_file_without_open_is_refused_not_ignored(tmp_path: Path) -> None:
+    # `verify RUN --candidate-file F --by X` without --open verified the run and ignored the test asked for.
+    home = tmp_path / "home"
+    demo = _bx(home, "demo", "--json")
+    run_id = json.loads(demo.stdout)["run_id"]
+    candidate = tmp_path / "candidate.json"
+    candidate.write_text('"svc:claims-agent"')
+    result = _bx(home, "verify", run_id, "--candidate-file", str(candidate), "--by", "alice")
+    assert result.exit_code == 1 and "--open" in result.output

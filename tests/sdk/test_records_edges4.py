@@ -174,3 +174,52 @@ def test_binds_step_past_the_largest_step_number_is_refused_not_written_as_text(
             assert exc.field == "binds_step"
     for decision in (e["data"] for e in entries(r.run_id) if e["kind"] == "human_decision"):
         assert isinstance(decision["binds_step"], int), decision
+
+
+def test_a_handle_waited_on_for_ever_waits_as_long_as_a_wait_can_and_never_raises(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import math
+    import sys
+    import threading
+
+    run_module = sys.modules["bitexact.sdk.run"]
+    release = threading.Event()
+    real = run_module.Run._queued_write
+
+    def held(self: Any, items: list[Any]) -> Any:
+        assert release.wait(60)
+        return real(self, items)
+
+    monkeypatch.setattr(run_module.Run, "_queued_write", held)
+    outcome: list[Any] = []
+    with bitexact.run(journal_small=True) as r:
+        handle = r.marker("pending")  # journaled; its write held
+        waiter = threading.Thread(target=lambda: outcome.append(_result_or_error(handle, math.inf)))
+        waiter.start()
+        release.set()
+        waiter.join(60)
+    assert outcome and outcome[0] == "marker", outcome  # was OverflowError: timeout value is too large
+
+
+def _result_or_error(handle: Any, timeout: float) -> Any:
+    try:
+        return handle.result(timeout)["kind"]
+    except Exception as exc:  # noqa: BLE001 - what the test reports
+        return exc
+
+
+def test_a_strict_run_records_that_it_journals_nothing_in_the_call() -> None:
+    # Strict mode always writes in the call, whatever journal_small says: run_meta said journal_small true.
+    with bitexact.run(strict=True, journal_small=True) as r:
+        r.marker("written in the call")
+    meta = entries(r.run_id)[0]["data"]
+    assert meta["strict"] is True and meta["journal_small"] is False
+
+
+def test_a_drain_timeout_past_any_wait_is_refused_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bitexact.config import SettingError, env_float
+
+    monkeypatch.setenv("BITEXACT_DRAIN_TIMEOUT", "1e10")  # past threading.TIMEOUT_MAX on some platforms
+    with pytest.raises(SettingError, match="BITEXACT_DRAIN_TIMEOUT"):
+        env_float("BITEXACT_DRAIN_TIMEOUT", 30.0)

@@ -203,6 +203,10 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
                "expect_tsa": expect_tsa, "require_sealed": require_sealed}
     clauses = [capture_clause(_revoked_keys)]
     opening = open_field_ref is not None or open_withheld_step is not None
+    if not opening and (candidate_file is not None or by is not None):
+        # Never silently ignored: a test the user asked for would look made.
+        fail("--candidate-file and --by test a field: give them with --open STEP:PATH or --open-withheld STEP",
+             code=EXIT_FAIL)
     if opening:
         withheld_step = _check_opening_options(open_field_ref, open_withheld_step, candidate_file, by)
         if not _in_store(app, target):

@@ -66,7 +66,8 @@ class RecordHandle(Mapping[str, Any]):
         What the append returned: reading it copies nothing (``result()`` copies
         the whole entry, which may be megabytes).
         """
-        self._wait(self._timeout if timeout is None else max(0.0, timeout))
+        # Bounded by what a timed wait can be given: result(math.inf) waits as long as a wait can.
+        self._wait(self._timeout if timeout is None else min(max(0.0, timeout), threading.TIMEOUT_MAX))
         return self._result.step if self._result is not None else None
 
     # -- settled by the run ---------------------------------------------
@@ -117,7 +118,8 @@ class RecordHandle(Mapping[str, Any]):
 
         An entry still unwritten then, or declared a gap, reads as an empty mapping.
         """
-        self._wait(self._timeout if timeout is None else max(0.0, timeout))
+        # Bounded by what a timed wait can be given: result(math.inf) waits as long as a wait can.
+        self._wait(self._timeout if timeout is None else min(max(0.0, timeout), threading.TIMEOUT_MAX))
         # Read-only, and a copy: nothing done to what it returns changes the handle (nor a step a
         # human_decision binds to through it).
         return MappingProxyType(copy.deepcopy(self._materialize()))

@@ -192,7 +192,7 @@ class Run:
                 recorder, home = recorder_for(self._home_arg)
             meta: dict[str, Any] = {"sdk": SDK_LABEL, "strict": self.strict,
                                     "capture_nondeterminism": self.capture_nondeterminism,
-                                    "journal_small": self.journal_small}
+                                    "journal_small": self.journal_small and not self.strict}  # strict ignores it
             clock_problem: str | None = None
             if self.parent is not None:
                 meta["causal"] = {"caused_by": [self.parent.id], "parent": str(self.parent)}
