@@ -264,3 +264,31 @@ def _journal_files(home: Path, run_id: str | None) -> list[str]:
     assert run_id is not None
     directory = journal_dir(home, run_id)
     return sorted(p.name for p in directory.iterdir()) if directory.is_dir() else []
+
+
+def test_a_repair_under_another_hash_algorithm_recognizes_an_orphan_already_written(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A context whose content the policy scrubs stores the hash of its content as stored, under the
+    run's algorithm. A repair run under the other one (BITEXACT_HASH_ALG set differently on the repair
+    host) compared the orphan as its own algorithm would have written it, found nothing, and wrote the
+    entry a second time."""
+    from bitexact.crypto.hostkey import load_host_key
+    from bitexact.recording import Recorder
+    from bitexact.recording.journal import JournalRecord, write_journal
+    from bitexact.sdk.records import context_data
+
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "default")  # scrubs the card number below
+    recorder, _ = recorder_for()
+    assert recorder.alg == "blake2b-256" and not recorder.policy.off
+    writer = recorder.start()
+    data = context_data("page", "card 4111 1111 1111 1111 on file", None, recorder.alg)
+    journal = write_journal(home, load_host_key(home), JournalRecord(writer.run_id, 1, "context", data,
+                                                                      steps_before=writer.steps))
+    writer.append("context", dict(data))  # written, then the process died before the journal was removed
+    stored = [e for e in recorder.store.entries(writer.run_id) if e["kind"] == "context"]
+    assert "4111" not in str(stored[0]["data"]) and stored[0]["data"]["content_hash"] != data["content_hash"]
+    repairing = Recorder(recorder.store, recorder.key, alg="sha256", policy=recorder.policy)
+    assert fold_orphans(repairing, writer.run_id) == [journal.name]
+    kinds = [e["kind"] for e in recorder.store.entries(writer.run_id)]
+    assert kinds == ["run_meta", "context", "repair"], kinds

@@ -77,10 +77,14 @@ class _Written:
 
     def __init__(self, recorder: Recorder, run_id: str, start: int, *, stop: int | None = None) -> None:
         self._recorder = recorder
+        self._algs = {recorder.alg}
+        """The hash algorithms the run's entries were written under (a repair may run under another)."""
         self._steps: dict[_Key, list[int]] = {}
         self._stripped: list[tuple[int, str, str | None, list[str], str]] = []
         """Redacted entries: step, kind, ctx, the paths removed, the digest of the data left."""
         for entry in recorder.store.entries(run_id, start=start, stop=stop):
+            if isinstance(entry.get("alg"), str):
+                self._algs.add(entry["alg"])
             if "data" not in entry:
                 continue  # a kind without data: nothing to compare
             try:
@@ -105,11 +109,12 @@ class _Written:
     def claim(self, record: JournalRecord) -> int | None:
         """The step holding ``record``, taken so that no other orphan claims it; None when not written."""
         datas = [record.data]
-        try:
-            datas.append(apply_policy(self._recorder.policy, record.kind, record.data, hints=record.hints,
-                                      alg=self._recorder.alg).data)
-        except BitExactError:
-            pass
+        for alg in sorted(self._algs):  # as the policy made it under whichever algorithm wrote the entry
+            try:
+                datas.append(apply_policy(self._recorder.policy, record.kind, record.data, hints=record.hints,
+                                          alg=alg).data)
+            except BitExactError:
+                pass
         best: tuple[int, list[int]] | None = None
         for key in {self._key(record.kind, record.ctx, data) for data in datas}:
             steps = self._steps.get(key, [])
