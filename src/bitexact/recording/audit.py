@@ -70,8 +70,8 @@ def record_claim(
     return tokens
 
 
-def pending_claims(store: Store, run_id: str) -> list[PendingClaim]:
-    """Claims on the chain whose removal has not been applied yet."""
+def _claims(store: Store, run_id: str) -> list[PendingClaim]:
+    """Every redaction claim on the chain, applied or not."""
     claims: list[PendingClaim] = []
     for entry in store.entries(run_id):
         if entry["kind"] != "redaction":
@@ -82,6 +82,12 @@ def pending_claims(store: Store, run_id: str) -> list[PendingClaim]:
             except ValueError:
                 continue
             claims.append(PendingClaim(entry["step"], step, path))
+    return claims
+
+
+def pending_claims(store: Store, run_id: str) -> list[PendingClaim]:
+    """Claims on the chain whose removal has not been applied yet."""
+    claims = _claims(store, run_id)
     pending = []
     for claim in claims:
         target = store.entry(run_id, claim.step)
@@ -101,10 +107,13 @@ def apply_pending(store: Store, run_id: str) -> list[PendingClaim]:
     if not pending:
         store.flush_destroyed()  # a rewrite that landed but could not empty the log: finished here
     home = getattr(store, "path", None)
-    if home is not None and by_step:
+    if home is not None:
         # A fold cut short keeps the journals it wrote until a repair names them: no copy of a destroyed
-        # value may outlive the redaction there either.
-        discard_folded(Path(home).parent, run_id, set(by_step))
+        # value may outlive the redaction there either. Every claimed step, not only the pending ones:
+        # a redaction killed after its rewrites but before this leaves nothing pending to resume.
+        claimed = {claim.step for claim in _claims(store, run_id)}
+        if claimed:
+            discard_folded(Path(home).parent, run_id, claimed)
     return pending
 
 

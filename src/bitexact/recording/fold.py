@@ -231,8 +231,14 @@ def _mark_folded(intent: Path | None, directory: Path, name: str, step: int) -> 
 
 
 def _settle_intents(recorder: Recorder, run_id: str, directory: Path, host_key: HostKey) -> None:
-    """Journals a fold was killed while writing (``.folding-<step>``): written if step holds its entry (then
-    marked ``.folded-<step>``), else an orphan again under its own name."""
+    """Journals a fold was killed while writing (``.folding-<step>``): written if its entry is at that step or
+    after it (then marked ``.folded-<where>``), else an orphan again under its own name.
+
+    After it, too: the fold's append rebuilds on a head another writer moved (a redaction claim landing
+    meanwhile), so the entry may have taken a later step than the one the mark names. Nothing but that
+    fold wrote the run's entries past the mark's step (the recording had stopped), so the first entry
+    there holding the record is its own.
+    """
     if not directory.is_dir():
         return
     for path in sorted(directory.iterdir()):
@@ -240,14 +246,12 @@ def _settle_intents(recorder: Recorder, run_id: str, directory: Path, host_key: 
         if found is None:
             continue
         name, step = found.group(1), int(found.group(2))
-        landed = False
+        landed: int | None = None
         try:
-            record = read_journal(path, host_key)
-            entry = recorder.store.entry(run_id, step)
-            landed = "data" in entry and _Written(recorder, run_id, step, stop=step + 1).claim(record) == step
+            landed = _Written(recorder, run_id, step).claim(read_journal(path, host_key))
         except BitExactError:
-            landed = False
-        _rename(path, directory / (f"{name}{FOLDED_SUFFIX}{step}" if landed else name))
+            landed = None
+        _rename(path, directory / (f"{name}{FOLDED_SUFFIX}{landed}" if landed is not None else name))
 
 
 def _check_same_policy(recorder: Recorder, run_id: str) -> None:
