@@ -65,16 +65,32 @@ def _charset(media_type: str) -> str:
     return "utf-8"
 
 
+def _inflate(body: bytes, wbits: int) -> bytes:
+    """A zlib or gzip body whole: every gzip member (RFC 1952: the body is all of them, joined), and what
+    a body cut short holds so far (a stream that ended early; ``zlib.decompress`` refuses both)."""
+    out: list[bytes] = []
+    while body:
+        inflater = zlib.decompressobj(wbits)
+        out.append(inflater.decompress(body))
+        if not inflater.eof:  # cut short: what it held up to there
+            out.append(inflater.flush())
+            break
+        body = inflater.unused_data
+        if not body.strip(b"\x00"):
+            break  # zero padding after the last member
+    return b"".join(out)
+
+
 def _decompress(body: bytes, encoding: str) -> bytes | None:
     encodings = [e.strip().lower() for e in encoding.split(",") if e.strip() and e.strip().lower() != "identity"]
     for name in reversed(encodings):
         if name in ("gzip", "x-gzip"):
-            body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
+            body = _inflate(body, 16 + zlib.MAX_WBITS)
         elif name == "deflate":
             try:
-                body = zlib.decompress(body)
+                body = _inflate(body, zlib.MAX_WBITS)
             except zlib.error:
-                body = zlib.decompress(body, -zlib.MAX_WBITS)
+                body = _inflate(body, -zlib.MAX_WBITS)
         elif name == "br":
             try:
                 import brotli  # type: ignore[import-not-found]
@@ -87,7 +103,11 @@ def _decompress(body: bytes, encoding: str) -> bytes | None:
 
 
 def body_fields(body: bytes, media_type: str, content_encoding: str = "") -> dict[str, Any]:
-    """``{"text": ...}`` for a body that decodes, else ``{"b64": ...}`` (see the module doc)."""
+    """``{"text": ...}`` for a body that decodes, else ``{"b64": ...}`` (see the module doc).
+
+    A text body cut inside its last character (a stream that ended early) is its text up to there, the
+    bytes of the unfinished character beside it as ``tail_b64``: text the policy reads, nothing dropped.
+    """
     fields: dict[str, Any] = {}
     if content_encoding and body:
         try:
@@ -97,11 +117,20 @@ def body_fields(body: bytes, media_type: str, content_encoding: str = "") -> dic
         if decoded is None:
             return {"b64": base64.b64encode(body).decode("ascii"), "content_encoding": content_encoding}
         body = decoded
+    charset = _charset(media_type)
     try:
-        fields["text"] = body.decode(_charset(media_type))
-    except (UnicodeDecodeError, LookupError):
-        fields["b64"] = base64.b64encode(body).decode("ascii")
-    return fields
+        fields["text"] = body.decode(charset)
+        return fields
+    except LookupError:
+        return {"b64": base64.b64encode(body).decode("ascii")}
+    except UnicodeDecodeError as exc:
+        cut = exc.start if exc.reason == "unexpected end of data" and exc.end == len(body) else None
+    if cut is not None:
+        try:
+            return {"text": body[:cut].decode(charset), "tail_b64": base64.b64encode(body[cut:]).decode("ascii")}
+        except UnicodeDecodeError:
+            pass  # broken before its end too: bytes
+    return {"b64": base64.b64encode(body).decode("ascii")}
 
 
 def _model(request_text: str | None, media_type: str, response_text: str | None) -> str | None:

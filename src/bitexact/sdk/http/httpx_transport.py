@@ -74,7 +74,9 @@ class _TeeResponse(_ResponseTee, httpx.SyncByteStream):
             for chunk in self._inner:
                 self._exchange.received(chunk)
                 yield chunk
-        except Exception as exc:
+        except GeneratorExit:
+            raise  # closed early by its consumer: the close records it
+        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
         self._ended = True
@@ -92,7 +94,9 @@ class _AsyncTeeResponse(_ResponseTee, httpx.AsyncByteStream):
             async for chunk in self._inner:
                 self._exchange.received(chunk)
                 yield chunk
-        except Exception as exc:
+        except GeneratorExit:
+            raise  # closed early by its consumer: the close records it
+        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
         self._ended = True

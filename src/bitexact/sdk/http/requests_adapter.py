@@ -50,7 +50,9 @@ class _TeeRaw:
             for line in self._raw:
                 self._exchange.received(line)
                 yield line
-        except Exception as exc:
+        except GeneratorExit:
+            raise  # closed early by its consumer: the close records it
+        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
         self._ended = True
@@ -80,7 +82,9 @@ class _TeeRaw:
             for chunk in self._raw.stream(amt, decode_content=decode_content):
                 self._exchange.received(chunk)
                 yield chunk
-        except Exception as exc:
+        except GeneratorExit:
+            raise  # closed early by its consumer: the close records it
+        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
         self._ended = True
@@ -90,15 +94,24 @@ class _TeeRaw:
         self._decoded = self._decodes(kwargs.get("decode_content", args[0] if args else None))
         try:
             data = self._raw.read(amt, *args, **kwargs)
-        except Exception as exc:
+        except GeneratorExit:
+            raise  # closed early by its consumer: the close records it
+        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
         if data:
             self._exchange.received(data)
-        if not data or amt is None:
+        if not data or amt is None or self._at_end():
             self._ended = True
             self._finish(complete=True)
         return data
+
+    def _at_end(self) -> bool:
+        """The body is read to its end (a sized read took its last bytes): urllib3 closed it, or counts none left."""
+        try:
+            return bool(self._raw.isclosed()) or getattr(self._raw, "length_remaining", None) == 0
+        except Exception:  # noqa: BLE001 - an unusual raw object: its end is an empty read, as before
+            return False
 
     def _read_through(self, data: bytes) -> bytes:
         """What a line or buffer read gave the agent, recorded; an empty read is the end of the body."""
@@ -113,7 +126,9 @@ class _TeeRaw:
         self._decoded = self._decodes(None)
         try:
             data = read(*args)
-        except Exception as exc:
+        except GeneratorExit:
+            raise  # closed early by its consumer: the close records it
+        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
         return self._read_through(bytes(data))
@@ -128,7 +143,9 @@ class _TeeRaw:
         self._decoded = self._decodes(None)
         try:
             count = self._raw.readinto(buffer)
-        except Exception as exc:
+        except GeneratorExit:
+            raise  # closed early by its consumer: the close records it
+        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
         self._read_through(bytes(memoryview(buffer)[:count]))
