@@ -19,9 +19,12 @@ those, that it would have been changed at capture. Skipped:
 * paths already redacted, or claimed by a redaction entry on the chain;
 * the product's own blocks - a relayed event's ``aer_source`` and a gap's
   declaration (a marker's ``gap``) - and the product's own kinds;
-* base64 bytes no detector reads (declared ``unscanned``, so unchanged);
-* fields the entry's own capture block already settled (hash-only,
-  withheld or unscanned at capture), which the policy leaves as they are.
+* base64 bytes no detector reads (declared ``unscanned``, so unchanged),
+  unless the policy in force keeps them hash-only (pci's ``*.b64``): then
+  they are named, whether the run stored them with the policy off or
+  declared them ``unscanned`` at capture (that removed nothing);
+* fields the entry's own capture block already settled (hash-only or
+  withheld at capture), which the policy leaves as they are.
 
 The capture key is never used: a hash-only field is found by its
 placeholder, and computing a keyed commitment to find it would be a use of
@@ -167,6 +170,17 @@ def _positions(original: dict[str, Any], stored: dict[str, Any]) -> Iterator[_Po
             yield _Position(escape(key), value, escape(new_key), new_value, new_key != key)
 
 
+def _removing(block: Any) -> dict[str, Any] | None:
+    """The declarations of an entry's capture block that removed something (hash-only, withheld): those
+    fields are settled. Bytes stored ``unscanned`` removed nothing, so a policy that keeps them hash-only
+    (pci's ``*.b64``) names them, as it names the same bytes in a run recorded with the policy off."""
+    if not isinstance(block, dict) or not isinstance(block.get("fields"), dict):
+        return None
+    kept = {path: declaration for path, declaration in block["fields"].items()
+            if isinstance(declaration, dict) and declaration.get("mode") in ("hash-only", "withheld")}
+    return {**block, "fields": kept}
+
+
 def entry_fields(policy: CapturePolicy, entry: Mapping[str, Any], skip: set[tuple[int, str]],
                  own: frozenset[str] = frozenset()) -> list[BackfillField]:
     """The committed paths of one stored entry that the policy would store differently (``own``: more
@@ -184,7 +198,7 @@ def entry_fields(policy: CapturePolicy, entry: Mapping[str, Any], skip: set[tupl
                             " write path holds; review it by hand")
     if not scanned:
         return []
-    prior = entry.get("capture") if isinstance(entry.get("capture"), dict) else None
+    prior = _removing(entry.get("capture"))
     captured = apply_policy(policy, kind, scanned, alg=str(entry.get("alg", "blake2b-256")), prior=prior)
     if captured.withheld:  # only an invalid hint or a source-set capture key withholds whole; neither is here
         raise BackfillError(f"step {step}: the policy refuses its data ({captured.gaps[0].get('reason', '')})")

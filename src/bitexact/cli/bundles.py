@@ -207,17 +207,26 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
         # Never silently ignored: a test the user asked for would look made.
         fail("--candidate-file and --by test a field: give them with --open STEP:PATH or --open-withheld STEP",
              code=EXIT_FAIL)
+    refused: str | None = None
     if opening:
-        withheld_step = _check_opening_options(open_field_ref, open_withheld_step, candidate_file, by)
-        if not _in_store(app, target):
-            fail(f"--open tests a run in the store (its custody chain is there); {target!r} is not a run in {app.home}",
-                 code=EXIT_FAIL)
+        try:
+            withheld_step = _check_opening_options(open_field_ref, open_withheld_step, candidate_file, by)
+            if not _in_store(app, target):
+                raise _OpeningRefused(f"--open tests a run in the store (its custody chain is there); {target!r} is"
+                                      f" not a run in {app.home}")
+        except _OpeningRefused as exc:
+            if not as_json:
+                fail(str(exc), code=EXIT_FAIL)
+            refused = str(exc)  # --json: still one document, the verdict with the reason no test was made
     # --open tests a stored run's field, so it is the stored run that is verified, whatever file
     # happens to share its name in the working directory.
-    if opening or (not _exists(target) and _in_store(app, target)):
+    if (opening and refused is None) or (not _exists(target) and _in_store(app, target)):
         verdict = _verify_stored(app, target, clauses=clauses, **options)
     else:
         verdict = verify_cli(target, clauses=clauses, **options)
+    if refused is not None:
+        print_json({**_verdict_json(verdict), "opening": None, "error": refused})
+        sys.exit(EXIT_FAIL)
     if not opening:
         if as_json:
             print_json(_verdict_json(verdict))
@@ -226,7 +235,8 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
         sys.exit(EXIT_INPUT if verdict.form == "input" else verdict.exit_code())
     if not verdict.ok:
         if as_json:
-            print_json({**_verdict_json(verdict), "opening": None})
+            print_json({**_verdict_json(verdict), "opening": None,
+                        "error": "the run does not verify, so no test was made"})
         else:
             _print_verdict(verdict)
         sys.exit(EXIT_FAIL)
@@ -251,28 +261,32 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     sys.exit(EXIT_OK if result.matched else EXIT_NO_MATCH)
 
 
+class _OpeningRefused(Exception):
+    """An opening option that is wrong or missing: exit 1 (under --open, 2 means "tested, no match")."""
+
+
 def _check_opening_options(field_ref: str | None, withheld_step: str | None, candidate: Path | None,
                            by: str | None) -> int | None:
-    """The --open-withheld step, once every opening option is checked."""
+    """The --open-withheld step, once every opening option is checked (:class:`_OpeningRefused` if one is not)."""
     # Refused with exit 1, never click's usage exit 2: under --open, 2 means "tested, no match".
     if field_ref is not None and withheld_step is not None:
-        fail("give --open or --open-withheld, not both", code=EXIT_FAIL)
+        raise _OpeningRefused("give --open or --open-withheld, not both")
     if candidate is None:
-        fail("--open and --open-withheld need --candidate-file FILE", code=EXIT_FAIL)
+        raise _OpeningRefused("--open and --open-withheld need --candidate-file FILE")
     if by is None or not by.strip():
-        fail("--open and --open-withheld need --by NAME: every test is recorded on the custody chain under it",
-             code=EXIT_FAIL)
+        raise _OpeningRefused("--open and --open-withheld need --by NAME: every test is recorded on the custody"
+                              " chain under it")
     if field_ref is not None:
         try:
             parse_field(field_ref)
         except ValueError as exc:
-            fail(f"--open {exc}", code=EXIT_FAIL)
+            raise _OpeningRefused(f"--open {exc}") from None
         return None
     assert withheld_step is not None
     try:
         step, _ = parse_field(f"{withheld_step}:gap")
     except ValueError:
-        fail(f"--open-withheld {withheld_step!r}: the step must be a plain decimal index like 9", code=EXIT_FAIL)
+        raise _OpeningRefused(f"--open-withheld {withheld_step!r}: the step must be a plain decimal index like 9") from None
     return step
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -81,8 +82,14 @@ def dual_control_required(env: Mapping[str, str] | None = None) -> bool:
 
 
 def same_principal(a: str, b: str) -> bool:
-    """Whether two typed principal names name the same person (space trimmed, case folded)."""
-    return a.strip().casefold() == b.strip().casefold()
+    """Whether two typed principal names name the same person (space trimmed, case folded, and compared
+    in one Unicode form: ``José`` typed with a combining accent is the ``José`` typed without one)."""
+    return _folded(a) == _folded(b)
+
+
+def _folded(name: str) -> str:
+    # Unicode caseless matching: normalize, fold, normalize again (NFKC: compatibility forms too).
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name.strip()).casefold())
 
 
 @dataclass(frozen=True)

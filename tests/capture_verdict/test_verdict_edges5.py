@@ -1,4 +1,4 @@
-"""Review 5 of the capture verdict side: each test shows one behaviour that contradicts the docs or contract.
+"""Capture verdict, opening, backfill and dual-control edges (the fifth review): each test is a bug it found, fixed.
 
 Every test here fails on the code as reviewed and passes once the bug it names is fixed.
 """
