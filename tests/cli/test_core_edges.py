@@ -189,3 +189,11 @@ def test_a_candidate_file_without_open_is_refused_not_ignored(tmp_path: Path) ->
     candidate.write_text('"svc:claims-agent"')
     result = _bx(home, "verify", run_id, "--candidate-file", str(candidate), "--by", "alice")
     assert result.exit_code == 1 and "--open" in result.output
+
+
+def test_export_from_a_home_with_no_store_makes_none(tmp_path: Path) -> None:
+    # `export RUN` on a data directory holding no store made an empty store (and its directory) first.
+    home = tmp_path / "home"
+    result = _bx(home, "export", "run-x", "-o", str(tmp_path / "b.json"))
+    assert result.exit_code == 2 and "no run 'run-x'" in result.output
+    assert not (home / "bitexact.db").exists()

@@ -70,6 +70,9 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
       bitexact export RUN -o shared.json --redact 3:result.account
     """
     app.refuse_own_file(output)
+    if not (app.home / DB_NAME).exists():  # no store, so no run: say so without making an empty store
+        fail(f"no run {run_id!r} in {app.home} (it holds no store)", code=EXIT_INPUT,
+             hint="List runs with `bitexact runs`.")
     try:
         pending = pending_claims(app.store, run_id)
         if pending:
