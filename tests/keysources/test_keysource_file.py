@@ -228,8 +228,8 @@ def test_env_naming_a_bad_file_names_the_variable(tmp_path: Path,
     ({"pkcs11": {"lib": "l", "slot": 0, "label": "", "pin_env": "P"}},
      "hash_only_key.pkcs11.label: expected the label of a secret key, found an empty string"),
     ({"pkcs11": {"lib": "l", "slot": 0, "label": "k", "pin_env": "1234"}},
-     "hash_only_key.pkcs11.pin_env: '1234' is not an environment variable name (the PIN "
-     "itself never goes in the policy)"),
+     "hash_only_key.pkcs11.pin_env: expected the name of an environment variable, found a string of 4"
+     " characters, which is not one (the PIN itself never goes in the policy)"),
 ])
 def test_malformed_spec_names_the_field(spec: object, message: str) -> None:
     with pytest.raises(KeySourceError) as caught:

@@ -281,14 +281,8 @@ def parse_policy(raw: object, *, name: str = "file", env: Mapping[str, str] | No
     )
 
 
-def read_policy_file(
-    path: str | Path, *, env: Mapping[str, str] | None = None, field: str | None = None
-) -> CapturePolicy:
-    """A policy from a JSON file, read with the strict reader.
-
-    ``field`` is what a file that cannot be read is blamed on: the path as
-    given (the default), or ``BITEXACT_CAPTURE_POLICY`` when that named it.
-    """
+def _policy_document(path: str | Path, field: str | None) -> Any:
+    """A policy file's JSON document, read with the strict reader (``field``: see read_policy_file)."""
     location = Path(path)
     blamed = field or str(path)
     try:
@@ -298,10 +292,35 @@ def read_policy_file(
     except OSError as exc:
         raise PolicyError(blamed, f"{location}: cannot read: {exc.strerror}") from None
     try:
-        raw = loads(data)
+        return loads(data)
     except StrictJSONError as exc:
         raise PolicyError(str(location), f"not a valid JSON document: {exc.where()}") from None
-    return parse_policy(raw, name=str(location), env=env)
+
+
+def read_policy_file(
+    path: str | Path, *, env: Mapping[str, str] | None = None, field: str | None = None
+) -> CapturePolicy:
+    """A policy from a JSON file, read with the strict reader.
+
+    ``field`` is what a file that cannot be read is blamed on: the path as
+    given (the default), or ``BITEXACT_CAPTURE_POLICY`` when that named it.
+    """
+    return parse_policy(_policy_document(path, field), name=str(Path(path)), env=env)
+
+
+def revoked_in_force(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The ``revoked_keys`` of the policy in force, read without loading any key: a verifier names fields
+    committed under a revoked key whether or not it holds that key (it usually does not, and should not).
+    Raises :class:`PolicyError` for a policy file that cannot be read or a ``revoked_keys`` that is wrong."""
+    environ = os.environ if env is None else env
+    chosen = environ.get(ENV_POLICY, "").strip()
+    if chosen in ("", "default", "off", "pci"):
+        preset = PRESETS.get(chosen or "default", {})
+        raw = preset.get("revoked_keys") if isinstance(preset, dict) else None
+    else:
+        document = _policy_document(chosen, ENV_POLICY)
+        raw = document.get("revoked_keys") if isinstance(document, dict) else None
+    return _revoked(raw) if raw is not None else {}
 
 
 def load_policy(source: str | None = None, *, env: Mapping[str, str] | None = None) -> CapturePolicy:

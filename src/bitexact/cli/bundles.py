@@ -11,6 +11,7 @@ import click
 from rich.markup import escape
 
 from bitexact.capture import PolicyError, load_policy
+from bitexact.capture.policy import revoked_in_force
 from bitexact.capture.clause import capture_clause
 from bitexact.capture.opening import (
     OpeningResult,
@@ -139,12 +140,12 @@ def _verdict_json(verdict: Verdict) -> dict[str, object]:
 def _revoked_keys() -> dict[str, str]:
     """The policy in force's revoked capture keys, for the clause to name fields under them.
 
-    Loaded only when a verified bundle holds fields committed under a key
-    (the clause asks lazily), since loading a policy loads its keys. A
-    policy that cannot be loaded names no revoked key, and says so on stderr.
+    Read from the policy document without loading any key: the verifier
+    rarely holds the capture key, and naming a revoked key id needs none. A
+    policy that cannot be read names no revoked key, and says so on stderr.
     """
     try:
-        return dict(load_policy().revoked)
+        return revoked_in_force()
     except PolicyError as exc:
         click.echo(f"warning: revoked capture keys not checked: {exc}", err=True)
         return {}

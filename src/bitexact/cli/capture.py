@@ -238,11 +238,15 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     \b
     Examples:
       bitexact capture keygen -o /run/secrets/bitexact-capture.key
-      BITEXACT_CAPTURE_KEY=/run/secrets/bitexact-capture.key bitexact capture policy check
+      BITEXACT_CAPTURE_KEY=/run/secrets/bitexact-capture.key bitexact capture policy show
     """
     from bitexact.crypto.keysources import generate_key_file
 
     app.refuse_own_file(output)
+    if Path(os.path.realpath(output)).is_relative_to(Path(os.path.realpath(app.home))):
+        # A copy of the data directory would carry the key that makes its hash-only fields unguessable.
+        fail(f"-o {output}: a capture key never goes under the data directory {app.home}; keep it apart",
+             code=EXIT_INPUT)
     try:
         key_id = generate_key_file(output)
     except KeyMaterialError as exc:

@@ -650,11 +650,12 @@ class Run:
         """A custody that is not one: the entry is withheld and an invalid_argument gap declared."""
         if self.strict:
             raise exc
-        if not self.open:
-            return self._closed(kind)
-        seq = self._next_seq()
-        gap = self._declare_in_order(Gap(INVALID_ARGUMENT, f"entry withheld: {exc}", kind=kind,
-                                         fields={exc.field: str(exc)}, seq=seq))
+        with self._order:  # its place in record order and its gap's, in one hold (another thread waits)
+            if not self.open or not self._accepting:
+                return self._closed(kind)
+            seq = self._next_seq()
+            gap = self._declare_in_order(Gap(INVALID_ARGUMENT, f"entry withheld: {exc}", kind=kind,
+                                             fields={exc.field: str(exc)}, seq=seq))
         return self._empty_handle(kind, gap, seq)
 
     def _declare_in_order(self, gap: Gap) -> Gap:
@@ -674,10 +675,12 @@ class Run:
         """A capture path (HTTP, a tool wrapper) failed before it had an entry to write."""
         if self.strict:
             raise RecordingError(f"{kind} was not recorded: {describe(exc)}", cause=cause_of(exc)) from exc
-        if not self.open:
-            return self._closed(kind)
-        seq = self._next_seq()
-        gap = self._declare_in_order(Gap(cause_of(exc), f"capture failed: {describe(exc)}", kind=kind, seq=seq))
+        with self._order:  # as in _withheld: one hold for its place and its gap; refused once the exit began
+            if not self.open or not self._accepting:
+                return self._closed(kind)
+            seq = self._next_seq()
+            gap = self._declare_in_order(Gap(cause_of(exc), f"capture failed: {describe(exc)}", kind=kind,
+                                             seq=seq))
         return self._empty_handle(kind, gap, seq)
 
     def _record_built(self, kind: str, build: Callable[[], dict[str, Any]], *, prov: str | None = None,

@@ -60,6 +60,10 @@ def _describe(value: object) -> str:
     return {"dict": "an object", "list": "an array"}.get(type(value).__name__, type(value).__name__)
 
 
+def _describe_type(value: object) -> str:
+    return {"dict": "an object", "list": "an array", "NoneType": "null"}.get(type(value).__name__, type(value).__name__)
+
+
 def _pkcs11_spec(value: object, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise KeySourceError(f"{where}: expected an object with lib, slot, label and pin_env, "
@@ -74,10 +78,12 @@ def _pkcs11_spec(value: object, where: str) -> dict[str, Any]:
     slot = value["slot"]
     if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
         raise KeySourceError(f"{where}.slot: expected a whole number >= 0, found {_describe(slot)}")
-    pin_env = _text(value["pin_env"], f"{where}.pin_env", "the name of an environment variable")
-    if not _ENV_NAME.fullmatch(pin_env):
-        raise KeySourceError(f"{where}.pin_env: {pin_env!r} is not an environment variable name "
-                             "(the PIN itself never goes in the policy)")
+    pin_env = value["pin_env"]
+    # Never quoted: what stands where the variable's name goes is most likely the PIN itself.
+    if not isinstance(pin_env, str) or not _ENV_NAME.fullmatch(pin_env):
+        found = f"a {'string' if isinstance(pin_env, str) else _describe_type(pin_env)} of {len(str(pin_env))} characters"
+        raise KeySourceError(f"{where}.pin_env: expected the name of an environment variable, found {found},"
+                             " which is not one (the PIN itself never goes in the policy)")
     return {
         "lib": _text(value["lib"], f"{where}.lib", "the path of a PKCS#11 library"),
         "slot": slot,

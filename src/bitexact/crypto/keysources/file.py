@@ -116,10 +116,19 @@ def read_private_file(
 
 def load_key_file(path: Path | str) -> InProcessKey:
     """Load a capture key file (64 hex characters, owner-only)."""
+    if _looks_like_a_key(str(path)) and not Path(path).exists():
+        # The key itself given where its file's path goes: never quoted, not even in this refusal.
+        raise KeySourceError("capture key file: the value given holds what looks like a key (64 hex characters),"
+                             " not the path of a key file; give the file's path, never the key")
     path = Path(path)
     where = f"capture key file {path}"
     secret = parse_key_hex(read_private_file(path, where), where)
     return InProcessKey(secret, where)
+
+
+def _looks_like_a_key(text: str) -> bool:
+    stripped = text.strip()
+    return len(stripped) == 2 * KEY_BYTES and all(c in "0123456789abcdefABCDEF" for c in stripped)
 
 
 def generate_key_file(path: Path) -> str:
