@@ -20,6 +20,11 @@ DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# The tokens of a JSON text, for finding where a refusal sits (only once it is refused).
+_TOKEN = re.compile(
+    _STRING.pattern + r"|[{}\[\],:]|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|NaN|-?Infinity|true|false|null",
+    re.S,
+)
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -56,6 +61,52 @@ _decoder = json.JSONDecoder(
 )
 
 
+def _locate(text: str, *, depth_only: bool = False) -> int | None:
+    """The character offset of the first thing the reader refuses in ``text``, or ``None``.
+
+    Mirrors the scanner's order: a constant or number is refused where it is read, a
+    duplicate key when its object closes (so an inner object's duplicate comes first).
+    With ``depth_only``, the bracket that opens level ``MAX_DEPTH + 1``.
+    """
+    # Per open container: None for an array; for an object, its keys and where its duplicates are.
+    open_: list[tuple[set[str], list[int]] | None] = []
+    expect_key = False
+    for match in _TOKEN.finditer(text):
+        token, start = match[0], match.start()
+        lead = token[0]
+        if lead in "[{":
+            open_.append((set(), []) if lead == "{" else None)
+            if len(open_) > MAX_DEPTH:
+                return start
+            expect_key = lead == "{"
+        elif lead in "]}":
+            closed = open_.pop() if open_ else None
+            if closed is not None and closed[1] and not depth_only:
+                return closed[1][0]
+            expect_key = False
+        elif lead == ",":
+            expect_key = bool(open_) and open_[-1] is not None
+        elif lead == ":" or depth_only:
+            expect_key = False
+        elif expect_key:
+            keys, duplicates = open_[-1]  # type: ignore[misc]  # expect_key holds only inside an object
+            key = json.loads(token)
+            if key in keys:
+                duplicates.append(start)
+            keys.add(key)
+        elif token in ("NaN", "Infinity", "-Infinity"):
+            return start
+        elif lead == "-" or lead.isdigit():
+            try:
+                if any(ch in token for ch in ".eE"):
+                    _float(token)
+                else:
+                    _int(token)
+            except StrictJSONError:
+                return start
+    return None
+
+
 def _max_depth(text: str) -> int:
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     if not brackets:
@@ -82,11 +133,15 @@ def loads(data: bytes | bytearray | memoryview | str, *, max_bytes: int = DEFAUL
             raise StrictJSONError(
                 f"invalid UTF-8 at byte {exc.start}: {exc.reason}", exc.start
             ) from None
+    too_deep = f"nesting deeper than {MAX_DEPTH} levels is refused"
     if text.count("[") + text.count("{") > MAX_DEPTH and _max_depth(text) > MAX_DEPTH:
-        raise StrictJSONError(f"nesting deeper than {MAX_DEPTH} levels is refused")
+        raise StrictJSONError(too_deep, _locate(text, depth_only=True))
     try:
         return _decoder.decode(text)
     except json.JSONDecodeError as exc:
         raise StrictJSONError(str(exc), exc.pos) from None
+    except StrictJSONError as exc:
+        # Refused inside a hook, which is not told where: find the spot, keeping the spec's message.
+        raise StrictJSONError(exc.message, _locate(text)) from None
     except RecursionError:
-        raise StrictJSONError(f"nesting deeper than {MAX_DEPTH} levels is refused") from None
+        raise StrictJSONError(too_deep, _locate(text, depth_only=True)) from None
