@@ -58,6 +58,18 @@ def test_nesting_refusal_carries_the_position_of_the_bracket_past_the_limit() ->
     assert error.position == document.index("[" * 129) + 127  # the outer object is level 1
 
 
+def test_invalid_utf8_position_is_a_character_offset() -> None:
+    """StrictJSONError.position is documented as a character offset; for invalid UTF-8 it was the byte offset.
+
+    b'"\\xc3\\xa9\\xff"': the bad byte is byte 3 but character 2 (é is two bytes), and where() said
+    "invalid UTF-8 at byte 3: ... (at character 3)".
+    """
+    error = _refusal(b'["\xc3\xa9\xff"]')
+    assert str(error).startswith("invalid UTF-8 at byte 4")
+    assert error.position == 3
+    assert error.where().endswith("(at character 3)")
+
+
 def _bitexact(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     """The console script, run as a user runs it (PYTHONPATH passed on so the worktree's source wins)."""
     env = {"BITEXACT_HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}

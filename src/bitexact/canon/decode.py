@@ -127,11 +127,14 @@ def loads(data: bytes | bytearray | memoryview | str, *, max_bytes: int = DEFAUL
     if isinstance(data, str):
         text = data
     else:
+        raw = bytes(data)
         try:
-            text = bytes(data).decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
+            # The message names the byte; the position, like every other, counts characters.
+            character = len(raw[: exc.start].decode("utf-8"))
             raise StrictJSONError(
-                f"invalid UTF-8 at byte {exc.start}: {exc.reason}", exc.start
+                f"invalid UTF-8 at byte {exc.start}: {exc.reason}", character
             ) from None
     too_deep = f"nesting deeper than {MAX_DEPTH} levels is refused"
     if text.count("[") + text.count("{") > MAX_DEPTH and _max_depth(text) > MAX_DEPTH:
