@@ -90,3 +90,15 @@ def test_policy_check_names_where_the_duplicate_key_is(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "duplicate key 'version'" in done.stderr
     assert f"at character {text.rindex('version') - 1}" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("document", [b'\xef\xbb\xbf{"version": 1}', '\ufeff{"version": 1}'])
+def test_a_leading_byte_order_mark_is_named(document: str | bytes) -> None:
+    """A file saved with a UTF-8 BOM was refused as "Expecting value: line 1 column 1 (char 0)".
+
+    The document visibly starts with `{`; the error must say what is wrong there (a BOM), as Python's
+    own json.loads does, not point at a value that seems to be present.
+    """
+    error = _refusal(document)
+    assert "byte order mark" in str(error), str(error)
+    assert error.position == 0

@@ -142,6 +142,11 @@ def loads(data: bytes | bytearray | memoryview | str, *, max_bytes: int = DEFAUL
     try:
         return _decoder.decode(text)
     except json.JSONDecodeError as exc:
+        if text.startswith("\ufeff"):  # the scanner would only say "Expecting value" at character 0
+            raise StrictJSONError(
+                "the document starts with a byte order mark (U+FEFF), which JSON does not allow: "
+                "save it as UTF-8 without a BOM", 0
+            ) from None
         raise StrictJSONError(str(exc), exc.pos) from None
     except StrictJSONError as exc:
         # Refused inside a hook, which is not told where: find the spot, keeping the spec's message.
