@@ -47,7 +47,9 @@ from bitexact.evidence.kinds import AUDIT_KINDS, KINDS
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording import Recorder, RunWriter
 from bitexact.recording.journal import (
+    JournalError,
     JournalRecord,
+    check_run_id,
     hold_live_lock,
     release_live_lock,
     remove_journal,
@@ -184,6 +186,8 @@ class Run:
             queue_bytes = queue_max_bytes()
             if self._journal_small_arg is None:
                 self.journal_small = config.env_flag(JOURNAL_SMALL_ENV)
+            if self.requested_run_id is not None:
+                _check_run_id(self.requested_run_id)
             self.parent, bad_context = self._causal_parent()
             if self._recorder_arg is not None:
                 recorder = self._recorder_arg
@@ -207,8 +211,9 @@ class Run:
                 if isinstance(exc, SdkArgumentError):
                     raise
                 raise RecordingError(f"the run could not start: {describe(exc)}", cause=cause_of(exc)) from exc
+            named = {exc.field: str(exc)} if isinstance(exc, SdkArgumentError) else None  # the argument at fault
             self.failures.declare(Gap(cause_of(exc), f"the run could not start, so nothing is recorded: "
-                                                     f"{describe(exc)}"))
+                                                     f"{describe(exc)}", fields=named))
             return self
         self.recorder, self.writer, self.home = recorder, writer, home
         self.run_id = writer.run_id
@@ -1022,6 +1027,16 @@ def run(
 def current_run() -> Run | None:
     """The run recording in this context (or the only run open in the process), else None."""
     return active.current_run()
+
+
+def _check_run_id(run_id: Any) -> None:
+    """A run id the agent chose names the run's journal directory and failures record: one holding a path
+    separator or ``..`` would write them outside the data directory, so it is refused, naming run_id."""
+    try:
+        check_run_id(run_id)
+    except JournalError:
+        raise SdkArgumentError(f"run_id {run_id!r:.80} cannot name the run's files: 1 to 200 letters, digits "
+                               "and ._:- (not starting with . : or -, and no ..)", field="run_id") from None
 
 
 def _is_number(value: Any) -> bool:
