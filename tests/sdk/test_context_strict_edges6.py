@@ -5,6 +5,11 @@ Every test here failed on the code as reviewed, and passes once the bug its docs
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -33,3 +38,38 @@ def test_a_run_id_that_cannot_name_a_file_is_refused_and_writes_nothing_outside_
     outside = [p for p in (tmp_path / "outer").rglob("*") if p != home and home not in p.parents]
     assert outside == []
     assert not (home / "failures").exists()
+
+
+# -- 2. capture_nondeterminism in a child forked while the run was open -----------------------------------
+
+_FORKED_NONDET_AGENT = textwrap.dedent("""
+    import datetime, json, os, random, time
+    import bitexact
+
+    originals = (time.time, datetime.datetime, random.random)
+    scope = bitexact.run(capture_nondeterminism=True)
+    scope.__enter__()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        scope.__exit__(None, None, None)  # the child leaves the block it was forked in
+        restored = (time.time, datetime.datetime, random.random) == originals
+        os.write(write, json.dumps({"restored": restored,
+                                    "real_datetime": type(datetime.datetime.now()) is datetime.datetime}).encode())
+        os._exit(0)
+    os.close(write)
+    child = json.loads(os.read(read, 4096))
+    os.waitpid(pid, 0)
+    scope.__exit__(None, None, None)
+    child["parent_restored"] = (time.time, datetime.datetime, random.random) == originals
+    print(json.dumps(child))
+""")
+
+
+def test_a_forked_child_leaving_a_capturing_run_gets_the_real_clock_and_datetime_back(home: Path) -> None:
+    """A child forked while a run captured nondeterminism kept the patched time.time, random.* and the
+    stand-in datetime class for good after leaving the `with` block: only the parent's exit restored them."""
+    done = subprocess.run([sys.executable, "-c", _FORKED_NONDET_AGENT], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "BITEXACT_HOME": str(home)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"restored": True, "real_datetime": True, "parent_restored": True}

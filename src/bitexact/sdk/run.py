@@ -142,6 +142,7 @@ class Run:
         self._live_lock: int | None = None  # the run's live lock (a descriptor), once it has journals
         self._lock_released = False  # the run gave its live lock back (its exit): never taken again
         self._forked = False  # this process is a child forked while the run was open: the run is not ours
+        self._nondet_installed = False  # this run holds one nondet.install() until its end
         self._host_key: Any = None
         self._journal_warned = False
         self._slots_warned = False
@@ -226,6 +227,7 @@ class Run:
         active.register(self)
         if self.capture_nondeterminism:
             nondet.install()
+            self._nondet_installed = True
         if bad_context is not None:
             self.failures.declare(Gap(INVALID_ARGUMENT, f"{ENV_VAR} is not a causal context: {bad_context}",
                                       fields={ENV_VAR: bad_context}), self.writer)
@@ -238,6 +240,11 @@ class Run:
     def finish(self, exc: BaseException | None = None) -> None:
         """End the run: record ``exc`` if one ended it, drain the queue, seal (or leave unsealed)."""
         if not self.open:
+            if self._forked and self._nondet_installed:
+                # A forked child leaving the block ends nothing of the parent's run, but its own process
+                # gets the real clock, random and datetime back, as the run's end would give them.
+                self._nondet_installed = False
+                nondet.uninstall()
             return
         # The exit's own work (gaps, warnings, the seal) reads the clock and the random source:
         # under capture_nondeterminism that must never be recorded as the agent's.
@@ -316,7 +323,8 @@ class Run:
             else:
                 self._release_live_lock()
             active.unregister(self)
-            if self.capture_nondeterminism:
+            if self._nondet_installed:
+                self._nondet_installed = False
                 nondet.uninstall()
         return error
 
