@@ -16,6 +16,7 @@ import pytest
 
 import bitexact
 from bitexact.sdk import RecordingError, SdkArgumentError
+from sdk.conftest import entries
 
 # -- 1. a run id given by the user names files under the data directory ----------------------------------
 
@@ -73,3 +74,19 @@ def test_a_forked_child_leaving_a_capturing_run_gets_the_real_clock_and_datetime
                           timeout=60, env={**os.environ, "BITEXACT_HOME": str(home)})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"restored": True, "real_datetime": True, "parent_restored": True}
+
+
+# -- 3. a malformed parent context is declared under the name it was given by --------------------------------
+
+
+def test_a_malformed_parent_context_argument_is_declared_as_parent_context_not_as_the_environment() -> None:
+    """A bad `parent_context=` argument was declared as "BITEXACT_CONTEXT is not a causal context"
+    (fields naming BITEXACT_CONTEXT), though the environment held no context at all."""
+    assert "BITEXACT_CONTEXT" not in os.environ
+    with bitexact.run(parent_context="bxc.a b.1.0") as r:
+        pass
+    [gap] = r.failures.gaps
+    assert gap.fields == {"parent_context": "id 'a b' must be 1 to 64 letters, digits, _ or -"}
+    assert "BITEXACT_CONTEXT" not in gap.detail and "parent_context" in gap.detail
+    marker = entries(r.run_id)[1]["data"]["gap"]
+    assert marker["fields"] == gap.fields

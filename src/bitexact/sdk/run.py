@@ -229,8 +229,9 @@ class Run:
             nondet.install()
             self._nondet_installed = True
         if bad_context is not None:
-            self.failures.declare(Gap(INVALID_ARGUMENT, f"{ENV_VAR} is not a causal context: {bad_context}",
-                                      fields={ENV_VAR: bad_context}), self.writer)
+            given = "parent_context" if self._parent_arg is not None else ENV_VAR  # where the context came from
+            self.failures.declare(Gap(INVALID_ARGUMENT, f"{given} is not a causal context: {bad_context}",
+                                      fields={given: bad_context}), self.writer)
         if clock_problem is not None:
             self.failures.declare(Gap(INVALID_ARGUMENT, f"the run's clock cannot follow its parent context's:"
                                                         f" {clock_problem}", fields={"hlc": clock_problem}),
