@@ -90,3 +90,37 @@ def test_a_malformed_parent_context_argument_is_declared_as_parent_context_not_a
     assert "BITEXACT_CONTEXT" not in gap.detail and "parent_context" in gap.detail
     marker = entries(r.run_id)[1]["data"]["gap"]
     assert marker["fields"] == gap.fields
+
+
+# -- 4. the host fingerprint in run_meta ------------------------------------------------------------------
+
+_HOST_OF_A_RUN = textwrap.dedent("""
+    import bitexact
+    from bitexact.sdk.stores import recorder_for
+
+    with bitexact.run() as r:
+        pass
+    recorder, _ = recorder_for()
+    print(next(iter(recorder.store.entries(r.run_id)))["data"]["host"])
+""")
+
+
+def _unshare_works() -> bool:
+    try:
+        return subprocess.run(["unshare", "-n", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@pytest.mark.skipif(not _unshare_works(), reason="needs `unshare -n` (root, Linux) for a host with no network card")
+def test_the_host_fingerprint_is_the_same_in_every_process_of_a_host_with_no_network_card(home: Path) -> None:
+    """On a host with no hardware address (a container with no network), uuid.getnode() is a random number
+    made per process, and run_meta's "stable" host fingerprint differed from one run's process to the next."""
+    env = {**os.environ, "BITEXACT_HOME": str(home)}
+    hosts = set()
+    for _ in range(3):
+        done = subprocess.run(["unshare", "-n", sys.executable, "-c", _HOST_OF_A_RUN], capture_output=True,
+                              text=True, timeout=60, env=env)
+        assert done.returncode == 0, done.stderr
+        hosts.add(done.stdout.strip())
+    assert len(hosts) == 1

@@ -12,9 +12,17 @@ from typing import Any
 import bitexact
 
 
+_RANDOM_NODE_BIT = 1 << 40
+"""The multicast bit: set in the random number ``uuid.getnode()`` falls back to (RFC 4122), never in a
+network card's (unicast) address."""
+
+
 def host_fingerprint() -> str:
     """A stable, non-identifying fingerprint of this host (hash of hostname and machine id)."""
-    parts = [socket.gethostname(), platform.machine(), str(uuid.getnode())]
+    parts = [socket.gethostname(), platform.machine()]
+    node = uuid.getnode()
+    if not node & _RANDOM_NODE_BIT:  # with no hardware address, getnode() is a random number per process
+        parts.append(str(node))
     try:
         with open("/etc/machine-id", encoding="ascii") as handle:
             parts.append(handle.read().strip())
