@@ -124,3 +124,24 @@ def test_the_host_fingerprint_is_the_same_in_every_process_of_a_host_with_no_net
         assert done.returncode == 0, done.stderr
         hosts.add(done.stdout.strip())
     assert len(hosts) == 1
+
+
+# -- 5. check_outcomes: error is a check that raised -----------------------------------------------------
+
+
+def test_a_check_that_returns_an_exception_object_is_unknown_not_error() -> None:
+    """`r.check` recorded a check that *returned* an exception object as `error` ("a check that raised",
+    with an error block), though it raised nothing: a result outside the vocabulary is `unknown`."""
+    refusal = PermissionError("over the limit")
+    with bitexact.run() as r:
+        assert r.check("limit", lambda: refusal) is refusal
+        with pytest.raises(PermissionError):
+            r.check("limit", _raise, refusal)
+    returned, raised = (e["data"]["policy_check"] for e in entries(r.run_id)[1:3])
+    assert returned["outcome"] == "unknown" and returned["decided"] is False
+    assert "error" not in returned and "reported" in returned
+    assert raised["outcome"] == "error" and raised["error"]["type"] == "builtins.PermissionError"
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc

@@ -107,9 +107,13 @@ def marker_data(note: Any) -> dict[str, Any]:
     return {"note": _text(note, "note")}
 
 
-def outcome_of(value: Any) -> tuple[str, Any]:
-    """``(outcome, reported)``: the vocabulary word, and what the check said when it was not one."""
-    if isinstance(value, BaseException):
+def outcome_of(value: Any, *, returned: bool = False) -> tuple[str, Any]:
+    """``(outcome, reported)``: the vocabulary word, and what the check said when it was not one.
+
+    An exception is ``error`` (the check raised it), unless the check ``returned`` it: then it is a result
+    that says none of the words, ``unknown``.
+    """
+    if isinstance(value, BaseException) and not returned:
         return "error", None
     if isinstance(value, str) and value in OUTCOMES:
         return value, None
@@ -123,16 +127,16 @@ def check_name(check: Any) -> str:
 
 def policy_check_data(
     check: Any, outcome: Any, *, reason: Any = None, detail: Any = None, binds_step: Any = None,
-    run_id: str | None = None,
+    run_id: str | None = None, returned: bool = False,
 ) -> dict[str, Any]:
     """A policy check's marker data: ``note`` and ``policy_check`` {check, outcome, decided, ...};
-    ``binds_step`` names a step of run ``run_id``."""
+    ``binds_step`` names a step of run ``run_id``; ``returned``: the check returned ``outcome``."""
     check_name(check)
-    word, reported = outcome_of(outcome)
+    word, reported = outcome_of(outcome, returned=returned)
     record: dict[str, Any] = {"check": check, "outcome": word, "decided": word in DECIDED}
     if reported is not None or (word == "unknown" and outcome is None):
         record["reported"] = reported
-    if isinstance(outcome, BaseException):
+    if word == "error" and isinstance(outcome, BaseException):
         record["error"] = {"type": f"{type(outcome).__module__}.{type(outcome).__qualname__}",
                            "message": exception_message(outcome)}
     reason = _optional_text(reason, "reason")

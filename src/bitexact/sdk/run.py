@@ -859,10 +859,14 @@ class Run:
     def policy_check(self, check: str, outcome: Any, *, reason: str | None = None, detail: Any = None,
                      binds_step: int | RecordHandle | None = None) -> RecordHandle:
         """Record a policy check's outcome: pass, fail, warn or held (error for an exception; else unknown)."""
+        return self._policy_check(check, outcome, reason=reason, detail=detail, binds_step=binds_step)
+
+    def _policy_check(self, check: str, outcome: Any, *, reason: str | None = None, detail: Any = None,
+                      binds_step: int | RecordHandle | None = None, returned: bool = False) -> RecordHandle:
         try:
             with active.busy():
                 data = policy_check_data(check, outcome, reason=reason, detail=detail, binds_step=binds_step,
-                                         run_id=self.run_id)
+                                         run_id=self.run_id, returned=returned)
         except SdkArgumentError:
             raise  # misuse, raised where it happens, naming the field
         except Exception as exc:  # noqa: BLE001 - a detail that cannot be written: declared, never raised
@@ -880,7 +884,7 @@ class Run:
         except BaseException as exc:  # KeyboardInterrupt too: the check did not decide, it ended in error
             self.policy_check(check, exc)
             raise
-        self.policy_check(check, outcome)
+        self._policy_check(check, outcome, returned=True)  # an exception it returned is no raise: unknown
         return outcome
 
     # -- causal context -------------------------------------------------------
