@@ -145,3 +145,21 @@ def test_a_check_that_returns_an_exception_object_is_unknown_not_error() -> None
 
 def _raise(exc: BaseException) -> None:
     raise exc
+
+
+# -- 6. a run id already taken --------------------------------------------------------------------------
+
+
+def test_a_run_id_already_taken_is_an_invalid_argument_not_storage_unavailable() -> None:
+    """Starting a run with a run id another run has was declared (and raised in strict mode) with the cause
+    `storage_unavailable`, though the store was fine: the argument was wrong, `invalid_argument`."""
+    with bitexact.run(run_id="run-taken") as first:
+        pass
+    assert first.sealed
+    with pytest.raises(RecordingError) as refused:
+        with bitexact.run(run_id="run-taken", strict=True):
+            pass
+    assert refused.value.cause == "invalid_argument" and "already exists" in str(refused.value)
+    with bitexact.run(run_id="run-taken") as second:
+        pass
+    assert second.run_id is None and [g.cause for g in second.failures.gaps] == ["invalid_argument"]

@@ -71,7 +71,10 @@ def describe(exc: BaseException) -> str:
 def cause_of(exc: BaseException) -> str:
     """The cause word for a failed write."""
     from bitexact.recording.journal import JournalError
+    from bitexact.store import ConflictError, RecordError
 
+    if isinstance(exc, (RecordError, ConflictError)):  # the store refused what it was given (a run id taken)
+        return INVALID_ARGUMENT
     if isinstance(exc, (StoreError, OSError, JournalError)):
         return STORAGE_UNAVAILABLE
     if isinstance(exc, (ValueError, TypeError)):
