@@ -44,7 +44,9 @@ def check_redactable(entry: dict[str, Any], path: str) -> None:
     if path not in entry.get("commitments", {}):
         raise EvidenceError(
             f"step {entry.get('step')}: no committed path {path!r}"
-            f" (committed: {', '.join(sorted(entry.get('commitments', {}))) or 'none'})"
+            # Quoted as repr (as the path asked for is): committed paths are recorded keys, and a control
+            # character or bidi override in one must not reach the operator's terminal raw.
+            f" (committed: {', '.join(repr(p) for p in sorted(entry.get('commitments', {}))) or 'none'})"
         )
 
 
