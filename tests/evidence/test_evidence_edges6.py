@@ -3,6 +3,7 @@ regression tests, each for a bug a review found."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -54,3 +55,25 @@ def test_export_redact_error_never_prints_escape_sequences_from_recorded_keys(tm
     assert "\x1b" not in out.stderr and "\u202e" not in out.stderr, repr(out.stderr)
     assert "red" in out.stderr  # the committed paths are still listed, escaped
     assert not (tmp_path / "b.json").exists()
+
+
+# --- the verdict line ---------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="design decision: spec §12.3 makes the line ASCII by backslashreplace only, so"
+                   " a conforming verifier prints ASCII control characters from the bundle raw; escaping them in"
+                   " `bitexact verify` would break the word-for-word interchangeability with other verifiers")
+def test_verify_line_never_prints_escape_sequences_from_the_bundle(tmp_path: Path) -> None:
+    """A bundle is attacker-supplied input: a data key holding ESC sequences reaches the FAIL line that names
+    the path (`step 1: uncommitted data at path \\x1b]0;...`) raw, so the verdict can retitle, clear or restyle the
+    terminal it is read on (product rule: no raw escape sequences from recorded data)."""
+    home = tmp_path / "home"
+    run_id = _recorded(home, {"tool": "fetch"})
+    bundle = tmp_path / "b.json"
+    assert bx(home, "export", run_id, "-o", str(bundle)).returncode == 0
+    doc = json.loads(bundle.read_text(encoding="utf-8"))
+    doc["entries"][1]["data"]["\x1b]0;pwned\x07x"] = 1  # OSC: click strips only CSI off a tty
+    bundle.write_text(json.dumps(doc), encoding="utf-8")
+    out = bx(home, "verify", str(bundle))
+    assert out.returncode == 1 and out.stdout.startswith("FAIL: step 1: uncommitted data at path"), out.stdout
+    assert "\x1b" not in out.stdout, repr(out.stdout)
