@@ -163,3 +163,17 @@ def test_a_run_id_already_taken_is_an_invalid_argument_not_storage_unavailable()
     with bitexact.run(run_id="run-taken") as second:
         pass
     assert second.run_id is None and [g.cause for g in second.failures.gaps] == ["invalid_argument"]
+
+
+# -- 7. an explicit tool_call record is made out of band -----------------------------------------------
+
+
+def test_a_tool_call_recorded_with_r_record_is_asserted_unless_prov_says_observed() -> None:
+    """`r.record("tool_call", ...)` was stored `observed`, though the SDK never saw the call: the spec
+    (§5) makes a tool call recorded out of band `asserted`, as `r.record_tool_call` records it."""
+    with bitexact.run(strict=True) as r:
+        r.record("tool_call", {"tool": "lookup", "result": 1})
+        r.record("tool_call", {"tool": "lookup", "result": 2}, prov="observed")
+        r.record_tool_call("lookup", result=3)
+    calls = [e for e in entries(r.run_id) if e["kind"] == "tool_call"]
+    assert [e["prov"] for e in calls] == ["asserted", "observed", "asserted"]

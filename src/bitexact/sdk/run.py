@@ -741,6 +741,8 @@ class Run:
             if not all(isinstance(name, str) for name in data):
                 raise SdkArgumentError("an identity's field names are text", field="data")
             return self.identity(**dict(data))
+        if prov is None and kind == "tool_call":
+            prov = "asserted"  # the SDK did not see this call made: recorded out of band (bundle spec §5)
         return self._submit_hinted(kind, dict(data), custody, prov=prov, ctx=active.current_tool())
 
     def record_tool_call(self, tool: str, args: Any = (), kwargs: Mapping[str, Any] | None = None,
