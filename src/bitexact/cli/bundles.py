@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -151,10 +152,29 @@ def _revoked_keys() -> dict[str, str]:
         return {}
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _on_terminal(line: str) -> str:
+    """``line`` as a terminal shows it: control characters as ``\\xNN``.
+
+    The spec's line is ASCII by ``backslashreplace`` only, so a bundle's own
+    keys can put ESC sequences in it (retitling or clearing the terminal it is
+    read on). A pipe or file still gets the spec's line byte for byte, which
+    is what scripts comparing verifiers read; a person's terminal never runs
+    what a bundle carries.
+    """
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", line)
+
+
 def _print_verdict(verdict: Verdict) -> None:
-    click.echo(verdict.line)
-    for line in verdict.scope_lines:
-        click.echo(ascii_line(line))
+    if sys.stdout.isatty():
+        for line in (verdict.line, *map(ascii_line, verdict.scope_lines)):
+            click.echo(_on_terminal(line))
+        return
+    # color=True: click would otherwise strip what looks like colour codes from a pipe, and the line is the spec's.
+    for line in (verdict.line, *map(ascii_line, verdict.scope_lines)):
+        click.echo(line, color=True)
 
 
 @click.command("verify")
