@@ -109,10 +109,10 @@ def _register(fn: Any, custody: dict[str, str] | None, tool: str) -> Any:
         return fn
     with _lock:
         try:
-            seen = fn in _wrapped
-        except TypeError:  # not weak-referenceable: nothing to compare against
+            weakref.ref(fn)
+        except TypeError:  # not weak-referenceable (an object of a __slots__ class): nothing to compare against
             return None
-        if seen and _wrapped[fn] != custody:
+        if fn in _wrapped and _wrapped[fn] != custody:
             raise CustodyHintError(
                 f"tool {tool!r} is already wrapped with custody {_wrapped[fn]!r}: a second wrapping with "
                 f"{custody!r} would leave the first recording its calls without it", field="custody")
@@ -273,6 +273,10 @@ def record_tool(
     checked = check_custody(custody)  # refused here, at wrapping, never in a call
 
     def decorate(func: F) -> F:
+        if isinstance(func, (staticmethod, classmethod)):
+            # Wrapped over the decorator: the function it holds is the tool (sync, async or a generator),
+            # and the wrapper is made the same kind of method again, so no `self` reaches it.
+            return type(func)(decorate(func.__func__))  # type: ignore[return-value]
         if not callable(func):
             raise SdkArgumentError(f"record_tool wraps a function, not {type(func).__name__}", field="fn")
         tool = name or getattr(func, "__name__", None) or type(func).__name__
