@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 import bitexact
+from bitexact.sdk.errors import SdkArgumentError
 from sdk.conftest import entries
 
 
@@ -48,3 +51,19 @@ def test_record_tool_wraps_static_and_class_methods_and_callables_that_take_no_w
         assert slotted(1) == 2
     calls = [(c["data"]["tool"], c["data"]["result"]) for c in _tool_calls(r.run_id)]
     assert calls == [("double", 4), ("double", 6), ("triple", 6), ("triple", 3), ("negate", -5), ("Slotted", 2)]
+
+
+def test_record_refuses_a_provenance_its_kind_cannot_carry_naming_prov() -> None:
+    """A prov the kind cannot carry was a gap named only 'EvidenceError' (small entry), or a journal
+    kept for a repair that could never fold it and a run left unsealed (large entry), not a refusal."""
+    with bitexact.run() as r:
+        for prov in ("observed", "bogus", "", 5):
+            with pytest.raises(SdkArgumentError, match="prov") as raised:
+                r.record("marker", {"note": "x" * ((1 << 20) + 1)}, prov=prov)  # type: ignore[arg-type]
+            assert raised.value.field == "prov"
+            with pytest.raises(SdkArgumentError, match="prov"):
+                r.record("marker", {"note": "small"}, prov=prov)  # type: ignore[arg-type]
+        assert r.record("tool_call", {"tool": "t"}, prov="observed").written
+        assert r.record("marker", {"note": "n"}, prov="asserted").written
+    assert r.sealed and r.failures.gaps == []
+    assert [e["prov"] for e in entries(r.run_id)] == ["observed", "observed", "asserted", "observed"]

@@ -43,7 +43,7 @@ import orjson
 
 from bitexact import config
 from bitexact.crypto import default_alg
-from bitexact.evidence.kinds import AUDIT_KINDS, KINDS
+from bitexact.evidence.kinds import ALLOWED_PROV, AUDIT_KINDS, KINDS
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording import Recorder, RunWriter
 from bitexact.recording.journal import (
@@ -732,6 +732,11 @@ class Run:
                                    f"{', '.join(sorted(RECORDABLE))}", field="kind")
         if not isinstance(data, Mapping):
             raise SdkArgumentError(f"data must be a mapping, not {type(data).__name__}", field="data")
+        if prov is not None and (not isinstance(prov, str) or prov not in ALLOWED_PROV[kind]):
+            # Refused here: the write would refuse it off the call (a large entry's journal then waits
+            # for a repair that can never fold it, and the run is left unsealed).
+            raise SdkArgumentError(f"prov {prov!r}: a {kind} entry is {' or '.join(ALLOWED_PROV[kind])}",
+                                   field="prov")
         if kind == "identity":
             # The one identity rule every door applies: never written as sent (workflow_digest is never
             # accepted, a party is text of a known type).
