@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import bitexact
-from bitexact.sdk.errors import SdkArgumentError
-from sdk.conftest import entries
+from bitexact.sdk.errors import RecordingError, SdkArgumentError
+from bitexact.sdk.failures import read_failures
+from sdk.conftest import entries, journaled
 
 
 def _tool_calls(run_id: str | None) -> list[dict[str, Any]]:
@@ -67,3 +69,36 @@ def test_record_refuses_a_provenance_its_kind_cannot_carry_naming_prov() -> None
         assert r.record("marker", {"note": "n"}, prov="asserted").written
     assert r.sealed and r.failures.gaps == []
     assert [e["prov"] for e in entries(r.run_id)] == ["observed", "observed", "asserted", "observed"]
+
+
+def test_an_entry_the_write_path_withholds_whole_is_a_declared_gap_and_its_handle_reads_empty(
+    home: Path, sdk_warnings: pytest.LogCaptureFixture
+) -> None:
+    """An entry the capture policy withholds whole (a hint naming a sub-key of a non-object, data holding
+    the collector's own `capture` key) read as written: its handle was the gap's marker entry, and the
+    failures record and the log said nothing."""
+    with bitexact.run() as r:
+        small = r.record("tool_call", {"tool": "t", "result": "plain"}, custody={"result.holder": "hash-only"})
+        large = r.record("marker", {"note": "x" * ((1 << 20) + 1), "capture": {"by": "me"}})
+        assert large.result(10) == {} and dict(small) == {}
+        assert not small.written and not large.written
+        assert small.gap is not None and small.gap.cause == "invalid_argument" and small.gap.seq == small.seq
+        assert large.gap is not None and large.gap.kind == "marker"
+        decision = r.human_decision("ops:a", "approve", binds_step=small)
+        assert decision["data"]["binds_step"] is None and decision["data"]["binds_record"] == "tool_call #1"
+    assert [(g.kind, g.seq) for g in r.failures.gaps] == [("tool_call", 1), ("marker", 2)]
+    assert [g["kind"] for g in read_failures(home, r.run_id)] == ["tool_call", "marker"]  # type: ignore[arg-type]
+    assert len([m for m in sdk_warnings.messages if "recording gap invalid_argument" in m]) == 2
+    written = entries(r.run_id)
+    assert [e["kind"] for e in written] == ["run_meta", "marker", "marker", "human_decision", "run_end"]
+    assert all("withheld whole" in e["data"]["note"] for e in written[1:3]), "one gap marker each, the policy's"
+    assert r.sealed and journaled(home, r.run_id) == []
+
+
+def test_a_strict_run_raises_for_an_entry_the_write_path_withholds_whole() -> None:
+    """Strict mode answered as if an entry withheld whole by the capture policy had been written."""
+    with bitexact.run(strict=True) as r:
+        with pytest.raises(RecordingError) as raised:
+            r.record("marker", {"note": "n", "capture": {}})
+        assert raised.value.cause == "invalid_argument"
+    assert [e["kind"] for e in entries(r.run_id)] == ["run_meta", "marker", "run_end"]

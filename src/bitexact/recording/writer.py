@@ -51,6 +51,24 @@ class _Staged:
     """For a gap: it declares the entry written just before it (else an entry withheld whole)."""
 
 
+@dataclass(frozen=True)
+class WithheldResult(AppendResult):
+    """What an append returns for an entry the capture policy withheld whole: its gap marker's step
+    and hash. The entry itself is not in the chain; ``field`` and ``reason`` say why."""
+
+    field: str = ""
+    reason: str = ""
+
+
+def _result_of(result: AppendResult, first: _Staged) -> AppendResult:
+    """``result`` as an item's append returns it: a :class:`WithheldResult` when its first staged
+    entry is the gap of an entry withheld whole."""
+    if not first.gap or first.gap_of_previous:
+        return result
+    gap = first.data["gap"]
+    return WithheldResult(result.step, result.hash, str(gap.get("field", "")), str(gap.get("reason", "")))
+
+
 @dataclass
 class _Head:
     steps: int
@@ -119,11 +137,12 @@ class RunWriter:
         product's own declaration (a digest's digits read as a card number).
         Gaps the policy declares are recorded as ``marker`` entries right
         after the entry; an entry the policy withholds whole (an invalid hint)
-        is replaced by its gap. Refuses a non-audit entry after the seal. On a
+        is replaced by its gap, whose result is a :class:`WithheldResult`. Refuses a non-audit entry after the seal. On a
         head moved by another process it reloads the head and rebuilds (new
         salts, new prev).
         """
-        return self._write(self._screened(kind, data, prov, ctx, hints, force_checkpoint, own))[0]
+        staged = self._screened(kind, data, prov, ctx, hints, force_checkpoint, own)
+        return _result_of(self._write(staged)[0], staged[0])
 
     def append_batch(
         self, items: Sequence[tuple[str, dict[str, Any], str | None]],
@@ -151,8 +170,8 @@ class RunWriter:
         """Append ``(kind, data, prov, ctx, hints)`` entries through the policy in ONE durable commit.
 
         What :meth:`append` returns, one per item, in order: for each, its
-        entry's result (or its first gap's, when the policy withheld it
-        whole). All land or none do. For a writer draining a queue of
+        entry's result (or its first gap's, a :class:`WithheldResult`, when
+        the policy withheld it whole). All land or none do. For a writer draining a queue of
         entries the agent recorded: one fsync for all of them. ``own`` marks
         the items the recorder itself observes (a gap marker queued in
         record order), written as :meth:`append_own` writes them.
@@ -168,7 +187,7 @@ class RunWriter:
                 continue
             staged.extend(self._screened(kind, data, prov, ctx, hints, False))
         results = self._write(staged)
-        return [results[i] for i in firsts]
+        return [_result_of(results[i], staged[i]) for i in firsts]
 
     def _screened(
         self,

@@ -46,6 +46,7 @@ from bitexact.crypto import default_alg
 from bitexact.evidence.kinds import ALLOWED_PROV, AUDIT_KINDS, KINDS
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording import Recorder, RunWriter
+from bitexact.recording.writer import WithheldResult
 from bitexact.recording.journal import (
     JournalError,
     JournalRecord,
@@ -448,10 +449,14 @@ class Run:
                 return handle
             if self.strict:
                 try:
-                    handle._settle(self.writer.append(kind, orjson.loads(raw), prov=prov, ctx=ctx, hints=hints))
+                    result = self.writer.append(kind, orjson.loads(raw), prov=prov, ctx=ctx, hints=hints)
                 except Exception as exc:
                     raise RecordingError(f"{kind} #{handle.seq} was not recorded: {describe(exc)}",
                                          cause=cause_of(exc)) from exc
+                if isinstance(result, WithheldResult):
+                    raise RecordingError(f"{kind} #{handle.seq} was withheld whole by the capture policy: "
+                                         f"{result.field}: {result.reason}", cause=INVALID_ARGUMENT)
+                handle._settle(result)
                 return handle
             large = len(raw) > LARGE_ENTRY_BYTES
             slots = self._large_slots if large else self._slots
@@ -494,9 +499,22 @@ class Run:
                    hints: dict[str, Any] | None) -> None:
         assert self.writer is not None
         try:
-            handle._settle(self.writer.append(kind, orjson.loads(raw), prov=prov, ctx=ctx, hints=hints))
+            result = self.writer.append(kind, orjson.loads(raw), prov=prov, ctx=ctx, hints=hints)
         except Exception as exc:  # noqa: BLE001 - declared as a gap; the agent goes on
             self._write_failed(handle, kind, raw, prov, ctx, hints, exc)
+            return
+        self._settle(handle, result)
+
+    def _settle(self, handle: RecordHandle, result: AppendResult) -> None:
+        """Settle ``handle`` with what its append returned. An entry the capture policy withheld whole is
+        not in the chain: a declared gap (the policy's marker, already written, states it there), and
+        its handle stays empty."""
+        if isinstance(result, WithheldResult):
+            gap = Gap(INVALID_ARGUMENT, f"withheld whole by the capture policy: {result.reason}", kind=handle.kind,
+                      seq=handle.seq, fields={result.field: result.reason} if result.field else None)
+            handle._fail(self.failures.declare(gap))
+            return
+        handle._settle(result)
 
     def _load_host_key(self) -> Any:
         assert self.home is not None
@@ -621,7 +639,7 @@ class Run:
             )
 
     def _queued_written(self, item: Pending, result: AppendResult) -> None:
-        item.handle._settle(result)
+        self._settle(item.handle, result)
         if item.journal is not None:
             try:
                 remove_journal(item.journal)
