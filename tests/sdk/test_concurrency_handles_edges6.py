@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import math
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +106,23 @@ def test_a_strict_run_raises_for_an_entry_the_write_path_withholds_whole() -> No
             r.record("marker", {"note": "n", "capture": {}})
         assert raised.value.cause == "invalid_argument"
     assert [e["kind"] for e in entries(r.run_id)] == ["run_meta", "marker", "run_end"]
+
+
+def test_drain_takes_an_unbounded_or_nan_timeout_as_a_handle_does(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """r.drain(math.inf) raised OverflowError while entries were queued, and r.drain(nan) waited as long
+    as the queue took; handle.result() takes both (inf: as long as a wait can; nan: no wait)."""
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "5")  # bounds the writer's wait if the lock were never let go
+    with bitexact.run() as r:
+        r.marker("store opened")
+        fd = os.open(home / "bitexact.db.lock", os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # as another process writing would: the queued entry waits
+        try:
+            handle = r.record("marker", {"note": "x" * ((1 << 20) + 1)})
+            assert r.drain(float("nan")) is False and not handle.done
+            threading.Timer(0.2, fcntl.flock, (fd, fcntl.LOCK_UN)).start()
+            assert r.drain(math.inf) is True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        assert handle.written
+    assert r.sealed

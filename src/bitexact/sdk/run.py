@@ -351,7 +351,9 @@ class Run:
         """Wait until every queued entry is written (at most ``timeout``, default the drain timeout)."""
         if self._queue is None:
             return True
-        return self._queue.drain(self._timeout if timeout is None else timeout)
+        # Bounded as a handle's wait is: math.inf waits as long as a timed wait can, NaN not at all.
+        return self._queue.drain(self._timeout if timeout is None
+                                 else min(max(0.0, timeout), threading.TIMEOUT_MAX))
 
     # -- the one path every record takes -------------------------------------
 
