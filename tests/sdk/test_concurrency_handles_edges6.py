@@ -126,3 +126,26 @@ def test_drain_takes_an_unbounded_or_nan_timeout_as_a_handle_does(home: Path, mo
             os.close(fd)
         assert handle.written
     assert r.sealed
+
+
+def test_the_unsealed_runs_warning_names_a_repair_command_that_runs(
+    home: Path, monkeypatch: pytest.MonkeyPatch, sdk_warnings: pytest.LogCaptureFixture
+) -> None:
+    """The exit's warning said `bitexact repair RUN`, which fails with a usage error (--by and --note
+    are required): the command it names must be one that runs."""
+    monkeypatch.setenv("BITEXACT_DRAIN_TIMEOUT", "0.2")
+    scope = bitexact.run()
+    r = scope.__enter__()
+    r.marker("store opened")
+    fd = os.open(home / "bitexact.db.lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        r.record("marker", {"note": "x" * ((1 << 20) + 1)})
+        scope.__exit__(None, None, None)
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    assert not r.sealed
+    (line,) = [m for m in sdk_warnings.messages if "left unsealed" in m]
+    assert f"`bitexact repair {r.run_id} --by " in line and " --note " in line
+    r.drain(10)

@@ -291,7 +291,8 @@ class Run:
                         self._orphans.add(journal)
             if self._orphans:
                 seal = False
-                logger.warning("bitexact: run %s left unsealed: %d journal(s) wait for `bitexact repair %s`",
+                logger.warning("bitexact: run %s left unsealed: %d journal(s) wait for "
+                               "`bitexact repair %s --by NAME --note TEXT`",
                                self.run_id, len(self._orphans), self.run_id)
             if seal:
                 self.writer.seal()
