@@ -6,6 +6,7 @@ import asyncio
 import fcntl
 import math
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,28 @@ def test_the_unsealed_runs_warning_names_a_repair_command_that_runs(
     (line,) = [m for m in sdk_warnings.messages if "left unsealed" in m]
     assert f"`bitexact repair {r.run_id} --by " in line and " --note " in line
     r.drain(10)
+
+
+def test_an_identity_and_its_gap_marker_are_never_split_by_another_threads_record() -> None:
+    """r.identity submitted its entry and its gap marker in two separate holds of the record order, so
+    another thread's record could land between them (the gap is "right after the identity entry")."""
+    with bitexact.run() as r:
+        other = threading.Thread(target=r.marker, args=("another thread",))
+
+        def between(frame: Any, event: str, arg: Any) -> None:
+            # As the identity's gap marker is about to be submitted, another thread records.
+            if event == "call" and frame.f_code.co_name == "_submit" and frame.f_back.f_code.co_name == "identity" \
+                    and frame.f_locals.get("kind") == "marker" and not other.is_alive():
+                other.start()
+                other.join(0.3)  # it lands now unless the identity still holds the record order
+            return None
+
+        sys.settrace(between)
+        try:
+            r.identity(principal="svc:claims", on_behalf_of=12345)  # a number is refused: a gap beside it
+        finally:
+            sys.settrace(None)
+        other.join(10)
+    kinds_notes = [(e["kind"], e["data"].get("note", "")) for e in entries(r.run_id)[1:-1]]
+    assert kinds_notes == [("identity", ""), ("marker", "identity fields refused: on_behalf_of"),
+                           ("marker", "another thread")]

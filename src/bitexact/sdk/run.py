@@ -824,14 +824,19 @@ class Run:
         digest = workflow_digest(kept, self._alg())
         if digest is not None:
             kept[COMPUTED] = digest
-        handle = self._submit("identity", kept, prov="asserted", ctx=ctx) if kept else None
-        if verdict.refused or verdict.refused_whole:
+        what = ", ".join(verdict.refused) if verdict.refused else "no field at all"
+        declared: dict[str, Any] | None = None
+        if verdict.refused or verdict.refused_whole:  # made first: its keyed digest holds up no other record
             with active.busy():
                 gap = identity_gap(verdict, self._key_for_digests())
-            what = ", ".join(verdict.refused) if verdict.refused else "no field at all"
-            note = (f"identity refused whole: {what}" if verdict.refused_whole
-                    else f"identity fields refused: {what}")
-            marker = self._submit("marker", {"note": note, "gap": gap}, ctx=ctx)
+            declared = {"note": (f"identity refused whole: {what}" if verdict.refused_whole
+                                 else f"identity fields refused: {what}"), "gap": gap}
+        # The entry and its gap marker in one hold of the record order: the gap is right after the
+        # entry, never after another thread's record that landed between them.
+        with self._order:
+            handle = self._submit("identity", kept, prov="asserted", ctx=ctx) if kept else None
+            marker = self._submit("marker", declared, ctx=ctx) if declared is not None else None
+        if marker is not None:
             if self.strict:
                 raise IdentityRefusedError(f"the identity rule refused {what}", fields=dict(verdict.refused))
             # Not `handle or marker`: a handle is a mapping, and its truth would wait for the write and
