@@ -175,3 +175,16 @@ def test_an_identity_and_its_gap_marker_are_never_split_by_another_threads_recor
     kinds_notes = [(e["kind"], e["data"].get("note", "")) for e in entries(r.run_id)[1:-1]]
     assert kinds_notes == [("identity", ""), ("marker", "identity fields refused: on_behalf_of"),
                            ("marker", "another thread")]
+
+
+def test_record_tool_call_refuses_a_mapping_or_bytes_as_args_instead_of_keeping_only_its_keys() -> None:
+    """args={"policy": "HX-1"} was recorded as ["policy"] (its keys: the values silently lost), and
+    bytearray args as a list of numbers; str and bytes were already refused, naming args."""
+    with bitexact.run() as r:
+        for args in ({"policy": "HX-1"}, bytearray(b"ab"), memoryview(b"ab")):
+            with pytest.raises(SdkArgumentError, match="args") as raised:
+                r.record_tool_call("lookup", args=args, result=1)
+            assert raised.value.field == "args"
+        assert r.record_tool_call("lookup", args=("HX-1",), kwargs={"policy": "HX-1"}, result=1).written
+    (call,) = _tool_calls(r.run_id)
+    assert call["data"]["args"] == ["HX-1"] and call["data"]["kwargs"] == {"policy": "HX-1"}

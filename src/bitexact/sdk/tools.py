@@ -68,7 +68,9 @@ def tool_call_data(
         raise args.error  # the arguments as called could not be written: the call is a declared gap
     # Arguments already serialized as the tool was called (_as_called).
     fragment_args, fragment_kwargs = isinstance(args, WrittenJSON), isinstance(kwargs, WrittenJSON)
-    if not fragment_args and (isinstance(args, (str, bytes)) or not hasattr(args, "__iter__")):
+    # A mapping would be recorded as its keys alone, bytes as their numbers: neither is the positional arguments.
+    if not fragment_args and (isinstance(args, (str, bytes, bytearray, memoryview, Mapping))
+                              or not hasattr(args, "__iter__")):
         raise SdkArgumentError("args must be a list or tuple of the positional arguments", field="args")
     if kwargs is not None and not fragment_kwargs and not isinstance(kwargs, Mapping):
         raise SdkArgumentError("kwargs must be a mapping of the keyword arguments", field="kwargs")
