@@ -188,3 +188,21 @@ def test_record_tool_call_refuses_a_mapping_or_bytes_as_args_instead_of_keeping_
         assert r.record_tool_call("lookup", args=("HX-1",), kwargs={"policy": "HX-1"}, result=1).written
     (call,) = _tool_calls(r.run_id)
     assert call["data"]["args"] == ["HX-1"] and call["data"]["kwargs"] == {"policy": "HX-1"}
+
+
+def test_record_tool_refuses_a_name_that_is_no_tool_name_where_the_tool_is_wrapped(
+    sdk_warnings: pytest.LogCaptureFixture,
+) -> None:
+    """record_tool(name=7) or name="  " was taken where the tool was wrapped; then every call of the tool
+    was a gap ("capture failed") instead of a tool_call, and nothing said why at the wrapping."""
+    def lookup(policy: str) -> str:
+        return policy
+
+    for bad in (7, "  ", ""):
+        with pytest.raises(SdkArgumentError, match="name") as raised:
+            bitexact.record_tool(name=bad)(lookup)  # type: ignore[arg-type]
+        assert raised.value.field == "name"
+    named = bitexact.record_tool(name="lookup_v2")(lookup)
+    with bitexact.run() as r:
+        assert named("HX-1") == "HX-1"
+    assert [c["data"]["tool"] for c in _tool_calls(r.run_id)] == ["lookup_v2"] and r.failures.gaps == []

@@ -273,6 +273,9 @@ def record_tool(
     ``name`` overrides the tool's name (default: the function's ``__name__``).
     """
     checked = check_custody(custody)  # refused here, at wrapping, never in a call
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        # Taken here, every call of the tool would be a gap instead of a tool_call.
+        raise SdkArgumentError("name must be a non-empty string naming the tool", field="name")
 
     def decorate(func: F) -> F:
         if isinstance(func, (staticmethod, classmethod)):
