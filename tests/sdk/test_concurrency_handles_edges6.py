@@ -16,6 +16,7 @@ import pytest
 import bitexact
 from bitexact.sdk.errors import RecordingError, SdkArgumentError
 from bitexact.sdk.failures import read_failures
+from bitexact.store import DB_NAME, SQLiteStore
 from sdk.conftest import entries, journaled
 
 
@@ -206,3 +207,32 @@ def test_record_tool_refuses_a_name_that_is_no_tool_name_where_the_tool_is_wrapp
     with bitexact.run() as r:
         assert named("HX-1") == "HX-1"
     assert [c["data"]["tool"] for c in _tool_calls(r.run_id)] == ["lookup_v2"] and r.failures.gaps == []
+
+
+def test_a_run_opened_inside_a_tool_records_none_of_the_enclosing_tools_ctx(tmp_path: Path) -> None:
+    """A run opened inside a tool of another run stamped its own entries `ctx=<outer tool>`, a tool whose
+    call is in the other run's chain; tools called inside the nested run still carry their own ctx."""
+    @bitexact.record_tool
+    def inner_tool() -> int:
+        bitexact.current_run().marker("inside the inner tool")  # type: ignore[union-attr]
+        return 1
+
+    nested: list[str | None] = []
+
+    @bitexact.record_tool
+    def outer_tool() -> int:
+        with bitexact.run(home=tmp_path / "nested", strict=True) as inner:
+            inner.marker("in the nested run")
+            inner_tool()
+        nested.append(inner.run_id)
+        return 2
+
+    with bitexact.run(home=tmp_path / "outer", strict=True) as outer:
+        outer_tool()
+    store = SQLiteStore(tmp_path / "nested" / DB_NAME)
+    try:
+        rows = [(e["kind"], e.get("ctx")) for e in store.entries(nested[0]) if e["kind"] in ("marker", "tool_call")]
+    finally:
+        store.close()
+    assert rows == [("marker", None), ("marker", "inner_tool"), ("tool_call", None)]
+    assert outer.run_id is not None

@@ -76,17 +76,29 @@ def bound_run() -> Run | None:
     return run if run is not None and run.open else None
 
 
-def current_tool() -> str | None:
+def current_tool(run: Run | None = None) -> str | None:
     """The tool whose live execution this context is inside (an entry's ``ctx``).
 
     A task or callback the tool started copies this context; once the tool
     has returned, its frame is no longer live and the task records under the
-    tool that is still running around it, if any.
+    tool that is still running around it, if any. For ``run``, only a tool
+    entered inside it counts: a run opened inside a tool records none of the
+    enclosing tool's calls (that tool's call is in another run's chain).
     """
     frame = _tool.get()
-    while frame is not None and not frame.live:
+    floor = run.tool_floor if run is not None else None
+    while frame is not None:
+        if frame is floor:
+            return None
+        if frame.live:
+            return frame.name
         frame = frame.outer
-    return frame.name if frame is not None else None
+    return None
+
+
+def tool_frame() -> object | None:
+    """This context's running-tool frame, for a run entered here to take as its floor."""
+    return _tool.get()
 
 
 class _ContextFlag:

@@ -54,7 +54,7 @@ def _observe(source: str, call: Callable[[], Any], shown: Callable[[Any], Any] |
         return call()
     with busy():
         value = call()
-        run._record_nondet(source, shown(value) if shown else value, ctx=current_tool())
+        run._record_nondet(source, shown(value) if shown else value, ctx=current_tool(run))
     return value
 
 

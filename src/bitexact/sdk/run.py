@@ -143,6 +143,7 @@ class Run:
         self._live_lock: int | None = None  # the run's live lock (a descriptor), once it has journals
         self._lock_released = False  # the run gave its live lock back (its exit): never taken again
         self._forked = False  # this process is a child forked while the run was open: the run is not ours
+        self.tool_floor: object | None = None  # the tool running where the run was entered (_start)
         self._nondet_installed = False  # this run holds one nondet.install() until its end
         self._host_key: Any = None
         self._journal_warned = False
@@ -182,6 +183,8 @@ class Run:
         if self._started:
             raise SdkArgumentError("this Run has already been started; bitexact.run() makes a new one", field="run")
         self._started = True
+        # The tool running where the run is entered: its frame and those around it are not this run's.
+        self.tool_floor = active.tool_frame()
         bad_context: str | None = None
         try:
             self._timeout = drain_timeout()
@@ -769,7 +772,7 @@ class Run:
             return self.identity(**dict(data))
         if prov is None and kind == "tool_call":
             prov = "asserted"  # the SDK did not see this call made: recorded out of band (bundle spec §5)
-        return self._submit_hinted(kind, dict(data), custody, prov=prov, ctx=active.current_tool())
+        return self._submit_hinted(kind, dict(data), custody, prov=prov, ctx=active.current_tool(self))
 
     def record_tool_call(self, tool: str, args: Any = (), kwargs: Mapping[str, Any] | None = None,
                          result: Any = None, status: str | None = None, error: Any = None,
@@ -782,7 +785,7 @@ class Run:
             raise  # misuse, raised where it happens, naming the field
         except Exception as exc:  # noqa: BLE001 - an error that cannot be written: declared, never raised
             return self._declare_failure("tool_call", exc)
-        return self._submit_hinted("tool_call", data, custody, prov="asserted", ctx=active.current_tool())
+        return self._submit_hinted("tool_call", data, custody, prov="asserted", ctx=active.current_tool(self))
 
     def identity(self, **fields: Any) -> RecordHandle:
         """Record who the run acts as and for, by the identity rule.
@@ -819,7 +822,7 @@ class Run:
                                               {**verdict.refused_values, **{n: fields[n] for n in unwritable}})
         except Exception as exc:  # noqa: BLE001 - a value no converter can write: declared, never raised
             return self._declare_failure("identity", exc)
-        ctx = active.current_tool()
+        ctx = active.current_tool(self)
         kept = dict(verdict.kept)
         digest = workflow_digest(kept, self._alg())
         if digest is not None:
@@ -875,7 +878,7 @@ class Run:
             raise
         except Exception as exc:  # noqa: BLE001 - declared (raised as RecordingError in strict mode)
             return self._declare_failure("context", exc)
-        return self._submit_hinted("context", entry, custody, ctx=active.current_tool())
+        return self._submit_hinted("context", entry, custody, ctx=active.current_tool(self))
 
     record_context_from_bytes = context_from_bytes
 
@@ -883,11 +886,11 @@ class Run:
                        binds_step: int | RecordHandle | None = None) -> RecordHandle:
         """Record a person's decision; ``binds_step`` names the step under review (or its handle)."""
         return self._submit("human_decision", human_decision_data(actor, decision, reason, binds_step, self.run_id),
-                            ctx=active.current_tool())
+                            ctx=active.current_tool(self))
 
     def marker(self, note: str) -> RecordHandle:
         """Record an annotation."""
-        return self._submit("marker", marker_data(note), ctx=active.current_tool())
+        return self._submit("marker", marker_data(note), ctx=active.current_tool(self))
 
     def policy_check(self, check: str, outcome: Any, *, reason: str | None = None, detail: Any = None,
                      binds_step: int | RecordHandle | None = None) -> RecordHandle:
@@ -904,7 +907,7 @@ class Run:
             raise  # misuse, raised where it happens, naming the field
         except Exception as exc:  # noqa: BLE001 - a detail that cannot be written: declared, never raised
             return self._declare_failure(POLICY_CHECK_KIND, exc)
-        return self._submit(POLICY_CHECK_KIND, data, ctx=active.current_tool())
+        return self._submit(POLICY_CHECK_KIND, data, ctx=active.current_tool(self))
 
     def check(self, check: str, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """Run a policy check ``fn(*args, **kwargs)``, record what it returned, and return it.
@@ -929,7 +932,7 @@ class Run:
             event_id = secrets.token_hex(8)
             context = format_context(event_id, hlc)  # checked before the marker says it was handed on
         self._submit("marker", {"note": "causal context handed on", "causal": {"id": event_id, "hlc": list(hlc)}},
-                     ctx=active.current_tool())
+                     ctx=active.current_tool(self))
         return context
 
     def child_env(self, env: Mapping[str, str] | None = None) -> dict[str, str]:

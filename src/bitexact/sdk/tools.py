@@ -179,7 +179,7 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
         run = current_run()
         if run is None:
             return (yield from func(*args, **kwargs))
-        outer = current_tool()
+        outer = current_tool(run)
         called_args, called_kwargs = _as_called(args, kwargs)  # as called, as for any tool
         inner = func(*args, **kwargs)
         yielded: list[Any] = []
@@ -220,7 +220,7 @@ def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) 
     @functools.wraps(func)
     async def async_generator_wrapper(*args: Any, **kwargs: Any) -> Any:
         run = current_run()
-        outer = current_tool() if run is not None else None
+        outer = current_tool(run) if run is not None else None
         called_args, called_kwargs = _as_called(args, kwargs) if run is not None else (args, kwargs)
 
         def record(result: Any, error: BaseException | None) -> None:
@@ -298,7 +298,7 @@ def record_tool(
                 run = current_run()
                 if run is None:
                     return await func(*args, **kwargs)
-                outer = current_tool()
+                outer = current_tool(run)
                 called_args, called_kwargs = _as_called(args, kwargs)
                 with inside_tool(tool):
                     try:
@@ -316,7 +316,7 @@ def record_tool(
                 run = current_run()
                 if run is None:
                     return func(*args, **kwargs)
-                outer = current_tool()
+                outer = current_tool(run)
                 called_args, called_kwargs = _as_called(args, kwargs)
                 with inside_tool(tool):
                     try:

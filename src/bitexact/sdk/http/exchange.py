@@ -181,7 +181,7 @@ class Exchange:
 
     def __init__(self, run: Run, method: str, url: str, headers: Iterable[tuple[str, str | bytes]]) -> None:
         self.run = run
-        self.ctx = current_tool()
+        self.ctx = current_tool(run)
         self.method = method
         self.url = url
         self.request_headers = list(headers)
