@@ -44,12 +44,25 @@ class KeyStore:
     def _ensure_dir(self, directory: Path | None = None) -> None:
         directory = directory or self.dir
         try:
+            self._ensure_home()
             directory.mkdir(parents=True, exist_ok=True)
             os.chmod(directory, 0o700)
         except OSError as exc:
             raise KeyMaterialError(
                 f"cannot create {directory}: {exc.strerror or exc} (is a file in the way?)"
             ) from None
+
+    def _ensure_home(self) -> None:
+        """Create a missing data directory 0700, as the store does (docs/store.md): `keys init` is often
+        the first command, and every later one keeps the mode of the directory it finds."""
+        home = self.dir.parent
+        if home.exists():
+            return  # an existing one keeps its mode: it may be shared on purpose
+        try:
+            home.mkdir(mode=0o700, parents=True)
+        except FileExistsError:
+            return  # another process created it first
+        os.chmod(home, 0o700)  # mkdir's mode passes through the umask
 
     @contextmanager
     def _rotating(self) -> Iterator[None]:

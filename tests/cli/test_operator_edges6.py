@@ -1,0 +1,59 @@
+"""The operator's commands of issue 2 (keys, redact, repair, verify's flags, runs/show, demo), sixth review:
+each test is a bug it found.
+
+Every test runs the real `bitexact` console script in its own process, with BITEXACT_HOME (or HOME) under
+the test's tmp_path and no BITEXACT_* setting of the machine's.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bitexact
+
+bx = run_bitexact
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_bitexact_env(monkeypatch)
+
+
+def _demo(home: Path) -> tuple[str, str, Path]:
+    """Record the demo run in ``home``: its run id, the recorder's public key and the bundle."""
+    demo = bx(home, "demo", "--json")
+    assert demo.returncode == 0, demo.stderr
+    result = json.loads(demo.stdout)
+    return str(result["run_id"]), str(result["public_key"]), Path(result["bundle"])
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+# -- keys init: owner-only -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["BITEXACT_HOME", "HOME"])
+def test_keys_init_on_a_fresh_machine_makes_the_data_directory_owner_only(tmp_path: Path, where: str) -> None:
+    """`bitexact keys init` on a fresh machine made the data directory with the umask's mode (0755, or
+    0777 under umask 0) while the store makes the one it creates 0700 (docs/store.md): since the directory
+    then exists, every later command kept that mode, and others could list it or, world-writable, swap
+    its keys/ directory for their own recorder key."""
+    if where == "HOME":
+        home = tmp_path / "user" / ".bitexact"
+        (tmp_path / "user").mkdir()
+        env = command_env(home, HOME=str(tmp_path / "user"))
+        del env["BITEXACT_HOME"]  # the default data directory, ~/.bitexact
+        done = subprocess.run([BITEXACT, "keys", "init"], env=env, capture_output=True, text=True, timeout=120)
+    else:
+        home = tmp_path / "srv" / "bitexact"
+        done = bx(home, "keys", "init")
+    assert done.returncode == 0, done.stderr
+    assert (home / "keys" / "recorder.key").is_file()
+    for made in (home, home / "keys", home / "keys" / "recorder.key", home / "bitexact.db"):
+        assert _mode(made) & 0o077 == 0, f"{made} is {oct(_mode(made))}, not owner-only"
