@@ -57,3 +57,30 @@ def test_keys_init_on_a_fresh_machine_makes_the_data_directory_owner_only(tmp_pa
     assert (home / "keys" / "recorder.key").is_file()
     for made in (home, home / "keys", home / "keys" / "recorder.key", home / "bitexact.db"):
         assert _mode(made) & 0o077 == 0, f"{made} is {oct(_mode(made))}, not owner-only"
+
+
+# -- verify: malformed pins ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["--expect-key", "--expect-recorder-key"])
+def test_verify_refuses_a_malformed_pin_naming_its_flag(tmp_path: Path, flag: str) -> None:
+    """`verify --expect-key abc` (a truncated paste, a typo) printed `FAIL: signature public_key is not
+    the trusted key` with exit 1, as if the bundle were signed by someone else: a key that cannot be an
+    ed25519 public key is a bad argument, refused with exit 2 naming the flag."""
+    home = tmp_path / "home"
+    run_id, _, bundle = _demo(home)
+    for target, bad in ((str(bundle), "abc"), (run_id, "zz" * 32), (str(bundle), "ab" * 33), (run_id, "")):
+        result = bx(home, "verify", target, flag, bad)
+        assert result.returncode == 2, (target, bad, result.stdout, result.stderr)
+        assert flag in result.stderr and "64 hex" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_verify_still_takes_a_pin_in_upper_case(tmp_path: Path) -> None:
+    """The pin check above keeps what docs/verifier.md allows: hex pins of either case."""
+    home = tmp_path / "home"
+    run_id, public_key, bundle = _demo(home)
+    for target in (str(bundle), run_id):
+        result = bx(home, "verify", target, "--expect-key", public_key.upper(), "--expect-recorder-key",
+                    public_key.upper(), "--require-sealed")
+        assert result.returncode == 0, result.stdout + result.stderr

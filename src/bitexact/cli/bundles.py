@@ -50,6 +50,9 @@ from bitexact.store import DB_NAME
 EXIT_NO_MATCH = 2
 """``verify --open``: the candidate was tested and is not the value."""
 
+_HEX_KEY = re.compile(r"[0-9a-fA-F]{64}")
+"""An ed25519 public key as a pin spells it: 64 hex characters (bundle spec §2.2), either case."""
+
 
 @click.command("export")
 @click.argument("run_id")
@@ -206,7 +209,8 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     conforming verifier prints, with a capture clause at its end when the run
     declares what its capture policy did, and the verdict's scope on the lines
     after it. Exit codes: 0 verifies, 1 does not, 2 cannot read the input (a
-    missing or unreadable bundle, trust file or TSA pin).
+    missing or unreadable bundle, trust file or TSA pin, or a key pin that is
+    not 64 hex characters).
 
     With --open STEP:PATH (or --open-withheld STEP), --candidate-file F and
     --by NAME, TARGET is a run in the store: once it verifies, the test is
@@ -223,10 +227,16 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     if not target.strip():
         # Path("") is the working directory: it would be verified as a bag nobody named.
         fail("TARGET is empty: name a bundle file, a bag directory or a run id", code=EXIT_INPUT)
+    opening = open_field_ref is not None or open_withheld_step is not None
+    for flag, pin in (("--expect-key", expect_key), ("--expect-recorder-key", expect_recorder_key)):
+        if pin is not None and _HEX_KEY.fullmatch(pin) is None:
+            # Not a key at all (a truncated paste): a verdict would read "not the trusted key", as if the
+            # bundle were someone else's. Under --open exit 2 means "no match", so it is 1 there.
+            fail(f"{flag} {pin!r} is not an ed25519 public key: give its 64 hex characters",
+                 code=EXIT_FAIL if opening else EXIT_INPUT)
     options: dict[str, Any] = {"expect_key": expect_key, "expect_recorder_key": expect_recorder_key, "trust_file": trust_file,
                "expect_tsa": expect_tsa, "require_sealed": require_sealed}
     clauses = [capture_clause(_revoked_keys)]
-    opening = open_field_ref is not None or open_withheld_step is not None
     if not opening and (candidate_file is not None or by is not None):
         # Never silently ignored: a test the user asked for would look made.
         fail("--candidate-file and --by test a field: give them with --open STEP:PATH or --open-withheld STEP",
