@@ -84,3 +84,29 @@ def test_verify_still_takes_a_pin_in_upper_case(tmp_path: Path) -> None:
         result = bx(home, "verify", target, "--expect-key", public_key.upper(), "--expect-recorder-key",
                     public_key.upper(), "--require-sealed")
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+# -- keys show / export: a key is printed whole, on its line -------------------------------------------
+
+
+def test_keys_show_and_export_never_split_a_public_key_across_lines(tmp_path: Path) -> None:
+    """On an 80-column terminal (and any pipe: rich then assumes 80), `keys show` printed each key's
+    status and id on one line and its public key on the next (a narrower terminal broke the hex itself),
+    and `export` did the same to "signed by key ID (PUBLIC KEY)": a key copied or cut from the output
+    was not the key."""
+    home = tmp_path / "home"
+    run_id, public_key, _ = _demo(home)
+    assert bx(home, "keys", "rotate").returncode == 0
+    shown = bx(home, "keys", "show", COLUMNS="60")
+    assert shown.returncode == 0, shown.stderr
+    listed = json.loads(bx(home, "keys", "show", "--json").stdout)
+    lines = shown.stdout.splitlines()
+    assert len(lines) == len(listed) == 2, shown.stdout
+    for line, key in zip(lines, listed, strict=True):
+        assert line.split() == [key["status"], key["key_id"], key["public_key"]], shown.stdout
+    exported = bx(home, "export", run_id, "-o", str(tmp_path / "run.json"), COLUMNS="60")
+    assert exported.returncode == 0, exported.stderr
+    current = listed[0]
+    assert f"signed by key {current['key_id']} ({current['public_key']})" in exported.stdout.splitlines()[-1], \
+        exported.stdout
+    assert public_key == listed[1]["public_key"]

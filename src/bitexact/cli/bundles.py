@@ -106,7 +106,8 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         f"[green]✓[/] exported [cyan]{escape(run_id)}[/] ({result.steps} steps, {result.format}) to"
         f" [bold]{escape(str(result.path))}[/]"
         f"\n  head {result.head_hash}\n  signed by key {key.key_id} ({key.public_hex})"
-        + (f"\n  {result.redacted_fields} field(s) redacted in this bundle (in the store or by --redact)" if result.redacted_fields else "")
+        + (f"\n  {result.redacted_fields} field(s) redacted in this bundle (in the store or by --redact)" if result.redacted_fields else ""),
+        soft_wrap=True,  # the head and the key are copied from their lines whole: never wrapped
     )
 
 

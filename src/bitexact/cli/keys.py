@@ -63,7 +63,8 @@ def keys_show(app: AppContext, as_json: bool) -> None:
         return
     for k in keys:
         colour = "green" if k.status == "current" else "dim"
-        console.print(f"[{colour}]{k.status:8}[/] {k.key_id}  {k.public_key}")
+        # Never wrapped: a key is copied (or cut) from its line whole, whatever the terminal's width.
+        console.print(f"[{colour}]{k.status:8}[/] {k.key_id}  {k.public_key}", soft_wrap=True)
 
 
 @keys_group.command("rotate")
