@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bitexact
 
+from bitexact.crypto.keystore import KeyStore
+from bitexact.recording import Recorder
+from bitexact.store import open_store
+
 bx = run_bitexact
 
 
@@ -110,3 +114,28 @@ def test_keys_show_and_export_never_split_a_public_key_across_lines(tmp_path: Pa
     assert f"signed by key {current['key_id']} ({current['public_key']})" in exported.stdout.splitlines()[-1], \
         exported.stdout
     assert public_key == listed[1]["public_key"]
+
+
+# -- redact / export --redact: recorded data in an error ---------------------------------------------------
+
+
+def test_a_refused_field_never_writes_escape_sequences_from_recorded_keys(tmp_path: Path) -> None:
+    """`redact RUN --field 1:nope` (and `export --redact 1:nope`) list the step's committed paths, which are
+    the recorded data's own keys (what an agent saw), and wrote them raw to stderr: a key holding
+    `\\x1b[2J` cleared the operator's terminal, one holding U+202E reversed the line."""
+    home = tmp_path / "home"
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).start(name="odd")
+        writer.append("tool_call", {"tool": "t", "\x1b[2J\x1b[31mred": 1, "r": {"\u202eevil": 2}})
+        writer.seal()
+        run_id = writer.run_id
+    finally:
+        store.close()
+    for args in (("redact", run_id, "--field", "1:nope", "--by", "dpo", "--reason", "erasure"),
+                 ("export", run_id, "-o", str(tmp_path / "run.json"), "--redact", "1:nope")):
+        refused = bx(home, *args, NO_COLOR="1")
+        assert refused.returncode == 2, refused.stderr
+        assert "no committed path 'nope'" in refused.stderr
+        assert "\x1b" not in refused.stderr and "\u202e" not in refused.stderr, repr(refused.stderr)
+        assert "\\x1b[2J" in refused.stderr and "\\u202e" in refused.stderr, refused.stderr
