@@ -8,6 +8,7 @@ the test's tmp_path and no BITEXACT_* setting of the machine's.
 from __future__ import annotations
 
 import json
+import os
 import stat
 import subprocess
 from pathlib import Path
@@ -139,3 +140,30 @@ def test_a_refused_field_never_writes_escape_sequences_from_recorded_keys(tmp_pa
         assert "no committed path 'nope'" in refused.stderr
         assert "\x1b" not in refused.stderr and "\u202e" not in refused.stderr, repr(refused.stderr)
         assert "\\x1b[2J" in refused.stderr and "\\u202e" in refused.stderr, refused.stderr
+
+
+# -- -o: a device or a pipe ----------------------------------------------------------------------------------
+
+
+def test_o_never_replaces_a_device_or_a_pipe_with_a_file(tmp_path: Path) -> None:
+    """`export -o` and `keys trust-file -o` write under a temporary name and rename it over the target,
+    so `-o /dev/null` (as root, in a container or CI) replaced the machine's /dev/null with a regular file
+    holding the bundle, and a named pipe another process was to read was replaced the same way: a target
+    that exists and is not a regular file is refused (exit 2), and left as it is."""
+    home = tmp_path / "home"
+    run_id, _, _ = _demo(home)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    targets = [fifo]
+    if os.geteuid() == 0:  # a device node of our own, the same kind as /dev/null (mknod needs root)
+        device = tmp_path / "null"
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        targets.append(device)
+    for target in targets:
+        kind = stat.S_IFMT(target.lstat().st_mode)
+        for args in (("export", run_id, "-o", str(target)), ("keys", "trust-file", "-o", str(target))):
+            result = bx(home, *args)
+            assert result.returncode == 2, (args, result.stdout, result.stderr)
+            assert str(target) in result.stderr and "not a regular file" in result.stderr, result.stderr
+            assert stat.S_IFMT(target.lstat().st_mode) == kind, f"{args}: {target} was replaced"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["home", *(t.name for t in targets)])

@@ -239,7 +239,16 @@ def atomic_write(path: Path, chunks: Iterable[bytes]) -> int:
     The temporary name is short, so any name the file system takes for
     ``path`` works (one near its 255-byte limit included); it is made with
     the mode any new file gets (0666 less the umask), as the bundle itself.
+    A target that exists and is not a regular file (a device such as
+    ``/dev/null``, a named pipe) is refused: the rename would replace it.
     """
+    try:
+        special = path.exists() and not path.is_file()
+    except OSError:
+        special = False  # a name the file system cannot hold: the write below says why
+    if special:
+        raise OSError(f"cannot write {path}: not a regular file (a device or a pipe would be replaced by the"
+                      " file); name a file")
     tmp = path.parent / f".bx-{secrets.token_hex(6)}.tmp"
     written = 0
     try:
