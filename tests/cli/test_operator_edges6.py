@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bitexact
 
+from bitexact.cli.summary import clock_of
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.store import open_store
@@ -167,3 +168,15 @@ def test_o_never_replaces_a_device_or_a_pipe_with_a_file(tmp_path: Path) -> None
             assert str(target) in result.stderr and "not a regular file" in result.stderr, result.stderr
             assert stat.S_IFMT(target.lstat().st_mode) == kind, f"{args}: {target} was replaced"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["home", *(t.name for t in targets)])
+
+
+@pytest.mark.parametrize(("ts", "shown"), [
+    ("2026-11-30T10:15:30.123456+00:00", "10:15:30.123"),
+    ("2026-11-30T10:15:30+00:00", "10:15:30"),  # microseconds 0: isoformat() writes no fraction
+    ("2026-11-30T10:15:30.5Z", "10:15:30.5"),
+    ("yesterday\x1b[2J", "yesterday\\x1b[2J"),  # not ISO: shown as it is, never as an escape sequence
+])
+def test_show_ts_column_reads_the_time_instead_of_slicing_it(ts: str, shown: str) -> None:
+    """`show` sliced `ts[11:23]`: an entry whose microseconds were 0 (no fraction in ISO form) showed
+    `10:15:30+00:`, and a ts of another shape was cut at random or wrote its control characters raw."""
+    assert clock_of(ts) == shown

@@ -43,9 +43,12 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u206
 """Control characters (but tab and newline) and bidirectional overrides, written as escapes in a message."""
 
 
-def _plain(text: str) -> str:
-    # A message may quote recorded data (an entry's keys, which are what an agent saw): it must not
-    # clear, recolour or reorder the terminal it is read on.
+def plain(text: str) -> str:
+    """``text`` with control characters (but tab and newline) and bidirectional overrides as escapes.
+
+    Messages and tables quote recorded data (an entry's keys, a page an agent
+    read): it must not clear, recolour or reorder the terminal it is read on.
+    """
     return _UNSAFE.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
 
 
@@ -56,12 +59,12 @@ def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoR
     typed (run ids, paths, field names), and a ``[`` in those is not markup;
     control characters and bidirectional overrides in them are written as escapes.
     """
-    err_console.print(Text.assemble(("error:", "bold red"), " ", _plain(message)), soft_wrap=True)
+    err_console.print(Text.assemble(("error:", "bold red"), " ", plain(message)), soft_wrap=True)
     if hint:
-        err_console.print(Text(_plain(hint), style="dim"), soft_wrap=True)
+        err_console.print(Text(plain(hint), style="dim"), soft_wrap=True)
     sys.exit(code)
 
 
 def ok(message: str) -> None:
     """A success line: a green tick, then ``message`` as plain text (it may quote run ids and paths)."""
-    console.print(Text.assemble(("✓", "green"), " ", _plain(message)), soft_wrap=True)
+    console.print(Text.assemble(("✓", "green"), " ", plain(message)), soft_wrap=True)

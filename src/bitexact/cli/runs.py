@@ -9,7 +9,7 @@ from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_INPUT, console, fail, print_json
-from bitexact.cli.summary import summarize
+from bitexact.cli.summary import clock_of, summarize
 from bitexact.errors import RunNotFoundError
 
 
@@ -83,5 +83,5 @@ def show_command(app: AppContext, run_id: str, as_json: bool) -> None:
     table.add_column("summary")
     for e in entries:
         redacted = f" [magenta]({len(e['redacted'])} redacted)[/]" if e.get("redacted") else ""
-        table.add_row(str(e["step"]), e["kind"], e["prov"], e["ts"][11:23], escape(summarize(e)) + redacted)
+        table.add_row(str(e["step"]), e["kind"], e["prov"], escape(clock_of(e["ts"])), escape(summarize(e)) + redacted)
     console.print(table)

@@ -5,18 +5,28 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bitexact.cli.output import plain
+
 _WIDTH = 72
 
 
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""Control characters and bidirectional overrides: recorded data (a page an agent read) must not clear the
-screen, recolour the table or reorder what a reviewer reads. Shown as escapes instead."""
+_CLOCK = re.compile(r"T(\d{2}:\d{2}:\d{2})(\.\d{1,3})?")
 
 
 def _clip(text: str) -> str:
-    text = " ".join(str(text).split())
-    text = _CONTROLS.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
+    text = plain(" ".join(str(text).split()))
     return text if len(text) <= _WIDTH else text[: _WIDTH - 1] + "…"
+
+
+def clock_of(ts: str) -> str:
+    """The ``ts`` column of `bitexact show`: an entry's time of day to the millisecond (``10:15:30.123``).
+
+    An ISO time whose microseconds are 0 has no fraction at all (the spec
+    allows it), so it is read, not sliced; a ``ts`` of another shape is shown
+    as it is, control characters as escapes.
+    """
+    found = _CLOCK.search(ts)
+    return found.group(1) + (found.group(2) or "") if found else plain(ts)
 
 
 def summarize(entry: dict[str, Any]) -> str:
