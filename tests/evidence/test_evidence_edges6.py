@@ -10,12 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
-from bitexact.crypto import SigningKey
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import CheckpointPolicy, Recorder
-from bitexact.store import Store, open_store
+from bitexact.store import open_store
 
 BITEXACT = str(Path(sys.executable).parent / "bitexact")
 
