@@ -19,7 +19,7 @@ from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bite
 from bitexact.cli.summary import clock_of
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
-from bitexact.store import open_store
+from bitexact.store import DB_NAME, open_store
 
 bx = run_bitexact
 
@@ -180,3 +180,29 @@ def test_show_ts_column_reads_the_time_instead_of_slicing_it(ts: str, shown: str
     """`show` sliced `ts[11:23]`: an entry whose microseconds were 0 (no fraction in ISO form) showed
     `10:15:30+00:`, and a ts of another shape was cut at random or wrote its control characters raw."""
     assert clock_of(ts) == shown
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["runs"], 0),
+    (["runs", "--json"], 0),
+    (["show", "run-nope"], 2),
+    (["redact", "run-nope", "--field", "1:x", "--by", "dpo:a", "--reason", "r"], None),
+    (["repair", "run-nope", "--by", "ops:a", "--note", "n"], None),
+    (["redaction", "status", "run-nope"], None),
+])
+def test_looking_up_runs_in_a_data_directory_with_no_store_makes_no_store(
+    tmp_path: Path, args: list[str], code: int | None,
+) -> None:
+    """`show`, `redact`, `repair`, `redaction status` and `runs` in a data directory holding no store left
+    an empty `bitexact.db` behind (as `export` did before it was fixed): a lookup must not make a store."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    result = run_bitexact(home, *args)
+    assert "Traceback" not in result.stderr, result.stderr
+    if code is not None:
+        assert result.returncode == code, (result.stdout, result.stderr)
+    else:
+        assert result.returncode in (1, 2) and "no run 'run-nope'" in result.stderr, result.stderr
+    assert not (home / DB_NAME).exists()
+    if args[0] == "runs":
+        assert result.stdout.strip() == "[]" if "--json" in args else "No runs" in result.stdout

@@ -43,7 +43,7 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
       bitexact redact RUN --resume
     """
     try:
-        app.store.run(run_id)
+        app.run_store.run(run_id)
         if resume:
             if fields:
                 fail("--resume finishes existing claims; do not name new fields with it", code=EXIT_INPUT)
@@ -88,7 +88,7 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
     """
     try:
         check_repair(by, note)  # before the fold writes anything
-        app.store.run(run_id)
+        app.run_store.run(run_id)
         pending = pending_claims(app.store, run_id)
         recorder = app.recorder()
         folded = fold_orphans(recorder, run_id, home=app.home, by=by)

@@ -10,7 +10,8 @@ import click
 
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
-from bitexact.store import Store, open_store
+from bitexact.errors import RunNotFoundError
+from bitexact.store import DB_NAME, Store, open_store
 
 
 @dataclass
@@ -23,6 +24,14 @@ class AppContext:
         if self._store is None:
             self._store = open_store(self.home)
         return self._store
+
+    @property
+    def run_store(self) -> Store:
+        """The store, for a command about runs already recorded: a data directory holding no store
+        holds no run (:class:`RunNotFoundError`), and looking one up never makes an empty store."""
+        if self._store is None and not os.path.lexists(self.home / DB_NAME):  # a dangling link: opening says why
+            raise RunNotFoundError(f"{self.home} holds no store")
+        return self.store
 
     @property
     def keys(self) -> KeyStore:
@@ -44,7 +53,6 @@ class AppContext:
         ``-o`` typo must never replace them.
         """
         from bitexact.crypto.hostkey import host_key_path
-        from bitexact.store.home import DB_NAME
 
         home = Path(os.path.realpath(self.home))
         target = Path(os.path.realpath(output))

@@ -63,7 +63,7 @@ def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> N
     """
     _refuse_typed_principal("approve")
     try:
-        app.store.run(run_id)
+        app.run_store.run(run_id)
         approval = approve_request(app.recorder().attach(run_id), by=by)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL)
@@ -97,7 +97,7 @@ def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json
     """
     _refuse_typed_principal("reject")
     try:
-        request = reject_request(app.store, run_id, by=by, reason=reason)
+        request = reject_request(app.run_store, run_id, by=by, reason=reason)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL)
     except (BitExactError, ValueError) as exc:
@@ -135,7 +135,7 @@ def redaction_status(app: AppContext, run_id: str, as_json: bool) -> None:
       bitexact redaction status RUN --json
     """
     try:
-        requests = list_requests(app.store, run_id)
+        requests = list_requests(app.run_store, run_id)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL)
     if as_json:

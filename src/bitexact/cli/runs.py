@@ -24,7 +24,10 @@ def runs_command(app: AppContext, as_json: bool) -> None:
       bitexact runs
       bitexact runs --json | jq -r '.[].run_id'
     """
-    runs = app.store.runs()
+    try:
+        runs = app.run_store.runs()
+    except RunNotFoundError:  # a data directory holding no store holds no run: said, and nothing made
+        runs = []
     if as_json:
         print_json(
             [
@@ -63,7 +66,7 @@ def show_command(app: AppContext, run_id: str, as_json: bool) -> None:
       bitexact show RUN --json | jq '.steps[] | select(.kind == "tool_call")'
     """
     try:
-        info = app.store.run(run_id)
+        info = app.run_store.run(run_id)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
     entries = app.store.entries(run_id)
