@@ -236,3 +236,20 @@ def test_a_run_opened_inside_a_tool_records_none_of_the_enclosing_tools_ctx(tmp_
         store.close()
     assert rows == [("marker", None), ("marker", "inner_tool"), ("tool_call", None)]
     assert outer.run_id is not None
+
+
+def test_a_handle_survives_a_deep_copy_of_the_agents_state_and_refuses_pickling_clearly() -> None:
+    """`copy.deepcopy` of agent state holding a RecordHandle raised `TypeError: cannot pickle '_thread.lock'`
+    (frameworks deep-copy their state between steps); pickling said the same, naming no handle."""
+    import copy
+    import pickle
+
+    with bitexact.run(strict=True) as r:
+        handle = r.marker("checkpointed state")
+        state = {"messages": ["hi"], "last": handle}
+        copied = copy.deepcopy(state)
+        assert copied["last"] is handle and copied["messages"] == ["hi"] and copied["messages"] is not state["messages"]
+        assert copy.copy(handle) is handle
+        with pytest.raises(TypeError, match=r"RecordHandle \(marker #\d+\).*cannot be pickled"):
+            pickle.dumps(state)
+        assert dict(copied["last"])["kind"] == "marker"

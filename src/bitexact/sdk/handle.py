@@ -166,3 +166,15 @@ class RecordHandle(Mapping[str, Any]):
 
     def __hash__(self) -> int:
         return id(self)
+
+    # A handle names one record of this process's run, as a lock or a thread does: a copy is the same
+    # handle (agent frameworks deep-copy their state, and that must not fail because a handle is in it).
+    def __copy__(self) -> RecordHandle:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RecordHandle:
+        return self
+
+    def __reduce__(self) -> Any:
+        raise TypeError(f"a RecordHandle ({self.kind} #{self.seq}) is a live view of a record of this process's "
+                        "run and cannot be pickled: pickle dict(handle.result()) or handle.step() instead")
