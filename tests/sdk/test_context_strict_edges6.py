@@ -177,3 +177,14 @@ def test_a_tool_call_recorded_with_r_record_is_asserted_unless_prov_says_observe
         r.record_tool_call("lookup", result=3)
     calls = [e for e in entries(r.run_id) if e["kind"] == "tool_call"]
     assert [e["prov"] for e in calls] == ["asserted", "observed", "asserted"]
+
+
+def test_a_huge_malformed_context_is_quoted_cut_short_in_the_gap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A megabyte-long `hlc.ms` in BITEXACT_CONTEXT went whole into the gap, the failures record and the
+    warning log line."""
+    monkeypatch.setenv("BITEXACT_CONTEXT", "bxc.abc." + "9" * 1_000_000 + ".0")
+    with bitexact.run() as r:
+        r.marker("runs on")
+    [gap] = r.failures.gaps
+    assert gap.cause == "invalid_argument" and "hlc.ms" in gap.detail
+    assert len(gap.detail) < 400, len(gap.detail)

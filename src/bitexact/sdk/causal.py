@@ -45,23 +45,27 @@ class CausalContext:
         return format_context(self.id, self.hlc)
 
 
+# Every message quotes the bad part cut to 80 characters: a context comes from the environment or a
+# parent process, and a megabyte of it must not go whole into the gap and the log line.
+
+
 def _clock_part(text: str, field: str) -> int:
     if not _NUMBER.fullmatch(text) or int(text) > MAX_CLOCK:
         raise ContextFormatError(
-            f"{field} {text!r} is not a whole number from 0 to 2^53 - 1 in plain decimal", field=field)
+            f"{field} {text!r:.80} is not a whole number from 0 to 2^53 - 1 in plain decimal", field=field)
     return int(text)
 
 
 def format_context(event_id: str, hlc: tuple[int, int] | list[int]) -> str:
     """``bxc.<id>.<ms>.<logical>``; refuses an id or clock no reader would parse back."""
     if not isinstance(event_id, str) or not _ID.fullmatch(event_id):
-        raise ContextFormatError(f"id {event_id!r} must be 1 to 64 letters, digits, _ or -", field="id")
+        raise ContextFormatError(f"id {event_id!r:.80} must be 1 to 64 letters, digits, _ or -", field="id")
     if not isinstance(hlc, (tuple, list)) or len(hlc) != 2:
-        raise ContextFormatError(f"hlc must be [milliseconds, logical], not {hlc!r}", field="hlc")
+        raise ContextFormatError(f"hlc must be [milliseconds, logical], not {hlc!r:.80}", field="hlc")
     ms, logical = hlc
     for value, field in ((ms, "hlc.ms"), (logical, "hlc.logical")):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CLOCK:
-            raise ContextFormatError(f"{field} {value!r} is not a whole number from 0 to 2^53 - 1", field=field)
+            raise ContextFormatError(f"{field} {value!r:.80} is not a whole number from 0 to 2^53 - 1", field=field)
     return f"{PREFIX}.{event_id}.{ms}.{logical}"
 
 
@@ -71,13 +75,13 @@ def parse_context(text: str) -> CausalContext:
         raise ContextFormatError(f"a context is text, not {type(text).__name__}", field="context")
     parts = text.split(".")
     if parts[0] != PREFIX:
-        raise ContextFormatError(f"a context starts with {PREFIX}., not {parts[0]!r}", field="prefix")
+        raise ContextFormatError(f"a context starts with {PREFIX}., not {parts[0]!r:.80}", field="prefix")
     if len(parts) != 4:
         raise ContextFormatError(f"a context has 4 dot-separated parts ({PREFIX}.<id>.<ms>.<logical>), "
                                  f"not {len(parts)}", field="context")
     _, event_id, ms, logical = parts
     if not _ID.fullmatch(event_id):
-        raise ContextFormatError(f"id {event_id!r} must be 1 to 64 letters, digits, _ or -", field="id")
+        raise ContextFormatError(f"id {event_id!r:.80} must be 1 to 64 letters, digits, _ or -", field="id")
     return CausalContext(event_id, (_clock_part(ms, "hlc.ms"), _clock_part(logical, "hlc.logical")))
 
 
