@@ -206,3 +206,32 @@ def test_looking_up_runs_in_a_data_directory_with_no_store_makes_no_store(
     assert not (home / DB_NAME).exists()
     if args[0] == "runs":
         assert result.stdout.strip() == "[]" if "--json" in args else "No runs" in result.stdout
+
+
+def test_keys_init_and_rotate_change_no_key_when_the_store_does_not_open(tmp_path: Path) -> None:
+    """With a store that does not open (another application's SQLite file in its place), `keys init`
+    made the key and then failed: its retry said the key already existed. `keys rotate` rotated and failed,
+    so a retry rotated a second time."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    foreign = sqlite3.connect(home / DB_NAME)
+    foreign.execute("CREATE TABLE notes (body TEXT)")
+    foreign.commit()
+    foreign.close()
+    refused = run_bitexact(home, "keys", "init")
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr, refused.stderr
+    assert not (home / "keys").exists() or not any((home / "keys").iterdir())
+
+    other = tmp_path / "other"
+    assert run_bitexact(other, "keys", "init").returncode == 0
+    before = KeyStore(other).current().key_id
+    (other / DB_NAME).unlink()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{other / DB_NAME}{suffix}").unlink(missing_ok=True)
+    (other / DB_NAME).mkdir()  # a directory in the store's place: it does not open
+    rotated = run_bitexact(other, "keys", "rotate")
+    assert rotated.returncode != 0 and "Traceback" not in rotated.stderr, rotated.stderr
+    assert KeyStore(other).current().key_id == before
+    assert [k.status for k in KeyStore(other).public_keys()] == ["current"]

@@ -36,11 +36,12 @@ def keys_init(app: AppContext) -> None:
       bitexact keys init
       BITEXACT_HOME=/srv/bitexact bitexact keys init
     """
+    store = app.store  # opened first: a store that does not open leaves no key made (a retry would be refused)
     try:
         key = app.keys.init()
     except KeyMaterialError as exc:
         fail(str(exc), code=EXIT_FAIL)
-    app.store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
+    store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
     ok(f"recorder key created at {app.keys.current_path}\n  key id     {key.key_id}\n  public key {key.public_hex}")
 
 
@@ -76,13 +77,14 @@ def keys_rotate(app: AppContext) -> None:
     Examples:
       bitexact keys rotate && bitexact keys trust-file -o trust.json
     """
+    store = app.store  # opened first: a store that does not open rotates nothing (a retry would rotate twice)
     try:
         old, new = app.keys.rotate()
     except KeyMaterialError as exc:
         fail(str(exc))
     now = now_iso()
-    app.store.put_key(old.key_id, old.public_hex, "recorder", now, retired_at=now)
-    app.store.put_key(new.key_id, new.public_hex, "recorder", now)
+    store.put_key(old.key_id, old.public_hex, "recorder", now, retired_at=now)
+    store.put_key(new.key_id, new.public_hex, "recorder", now)
     console.print(f"[green]✓[/] rotated: {old.key_id} retired, {new.key_id} current.\n"
                   "  Publish a new trust file (bitexact keys trust-file) so relying parties accept both.")
 
