@@ -270,6 +270,7 @@ class SQLiteStore(Store):
             )
 
     def head(self, run_id: str) -> tuple[int, str]:
+        _bindable(run_id)
         with self._read() as conn:
             row = conn.execute("SELECT steps, head_hash FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
@@ -277,6 +278,7 @@ class SQLiteStore(Store):
         return int(row[0]), str(row[1])
 
     def run(self, run_id: str) -> RunInfo:
+        _bindable(run_id)
         with self._read() as conn:
             row = conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
@@ -513,6 +515,7 @@ class SQLiteStore(Store):
 
     def entry(self, run_id: str, step: int) -> dict[str, Any]:
         _check_index(step, "step")
+        _bindable(run_id)
         with self._read() as conn:
             row = _entry_row(conn, run_id, step)
             known = row is not None or _run_exists(conn, run_id)
@@ -576,6 +579,7 @@ class SQLiteStore(Store):
     # -- checkpoints ----------------------------------------------------
 
     def checkpoints(self, run_id: str) -> list[dict[str, Any]]:
+        _bindable(run_id)
         with self._read() as conn:
             if not _run_exists(conn, run_id):
                 raise _not_found(run_id)
@@ -608,6 +612,7 @@ class SQLiteStore(Store):
         return seq
 
     def custody(self, run_id: str) -> list[dict[str, Any]]:
+        _bindable(run_id)
         with self._read() as conn:
             if not _run_exists(conn, run_id):
                 raise _not_found(run_id)
@@ -715,6 +720,15 @@ def _rollback(conn: sqlite3.Connection) -> None:
 
 def _not_found(run_id: str) -> RunNotFoundError:
     return RunNotFoundError(f"no run {run_id!r} in the store; `bitexact runs` lists the runs it holds")
+
+
+def _bindable(run_id: str) -> None:
+    """Refuse, as an unknown run, a run id SQLite cannot bind (a lone surrogate: what a command-line
+    argument that is not UTF-8 decodes to); binding it raised UnicodeEncodeError. No run holds one."""
+    try:
+        run_id.encode("utf-8")
+    except (UnicodeEncodeError, AttributeError):  # AttributeError: not a string at all
+        raise _not_found(run_id) from None
 
 
 def _stale(run_id: str, entry: EntryFields, head: _Head) -> StaleHeadError:
