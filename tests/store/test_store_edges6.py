@@ -6,6 +6,8 @@ Real files, real SQLite, and the CLI as a real subprocess; nothing depends on ma
 from __future__ import annotations
 
 import os
+import sqlite3
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bitexact.errors import RunNotFoundError
+from bitexact.errors import RunNotFoundError, StoreError
 from bitexact.store import SQLiteStore
 
 BITEXACT = [str(Path(sys.executable).parent / "bitexact")]
@@ -62,3 +64,25 @@ def test_a_non_utf8_run_argument_is_no_traceback(tmp_path: Path, command: str) -
 def _db(home: Path) -> Path:
     home.mkdir(mode=0o700, exist_ok=True)
     return home / "bitexact.db"
+
+
+# -- 2. another application's database that sets a schema version of its own ------
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_another_applications_database_with_a_user_version_is_left_alone(tmp_path: Path, version: int) -> None:
+    """docs/store.md "Another application's database is left alone": one that sets PRAGMA user_version
+    (many do) to 1 or 2 got BitExact's tables made in it, and at 3 opened as a store with no tables."""
+    db = tmp_path / "bitexact.db"
+    raw = sqlite3.connect(db)
+    raw.execute("CREATE TABLE customers (id INTEGER, name TEXT)")
+    raw.execute(f"PRAGMA user_version = {version}")
+    raw.commit()
+    raw.close()
+    os.chmod(db, 0o644)
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match="not a BitExact store: it holds customers"):
+        SQLiteStore(db)
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bitexact.db"]
+    assert stat.S_IMODE(db.stat().st_mode) == 0o644

@@ -183,11 +183,14 @@ def refuse_foreign_file(path: str) -> None:
 def _refuse_foreign(conn: sqlite3.Connection) -> None:
     """Refuse a database of another application found where the store goes: making BitExact's tables in
     it would change a file that is not ours (and `bitexact health` would then call it a healthy store)."""
-    if conn.execute("PRAGMA user_version").fetchone()[0] != 0:
-        return
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    names = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")]
+    if version != 0 and (version > SCHEMA_VERSION or "runs" in names):
+        return  # a BitExact store (every version has its runs table), or one from a newer BitExact
+    # Version 0, or a version of another application's own (many set user_version): a file with no
+    # runs table that says version 1 to 3 is not one of ours, and upgrading it would change it.
     foreign = sorted(
-        name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
-        if name not in OWN_TABLES and name != "appends" and not name.startswith("sqlite_")
+        name for name in names if name not in OWN_TABLES and name != "appends" and not name.startswith("sqlite_")
     )
     if foreign:
         raise StoreError(
