@@ -86,3 +86,30 @@ def test_another_applications_database_with_a_user_version_is_left_alone(tmp_pat
     assert db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bitexact.db"]
     assert stat.S_IMODE(db.stat().st_mode) == 0o644
+
+
+# -- 3. a loosened database's companions ------------------------------------------
+
+
+def test_tightening_a_loosened_database_tightens_its_wal_and_shm_too(tmp_path: Path) -> None:
+    """open_store: "the database file is 0600 (its -wal, -shm and .lock companions too)". A database
+    restored as 0644 (a `cp` from a backup) was tightened, but the -wal and -shm SQLite had already made
+    beside it at 0644 stayed readable by everyone, and every new entry was written into that -wal."""
+    home = tmp_path / "home"
+    db = _db(home)
+    SQLiteStore(db).close()
+    os.chmod(db, 0o644)
+    # Another process's connection (or files a kill -9 left): SQLite made -wal/-shm with the db's mode,
+    # and the -wal holds frames (SQLite itself re-modes only an empty one).
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("INSERT INTO runs (run_id, head_hash, started_at, updated_at, meta) VALUES ('a', 'h', 't', 't', '{}')")
+    try:
+        loose = {name: stat.S_IMODE((home / name).stat().st_mode) for name in ("bitexact.db-wal", "bitexact.db-shm")}
+        assert loose == {"bitexact.db-wal": 0o644, "bitexact.db-shm": 0o644}
+        with SQLiteStore(db) as store:
+            store.create_run("run-1")
+            modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in home.iterdir()}
+    finally:
+        other.close()
+    assert modes == dict.fromkeys(
+        ["bitexact.db", "bitexact.db-wal", "bitexact.db-shm", "bitexact.db.lock"], 0o600), modes

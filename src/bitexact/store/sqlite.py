@@ -14,6 +14,7 @@ soon as the lock is free. The kernel drops it when a process dies.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -691,11 +692,21 @@ def _create_private(path: Path) -> None:
     try:
         fd = create_private_file(path, flags=os.O_RDWR)
     except FileExistsError:
-        mode = stat.S_IMODE(path.stat().st_mode)
-        if mode & 0o077:
-            os.chmod(path, mode & 0o700)
+        _tighten(path)
+        # SQLite made a -wal and -shm beside a loosened file with its mode, and keeps using them (it
+        # re-modes only an empty one): the -wal holds entries, so they are tightened with it.
+        for companion in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+            with contextlib.suppress(FileNotFoundError):  # none, or its last connection just removed it
+                _tighten(companion)
         return
     os.close(fd)
+
+
+def _tighten(path: Path) -> None:
+    """Take group and other permissions off ``path`` (through a symlink, as SQLite opens it)."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        os.chmod(path, mode & 0o700)
 
 
 def _forget_meta(conn: sqlite3.Connection, run_id: str, redacted: list[str]) -> None:
