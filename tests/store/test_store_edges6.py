@@ -113,3 +113,23 @@ def test_tightening_a_loosened_database_tightens_its_wal_and_shm_too(tmp_path: P
         other.close()
     assert modes == dict.fromkeys(
         ["bitexact.db", "bitexact.db-wal", "bitexact.db-shm", "bitexact.db.lock"], 0o600), modes
+
+
+def test_a_store_of_a_newer_bitexact_is_refused_before_anything_is_changed(tmp_path: Path) -> None:
+    """A store written by a newer BitExact was refused only after its mode was tightened, its lock file made
+    and its journal mode switched to WAL: a refused file must be left exactly as it was."""
+    path = tmp_path / "bitexact.db"
+    SQLiteStore(path).close()
+    for leftover in (tmp_path / "bitexact.db.lock", tmp_path / "bitexact.db-wal", tmp_path / "bitexact.db-shm"):
+        leftover.unlink(missing_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    os.chmod(path, 0o644)
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="schema version 99, newer"):
+        SQLiteStore(path)
+    assert path.read_bytes() == before
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bitexact.db"]

@@ -174,6 +174,7 @@ def refuse_foreign_file(path: str) -> None:
         return  # not readable as a database here: the store's own open reports why
     try:
         _refuse_foreign(conn)
+        needs_migration(conn)  # a newer BitExact's store is refused here too, before anything is changed
     except sqlite3.DatabaseError as exc:  # not a database at all: left as it is too
         raise StoreError(f"cannot open the store at {path}: {exc}") from exc
     finally:
