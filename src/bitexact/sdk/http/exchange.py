@@ -199,6 +199,10 @@ class Exchange:
         self._request_chunks.append(bytes(chunk))
         self.request_body = None
 
+    def resent(self) -> None:
+        """A streamed request body starts going out again (a retry): the record is the last sending."""
+        self._request_chunks = []
+
     def received(self, chunk: bytes) -> None:
         """A chunk of the response body, as it reached the agent."""
         self._chunks.append(bytes(chunk))

@@ -172,7 +172,8 @@ class _TeeRaw:
             self._finish(complete=self._ended)
 
 
-def _request_body(exchange: Exchange, request: requests.PreparedRequest) -> None:
+def _request_body(exchange: Exchange, request: requests.PreparedRequest) -> Any:
+    """Let ``exchange`` see the request body; returns the agent's own body when it was swapped for a tee."""
     body = request.body
     if body is None:
         exchange.request_body = b""
@@ -184,16 +185,25 @@ def _request_body(exchange: Exchange, request: requests.PreparedRequest) -> None
         exchange.request_body = b""
         exchange.request_note = "a file-like request body is sent as is and not recorded"
     else:
-        inner = body
-
-        def tee() -> Iterator[bytes | str]:
-            for chunk in inner:
-                raw = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
-                exchange.sent(raw)
-                yield chunk
-
         exchange.request_body = None
-        request.body = tee()  # type: ignore[assignment]
+        request.body = _TeeBody(body, exchange)  # type: ignore[assignment]
+        return body
+    return None
+
+
+class _TeeBody:
+    """An iterable request body, seen by the exchange as it goes out. Iterable as often as the agent's
+    body is (urllib3 iterates it again to retry): each pass is the body as sent, the last one recorded."""
+
+    def __init__(self, inner: Any, exchange: Exchange) -> None:
+        self._inner = inner
+        self._exchange = exchange
+
+    def __iter__(self) -> Iterator[bytes | str]:
+        self._exchange.resent()
+        for chunk in self._inner:
+            self._exchange.sent(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+            yield chunk
 
 
 class RecordingAdapter(BaseAdapter):
@@ -236,7 +246,7 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
         return send(request)
     try:
         exchange = Exchange(run, str(request.method), str(request.url), list(request.headers.items()))
-        _request_body(exchange, request)
+        swapped = _request_body(exchange, request)
     except Exception as exc:  # noqa: BLE001 - recording must never break the agent's request
         run._declare_failure("http_call", exc)
         release_request(request)
@@ -248,6 +258,10 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
         raise
     finally:
         release_request(request)  # sent: the same object sent again is another exchange
+        if swapped is not None:
+            # The body goes back to the agent's own: requests re-sends it on a 307/308 redirect (and
+            # the agent may send the request again), which a spent tee would send empty.
+            request.body = swapped
     response.raw = _TeeRaw(response.raw, exchange, response)
     return response
 

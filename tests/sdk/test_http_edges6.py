@@ -1,0 +1,152 @@
+"""HTTP capture (the sixth review): regression tests, each for a bug its docstring names (real loopback
+servers, no mocks): what a wrapped client sends or gives the agent differs from unwrapped, or an exchange
+the record misses or gets wrong."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+import requests
+
+import bitexact
+from sdk.conftest import entries
+
+
+def _http_calls(run_id: str | None) -> list[dict[str, Any]]:
+    return [e for e in entries(run_id) if e["kind"] == "http_call"]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def _body(self) -> bytes:
+        if self.headers.get("transfer-encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                size = int(self.rfile.readline().strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return data
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        length = int(self.headers.get("content-length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(body)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self.server.seen.append({"path": self.path, "body": None})
+        path = self.path.split("?", 1)[0]
+        if path == "/gzip":
+            self._send(200, gzip.compress(b"zipped text"), "text/plain", {"content-encoding": "gzip"})
+        else:
+            self._send(200, b'{"ok": true}', "application/json")
+
+    def do_PUT(self) -> None:  # noqa: N802
+        self.do_POST()
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = self._body()
+        self.server.seen.append({"path": self.path, "body": body})
+        if self.path == "/307":
+            self._send(307, b"", "text/plain", {"location": "/echo"})
+        elif self.path == "/drop-first" and len(self.server.seen) == 1:  # the body read, then no answer
+            self.close_connection = True
+        else:
+            self._send(200, json.dumps({"len": len(body)}).encode(), "application/json")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    seen: list[dict[str, Any]]
+
+
+@contextmanager
+def _serve() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    server = _Server(("127.0.0.1", 0), _Handler)
+    server.seen = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", server.seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+@pytest.fixture
+def srv() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    with _serve() as running:
+        yield running
+
+
+# -- requests: a body the agent can iterate again -------------------------------------------------------
+
+
+class _Chunks:
+    """A request body requests streams (chunked) and can iterate again, as a 307 redirect does."""
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield b"abc"
+        yield b"def"
+
+
+def test_a_re_iterable_body_is_sent_whole_again_on_a_307_redirect(srv: tuple[str, list[dict[str, Any]]]) -> None:
+    """The recording tee replaced the PreparedRequest's body with a one-shot generator for good: requests
+    re-sends that body on a 307, so the redirected request went out empty (unwrapped: the body again)."""
+    base, seen = srv
+    with requests.Session() as plain:
+        assert plain.post(base + "/307", data=_Chunks()).json() == {"len": 6}
+    assert [s["body"] for s in seen] == [b"abcdef", b"abcdef"]
+    seen.clear()
+    with bitexact.run() as r, bitexact.wrap(requests.Session()) as session:
+        assert session.post(base + "/307", data=_Chunks()).json() == {"len": 6}
+    assert [s["body"] for s in seen] == [b"abcdef", b"abcdef"], "the redirected request lost its body"
+    calls = _http_calls(r.run_id)
+    assert [(c["data"]["request"]["text"], c["data"]["response"]["status"]) for c in calls] == [
+        ("abcdef", 307), ("abcdef", 200)]
+
+
+def test_a_re_iterable_body_is_sent_whole_again_when_urllib3_retries_the_request(
+    srv: tuple[str, list[dict[str, Any]]]
+) -> None:
+    """Same cause, inside one send: urllib3 retries a PUT whose connection dropped by iterating its body
+    again, and got the spent tee: the retry went out empty."""
+    from urllib3.util.retry import Retry
+
+    base, seen = srv
+
+    def session() -> requests.Session:
+        made = requests.Session()
+        made.mount("http://", requests.adapters.HTTPAdapter(max_retries=Retry(total=1, backoff_factor=0)))
+        return made
+
+    with session() as plain:
+        assert plain.put(base + "/drop-first", data=_Chunks()).json() == {"len": 6}
+    assert [s["body"] for s in seen] == [b"abcdef", b"abcdef"]
+    seen.clear()
+    with bitexact.run() as r, bitexact.wrap(session()) as wrapped:
+        assert wrapped.put(base + "/drop-first", data=_Chunks()).json() == {"len": 6}
+    assert [s["body"] for s in seen] == [b"abcdef", b"abcdef"], "the retried request lost its body"
+    (call,) = _http_calls(r.run_id)
+    assert call["data"]["request"]["text"] == "abcdef", "the body as sent (once), not both attempts joined"
