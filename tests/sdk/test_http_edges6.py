@@ -150,3 +150,27 @@ def test_a_re_iterable_body_is_sent_whole_again_when_urllib3_retries_the_request
     assert [s["body"] for s in seen] == [b"abcdef", b"abcdef"], "the retried request lost its body"
     (call,) = _http_calls(r.run_id)
     assert call["data"]["request"]["text"] == "abcdef", "the body as sent (once), not both attempts joined"
+
+
+# -- requests: response.raw reads as urllib3's ----------------------------------------------------------
+
+
+def test_raw_read1_takes_urllib3s_keywords_and_a_decoded_read_is_recorded_as_text(
+    srv: tuple[str, list[dict[str, Any]]]
+) -> None:
+    """_TeeRaw.read1 took positional arguments only (raw.read1(amt=100) raised TypeError), and ignored a
+    decode_content it was given: the decoded text was recorded as b64 said to be gzip."""
+    base, _ = srv
+    with requests.Session() as plain:
+        expected = plain.get(base + "/gzip", stream=True).raw.read1(amt=100, decode_content=True)
+    assert expected == b"zipped text"
+    with bitexact.run() as r, bitexact.wrap(requests.Session()) as session:
+        with session.get(base + "/gzip", stream=True) as reply:
+            assert reply.raw.read1(amt=100, decode_content=True) == expected
+        with session.get(base + "/gzip", stream=True) as reply:
+            got = reply.raw.read1(100, True)
+            assert got == expected and reply.raw.read1(100, True) == b""
+    first, second = (c["data"]["response"] for c in _http_calls(r.run_id))
+    assert first["text"] == "zipped text"
+    assert second.get("text") == "zipped text" and second["complete"] is True, second
+

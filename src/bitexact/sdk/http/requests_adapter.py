@@ -122,10 +122,10 @@ class _TeeRaw:
             self._finish(complete=True)
         return data
 
-    def _reading(self, read: Any, *args: Any) -> bytes:
-        self._decoded = self._decodes(None)
+    def _reading(self, read: Any, *args: Any, decode_: bool | None = None, **kwargs: Any) -> bytes:
+        self._decoded = self._decodes(decode_)
         try:
-            data = read(*args)
+            data = read(*args, **kwargs)
         except GeneratorExit:
             raise  # closed early by its consumer: the close records it
         except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
@@ -136,8 +136,10 @@ class _TeeRaw:
     def readline(self, *args: Any) -> bytes:
         return self._reading(self._raw.readline, *args)
 
-    def read1(self, *args: Any) -> bytes:
-        return self._reading(self._raw.read1, *args)
+    def read1(self, *args: Any, **kwargs: Any) -> bytes:
+        # urllib3's read1(amt=None, decode_content=None), by position or keyword, passed on as given.
+        return self._reading(self._raw.read1, *args,
+                             decode_=args[1] if len(args) > 1 else kwargs.get("decode_content"), **kwargs)
 
     def readinto(self, buffer: Any) -> int:
         self._decoded = self._decodes(None)
