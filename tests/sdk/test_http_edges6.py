@@ -174,3 +174,20 @@ def test_raw_read1_takes_urllib3s_keywords_and_a_decoded_read_is_recorded_as_tex
     assert first["text"] == "zipped text"
     assert second.get("text") == "zipped text" and second["complete"] is True, second
 
+
+@pytest.mark.parametrize("read", ["read", "read1", "readline", "readinto"])
+def test_a_raw_read_of_zero_bytes_does_not_end_the_recorded_body(srv: tuple[str, list[dict[str, Any]]],
+                                                                read: str) -> None:
+    """An empty read was taken as the body's end even when the agent asked for 0 bytes: the entry was
+    written there (complete, body empty) and what the agent read next never reached the record."""
+    base, _ = srv
+    with bitexact.run() as r, bitexact.wrap(requests.Session()) as session:
+        with session.get(base + "/json", stream=True) as reply:
+            if read == "readinto":
+                assert reply.raw.readinto(bytearray()) == 0
+            else:
+                assert getattr(reply.raw, read)(0) == b""
+            assert reply.raw.read() == b'{"ok": true}'
+    (call,) = _http_calls(r.run_id)
+    assert call["data"]["response"]["text"] == '{"ok": true}'
+    assert call["data"]["response"]["complete"] is True

@@ -101,7 +101,7 @@ class _TeeRaw:
             raise
         if data:
             self._exchange.received(data)
-        if not data or amt is None or self._at_end():
+        if (not data and amt != 0) or amt is None or self._at_end():  # read(0) is no end: nothing was asked
             self._ended = True
             self._finish(complete=True)
         return data
@@ -113,16 +113,18 @@ class _TeeRaw:
         except Exception:  # noqa: BLE001 - an unusual raw object: its end is an empty read, as before
             return False
 
-    def _read_through(self, data: bytes) -> bytes:
-        """What a line or buffer read gave the agent, recorded; an empty read is the end of the body."""
+    def _read_through(self, data: bytes, asked: int | None) -> bytes:
+        """What a line or buffer read gave the agent, recorded; an empty read is the end of the body (not
+        when the agent asked for no bytes at all)."""
         if data:
             self._exchange.received(data)
-        else:
+        elif asked != 0:
             self._ended = True
             self._finish(complete=True)
         return data
 
-    def _reading(self, read: Any, *args: Any, decode_: bool | None = None, **kwargs: Any) -> bytes:
+    def _reading(self, read: Any, *args: Any, asked_: int | None = None, decode_: bool | None = None,
+                 **kwargs: Any) -> bytes:
         self._decoded = self._decodes(decode_)
         try:
             data = read(*args, **kwargs)
@@ -131,14 +133,14 @@ class _TeeRaw:
         except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
-        return self._read_through(bytes(data))
+        return self._read_through(bytes(data), asked_)
 
     def readline(self, *args: Any) -> bytes:
-        return self._reading(self._raw.readline, *args)
+        return self._reading(self._raw.readline, *args, asked_=args[0] if args else None)
 
     def read1(self, *args: Any, **kwargs: Any) -> bytes:
         # urllib3's read1(amt=None, decode_content=None), by position or keyword, passed on as given.
-        return self._reading(self._raw.read1, *args,
+        return self._reading(self._raw.read1, *args, asked_=args[0] if args else kwargs.get("amt"),
                              decode_=args[1] if len(args) > 1 else kwargs.get("decode_content"), **kwargs)
 
     def readinto(self, buffer: Any) -> int:
@@ -150,7 +152,7 @@ class _TeeRaw:
         except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
-        self._read_through(bytes(memoryview(buffer)[:count]))
+        self._read_through(bytes(memoryview(buffer)[:count]), memoryview(buffer).nbytes)
         return int(count)
 
     def readlines(self, hint: int = -1) -> list[bytes]:
