@@ -56,7 +56,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         self.server.seen.append({"path": self.path, "body": None})
         path = self.path.split("?", 1)[0]
-        if path == "/gzip":
+        if path == "/charset":  # a charset Python names, whose codec refuses every byte
+            self._send(200, b"plain words", "text/plain; charset=undefined")
+        elif path == "/deep":  # JSON nested deeper than Python's json module recurses
+            self._send(200, b'{"model": "m-deep", "a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                       "application/json")
+        elif path == "/gzip":
             self._send(200, gzip.compress(b"zipped text"), "text/plain", {"content-encoding": "gzip"})
         else:
             self._send(200, b'{"ok": true}', "application/json")
@@ -191,3 +196,24 @@ def test_a_raw_read_of_zero_bytes_does_not_end_the_recorded_body(srv: tuple[str,
     (call,) = _http_calls(r.run_id)
     assert call["data"]["response"]["text"] == '{"ok": true}'
     assert call["data"]["response"]["complete"] is True
+
+
+# -- a body the record can hold turned the whole exchange into a gap ---------------------------------------
+
+
+@pytest.mark.parametrize("client_kind", ["httpx", "requests"])
+def test_a_charset_whose_codec_refuses_the_body_is_recorded_as_b64(srv: tuple[str, list[dict[str, Any]]],
+                                                                   client_kind: str) -> None:
+    """body_fields caught UnicodeDecodeError only: a server's "charset=undefined" raises UnicodeError, so
+    the http_call (request, status, headers) was lost, a gap in its place."""
+    base, _ = srv
+    with bitexact.run() as r:
+        if client_kind == "httpx":
+            with bitexact.wrap(httpx.Client()) as client:
+                assert client.get(base + "/charset").content == b"plain words"
+        else:
+            with bitexact.wrap(requests.Session()) as session:
+                assert session.get(base + "/charset").content == b"plain words"
+    assert r.failures.gaps == []
+    (call,) = _http_calls(r.run_id)
+    assert call["data"]["response"]["b64"] == "cGxhaW4gd29yZHM="

@@ -125,10 +125,12 @@ def body_fields(body: bytes, media_type: str, content_encoding: str = "") -> dic
         return {"b64": base64.b64encode(body).decode("ascii")}
     except UnicodeDecodeError as exc:
         cut = exc.start if exc.reason == "unexpected end of data" and exc.end == len(body) else None
+    except UnicodeError:  # a codec that refuses otherwise (charset=undefined, punycode): bytes, as sent
+        return {"b64": base64.b64encode(body).decode("ascii")}
     if cut is not None:
         try:
             return {"text": body[:cut].decode(charset), "tail_b64": base64.b64encode(body[cut:]).decode("ascii")}
-        except UnicodeDecodeError:
+        except UnicodeError:
             pass  # broken before its end too: bytes
     return {"b64": base64.b64encode(body).decode("ascii")}
 
