@@ -61,6 +61,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/deep":  # JSON nested deeper than Python's json module recurses
             self._send(200, b'{"model": "m-deep", "a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
                        "application/json")
+        elif path == "/deep-sse":
+            self._send(200, b'data: {"a": ' + b"[" * 100_000 + b"]" * 100_000 + b'}\n\ndata: {"model": "m-sse"}\n\n',
+                       "text/event-stream")
         elif path == "/gzip":
             self._send(200, gzip.compress(b"zipped text"), "text/plain", {"content-encoding": "gzip"})
         else:
@@ -217,3 +220,18 @@ def test_a_charset_whose_codec_refuses_the_body_is_recorded_as_b64(srv: tuple[st
     assert r.failures.gaps == []
     (call,) = _http_calls(r.run_id)
     assert call["data"]["response"]["b64"] == "cGxhaW4gd29yZHM="
+
+
+@pytest.mark.parametrize(("path", "model"), [("/deep", None), ("/deep-sse", "m-sse")])
+def test_a_json_body_nested_past_pythons_recursion_limit_is_still_recorded(
+    srv: tuple[str, list[dict[str, Any]]], path: str, model: str | None
+) -> None:
+    """The model sniff caught ValueError only: json.loads raises RecursionError on a deeply nested body,
+    so the exchange became a gap, although its body is plain text the record holds."""
+    base, _ = srv
+    with bitexact.run() as r, bitexact.wrap(httpx.Client()) as client:
+        body = client.get(base + path).text
+    assert r.failures.gaps == []
+    (call,) = _http_calls(r.run_id)
+    assert call["data"]["response"]["text"] == body
+    assert call["data"]["model"] == model

@@ -140,7 +140,7 @@ def _model(request_text: str | None, media_type: str, response_text: str | None)
         if text and text.lstrip().startswith("{") and len(text) <= MAX_MODEL_SNIFF:
             try:
                 doc = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested past json's recursion: no model read, still recorded
                 continue
             if isinstance(doc, dict) and isinstance(doc.get("model"), str):
                 return doc["model"]

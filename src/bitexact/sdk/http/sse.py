@@ -62,7 +62,7 @@ def model_of_events(events: list[ServerSentEvent]) -> str | None:
             continue
         try:
             doc = json.loads(item.data)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past json's recursion: not the event naming the model
             continue
         if isinstance(doc, dict) and isinstance(doc.get("model"), str):
             return doc["model"]
