@@ -235,3 +235,32 @@ def test_a_json_body_nested_past_pythons_recursion_limit_is_still_recorded(
     (call,) = _http_calls(r.run_id)
     assert call["data"]["response"]["text"] == body
     assert call["data"]["model"] == model
+
+
+# -- a response the agent leaves open when the run ends ------------------------------------------------
+
+
+@pytest.mark.parametrize("client_kind", ["httpx", "requests"])
+def test_a_response_left_open_when_the_run_ends_is_recorded_in_the_run(
+    srv: tuple[str, list[dict[str, Any]]], client_kind: str
+) -> None:
+    """A streamed response the agent never read nor closed (it looked at the status only) was written when
+    closed, never: the run sealed with no trace of an exchange that reached the server (and closing it
+    after the run was a gap outside it)."""
+    base, seen = srv
+    with bitexact.run() as r:
+        if client_kind == "httpx":
+            client = bitexact.wrap(httpx.Client())
+            reply: Any = client.send(client.build_request("GET", base + "/json?token=t0k"), stream=True)
+        else:
+            session = bitexact.wrap(requests.Session())
+            reply = session.get(base + "/json?token=t0k", stream=True)
+        assert reply.status_code == 200
+    assert len(seen) == 1, "the exchange was made inside the run"
+    (call,) = _http_calls(r.run_id)
+    assert call["data"]["request"]["url"].endswith("/json?token=%5Bredacted%5D")
+    assert call["data"]["response"]["status"] == 200 and call["data"]["response"]["complete"] is False
+    # The agent still reads the body as unwrapped; nothing more is recorded, and no gap is declared.
+    assert (reply.read() if client_kind == "httpx" else reply.content) == b'{"ok": true}'
+    reply.close()
+    assert r.failures.gaps == [] and len(_http_calls(r.run_id)) == 1

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from contextvars import Token
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import orjson
 
@@ -90,6 +90,9 @@ from bitexact.sdk.records import (
 )
 from bitexact.sdk.stores import recorder_for, store_home
 from bitexact.sdk.tools import async_callable, tool_call_data
+
+if TYPE_CHECKING:
+    from bitexact.sdk.http.exchange import Exchange
 
 logger: Final = logging.getLogger("bitexact.sdk")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -155,6 +158,9 @@ class Run:
         self._host_key_lock = threading.Lock()
         self._timeout = 30.0
         self._accepting = True  # False once the run's exit has begun: later records are after its end
+        # HTTP exchanges whose response is open (its entry written when read or closed): ended with the run.
+        self._open_exchanges: set[Exchange] = set()
+        self._exchanges_lock = threading.Lock()
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -269,6 +275,7 @@ class Run:
         """:meth:`finish`'s work; the error strict mode raises, if any."""
         error: BaseException | None = None
         try:
+            self._end_open_exchanges()
             if exc is not None:
                 self._record_exception(exc)
             assert self._queue is not None and self.writer is not None
@@ -333,6 +340,22 @@ class Run:
                 self._nondet_installed = False
                 nondet.uninstall()
         return error
+
+    def _exchange_opened(self, exchange: Exchange) -> None:
+        with self._exchanges_lock:
+            self._open_exchanges.add(exchange)
+
+    def _exchange_ended(self, exchange: Exchange) -> None:
+        with self._exchanges_lock:
+            self._open_exchanges.discard(exchange)
+
+    def _end_open_exchanges(self) -> None:
+        """A response the agent has neither read to its end nor closed is recorded as it stands (incomplete),
+        in the run it was made in: its own end may come after the run's, or never."""
+        with self._exchanges_lock:
+            still_open, self._open_exchanges = list(self._open_exchanges), set()
+        for exchange in still_open:
+            exchange.run_ending()
 
     def _record_exception(self, exc: BaseException) -> None:
         kind = type(exc)

@@ -11,7 +11,8 @@ Bodies are text when they decode (by the content type's charset, else
 UTF-8), and ``b64`` for bytes. A compressed body is recorded decompressed
 (gzip, deflate; brotli when its module is installed); any other encoding
 (zstd included) is recorded as ``b64`` with ``content_encoding`` saying
-why. Credential headers are ``[redacted]``. The entry is written once, when the exchange is over.
+why. Credential headers are ``[redacted]``. The entry is written once, when the exchange is over (or
+the run is: a response still open then is recorded as it stands).
 """
 
 from __future__ import annotations
@@ -191,8 +192,22 @@ class Exchange:
         self.request_note: str | None = None
         self._request_chunks: list[bytes] = []
         self._chunks: list[bytes] = []
+        self._head: tuple[int, list[tuple[str, str]], bool] | None = None
+        self.decoded = False  # the body chunks are as the client decoded them (no content-encoding left)
         self._done = False
         self._lock = threading.Lock()
+
+    def responded(self, status: int, headers: Iterable[tuple[str, str]], streamed: bool) -> None:
+        """The response's head came; its body is the agent's to read. If the run ends before the agent has
+        read it to its end or closed it, the run's end records it as it stands (:meth:`run_ending`)."""
+        self._head = (status, list(headers), streamed)
+        self.run._exchange_opened(self)
+
+    def run_ending(self) -> None:
+        """The run ends with the response still open: recorded now, incomplete, with what was read so far."""
+        if self._head is not None:
+            status, headers, streamed = self._head
+            self.finish(status=status, headers=headers, streamed=streamed, complete=False, decoded=self.decoded)
 
     # -- bodies as they pass ----------------------------------------------
 
@@ -244,6 +259,8 @@ class Exchange:
             if self._done:
                 return
             self._done = True
+        if self._head is not None:
+            self.run._exchange_ended(self)
         self.run._record_built("http_call", lambda: self._data(status, headers, streamed, complete, error, decoded),
                                prov="observed", ctx=self.ctx)
 

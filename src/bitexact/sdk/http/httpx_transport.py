@@ -62,6 +62,7 @@ class _ResponseTee:
         self._exchange = exchange
         self._response = response
         self._ended = False
+        exchange.responded(response.status_code, response.headers.multi_items(), _streamed(response))
 
     def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
         self._exchange.finish(status=self._response.status_code, headers=self._response.headers.multi_items(),

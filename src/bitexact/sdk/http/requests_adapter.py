@@ -30,8 +30,20 @@ class _TeeRaw:
         self._exchange = exchange
         self._response = response
         self._ended = False
+        self._decoded = True
+        exchange.responded(response.status_code, list(response.headers.items()),
+                           "content-length" not in response.headers)
 
     _OWN = frozenset({"_raw", "_exchange", "_response", "_ended", "_decoded"})
+
+    @property
+    def _decoded(self) -> bool:
+        """Whether the reads so far were decoded (kept on the exchange, which the run's end may record)."""
+        return self._exchange.decoded
+
+    @_decoded.setter
+    def _decoded(self, value: bool) -> None:
+        self._exchange.decoded = value
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._raw, name)
@@ -73,8 +85,6 @@ class _TeeRaw:
         self._exchange.finish(status=self._response.status_code, headers=headers,
                               streamed="content-length" not in self._response.headers,
                               complete=complete, error=error, decoded=self._decoded)
-
-    _decoded = True
 
     def stream(self, amt: int | None = 2**16, decode_content: bool | None = None) -> Iterator[bytes]:
         self._decoded = self._decodes(decode_content)
