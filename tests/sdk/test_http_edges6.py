@@ -53,7 +53,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         self.server.seen.append({"path": self.path, "body": None})
         path = self.path.split("?", 1)[0]
         if path == "/charset":  # a charset Python names, whose codec refuses every byte
@@ -69,10 +69,10 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(200, b'{"ok": true}', "application/json")
 
-    def do_PUT(self) -> None:  # noqa: N802
+    def do_PUT(self) -> None:
         self.do_POST()
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = self._body()
         self.server.seen.append({"path": self.path, "body": body})
         if self.path == "/307":
@@ -189,13 +189,13 @@ def test_a_raw_read_of_zero_bytes_does_not_end_the_recorded_body(srv: tuple[str,
     """An empty read was taken as the body's end even when the agent asked for 0 bytes: the entry was
     written there (complete, body empty) and what the agent read next never reached the record."""
     base, _ = srv
-    with bitexact.run() as r, bitexact.wrap(requests.Session()) as session:
-        with session.get(base + "/json", stream=True) as reply:
-            if read == "readinto":
-                assert reply.raw.readinto(bytearray()) == 0
-            else:
-                assert getattr(reply.raw, read)(0) == b""
-            assert reply.raw.read() == b'{"ok": true}'
+    with bitexact.run() as r, bitexact.wrap(requests.Session()) as session, \
+            session.get(base + "/json", stream=True) as reply:
+        if read == "readinto":
+            assert reply.raw.readinto(bytearray()) == 0
+        else:
+            assert getattr(reply.raw, read)(0) == b""
+        assert reply.raw.read() == b'{"ok": true}'
     (call,) = _http_calls(r.run_id)
     assert call["data"]["response"]["text"] == '{"ok": true}'
     assert call["data"]["response"]["complete"] is True
