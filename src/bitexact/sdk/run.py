@@ -158,8 +158,9 @@ class Run:
         self._host_key_lock = threading.Lock()
         self._timeout = 30.0
         self._accepting = True  # False once the run's exit has begun: later records are after its end
-        # HTTP exchanges whose response is open (its entry written when read or closed): ended with the run.
-        self._open_exchanges: set[Exchange] = set()
+        # HTTP exchanges whose response is open (its entry written when read or closed): ended with the run,
+        # in the order their responses came (a dict keeps it).
+        self._open_exchanges: dict[Exchange, None] = {}
         self._exchanges_lock = threading.Lock()
 
     # -- lifecycle ----------------------------------------------------------
@@ -343,17 +344,17 @@ class Run:
 
     def _exchange_opened(self, exchange: Exchange) -> None:
         with self._exchanges_lock:
-            self._open_exchanges.add(exchange)
+            self._open_exchanges[exchange] = None
 
     def _exchange_ended(self, exchange: Exchange) -> None:
         with self._exchanges_lock:
-            self._open_exchanges.discard(exchange)
+            self._open_exchanges.pop(exchange, None)
 
     def _end_open_exchanges(self) -> None:
         """A response the agent has neither read to its end nor closed is recorded as it stands (incomplete),
         in the run it was made in: its own end may come after the run's, or never."""
         with self._exchanges_lock:
-            still_open, self._open_exchanges = list(self._open_exchanges), set()
+            still_open, self._open_exchanges = list(self._open_exchanges), {}
         for exchange in still_open:
             exchange.run_ending()
 
