@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
@@ -81,7 +82,8 @@ def run_json(bx: Any, *args: str) -> tuple[int, dict[str, Any]]:
 
 def no_card_in(result: Any) -> bool:
     shown = result.stdout + result.stderr
-    return VISA not in shown and SPACED_VISA not in shown and "4111" not in shown
+    # "4111" standing alone (a card's first group), never inside a journal token's or a key id's hex.
+    return VISA not in shown and SPACED_VISA not in shown and re.search(r"(?<![0-9a-f])4111(?![0-9a-f])", shown) is None
 
 
 # -- a complete file -------------------------------------------------------------

@@ -147,7 +147,8 @@ def test_non_strict_a_failed_write_is_a_declared_gap_and_one_warning_and_the_age
     assert [g["cause"] for g in on_disk] == [g.cause for g in gaps]
     lines = [rec for rec in sdk_warnings.records if "recording gap" in rec.getMessage()]
     assert len(lines) == len(gaps)
-    assert "3840" not in " ".join(rec.getMessage() for rec in sdk_warnings.records)
+    # {"estimate": 3840} as a value, never the digits inside a run id's or a journal's hex token.
+    assert "estimate" not in " ".join(rec.getMessage() for rec in sdk_warnings.records)
     assert not r.sealed
 
 
