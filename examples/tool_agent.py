@@ -4,7 +4,9 @@
 
 Shows identity, context, @bitexact.record_tool (with a custody hint), the
 model's HTTP calls, a policy check and a human decision bound to the step
-it reviewed.
+it reviewed. With no capture key (`bitexact capture keygen -o FILE`, then
+BITEXACT_CAPTURE_KEY=FILE), the hash-only holder is committed with no key
+and the run declares `capture_key_unavailable`: never stored as sent.
 """
 
 from __future__ import annotations
