@@ -22,15 +22,32 @@ def open_store(home: Path | None = None) -> SQLiteStore:
     outputs. An existing directory keeps its mode; it may be shared on purpose.
     """
     directory = config.home(home)
-    if directory.exists() and not directory.is_dir():
-        named = f"BITEXACT_HOME={directory}" if home is None and os.environ.get("BITEXACT_HOME") else str(directory)
+    named = _named(directory, home)
+    try:
+        exists = directory.exists()
+        a_file = exists and not directory.is_dir()
+    except OSError as exc:  # a name the file system cannot hold (too long, ...): not only "no such file"
+        raise StoreError(f"{named}: {exc.strerror or exc}") from exc
+    if a_file:
         raise StoreError(f"{named} is a file, not a directory: the data directory holds the store, keys and journals")
-    if not directory.exists():
+    if not exists:
         try:
             directory.mkdir(mode=0o700, parents=True)
             os.chmod(directory, 0o700)  # mkdir's mode passes through the umask; say it exactly
         except FileExistsError:
             pass  # another process created it first
         except OSError as exc:
-            raise StoreError(f"cannot create the store directory {directory}: {exc.strerror or exc}") from exc
+            raise StoreError(f"cannot create the store directory {named}: {exc.strerror or exc}") from exc
     return SQLiteStore(directory / DB_NAME)
+
+
+def _named(directory: Path, home: Path | None) -> str:
+    """The data directory as an error names it: by ``BITEXACT_HOME`` when that is where it came from.
+
+    The SDK resolves the default directory before it opens the store, so a ``home`` equal to the
+    variable's directory counts as coming from it too.
+    """
+    from_env = os.environ.get("BITEXACT_HOME")
+    if from_env and (home is None or directory.absolute() == config.home().absolute()):
+        return f"BITEXACT_HOME={directory}"
+    return str(directory)

@@ -1,0 +1,107 @@
+"""README.md, docs/sdk.md, docs/store.md and docs/bundle-format.md followed literally, as a new user would.
+
+Each test quotes a claim the walkthrough found false (the document or the code
+was then corrected) and asserts the true behaviour, so the two cannot drift
+apart again unseen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# README.md, Settings: "A value BitExact cannot use is refused with a message naming the variable"; for
+# BITEXACT_HOME: "(a file there, an empty `--home` or a name the file system cannot hold is refused, naming
+# the variable; ...)".
+TOO_LONG = "z" * 300  # one name past every Linux file system's 255 bytes
+
+
+@pytest.fixture
+def sdk_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No inherited SDK settings, the capture policy off; the SDK's shared stores closed afterwards."""
+    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
+                 "BITEXACT_QUEUE_MAX_BYTES", "BITEXACT_JOURNAL_SMALL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
+    yield
+    from bitexact.sdk.stores import close_stores
+
+    close_stores()
+
+
+def _start_gap(strict: bool) -> str:
+    """What an SDK run says when it cannot start: the gap's detail, or strict mode's error."""
+    import bitexact
+    from bitexact.sdk import RecordingError
+
+    if strict:
+        with pytest.raises(RecordingError) as refused:
+            with bitexact.run(name="walkthrough", strict=True):
+                pass
+        return str(refused.value)
+    with bitexact.run(name="walkthrough") as r:
+        pass
+    assert r.run_id is None and len(r.failures.gaps) == 1
+    return r.failures.gaps[0].detail
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_sdk_run_names_bitexact_home_when_it_is_a_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sdk_env: None, strict: bool) -> None:
+    """An SDK run under a BITEXACT_HOME that is a file said "<path> is a file, not a directory" without
+    naming the variable (only `bitexact` and a bare open_store() named it)."""
+    a_file = tmp_path / "not-a-directory"
+    a_file.write_text("x")
+    monkeypatch.setenv("BITEXACT_HOME", str(a_file))
+    said = _start_gap(strict)
+    assert "BITEXACT_HOME" in said and "is a file" in said, said
+
+
+def test_open_store_refuses_a_bitexact_home_name_too_long_naming_the_variable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """open_store() under a BITEXACT_HOME too long for the file system raised a bare OSError
+    ("[Errno 36] File name too long: ..."), not a StoreError, and named no variable."""
+    from bitexact.store import StoreError, open_store
+
+    monkeypatch.setenv("BITEXACT_HOME", str(tmp_path / TOO_LONG))
+    with pytest.raises(StoreError) as refused:
+        open_store().close()
+    assert "BITEXACT_HOME" in str(refused.value), str(refused.value)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_sdk_run_names_bitexact_home_when_the_name_is_too_long(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sdk_env: None, strict: bool) -> None:
+    """An SDK run under a BITEXACT_HOME too long for the file system declared "OSError: [Errno 36] File
+    name too long" without naming the variable."""
+    monkeypatch.setenv("BITEXACT_HOME", str(tmp_path / TOO_LONG))
+    said = _start_gap(strict)
+    assert "BITEXACT_HOME" in said, said
+
+
+def test_open_store_names_bitexact_home_when_its_directory_cannot_be_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A BITEXACT_HOME under a file ("cannot create the store directory <path>: Not a directory") did not
+    name the variable either."""
+    from bitexact.store import StoreError, open_store
+
+    (tmp_path / "a-file").write_text("x")
+    monkeypatch.setenv("BITEXACT_HOME", str(tmp_path / "a-file" / "home"))
+    with pytest.raises(StoreError) as refused:
+        open_store().close()
+    assert "BITEXACT_HOME" in str(refused.value), str(refused.value)
+
+
+def test_open_store_with_an_explicit_directory_names_the_directory_not_the_variable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other side of the rule: a directory passed in code is named as passed, never as the variable."""
+    from bitexact.store import StoreError, open_store
+
+    monkeypatch.setenv("BITEXACT_HOME", str(tmp_path / "elsewhere"))
+    a_file = tmp_path / "given"
+    a_file.write_text("x")
+    with pytest.raises(StoreError) as refused:
+        open_store(a_file).close()
+    assert "BITEXACT_HOME" not in str(refused.value) and str(a_file) in str(refused.value)
