@@ -91,9 +91,14 @@ def load_host_key(home: Path | str | None = None, *, create: bool = True) -> Hos
             f"host key {path} is inside the data directory {directory}: a copy of the store would carry "
             f"the key that opens its journals; set {ENV_VAR} to a path outside it"
         )
-    if create and not path.exists():
-        _create(path)
-    return HostKey(_read(path), path)
+    try:
+        if create and not path.exists():
+            _create(path)
+        return HostKey(_read(path), path)
+    except HostKeyError as exc:
+        if os.environ.get(ENV_VAR, "").strip():  # the file came from the setting: name the setting to fix
+            raise HostKeyError(f"{exc} (the file {ENV_VAR} names)") from None
+        raise
 
 
 def read_host_key(path: Path) -> HostKey:

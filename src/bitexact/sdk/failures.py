@@ -61,9 +61,11 @@ class Gap:
 def describe(exc: BaseException) -> str:
     """An exception as a gap states it: its type, and its message only where that holds no values."""
     from bitexact.config import SettingError
+    from bitexact.crypto.hostkey import HostKeyError
     from bitexact.recording.journal import JournalError
 
-    if isinstance(exc, (StoreError, OSError, JournalError, SettingError)):
+    # A host key error names the file and what is wrong with it, never the key.
+    if isinstance(exc, (StoreError, OSError, JournalError, SettingError, HostKeyError)):
         return f"{type(exc).__name__}: {exc}"
     return type(exc).__name__
 
