@@ -158,3 +158,25 @@ def test_the_default_host_key_problem_is_said_without_naming_an_unset_variable(
     warnings = [w for w in _large_record_warnings(home) if "cannot journal large entries" in w]
     assert len(warnings) == 1, warnings
     assert str(key) in warnings[0] and "hex" in warnings[0] and "BITEXACT_HOST_KEY" not in warnings[0], warnings
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_sdk_run_refuses_an_empty_home_naming_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sdk_env: None, strict: bool) -> None:
+    """README.md: "an empty `--home` ... is refused" (Path("") is the working directory). `bitexact.run(home="")`
+    put a store, the recorder key and journals in whatever directory the agent ran in."""
+    import bitexact
+    from bitexact.sdk import SdkArgumentError
+
+    monkeypatch.chdir(tmp_path)
+    if strict:
+        with pytest.raises(SdkArgumentError) as refused:
+            with bitexact.run(name="empty-home", home="", strict=True):
+                pass
+        assert refused.value.field == "home"
+    else:
+        with bitexact.run(name="empty-home", home=" ") as r:
+            pass
+        assert r.run_id is None and [list(gap.fields or {}) for gap in r.failures.gaps] == [["home"]], \
+            r.failures.gaps
+    assert list(tmp_path.iterdir()) == [], "a store or key landed in the working directory"

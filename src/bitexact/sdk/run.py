@@ -200,6 +200,10 @@ class Run:
                 self.journal_small = config.env_flag(JOURNAL_SMALL_ENV)
             if self.requested_run_id is not None:
                 _check_run_id(self.requested_run_id)
+            if isinstance(self._home_arg, str) and not self._home_arg.strip():
+                # Path("") is the working directory: the store and keys would land wherever the agent runs
+                raise SdkArgumentError("home is empty: name the data directory (or leave it None for "
+                                       "BITEXACT_HOME, else ~/.bitexact)", field="home")
             self.parent, bad_context = self._causal_parent()
             if self._recorder_arg is not None:
                 recorder = self._recorder_arg
