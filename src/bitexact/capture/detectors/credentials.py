@@ -234,8 +234,11 @@ class CredentialsDetector:
                 continue  # no name, or a longer one than any in the table
             if not is_credential_text_name(text[start:end]):
                 continue
-            if text.startswith(ALREADY_TOKENS, at + 1):
-                continue
+            after = at + 1
+            while after < len(text) and text[after] in " \t":
+                after += 1
+            if text.startswith(ALREADY_TOKENS, after):
+                continue  # already a token (after the white space "NAME = VALUE" puts before it)
             value = _VALUE.match(text, at + 1)
             span = self._value_span(value) if value else None
             if span:
@@ -267,7 +270,8 @@ class CredentialsDetector:
                 # Rescanned, and no JSON document (a Python repr, a log line): the object or array is
                 # replaced whole here, up to its closing bracket.
                 bracketed = _bracketed(text, colon.end())
-                if bracketed is not None:
+                # "[CREDENTIAL]" is itself bracketed: a value this scan already wrote is left as it is.
+                if bracketed is not None and text[bracketed[0] : bracketed[1]] not in ALREADY_TOKENS:
                     found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
 
     def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
