@@ -60,3 +60,33 @@ def test_a_collectors_credential_scrub_is_not_declared_again_by_the_recorder() -
     at_recorder = apply_policy(policy, "tool_call", at_collector.data, prior=at_collector.block)
     assert at_recorder.data == at_collector.data
     assert at_recorder.block is None
+
+
+# -- 2. NAME="..." whose quoted value holds an escaped quote, a line break, or is never closed -----------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('PASSWORD="hunter2\\"and more words"', "and more words"),  # a shell / .env escape
+        ('SECRET="line-one-abc\nline-two-xyz"\nUSER=ann', "line-two-xyz"),  # a .env multi-line value
+        ('SECRET="line-one-abc\nline-two-xyz"\nUSER=ann', "line-one-abc"),
+        ('ERROR bad config: token="tok-abc-123', "tok-abc-123"),  # cut short: a truncated log line
+        ("ERROR bad config: password='hunter2-secret", "hunter2-secret"),
+        ("{'password': 'hunter2-secret", "hunter2-secret"),  # a truncated Python repr
+        ('{"password": "hunter2-secret', "hunter2-secret"),
+    ],
+)
+def test_a_quoted_credential_value_is_scrubbed_whole(text: str, secret: str) -> None:
+    # docs/capture.md, credentials: NAME=VALUE "the value ends at white space or ... or is quoted". A
+    # quoted value with a backslash-escaped quote kept everything after the escape; one holding a line
+    # break (a .env multi-line value, a PEM) or never closed matched no value at all and was stored whole.
+    assert secret not in _stored({"tool": "cfg", "result": text})
+    scrubbed, found = scrub_text(load_policy(), text)
+    assert secret not in scrubbed and found == {"credentials": 1}
+
+
+def test_a_closed_quoted_value_is_scrubbed_up_to_its_quote_only() -> None:
+    # What follows the closing quote is evidence the policy did not ask to destroy.
+    scrubbed, _ = scrub_text(load_policy(), 'PASSWORD="a\\"b" USER="ann" ORDER=42')
+    assert scrubbed == 'PASSWORD="[CREDENTIAL]" USER="ann" ORDER=42'

@@ -7,7 +7,9 @@ a credential is found as:
 * ``NAME=VALUE`` - a query string, a command line, a config line; the name
   may be URL-encoded (``api%5Fkey``), dotted (``db.password``: its last part
   is compared) or flagged (``--password``); the value ends at white space or
-  ``& ; , " ' < > # ) ] }``, or is quoted;
+  ``& ; , " ' < > # ) ] }``, or is quoted (to the closing quote, past an
+  escaped one and across lines; a quote never closed opens the value all
+  the same);
 * ``"NAME": VALUE`` / ``'NAME': VALUE`` - a JSON-like or Python-repr mapping
   in text;
 * ``NAME: VALUE`` at the start of a line - a header or config line; the rest
@@ -111,13 +113,17 @@ _NAME_ALT = "|".join(re.escape(k) for k in sorted(CREDENTIAL_KEYS, key=len, reve
 _EQ = re.compile("=")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_%.-")
 _MAX_NAME = 96
-_VALUE = re.compile(r"""[ \t]*(?:"([^"\x00\n]*)"|'([^'\x00\n]*)'|([^\s&;,"'<>#)\]}\x00]+))""")
+# A quoted value reads to its closing quote, past an escaped quote and across lines (a .env or shell
+# value, as "NAME": "..." reads); a quote never closed (a line cut short) still opens a value.
+_VALUE = re.compile(
+    r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|["']?([^\s&;,"'<>#)\]}\x00]+))"""
+)
 # A quoted name, then JSON's white space, then the colon: pretty printers write `"password" : "x"`.
 _DQ_COLON = re.compile('"[ \t\r\n]*:')
 _SQ_COLON = re.compile("'[ \t\r\n]*:")
 _QUOTED_NAME = re.compile(r"""(["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
 _COLON_VALUE = re.compile(
-    r"""[ \t\r\n]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|([^\s,;}\])"'\x00{\[]+))"""
+    r"""[ \t\r\n]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|["']?([^\s,;}\])"'\x00{\[]+))"""
 )
 _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # A YAML sequence item ("- password: x") opens with "- ": the name after it is a mapping key all the same.
