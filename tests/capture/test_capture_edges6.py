@@ -8,12 +8,17 @@ SDK run, whose stored entry is read back. No test depends on machine speed.
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bitexact.canon import canonicalize
 from bitexact.capture import apply_policy, load_policy, scrub_text
+from bitexact.recording import Recorder
+from bitexact.store import Store
 
 CARD = "4111111111111111"
 
@@ -90,3 +95,36 @@ def test_a_closed_quoted_value_is_scrubbed_up_to_its_quote_only() -> None:
     # What follows the closing quote is evidence the policy did not ask to destroy.
     scrubbed, _ = scrub_text(load_policy(), 'PASSWORD="a\\"b" USER="ann" ORDER=42')
     assert scrubbed == 'PASSWORD="[CREDENTIAL]" USER="ann" ORDER=42'
+
+
+# -- 3. tuples and container subclasses handed to the write path are stored unscanned ----------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"tool": "pay", "args": (CARD,)},
+        {"tool": "pay", "args": ["ok", (CARD,)]},
+        {"tool": "pay", "args": {"cards": (CARD,)}},
+        {"tool": "pay", "args": [OrderedDict(card=CARD)]},
+        {"tool": "pay", "args": ({"password": "hunter2-secret"},)},
+    ],
+)
+def test_a_tuple_or_container_subclass_is_scanned_like_a_list_or_object(data: dict[str, Any]) -> None:
+    # canonicalize writes a tuple as an array and a dict or list subclass as what it is, so the entry
+    # stores them; the walk (and the clean-step shortcut) only descended into exact dicts and lists, and
+    # kept these as captured - card number and password in the clear, with no capture block.
+    stored = _stored(data)
+    assert CARD not in stored and "hunter2-secret" not in stored
+
+
+def test_a_tuple_handed_to_the_write_path_never_reaches_the_store(
+    recorder: Recorder, store: Store, home: Path
+) -> None:
+    writer = recorder.start()
+    result = writer.append("tool_call", {"tool": "pay", "args": ["ok", (CARD, "4111 1111 1111 1111")]})
+    entry = store.entry(writer.run_id, result.step)
+    assert entry["capture"]["fields"]["args"]["found"] == {"pan": 2}
+    raw = b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
+    assert CARD.encode() not in raw and b"4111 1111 1111 1111" not in raw
+    assert json.dumps(entry["data"]["args"]) == '["ok", ["[PAN ****1111]", "[PAN ****1111]"]]'

@@ -102,8 +102,8 @@ class _Texts:
                 raise _Unclean  # a [name, value] pair whose value is replaced whole
             for item in value:
                 self.value(item, context, depth + 1)
-        elif isinstance(value, (dict, list)):
-            raise _Unclean  # a subclass: the walk decides what it makes of it
+        elif isinstance(value, (dict, list, tuple)):
+            raise _Unclean  # a subclass or a tuple: the walk decides what it makes of it
         else:
             self.scalar(value, context)
 

@@ -48,6 +48,8 @@ _SIZE_BLOCK = 1024  # texts whose sizes are summed at once when a batch is cut i
 BYTES_KEY = "b64"
 """A key holding base64 bytes: no detector reads them; declared unscanned."""
 _KEY = object()  # marks a text that is an object key, not a value
+CONTAINERS = (dict, list, tuple)
+"""What the walk descends into: canonical JSON writes a tuple as an array, and a subclass as its base."""
 
 
 def replaced_whole(scanner: Scanner, key: Any, value: Any) -> bool:
@@ -253,7 +255,7 @@ class Walk:
             self.hash_only.append(HashOnly(chain, value, source, self._linkable(source), self.unit))
             self.writable(container)[key] = HASH_ONLY_PLACEHOLDER
             return
-        if isinstance(value, (dict, list)):
+        if isinstance(value, CONTAINERS):
             inner = self._enter(value, container, key, depth)
             if mode == SCRUB and self.uniform:
                 self._scrub_tree(value, inner, chain, source, key if text_key else None, depth + 1)
@@ -283,7 +285,7 @@ class Walk:
         if mode == SCRUB and self._credential_pair(value, position, source):
             return
         for index, item in enumerate(value):
-            if isinstance(item, (dict, list)):
+            if isinstance(item, CONTAINERS):
                 inner = self._enter(item, position, index, depth)
                 self._mixed(item, inner, (*chain, (position, index)), rule, hint, mode, source, context, depth + 1)
             elif mode == SCRUB:
@@ -341,7 +343,7 @@ class Walk:
                 elif kind is int:
                     if floor is not None and (item >= floor or -item >= floor):
                         add(str(item), position, key, source, key if text_key else None)
-                elif kind is dict or kind is list:
+                elif kind is dict or kind is list or isinstance(item, CONTAINERS):
                     inner = self._enter(item, position, key, depth)
                     self._scrub_tree(item, inner, (*chain, (position, key)), source, key if text_key else None,
                                      depth + 1)
@@ -357,7 +359,7 @@ class Walk:
             elif kind is int:
                 if floor is not None and (item >= floor or -item >= floor):
                     add(str(item), position, index, source, context)
-            elif kind is dict or kind is list:
+            elif kind is dict or kind is list or isinstance(item, CONTAINERS):
                 inner = self._enter(item, position, index, depth)
                 self._scrub_tree(item, inner, (*chain, (position, index)), source, context, depth + 1)
             elif kind is float or isinstance(item, (str, int)):  # a float, or a subclass (see _scalar)

@@ -104,7 +104,7 @@ def holds_credential(value: Any) -> bool:
         return False
     if isinstance(value, str):
         return value != "" and value not in ALREADY_TOKENS
-    if isinstance(value, (dict, list)):
+    if isinstance(value, (dict, list, tuple)):
         return len(value) > 0
     return True
 
