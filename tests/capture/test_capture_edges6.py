@@ -15,9 +15,12 @@ from typing import Any
 
 import pytest
 
+import bitexact
 from bitexact.canon import canonicalize
 from bitexact.capture import apply_policy, load_policy, scrub_text
+from bitexact.crypto import chain_hash
 from bitexact.recording import Recorder
+from bitexact.sdk import close_stores
 from bitexact.store import Store
 
 CARD = "4111111111111111"
@@ -25,7 +28,11 @@ CARD = "4111111111111111"
 
 def _stored(data: dict[str, Any]) -> str:
     """What apply_policy under the shipped default stores for one tool_call, as canonical JSON."""
-    return canonicalize(apply_policy(load_policy(), "tool_call", data).data).decode()
+    return _stored_as(data, "tool_call")
+
+
+def _stored_as(data: dict[str, Any], kind: str) -> str:
+    return canonicalize(apply_policy(load_policy(), kind, data).data).decode()
 
 
 # -- 1. applying the policy twice: a credential token written after white space is scrubbed again ----------
@@ -128,3 +135,53 @@ def test_a_tuple_handed_to_the_write_path_never_reaches_the_store(
     raw = b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
     assert CARD.encode() not in raw and b"4111 1111 1111 1111" not in raw
     assert json.dumps(entry["data"]["args"]) == '["ok", ["[PAN ****1111]", "[PAN ****1111]"]]'
+
+
+# -- 4. a context's content_hash whose hex digits read as a card number ------------------------------------
+
+
+def _tripping_text(alg: str) -> str:
+    """A text whose context content_hash (under ``alg``) holds a digit run the pan detector takes for a card."""
+    policy = load_policy()
+    for n in range(100_000):
+        text = f"doc {n}"
+        if scrub_text(policy, chain_hash(alg, canonicalize({"text": text})))[1]:
+            return text
+    raise AssertionError("no such text")  # about one digest in 200 trips it
+
+
+def test_a_context_hash_is_not_scrubbed_as_a_card_number(home: Path) -> None:
+    # docs/capture.md: "A context's content_hash is the hash of its content as stored". A hex digest holds a
+    # run of 12+ decimal digits that passes an issuer prefix and Luhn about once in 200 digests; the policy
+    # scrubbed it as a card ("29df...c[PAN ****4967]ed84..."), destroying the hash of content it stored
+    # untouched - a false positive no rule asked for.
+    text = _tripping_text("blake2b-256")
+    with bitexact.run(name="review-capture6", home=home) as r:
+        entry = dict(r.context("policy-doc", text))
+    close_stores()
+    assert entry["data"]["content"] == {"text": text}
+    assert entry["data"]["content_hash"] == chain_hash(entry["alg"], canonicalize({"text": text}))
+    assert "capture" not in entry
+
+
+def test_a_context_hash_is_still_made_again_when_its_content_is_scrubbed() -> None:
+    text = _tripping_text("blake2b-256")
+    content = {"text": text, "card": CARD}
+    data = {"name": "doc", "content": content, "content_hash": chain_hash("blake2b-256", canonicalize(content))}
+    captured = apply_policy(load_policy(), "context", data)
+    assert captured.data["content"]["card"] == "[PAN ****1111]"
+    assert captured.data["content_hash"] == chain_hash("blake2b-256", canonicalize(captured.data["content"]))
+    assert "content_hash" not in captured.block["fields"]
+
+
+def test_a_context_hash_that_is_no_hash_of_its_content_is_still_scanned() -> None:
+    # Only the content's own hash is exempt: a source's arbitrary text in the field is read as any field is.
+    data = {"name": "doc", "content": {"text": "x"}, "content_hash": CARD}
+    assert CARD not in _stored_as(data, "context")
+
+
+def test_a_context_hash_under_a_hash_only_hint_is_still_kept_hash_only() -> None:
+    content = {"text": "x"}
+    data = {"name": "doc", "content": content, "content_hash": chain_hash("blake2b-256", canonicalize(content))}
+    captured = apply_policy(load_policy(), "context", data, hints={"content_hash": "hash-only"})
+    assert captured.data["content_hash"] == "[hash-only]"

@@ -143,6 +143,10 @@ def apply_policy(
     else:
         deadline = Deadline.for_size(policy.budget_ms, size, clock)
     skip = _settled_paths(prior)
+    if kind == "context" and _at_most_scrubbed(rules, parsed, "content_hash") and _own_content_hash(data, alg):
+        # The hash of content the policy reads anyway holds nothing of its own, and its hex digits read as a
+        # card number about once in 200 digests: left as it is, and made again if the content changes.
+        skip = skip | {"content_hash"}
     if (
         not parsed
         and not skip
@@ -271,6 +275,23 @@ def _context_hash_as_stored(out: dict[str, Any], fields: dict[str, dict[str, Any
     # In place, every other key where it was: backfill pairs stored fields with the policy's by position.
     return {key: (digest if key == "content_hash" else value) for key, value in out.items()
             if key != "content_hash" or digest is not None}
+
+
+def _at_most_scrubbed(rules: StepRules, hints: tuple[Hint, ...], key: str) -> bool:
+    """Whether no rule or hint keeps the top-level ``key`` more strictly than a scrub (hash-only)."""
+    rule = min(rules.star, rules.by_key.get(key, NONE), rules.by_name.get(key, NONE))
+    return rules.mode(rule) <= SCRUB and all(h.segments[0] != key or h.strictness <= SCRUB for h in hints)
+
+
+def _own_content_hash(data: dict[str, Any], alg: str) -> bool:
+    """Whether a ``context``'s ``content_hash`` is exactly the ``alg`` hash of its ``content``."""
+    claimed = data.get("content_hash")
+    if type(claimed) is not str or "content" not in data:
+        return False
+    try:
+        return claimed == chain_hash(alg, canonicalize(data["content"]))
+    except CanonicalizationError:
+        return False
 
 
 def _present(data: dict[str, Any], segments: tuple[str, ...]) -> bool:
