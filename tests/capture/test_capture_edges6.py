@@ -187,8 +187,6 @@ def test_a_context_hash_under_a_hash_only_hint_is_still_kept_hash_only() -> None
     assert captured.data["content_hash"] == "[hash-only]"
 
 
-@pytest.mark.xfail(strict=True, reason="identity's workflow_digest is scanned as any field: its recipe (the SDK's "
-                   "COMPOSITION) lives above the capture layer, so exempting it is a design decision")
 def test_an_identity_workflow_digest_is_not_scrubbed_as_a_card_number(home: Path) -> None:
     # docs/sdk.md: "a reader recomputes it from the entry's own fields". About one digest in 200 has its hex
     # digits scrubbed as a card number ("4841...5fd[PAN ****8880]a69c..."), which no reader can recompute.

@@ -44,6 +44,7 @@ from bitexact.capture.scan import DetectorFailed
 from bitexact.capture.walk import HINT, SCRUB, Walk
 from bitexact.crypto import ALGORITHMS, chain_hash
 from bitexact.errors import CanonicalizationError
+from bitexact.evidence.identity import workflow_digest
 from bitexact.gcpause import gc_paused
 
 _PAUSE_GC_FROM = 256 * 1024
@@ -143,10 +144,12 @@ def apply_policy(
     else:
         deadline = Deadline.for_size(policy.budget_ms, size, clock)
     skip = _settled_paths(prior)
-    if kind == "context" and _at_most_scrubbed(rules, parsed, "content_hash") and _own_content_hash(data, alg):
-        # The hash of content the policy reads anyway holds nothing of its own, and its hex digits read as a
-        # card number about once in 200 digests: left as it is, and made again if the content changes.
-        skip = skip | {"content_hash"}
+    own = _own_digest(kind, data, alg)
+    if own is not None and _at_most_scrubbed(rules, parsed, own):
+        # A hash of the step's own fields holds nothing of its own (the policy reads those fields anyway),
+        # and its hex digits read as a card number about once in 200 digests: left as it is. A context's
+        # content_hash is made again if the content changes.
+        skip = skip | {own}
     if (
         not parsed
         and not skip
@@ -283,15 +286,22 @@ def _at_most_scrubbed(rules: StepRules, hints: tuple[Hint, ...], key: str) -> bo
     return rules.mode(rule) <= SCRUB and all(h.segments[0] != key or h.strictness <= SCRUB for h in hints)
 
 
-def _own_content_hash(data: dict[str, Any], alg: str) -> bool:
-    """Whether a ``context``'s ``content_hash`` is exactly the ``alg`` hash of its ``content``."""
-    claimed = data.get("content_hash")
-    if type(claimed) is not str or "content" not in data:
-        return False
+def _own_digest(kind: str, data: dict[str, Any], alg: str) -> str | None:
+    """The top-level key holding exactly the ``alg`` digest the evidence defines over the step's own fields:
+    a ``context``'s ``content_hash`` (of its ``content``), an ``identity``'s ``workflow_digest`` (of its
+    composition fields); None when there is none, or it is not that digest."""
+    key = {"context": "content_hash", "identity": "workflow_digest"}.get(kind)
+    claimed = data.get(key) if key is not None else None
+    if type(claimed) is not str:
+        return None
     try:
-        return claimed == chain_hash(alg, canonicalize(data["content"]))
+        if kind == "context":
+            expected = chain_hash(alg, canonicalize(data["content"])) if "content" in data else None
+        else:
+            expected = workflow_digest(data, alg)
     except CanonicalizationError:
-        return False
+        return None
+    return key if claimed == expected else None
 
 
 def _present(data: dict[str, Any], segments: tuple[str, ...]) -> bool:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from bitexact.canon import canonicalize
+from bitexact.evidence.identity import COMPOSITION as COMPOSITION  # re-exported: the recipe is the evidence layer's
+from bitexact.evidence.identity import workflow_digest as workflow_digest
 
 FIELDS: Final[tuple[str, ...]] = (
     "principal", "agent_id", "delegation_from", "scope", "policy_version", "prompt_pack_version",
@@ -40,11 +42,6 @@ ENUMS: Final[dict[str, tuple[str, ...]]] = {
 NOT_EMPTY: Final[frozenset[str]] = frozenset({"on_behalf_of", "authority_ref"})
 NEEDS_PARTY: Final[tuple[str, ...]] = ("on_behalf_of_type", "authority_ref")
 COMPUTED: Final[str] = "workflow_digest"
-COMPOSITION: Final[tuple[str, ...]] = (
-    "workflow", "workflow_version", "policy_version", "prompt_pack_version", "model_version", "code",
-)
-"""What the workflow is made of, and so what its digest covers: not who runs it (principal, parties), nor
-where (environment), nor which run of it (workflow_instance)."""
 DROPPED_NO_KEY: Final[str] = "dropped: no capture key"
 
 
@@ -107,21 +104,6 @@ def apply_identity_rule(data: Mapping[str, Any]) -> IdentityVerdict:
                 values[name] = kept.pop(name)
     ordered = {name: refused[name] for name in sorted(refused)}
     return IdentityVerdict(kept, ordered, {name: values[name] for name in sorted(values)})
-
-
-def workflow_digest(kept: Mapping[str, Any], alg: str) -> str | None:
-    """The digest of the workflow's composition: ``alg`` over the canonical JSON of the kept
-    :data:`COMPOSITION` fields, or None when no ``workflow`` was kept.
-
-    Two runs with the same digest ran the same workflow, at the same
-    version, under the same policy, prompts, model and code, whoever ran
-    them and wherever; a reader recomputes it from the entry's own fields.
-    """
-    if "workflow" not in kept:
-        return None
-    from bitexact.crypto import chain_hash
-
-    return chain_hash(alg, canonicalize({name: kept[name] for name in COMPOSITION if name in kept}))
 
 
 def withheld(values: Mapping[str, Any], key: CaptureKey | None) -> dict[str, Any]:
