@@ -9,6 +9,7 @@ SDK run, whose stored entry is read back. No test depends on machine speed.
 from __future__ import annotations
 
 import json
+import re
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -199,3 +200,40 @@ def test_an_identity_workflow_digest_is_not_scrubbed_as_a_card_number(home: Path
         entry = dict(r.identity(workflow=name))
     close_stores()
     assert entry["data"]["workflow_digest"] == workflow_digest({"workflow": name}, entry["alg"])
+
+
+def _digest_holding_a_card_run() -> str:
+    """A real SHA-256 hex digest whose digits hold a run that passes an issuer prefix and the Luhn check."""
+    import hashlib
+
+    from bitexact.capture.detectors.pan import is_pan
+
+    for n in range(100_000):
+        digest = hashlib.sha256(f"commit {n}".encode()).hexdigest()
+        for run in re.findall(r"\d{12,19}", digest):
+            if is_pan(run):
+                return digest
+    raise AssertionError("no digest found")
+
+
+def test_a_hex_digest_in_agent_data_is_never_scrubbed_as_a_card_number() -> None:
+    """About one SHA-256 digest in 200 (a git commit id, a content hash in a tool's result) holds a digit run
+    that passes an issuer prefix and Luhn: it was scrubbed to `...[PAN ****1234]...`, destroying the hash."""
+    policy = load_policy()
+    digest = _digest_holding_a_card_run()
+    for text in (digest, f"commit {digest} merged", digest[:40], json.dumps({"sha": digest})):
+        assert scrub_text(policy, text) == (text, {}), text
+    stored = _stored({"tool": "git_log", "result": {"head": digest}})
+    assert digest in stored and "[PAN" not in stored
+
+
+@pytest.mark.parametrize("text", [
+    "card 4111111111111111 on file",
+    "ref:4111111111111111",
+    "Visa4111111111111111",  # a hex letter beside it, but no digest: 'a' alone
+    "cafe4111111111111111",  # hex letters beside it, 20 hex characters: no digest
+    "4111111111111111" + "x" * 40,  # 56 characters, not all hex
+])
+def test_a_card_number_beside_letters_that_make_no_digest_is_still_scrubbed(text: str) -> None:
+    scrubbed, found = scrub_text(load_policy(), text)
+    assert found.get("pan") == 1 and "4111111111111111" not in scrubbed, scrubbed

@@ -6,7 +6,8 @@ in a row), in any script's decimal digits. Within a run, every window of
 whole consecutive groups holding 12 to 19 digits is considered, so a card
 number written next to other numbers ("4111 1111 1111 1111 123") is found;
 a run of digits with no separator is one group and is never cut. The digits
-of a decimal fraction (after ``0.``) are not a candidate. A window
+of a decimal fraction (after ``0.``) are not a candidate, nor is a group of
+digits inside a hex digest of 32 or more characters (:func:`in_hex_digest`). A window
 is a card number when its issuer prefix allows its length and the Luhn check
 passes. From each group, the longest window that is a card number wins,
 and the search goes on after it.
@@ -163,6 +164,33 @@ def _groups_needed(tally: Any, reached: Callable[[int], bool], otherwise: int) -
     return otherwise
 
 
+HEX_DIGEST_CHARS = 32
+"""The shortest hex digest (MD5); SHA-1, SHA-256 and BLAKE2b-256 digests, git object ids, are longer."""
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def in_hex_digest(text: str, start: int, end: int) -> bool:
+    """Whether the digits ``text[start:end]`` are part of a hex digest: a run of at least
+    :data:`HEX_DIGEST_CHARS` hex characters, with a hex letter right beside the digits.
+
+    About one SHA-256 digest in 200 holds a digit run that passes an issuer
+    prefix and the Luhn check: scrubbing it would destroy a hash (a commit id,
+    a content hash) the evidence means to keep. A card number is never written
+    glued to hex letters, so a run with a hex letter on neither side is read
+    as any other.
+    """
+    before = start > 0 and text[start - 1] in _HEX
+    after = end < len(text) and text[end] in _HEX
+    if not (before or after):
+        return False
+    left, right = start, end
+    while left > 0 and text[left - 1] in _HEX and end - left < HEX_DIGEST_CHARS:
+        left -= 1
+    while right < len(text) and text[right] in _HEX and right - left < HEX_DIGEST_CHARS:
+        right += 1
+    return right - left >= HEX_DIGEST_CHARS
+
+
 class _GroupLuhn(dict[str, int]):
     """What a group of ASCII digits adds to a Luhn sum ending with its last digit, mod 10."""
 
@@ -226,7 +254,7 @@ class PanDetector:
             run, base = run[after.start():], base + after.start()
         if run.isdecimal():
             # One group of digits: a card number only if it is all of it.
-            if MIN_DIGITS <= len(run) <= MAX_DIGITS:
+            if MIN_DIGITS <= len(run) <= MAX_DIGITS and not in_hex_digest(text, base, base + len(run)):
                 self.candidates += 1
                 digits = ascii_digits(run)
                 if is_pan(digits):
