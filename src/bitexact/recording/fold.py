@@ -181,7 +181,11 @@ def _gather(paths: list[Path], slots: list[Path], run_id: str, host_key: HostKey
             unreadable[path.name] = str(exc)
             continue
         for slot in opened:
-            if slot.record is None:
+            if slot.record is None and slot.foreign:
+                # Whole, under another host key (the recording's BITEXACT_HOST_KEY not set here): an entry
+                # whose call may have returned, kept (with its file) for a repair under that key.
+                unreadable[slot.name] = slot.problem or "sealed under another host key"
+            elif slot.record is None:
                 discarded.append(slot.name)  # its write was cut short: that call never returned
             else:
                 found.append(_Orphan(slot.name, slot.record))

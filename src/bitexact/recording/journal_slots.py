@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Final
 
 from bitexact.crypto.hostkey import HostKey
-from bitexact.crypto.sealed import FileKey, new_file_key, seal_pieces
+from bitexact.crypto.sealed import FileKey, WrongHostKeyError, new_file_key, seal_pieces
 from bitexact.recording.journal import (
     PURPOSE,
     JournalError,
@@ -67,6 +67,8 @@ class SlotRecord:
     index: int
     record: JournalRecord | None
     problem: str | None = None
+    foreign: bool = False
+    """It does not open because it was sealed under another host key: whole, not a write cut short."""
 
     @property
     def name(self) -> str:
@@ -255,7 +257,8 @@ def read_slots(path: Path, host_key: HostKey) -> list[SlotRecord]:
         try:
             found.append(SlotRecord(path, index, parse_journal(blob, host_key, where)))
         except JournalError as exc:
-            found.append(SlotRecord(path, index, None, str(exc)))
+            foreign = isinstance(exc.__cause__, WrongHostKeyError)
+            found.append(SlotRecord(path, index, None, str(exc), foreign=foreign))
     return found
 
 

@@ -1,0 +1,91 @@
+"""kill -9 edges of the one write path (the sixth review): journals, slots and repair after a real crash.
+
+Every crash here is a REAL subprocess killed with SIGKILL at a chosen point: an agent that says each
+time a record call has returned (and holds the store's write lock, so its entries stay in their
+journals), or the real CLI paused at a chosen call (it prints ``PAUSED`` and blocks reading its
+stdin, a pipe). No sleeps, no timing.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from store.pausing import bx, cli_env, stored
+
+from bitexact.recording.journal import journal_dir
+from bitexact.recording.journal_slots import slot_files
+
+# An agent recording small entries into journal slots while it holds the store's write lock (as a
+# stopped writer would), so every entry whose call returned is only in its slot; killed with SIGKILL.
+AGENT = r"""
+import fcntl, os, sys, time
+import bitexact
+from bitexact import config
+
+count = int(sys.argv[1])
+with bitexact.run(name="killed", journal_small=True) as r:
+    r.record("marker", {"note": "start"}).result(60)
+    print(f"run {r.run_id}", flush=True)
+    fd = os.open(config.home() / "bitexact.db.lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    for n in range(count):
+        r.record("marker", {"note": f"entry {n}", "n": n})
+        print(f"returned {n}", flush=True)
+    print("ready", flush=True)
+    time.sleep(600)
+"""
+
+
+def _killed_agent(home: Path, count: int) -> tuple[str, list[int]]:
+    """Run the agent until every one of ``count`` calls returned, SIGKILL it; its run id and the calls that returned."""
+    script = home.parent / "slots_agent.py"
+    script.write_text(AGENT)
+    home.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([sys.executable, str(script), str(count)], env=cli_env(home), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run_id, returned = "", []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("run "):
+                run_id = line.split()[1]
+            elif line.startswith("returned "):
+                returned.append(int(line.split()[1]))
+            elif line.strip() == "ready":
+                break
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(60)
+    assert run_id and returned == list(range(count)), proc.stderr.read() if proc.stderr else ""
+    return run_id, returned
+
+
+def _ns(home: Path, run_id: str) -> list[int]:
+    return [e["data"]["n"] for e in stored(home, run_id) if e["kind"] == "marker" and "n" in e.get("data", {})]
+
+
+def test_a_repair_under_another_host_key_never_deletes_the_slots_of_returned_calls(home: Path) -> None:
+    """A slot that does not open under the host key in force was taken for a torn write ("its call never
+    returned") and discarded with its slots file, though it was sealed whole under another host key (an
+    operator's shell without the agent's BITEXACT_HOST_KEY): every entry whose call returned was then
+    deleted for good, while a journal file in the same case is named unreadable and kept."""
+    run_id, returned = _killed_agent(home, 4)
+    assert slot_files(journal_dir(home, run_id)), "the entries wait in the run's slots file"
+    other = home.parent / "other.host.key"
+    other.write_text(secrets.token_hex(32) + "\n")
+    other.chmod(0o600)
+    env = {**cli_env(home), "BITEXACT_HOST_KEY": str(other)}
+    wrong = subprocess.run([str(Path(sys.executable).with_name("bitexact")), "repair", run_id, "--by", "ops",
+                            "--note", "agent died"], env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert "Traceback" not in wrong.stderr, wrong.stderr
+    right = bx(home, "repair", run_id, "--by", "ops", "--note", "agent died, with the host key")
+    assert right.returncode == 0, right.stdout + right.stderr
+    assert _ns(home, run_id) == returned, (
+        f"calls {returned} returned; after a repair under another host key, then one under the run's own,"
+        f" the chain holds {_ns(home, run_id)}")
