@@ -89,3 +89,64 @@ def test_a_repair_under_another_host_key_never_deletes_the_slots_of_returned_cal
     assert _ns(home, run_id) == returned, (
         f"calls {returned} returned; after a repair under another host key, then one under the run's own,"
         f" the chain holds {_ns(home, run_id)}")
+
+
+# An agent that forks a worker (which records nothing and outlives it), then records into its slots
+# while holding the store's write lock; the test kills the agent with SIGKILL and leaves the worker.
+FORKING_AGENT = r"""
+import fcntl, os, sys, time
+import bitexact
+from bitexact import config
+
+with bitexact.run(name="forking", journal_small=True) as r:
+    r.record("marker", {"note": "start"}).result(60)
+    print(f"run {r.run_id}", flush=True)
+    worker = os.fork()
+    if worker == 0:
+        time.sleep(600)  # a pool worker, say: it records nothing and runs on after its parent dies
+        os._exit(0)
+    print(f"worker {worker}", flush=True)
+    fd = os.open(config.home() / "bitexact.db.lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    for n in range(3):
+        r.record("marker", {"note": f"entry {n}", "n": n})
+        print(f"returned {n}", flush=True)
+    print("ready", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_worker_forked_by_a_killed_agent_does_not_keep_repair_refused(home: Path) -> None:
+    """A child forked while the run was open inherited the descriptor of the run's live lock (flock), so
+    after the agent was killed with SIGKILL the lock stayed held by a process that records nothing:
+    `bitexact repair` refused ("still being recorded by a live process") for as long as the worker lived,
+    and the entries whose calls had returned stayed out of the chain."""
+    script = home.parent / "forking_agent.py"
+    script.write_text(FORKING_AGENT)
+    home.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([sys.executable, str(script)], env=cli_env(home), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run_id, worker, returned = "", 0, []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("run "):
+                run_id = line.split()[1]
+            elif line.startswith("worker "):
+                worker = int(line.split()[1])
+            elif line.startswith("returned "):
+                returned.append(int(line.split()[1]))
+            elif line.strip() == "ready":
+                break
+        os.kill(proc.pid, signal.SIGKILL)
+        assert proc.wait(60) == -signal.SIGKILL
+        assert worker and returned == [0, 1, 2], proc.stderr.read() if proc.stderr else ""
+        repaired = bx(home, "repair", run_id, "--by", "ops", "--note", "agent died")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(60)
+        if worker:
+            os.kill(worker, signal.SIGKILL)  # our grandchild: not waitable here, reaped by init
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
+    assert _ns(home, run_id) == returned, f"calls {returned} returned; the chain holds {_ns(home, run_id)}"

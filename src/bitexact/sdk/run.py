@@ -408,6 +408,15 @@ class Run:
         self.open = False
         self._accepting = False
         self._forked = True
+        # The child's copy of the live lock's descriptor: closed (never unlocked), so that the flock,
+        # which lasts while any descriptor of the open file does, ends with the parent's. A child kept
+        # alive after the parent was killed must not keep `bitexact repair` refused.
+        fd, self._live_lock, self._lock_released = self._live_lock, None, True
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def _closed(self, kind: str) -> RecordHandle:
         if self._forked:
