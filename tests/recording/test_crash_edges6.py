@@ -8,6 +8,7 @@ stdin, a pipe). No sleeps, no timing.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
@@ -15,10 +16,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from store.pausing import bx, cli_env, stored
+import pytest
+from store.pausing import bx, cli_env, kill_at, stored
 
+from bitexact.crypto.hostkey import load_host_key
 from bitexact.recording.journal import journal_dir
-from bitexact.recording.journal_slots import slot_files
+from bitexact.recording.journal_slots import read_slots, slot_files
 
 # An agent recording small entries into journal slots while it holds the store's write lock (as a
 # stopped writer would), so every entry whose call returned is only in its slot; killed with SIGKILL.
@@ -150,3 +153,24 @@ def test_a_worker_forked_by_a_killed_agent_does_not_keep_repair_refused(home: Pa
             os.kill(worker, signal.SIGKILL)  # our grandchild: not waitable here, reaped by init
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr
     assert _ns(home, run_id) == returned, f"calls {returned} returned; the chain holds {_ns(home, run_id)}"
+
+
+@pytest.mark.xfail(strict=True, reason="a store redaction removes the kept copies of journal files (.folded-/.folding-"
+                   "<step>), but a slot holds no step in its name: finding its copy needs the host key and the fold's"
+                   " content match, a design decision (see the review report)")
+def test_a_completed_redaction_leaves_no_readable_copy_in_a_slot_a_killed_repair_kept(home: Path) -> None:
+    """A `bitexact repair` killed after folding the slots of a killed agent (before its repair entry, which
+    is when journals go) keeps the slots file. A `bitexact redact` of a folded entry's value then completes
+    (claim, removal, exit 0), yet the slot still opens to the destroyed value (`bitexact capture journal
+    FILE#N --show` prints it) until a later repair: docs/sdk.md removes the kept copies of journal files
+    only (`.folded-` and `.folding-<step>`)."""
+    run_id, _ = _killed_agent(home, 2)
+    kill_at(home, "bitexact.recording.fold:record_repair", "before",
+            ["repair", run_id, "--by", "ops", "--note", "agent died"])
+    (step,) = [e["step"] for e in stored(home, run_id) if e["kind"] == "marker" and e["data"].get("n") == 0]
+    done = bx(home, "redact", run_id, "--field", f"{step}:note", "--by", "dpo", "--reason", "erasure request")
+    assert done.returncode == 0, done.stdout + done.stderr
+    host_key = load_host_key(home, create=False)
+    copies = [slot.name for path in slot_files(journal_dir(home, run_id)) for slot in read_slots(path, host_key)
+              if slot.record is not None and "entry 0" in json.dumps(slot.record.data)]
+    assert not copies, f"step {step}:note was redacted, but {copies} still open to the destroyed value"
