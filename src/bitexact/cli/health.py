@@ -9,11 +9,11 @@ import os
 import sys
 
 import click
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import console, print_json
+from bitexact.cli.output import console, plain, print_json
 from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
 from bitexact.store import DB_NAME, StoreError
 
@@ -65,7 +65,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     table.add_column("message", overflow="fold")
     for finding in report.findings:
         colour = "red" if finding.level == "critical" else "yellow"
-        table.add_row(f"[{colour}]{finding.level}[/]", finding.name, escape(finding.run_id or ""),
-                      escape(finding.message))
+        # Run ids and messages quote recorded data (a field path is an entry's key): plain text, with
+        # control characters written as escapes, so nothing recorded can clear or retitle the terminal.
+        table.add_row(Text(finding.level, style=colour), finding.name, Text(plain(finding.run_id or "")),
+                      Text(plain(finding.message)))
     console.print(table)
     sys.exit(report.exit_code())

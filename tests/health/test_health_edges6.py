@@ -1,0 +1,56 @@
+"""`bitexact health` edges (the sixth review): each test is a bug it found, fixed.
+
+Every condition is made for real (SDK runs in their own processes, a live
+run holding its lock, recorded data) and the real console script is run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from cli.real_command import command_env, run_bitexact
+
+
+def _python(home: Path, script: str, **env: str) -> subprocess.Popen[str]:
+    """``script`` run by this interpreter in its own process, recording into ``home``; stdin and stdout are pipes."""
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script), str(home)], env=command_env(home, **env),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _record(home: Path, script: str, **env: str) -> str:
+    """Run ``script`` to its end; what it printed."""
+    proc = _python(home, script, **env)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    return out
+
+
+def _hash_only_policy(tmp_path: Path) -> Path:
+    """A policy keeping every value under key ``x`` hash-only, with no capture key (never openable)."""
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({"fields": [{"kind": "*", "path": "*.x", "mode": "hash-only"}]}), encoding="utf-8")
+    return path
+
+
+def test_recorded_escape_sequences_never_reach_the_terminal_through_the_health_table(tmp_path: Path) -> None:
+    """A field path is recorded data (an entry's key): the table printed it raw, so a key holding
+    ESC ]0; (set the window title), BEL and ESC [2J (clear the screen) reached the terminal."""
+    home = tmp_path / "home"
+    policy = _hash_only_policy(tmp_path)
+    _record(home, """
+        import bitexact
+        with bitexact.run(name="esc") as r:
+            r.record("marker", {"note": "n", "\\x1b]0;pwned\\x07\\x1b[2Jkey": {"x": "secret"}})
+    """, BITEXACT_CAPTURE_POLICY=str(policy))
+    table = run_bitexact(home, "health", BITEXACT_CAPTURE_POLICY=str(policy))
+    assert table.returncode == 1, table.stderr
+    assert "capture-key-unavailable" in table.stdout
+    assert "\x1b" not in table.stdout and "\x07" not in table.stdout, repr(table.stdout)
+    assert "\\x1b]0;pwned" in table.stdout  # named, as an escape
+    report = json.loads(run_bitexact(home, "health", "--json", BITEXACT_CAPTURE_POLICY=str(policy)).stdout)
+    [finding] = [f for f in report["findings"] if f["name"] == "capture-key-unavailable"]
+    assert finding["details"]["fields"] == ["1:\x1b]0;pwned\x07\x1b[2Jkey.x"]  # --json keeps the data as it is
