@@ -54,3 +54,35 @@ def test_recorded_escape_sequences_never_reach_the_terminal_through_the_health_t
     report = json.loads(run_bitexact(home, "health", "--json", BITEXACT_CAPTURE_POLICY=str(policy)).stdout)
     [finding] = [f for f in report["findings"] if f["name"] == "capture-key-unavailable"]
     assert finding["details"]["fields"] == ["1:\x1b]0;pwned\x07\x1b[2Jkey.x"]  # --json keeps the data as it is
+
+
+def _cells(table: str, column: int) -> list[str]:
+    """Each row's text in ``column`` of a rich table, its folded lines joined."""
+    rows: list[str] = []
+    for line in table.splitlines():
+        parts = line.split("│")
+        if len(parts) < 5:
+            continue  # a border or the title
+        if parts[1].strip():  # a row's first line names its level
+            rows.append("")
+        rows[-1] += parts[column].strip()
+    return rows
+
+
+def test_the_table_names_the_run_whole_on_an_80_column_terminal(tmp_path: Path) -> None:
+    """On a terminal of 80 columns (and when piped, where rich assumes 80) the run column was cut to
+    `run-20261130T101845-…` and the check to `capture-key-unavaila…`: the finding no longer said which
+    run, nor which check."""
+    home = tmp_path / "home"
+    policy = _hash_only_policy(tmp_path)
+    run_id = _record(home, """
+        import bitexact
+        with bitexact.run(name="narrow") as r:
+            r.record("marker", {"note": "n", "k": {"x": "secret"}})
+            print(r.run_id)
+    """, BITEXACT_CAPTURE_POLICY=str(policy)).strip()
+    table = run_bitexact(home, "health", BITEXACT_CAPTURE_POLICY=str(policy), COLUMNS="80")
+    assert table.returncode == 1, table.stderr
+    assert "…" not in table.stdout, table.stdout
+    assert _cells(table.stdout, 2) == ["capture-key-missing", "capture-key-unavailable"], table.stdout
+    assert _cells(table.stdout, 3) == ["", run_id], table.stdout

@@ -59,9 +59,11 @@ def health_command(app: AppContext, as_json: bool) -> None:
         console.print("[green]healthy[/]: nothing needs attention")
         sys.exit(report.exit_code())
     table = Table(title=f"bitexact health - {report.status}", title_justify="left")
-    table.add_column("level")
-    table.add_column("check")
-    table.add_column("run")
+    # Folded like the message on a narrow terminal, never cut short with an ellipsis: the check's name and
+    # the run id say what and which.
+    table.add_column("level", no_wrap=True)
+    table.add_column("check", overflow="fold")
+    table.add_column("run", overflow="fold")
     table.add_column("message", overflow="fold")
     for finding in report.findings:
         colour = "red" if finding.level == "critical" else "yellow"
