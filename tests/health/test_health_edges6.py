@@ -7,9 +7,11 @@ run holding its lock, recorded data) and the real console script is run.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from cli.real_command import command_env, run_bitexact
@@ -86,3 +88,59 @@ def test_the_table_names_the_run_whole_on_an_80_column_terminal(tmp_path: Path) 
     assert "…" not in table.stdout, table.stdout
     assert _cells(table.stdout, 2) == ["capture-key-missing", "capture-key-unavailable"], table.stdout
     assert _cells(table.stdout, 3) == ["", run_id], table.stdout
+
+
+LIVE_RUN = """
+    import fcntl, os, sys, time
+    import bitexact
+    home = sys.argv[1]
+    with bitexact.run(name="live") as r:
+        r.marker("first")
+        r.drain()
+        # The store's lock held elsewhere for a moment: the next write fails and is journaled for repair.
+        fd = os.open(os.path.join(home, "bitexact.db.lock"), os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        r.record_tool_call("scan", args=["x"], result={"ok": 1})
+        r.drain()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        directory = os.path.join(home, "journals", r.run_id)
+        then = time.time() - 600  # as old as a stopped recording's journal
+        for name in os.listdir(directory):
+            os.utime(os.path.join(directory, name), (then, then))
+        print(r.run_id, flush=True)
+        sys.stdin.readline()  # still recording until told to end
+"""
+
+
+def test_the_journal_of_a_run_a_live_process_is_recording_is_not_an_orphan(tmp_path: Path) -> None:
+    """A run still recording (its process holds the run's live lock) whose journal is older than the
+    grace period was reported as `orphan-journals`, "left by a recording that stopped", while
+    `bitexact repair` refuses it: "still being recorded by a live process"."""
+    home = tmp_path / "home"
+    proc = _python(home, LIVE_RUN, BITEXACT_LOCK_TIMEOUT="0.2")
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        run_id = proc.stdout.readline().strip()
+        assert run_id, proc.stderr.read() if proc.stderr else ""
+        assert any(p.suffix == ".bxj" for p in (home / "journals" / run_id).iterdir())
+        repair = run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "n")
+        assert repair.returncode != 0 and "still being recorded" in repair.stderr  # the run is live
+        live = run_bitexact(home, "health", "--json")
+        assert json.loads(live.stdout) == {"status": "healthy", "findings": []}, live.stdout
+        assert live.returncode == 0
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # Once the process has ended, the journal it left is the repair's: reported, naming the run.
+    journals = home / "journals" / run_id
+    then = time.time() - 600
+    for path in journals.iterdir():
+        os.utime(path, (then, then))
+    stopped = run_bitexact(home, "health", "--json")
+    assert stopped.returncode == 1
+    [finding] = json.loads(stopped.stdout)["findings"]
+    assert (finding["name"], finding["run_id"]) == ("orphan-journals", run_id)

@@ -6,7 +6,9 @@ or its slot released, once it is. A journal still there after its process
 has gone means entries may be missing from the chain until
 ``bitexact repair RUN`` folds them (docs/sdk.md). A live run's journals
 last milliseconds, so journals touched in the last :data:`GRACE_SECONDS`
-are left out: they are most likely a recording in progress.
+are left out: they are most likely a recording in progress. So are those of
+a run whose live lock a process holds: it is still recording the run, and
+``bitexact repair`` refuses it until it stops.
 
 The store's write lock is held for the milliseconds of a commit. Held for
 :data:`LOCK_PROBE_SECONDS` on end, it is a writer that is stopped or hung,
@@ -23,7 +25,7 @@ from typing import Final
 
 from bitexact.health.context import HealthContext
 from bitexact.health.findings import WARN, Finding, listed
-from bitexact.recording.journal import JournalError, marked_journals, orphan_journals
+from bitexact.recording.journal import LIVE_LOCK, JournalError, marked_journals, orphan_journals
 from bitexact.recording.journal_slots import slot_blobs, slot_files
 from bitexact.store import DB_NAME, flock
 
@@ -61,6 +63,22 @@ def _left_behind(directory: Path, home: Path, now: float) -> list[str]:
     return names
 
 
+def _recording(directory: Path) -> bool:
+    """True when a process holds the run's live lock: it is still recording the run (or a repair folds it).
+
+    Read from ``/proc/locks``, never by taking the lock: a recording that journals its first entry while
+    health held it for a moment would be refused its journal.
+    """
+    try:
+        fd = os.open(directory / LIVE_LOCK, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False  # no lock file: no process has recorded the run since it was last repaired
+    try:
+        return flock.holder_pid(fd) is not None
+    finally:
+        os.close(fd)
+
+
 def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
     """orphan-journals, per run: journals a recording process left, whose entries may be missing from the chain."""
     if ctx.home is None:
@@ -71,7 +89,8 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
     now = time.time()
     findings: list[Finding] = []
     for directory in sorted(p for p in root.iterdir() if p.is_dir()):
-        names = _left_behind(directory, ctx.home, now)
+        # A live run's journals are entries on their way (or, failed, its repair's once it stops): no orphans.
+        names = [] if _recording(directory) else _left_behind(directory, ctx.home, now)
         if not names:
             continue
         run_id = directory.name
