@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -144,3 +145,29 @@ def test_the_journal_of_a_run_a_live_process_is_recording_is_not_an_orphan(tmp_p
     assert stopped.returncode == 1
     [finding] = json.loads(stopped.stdout)["findings"]
     assert (finding["name"], finding["run_id"]) == ("orphan-journals", run_id)
+
+
+def test_one_damaged_run_hides_no_other_runs_findings(tmp_path: Path) -> None:
+    """A run whose stored entries cannot be read (a step missing) made the per-run scan raise: three
+    `health-check-failed` findings, and every other run's findings (here its never-openable field)
+    were never reported. The damaged run is itself named, once, as critical `store-unreadable`."""
+    home = tmp_path / "home"
+    policy = _hash_only_policy(tmp_path)
+    _record(home, """
+        import bitexact
+        for run_id in ("damaged", "intact"):
+            with bitexact.run(name=run_id, run_id=run_id) as r:
+                r.record("marker", {"note": "n", "k": {"x": "secret"}})
+    """, BITEXACT_CAPTURE_POLICY=str(policy))
+    with sqlite3.connect(home / "bitexact.db") as conn:
+        conn.execute("DELETE FROM entries WHERE run_id = 'damaged' AND step = 1")
+    conn.close()
+    result = run_bitexact(home, "health", "--json", BITEXACT_CAPTURE_POLICY=str(policy))
+    assert result.returncode == 2, result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    assert [(f["level"], f["name"], f.get("run_id")) for f in findings] == [
+        ("critical", "store-unreadable", "damaged"),
+        ("warn", "capture-key-missing", None),
+        ("warn", "capture-key-unavailable", "intact"),
+    ], findings
+    assert "step 1 is missing from the store" in findings[0]["message"]

@@ -10,6 +10,7 @@
 | ``capture-key-unavailable`` | warn, per run: hash-only fields committed with no key, never openable |
 | ``scrub-failed`` | warn, per run: fields withheld because the scan could not finish |
 | ``collector-unscrubbed`` | critical, per run and collector: values the recorder's policy removed arrived |
+| ``store-unreadable`` | critical, per run: its entries do not read back (a damaged store), so nothing above is known of it |
 """
 
 from __future__ import annotations
@@ -94,6 +95,17 @@ def check_key_revoked(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
+def check_runs_readable(ctx: HealthContext) -> list[Finding]:
+    """store-unreadable, per run: a run whose entries do not read back (the store is damaged there)."""
+    return [
+        Finding(CRITICAL, "store-unreadable",
+                f"{run.unreadable}: the run's entries do not read back, so it can be neither verified nor"
+                " exported, and health could not check it; restore the store from a backup",
+                run_id=run.run_id)
+        for run in ctx.run_captures() if run.unreadable is not None
+    ]
+
+
 def check_key_unavailable(ctx: HealthContext) -> list[Finding]:
     """capture-key-unavailable, per run: hash-only fields with no capture key, never openable."""
     return [
@@ -133,6 +145,7 @@ CAPTURE_CHECKS = (
     check_environment_name,
     check_key_missing,
     check_key_revoked,
+    check_runs_readable,
     check_key_unavailable,
     check_scrub_failed,
     check_collector_unscrubbed,

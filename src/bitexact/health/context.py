@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bitexact.capture import CapturePolicy, PolicyError, load_policy
+from bitexact.errors import BitExactError
 from bitexact.store import Store
 
 
@@ -25,6 +26,8 @@ class RunCapture:
     unopenable: tuple[str, ...]
     scrub_failed: tuple[str, ...]
     collector_unscrubbed: dict[str, tuple[str, ...]]  # collector name -> fields the recorder changed
+    unreadable: str | None = None
+    """Why the run's entries could not be read (a damaged store), when they could not: nothing else is known."""
 
 
 def scan_run(store: Store, run_id: str) -> RunCapture:
@@ -81,5 +84,12 @@ class HealthContext:
     def run_captures(self) -> list[RunCapture]:
         """The capture declarations of every stored run, newest run first (one pass, shared)."""
         if self._runs is None:
-            self._runs = [] if self.store is None else [scan_run(self.store, r.run_id) for r in self.store.runs()]
+            self._runs = [] if self.store is None else [self._scan(self.store, r.run_id) for r in self.store.runs()]
         return self._runs
+
+    @staticmethod
+    def _scan(store: Store, run_id: str) -> RunCapture:
+        try:
+            return scan_run(store, run_id)
+        except BitExactError as exc:  # one damaged run must not hide what every other run declares
+            return RunCapture(run_id, (), (), {}, unreadable=str(exc))
