@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -171,3 +172,17 @@ def test_one_damaged_run_hides_no_other_runs_findings(tmp_path: Path) -> None:
         ("warn", "capture-key-unavailable", "intact"),
     ], findings
     assert "step 1 is missing from the store" in findings[0]["message"]
+
+
+def test_health_help_names_every_documented_finding(tmp_path: Path) -> None:
+    """`bitexact health --help` lists what it warns and is critical on, but left out environment-unknown
+    (critical: BITEXACT_ENV holds a value other than prod), one of docs/capture-verify.md's findings."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "capture-verify.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Health"):doc.index("## Tests and benchmark")]
+    names = re.findall(r"^\| `([a-z-]+)` \| (?:warn|critical)", section, flags=re.MULTILINE)
+    assert len(names) == 11, names
+    shown = run_bitexact(tmp_path / "home", "health", "--help")
+    assert shown.returncode == 0, shown.stderr
+    text = re.sub(r"-\s+", "-", " ".join(shown.stdout.split()))  # click wraps lines at hyphens too
+    assert [name for name in names if name not in text] == []
+    assert "environment-unknown (BITEXACT_ENV" in text

@@ -30,8 +30,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     `bitexact repair RUN`) and store-locked (a stopped or hung process has
     held the store's write lock for over a second); critical on
     store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
-    collector-unscrubbed, capture-policy-off under
-    BITEXACT_ENV=prod, and capture-key-revoked for the active key.
+    collector-unscrubbed, environment-unknown (BITEXACT_ENV holds a value
+    other than prod), capture-policy-off under BITEXACT_ENV=prod, and
+    capture-key-revoked for the active key.
     Exit 0 healthy, 1 warnings only, 2 anything critical.
 
     \b
