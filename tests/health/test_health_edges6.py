@@ -186,3 +186,25 @@ def test_health_help_names_every_documented_finding(tmp_path: Path) -> None:
     text = re.sub(r"-\s+", "-", " ".join(shown.stdout.split()))  # click wraps lines at hyphens too
     assert [name for name in names if name not in text] == []
     assert "environment-unknown (BITEXACT_ENV" in text
+
+
+def test_a_data_directory_that_is_a_dangling_symlink_is_critical(tmp_path: Path) -> None:
+    """BITEXACT_HOME a symlink to a directory that is gone (an unmounted volume): the store's mkdir
+    takes the link for a directory another process made, every run fails to start and records
+    nothing, yet `bitexact health` said healthy (it only looked for a file in the directory's place)."""
+    home = tmp_path / "home"
+    home.symlink_to(tmp_path / "volume" / "bitexact")
+    started = _record(home, """
+        import bitexact
+        with bitexact.run(name="lost") as r:
+            r.marker("nothing records")
+            print(r.run_id, bool(r.failures.gaps))
+    """)
+    assert started.split() == ["None", "True"]  # the run did not start: nothing was recorded
+    result = run_bitexact(home, "health", "--json")
+    assert result.returncode == 2, result.stdout + result.stderr
+    [finding] = json.loads(result.stdout)["findings"]
+    assert (finding["level"], finding["name"]) == ("critical", "store-unreadable")
+    assert str(home) in finding["message"] and str(tmp_path / "volume" / "bitexact") in finding["message"]
+    assert not home.exists()  # health made nothing
+    assert "store-unreadable" in run_bitexact(home, "health").stdout

@@ -46,6 +46,12 @@ def health_command(app: AppContext, as_json: bool) -> None:
         unreadable.append(Finding(CRITICAL, "store-unreadable",
                                   f"the data directory {app.home} is a file, not a directory: nothing can be"
                                   " recorded or read until BITEXACT_HOME (or --home) names a directory"))
+    elif app.home.is_symlink() and not app.home.exists():
+        # Not a directory still to make: mkdir cannot make one where a link is, so nothing ever records.
+        unreadable.append(Finding(CRITICAL, "store-unreadable",
+                                  f"the data directory {app.home} is a symlink to {os.readlink(app.home)}, which"
+                                  " does not exist: nothing can be recorded or read until it does (create it, or"
+                                  " point BITEXACT_HOME or --home at a directory)"))
     elif os.path.lexists(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
         try:
             store = app.store
