@@ -155,22 +155,25 @@ def test_a_worker_forked_by_a_killed_agent_does_not_keep_repair_refused(home: Pa
     assert _ns(home, run_id) == returned, f"calls {returned} returned; the chain holds {_ns(home, run_id)}"
 
 
-@pytest.mark.xfail(strict=True, reason="a store redaction removes the kept copies of journal files (.folded-/.folding-"
-                   "<step>), but a slot holds no step in its name: finding its copy needs the host key and the fold's"
-                   " content match, a design decision (see the review report)")
-def test_a_completed_redaction_leaves_no_readable_copy_in_a_slot_a_killed_repair_kept(home: Path) -> None:
+def test_a_redaction_waits_for_the_journals_a_killed_repair_kept_so_no_copy_outlives_it(home: Path) -> None:
     """A `bitexact repair` killed after folding the slots of a killed agent (before its repair entry, which
-    is when journals go) keeps the slots file. A `bitexact redact` of a folded entry's value then completes
-    (claim, removal, exit 0), yet the slot still opens to the destroyed value (`bitexact capture journal
-    FILE#N --show` prints it) until a later repair: docs/sdk.md removes the kept copies of journal files
-    only (`.folded-` and `.folding-<step>`)."""
+    is when journals go) keeps the slots file. A `bitexact redact` of a folded entry's value then completed
+    (claim, removal, exit 0), yet the slot still opened to the destroyed value (`bitexact capture journal
+    FILE#N --show` printed it) until a later repair. A claim is now refused while the run has journals not
+    folded into its chain, naming the repair; after the repair the redaction leaves no copy."""
     run_id, _ = _killed_agent(home, 2)
     kill_at(home, "bitexact.recording.fold:record_repair", "before",
             ["repair", run_id, "--by", "ops", "--note", "agent died"])
     (step,) = [e["step"] for e in stored(home, run_id) if e["kind"] == "marker" and e["data"].get("n") == 0]
+    refused = bx(home, "redact", run_id, "--field", f"{step}:note", "--by", "dpo", "--reason", "erasure request")
+    assert refused.returncode != 0 and "not folded into its chain" in refused.stderr, refused.stdout + refused.stderr
+    assert "bitexact repair" in refused.stderr and "Traceback" not in refused.stderr
+    assert not [e for e in stored(home, run_id) if e["kind"] == "redaction"]  # no claim landed
+    assert bx(home, "repair", run_id, "--by", "ops", "--note", "agent died").returncode == 0
     done = bx(home, "redact", run_id, "--field", f"{step}:note", "--by", "dpo", "--reason", "erasure request")
     assert done.returncode == 0, done.stdout + done.stderr
     host_key = load_host_key(home, create=False)
-    copies = [slot.name for path in slot_files(journal_dir(home, run_id)) for slot in read_slots(path, host_key)
+    directory = journal_dir(home, run_id)
+    copies = [slot.name for path in slot_files(directory) for slot in read_slots(path, host_key)
               if slot.record is not None and "entry 0" in json.dumps(slot.record.data)]
     assert not copies, f"step {step}:note was redacted, but {copies} still open to the destroyed value"

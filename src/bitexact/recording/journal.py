@@ -229,6 +229,21 @@ def discard_folded(home: Path, run_id: str, steps: set[int]) -> None:
             remove_journal(path)  # .folding-<step> too: a fold killed after the write left it
 
 
+def unfolded_journals(home: Path, run_id: str) -> list[str]:
+    """The names of the run's journals no fold has written: journal files and slots files holding a
+    record. Each may hold a copy of an entry's values (one written just before its process died, or one
+    not written yet). Files a fold renamed (``.folded-``/``.folding-<step>``) name their step, so a
+    redaction finds and removes them itself (:func:`discard_folded`)."""
+    from bitexact.recording.journal_slots import has_full_slot, slot_files
+
+    try:
+        directory = journal_dir(home, run_id)
+    except JournalError:
+        return []  # no journal directory can be named for the run: it has none
+    files = [p.name for p in orphan_journals(home, run_id)]
+    return sorted(files + [p.name for p in slot_files(directory) if has_full_slot(p)])
+
+
 LIVE_LOCK: Final[str] = ".recording.lock"
 """In a run's journal directory: held (flock) by the process recording the run for as long as it does,
 so that a repair never folds (or deletes) the journals of a run that is still being recorded."""
