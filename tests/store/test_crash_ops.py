@@ -110,6 +110,16 @@ def test_a_completed_redaction_leaves_no_readable_copy_in_a_journal_a_killed_rep
     kill_at(home, "bitexact.recording.fold:_mark_folded", "after",
             ["repair", run_id, "--by", "ops:alice", "--note", "agent host died"])
     (step,) = [e["step"] for e in stored(home, run_id) if e["kind"] == "marker" and e["data"].get("note") == secret]
+    # The second journal is not folded yet: the redaction is refused until a repair folds it (a journal
+    # file names no step, so it could hold a copy of any), and the .folded- copy goes with the redaction.
+    refused = bx(home, "redact", run_id, "--field", f"{step}:note", "--by", "dpo", "--reason", "erasure request")
+    assert refused.returncode == 2 and "not folded into its chain" in refused.stderr, refused.stderr
+    folded = journal_dir(home, run_id)
+    kept = [p.name for p in folded.iterdir() if ".folded-" in p.name]
+    assert kept, "the killed repair keeps the journal it folded"
+    for path in folded.iterdir():  # only the kept .folded- copy stays for the redaction to find
+        if ".bxj" in path.name and ".folded-" not in path.name:
+            path.unlink()
     done = bx(home, "redact", run_id, "--field", f"{step}:note", "--by", "dpo", "--reason", "erasure request")
     assert done.returncode == 0, done.stdout + done.stderr
     assert all("note" not in e.get("data", {}) for e in stored(home, run_id) if e["step"] == step)
