@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from contextvars import Token
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, Protocol, TypeVar
 
 import orjson
 
@@ -91,9 +91,6 @@ from bitexact.sdk.records import (
 from bitexact.sdk.stores import recorder_for, store_home
 from bitexact.sdk.tools import async_callable, tool_call_data
 
-if TYPE_CHECKING:
-    from bitexact.sdk.http.exchange import Exchange
-
 logger: Final = logging.getLogger("bitexact.sdk")
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -102,6 +99,12 @@ JOURNAL_SMALL_ENV: Final[str] = "BITEXACT_JOURNAL_SMALL"
 """Set to 1 to make small entries durable in the call through journal slots (``journal_small``)."""
 RECORDABLE: Final[frozenset[str]] = KINDS - AUDIT_KINDS - {"run_meta", "run_end", "fork", "injected"}
 """Kinds an agent may record: not the run's own bookends, forks, injections or audit entries."""
+
+
+class EndsWithRun(Protocol):
+    """A call still open (an HTTP exchange, a generator tool): :meth:`run_ending` records it as it stands."""
+
+    def run_ending(self) -> None: ...
 
 
 class Run:
@@ -158,10 +161,11 @@ class Run:
         self._host_key_lock = threading.Lock()
         self._timeout = 30.0
         self._accepting = True  # False once the run's exit has begun: later records are after its end
-        # HTTP exchanges whose response is open (its entry written when read or closed): ended with the run,
-        # in the order their responses came (a dict keeps it).
-        self._open_exchanges: dict[Exchange, None] = {}
-        self._exchanges_lock = threading.Lock()
+        # Calls still open: HTTP exchanges whose response is open (its entry written when read or closed) and
+        # generator tools not yet exhausted or closed. Ended with the run, in the order they opened (a dict
+        # keeps it).
+        self._open_calls: dict[EndsWithRun, None] = {}
+        self._open_calls_lock = threading.Lock()
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -280,7 +284,7 @@ class Run:
         """:meth:`finish`'s work; the error strict mode raises, if any."""
         error: BaseException | None = None
         try:
-            self._end_open_exchanges()
+            self._end_open_calls()
             if exc is not None:
                 self._record_exception(exc)
             assert self._queue is not None and self.writer is not None
@@ -346,21 +350,22 @@ class Run:
                 nondet.uninstall()
         return error
 
-    def _exchange_opened(self, exchange: Exchange) -> None:
-        with self._exchanges_lock:
-            self._open_exchanges[exchange] = None
+    def _call_opened(self, call: EndsWithRun) -> None:
+        with self._open_calls_lock:
+            self._open_calls[call] = None
 
-    def _exchange_ended(self, exchange: Exchange) -> None:
-        with self._exchanges_lock:
-            self._open_exchanges.pop(exchange, None)
+    def _call_ended(self, call: EndsWithRun) -> None:
+        with self._open_calls_lock:
+            self._open_calls.pop(call, None)
 
-    def _end_open_exchanges(self) -> None:
-        """A response the agent has neither read to its end nor closed is recorded as it stands (incomplete),
-        in the run it was made in: its own end may come after the run's, or never."""
-        with self._exchanges_lock:
-            still_open, self._open_exchanges = list(self._open_exchanges), {}
-        for exchange in still_open:
-            exchange.run_ending()
+    def _end_open_calls(self) -> None:
+        """A response the agent has neither read to its end nor closed, and a generator tool neither exhausted
+        nor closed (an async one left by ``break`` is closed later, by a task of asyncio's), are recorded as
+        they stand, in the run they were made in: their own end may come after the run's, or never."""
+        with self._open_calls_lock:
+            still_open, self._open_calls = list(self._open_calls), {}
+        for call in still_open:
+            call.run_ending()
 
     def _record_exception(self, exc: BaseException) -> None:
         kind = type(exc)

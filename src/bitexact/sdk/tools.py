@@ -170,6 +170,38 @@ def _streamed(yielded: list[Any], returned: Any = None, *, closed_early: bool = 
     return result
 
 
+class _OpenGenerator:
+    """A generator tool's call in a run, recorded once: when it is exhausted, raises or is closed, or as it
+    stands (``closed_early``) when the run ends first (an async generator left by ``break`` is closed by a
+    task asyncio starts later, once the run's exit has begun)."""
+
+    __slots__ = ("_args", "_ctx", "_custody", "_done", "_kwargs", "_lock", "_run", "_tool", "yielded")
+
+    def __init__(self, run: Any, tool: str, args: Any, kwargs: Any, custody: Any, ctx: str | None) -> None:
+        self._run = run
+        self._tool = tool
+        self._args = args
+        self._kwargs = kwargs
+        self._custody = custody
+        self._ctx = ctx
+        self.yielded: list[Any] = []
+        self._done = False
+        self._lock = threading.Lock()
+        run._call_opened(self)
+
+    def end(self, result: Any, error: BaseException | None) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        self._run._call_ended(self)
+        self._run._record_tool(self._tool, self._args, self._kwargs, result, error, self._custody, self._ctx,
+                               observed=True)
+
+    def run_ending(self) -> None:
+        self.end(_streamed(list(self.yielded), closed_early=True), None)
+
+
 def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any:
     """A generator tool stays a generator. Each step runs inside the tool (entries carry its ``ctx``),
     never the caller's code between steps; ``send``/``throw``/``close`` reach it; the call is recorded
@@ -182,18 +214,18 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
         outer = current_tool(run)
         called_args, called_kwargs = _as_called(args, kwargs)  # as called, as for any tool
         inner = func(*args, **kwargs)
-        yielded: list[Any] = []
+        call = _OpenGenerator(run, tool, called_args, called_kwargs, checked, outer)
+        yielded = call.yielded
         step, value = inner.send, None
         while True:
             try:
                 with inside_tool(tool):
                     item = step(value)
             except StopIteration as stop:
-                run._record_tool(tool, called_args, called_kwargs, _streamed(yielded, stop.value), None, checked, outer,
-                                 observed=True)
+                call.end(_streamed(yielded, stop.value), None)
                 return stop.value
             except BaseException as exc:
-                run._record_tool(tool, called_args, called_kwargs, None, exc, checked, outer, observed=True)
+                call.end(None, exc)
                 raise
             yielded.append(_as_yielded(item))
             try:
@@ -202,11 +234,9 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
                 try:
                     inner.close()
                 except BaseException as exc:  # its cleanup raised: the consumer gets that, and it is the call's error
-                    run._record_tool(tool, called_args, called_kwargs, _streamed(yielded, closed_early=True), exc,
-                                     checked, outer, observed=True)
+                    call.end(_streamed(yielded, closed_early=True), exc)
                     raise
-                run._record_tool(tool, called_args, called_kwargs, _streamed(yielded, closed_early=True), None, checked, outer,
-                                 observed=True)
+                call.end(_streamed(yielded, closed_early=True), None)
                 raise
             except BaseException as exc:  # thrown in by the consumer: the tool's own code handles it
                 step, value = inner.throw, exc
@@ -222,13 +252,14 @@ def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) 
         run = current_run()
         outer = current_tool(run) if run is not None else None
         called_args, called_kwargs = _as_called(args, kwargs) if run is not None else (args, kwargs)
+        inner = func(*args, **kwargs)
+        call = _OpenGenerator(run, tool, called_args, called_kwargs, checked, outer) if run is not None else None
 
         def record(result: Any, error: BaseException | None) -> None:
-            if run is not None:
-                run._record_tool(tool, called_args, called_kwargs, result, error, checked, outer, observed=True)
+            if call is not None:
+                call.end(result, error)
 
-        inner = func(*args, **kwargs)
-        yielded: list[Any] = []
+        yielded: list[Any] = call.yielded if call is not None else []
         step, value = inner.asend, None
         while True:
             try:

@@ -201,7 +201,7 @@ class Exchange:
         """The response's head came; its body is the agent's to read. If the run ends before the agent has
         read it to its end or closed it, the run's end records it as it stands (:meth:`run_ending`)."""
         self._head = (status, list(headers), streamed)
-        self.run._exchange_opened(self)
+        self.run._call_opened(self)
 
     def run_ending(self) -> None:
         """The run ends with the response still open: recorded now, incomplete, with what was read so far."""
@@ -260,7 +260,7 @@ class Exchange:
                 return
             self._done = True
         if self._head is not None:
-            self.run._exchange_ended(self)
+            self.run._call_ended(self)
         self.run._record_built("http_call", lambda: self._data(status, headers, streamed, complete, error, decoded),
                                prov="observed", ctx=self.ctx)
 
