@@ -6,7 +6,9 @@ Every test here fails on the code as reviewed, and passes once the bug its docst
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import bitexact
@@ -40,3 +42,35 @@ def test_an_async_generator_tool_left_by_break_at_the_runs_end_is_recorded_in_th
     calls = [e for e in entries(r.run_id) if e["kind"] == "tool_call"]
     assert r.failures.gaps == [], f"the call became a gap: {r.failures.gaps}"
     assert [c["data"]["result"] for c in calls] == [{"yielded": ["a", "b"], "closed_early": True}]
+
+
+# -- 2. the exit's drain waited for a free worker of the agent's default executor -----------------------
+
+
+def test_an_async_runs_exit_does_not_wait_for_the_agents_busy_default_executor() -> None:
+    """docs/sdk.md: "`async with` drains in a worker thread so the event loop keeps turning"; issue 3:
+    recording never changes what the agent does. The exit ran its drain with asyncio.to_thread, in the
+    loop's default executor: when the agent's own blocking calls fill it (consumers awaiting
+    `asyncio.to_thread(queue.get)`), the exit waited for one of them to end, and an agent whose job
+    waits for something done after the run's block hung until that job gave up."""
+    order: list[str] = []
+    released = threading.Event()
+
+    def consumer() -> None:  # the agent's blocking call: waits for what comes after the run
+        released.wait(5)
+        order.append("consumer")
+
+    async def agent() -> Any:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=1))
+        job = asyncio.create_task(asyncio.to_thread(consumer))
+        await asyncio.sleep(0)  # the consumer holds the executor's only worker
+        async with bitexact.run() as r:
+            r.marker("work")
+        order.append("run ended")
+        released.set()
+        await job
+        return r
+
+    r = asyncio.run(agent())
+    assert r.sealed
+    assert order == ["run ended", "consumer"], f"the run's exit waited for the agent's executor: {order}"

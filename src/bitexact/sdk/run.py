@@ -26,6 +26,7 @@ what the agent sends, receives or raises.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import inspect
 import logging
@@ -1000,6 +1001,39 @@ def _restore_current(run: Run, token: Token[Run | None]) -> None:
             active._current.set(None if previous is Token.MISSING else previous)
 
 
+async def _in_own_thread(fn: Callable[..., None], *args: Any) -> None:
+    """``fn(*args)`` in a thread of its own (in a copy of this context), awaited without blocking the loop.
+
+    Not the loop's default executor (``asyncio.to_thread``): the agent's own blocking calls may fill it
+    (consumers awaiting ``to_thread(queue.get)``), and the run's exit would wait for one of them to end.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(error: BaseException | None) -> None:
+        if done.done():  # the awaiting task was cancelled: the work went on, and nobody waits for it
+            return
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+
+    def work() -> None:
+        error: BaseException | None = None
+        try:
+            context.run(fn, *args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, error)
+        except RuntimeError:  # the loop was closed meanwhile: nobody waits for it
+            pass
+
+    threading.Thread(target=work, name="bitexact-exit", daemon=False).start()
+    await done
+
+
 class RunScope:
     """What :func:`run` returns: a context manager (sync and async) and a decorator; each use is a new run."""
 
@@ -1047,7 +1081,7 @@ class RunScope:
         run, token = self._pop(active._current.get())
         try:
             # Draining may wait on the disk: keep the event loop turning meanwhile.
-            await asyncio.to_thread(run.finish, exc)
+            await _in_own_thread(run.finish, exc)
         finally:
             _restore_current(run, token)
         return False
