@@ -74,3 +74,46 @@ def test_an_async_runs_exit_does_not_wait_for_the_agents_busy_default_executor()
     r = asyncio.run(agent())
     assert r.sealed
     assert order == ["run ended", "consumer"], f"the run's exit waited for the agent's executor: {order}"
+
+
+# -- 3. a task recording while the run's exit has begun ------------------------------------------------
+
+
+def test_a_task_recording_once_the_async_exit_has_begun_is_refused_not_written_beside_its_end() -> None:
+    """docs/sdk.md: "Once the exit has begun, the run takes nothing more: a record another thread or task
+    makes after that point is refused as after the run's end". The exit refused records only once it had
+    recorded the exception that ended the run: while it made that marker (in its own thread, the loop
+    turning), another task's records were still taken, landing beside the "run ended by an exception"
+    marker although the exit had begun before they were made."""
+    exiting, recorded = threading.Event(), threading.Event()
+
+    class Stop(Exception):
+        def __str__(self) -> str:  # read by the exit for its marker: the exit has begun
+            exiting.set()
+            recorded.wait(5)  # the other task records meanwhile
+            return "stop"
+
+    late: list[Any] = []
+
+    async def other_task(r: Any) -> None:
+        await asyncio.to_thread(exiting.wait, 5)
+        late.append(r.marker("late"))
+        recorded.set()
+
+    async def agent() -> Any:
+        holder: dict[str, Any] = {}
+        try:
+            async with bitexact.run() as r:
+                holder["r"] = r
+                task = asyncio.create_task(other_task(r))
+                await asyncio.sleep(0)
+                raise Stop
+        except Stop:
+            pass
+        await task
+        return holder["r"]
+
+    r = asyncio.run(agent())
+    notes = [e["data"]["note"] for e in entries(r.run_id) if e["kind"] == "marker"]
+    assert notes == ["run ended by an exception"], f"a record made once the exit had begun was written: {notes}"
+    assert late[0].gap is not None and late[0].gap.detail == "recorded after the run ended"

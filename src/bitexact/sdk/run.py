@@ -35,7 +35,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
-from contextvars import Token
+from contextvars import ContextVar, Token
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol, TypeVar
@@ -100,6 +100,10 @@ JOURNAL_SMALL_ENV: Final[str] = "BITEXACT_JOURNAL_SMALL"
 """Set to 1 to make small entries durable in the call through journal slots (``journal_small``)."""
 RECORDABLE: Final[frozenset[str]] = KINDS - AUDIT_KINDS - {"run_meta", "run_end", "fork", "injected"}
 """Kinds an agent may record: not the run's own bookends, forks, injections or audit entries."""
+
+
+_exit_records: ContextVar[Run | None] = ContextVar("bitexact_exit_records", default=None)
+"""The run whose exit is recording its own entry here (the exception that ended it)."""
 
 
 class EndsWithRun(Protocol):
@@ -286,14 +290,14 @@ class Run:
         error: BaseException | None = None
         try:
             self._end_open_calls()
+            self._exit_begins()
             if exc is not None:
-                self._record_exception(exc)
+                own = _exit_records.set(self)  # the exit's own entry: the only one taken now
+                try:
+                    self._record_exception(exc)
+                finally:
+                    _exit_records.reset(own)
             assert self._queue is not None and self.writer is not None
-            # Calls still recording finish queueing (a call waiting for room queues at once); later
-            # ones are refused as after the run's end, so nothing lands after the drain or the seal.
-            self._queue.closing()
-            with self._order:
-                self._accepting = False
             seal = True
             if not self._queue.drain(self._timeout):
                 left = self._queue.abandon()
@@ -350,6 +354,19 @@ class Run:
                 self._nondet_installed = False
                 nondet.uninstall()
         return error
+
+    def _exit_begins(self) -> None:
+        """The run's exit begins: calls still recording finish queueing (one waiting for room queues at once);
+        later ones (another thread's or task's) are refused as after the run's end, so nothing lands beside
+        the exception that ended the run, after the drain or the seal."""
+        if self._queue is not None:
+            self._queue.closing()
+        with self._order:
+            self._accepting = False
+
+    def _takes_records(self) -> bool:
+        """Records are taken: the exit has not begun, or this is the exit recording its own entries."""
+        return self._accepting or _exit_records.get() is self
 
     def _call_opened(self, call: EndsWithRun) -> None:
         with self._open_calls_lock:
@@ -484,7 +501,7 @@ class Run:
         # call's turn (which may itself wait for room) counts against its own bound.
         deadline = time.monotonic() + self._timeout
         with active.busy(), self._order:
-            if not self._accepting:
+            if not self._takes_records():
                 return self._closed(kind)
             self._seq += 1
             handle = RecordHandle(self.recorder.store, self.run_id, kind, self._seq, self._timeout)
@@ -732,7 +749,7 @@ class Run:
         if self.strict:
             raise exc
         with self._order:  # its place in record order and its gap's, in one hold (another thread waits)
-            if not self.open or not self._accepting:
+            if not self.open or not self._takes_records():
                 return self._closed(kind)
             seq = self._next_seq()
             gap = self._declare_in_order(Gap(INVALID_ARGUMENT, f"entry withheld: {exc}", kind=kind,
@@ -757,7 +774,7 @@ class Run:
         if self.strict:
             raise RecordingError(f"{kind} was not recorded: {describe(exc)}", cause=cause_of(exc)) from exc
         with self._order:  # as in _withheld: one hold for its place and its gap; refused once the exit began
-            if not self.open or not self._accepting:
+            if not self.open or not self._takes_records():
                 return self._closed(kind)
             seq = self._next_seq()
             gap = self._declare_in_order(Gap(cause_of(exc), f"capture failed: {describe(exc)}", kind=kind,
