@@ -242,6 +242,8 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     """
     from bitexact.crypto.keysources import generate_key_file
 
+    if not output.name:  # '' reads as '.': there is no file name to write the key under
+        fail(f"-o {output}: names a directory, not a file; name the key file", code=EXIT_INPUT)
     app.refuse_own_file(output)
     if Path(os.path.realpath(output)).is_relative_to(Path(os.path.realpath(app.home))):
         # A copy of the data directory would carry the key that makes its hash-only fields unguessable.
