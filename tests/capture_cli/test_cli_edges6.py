@@ -5,6 +5,7 @@ Every test runs the real console script (tests/cli/real_command.py) against a da
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cli.real_command import run_bitexact
@@ -47,3 +48,32 @@ def test_keygen_with_an_empty_output_path_is_an_error_not_a_traceback(tmp_path: 
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("error: -o"), result.stderr
     assert result.stdout == ""
+
+
+# -- sessions parse: a table of what a log holds ------------------------------------------------------------
+
+
+def test_sessions_parse_table_never_writes_escape_sequences_from_the_log(tmp_path: Path) -> None:
+    """The log is what an agent saw. `sessions parse LOG` put an event's content into its summary
+    column raw: with NO_COLOR and stdout a pipe, `\\x1b[2J` (clear screen) and U+202E (right-to-left
+    override) reached the terminal, so the log under review could erase or reorder the table."""
+    lines = CLAUDE_LOG.read_text(encoding="utf-8").splitlines()
+    odd = {"type": "user", "message": {"role": "user", "content": [
+        {"type": "text", "text": "hi \x1b[2J\x1b[31mred \u202eevil"}]}, "session_id": "claude-sess-1", "uuid": "u-x"}
+    log = tmp_path / "session.jsonl"
+    log.write_text("\n".join([lines[0], json.dumps(odd), *lines[1:]]) + "\n", encoding="utf-8")
+    result = run_bitexact(tmp_path / "home", "sessions", "parse", str(log), NO_COLOR="1")
+    assert result.returncode == 0, result.stderr
+    assert "red" in result.stdout
+    assert "\x1b" not in result.stdout and "\u202e" not in result.stdout, repr(result.stdout)
+    assert "\\x1b[2J" in result.stdout and "\\u202e" in result.stdout, result.stdout
+
+
+def test_sessions_parse_table_title_names_the_log_as_it_is_called(tmp_path: Path) -> None:
+    """The table's title is rich markup: a log called `[bold]session.jsonl` was titled `session.jsonl`,
+    the `[bold]` read as a style, so the table named a file that is not there."""
+    log = tmp_path / "[bold]session.jsonl"
+    log.write_bytes(CLAUDE_LOG.read_bytes())
+    result = run_bitexact(tmp_path / "home", "sessions", "parse", str(log))
+    assert result.returncode == 0, result.stderr
+    assert "[bold]session.jsonl · claude" in result.stdout, result.stdout

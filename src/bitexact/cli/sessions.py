@@ -21,6 +21,7 @@ from bitexact.cli.output import (
     console,
     err_console,
     fail,
+    plain,
     print_json,
 )
 from bitexact.cli.progress import progress_bar
@@ -112,15 +113,16 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(canonical_json(result.events), nl=False)
         return
-    table = Table(title=f"{log.name} · {result.engine} · {len(result.events)} events")
+    table = Table(title=f"{escape(plain(log.name))} · {result.engine} · {len(result.events)} events")  # title is markup
     table.add_column("#", justify="right")
     table.add_column("type", style="cyan")
     table.add_column("id")
     table.add_column("timestamp")
     table.add_column("summary")
     for index, event in enumerate(result.events):
-        table.add_row(str(index), escape(str(event.get("type"))), escape(_clip(event.get("id", ""))),
-                      escape(str(event.get("timestamp", ""))), escape(_event_summary(event)))
+        # The log is what an agent saw: its control characters and bidi overrides are shown as escapes.
+        table.add_row(str(index), escape(plain(str(event.get("type")))), escape(plain(_clip(event.get("id", "")))),
+                      escape(plain(str(event.get("timestamp", "")))), escape(plain(_event_summary(event))))
     console.print(table)
 
 
