@@ -77,3 +77,19 @@ def test_sessions_parse_table_title_names_the_log_as_it_is_called(tmp_path: Path
     result = run_bitexact(tmp_path / "home", "sessions", "parse", str(log))
     assert result.returncode == 0, result.stderr
     assert "[bold]session.jsonl · claude" in result.stdout, result.stdout
+
+
+# -- capture backfill ------------------------------------------------------------------------------------------
+
+
+def test_backfill_never_writes_escape_sequences_from_a_recorded_key(tmp_path: Path) -> None:
+    """`capture backfill` lists every field it requests by STEP:PATH, and a path is the recorded data's
+    own keys (what an agent sent): it wrote them raw to stdout, so a key holding `\\x1b[2J` cleared the
+    operator's terminal and one holding U+202E reversed the line."""
+    home = tmp_path / "home"
+    run_id = _record(home, {"tool": "pay", "\x1b[2J\x1b[31mcard\u202e": f"card {VISA}"})
+    result = run_bitexact(home, "capture", "backfill", "--run", run_id, "--by", "alice", NO_COLOR="1")
+    assert result.returncode == 0, result.stderr
+    assert "1 field(s)" in result.stdout
+    assert "\x1b" not in result.stdout and "\u202e" not in result.stdout, repr(result.stdout)
+    assert "1:\\x1b[2J\\x1b[31mcard\\u202e" in result.stdout, result.stdout

@@ -33,7 +33,7 @@ from bitexact.capture import (
 from bitexact.capture.backfill import BackfillError, plan_backfill
 from bitexact.capture.policy import PRESETS
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, print_json
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, plain, print_json
 from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key, read_host_key
 from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
 from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
@@ -316,7 +316,8 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
     console.print(f"[green]✓[/] redaction request {request.request_id} filed on {escape(run_id)} by {escape(by)}: "
                   f"{len(plan.fields)} field(s) (policy {policy.digest})")
     for item in plan.fields:
-        console.print(f"  {escape(item.token)}  [dim]{escape(item.why)}[/]")
+        # A field's path is the recorded data's own keys: its control characters are shown as escapes.
+        console.print(f"  {escape(plain(item.token))}  [dim]{escape(plain(item.why))}[/]")
     console.print(f"Nothing changes until a different principal approves: `bitexact redaction approve {escape(run_id)} "
                   "--by NAME` (or `bitexact redaction reject ...`).")
 
