@@ -93,3 +93,17 @@ def test_backfill_never_writes_escape_sequences_from_a_recorded_key(tmp_path: Pa
     assert "1 field(s)" in result.stdout
     assert "\x1b" not in result.stdout and "\u202e" not in result.stdout, repr(result.stdout)
     assert "1:\\x1b[2J\\x1b[31mcard\\u202e" in result.stdout, result.stdout
+
+
+def test_backfill_with_a_blank_by_is_a_usage_error(tmp_path: Path) -> None:
+    """docs/capture-verify.md: backfill exits 1 for dual control, a policy off or unusable, no such run or
+    a pending request, and 2 for usage. A blank `--by` (a bad argument value, as for `repair --by ''`)
+    exited 1, so a script could not tell a typo from a refusal."""
+    home = tmp_path / "home"
+    run_id = _record(home, {"tool": "pay", "args": f"card {VISA}"})
+    for blank in ("", "   "):
+        result = run_bitexact(home, "capture", "backfill", "--run", run_id, "--by", blank)
+        assert result.returncode == 2, (blank, result.stderr)
+        assert "--by" in result.stderr
+    status = run_bitexact(home, "redaction", "status", run_id, "--json")
+    assert json.loads(status.stdout)["pending"] is None  # nothing was filed

@@ -287,7 +287,7 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
         fail(f"{ENV_DUAL_CONTROL} is set: --by is typed, not authenticated, so request the redaction in the viewer",
              code=EXIT_FAIL)
     if not by.strip():
-        fail("--by must name who requests the redaction", code=EXIT_FAIL)
+        fail("--by must name who requests the redaction", code=EXIT_INPUT)  # a bad argument: usage, exit 2
     policy = _policy_in_force()
     if policy.off:
         fail("the capture policy is off: there is nothing to backfill against", code=EXIT_FAIL)
