@@ -79,6 +79,20 @@ def test_sessions_parse_table_title_names_the_log_as_it_is_called(tmp_path: Path
     assert "[bold]session.jsonl · claude" in result.stdout, result.stdout
 
 
+def test_import_session_never_writes_escape_sequences_from_the_files_name(tmp_path: Path) -> None:
+    """The log's file name is stored in the run (run_meta, every entry's source) and may come from a
+    downloaded artifact; `import session` printed it raw in its warning and its success line, so a name
+    holding `\x1b[2J` cleared the terminal (`bitexact show` and `runs` print the same run safely)."""
+    log = tmp_path / "evil\x1b[2J\u202e.jsonl"
+    log.write_bytes(CLAUDE_LOG.read_bytes())  # its two debug lines are skipped: a warning names the file
+    result = run_bitexact(tmp_path / "home", "import", "session", str(log), NO_COLOR="1")
+    assert result.returncode == 0, result.stderr
+    assert "skipped" in result.stderr and "imported" in result.stdout
+    for stream in (result.stdout, result.stderr):
+        assert "\x1b" not in stream and "\u202e" not in stream, repr(stream)
+        assert "evil\\x1b[2J\\u202e.jsonl" in stream, stream
+
+
 # -- capture backfill ------------------------------------------------------------------------------------------
 
 

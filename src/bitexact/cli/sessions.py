@@ -45,10 +45,11 @@ def _warn_diagnostics(diagnostics: tuple[str, ...] | list[str], name: str) -> No
     """The reader's skipped records, on stderr (positions and causes only)."""
     if not diagnostics:
         return
-    err_console.print(f"[yellow]warning:[/] {len(diagnostics)} record(s) of {escape(name)} skipped or not mapped:",
-                      soft_wrap=True)
+    # The file's name is stored in the run (it may come from a downloaded artifact): shown with escapes.
+    err_console.print(f"[yellow]warning:[/] {len(diagnostics)} record(s) of {escape(plain(name))} skipped or not "
+                      "mapped:", soft_wrap=True)
     for line in diagnostics:
-        err_console.print(f"  {escape(line)}", soft_wrap=True, markup=True)
+        err_console.print(f"  {escape(plain(line))}", soft_wrap=True, markup=True)
 
 
 def _read_text(log: Path) -> str:
@@ -164,7 +165,7 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         fail(str(exc), code=EXIT_INPUT)
     _warn_diagnostics(source.diagnostics, source.name)
     try:
-        with progress_bar(f"importing {source.name}", len(source.events)) as update:
+        with progress_bar(f"importing {escape(plain(source.name))}", len(source.events)) as update:
             result = import_session(app.recorder(), source, run_id=run_id, progress=update)
     except AlreadyImportedError as exc:
         fail(str(exc), code=EXIT_FAIL)
@@ -180,7 +181,7 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         print_json({**result.to_json(), "source": source.describe()})
         return
     console.print(
-        f"[green]✓[/] imported [bold]{escape(source.name)}[/] ({source.engine}, {result.events} events) as run "
+        f"[green]✓[/] imported [bold]{escape(plain(source.name))}[/] ({source.engine}, {result.events} events) as run "
         f"[cyan]{escape(result.run_id)}[/]: {result.steps} steps, sealed\n"
         f"  sha256 {source.sha256}\n  head   {result.head_hash}"
     )
