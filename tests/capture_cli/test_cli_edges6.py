@@ -11,6 +11,7 @@ from pathlib import Path
 from cli.real_command import run_bitexact
 
 from bitexact.capture import load_policy
+from bitexact.crypto.hostkey import load_host_key
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.store import open_store
@@ -121,3 +122,23 @@ def test_backfill_with_a_blank_by_is_a_usage_error(tmp_path: Path) -> None:
         assert "--by" in result.stderr
     status = run_bitexact(home, "redaction", "status", run_id, "--json")
     assert json.loads(status.stdout)["pending"] is None  # nothing was filed
+
+
+# -- capture journal ---------------------------------------------------------------------------------------
+
+
+def test_journal_json_on_a_directory_is_one_json_document(tmp_path: Path) -> None:
+    """docs/capture.md: a FILE that cannot be opened exits 2 and "`--json` then prints {"opened": false,
+    "error": ... unreadable ...}". A directory given as FILE was refused by click's own usage text
+    (`Error: Invalid value for 'FILE': ... is a directory`), so a script reading --json got no JSON."""
+    home = tmp_path / "home"
+    load_host_key(home)  # this host's key exists: only the file is wrong
+    folder = tmp_path / "journals"
+    folder.mkdir()
+    result = run_bitexact(home, "capture", "journal", str(folder), "--json")
+    assert result.returncode == 2, result.stderr
+    document = json.loads(result.stdout)
+    assert (document["opened"], document["error"]) == (False, "unreadable"), document
+    plain_text = run_bitexact(home, "capture", "journal", str(folder))
+    assert plain_text.returncode == 2
+    assert plain_text.stderr.startswith("error: ") and str(folder) in plain_text.stderr, plain_text.stderr

@@ -565,7 +565,7 @@ def _list_slots(app: AppContext, file: Path, host_key_file: Path | None, *, as_j
 
 
 @capture_group.command("journal")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))  # a directory is "unreadable" (exit 2, JSON with --json)
 @click.option("--host-key", "host_key_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Open with the host key in this file instead of this host's "
                    "(BITEXACT_HOST_KEY, else <data directory>.host.key).")
