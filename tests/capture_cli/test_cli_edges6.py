@@ -94,6 +94,20 @@ def test_import_session_never_writes_escape_sequences_from_the_files_name(tmp_pa
         assert "evil\\x1b[2J\\u202e.jsonl" in stream, stream
 
 
+def test_render_and_compact_name_the_file_of_a_malformed_line(tmp_path: Path) -> None:
+    """A unified file with a malformed line in the middle is refused by `sessions render` and `sessions
+    compact` (exit 2) with `error: line 3: invalid JSON (...)`: the line, but not the file it is in, where
+    `import session`, `parse` and compact's own other errors name the file."""
+    unified = Path(__file__).parent.parent / "sessions" / "evidence" / "data" / "aw_session.jsonl"
+    lines = unified.read_text(encoding="utf-8").splitlines()
+    log = tmp_path / "aw_session.jsonl"
+    log.write_text("\n".join([*lines[:2], '{"type": "user.message", "data": {', *lines[2:]]) + "\n", encoding="utf-8")
+    for command in ("render", "compact"):
+        result = run_bitexact(tmp_path / "home", "sessions", command, str(log))
+        assert result.returncode == 2, (command, result.stderr)
+        assert result.stderr.startswith(f"error: {log}: line 3:"), (command, result.stderr)
+
+
 # -- capture backfill ------------------------------------------------------------------------------------------
 
 

@@ -24,6 +24,12 @@ from bitexact.sessions.unify.sources import STDIO_PATH
 from bitexact.sessions.validate import validate
 
 
+def _naming(path: Path, exc: Exception) -> str:
+    """The error, naming PATH: a reader's message may give only the line (`line 9: invalid JSON`)."""
+    message = str(exc)
+    return message if str(path) in message else f"{path}: {message}"
+
+
 @sessions_group.command("render")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["markdown", "text"]), default="markdown", show_default=True)
@@ -42,7 +48,7 @@ def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int |
         click.echo(render_path(path, fmt, engine=engine, budget_bytes=budget_bytes, show_prompts=show_prompts),  # type: ignore[arg-type]
                    nl=False)
     except (BitExactError, ValueError, OSError) as exc:
-        fail(str(exc), code=EXIT_INPUT)
+        fail(_naming(path, exc), code=EXIT_INPUT)
 
 
 @sessions_group.command("unify")
@@ -254,7 +260,7 @@ def compact_command(path: Path, as_json: bool) -> None:
     try:
         result = compact(path)
     except (BitExactError, ValueError, OSError) as exc:
-        fail(str(exc), code=EXIT_INPUT)
+        fail(_naming(path, exc), code=EXIT_INPUT)
     if as_json:
         print_json(result)
     else:
