@@ -156,3 +156,17 @@ def test_journal_json_on_a_directory_is_one_json_document(tmp_path: Path) -> Non
     plain_text = run_bitexact(home, "capture", "journal", str(folder))
     assert plain_text.returncode == 2
     assert plain_text.stderr.startswith("error: ") and str(folder) in plain_text.stderr, plain_text.stderr
+
+
+def test_redaction_status_never_writes_escape_sequences_from_a_recorded_key(tmp_path: Path) -> None:
+    """`redaction status RUN` lists a pending request's fields by STEP:PATH, the recorded data's own keys:
+    it wrote them (and the requester's name and reason) with markup escaping only, so a key holding
+    `\\x1b[2J` cleared the operator's terminal."""
+    home = tmp_path / "home"
+    run_id = _record(home, {"tool": "pay", "\x1b[2J\x1b[31mcard\u202e": f"card {VISA}"})
+    filed = run_bitexact(home, "capture", "backfill", "--run", run_id, "--by", "alice\x1b]0;t\x07")
+    assert filed.returncode == 0, filed.stderr
+    shown = run_bitexact(home, "redaction", "status", run_id, NO_COLOR="1")
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout and "\u202e" not in shown.stdout, repr(shown.stdout)
+    assert "1:\\x1b[2J\\x1b[31mcard\\u202e" in shown.stdout, shown.stdout

@@ -15,7 +15,7 @@ import click
 from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, console, fail, print_json
+from bitexact.cli.output import EXIT_FAIL, console, fail, plain, print_json
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.requests import (
     ENV_DUAL_CONTROL,
@@ -110,16 +110,21 @@ def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json
 
 
 def _show(request: RedactionRequest) -> None:
+    # Names, reasons and field paths are what people typed and what the run recorded (its keys): shown as
+    # text, never as markup or escape sequences.
+    def shown(text: object) -> str:
+        return escape(plain(str(text)))
+
     colour = {"pending": "yellow", "approved": "green", "rejected": "red"}.get(request.status, "dim")
-    console.print(f"[{colour}]{request.status}[/] request {request.request_id} by {escape(request.requested_by)}"
-                  f" at {request.requested_at} ({escape(request.source)}): {len(request.fields)} field(s)")
-    console.print(f"  reason  {escape(request.reason)}")
+    console.print(f"[{colour}]{request.status}[/] request {shown(request.request_id)} by {shown(request.requested_by)}"
+                  f" at {shown(request.requested_at)} ({shown(request.source)}): {len(request.fields)} field(s)")
+    console.print(f"  reason  {shown(request.reason)}")
     if request.decided_by:
-        extra = f" - {escape(request.decision_reason)}" if request.decision_reason else ""
-        console.print(f"  {request.status} by {escape(request.decided_by)} at {request.decided_at}{extra}")
+        extra = f" - {shown(request.decision_reason)}" if request.decision_reason else ""
+        console.print(f"  {request.status} by {shown(request.decided_by)} at {shown(request.decided_at)}{extra}")
     if request.status == "pending":
         for token in request.fields:
-            console.print(f"  {escape(token)}")
+            console.print(f"  {shown(token)}")
 
 
 @redaction_group.command("status")
