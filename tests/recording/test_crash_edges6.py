@@ -16,7 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from store.pausing import bx, cli_env, kill_at, stored
 
 from bitexact.crypto.hostkey import load_host_key
