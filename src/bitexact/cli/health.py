@@ -27,8 +27,10 @@ def health_command(app: AppContext, as_json: bool) -> None:
     Warns on capture-key-missing, capture-key-unavailable, scrub-failed,
     capture-policy-off, capture-key-revoked, orphan-journals (entries a
     stopped recording journaled but never wrote: fold them with
-    `bitexact repair RUN`) and store-locked (a stopped or hung process has
-    held the store's write lock for over a second); critical on
+    `bitexact repair RUN`), store-locked (a stopped or hung process has
+    held the store's write lock for over a second) and recording-gaps (a
+    run declared in the last day that the store or the disk failed its
+    recording); critical on
     store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
     collector-unscrubbed, environment-unknown (BITEXACT_ENV holds a value
     other than prod), capture-policy-off under BITEXACT_ENV=prod, and

@@ -142,5 +142,65 @@ def check_store_lock(ctx: HealthContext) -> list[Finding]:
     )]
 
 
-RECORDING_CHECKS = (check_store_lock, check_orphan_journals)
+RECENT_GAP_SECONDS: Final[float] = 24 * 3600.0
+"""How far back ``recording-gaps`` looks: a failure of the recording itself (a full disk, a store that
+stayed locked) in the last day is news; an older one was seen, or is in the run's own record for good."""
+_INFRASTRUCTURE_CAUSES: Final[frozenset[str]] = frozenset({"storage_unavailable", "recording_error"})
+
+
+def _recent_gaps(path: Path, since: float) -> tuple[dict[str, int], int]:
+    """The causes of the infrastructure gaps one failures record declared at ``since`` or later (counted),
+    and how many of its lines did not read."""
+    from datetime import datetime
+
+    from bitexact.canon import loads
+
+    causes: dict[str, int] = {}
+    unread = 0
+    for line in path.read_bytes().splitlines():
+        if not line.strip():
+            continue
+        try:
+            gap = loads(line)
+            cause, at = gap["cause"], datetime.fromisoformat(gap["at"]).timestamp()
+        except (ValueError, KeyError, TypeError):
+            unread += 1  # a line cut short by a crash, or not a gap at all
+            continue
+        if cause in _INFRASTRUCTURE_CAUSES and at >= since:
+            causes[cause] = causes.get(cause, 0) + 1
+    return causes, unread
+
+
+def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
+    """recording-gaps, per run: the SDK declared in the last day that it could not record (the store or
+    the disk failed it), so entries are missing from the run or wait in journals."""
+    if ctx.home is None:
+        return []
+    root = ctx.home / "failures"
+    if not root.is_dir():
+        return []
+    since = time.time() - RECENT_GAP_SECONDS
+    findings: list[Finding] = []
+    for path in sorted(root.glob("*.jsonl")):
+        try:
+            causes, _ = _recent_gaps(path, since)
+        except OSError:
+            continue  # removed meanwhile, or not ours to read: nothing to say of it
+        if not causes:
+            continue
+        run_id = path.name.removesuffix(".jsonl")
+        total = sum(causes.values())
+        counted = ", ".join(f"{cause} x{n}" for cause, n in sorted(causes.items()))
+        findings.append(Finding(
+            WARN, "recording-gaps",
+            f"{total} recording gap{'s' if total != 1 else ''} declared in the last day ({counted}): the store"
+            " or the disk failed the recording, so entries are missing from the run or wait in its journals."
+            f" See {path} and the gap markers in `bitexact show {run_id}`; check the disk's free space and"
+            " `store-locked`, then `bitexact repair` the run if it reports orphan journals",
+            run_id=run_id, details={"causes": causes, "failures_record": str(path)},
+        ))
+    return findings
+
+
+RECORDING_CHECKS = (check_store_lock, check_orphan_journals, check_recording_gaps)
 """The recording checks, in the order ``bitexact health`` runs them."""
