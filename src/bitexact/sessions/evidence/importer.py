@@ -99,8 +99,10 @@ def diagnostics_marker(source: SessionSource) -> dict[str, Any]:
     skipped record's type, say) are still elided so nothing of the record
     reaches the chain.
     """
-    positions = sorted({int(m) for d in source.diagnostics for m in _POSITION.findall(d)})
     causes = [_QUOTED.sub("'…'", d) for d in source.diagnostics]
+    # Positions are read from the elided causes: a number inside a quoted literal (a skipped record's
+    # type, "line 99999999999999999999") is payload, not a position, and may not even fit an entry.
+    positions = sorted({int(m) for c in causes for m in _POSITION.findall(c)})
     shown = "; ".join(causes[:3]) + ("; …" if len(causes) > 3 else "")
     return {
         "note": f"gap: the reader skipped or could not map part of {source.name}: {shown}",

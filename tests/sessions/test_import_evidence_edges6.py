@@ -1,0 +1,66 @@
+"""`bitexact import session`: regression tests, each for a bug a review found."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from click.testing import CliRunner, Result
+
+from bitexact.cli import cli
+from bitexact.cli.sessions import import_group, sessions_group
+from bitexact.store import open_store
+
+CLAUDE = Path(__file__).resolve().parent / "fixtures" / "claude" / "jsonl_full_session_with_debug_and_trailing_extension.jsonl"
+
+
+def _bx(home: Path, *args: str) -> Result:
+    root = click.Group(cli.name, commands={**cli.commands, "import": import_group, "sessions": sessions_group},
+                       callback=cli.callback, params=cli.params)
+    return CliRunner().invoke(root, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
+
+
+def _claude_log_with(tmp_path: Path, *records: dict[str, Any]) -> Path:
+    """The first three records of a real Claude log, then ``records`` (which its reader skips)."""
+    head = CLAUDE.read_text().splitlines(keepends=True)[:3]
+    log = tmp_path / "session.jsonl"
+    log.write_text("".join(head) + "".join(json.dumps(r) + "\n" for r in records))
+    return log
+
+
+# --------------------------------------------------------------------------- the reader's gap marker
+
+
+def test_a_skipped_records_type_quoting_a_huge_line_number_does_not_leave_half_a_run(tmp_path: Path) -> None:
+    # The gap marker's `positions` were read from the diagnostics before their quoted literals were
+    # elided, so a skipped record typed "line 99999999999999999999" put an unsafe integer in the
+    # marker: the write path refused it after the run was created (exit 1, an unsealed run that
+    # every retry then reports as an interrupted import).
+    home = tmp_path / "home"
+    log = _claude_log_with(tmp_path, {"type": "line 99999999999999999999"})
+    result = _bx(home, "import", "session", str(log), "--run-id", "r1")
+    assert result.exit_code == 0, result.output
+    store = open_store(home)
+    try:
+        assert store.run("r1").sealed
+        marker = store.entry("r1", 1)
+    finally:
+        store.close()
+    assert marker["kind"] == "marker" and marker["data"]["positions"] == [4]
+
+
+def test_the_gap_markers_positions_hold_no_digits_of_a_skipped_records_type(tmp_path: Path) -> None:
+    # docs/sessions-evidence.md: quoted literals of the diagnostics (a skipped record's type) are elided
+    # before they reach the chain; `positions` still took a number out of the type.
+    home = tmp_path / "home"
+    log = _claude_log_with(tmp_path, {"type": "see element 31337"})
+    assert _bx(home, "import", "session", str(log), "--run-id", "r1").exit_code == 0
+    store = open_store(home)
+    try:
+        marker = store.entry("r1", 1)
+    finally:
+        store.close()
+    assert marker["data"]["positions"] == [4]
+    assert "31337" not in json.dumps(marker["data"])
