@@ -64,3 +64,29 @@ def test_the_gap_markers_positions_hold_no_digits_of_a_skipped_records_type(tmp_
         store.close()
     assert marker["data"]["positions"] == [4]
     assert "31337" not in json.dumps(marker["data"])
+
+
+# --------------------------------------------------------------------------- deep events kept as text
+
+
+def test_a_too_deep_event_holding_a_non_finite_number_is_recorded_as_text_not_refused(tmp_path: Path) -> None:
+    # docs/sessions-evidence.md: non-finite numbers are "recorded as decimal strings and listed in
+    # `coerced` [...] rather than refusing the import", and a part nesting too deep is kept as text. An
+    # event that is both (1e999 reads as inf) was refused whole: "import stopped: an event cannot be
+    # written even as JSON text" (exit 1, an input fault reported as a refusal), nothing recorded.
+    home = tmp_path / "home"
+    deep = "[" * 130 + "]" * 130
+    log = tmp_path / "copilot.jsonl"
+    log.write_text('{"type":"session.start","data":{"sessionId":"a"},"id":"0"}\n'
+                   '{"type":"user.message","data":{"content":"x","n":1e999,"deep":' + deep + '},"id":"1"}\n')
+    result = _bx(home, "import", "session", str(log), "--engine", "copilot", "--run-id", "r1")
+    assert result.exit_code == 0, result.output
+    store = open_store(home)
+    try:
+        entry = store.entry("r1", 2)
+    finally:
+        store.close()
+    data = entry["data"]
+    assert set(data["as_text"]) == {"data"}
+    assert json.loads(data["data_json"])["n"] == "inf"
+    assert data["coerced"] == {"non_finite": ["/data/n"]}

@@ -24,37 +24,40 @@ def _pointer_part(key: str | int) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
-def _fit(value: Any, pointer: str, depth: int, coerced: dict[str, list[str]]) -> Any:
-    """``value`` with unsafe numbers written as strings; raises :class:`_TooDeep`.
+def _fit(value: Any, pointer: str, depth: int, coerced: dict[str, list[str]], *, text: bool = False) -> Any:
+    """``value`` with unsafe numbers written as strings; raises :class:`_TooDeep` (never with ``text``).
 
     Canonical JSON refuses integers past ±(2^53-1) and negative zero (bundle
     spec §1.2); the spec's advice is to record them as strings, and
     ``coerced`` lists where that was done, as JSON Pointers into the event.
     Containers are copied only when something under them changed. ``depth``
     is the level ``value`` sits at inside the entry's data (data itself is
-    level 1), which may nest at most 125 levels (bundle spec §1.1).
+    level 1), which may nest at most 125 levels (bundle spec §1.1). For a part kept as ``text``,
+    any depth is fitted and only non-finite numbers are rewritten (the text writes the others exactly).
     """
     if isinstance(value, dict):
-        if depth > MAX_DATA_DEPTH:
+        if not text and depth > MAX_DATA_DEPTH:
             raise _TooDeep
         out = None
         for key, item in value.items():
-            fitted = _fit(item, f"{pointer}/{_pointer_part(key)}", depth + 1, coerced)
+            fitted = _fit(item, f"{pointer}/{_pointer_part(key)}", depth + 1, coerced, text=text)
             if fitted is not item:
                 out = dict(value) if out is None else out
                 out[key] = fitted
         return value if out is None else out
     if isinstance(value, list):
-        if depth > MAX_DATA_DEPTH:
+        if not text and depth > MAX_DATA_DEPTH:
             raise _TooDeep
         items = None
         for index, item in enumerate(value):
-            fitted = _fit(item, f"{pointer}/{index}", depth + 1, coerced)
+            fitted = _fit(item, f"{pointer}/{index}", depth + 1, coerced, text=text)
             if fitted is not item:
                 items = list(value) if items is None else items
                 items[index] = fitted
         return value if items is None else items
     if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if text and not (isinstance(value, float) and not math.isfinite(value)):
         return value
     if isinstance(value, int):
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
@@ -131,16 +134,26 @@ def entry_data(source: SessionSource, item: SourceEvent, *, as_text: bool = Fals
     coerced: dict[str, list[str]] = {}
     encoded: dict[str, str] = {}
     for part, value in parts.items():
+        pointer = "/data" if part == "data" else ""
         if not as_text:
             found: dict[str, list[str]] = {}
             try:
-                body[part] = _fit(value, "/data" if part == "data" else "", 2, found)
+                body[part] = _fit(value, pointer, 2, found)
             except _TooDeep:
                 pass
             else:
                 for cause, pointers in found.items():
                     coerced.setdefault(cause, []).extend(pointers)
                 continue
+        # As text too, non-finite numbers are written as strings and declared: no JSON writes
+        # them, and refusing the event would refuse the import.
+        found = {}
+        try:
+            value = _fit(value, pointer, 2, found, text=True)
+        except RecursionError:
+            found = {}  # nesting Python cannot walk: _as_text refuses it below
+        for cause, pointers in found.items():
+            coerced.setdefault(cause, []).extend(pointers)
         body[f"{part}_json"], encoded[part] = _as_text(value)
     body["index"] = item.index
     body["source"] = _source_block(source, item)
