@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +122,49 @@ def test_an_event_type_kept_hash_only_by_a_rule_is_not_copied_in_the_clear(store
     entries = list(store.entries(result.run_id))
     assert all(e["data"].get("type") in (None, "[hash-only]") for e in entries if "index" in e["data"])
     assert "SECRET" not in json.dumps(entries)
+
+
+# --------------------------------------------------------------------------- an import still running
+
+
+_IMPORTER_HOLDING_ITS_RUN = """
+import os, sys
+from pathlib import Path
+from bitexact.crypto.keystore import KeyStore
+from bitexact.recording import Recorder
+from bitexact.sessions.evidence import read_session, run_name
+from bitexact.store import open_store
+store = open_store()
+recorder = Recorder(store, KeyStore(Path(os.environ["BITEXACT_HOME"])).current_or_init())
+source = read_session(sys.argv[1])
+writer = recorder.start(name=run_name(source), meta={"import": source.describe()})  # an import under way
+print(writer.run_id, flush=True)
+sys.stdin.readline()
+writer.seal()
+store.close()
+"""
+
+
+def test_a_reimport_while_the_first_import_runs_does_not_call_it_interrupted(tmp_path: Path) -> None:
+    # A second `bitexact import session` of the same bytes, started while the first is still recording,
+    # was told "(unsealed: that import was interrupted)"; the first then finished and sealed its run.
+    home = tmp_path / "home"
+    env = {**os.environ, "BITEXACT_HOME": str(home)}
+    first = subprocess.Popen([sys.executable, "-c", _IMPORTER_HOLDING_ITS_RUN, str(CLAUDE)], env=env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout is not None and first.stdin is not None
+        run_id = first.stdout.readline().strip()
+        second = _bx(home, "import", "session", str(CLAUDE))
+        first.stdin.write("\n")
+        first.stdin.flush()
+        assert first.wait(timeout=30) == 0
+    finally:
+        first.kill()
+    assert second.exit_code == 1 and run_id in second.stderr
+    store = open_store(home)
+    try:
+        assert store.run(run_id).sealed  # it was never interrupted ...
+    finally:
+        store.close()
+    assert "still running" in second.stderr  # ... and the refusal must not say it was

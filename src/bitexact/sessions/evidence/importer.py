@@ -198,7 +198,9 @@ def import_session(
     source = dataclasses.replace(source, name=_scrubbed(recorder, source.name))
     earlier = find_earlier_import(store, source.sha256)
     if earlier is not None:
-        state = "" if earlier.sealed else " (unsealed: that import was interrupted)"
+        # An unsealed run is an import that was interrupted or one still recording in another
+        # process; the store cannot tell them apart, so the message names both.
+        state = "" if earlier.sealed else " (unsealed: that import is still running, or was interrupted)"
         raise AlreadyImportedError(
             f"{source.name} (sha256 {source.sha256[:16]}…) was already imported as run {earlier.run_id}{state}; "
             f"inspect it with `bitexact show {earlier.run_id}`",
