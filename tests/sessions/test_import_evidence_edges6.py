@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import pytest
 from click.testing import CliRunner, Result
 
 from bitexact.capture.policy import parse_policy
@@ -103,9 +102,6 @@ def test_a_too_deep_event_holding_a_non_finite_number_is_recorded_as_text_not_re
 # --------------------------------------------------------------------------- guidance keys under path rules
 
 
-@pytest.mark.xfail(strict=True, reason="design: `name`/`note` copy the event type in the clear under a rule "
-                   "keeping `type` hash-only; leaving them out under path rules (as `tool` is) changes what "
-                   "`bitexact show` prints for every imported run under pci")
 def test_an_event_type_kept_hash_only_by_a_rule_is_not_copied_in_the_clear(store: Store,
                                                                             recorder_key: SigningKey) -> None:
     # docs/sessions-evidence.md leaves `tool` out under path rules "since a rule such as `*.toolName

@@ -148,12 +148,26 @@ def _scrubbed(recorder: Recorder, name: str) -> str:
     return recorder.policy.scanner.scrub_text(name, Deadline.unlimited())[0]
 
 
+_NO_TYPE: Final[str] = "engine event"
+"""A display key's text under path rules, in place of the event type it would copy."""
+_STATUS_WORDS: Final[frozenset[str]] = frozenset({"ok", "failed", "unknown", "started", "update"})
+
+
 def _no_copies(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without its ``tool`` display key when the policy has path rules: the key copies the
-    event's ``data.toolName``, which a rule (``*.toolName hash-only``) may keep out of the store."""
-    if "tool" not in data or not recorder.policy.has_path_rules:
+    """``data`` without copies of what a path rule may keep out of the store, when the policy has such
+    rules: the ``tool`` display key (a copy of ``data.toolName``: ``*.toolName hash-only``) is left out,
+    and the keys that copy the event's ``type`` (a context's ``name``, a marker's ``note``, a tool call's
+    ``status`` named after the type) say ``engine event`` instead (``type hash-only``)."""
+    if not recorder.policy.has_path_rules:
         return data
-    return {key: value for key, value in data.items() if key != "tool"}
+    kept = {key: value for key, value in data.items() if key != "tool"}
+    if "name" in kept and kept["name"] == data.get("type"):
+        kept["name"] = _NO_TYPE
+    if isinstance(kept.get("note"), str) and kept["note"].startswith(f"{_NO_TYPE} "):
+        kept["note"] = _NO_TYPE
+    if "status" in kept and kept["status"] not in _STATUS_WORDS:
+        kept["status"] = "event"
+    return kept
 
 
 def _split_own(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
