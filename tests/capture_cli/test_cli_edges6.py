@@ -170,3 +170,14 @@ def test_redaction_status_never_writes_escape_sequences_from_a_recorded_key(tmp_
     assert shown.returncode == 0, shown.stderr
     assert "\x1b" not in shown.stdout and "\u202e" not in shown.stdout, repr(shown.stdout)
     assert "1:\\x1b[2J\\x1b[31mcard\\u202e" in shown.stdout, shown.stdout
+
+
+def test_sessions_parse_json_of_a_number_past_a_double_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    """A record holding `1e999` (read as infinity) made `sessions parse LOG --json` die with a ValueError
+    traceback (exit 1) while the table worked: now a clear error naming the file (exit 2)."""
+    log = tmp_path / "inf.jsonl"
+    log.write_text('{"type":"session.start","data":{},"id":"0"}\n'
+                   '{"type":"user.message","data":{"content":"x","n":1e999},"id":"1"}\n', encoding="utf-8")
+    result = run_bitexact(tmp_path / "home", "sessions", "parse", str(log), "--json")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert str(log) in result.stderr and "infinity" in result.stderr and result.stdout == ""

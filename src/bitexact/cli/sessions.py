@@ -112,7 +112,13 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
         fail(f"{log}: no recognizable events (an empty log, or none of its records is one an engine writes)",
              code=EXIT_INPUT)
     if as_json:
-        click.echo(canonical_json(result.events), nl=False)
+        try:
+            document = canonical_json(result.events)
+        except ValueError:  # a number past a double's range (1e999) reads as infinity, which JSON lacks
+            fail(f"{log}: an event holds a number too large for a double (it reads as infinity), which the"
+                 " canonical JSON array cannot carry; `bitexact import session` keeps such a number as text",
+                 code=EXIT_INPUT)
+        click.echo(document, nl=False)
         return
     table = Table(title=f"{escape(plain(log.name))} · {result.engine} · {len(result.events)} events")  # title is markup
     table.add_column("#", justify="right")
