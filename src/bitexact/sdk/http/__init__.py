@@ -23,6 +23,13 @@ def wrap(client: C, *, run: Run | None = None) -> C:
 
     Returns the same client. Outside a run it only forwards.
     """
+    from bitexact.sdk.run import Run
+
+    if run is not None and not isinstance(run, Run):
+        # Refused here: taken as given, every request of the client would fail on it, in the agent's call.
+        raise SdkArgumentError(
+            f"bitexact.wrap's run is the Run that `with bitexact.run() as r` gives, not {type(run).__name__}",
+            field="run")
     try:
         import httpx
     except ImportError:  # pragma: no cover - httpx is a dependency
