@@ -4,6 +4,7 @@ instrumented client behaving otherwise than the same client unwrapped."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import httpx
@@ -36,3 +37,38 @@ def test_wrap_refuses_the_run_scope_in_place_of_its_run(server: LoopbackServer) 
     with pytest.raises(bitexact.sdk.SdkArgumentError) as caught:
         bitexact.wrap(requests.Session(), run=scope)
     assert caught.value.field == "run" and "RunScope" in str(caught.value)
+
+
+@pytest.mark.parametrize("instrumented", [False, True])
+@pytest.mark.parametrize("client_kind", ["httpx", "requests"])
+def test_a_client_wrapped_for_a_run_that_ended_records_into_no_other_run(
+    server: LoopbackServer, client_kind: str, instrumented: bool
+) -> None:
+    """A client wrapped with run=a recorded, once a had ended, into whichever run was open (another thread's)."""
+    instrumentation = bitexact.instrument() if instrumented else None
+    with bitexact.run() as a:
+        client: Any = bitexact.wrap(httpx.Client() if client_kind == "httpx" else requests.Session(), run=a)
+        client.get(server.base_url + "/json?in=a")
+    ready, done = threading.Event(), threading.Event()
+    opened: list[bitexact.sdk.run.Run] = []
+
+    def other_run() -> None:
+        with bitexact.run() as b:
+            opened.append(b)
+            ready.set()
+            done.wait(10)
+
+    thread = threading.Thread(target=other_run)
+    thread.start()
+    try:
+        assert ready.wait(10)
+        with bitexact.run() as c:  # this thread's own run: not the client's either
+            assert client.get(server.base_url + "/json?after=a").status_code == 200
+    finally:
+        done.set()
+        thread.join(10)
+        if instrumentation is not None:
+            instrumentation.undo()
+    client.close()
+    assert _queries(a.run_id) == ["in=a"]
+    assert _queries(opened[0].run_id) == [] and _queries(c.run_id) == []

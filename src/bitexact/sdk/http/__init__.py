@@ -21,7 +21,8 @@ C = TypeVar("C")
 def wrap(client: C, *, run: Run | None = None) -> C:
     """Make ``client`` record each exchange as an ``http_call``, into ``run`` or the run current at the call.
 
-    Returns the same client. Outside a run it only forwards.
+    Returns the same client. Outside a run it only forwards; once ``run`` has ended, too (never into
+    another run, even under :func:`instrument`).
     """
     from bitexact.sdk.run import Run
 

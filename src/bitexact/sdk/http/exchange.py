@@ -58,6 +58,24 @@ def release_request(request: Any) -> None:
         _recorded.discard(request)
 
 
+class HeldFromOthers:
+    """For the block: no other layer records ``request``. A client wrapped for a run that has ended records
+    into no run, and an instrumented transport under it must not record the exchange into another."""
+
+    __slots__ = ("_claimed", "_request")
+
+    def __init__(self, request: Any) -> None:
+        self._request = request
+        self._claimed = False
+
+    def __enter__(self) -> None:
+        self._claimed = claim_request(self._request)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._claimed:
+            release_request(self._request)
+
+
 def _charset(media_type: str) -> str:
     for part in media_type.split(";")[1:]:
         name, _, value = part.strip().partition("=")

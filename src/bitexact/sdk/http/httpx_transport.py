@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from bitexact.sdk.active import current_run
-from bitexact.sdk.http.exchange import Exchange, claim_request, release_request
+from bitexact.sdk.http.exchange import Exchange, HeldFromOthers, claim_request, release_request
 
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
@@ -126,7 +126,10 @@ def record_sync(
     run: Run | None, request: httpx.Request, send: Callable[[httpx.Request], httpx.Response]
 ) -> httpx.Response:
     """Send ``request`` with ``send`` and record the exchange into ``run`` (or the current run)."""
-    run = run if run is not None and run.open else current_run()
+    if run is not None and not run.open:  # wrapped for a run that has ended: recorded into no other one
+        with HeldFromOthers(request):
+            return send(request)
+    run = run if run is not None else current_run()
     if run is None or not claim_request(request):
         return send(request)
     exchange = _begin(run, request)
@@ -160,7 +163,10 @@ async def record_async(
     run: Run | None, request: httpx.Request, send: Callable[[httpx.Request], Awaitable[httpx.Response]]
 ) -> httpx.Response:
     """The async twin of :func:`record_sync`."""
-    run = run if run is not None and run.open else current_run()
+    if run is not None and not run.open:  # wrapped for a run that has ended: recorded into no other one
+        with HeldFromOthers(request):
+            return await send(request)
+    run = run if run is not None else current_run()
     if run is None or not claim_request(request):
         return await send(request)
     exchange = _begin(run, request)

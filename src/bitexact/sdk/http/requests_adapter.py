@@ -16,7 +16,7 @@ import requests
 from requests.adapters import BaseAdapter
 
 from bitexact.sdk.active import current_run
-from bitexact.sdk.http.exchange import Exchange, claim_request, release_request
+from bitexact.sdk.http.exchange import Exchange, HeldFromOthers, claim_request, release_request
 
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
@@ -255,7 +255,10 @@ class RecordingAdapter(BaseAdapter):
 
 def record_requests(run: Run | None, request: requests.PreparedRequest, send: Any) -> requests.Response:
     """Send ``request`` with ``send`` and record the exchange into ``run`` (or the current run)."""
-    run = run if run is not None and run.open else current_run()
+    if run is not None and not run.open:  # wrapped for a run that has ended: recorded into no other one
+        with HeldFromOthers(request):
+            return send(request)
+    run = run if run is not None else current_run()
     if run is None or not claim_request(request):
         return send(request)
     try:
