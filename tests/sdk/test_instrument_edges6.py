@@ -4,8 +4,9 @@ instrumented client behaving otherwise than the same client unwrapped."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from typing import Any
+from typing import Any, Self
 
 import httpx
 import pytest
@@ -72,3 +73,74 @@ def test_a_client_wrapped_for_a_run_that_ended_records_into_no_other_run(
     client.close()
     assert _queries(a.run_id) == ["in=a"]
     assert _queries(opened[0].run_id) == [] and _queries(c.run_id) == []
+
+
+class _EnteredTransport(httpx.BaseTransport):
+    """An agent's transport that sets up in __enter__ and tears down in __exit__ (as httpx's own do)."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.entered = 0
+        self.exited = 0
+
+    def __enter__(self) -> Self:
+        self.entered += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.exited += 1
+        self.inner.close()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if self.entered == self.exited:
+            raise RuntimeError("used outside its with block")
+        return self.inner.handle_request(request)
+
+
+class _AsyncEnteredTransport(httpx.AsyncBaseTransport):
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.entered = 0
+        self.exited = 0
+
+    async def __aenter__(self) -> Self:
+        self.entered += 1
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.exited += 1
+        await self.inner.aclose()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.entered == self.exited:
+            raise RuntimeError("used outside its with block")
+        return await self.inner.handle_async_request(request)
+
+
+def test_a_wrapped_client_used_as_a_context_manager_enters_and_exits_its_own_transports(
+    server: LoopbackServer
+) -> None:
+    """The recording transport did not pass the client's __enter__/__exit__ on to the agent's transport."""
+    transport, mounted = _EnteredTransport(), _EnteredTransport()
+    with bitexact.run() as r:
+        client = bitexact.wrap(httpx.Client(transport=transport, mounts={"http://127.0.0.1": mounted}))
+        with client:
+            assert client.get(server.base_url + "/json?n=1").status_code == 200
+    assert (transport.entered, transport.exited, mounted.entered, mounted.exited) == (1, 1, 1, 1)
+    assert _queries(r.run_id) == ["n=1"]
+
+
+def test_a_wrapped_async_client_used_as_a_context_manager_enters_and_exits_its_own_transport(
+    server: LoopbackServer
+) -> None:
+    """The async recording transport did not pass __aenter__/__aexit__ on to the agent's transport."""
+    transport = _AsyncEnteredTransport()
+
+    async def main() -> str | None:
+        async with bitexact.run() as r, bitexact.wrap(httpx.AsyncClient(transport=transport)) as client:
+            assert (await client.get(server.base_url + "/json?n=2")).status_code == 200
+        return r.run_id
+
+    run_id = asyncio.run(main())
+    assert (transport.entered, transport.exited) == (1, 1)
+    assert _queries(run_id) == ["n=2"]

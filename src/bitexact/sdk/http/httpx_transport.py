@@ -11,7 +11,7 @@ Outside a run the transport only forwards.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
@@ -19,6 +19,8 @@ from bitexact.sdk.active import current_run
 from bitexact.sdk.http.exchange import Exchange, HeldFromOthers, claim_request, release_request
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     from bitexact.sdk.run import Run
 
 
@@ -196,6 +198,15 @@ class RecordingTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         return record_sync(self.run, request, self.inner.handle_request)
 
+    # A client used as a context manager enters and exits its transports: the agent's, wrapped here, too.
+    def __enter__(self) -> Self:
+        self.inner.__enter__()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None = None, exc_value: BaseException | None = None,
+                 traceback: TracebackType | None = None) -> None:
+        self.inner.__exit__(exc_type, exc_value, traceback)
+
     def close(self) -> None:
         self.inner.close()
 
@@ -209,6 +220,14 @@ class AsyncRecordingTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         return await record_async(self.run, request, self.inner.handle_async_request)
+
+    async def __aenter__(self) -> Self:
+        await self.inner.__aenter__()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None = None, exc_value: BaseException | None = None,
+                        traceback: TracebackType | None = None) -> None:
+        await self.inner.__aexit__(exc_type, exc_value, traceback)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
