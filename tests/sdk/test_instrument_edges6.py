@@ -11,6 +11,7 @@ from typing import Any, Self
 import httpx
 import pytest
 import requests
+from requests.adapters import BaseAdapter
 
 import bitexact
 from sdk.conftest import entries
@@ -144,3 +145,37 @@ def test_a_wrapped_async_client_used_as_a_context_manager_enters_and_exits_its_o
     run_id = asyncio.run(main())
     assert (transport.entered, transport.exited) == (1, 1)
     assert _queries(run_id) == ["n=2"]
+
+
+class _CannedAdapter(BaseAdapter):
+    """An agent's adapter answering from its own store: the response comes already read, with no raw."""
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
+        response = requests.Response()
+        response.status_code = 200
+        response.headers["content-type"] = "application/json"
+        response._content = b'{"cached": true}'
+        response.url = str(request.url)
+        response.request = request
+        return response
+
+    def close(self) -> None:
+        return None
+
+
+def test_a_requests_response_its_adapter_returned_already_read_is_recorded_as_read(server: LoopbackServer) -> None:
+    """A response already read (a cache's, a mock's) got a recording raw the agent never had (raw was None),
+    and was recorded with an empty body, incomplete, at the run's end."""
+    unwrapped = requests.Session()
+    unwrapped.mount("http://canned/", _CannedAdapter())
+    plain = unwrapped.get("http://canned/claims?n=3")
+    with bitexact.run() as r:
+        session = requests.Session()
+        session.mount("http://canned/", _CannedAdapter())
+        bitexact.wrap(session)
+        response = session.get("http://canned/claims?n=3")
+        assert response.raw is plain.raw is None
+        assert response.content == plain.content == b'{"cached": true}'
+    (call,) = [e for e in entries(r.run_id) if e["kind"] == "http_call"]
+    assert call["data"]["response"]["text"] == '{"cached": true}'
+    assert call["data"]["response"]["complete"] is True

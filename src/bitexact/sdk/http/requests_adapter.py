@@ -279,6 +279,14 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
             # The body goes back to the agent's own: requests re-sends it on a 307/308 redirect (and
             # the agent may send the request again), which a spent tee would send empty.
             request.body = swapped
+    content = getattr(response, "_content", False)
+    if content is not False or response.raw is None:
+        # Read already by its adapter (a cache, a mock), or nothing to read: recorded now, as requests
+        # decoded it, and the raw left as the agent would have it (no tee would see a read).
+        exchange.received(content if isinstance(content, bytes) else b"")
+        exchange.finish(status=response.status_code, headers=list(response.headers.items()),
+                        streamed="content-length" not in response.headers, complete=True, decoded=True)
+        return response
     response.raw = _TeeRaw(response.raw, exchange, response)
     return response
 
