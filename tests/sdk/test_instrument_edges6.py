@@ -179,3 +179,38 @@ def test_a_requests_response_its_adapter_returned_already_read_is_recorded_as_re
     (call,) = [e for e in entries(r.run_id) if e["kind"] == "http_call"]
     assert call["data"]["response"]["text"] == '{"cached": true}'
     assert call["data"]["response"]["complete"] is True
+
+
+@pytest.mark.parametrize("client_kind", ["httpx", "async-httpx", "requests"])
+def test_wrapping_a_wrapped_client_again_binds_it_to_the_run_given(server: LoopbackServer, client_kind: str) -> None:
+    """wrap(client, run=b) on a client wrapped with run=a did nothing: its exchanges still went to a, or
+    (once a had ended) to no run at all."""
+    client: Any = {"httpx": httpx.Client, "async-httpx": httpx.AsyncClient, "requests": requests.Session}[client_kind]()
+    loop = asyncio.new_event_loop()  # one loop for every exchange of the async client
+
+    def get(query: str) -> None:
+        if isinstance(client, httpx.AsyncClient):
+            loop.run_until_complete(client.get(f"{server.base_url}/json?{query}"))
+        else:
+            client.get(f"{server.base_url}/json?{query}")
+
+    try:
+        with bitexact.run() as a:
+            bitexact.wrap(client, run=a)
+            get("n=a")
+            with bitexact.run() as b:  # a is still open
+                assert bitexact.wrap(client, run=b) is client
+                get("n=b")
+        with bitexact.run() as c:
+            bitexact.wrap(client, run=c)
+            get("n=c")
+        with bitexact.run() as d:
+            bitexact.wrap(client)  # no run: the run current at each exchange
+            get("n=d")
+    finally:
+        if isinstance(client, httpx.AsyncClient):
+            loop.run_until_complete(client.aclose())
+        else:
+            client.close()
+        loop.close()
+    assert [_queries(x.run_id) for x in (a, b, c, d)] == [["n=a"], ["n=b"], ["n=c"], ["n=d"]]

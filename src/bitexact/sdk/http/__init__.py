@@ -22,7 +22,7 @@ def wrap(client: C, *, run: Run | None = None) -> C:
     """Make ``client`` record each exchange as an ``http_call``, into ``run`` or the run current at the call.
 
     Returns the same client. Outside a run it only forwards; once ``run`` has ended, too (never into
-    another run, even under :func:`instrument`).
+    another run, even under :func:`instrument`). A client wrapped already is bound to ``run`` instead.
     """
     from bitexact.sdk.run import Run
 

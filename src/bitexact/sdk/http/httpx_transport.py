@@ -234,12 +234,16 @@ class AsyncRecordingTransport(httpx.AsyncBaseTransport):
 
 
 def wrap_httpx(client: httpx.Client | httpx.AsyncClient, run: Run | None = None) -> None:
-    """Put a recording transport around the client's transport and each mounted one."""
-    if isinstance(client, httpx.AsyncClient):
-        wrap_async = lambda t: t if isinstance(t, AsyncRecordingTransport) else AsyncRecordingTransport(t, run)  # noqa: E731
-        client._transport = wrap_async(client._transport)
-        client._mounts = {k: (wrap_async(t) if t is not None else None) for k, t in client._mounts.items()}
-    else:
-        wrap_sync = lambda t: t if isinstance(t, RecordingTransport) else RecordingTransport(t, run)  # noqa: E731
-        client._transport = wrap_sync(client._transport)
-        client._mounts = {k: (wrap_sync(t) if t is not None else None) for k, t in client._mounts.items()}
+    """Put a recording transport around the client's transport and each mounted one; on a client wrapped
+    already, bind its recording transports to ``run`` instead (a client kept from run to run)."""
+    recording: type[RecordingTransport | AsyncRecordingTransport]
+    recording = AsyncRecordingTransport if isinstance(client, httpx.AsyncClient) else RecordingTransport
+
+    def wrap_one(transport: Any) -> Any:
+        if isinstance(transport, recording):
+            transport.run = run
+            return transport
+        return recording(transport, run)
+
+    client._transport = wrap_one(client._transport)
+    client._mounts = {k: (wrap_one(t) if t is not None else None) for k, t in client._mounts.items()}

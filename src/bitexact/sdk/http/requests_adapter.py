@@ -292,7 +292,10 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
 
 
 def wrap_session(session: requests.Session, run: Run | None = None) -> None:
-    """Mount a recording adapter around every adapter the session has."""
+    """Mount a recording adapter around every adapter the session has; on a session wrapped already, bind
+    its recording adapters to ``run`` instead (a session kept from run to run)."""
     for prefix, adapter in list(session.adapters.items()):
-        if not isinstance(adapter, RecordingAdapter):
+        if isinstance(adapter, RecordingAdapter):
+            adapter.run = run
+        else:
             session.mount(prefix, RecordingAdapter(adapter, run))
