@@ -5,6 +5,8 @@ instrumented client behaving otherwise than the same client unwrapped."""
 from __future__ import annotations
 
 import asyncio
+import copy
+import pickle
 import threading
 from typing import Any, Self
 
@@ -214,3 +216,18 @@ def test_wrapping_a_wrapped_client_again_binds_it_to_the_run_given(server: Loopb
             client.close()
         loop.close()
     assert [_queries(x.run_id) for x in (a, b, c, d)] == [["n=a"], ["n=b"], ["n=c"], ["n=d"]]
+
+
+def test_a_session_wrapped_for_a_run_pickles_and_copies_as_unwrapped(server: LoopbackServer) -> None:
+    """A session wrapped with run=r could not be pickled or deep-copied (TypeError: the run's locks),
+    where the same session unwrapped can."""
+    with bitexact.run() as r:
+        session = bitexact.wrap(requests.Session(), run=r)
+        session.headers["x-agent"] = "a1"
+        restored = pickle.loads(pickle.dumps(session))
+        copied = copy.deepcopy(session)
+        assert restored.headers["x-agent"] == copied.headers["x-agent"] == "a1"
+        assert copied.get(server.base_url + "/json?via=copy", timeout=10).status_code == 200
+        assert restored.get(server.base_url + "/json?via=pickle", timeout=10).status_code == 200
+    # The copy keeps its run; the pickled one (a run cannot cross processes) records into the run current.
+    assert _queries(r.run_id) == ["via=copy", "via=pickle"]

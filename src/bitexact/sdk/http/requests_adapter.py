@@ -9,6 +9,7 @@ been read to its end or the response closed.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -238,6 +239,17 @@ class RecordingAdapter(BaseAdapter):
 
     def close(self) -> None:
         self.inner.close()
+
+    # A session pickles and copies as unwrapped: a copy keeps the run; a pickled one cannot carry it (a run
+    # does not cross processes), so it records into the run current at each exchange.
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RecordingAdapter, (self.inner,))
+
+    def __copy__(self) -> RecordingAdapter:
+        return RecordingAdapter(self.inner, self.run)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RecordingAdapter:
+        return RecordingAdapter(copy.deepcopy(self.inner, memo), self.run)
 
     def __getattr__(self, name: str) -> Any:
         # The wrapped adapter's own attributes (max_retries, its pool manager...) read as before wrapping.
