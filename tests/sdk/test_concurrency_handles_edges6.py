@@ -253,3 +253,43 @@ def test_a_handle_survives_a_deep_copy_of_the_agents_state_and_refuses_pickling_
         with pytest.raises(TypeError, match=r"RecordHandle \(marker #\d+\).*cannot be pickled"):
             pickle.dumps(state)
         assert dict(copied["last"])["kind"] == "marker"
+
+
+def test_an_entry_of_another_run_made_inside_a_tool_names_no_tool_of_this_one(tmp_path: Path) -> None:
+    """`r.marker(...)` (or an exchange of a client wrapped for run r) made inside a `@record_tool` of another
+    run s carried `ctx=<s's tool>`, a tool whose call is only in s's chain."""
+    opened = threading.Event()
+    done = threading.Event()
+    other: list[Any] = []
+
+    def hold_other_run() -> None:
+        with bitexact.run(home=tmp_path / "other", strict=True) as r:
+            other.append(r)
+            opened.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=hold_other_run)
+    holder.start()
+    assert opened.wait(30)
+    (r,) = other
+
+    @bitexact.record_tool
+    def fetch() -> int:
+        r.marker("made inside s's tool")
+        bitexact.current_run().marker("s's own")  # type: ignore[union-attr]
+        return 1
+
+    try:
+        with bitexact.run(home=tmp_path / "this", strict=True) as s:
+            fetch()
+    finally:
+        done.set()
+        holder.join(30)
+    stored = {}
+    for home, run in ((tmp_path / "other", r), (tmp_path / "this", s)):
+        store = SQLiteStore(home / DB_NAME)
+        try:
+            stored[home.name] = [(e["kind"], e.get("ctx")) for e in store.entries(run.run_id) if e["kind"] == "marker"]
+        finally:
+            store.close()
+    assert stored == {"other": [("marker", None)], "this": [("marker", "fetch")]}

@@ -82,23 +82,16 @@ def current_tool(run: Run | None = None) -> str | None:
     A task or callback the tool started copies this context; once the tool
     has returned, its frame is no longer live and the task records under the
     tool that is still running around it, if any. For ``run``, only a tool
-    entered inside it counts: a run opened inside a tool records none of the
-    enclosing tool's calls (that tool's call is in another run's chain).
+    recording into that run counts: an entry of another run (a run opened
+    inside the tool, a client wrapped for another run) never names a tool
+    whose call is in another chain.
     """
     frame = _tool.get()
-    floor = run.tool_floor if run is not None else None
     while frame is not None:
-        if frame is floor:
-            return None
-        if frame.live:
+        if frame.live and (run is None or frame.run is None or frame.run is run):
             return frame.name
         frame = frame.outer
     return None
-
-
-def tool_frame() -> object | None:
-    """This context's running-tool frame, for a run entered here to take as its floor."""
-    return _tool.get()
 
 
 class _ContextFlag:
@@ -122,12 +115,14 @@ class _ContextFlag:
 
 
 class _ToolFrame:
-    """One running tool: its name, the tool around it, and whether it is still running."""
+    """One running tool: its name, the run its call records into, the tool around it, and whether it is
+    still running."""
 
-    __slots__ = ("name", "outer", "live")
+    __slots__ = ("name", "run", "outer", "live")
 
-    def __init__(self, name: str, outer: _ToolFrame | None) -> None:
+    def __init__(self, name: str, run: Run | None, outer: _ToolFrame | None) -> None:
         self.name = name
+        self.run = run
         self.outer = outer
         self.live = True
 
@@ -135,13 +130,14 @@ class _ToolFrame:
 class _InsideTool:
     """Sets the running tool for the ``with`` block, and marks it ended (for every copied context) after."""
 
-    __slots__ = ("_name", "_frame", "_token")
+    __slots__ = ("_name", "_run", "_frame", "_token")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, run: Run | None) -> None:
         self._name = name
+        self._run = run
 
     def __enter__(self) -> None:
-        self._frame = _ToolFrame(self._name, _tool.get())
+        self._frame = _ToolFrame(self._name, self._run, _tool.get())
         self._token = _tool.set(self._frame)
 
     def __exit__(self, *exc: object) -> None:
@@ -149,10 +145,10 @@ class _InsideTool:
         _tool.reset(self._token)
 
 
-def inside_tool(name: str) -> _InsideTool:
-    """For the ``with`` block: entries recorded in this context (and tasks it starts, while it runs)
-    carry ``ctx=name``."""
-    return _InsideTool(name)
+def inside_tool(name: str, run: Run | None) -> _InsideTool:
+    """For the ``with`` block: entries of ``run`` recorded in this context (and tasks it starts, while it
+    runs) carry ``ctx=name``."""
+    return _InsideTool(name, run)
 
 
 def sdk_busy() -> bool:

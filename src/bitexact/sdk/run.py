@@ -154,7 +154,6 @@ class Run:
         self._live_lock: int | None = None  # the run's live lock (a descriptor), once it has journals
         self._lock_released = False  # the run gave its live lock back (its exit): never taken again
         self._forked = False  # this process is a child forked while the run was open: the run is not ours
-        self.tool_floor: object | None = None  # the tool running where the run was entered (_start)
         self._nondet_installed = False  # this run holds one nondet.install() until its end
         self._host_key: Any = None
         self._journal_warned = False
@@ -199,8 +198,6 @@ class Run:
         if self._started:
             raise SdkArgumentError("this Run has already been started; bitexact.run() makes a new one", field="run")
         self._started = True
-        # The tool running where the run is entered: its frame and those around it are not this run's.
-        self.tool_floor = active.tool_frame()
         bad_context: str | None = None
         try:
             self._timeout = drain_timeout()

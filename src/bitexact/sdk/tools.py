@@ -219,7 +219,7 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
         step, value = inner.send, None
         while True:
             try:
-                with inside_tool(tool):
+                with inside_tool(tool, run):
                     item = step(value)
             except StopIteration as stop:
                 call.end(_streamed(yielded, stop.value), None)
@@ -263,7 +263,7 @@ def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) 
         step, value = inner.asend, None
         while True:
             try:
-                with inside_tool(tool) if run is not None else nullcontext():
+                with inside_tool(tool, run) if run is not None else nullcontext():
                     item = await step(value)
             except StopAsyncIteration:
                 record(_streamed(yielded), None)
@@ -331,7 +331,7 @@ def record_tool(
                     return await func(*args, **kwargs)
                 outer = current_tool(run)
                 called_args, called_kwargs = _as_called(args, kwargs)
-                with inside_tool(tool):
+                with inside_tool(tool, run):
                     try:
                         result = await func(*args, **kwargs)
                     except BaseException as exc:
@@ -349,7 +349,7 @@ def record_tool(
                     return func(*args, **kwargs)
                 outer = current_tool(run)
                 called_args, called_kwargs = _as_called(args, kwargs)
-                with inside_tool(tool):
+                with inside_tool(tool, run):
                     try:
                         result = func(*args, **kwargs)
                     except BaseException as exc:
