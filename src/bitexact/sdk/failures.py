@@ -9,8 +9,8 @@ writes, and logged as one warning line. Strict mode raises
 
 Neither the record nor the log line quotes the agent's data: a gap names the
 cause, the entry kind, its place in record order, its journal and the
-exception type (with the message only for storage and journal errors, which
-speak of files and the store, not of values).
+exception type (with the message only for storage, journal, setting and
+policy errors, which speak of files, settings and the store, not of values).
 """
 
 from __future__ import annotations
@@ -60,12 +60,14 @@ class Gap:
 
 def describe(exc: BaseException) -> str:
     """An exception as a gap states it: its type, and its message only where that holds no values."""
+    from bitexact.capture.errors import PolicyError
     from bitexact.config import SettingError
     from bitexact.crypto.hostkey import HostKeyError
     from bitexact.recording.journal import JournalError
 
-    # A host key error names the file and what is wrong with it, never the key.
-    if isinstance(exc, (StoreError, OSError, JournalError, SettingError, HostKeyError)):
+    # A host key error names the file and what is wrong with it, never the key. A policy error is raised
+    # only loading the policy, before any agent data: it names the setting or policy field and the file.
+    if isinstance(exc, (StoreError, OSError, JournalError, SettingError, HostKeyError, PolicyError)):
         return f"{type(exc).__name__}: {exc}"
     return type(exc).__name__
 
