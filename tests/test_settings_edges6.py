@@ -10,12 +10,25 @@ command and in the SDK.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import bitexact
 from bitexact.sdk import RecordingError
+from bitexact.sdk.stores import close_stores, recorder_for
+
+BITEXACT = str(Path(sys.executable).parent / "bitexact")
+
+
+def _bx(home: Path, *args: str, **settings: str) -> subprocess.CompletedProcess[str]:
+    """The real ``bitexact ARGS`` against ``home``, with no BITEXACT_* setting but ``settings``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BITEXACT_")}
+    env.update({"BITEXACT_HOME": str(home), "COLUMNS": "200", "PYTHONIOENCODING": "utf-8", **settings})
+    return subprocess.run([BITEXACT, *args], check=False, env=env, capture_output=True, text=True,
+                          encoding="utf-8", errors="replace", timeout=120)
 
 
 @pytest.fixture
@@ -23,6 +36,20 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith("BITEXACT_"):
             monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def recorded(tmp_path: Path, clean_env: None, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
+    """A data directory holding one sealed run (recorded under the default settings)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("BITEXACT_HOME", str(home))
+    recorder, _ = recorder_for(home)
+    writer = recorder.start(name="settings")
+    writer.append("tool_call", {"tool": "lookup", "args": {"x": "1"}})
+    writer.seal()
+    close_stores()
+    monkeypatch.delenv("BITEXACT_HOME")
+    return home, writer.run_id
 
 
 # -- BITEXACT_CAPTURE_POLICY / BITEXACT_CAPTURE_KEY in the SDK ----------------------------------------
@@ -45,3 +72,17 @@ def test_sdk_start_gap_for_an_unusable_policy_setting_names_the_variable(
                                                                  strict=True):
         pass
     assert variable in str(raised.value), str(raised.value)
+
+
+# -- BITEXACT_LOCK_TIMEOUT and `bitexact verify RUN` --------------------------------------------------
+
+
+def test_verify_stored_run_under_an_unusable_lock_timeout_names_the_setting(recorded: tuple[Path, str]) -> None:
+    """`bitexact verify RUN` under BITEXACT_LOCK_TIMEOUT=abc said "FAIL: no such file: RUN" (exit 2): the
+    store's refusal of the setting was taken for "no such run", so the setting was silently ignored."""
+    home, run_id = recorded
+    done = _bx(home, "verify", run_id, BITEXACT_LOCK_TIMEOUT="abc")
+    assert "BITEXACT_LOCK_TIMEOUT" in done.stderr + done.stdout, (done.stdout, done.stderr)
+    assert "no such file" not in done.stdout + done.stderr
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr

@@ -31,6 +31,7 @@ from bitexact.cli.output import (
     print_json,
 )
 from bitexact.cli.progress import progress_bar
+from bitexact.config import SettingError
 from bitexact.errors import BitExactError, RunNotFoundError, StoreError
 from bitexact.evidence.export import FORMATS, RunSource, UnappliedClaimError, bundle_document, export_run
 from bitexact.evidence.paths import parse_field
@@ -345,6 +346,8 @@ def _in_store(app: AppContext, run_id: str) -> bool:
         return False
     try:
         app.store.run(run_id)
+    except SettingError:  # a setting the store cannot use is reported, never read as "no such file"
+        raise
     except StoreError:  # RunNotFoundError included
         return False
     return True

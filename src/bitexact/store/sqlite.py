@@ -71,6 +71,11 @@ LOCK_TIMEOUT_ENV: Final[str] = "BITEXACT_LOCK_TIMEOUT"
 LOCK_TIMEOUT: Final[float] = 30.0
 """Seconds a write waits for another process's write lock before it fails (as SQLite's busy timeout)."""
 
+
+class StoreSettingError(StoreError, SettingError):
+    """The store cannot open under a setting it cannot use (``BITEXACT_LOCK_TIMEOUT``): a setting error,
+    which a caller must not take for a store that is damaged or holds no such run."""
+
 _RUN_COLUMNS = "run_id, steps, head_hash, sealed, started_at, updated_at, meta, kinds"
 
 
@@ -133,7 +138,7 @@ class SQLiteStore(Store):
         try:
             self.lock_timeout = lock_timeout if lock_timeout is not None else env_float(LOCK_TIMEOUT_ENV, LOCK_TIMEOUT)
         except SettingError as exc:
-            raise StoreError(f"cannot open the store at {self.path}: {exc}") from None
+            raise StoreSettingError(f"cannot open the store at {self.path}: {exc}") from None
         if not math.isfinite(self.lock_timeout) or self.lock_timeout <= 0:
             raise StoreError(
                 f"cannot open the store at {self.path}: the lock timeout must be a finite number of seconds"
