@@ -86,3 +86,27 @@ def test_verify_stored_run_under_an_unusable_lock_timeout_names_the_setting(reco
     assert "no such file" not in done.stdout + done.stderr
     assert done.returncode == 1, (done.returncode, done.stderr)
     assert "Traceback" not in done.stderr
+
+
+# -- the same bad setting, the same exit code in every command ---------------------------------------
+
+
+@pytest.mark.parametrize(("command", "variable", "value"), [
+    *((command, "BITEXACT_LOCK_TIMEOUT", "abc") for command in ("redact", "repair", "export")),
+    *((command, variable, value) for command in ("redact", "repair")
+      for variable, value in (("BITEXACT_CHECKPOINT_EVERY", "0"), ("BITEXACT_HASH_ALG", "md5"))),
+    ("redact", "BITEXACT_REQUIRE_DUAL_CONTROL", "maybe"),
+])
+def test_a_bad_setting_exits_1_in_redact_repair_and_export_as_in_every_other_command(
+    recorded: tuple[Path, str], tmp_path: Path, variable: str, value: str, command: str
+) -> None:
+    """redact, repair and export exited 2 (a usage or input error) for a setting they could not use, where
+    runs, demo, capture backfill and redaction approve exit 1 for the same value (a setting is no argument)."""
+    home, run_id = recorded
+    args = {"redact": ["redact", run_id, "--field", "1:args.x", "--by", "alice", "--reason", "erasure"],
+            "repair": ["repair", run_id, "--by", "alice", "--note", "accepted"],
+            "export": ["export", run_id, "-o", str(tmp_path / "out.json")]}[command]
+    done = _bx(home, *args, **{variable: value})
+    assert variable in done.stderr, done.stderr
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr

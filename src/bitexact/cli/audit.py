@@ -7,6 +7,7 @@ from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok
+from bitexact.config import SettingError
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.audit import (
     apply_pending,
@@ -63,6 +64,8 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
         apply_pending(app.store, run_id)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
+    except SettingError:  # a setting, not an argument: exit 1 as in every command (cli._Group says it)
+        raise
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_INPUT)
     ok(f"redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
@@ -96,6 +99,8 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
         step = record_repair(writer, by=by, note=note, extra={"journals_folded": folded} if folded else None)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
+    except SettingError:  # a setting, not an argument: exit 1 as in every command (cli._Group says it)
+        raise
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_INPUT)
     if folded:

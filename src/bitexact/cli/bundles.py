@@ -95,6 +95,8 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
     except UnappliedClaimError as exc:  # a redaction began after the check above, and has not landed
         fail(str(exc), code=EXIT_FAIL, hint=f"Finish it (or wait for it): bitexact redact --resume {run_id}")
+    except SettingError:  # a setting, not an argument: exit 1 as in every command (cli._Group says it)
+        raise
     except (BitExactError, ValueError, OSError) as exc:
         fail(str(exc), code=EXIT_INPUT)
     if as_json:
