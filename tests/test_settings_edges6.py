@@ -110,3 +110,23 @@ def test_a_bad_setting_exits_1_in_redact_repair_and_export_as_in_every_other_com
     assert variable in done.stderr, done.stderr
     assert done.returncode == 1, (done.returncode, done.stderr)
     assert "Traceback" not in done.stderr
+
+
+# -- the same bad setting, the same gap cause in the SDK ---------------------------------------------
+
+
+@pytest.mark.parametrize("variable", ["BITEXACT_LOCK_TIMEOUT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CHECKPOINT_SECONDS"])
+def test_sdk_start_gap_for_an_unusable_number_setting_has_one_cause(
+    tmp_path: Path, clean_env: None, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """BITEXACT_LOCK_TIMEOUT=abc was declared (and raised in strict mode) as storage_unavailable, as if the
+    store were down, where the same value in any other setting is invalid_argument."""
+    monkeypatch.setenv(variable, "abc")
+    with bitexact.run(name="number-setting", home=tmp_path / "home") as r:
+        pass
+    assert [(gap.cause, variable in gap.detail) for gap in r.failures.gaps] == [("invalid_argument", True)]
+
+    with pytest.raises(RecordingError) as raised, bitexact.run(name="number-setting", home=tmp_path / "home",
+                                                                 strict=True):
+        pass
+    assert raised.value.cause == "invalid_argument"

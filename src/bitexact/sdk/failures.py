@@ -74,10 +74,13 @@ def describe(exc: BaseException) -> str:
 
 def cause_of(exc: BaseException) -> str:
     """The cause word for a failed write."""
+    from bitexact.config import SettingError
     from bitexact.recording.journal import JournalError
     from bitexact.store import ConflictError, RecordError
 
     if isinstance(exc, (RecordError, ConflictError)):  # the store refused what it was given (a run id taken)
+        return INVALID_ARGUMENT
+    if isinstance(exc, SettingError):  # a setting nobody can use, the store's own (BITEXACT_LOCK_TIMEOUT) too
         return INVALID_ARGUMENT
     if isinstance(exc, (StoreError, OSError, JournalError)):
         return STORAGE_UNAVAILABLE
