@@ -130,3 +130,28 @@ def test_sdk_start_gap_for_an_unusable_number_setting_has_one_cause(
                                                                  strict=True):
         pass
     assert raised.value.cause == "invalid_argument"
+
+
+# -- BITEXACT_HOME -----------------------------------------------------------------------------------
+
+
+def test_sdk_refuses_a_blank_bitexact_home_as_the_cli_does(
+    tmp_path: Path, clean_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BITEXACT_HOME="   " is refused by every command ("BITEXACT_HOME is empty"), but an SDK run took it as
+    a directory named "   " in the working directory and put the store and keys there, saying nothing."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BITEXACT_HOME", "   ")
+    with bitexact.run(name="blank-home") as r:
+        r.record("tool_call", {"tool": "lookup"})
+    assert r.run_id is None
+    assert [(gap.cause, "BITEXACT_HOME is empty" in gap.detail) for gap in r.failures.gaps] == \
+        [("invalid_argument", True)]
+    with pytest.raises(RecordingError) as raised, bitexact.run(name="blank-home", strict=True):
+        pass
+    assert "BITEXACT_HOME is empty" in str(raised.value)
+    assert sorted(path.name for path in tmp_path.iterdir()) == []
+
+    done = _bx(tmp_path / "unused", "runs", BITEXACT_HOME="   ")
+    assert (done.returncode, done.stderr.strip()) == \
+        (2, "error: BITEXACT_HOME is empty: name the data directory (or leave it unset for ~/.bitexact)")

@@ -14,11 +14,15 @@ class SettingError(ValueError):
 
 
 def home(explicit: Path | str | None = None) -> Path:
-    """The data directory: ``explicit``, else ``BITEXACT_HOME``, else ``~/.bitexact``."""
+    """The data directory: ``explicit``, else ``BITEXACT_HOME``, else ``~/.bitexact``.
+
+    ``BITEXACT_HOME`` holding only spaces raises :class:`SettingError`, as ``bitexact --home " "`` is refused."""
     if explicit is not None:
         return Path(explicit).expanduser()
     env = os.environ.get("BITEXACT_HOME")
     if env:
+        if not env.strip():  # Path("  ") is a directory in the working directory: the store and keys would land there
+            raise SettingError("BITEXACT_HOME is empty: name the data directory (or leave it unset for ~/.bitexact)")
         return Path(env).expanduser()
     return Path.home() / ".bitexact"
 

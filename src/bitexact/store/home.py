@@ -48,6 +48,6 @@ def _named(directory: Path, home: Path | None) -> str:
     variable's directory counts as coming from it too.
     """
     from_env = os.environ.get("BITEXACT_HOME")
-    if from_env and (home is None or directory.absolute() == config.home().absolute()):
+    if from_env and from_env.strip() and (home is None or directory.absolute() == config.home().absolute()):
         return f"BITEXACT_HOME={directory}"
     return str(directory)
