@@ -155,3 +155,25 @@ def test_sdk_refuses_a_blank_bitexact_home_as_the_cli_does(
     done = _bx(tmp_path / "unused", "runs", BITEXACT_HOME="   ")
     assert (done.returncode, done.stderr.strip()) == \
         (2, "error: BITEXACT_HOME is empty: name the data directory (or leave it unset for ~/.bitexact)")
+
+
+# -- BITEXACT_KMS_ENDPOINT ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("endpoint", ["not a url", "ftp://127.0.0.1", "http://127.0.0.1:port"])
+@pytest.mark.parametrize("variable", ["BITEXACT_KMS_ENDPOINT", "AWS_ENDPOINT_URL_KMS"])
+def test_an_endpoint_that_is_no_url_is_refused_naming_its_variable(
+    tmp_path: Path, variable: str, endpoint: str
+) -> None:
+    """A KMS endpoint that is no http(s) URL was refused as "cannot set up the AWS KMS client: ValueError:
+    Invalid endpoint: ..." or "cannot reach AWS KMS at ftp://...", naming no setting to fix."""
+    pytest.importorskip("boto3")
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"fields": [{"kind": "tool_call", "path": "a", "mode": "hash-only"}],'
+                      ' "hash_only_key": {"kms_hmac": "alias/capture"}}', encoding="utf-8")
+    aws = {"AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
+           "AWS_CONFIG_FILE": str(tmp_path / "none"), "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none")}
+    done = _bx(tmp_path / "home", "capture", "policy", "check", str(policy), **aws, **{variable: endpoint})
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert f"{variable}={endpoint!r} is not a KMS endpoint" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from bitexact.crypto.keysources.base import (
     KEY_ID_MESSAGE,
@@ -96,6 +97,26 @@ def endpoint_url() -> str | None:
     return None
 
 
+def _checked_endpoint(where: str) -> str | None:
+    """:func:`endpoint_url`, refused naming its variable when it is no http(s) URL: botocore would say
+    only "Invalid endpoint" (or, for another scheme, fail at the first call), never which setting."""
+    for name in ENDPOINT_VARS:
+        value = os.environ.get(name, "").strip()
+        if not value:
+            continue
+        try:
+            parts = urlsplit(value)
+            usable = parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+            parts.port  # noqa: B018 - a port that is not a number raises here
+        except ValueError:
+            usable = False
+        if not usable:
+            raise KeySourceError(f"{where}: {name}={value!r} is not a KMS endpoint: give an http or https URL"
+                                 " (https://HOST[:PORT])")
+        return value
+    return None
+
+
 def arn_region(key: str) -> str | None:
     """The region an ARN names (``arn:aws:kms:REGION:ACCOUNT:...``), else ``None``."""
     parts = key.split(":")
@@ -126,7 +147,7 @@ def make_client(limits: KmsLimits, where: str, region: str | None = None) -> Any
             read_timeout=limits.read_timeout,
             retries={"total_max_attempts": limits.max_attempts, "mode": "standard"},
         )
-        return session.client("kms", region_name=region, endpoint_url=endpoint_url(), config=config)
+        return session.client("kms", region_name=region, endpoint_url=_checked_endpoint(where), config=config)
     except KeySourceError:
         raise
     except Exception as exc:  # a missing profile, a malformed region or endpoint: botocore's own errors
