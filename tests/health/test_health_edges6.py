@@ -16,6 +16,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from cli.real_command import command_env, run_bitexact
 
 
@@ -181,7 +183,7 @@ def test_health_help_names_every_documented_finding(tmp_path: Path) -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "capture-verify.md").read_text(encoding="utf-8")
     section = doc[doc.index("## Health"):doc.index("## Tests and benchmark")]
     names = re.findall(r"^\| `([a-z-]+)` \| (?:warn|critical)", section, flags=re.MULTILINE)
-    assert len(names) == 12, names
+    assert len(names) == 13, names
     shown = run_bitexact(tmp_path / "home", "health", "--help")
     assert shown.returncode == 0, shown.stderr
     text = re.sub(r"-\s+", "-", " ".join(shown.stdout.split()))  # click wraps lines at hyphens too
@@ -251,3 +253,22 @@ def test_a_run_whose_store_failed_its_recording_in_the_last_day_is_reported(tmp_
     record.write_text("".join(json.dumps({**g, "at": old}) + "\n" for g in lines), encoding="utf-8")
     later = run_bitexact(home, "health", "--json")
     assert not [f for f in json.loads(later.stdout)["findings"] if f["name"] == "recording-gaps"], later.stdout
+
+
+@pytest.mark.parametrize(("variable", "value"), [
+    ("BITEXACT_DRAIN_TIMEOUT", "abc"),
+    ("BITEXACT_QUEUE_MAX_BYTES", "-1"),
+    ("BITEXACT_CHECKPOINT_EVERY", "0"),
+    ("BITEXACT_HASH_ALG", "md5"),
+    ("BITEXACT_JOURNAL_SMALL", "maybe"),
+    ("BITEXACT_REQUIRE_DUAL_CONTROL", "sometimes"),
+])
+def test_a_setting_every_recording_refuses_is_critical(tmp_path: Path, variable: str, value: str) -> None:
+    """With a setting every recording refuses at its start, every SDK run recorded nothing but its start
+    gap, yet `bitexact health` said healthy."""
+    home = tmp_path / "home"
+    report = run_bitexact(home, "health", "--json", **{variable: value})
+    assert report.returncode == 2, report.stdout + report.stderr
+    [finding] = [f for f in json.loads(report.stdout)["findings"] if f["name"] == "setting-invalid"]
+    assert variable in finding["message"] and variable in finding["details"]["variables"], finding
+    assert run_bitexact(home, "health", "--json").returncode == 0  # unset: healthy again

@@ -33,7 +33,8 @@ def health_command(app: AppContext, as_json: bool) -> None:
     recording); critical on
     store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
     collector-unscrubbed, environment-unknown (BITEXACT_ENV holds a value
-    other than prod), capture-policy-off under BITEXACT_ENV=prod, and
+    other than prod), setting-invalid (a BITEXACT_* setting every recording
+    reads holds a value it refuses), capture-policy-off under BITEXACT_ENV=prod, and
     capture-key-revoked for the active key.
     Exit 0 healthy, 1 warnings only, 2 anything critical.
 

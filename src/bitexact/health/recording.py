@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
 from bitexact.health.context import HealthContext
-from bitexact.health.findings import WARN, Finding, listed
+from bitexact.health.findings import CRITICAL, WARN, Finding, listed
 from bitexact.recording.journal import LIVE_LOCK, JournalError, marked_journals, orphan_journals
 from bitexact.recording.journal_slots import slot_blobs, slot_files
 from bitexact.store import DB_NAME, flock
@@ -202,5 +203,41 @@ def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
-RECORDING_CHECKS = (check_store_lock, check_orphan_journals, check_recording_gaps)
+def _recording_settings() -> tuple[tuple[str, Callable[[], object]], ...]:
+    """The settings every recording reads at its start, each with the reader that refuses a bad value."""
+    from bitexact.config import env_flag
+    from bitexact.crypto import default_alg
+    from bitexact.recording.checkpoints import CheckpointPolicy
+    from bitexact.recording.requests import dual_control_required
+    from bitexact.sdk.queue import drain_timeout, queue_max_bytes
+    from bitexact.sdk.run import JOURNAL_SMALL_ENV
+
+    return (
+        ("BITEXACT_HASH_ALG", default_alg),
+        ("BITEXACT_CHECKPOINT_EVERY, BITEXACT_CHECKPOINT_SECONDS", CheckpointPolicy.from_env),
+        ("BITEXACT_DRAIN_TIMEOUT", drain_timeout),
+        ("BITEXACT_QUEUE_MAX_BYTES", queue_max_bytes),
+        ("BITEXACT_JOURNAL_SMALL", lambda: env_flag(JOURNAL_SMALL_ENV)),
+        ("BITEXACT_REQUIRE_DUAL_CONTROL", dual_control_required),
+    )
+
+
+def check_recording_settings(ctx: HealthContext) -> list[Finding]:
+    """setting-invalid: a setting every recording reads holds a value it refuses, so every SDK run, import
+    and redaction on the host refuses to start (an SDK run records nothing but its start gap)."""
+    findings: list[Finding] = []
+    for names, read in _recording_settings():
+        try:
+            read()
+        except ValueError as exc:
+            findings.append(Finding(
+                CRITICAL, "setting-invalid",
+                f"{exc} ({names}): every recording that reads it (SDK runs, imports, redactions) refuses to"
+                " start until it is fixed or unset",
+                details={"variables": names.split(", ")},
+            ))
+    return findings
+
+
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_orphan_journals, check_recording_gaps)
 """The recording checks, in the order ``bitexact health`` runs them."""
