@@ -288,3 +288,31 @@ def test_health_tells_to_repair_a_sealed_run_whose_repair_is_refused(tmp_path: P
         assert repaired.returncode == 0, f"health says repair folds them; repair says: {repaired.stderr.strip()}"
         after = json.loads(bx(home, "health", "--json").stdout)
         assert not [f for f in after["findings"] if f["name"] == "orphan-journals"]
+
+
+def test_an_approval_a_leftover_journal_refuses_stays_pending_not_approved_with_nothing_done(tmp_path: Path) -> None:
+    """A redaction claim waits for the run's journals to be folded (one may hold a copy of the value). A
+    dual-control approval was recorded first and its claim refused after, so the request read as approved
+    with nothing redacted: the refusal now comes before the approval is recorded."""
+    from bitexact.errors import EvidenceError
+    from bitexact.recording.requests import approve_request, file_request, list_requests
+
+    home = tmp_path / "home"
+    secret = "ACCT-SECRET-445566"
+    run_id = _run_with_written_entry_and_leftover_journal(home, {"tool": "lookup", "result": {"account": secret}})
+    recorder, _ = recorder_for(home)
+    try:
+        file_request(recorder.store, run_id, ["1:result.account"], by="dpo:alice", reason="erasure request")
+        with pytest.raises(EvidenceError, match="not folded into its chain"):
+            approve_request(recorder.attach(run_id), by="dpo:bob")
+        assert [r.status for r in list_requests(recorder.store, run_id)] == ["pending"]
+    finally:
+        close_stores()
+    assert bx(home, "repair", run_id, "--by", "ops", "--note", "agent host lost power").returncode == 0
+    recorder, _ = recorder_for(home)
+    try:
+        approval = approve_request(recorder.attach(run_id), by="dpo:bob")
+        assert approval.redacted == ("1:result.account",)
+        assert secret not in json.dumps(list(recorder.store.entries(run_id)))
+    finally:
+        close_stores()

@@ -63,7 +63,7 @@ def record_claim(
     if requested_by is not None and not requested_by.strip():
         raise EvidenceError("requested_by must name who requested the redaction")
     tokens = check_claimable(writer.recorder.store, writer.run_id, writer.steps, fields)
-    _refuse_unfolded(writer)
+    refuse_unfolded(writer.recorder.store, writer.run_id)
     data: dict[str, Any] = {"fields": tokens, "by": by, "reason": reason}
     if requested_by is not None:
         data["requested_by"] = requested_by
@@ -71,19 +71,19 @@ def record_claim(
     return tokens
 
 
-def _refuse_unfolded(writer: RunWriter) -> None:
+def refuse_unfolded(store: Store, run_id: str) -> None:
     """Refuse a claim on a run whose journals are not all folded into its chain: one may hold a copy of
     the value (an entry written just before its process died keeps its journal until a repair), and a copy
     under the host key would outlive the redaction. The repair folds or removes them all."""
-    path = getattr(writer.recorder.store, "path", None)
+    path = getattr(store, "path", None)
     if path is None:
         return
-    left = unfolded_journals(Path(path).parent, writer.run_id)
+    left = unfolded_journals(Path(path).parent, run_id)
     if left:
         shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
         raise EvidenceError(
-            f"run {writer.run_id} has {len(left)} journal(s) not folded into its chain ({shown}); one may hold "
-            f"a copy of the value, which would outlive the redaction: run `bitexact repair {writer.run_id} "
+            f"run {run_id} has {len(left)} journal(s) not folded into its chain ({shown}); one may hold "
+            f"a copy of the value, which would outlive the redaction: run `bitexact repair {run_id} "
             "--by NAME --note TEXT` first (or redact once its recording has ended)"
         )
 

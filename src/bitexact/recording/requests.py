@@ -38,7 +38,7 @@ from bitexact.config import env_flag
 from bitexact.errors import EvidenceError
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.timefmt import now_iso
-from bitexact.recording.audit import apply_pending, check_claimable, record_claim
+from bitexact.recording.audit import apply_pending, check_claimable, record_claim, refuse_unfolded
 from bitexact.recording.writer import RunWriter
 from bitexact.store import Store
 
@@ -302,6 +302,7 @@ def approve_request(writer: RunWriter, *, by: str) -> Approval:
         # read as approved, and block every later approval on the run while it retried.
         done = _done_tokens(store, writer.run_id)
         check_claimable(store, writer.run_id, writer.steps, [t for t in waiting.fields if t not in done])
+        refuse_unfolded(store, writer.run_id)
     request = _decide(store, writer.run_id, APPROVE, by=by, reason=None)
     return _carry_out(writer, request, by, completed=False)
 
