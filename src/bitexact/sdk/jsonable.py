@@ -139,11 +139,11 @@ def key_collision(value: Mapping[Any, Any]) -> str:
 
 def written_key(key: Any) -> str:
     """A mapping key as the SDK writes it: text, with a lone surrogate escaped (JSON text cannot hold it)."""
-    if isinstance(key, str):
-        return _text(key)
-    if isinstance(key, enum.Enum):
+    if isinstance(key, enum.Enum) and not isinstance(key, str):
         key = key.value
-    return _text(key if isinstance(key, str) else str(key))
+    # A str subclass (a StrEnum member) is written as the text it holds, as orjson writes such a value:
+    # orjson refuses the subclass object itself as a key, so it must be a plain str.
+    return _text(str.__str__(key) if isinstance(key, str) else str(key))
 
 
 

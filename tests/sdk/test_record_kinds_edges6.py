@@ -1,0 +1,55 @@
+"""What each SDK record call stores, against the bundle spec's kinds table (the sixth review of records)."""
+
+from __future__ import annotations
+
+import enum
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+import bitexact
+from sdk.conftest import entries
+
+
+def _verify(run_id: str | None) -> None:
+    """Every run these tests make must verify: a stored entry that breaks a spec rule is a bug."""
+    assert run_id is not None
+    done = subprocess.run([sys.executable, "-c", "from bitexact.cli import main; main()", "verify", run_id], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _gaps(run_id: str | None) -> list[dict[str, Any]]:
+    return [e["data"]["gap"] for e in entries(run_id) if e["kind"] == "marker" and "gap" in e["data"]]
+
+
+class Field(str, enum.Enum):
+    AMOUNT = "amount"
+
+
+class Tag(str):
+    def __str__(self) -> str:
+        return "not the key"
+
+
+# -- values as documented for conversions -----------------------------------------------------------------
+
+
+def test_a_mapping_keyed_by_a_str_enum_or_str_subclass_is_recorded_not_a_gap() -> None:
+    # jsonable: "a non-string key -> its text". A key that is a str subclass (a `(str, Enum)` member, a
+    # StrEnum, a tagged str) was kept as the subclass object, which orjson refuses ("Dict key must be str"):
+    # every record holding one (a tool's result, a context, a check's detail) became an invalid_argument gap.
+    with bitexact.run() as r:
+        r.record_tool_call("lookup", result={Field.AMOUNT: 5})
+        r.context("limits", {Tag("single"): 1})
+        r.policy_check("payout-limit", "pass", detail={Field.AMOUNT: 3490})
+        r.record("model", {"usage": {Field.AMOUNT: 1}})
+    assert _gaps(r.run_id) == []
+    call, context, check, model = (e["data"] for e in entries(r.run_id)[1:-1])
+    assert call["result"] == {"amount": 5}
+    assert context["content"] == {"single": 1}
+    assert check["policy_check"]["detail"] == {"amount": 3490}
+    assert model["usage"] == {"amount": 1}
+    _verify(r.run_id)
