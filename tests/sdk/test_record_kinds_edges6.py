@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import bitexact
+from bitexact.evidence.identity import workflow_digest
 from sdk.conftest import entries
 
 
@@ -52,4 +53,29 @@ def test_a_mapping_keyed_by_a_str_enum_or_str_subclass_is_recorded_not_a_gap() -
     assert context["content"] == {"single": 1}
     assert check["policy_check"]["detail"] == {"amount": 3490}
     assert model["usage"] == {"amount": 1}
+    _verify(r.run_id)
+
+
+# -- identity ---------------------------------------------------------------------------------------------
+
+
+def test_a_workflow_digest_is_over_the_composition_as_stored_once_the_policy_scrubbed_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docs/sdk.md: "A reader recomputes it from the entry's own fields"; capture.md: a context's content_hash
+    # is made again over the stored content, since "a hash of the content as sent would be an unkeyed digest
+    # of values kept out of the store, against which anyone could test a guess". The identity's
+    # workflow_digest stayed the digest of the composition as sent: after the policy scrubbed the credential
+    # in `code`, no reader could recompute it, and it let anyone test a guess at the scrubbed password.
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "default")
+    sent = {"workflow": "claims-triage", "code": "deploy password=hunter2", "model_version": "m-1"}
+    with bitexact.run() as r:
+        r.identity(principal="svc:claims", **sent)
+    (identity,) = (e for e in entries(r.run_id) if e["kind"] == "identity")
+    stored = identity["data"]
+    assert "hunter2" not in stored["code"]  # the policy scrubbed it
+    assert stored["workflow_digest"] != workflow_digest(sent, identity["alg"]), \
+        "the stored workflow_digest lets anyone test a guess at the scrubbed code"
+    assert stored["workflow_digest"] == workflow_digest(stored, identity["alg"]), \
+        "a reader cannot recompute the workflow_digest from the entry's own fields"
     _verify(r.run_id)

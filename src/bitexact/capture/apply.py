@@ -44,7 +44,7 @@ from bitexact.capture.scan import DetectorFailed
 from bitexact.capture.walk import HINT, SCRUB, Walk
 from bitexact.crypto import ALGORITHMS, chain_hash
 from bitexact.errors import CanonicalizationError
-from bitexact.evidence.identity import workflow_digest
+from bitexact.evidence.identity import COMPOSITION, workflow_digest
 from bitexact.gcpause import gc_paused
 
 _PAUSE_GC_FROM = 256 * 1024
@@ -249,6 +249,8 @@ def apply_policy(
         }
         if kind == "context":
             out = _context_hash_as_stored(out, fields, alg)
+        elif own == "workflow_digest":
+            out = _workflow_digest_as_stored(out, fields, alg)
     return Captured(out, block, tuple(gaps), False)
 
 
@@ -278,6 +280,24 @@ def _context_hash_as_stored(out: dict[str, Any], fields: dict[str, dict[str, Any
     # In place, every other key where it was: backfill pairs stored fields with the policy's by position.
     return {key: (digest if key == "content_hash" else value) for key, value in out.items()
             if key != "content_hash" or digest is not None}
+
+
+def _workflow_digest_as_stored(out: dict[str, Any], fields: dict[str, dict[str, Any]],
+                               alg: str) -> dict[str, Any]:
+    """An ``identity``'s ``workflow_digest`` over its composition fields as stored, once the policy changed
+    one of them: as for a context's ``content_hash``, a digest of the fields as sent could not be recomputed
+    by a reader, and would let anyone test a guess at what the policy kept out of the store. With no
+    ``workflow`` stored, the digest goes with it. A digest the policy itself governs is left as it made it."""
+    if "workflow_digest" in fields or not any(
+        path in COMPOSITION and declared.get("mode") in _ALTERING_MODES for path, declared in fields.items()
+    ):
+        return out
+    try:
+        digest = workflow_digest(out, alg)
+    except CanonicalizationError:
+        digest = None  # the write path refuses such fields anyway, naming them
+    return {key: (digest if key == "workflow_digest" else value) for key, value in out.items()
+            if key != "workflow_digest" or digest is not None}
 
 
 def _at_most_scrubbed(rules: StepRules, hints: tuple[Hint, ...], key: str) -> bool:
