@@ -79,3 +79,15 @@ def test_a_workflow_digest_is_over_the_composition_as_stored_once_the_policy_scr
     assert stored["workflow_digest"] == workflow_digest(stored, identity["alg"]), \
         "a reader cannot recompute the workflow_digest from the entry's own fields"
     _verify(r.run_id)
+
+
+def test_an_identity_key_named_self_is_kept_as_sent_never_a_type_error() -> None:
+    # collector-protocol.md: "a key the protocol does not name is kept as sent". r.identity took `self` as a
+    # named parameter, so r.record("identity", {"self": ...}) (or r.identity(**event)) raised TypeError
+    # ("got multiple values for argument 'self'") into the agent, in a non-strict run.
+    with bitexact.run() as r:
+        r.record("identity", {"principal": "svc:a", "self": "agent:7"})
+        r.identity(**{"agent_id": "agent:triage", "self": "x"})
+    identities = [e["data"] for e in entries(r.run_id) if e["kind"] == "identity"]
+    assert identities == [{"principal": "svc:a", "self": "agent:7"}, {"agent_id": "agent:triage", "self": "x"}]
+    _verify(r.run_id)

@@ -844,7 +844,7 @@ class Run:
             return self._declare_failure("tool_call", exc)
         return self._submit_hinted("tool_call", data, custody, prov="asserted", ctx=active.current_tool(self))
 
-    def identity(self, **fields: Any) -> RecordHandle:
+    def identity(self, /, **fields: Any) -> RecordHandle:  # positional-only: a field named "self" is data too
         """Record who the run acts as and for, by the identity rule.
 
         A refused field is never written: a ``marker`` with a ``gap`` beside
