@@ -91,3 +91,26 @@ def test_an_identity_key_named_self_is_kept_as_sent_never_a_type_error() -> None
     identities = [e["data"] for e in entries(r.run_id) if e["kind"] == "identity"]
     assert identities == [{"principal": "svc:a", "self": "agent:7"}, {"agent_id": "agent:triage", "self": "x"}]
     _verify(r.run_id)
+
+
+# -- policy checks ----------------------------------------------------------------------------------------
+
+
+class Outcome(str, enum.Enum):
+    PASS = "pass"
+
+
+def test_a_policy_checks_note_names_the_outcome_it_records_for_a_str_enum_outcome() -> None:
+    # docs/sdk.md: a check "records what it returned"; its marker's note is "policy check <check>: <outcome>"
+    # (what `bitexact show` prints). A `(str, Enum)` outcome was recorded as outcome "pass", while the note
+    # said "policy check kyc: Outcome.PASS" (the member's str()); a str subclass with its own __str__ put
+    # that text in the note instead of the check's name.
+    with bitexact.run() as r:
+        assert r.check("kyc", lambda: Outcome.PASS) is Outcome.PASS
+        r.policy_check(Tag("payout-limit"), "fail")
+    first, second = (e["data"] for e in entries(r.run_id)[1:-1])
+    assert first["policy_check"]["outcome"] == "pass"
+    assert first["note"] == "policy check kyc: pass"
+    assert second["policy_check"]["check"] == "payout-limit"
+    assert second["note"] == "policy check payout-limit: fail"
+    _verify(r.run_id)

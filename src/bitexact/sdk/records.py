@@ -34,7 +34,7 @@ def _text(value: Any, field: str, *, empty: bool = False) -> str:
         raise SdkArgumentError(f"{field} must be a string, not {type(value).__name__}", field=field)
     if not empty and not value.strip():
         raise SdkArgumentError(f"{field} must not be empty", field=field)
-    return value
+    return str.__str__(value)  # a str subclass (a `(str, Enum)` member) as the text it holds, as it is stored
 
 
 def _optional_text(value: Any, field: str) -> str | None:
@@ -116,7 +116,7 @@ def outcome_of(value: Any, *, returned: bool = False) -> tuple[str, Any]:
     if isinstance(value, BaseException) and not returned:
         return "error", None
     if isinstance(value, str) and value in OUTCOMES:
-        return value, None
+        return str.__str__(value), None  # the word itself: a `(str, Enum)` member's str() is its name
     return "unknown", to_jsonable(value)
 
 
@@ -131,7 +131,7 @@ def policy_check_data(
 ) -> dict[str, Any]:
     """A policy check's marker data: ``note`` and ``policy_check`` {check, outcome, decided, ...};
     ``binds_step`` names a step of run ``run_id``; ``returned``: the check returned ``outcome``."""
-    check_name(check)
+    check = check_name(check)
     word, reported = outcome_of(outcome, returned=returned)
     record: dict[str, Any] = {"check": check, "outcome": word, "decided": word in DECIDED}
     if reported is not None or (word == "unknown" and outcome is None):
