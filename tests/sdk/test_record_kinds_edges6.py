@@ -114,3 +114,19 @@ def test_a_policy_checks_note_names_the_outcome_it_records_for_a_str_enum_outcom
     assert second["policy_check"]["check"] == "payout-limit"
     assert second["note"] == "policy check payout-limit: fail"
     _verify(r.run_id)
+
+
+class Limit(enum.Enum):
+    UNSET = float("nan")
+    CAPS = (1.5, float("inf"))
+
+
+def test_a_nan_held_by_an_enum_member_is_recorded_as_text_never_as_null() -> None:
+    # docs/sdk.md: "NaN/infinities as text". orjson writes an enum member's value itself, and a NaN there as
+    # null; the check for a NaN it wrote as null walked dicts, lists and tuples but not enum members, so a
+    # NaN or infinity inside one was stored as null (to_jsonable, the slow path, gives "nan").
+    with bitexact.run() as r:
+        r.record_tool_call("limits", result={"payout": Limit.UNSET, "caps": Limit.CAPS})
+    (call,) = (e["data"] for e in entries(r.run_id) if e["kind"] == "tool_call")
+    assert call["result"] == {"payout": "nan", "caps": [1.5, "inf"]}
+    _verify(r.run_id)

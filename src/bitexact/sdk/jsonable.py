@@ -169,6 +169,8 @@ def _has_non_finite(value: Any, *, budget: int | None = None) -> bool | None:
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
+        elif isinstance(item, enum.Enum):  # orjson writes a member's value itself, a NaN there as null too
+            stack.append(item.value)
     return False
 
 
