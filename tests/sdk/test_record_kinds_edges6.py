@@ -130,3 +130,18 @@ def test_a_nan_held_by_an_enum_member_is_recorded_as_text_never_as_null() -> Non
     (call,) = (e["data"] for e in entries(r.run_id) if e["kind"] == "tool_call")
     assert call["result"] == {"payout": "nan", "caps": [1.5, "inf"]}
     _verify(r.run_id)
+
+
+def test_a_str_subclass_value_is_stored_as_the_text_it_holds_whatever_else_the_record_holds() -> None:
+    # dump_json: the native pass and to_jsonable must give "the same value". orjson writes a str subclass as
+    # the text it holds; to_jsonable wrote its str(), so a tagged string whose __str__ says something else was
+    # stored as one or the other depending on whether another field (an integer past 2^53 - 1) sent the
+    # record down the slow path - and an identity (always converted) stored the __str__ text as the principal.
+    with bitexact.run() as r:
+        r.record_tool_call("lookup", result={"tag": Tag("k")})
+        r.record_tool_call("lookup", result={"tag": Tag("k"), "big": 2**60})
+        r.identity(principal=Tag("svc:a"))
+    first, second, identity = (e["data"] for e in entries(r.run_id)[1:-1])
+    assert first["result"]["tag"] == second["result"]["tag"] == "k"
+    assert identity == {"principal": "svc:a"}
+    _verify(r.run_id)

@@ -104,8 +104,8 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
         return to_jsonable(int(value), _depth, _seen)
     if isinstance(value, float):
         return to_jsonable(float(value), _depth, _seen)
-    if isinstance(value, str):
-        return _text(str(value))
+    if isinstance(value, str):  # the text it holds, as orjson writes it (its __str__ may say something else)
+        return _text(str.__str__(value))
     if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
         return value.isoformat()
     if isinstance(value, (uuid.UUID, Decimal, PurePath)):
