@@ -6,7 +6,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.markup import escape
@@ -228,16 +228,16 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
       bitexact verify run.jsonl --expect-key 3b6a27bc...
       bitexact verify RUN --open 4:on_behalf_of --candidate-file candidate.json --by alice
     """
+    opening = open_field_ref is not None or open_withheld_step is not None
     if not target.strip():
         # Path("") is the working directory: it would be verified as a bag nobody named.
-        fail("TARGET is empty: name a bundle file, a bag directory or a run id", code=EXIT_INPUT)
-    opening = open_field_ref is not None or open_withheld_step is not None
+        _refuse_argument("TARGET is empty: name a bundle file, a bag directory or a run id", opening, as_json)
     for flag, pin in (("--expect-key", expect_key), ("--expect-recorder-key", expect_recorder_key)):
         if pin is not None and _HEX_KEY.fullmatch(pin) is None:
             # Not a key at all (a truncated paste): a verdict would read "not the trusted key", as if the
-            # bundle were someone else's. Under --open exit 2 means "no match", so it is 1 there.
-            fail(f"{flag} {pin!r} is not an ed25519 public key: give its 64 hex characters",
-                 code=EXIT_FAIL if opening else EXIT_INPUT)
+            # bundle were someone else's.
+            _refuse_argument(f"{flag} {pin!r} is not an ed25519 public key: give its 64 hex characters", opening,
+                             as_json)
     options: dict[str, Any] = {"expect_key": expect_key, "expect_recorder_key": expect_recorder_key, "trust_file": trust_file,
                "expect_tsa": expect_tsa, "require_sealed": require_sealed}
     clauses = [capture_clause(_revoked_keys)]
@@ -297,6 +297,17 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
                    f" (capture key {result.key_id}; test recorded as custody record {result.custody_seq},"
                    f" by {by})")
     sys.exit(EXIT_OK if result.matched else EXIT_NO_MATCH)
+
+
+def _refuse_argument(message: str, opening: bool, as_json: bool) -> NoReturn:
+    """An argument verify cannot use: exit 2, "cannot read the input". Under --open, 2 means "tested, no
+    match", so it is 1 there, and with --json still one document: the verdict with the reason no test was made."""
+    if not opening:
+        fail(message, code=EXIT_INPUT)
+    if as_json:
+        print_json({**_verdict_json(failed(message, form="input")), "opening": None, "error": message})
+        sys.exit(EXIT_FAIL)
+    fail(message, code=EXIT_FAIL)
 
 
 class _OpeningRefused(Exception):

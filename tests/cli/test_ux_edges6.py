@@ -1,0 +1,103 @@
+"""What a user sees from every `bitexact` command (the sixth UX review): each test is a bug it found.
+
+Every test runs the real `bitexact` console script in its own process (on a pseudo-terminal where what a
+person sees on one is the point), with BITEXACT_HOME under the test's tmp_path and no BITEXACT_* setting
+of the machine's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bitexact
+
+bx = run_bitexact
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_bitexact_env(monkeypatch)
+
+
+def _demo_run(home: Path) -> str:
+    demo = bx(home, "demo", "--json")
+    assert demo.returncode == 0, demo.stderr
+    return str(json.loads(demo.stdout)["run_id"])
+
+
+def _claude_log(path: Path, events: int, session: str = "s-ux6") -> Path:
+    """A Claude Code log of ``events`` assistant messages (and its init record)."""
+    lines = [{"type": "system", "subtype": "init", "session_id": session, "model": "claude-example"}]
+    lines += [{"type": "assistant", "session_id": session,
+               "message": {"id": f"msg-{i}", "role": "assistant", "model": "claude-example",
+                           "content": [{"type": "text", "text": f"answer {i}"}]}} for i in range(events)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _on_terminal(home: Path, *args: str, columns: int = 100) -> tuple[int, str]:
+    """``bitexact ARGS`` with stdout and stderr on a pseudo-terminal: its exit code and what the terminal got."""
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([BITEXACT, *args], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+                                env=command_env(home, TERM="xterm-256color", COLUMNS=str(columns)))
+    finally:
+        os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    return proc.wait(timeout=120), b"".join(chunks).decode("utf-8", "replace")
+
+
+# -- verify --open: "2" means only "tested, no match", and --json is always one document ------------------
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_verify_open_with_an_empty_target_is_a_refusal_not_no_match(tmp_path: Path, as_json: bool) -> None:
+    """docs/capture-verify.md: under --open, "Option problems exit 1, not click's usage 2, so that 2 means
+    only 'tested, no match'", and "With --json ... an option missing or wrong, included: the output is
+    always one JSON document". An empty TARGET with --open exited 2 - a script read "the candidate is
+    not the value" - and printed no JSON."""
+    home = tmp_path / "home"
+    _demo_run(home)
+    candidate = tmp_path / "candidate.json"
+    candidate.write_text('"x"\n')
+    args = ["verify", "", "--open", "1:agent_id", "--candidate-file", str(candidate), "--by", "alice"]
+    done = bx(home, *args, *(["--json"] if as_json else []))
+    assert done.returncode == 1, done.stdout + done.stderr
+    if as_json:
+        document = json.loads(done.stdout)
+        assert document["opening"] is None and "TARGET is empty" in document["error"]
+    else:
+        assert done.stdout == "" and done.stderr.startswith("error: TARGET is empty")
+
+
+def test_verify_open_json_with_a_malformed_pin_is_one_document(tmp_path: Path) -> None:
+    """The same promise for a key pin that is not 64 hex characters: `verify RUN --open ... --expect-key
+    abc --json` exited 1 with only a line on stderr - stdout empty, where every other option problem under
+    --open --json prints the verdict with "opening": null and the "error"."""
+    home = tmp_path / "home"
+    run_id = _demo_run(home)
+    candidate = tmp_path / "candidate.json"
+    candidate.write_text('"x"\n')
+    done = bx(home, "verify", run_id, "--open", "1:agent_id", "--candidate-file", str(candidate), "--by", "alice",
+              "--expect-key", "abc", "--json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    document = json.loads(done.stdout)
+    assert document["ok"] is False and document["opening"] is None
+    assert "--expect-key" in document["error"]
