@@ -101,3 +101,23 @@ def test_verify_open_json_with_a_malformed_pin_is_one_document(tmp_path: Path) -
     document = json.loads(done.stdout)
     assert document["ok"] is False and document["opening"] is None
     assert "--expect-key" in document["error"]
+
+
+# -- export's progress bar -------------------------------------------------------------------------------
+
+
+def test_export_progress_bar_shows_a_bracketed_run_id_as_text(tmp_path: Path) -> None:
+    """`bitexact export` on a terminal draws a progress bar for a long run, its description
+    `exporting RUN` read as rich markup: a run id holding `[/]` (which run ids may) died in a
+    MarkupError traceback on the first refresh, and no bundle was written."""
+    home = tmp_path / "home"
+    run_id = "ci[/]4711"
+    imported = bx(home, "import", "session", str(_claude_log(tmp_path / "log.jsonl", 2000)), "--run-id", run_id,
+                  "--json")
+    assert imported.returncode == 0, imported.stderr
+    bundle = tmp_path / "run.json"
+    code, seen = _on_terminal(home, "export", run_id, "-o", str(bundle))
+    assert "Traceback" not in seen, seen[-3000:]
+    assert code == 0, seen[-3000:]
+    assert f"exporting {run_id}" in seen
+    assert bundle.is_file()

@@ -89,7 +89,8 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         source = RunSource.from_store(app.store, run_id)
         key = app.keys.current()
         passes = 2 if fmt == "jsonl" else 1  # jsonl reads the run twice: head and markers, then the lines
-        with progress_bar(f"exporting {run_id}", app.store.run(run_id).steps * passes) as update:
+        # The bar's description is markup: a run id may hold brackets.
+        with progress_bar(f"exporting {escape(run_id)}", app.store.run(run_id).steps * passes) as update:
             result = export_run(_counted(source, update), output, key, fmt=fmt, redact=redact)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
