@@ -121,3 +121,45 @@ def test_export_progress_bar_shows_a_bracketed_run_id_as_text(tmp_path: Path) ->
     assert code == 0, seen[-3000:]
     assert f"exporting {run_id}" in seen
     assert bundle.is_file()
+
+
+# -- a narrow terminal: what is copied from a line is never broken across lines ----------------------------
+
+
+def _whole_on_a_line(text: str, value: str) -> bool:
+    return any(value in line for line in text.splitlines())
+
+
+def test_import_session_never_breaks_its_hashes_across_lines(tmp_path: Path) -> None:
+    """`bitexact import session` printed `sha256 HEX` and `head HEX` wrapped to the terminal's width: at
+    40 columns each 64-character hash came out on two lines, so the one a user copies to compare is cut in
+    two (export and keys print theirs unwrapped: "the head and the key are copied from their lines whole")."""
+    home = tmp_path / "home"
+    log = _claude_log(tmp_path / "log.jsonl", 3)
+    imported = bx(home, "import", "session", str(log), COLUMNS="40")
+    assert imported.returncode == 0, imported.stderr
+    run = json.loads(bx(home, "runs", "--json").stdout)[0]
+    sha256 = json.loads(bx(home, "show", run["run_id"], "--json").stdout)["steps"][0]["data"]["import"]["source_sha256"]
+    for value in (sha256, run["head_hash"], run["run_id"]):
+        assert _whole_on_a_line(imported.stdout, value), imported.stdout
+
+
+@pytest.mark.parametrize("command", [("capture", "policy", "show"), ("capture", "policy", "check", "pci")])
+def test_capture_policy_never_breaks_its_digest_across_lines(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """`bitexact capture policy show` and `policy check` printed the policy's digest (what run_meta records,
+    compared by hand against a run's) wrapped: at 40 columns the 64 hex characters came out on two lines."""
+    home = tmp_path / "home"
+    digest = json.loads(bx(home, *command, "--json", BITEXACT_CAPTURE_POLICY="pci").stdout)["digest"]
+    shown = bx(home, *command, COLUMNS="40", BITEXACT_CAPTURE_POLICY="pci")
+    assert shown.returncode == 0, shown.stderr
+    assert _whole_on_a_line(shown.stdout, digest), shown.stdout
+
+
+def test_capture_keygen_never_breaks_the_key_path_across_lines(tmp_path: Path) -> None:
+    """`bitexact capture keygen -o PATH` printed `capture key written to PATH` wrapped: on a narrow terminal
+    a long path (the one to paste into BITEXACT_CAPTURE_KEY or the policy's hash_only_key) was cut in two."""
+    output = tmp_path / "secrets-kept-apart-from-the-evidence" / "bitexact-capture.key"
+    output.parent.mkdir()
+    made = bx(tmp_path / "home", "capture", "keygen", "-o", str(output), COLUMNS="40")
+    assert made.returncode == 0, made.stderr
+    assert _whole_on_a_line(made.stdout, str(output)), made.stdout

@@ -126,7 +126,8 @@ def policy_show(as_json: bool) -> None:
         console.print("[yellow]capture policy: off[/] - runs keep every value as captured "
                       "(only an agent's hints make a field stricter)")
         return
-    console.print(f"capture policy [bold]{escape(policy.name)}[/]  digest {policy.digest}")
+    # The digest is compared against a run's run_meta by hand: never wrapped, whatever the terminal's width.
+    console.print(f"capture policy [bold]{escape(policy.name)}[/]  digest {policy.digest}", soft_wrap=True)
     console.print(f"  detectors  {', '.join(sorted(policy.detectors))}")
     console.print(f"  budget     {policy.budget_ms} ms per MiB")
     console.print(f"  key        {policy.key_id or 'none (hash-only fields can never be opened)'}")
@@ -165,7 +166,7 @@ def policy_check(source: str, as_json: bool) -> None:
         console.print("[yellow]usable[/]: off - nothing is removed")
         return
     console.print(f"[green]✓[/] usable: {escape(source)} - digest {policy.digest}, {len(policy.rules)} rule(s), "
-                  f"key {policy.key_id or 'none'}")
+                  f"key {policy.key_id or 'none'}", soft_wrap=True)
 
 
 @policy_group.command("digest")
@@ -256,7 +257,8 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     if as_json:
         print_json({"path": str(output), "key_id": key_id})
         return
-    console.print(f"[green]✓[/] capture key written to {escape(str(output))} (owner-only)\n  key id {key_id}")
+    console.print(f"[green]✓[/] capture key written to {escape(str(output))} (owner-only)\n  key id {key_id}",
+                  soft_wrap=True)  # the path and the key id are copied into a policy: never wrapped
 
 
 @capture_group.command("backfill")
@@ -314,7 +316,7 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
                     "fields": [{"field": f.token, "why": f.why} for f in plan.fields]})
         return
     console.print(f"[green]✓[/] redaction request {request.request_id} filed on {escape(run_id)} by {escape(by)}: "
-                  f"{len(plan.fields)} field(s) (policy {policy.digest})")
+                  f"{len(plan.fields)} field(s) (policy {policy.digest})", soft_wrap=True)
     for item in plan.fields:
         # A field's path is the recorded data's own keys: its control characters are shown as escapes.
         console.print(f"  {escape(plain(item.token))}  [dim]{escape(plain(item.why))}[/]")

@@ -189,7 +189,8 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
     console.print(
         f"[green]✓[/] imported [bold]{escape(plain(source.name))}[/] ({source.engine}, {result.events} events) as run "
         f"[cyan]{escape(result.run_id)}[/]: {result.steps} steps, sealed\n"
-        f"  sha256 {source.sha256}\n  head   {result.head_hash}"
+        f"  sha256 {source.sha256}\n  head   {result.head_hash}",
+        soft_wrap=True,  # the run id and the hashes are copied from their lines whole: never wrapped
     )
     table = Table(show_header=True, box=None, padding=(0, 2))
     table.add_column("kind", style="cyan")
@@ -198,4 +199,4 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         table.add_row(kind, str(count))
     console.print(table)
     console.print(f"[dim]Next: bitexact show {escape(result.run_id)} · bitexact export {escape(result.run_id)}"
-                  " -o bundle.json[/]")
+                  " -o bundle.json[/]", soft_wrap=True)
