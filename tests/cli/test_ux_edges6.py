@@ -163,3 +163,33 @@ def test_capture_keygen_never_breaks_the_key_path_across_lines(tmp_path: Path) -
     made = bx(tmp_path / "home", "capture", "keygen", "-o", str(output), COLUMNS="40")
     assert made.returncode == 0, made.stderr
     assert _whole_on_a_line(made.stdout, str(output)), made.stdout
+
+
+# -- Ctrl-C ----------------------------------------------------------------------------------------------
+
+
+def test_ctrl_c_during_verify_exits_130_not_does_not_verify(tmp_path: Path) -> None:
+    """Ctrl-C while `bitexact verify` reads its input ended in click's "Aborted!" and exit 1 - which
+    verify documents as "does not verify" (health: "warnings only", capture journal: "cut short"), so a
+    script told an interrupted check that the bundle failed. The shell's convention is 128 + SIGINT.
+    The input is a named pipe, so the command is waiting for it, deterministically, when SIGINT comes."""
+    fifo = tmp_path / "bundle.json"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([BITEXACT, "verify", str(fifo)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=command_env(tmp_path / "home"), text=True)
+    writer = -1
+    deadline = time.monotonic() + 60
+    while writer < 0 and proc.poll() is None and time.monotonic() < deadline:
+        try:  # succeeds once verify has opened the pipe for reading: it is then waiting for the bundle
+            writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            select.select([], [], [], 0.02)
+    assert writer >= 0, "verify never opened its input"
+    try:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(writer)
+    assert "Traceback" not in err, err
+    assert proc.returncode == 130, (proc.returncode, out, err)
+    assert out == ""

@@ -18,7 +18,7 @@ from bitexact.cli.context import AppContext
 from bitexact.cli.demo import demo_command
 from bitexact.cli.health import health_command
 from bitexact.cli.keys import keys_group
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, fail
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, fail
 from bitexact.cli.redaction import redaction_group
 from bitexact.cli.runs import runs_command, show_command
 from bitexact.cli.sessions import import_group, sessions_group
@@ -27,13 +27,17 @@ from bitexact.errors import BitExactError
 
 
 class _Group(click.Group):
-    """Typed BitExact errors that escape a command become one clear line and exit 1, not a traceback."""
+    """Typed BitExact errors that escape a command become one clear line and exit 1, not a traceback;
+    Ctrl-C exits 130."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except (BitExactError, SettingError) as exc:  # a setting's message names its variable
             fail(str(exc), code=EXIT_FAIL)
+        except KeyboardInterrupt:
+            # Not click's "Aborted!" and exit 1: 1 means "does not verify", "warnings only", "cut short"...
+            fail("interrupted", code=EXIT_INTERRUPTED)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

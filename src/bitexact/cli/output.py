@@ -17,6 +17,8 @@ err_console = Console(stderr=True, highlight=False)
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: 128 + SIGINT, as a shell reports a command it stopped."""
 
 
 _ESCAPED = re.compile("[\ud800-\udfff\u200e\u200f\u202a-\u202e\u2066-\u2069]")
