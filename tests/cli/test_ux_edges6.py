@@ -193,3 +193,20 @@ def test_ctrl_c_during_verify_exits_130_not_does_not_verify(tmp_path: Path) -> N
     assert "Traceback" not in err, err
     assert proc.returncode == 130, (proc.returncode, out, err)
     assert out == ""
+
+
+# -- escape sequences from what a command reads ------------------------------------------------------------
+
+
+def test_sessions_sanitize_never_writes_escape_sequences_from_file_names(tmp_path: Path) -> None:
+    """`bitexact sessions sanitize DIR` lists the files it rewrote and removed by name, escaped as markup
+    only: a file an agent left in its artifact tree named `a\\x1b[2Jb.txt` cleared the operator's screen
+    (and a link named `\\x1b]0;...` retitled it) when the listing was read on a terminal."""
+    tree = tmp_path / "artifacts"
+    tree.mkdir()
+    (tree / "a\x1b[2Jb.txt").write_text("token ghp_abcdefghijklmnopqrstuvwxyz0123456789\n")
+    (tree / "l\x1b]0;pwned").symlink_to("/etc/passwd")
+    done = bx(tmp_path / "home", "sessions", "sanitize", str(tree))
+    assert done.returncode == 1, done.stderr  # the link was removed
+    assert "\x1b" not in done.stdout + done.stderr, repr(done.stdout)
+    assert "a\\x1b[2Jb.txt" in done.stdout, done.stdout

@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, print_json
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json
 from bitexact.cli.sessions import sessions_group
 from bitexact.errors import BitExactError
 from bitexact.sessions.compact import compact, format_result
@@ -158,19 +158,24 @@ def _sanitize_json(root: Path, stdio: str, found: bool, report: SanitizeReport,
 
 
 def _print_sanitize(root: Path, stdio: str, found: bool, report: SanitizeReport, unreadable: list[str]) -> None:
+    # The tree's file names are an agent's (an artifact it left): control characters are shown as escapes,
+    # so a name cannot clear or retitle the terminal it is read on.
+    def shown(text: str) -> str:
+        return escape(plain(text))
+
     mark = "[green]✓[/]" if not report.removed and not unreadable else "[yellow]![/]"
     console.print(
-        f"{mark} sanitized [bold]{escape(str(root))}[/]: {len(report.rewritten)} rewritten, "
+        f"{mark} sanitized [bold]{shown(str(root))}[/]: {len(report.rewritten)} rewritten, "
         f"{len(report.unchanged)} unchanged, {len(report.removed)} removed; "
         f"{report.masks} mask(s) applied, plus credential patterns", soft_wrap=True)
     source = "read" if found else "not found, no ::add-mask:: values read"
-    console.print(f"  stdio {escape(stdio)} ({source})", soft_wrap=True)
+    console.print(f"  stdio {shown(stdio)} ({source})", soft_wrap=True)
     for path in report.rewritten:
-        console.print(f"  [cyan]rewritten[/]  {escape(path)}", soft_wrap=True)
+        console.print(f"  [cyan]rewritten[/]  {shown(path)}", soft_wrap=True)
     for path, reason in report.removed:
-        console.print(f"  [yellow]removed[/]    {escape(path)} ({escape(reason)})", soft_wrap=True)
+        console.print(f"  [yellow]removed[/]    {shown(path)} ({shown(reason)})", soft_wrap=True)
     for path in unreadable:
-        console.print(f"  [red]unreadable[/] {escape(path)} (directory could not be listed; not sanitized)",
+        console.print(f"  [red]unreadable[/] {shown(path)} (directory could not be listed; not sanitized)",
                       soft_wrap=True)
 
 
