@@ -210,3 +210,24 @@ def test_sessions_sanitize_never_writes_escape_sequences_from_file_names(tmp_pat
     assert done.returncode == 1, done.stderr  # the link was removed
     assert "\x1b" not in done.stdout + done.stderr, repr(done.stdout)
     assert "a\\x1b[2Jb.txt" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("decision", ["approve", "reject"])
+def test_redaction_decision_never_writes_escape_sequences_from_the_requester(tmp_path: Path, decision: str) -> None:
+    """`bitexact redaction approve|reject RUN --by bob` names the request's requester - recorded, typed by
+    another principal - escaped as markup only, where `redaction status` shows it with escapes: a requester
+    named `mallory\\x1b[2J` cleared the approver's screen as the decision was reported."""
+    home = tmp_path / "home"
+    log = tmp_path / "card.jsonl"
+    log.write_text(json.dumps({"type": "system", "subtype": "init", "session_id": "s-card", "model": "m"}) + "\n"
+                   + json.dumps({"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
+                       {"type": "text", "text": "card 4111 1111 1111 1111"}]}}) + "\n")
+    imported = bx(home, "import", "session", str(log), "--run-id", "cardrun", BITEXACT_CAPTURE_POLICY="off")
+    assert imported.returncode == 0, imported.stderr
+    filed = bx(home, "capture", "backfill", "--run", "cardrun", "--by", "mallory\x1b[2J", "--json")
+    assert filed.returncode == 0 and json.loads(filed.stdout)["request"], filed.stdout + filed.stderr
+    extra = ["--reason", "keep it"] if decision == "reject" else []
+    decided = bx(home, "redaction", decision, "cardrun", "--by", "bob", *extra)
+    assert decided.returncode == 0, decided.stderr
+    assert "\x1b" not in decided.stdout, repr(decided.stdout)
+    assert "mallory\\x1b[2J" in decided.stdout, decided.stdout

@@ -75,10 +75,11 @@ def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> N
         return
     request = approval.request
     what = "completed the approval of" if approval.completed else "approved"
-    console.print(f"[green]✓[/] {escape(request.decided_by or by)} {what} request {request.request_id} by "
-                  f"{escape(request.requested_by)}: {len(approval.redacted)} field(s) redacted on {escape(run_id)}")
+    # Names and field paths were typed by people and recorded (as `status` shows them): text, never escapes.
+    console.print(f"[green]✓[/] {_shown(request.decided_by or by)} {what} request {request.request_id} by "
+                  f"{_shown(request.requested_by)}: {len(approval.redacted)} field(s) redacted on {escape(run_id)}")
     if approval.already:
-        already = escape(", ".join(approval.already))
+        already = _shown(", ".join(approval.already))
         console.print(f"  {len(approval.already)} field(s) were already redacted: {already}")
 
 
@@ -105,16 +106,18 @@ def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json
     if as_json:
         print_json(request.to_json())
         return
-    console.print(f"[green]✓[/] {escape(by)} rejected request {request.request_id} by {escape(request.requested_by)}"
+    console.print(f"[green]✓[/] {_shown(by)} rejected request {request.request_id} by {_shown(request.requested_by)}"
                   f" on {escape(run_id)}; nothing changed")
 
 
-def _show(request: RedactionRequest) -> None:
-    # Names, reasons and field paths are what people typed and what the run recorded (its keys): shown as
-    # text, never as markup or escape sequences.
-    def shown(text: object) -> str:
-        return escape(plain(str(text)))
+def _shown(text: object) -> str:
+    """Names, reasons and field paths are what people typed and what the run recorded (its keys): shown as
+    text, never as markup or escape sequences."""
+    return escape(plain(str(text)))
 
+
+def _show(request: RedactionRequest) -> None:
+    shown = _shown
     colour = {"pending": "yellow", "approved": "green", "rejected": "red"}.get(request.status, "dim")
     console.print(f"[{colour}]{request.status}[/] request {shown(request.request_id)} by {shown(request.requested_by)}"
                   f" at {shown(request.requested_at)} ({shown(request.source)}): {len(request.fields)} field(s)")
