@@ -45,6 +45,11 @@ def entries(run_id: str | None) -> list[dict[str, Any]]:
     return list(recorder.store.entries(run_id))
 
 
+def http_calls(run_id: str | None) -> list[dict[str, Any]]:
+    """The run's http_call entries as stored."""
+    return [e for e in entries(run_id) if e["kind"] == "http_call"]
+
+
 def journaled(home: Path, run_id: str | None) -> list[str]:
     """Every journal still holding an entry, in record order: files, and full slots as ``<file>#<index>``."""
     from bitexact.crypto.hostkey import load_host_key

@@ -19,9 +19,11 @@ class LoopbackServer:
     requests: list[dict[str, object]] = field(default_factory=list)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class HandlerBase(BaseHTTPRequestHandler):
+    """What every loopback server's handler shares: HTTP/1.1, no log lines, a request body read whole
+    (sized or chunked), a sized reply."""
+
     protocol_version = "HTTP/1.1"
-    server: _Server
 
     def log_message(self, format: str, *args: object) -> None:
         return
@@ -47,6 +49,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
+
+
+class _Handler(HandlerBase):
+    server: _Server
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

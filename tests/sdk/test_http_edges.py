@@ -12,7 +12,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -21,44 +21,17 @@ import requests
 import requests.auth
 
 import bitexact
-from sdk.conftest import entries
+from sdk.conftest import http_calls as _http_calls
+from sdk.servers import HandlerBase
 
 
-def _http_calls(run_id: str | None) -> list[dict[str, Any]]:
-    return [e for e in entries(run_id) if e["kind"] == "http_call"]
 
 
 # -- a loopback server for these tests (the pattern of tests/sdk/servers.py) ---------------------------
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(HandlerBase):
     server: _Server
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
-
-    def _body(self) -> bytes:
-        if self.headers.get("transfer-encoding", "").lower() == "chunked":
-            data = b""
-            while True:
-                size = int(self.rfile.readline().strip() or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    return data
-                data += self.rfile.read(size)
-                self.rfile.readline()
-        length = int(self.headers.get("content-length") or 0)
-        return self.rfile.read(length) if length else b""
-
-    def _send(self, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(body)))
-        for name, value in (extra or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         self.server.seen.append({"path": self.path, "headers": dict(self.headers)})

@@ -11,29 +11,23 @@ import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import ThreadingHTTPServer
 
 import httpx
 import pytest
 import requests
 
 import bitexact
-from sdk.conftest import entries
+from sdk.conftest import http_calls as _http_calls
+from sdk.servers import HandlerBase
 
 CARD = "4111 1111 1111 1111"
 
 
-def _http_calls(run_id: str | None) -> list[dict[str, Any]]:
-    return [e for e in entries(run_id) if e["kind"] == "http_call"]
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(HandlerBase):
     server: _Server
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
