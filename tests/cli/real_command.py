@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -33,3 +34,29 @@ def clear_bitexact_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith("BITEXACT_"):
             monkeypatch.delenv(name, raising=False)
+
+
+def run_on_terminal(home: Path, *args: str, stderr_too: bool = True, **extra: str) -> tuple[int, str, str]:
+    """``bitexact ARGS`` with stdout (and stderr, unless ``stderr_too`` is false) on a pseudo-terminal: its
+    exit code, what the terminal got, and stderr when that was a pipe."""
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([BITEXACT, *args], stdin=subprocess.DEVNULL, stdout=follower,
+                                stderr=follower if stderr_too else subprocess.PIPE, env=command_env(home, **extra))
+    finally:
+        os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed its end and everything was read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    err = ""
+    if proc.stderr is not None:
+        err = proc.stderr.read().decode("utf-8", "replace")
+        proc.stderr.close()
+    return proc.wait(timeout=120), b"".join(chunks).decode("utf-8", "replace"), err

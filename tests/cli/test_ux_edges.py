@@ -7,16 +7,13 @@ BITEXACT_HOME pointing at a directory under the test's tmp_path.
 from __future__ import annotations
 
 import json
-import os
-import pty
 import shlex
 import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bitexact
+from cli.real_command import clear_bitexact_env, run_bitexact, run_on_terminal
 from click.testing import CliRunner
 
 from bitexact.cli import cli
@@ -121,26 +118,9 @@ def test_demo_json_writes_nothing_but_the_document_to_a_terminal_stdout(tmp_path
     (cli/demo.py: `console.status`), so on a terminal stdout receives cursor-hiding escapes and spinner
     frames before the JSON. print_json: "Machine-readable output on stdout, one document";
     cli/progress.py: progress is drawn "on stderr ... (stdout stays clean for scripts)"."""
-    master, slave = pty.openpty()
-    try:
-        proc = subprocess.Popen([BITEXACT, "demo", "--json"], stdout=slave, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, env=command_env(tmp_path / "home", TERM="xterm-256color"))
-    finally:
-        os.close(slave)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the child closed its end
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(master)
-    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
-    if proc.stderr:
-        proc.stderr.close()
-    out = b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    code, shown, err = run_on_terminal(tmp_path / "home", "demo", "--json", stderr_too=False, TERM="xterm-256color")
+    assert code == 0, err
+    out = shown.replace("\r\n", "\n")
     assert "\x1b" not in out, repr(out[:200])
     json.loads(out)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import select
 import signal
 import subprocess
@@ -17,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bitexact
+from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bitexact, run_on_terminal
 
 bx = run_bitexact
 
@@ -45,23 +44,8 @@ def _claude_log(path: Path, events: int, session: str = "s-ux6") -> Path:
 
 def _on_terminal(home: Path, *args: str, columns: int = 100) -> tuple[int, str]:
     """``bitexact ARGS`` with stdout and stderr on a pseudo-terminal: its exit code and what the terminal got."""
-    master, slave = pty.openpty()
-    try:
-        proc = subprocess.Popen([BITEXACT, *args], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
-                                env=command_env(home, TERM="xterm-256color", COLUMNS=str(columns)))
-    finally:
-        os.close(slave)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the child closed its end
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(master)
-    return proc.wait(timeout=120), b"".join(chunks).decode("utf-8", "replace")
+    code, shown, _ = run_on_terminal(home, *args, TERM="xterm-256color", COLUMNS=str(columns))
+    return code, shown
 
 
 # -- verify --open: "2" means only "tested, no match", and --json is always one document ------------------

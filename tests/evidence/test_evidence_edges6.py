@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
+
+from cli.real_command import run_on_terminal
 
 
 from bitexact.crypto.keystore import KeyStore
@@ -74,26 +75,8 @@ def test_verify_line_on_a_terminal_never_runs_escape_sequences_from_the_bundle(t
     """A bundle is attacker-supplied input: a data key holding ESC sequences reached the FAIL line that names
     the path raw, so the verdict could retitle, clear or restyle the terminal it was read on."""
     home, bundle = _bundle_with_escape_key(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BITEXACT_")}
-    env.update({"BITEXACT_HOME": str(home), "COLUMNS": "200", "PYTHONIOENCODING": "utf-8"})
-    leader, follower = pty.openpty()
-    try:
-        proc = subprocess.run([BITEXACT, "verify", str(bundle)], env=env, stdout=follower, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, timeout=120)
-        os.close(follower)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # EIO: the terminal's other side is closed and everything was read
-                break
-            if not chunk:
-                break
-            shown += chunk
-    finally:
-        os.close(leader)
-    text = shown.decode("utf-8")
-    assert proc.returncode == 1 and text.startswith("FAIL: step 1: uncommitted data at path"), text
+    code, text, _ = run_on_terminal(home, "verify", str(bundle), stderr_too=False)
+    assert code == 1 and text.startswith("FAIL: step 1: uncommitted data at path"), text
     assert "\x1b" not in text and "\x07" not in text, repr(text)
     assert "\\x1b]0;pwned\\x07x\\x1b[2J" in text  # shown, as text
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 
 @dataclass
@@ -49,6 +50,28 @@ class HandlerBase(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
+
+
+class SeenServer(ThreadingHTTPServer):
+    """A loopback server whose handler notes each request it saw in ``seen``."""
+
+    daemon_threads = True
+    seen: list[dict[str, Any]]
+
+
+@contextmanager
+def serve_seen(handler: type[BaseHTTPRequestHandler]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """``handler`` served on a loopback port for the block: its base URL and the requests it saw."""
+    server = SeenServer(("127.0.0.1", 0), handler)
+    server.seen = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", server.seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
 
 
 class _Handler(HandlerBase):

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -18,13 +15,13 @@ import requests
 
 import bitexact
 from sdk.conftest import http_calls as _http_calls
-from sdk.servers import HandlerBase
+from sdk.servers import HandlerBase, SeenServer, serve_seen
 
 
 
 
 class _Handler(HandlerBase):
-    server: _Server
+    server: SeenServer
 
     def do_GET(self) -> None:
         self.server.seen.append({"path": self.path, "body": None})
@@ -56,28 +53,9 @@ class _Handler(HandlerBase):
             self._send(200, json.dumps({"len": len(body)}).encode(), "application/json")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    seen: list[dict[str, Any]]
-
-
-@contextmanager
-def _serve() -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.seen = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", server.seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
-
-
 @pytest.fixture
 def srv() -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    with _serve() as running:
+    with serve_seen(_Handler) as running:
         yield running
 
 
