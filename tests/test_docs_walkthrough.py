@@ -109,32 +109,21 @@ def test_open_store_with_an_explicit_directory_names_the_directory_not_the_varia
     assert "BITEXACT_HOME" not in str(refused.value) and str(a_file) in str(refused.value)
 
 
-def _large_record_warnings(home: Path) -> list[str]:
+def _large_record_warnings(home: Path, caplog: pytest.LogCaptureFixture) -> list[str]:
     """Record one 2 MiB entry (it must be journaled under the host key) and return the SDK's warnings."""
     import bitexact
 
-    warnings: list[str] = []
-
-    class Catch(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if record.levelno >= logging.WARNING:
-                warnings.append(record.getMessage())
-
-    catcher = Catch()
-    logger = logging.getLogger("bitexact.sdk")
-    logger.addHandler(catcher)
-    try:
-        with bitexact.run(name="host-key", home=home) as r:
-            handle = r.record("tool_call", {"tool": "large", "args": ["x" * (2 << 20)]})
-            assert handle.result()["kind"] == "tool_call"  # written all the same, in the call
-    finally:
-        logger.removeHandler(catcher)
-    return warnings
+    caplog.set_level(logging.WARNING, logger="bitexact.sdk")
+    with bitexact.run(name="host-key", home=home) as r:
+        handle = r.record("tool_call", {"tool": "large", "args": ["x" * (2 << 20)]})
+        assert handle.result()["kind"] == "tool_call"  # written all the same, in the call
+    return [record.getMessage() for record in caplog.records
+            if record.name == "bitexact.sdk" and record.levelno >= logging.WARNING]
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
 def test_an_unusable_bitexact_host_key_is_named_with_what_is_wrong(
-        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sdk_env: None) -> None:
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sdk_env: None, caplog: pytest.LogCaptureFixture) -> None:
     """docs/sdk.md: the host key "is `BITEXACT_HOST_KEY` or `<data dir>.host.key` ... refused when others
     may read it"; README.md: refused "with a message naming the variable". The one warning said only
     "cannot journal large entries (HostKeyError)": neither the variable nor what is wrong with the file."""
@@ -142,20 +131,20 @@ def test_an_unusable_bitexact_host_key_is_named_with_what_is_wrong(
     key.write_text("0" * 64 + "\n")
     key.chmod(0o644)
     monkeypatch.setenv("BITEXACT_HOST_KEY", str(key))
-    warnings = [w for w in _large_record_warnings(home) if "cannot journal large entries" in w]
+    warnings = [w for w in _large_record_warnings(home, caplog) if "cannot journal large entries" in w]
     assert len(warnings) == 1, warnings
     assert "BITEXACT_HOST_KEY" in warnings[0] and "owner-only" in warnings[0], warnings[0]
     assert "0" * 64 not in warnings[0]  # the key itself is never said
 
 
 def test_the_default_host_key_problem_is_said_without_naming_an_unset_variable(
-        home: Path, monkeypatch: pytest.MonkeyPatch, sdk_env: None) -> None:
+        home: Path, monkeypatch: pytest.MonkeyPatch, sdk_env: None, caplog: pytest.LogCaptureFixture) -> None:
     """With BITEXACT_HOST_KEY unset, the warning says what is wrong with <data dir>.host.key itself."""
     key = Path(f"{home}.host.key")
     key.parent.mkdir(parents=True, exist_ok=True)
     key.write_text("not hex\n")
     key.chmod(0o600)
-    warnings = [w for w in _large_record_warnings(home) if "cannot journal large entries" in w]
+    warnings = [w for w in _large_record_warnings(home, caplog) if "cannot journal large entries" in w]
     assert len(warnings) == 1, warnings
     assert str(key) in warnings[0] and "hex" in warnings[0] and "BITEXACT_HOST_KEY" not in warnings[0], warnings
 
