@@ -30,6 +30,7 @@ from bitexact.crypto.keysources.base import (
 )
 from bitexact.crypto.keysources.file import (
     InProcessKey,
+    _looks_like_a_key,
     generate_key_file,
     load_key_env,
     load_key_file,
@@ -38,6 +39,8 @@ from bitexact.crypto.keysources.file import (
 SOURCES = ("file", "kms_ciphertext", "kms_hmac", "pkcs11")
 _PKCS11_FIELDS = ("lib", "slot", "label", "pin_env")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Said instead of quoting a string that looks like a key: the key itself pasted into the policy.
+KEY_NOT_QUOTED = "64 hex characters, which look like a key itself (not quoted; the key never goes in the policy)"
 
 
 def _text(value: object, where: str, what: str) -> str:
@@ -50,7 +53,9 @@ def _text(value: object, where: str, what: str) -> str:
 
 def _describe(value: object) -> str:
     if isinstance(value, str):
-        return "an empty string" if not value.strip() else repr(value)
+        if not value.strip():
+            return "an empty string"
+        return KEY_NOT_QUOTED if _looks_like_a_key(value) else repr(value)
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -105,6 +110,9 @@ def load_capture_key(spec: dict[str, Any], *, field: str = "hash_only_key") -> H
                              f"found {_describe(spec)}")
     unknown = sorted(set(spec) - set(SOURCES))
     if unknown:
+        if _looks_like_a_key(unknown[0]):
+            raise KeySourceError(f"{field}: unknown key source of {KEY_NOT_QUOTED} "
+                                 f"(expected one of {', '.join(SOURCES)})")
         raise KeySourceError(f"{field}.{unknown[0]}: unknown key source "
                              f"(expected one of {', '.join(SOURCES)})")
     if len(spec) != 1:
@@ -131,6 +139,7 @@ __all__ = [
     "KEY_ID_MESSAGE",
     "MAX_MESSAGE_BYTES",
     "SOURCES",
+    "KEY_NOT_QUOTED",
     "HmacKey",
     "InProcessKey",
     "KeySourceError",
