@@ -242,11 +242,13 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     options: dict[str, Any] = {"expect_key": expect_key, "expect_recorder_key": expect_recorder_key, "trust_file": trust_file,
                "expect_tsa": expect_tsa, "require_sealed": require_sealed}
     clauses = [capture_clause(_revoked_keys)]
+    refused: str | None = None
     if not opening and (candidate_file is not None or by is not None):
         # Never silently ignored: a test the user asked for would look made.
-        fail("--candidate-file and --by test a field: give them with --open STEP:PATH or --open-withheld STEP",
-             code=EXIT_FAIL)
-    refused: str | None = None
+        message = "--candidate-file and --by test a field: give them with --open STEP:PATH or --open-withheld STEP"
+        if not as_json:
+            fail(message, code=EXIT_FAIL)
+        refused = message  # --json: still one document, the verdict with the reason no test was made
     if opening:
         try:
             withheld_step = _check_opening_options(open_field_ref, open_withheld_step, candidate_file, by)
@@ -301,9 +303,13 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
 
 
 def _refuse_argument(message: str, opening: bool, as_json: bool) -> NoReturn:
-    """An argument verify cannot use: exit 2, "cannot read the input". Under --open, 2 means "tested, no
-    match", so it is 1 there, and with --json still one document: the verdict with the reason no test was made."""
+    """An argument verify cannot use: exit 2, "cannot read the input" (with --json, the FAIL verdict as JSON).
+    Under --open, 2 means "tested, no match", so it is 1 there, and with --json still one document: the verdict
+    with the reason no test was made."""
     if not opening:
+        if as_json:  # --json is JSON: the FAIL verdict, as for a trust file that cannot be read
+            print_json(_verdict_json(failed(message, form="input")))
+            sys.exit(EXIT_INPUT)
         fail(message, code=EXIT_INPUT)
     if as_json:
         print_json({**_verdict_json(failed(message, form="input")), "opening": None, "error": message})
