@@ -159,8 +159,11 @@ def test_ctrl_c_during_verify_exits_130_not_does_not_verify(tmp_path: Path) -> N
     The input is a named pipe, so the command is waiting for it, deterministically, when SIGINT comes."""
     fifo = tmp_path / "bundle.json"
     os.mkfifo(fifo)
+    # As a shell starts it: SIGINT at its default disposition (an ignored SIGINT in this process, which a
+    # background job inherits, would pass on across exec, and Python then never raises KeyboardInterrupt).
     proc = subprocess.Popen([BITEXACT, "verify", str(fifo)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=command_env(tmp_path / "home"), text=True)
+                            stderr=subprocess.PIPE, env=command_env(tmp_path / "home"), text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     writer = -1
     deadline = time.monotonic() + 60
     while writer < 0 and proc.poll() is None and time.monotonic() < deadline:
@@ -169,6 +172,9 @@ def test_ctrl_c_during_verify_exits_130_not_does_not_verify(tmp_path: Path) -> N
         except OSError:
             select.select([], [], [], 0.02)
     assert writer >= 0, "verify never opened its input"
+    status = Path(f"/proc/{proc.pid}/status").read_text()
+    caught = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
+    assert caught & (1 << (signal.SIGINT - 1)), "the command does not catch SIGINT: " + status
     try:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
