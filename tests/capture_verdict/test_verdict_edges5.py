@@ -25,33 +25,10 @@ from bitexact.recording.requests import (
 )
 from bitexact.store import Store
 from capture_verdict.support import (
-    CONTRACT_POLICY,
     IBAN,
     VISA,
-    contract_key,
-    contract_run,
-    invoker,
-    policy_file,
     recorder,
 )
-
-
-@pytest.fixture
-def bx(home: Path) -> Any:
-    return invoker(home)
-
-
-@pytest.fixture
-def keyed_env(tmp_path: Path) -> dict[str, str]:
-    doc = {**CONTRACT_POLICY, "hash_only_key": {"file": str(contract_key(tmp_path))}}
-    return {"BITEXACT_CAPTURE_POLICY": str(policy_file(tmp_path, doc))}
-
-
-@pytest.fixture
-def contract(store: Store, recorder_key: SigningKey, keyed_env: dict[str, str]) -> str:
-    writer = recorder(store, recorder_key, read_policy_file(keyed_env["BITEXACT_CAPTURE_POLICY"])).start()
-    contract_run(writer)  # step 2 is the hash-only on_behalf_of "user:7f3a9c"
-    return writer.run_id
 
 
 # -- verify --open --json: "a test that cannot be made still prints the verdict, with "opening": null and
