@@ -76,6 +76,7 @@ class StoreSettingError(StoreError, SettingError):
     """The store cannot open under a setting it cannot use (``BITEXACT_LOCK_TIMEOUT``): a setting error,
     which a caller must not take for a store that is damaged or holds no such run."""
 
+
 _RUN_COLUMNS = "run_id, steps, head_hash, sealed, started_at, updated_at, meta, kinds"
 
 
