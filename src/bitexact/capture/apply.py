@@ -143,13 +143,9 @@ def apply_policy(
         deadline = Deadline.unlimited()  # a hint's scrub with the policy off is never withheld
     else:
         deadline = Deadline.for_size(policy.budget_ms, size, clock)
+    # A context's content_hash or an identity's workflow_digest is read as any field: the card detector
+    # never reads a hex digest's digits as a card number (detectors/pan.py, in_hex_digest).
     skip = _settled_paths(prior)
-    own = _own_digest(kind, data, alg)
-    if own is not None and _at_most_scrubbed(rules, parsed, own):
-        # A hash of the step's own fields holds nothing of its own (the policy reads those fields anyway),
-        # and its hex digits read as a card number about once in 200 digests: left as it is. A context's
-        # content_hash is made again if the content changes.
-        skip = skip | {own}
     if (
         not parsed
         and not skip
@@ -249,7 +245,7 @@ def apply_policy(
         }
         if kind == "context":
             out = _context_hash_as_stored(out, fields, alg)
-        elif own == "workflow_digest":
+        elif kind == "identity":
             out = _workflow_digest_as_stored(out, fields, alg)
     return Captured(out, block, tuple(gaps), False)
 
@@ -298,30 +294,6 @@ def _workflow_digest_as_stored(out: dict[str, Any], fields: dict[str, dict[str, 
         digest = None  # the write path refuses such fields anyway, naming them
     return {key: (digest if key == "workflow_digest" else value) for key, value in out.items()
             if key != "workflow_digest" or digest is not None}
-
-
-def _at_most_scrubbed(rules: StepRules, hints: tuple[Hint, ...], key: str) -> bool:
-    """Whether no rule or hint keeps the top-level ``key`` more strictly than a scrub (hash-only)."""
-    rule = min(rules.star, rules.by_key.get(key, NONE), rules.by_name.get(key, NONE))
-    return rules.mode(rule) <= SCRUB and all(h.segments[0] != key or h.strictness <= SCRUB for h in hints)
-
-
-def _own_digest(kind: str, data: dict[str, Any], alg: str) -> str | None:
-    """The top-level key holding exactly the ``alg`` digest the evidence defines over the step's own fields:
-    a ``context``'s ``content_hash`` (of its ``content``), an ``identity``'s ``workflow_digest`` (of its
-    composition fields); None when there is none, or it is not that digest."""
-    key = {"context": "content_hash", "identity": "workflow_digest"}.get(kind)
-    claimed = data.get(key) if key is not None else None
-    if type(claimed) is not str:
-        return None
-    try:
-        if kind == "context":
-            expected = chain_hash(alg, canonicalize(data["content"])) if "content" in data else None
-        else:
-            expected = workflow_digest(data, alg)
-    except CanonicalizationError:
-        return None
-    return key if claimed == expected else None
 
 
 def _present(data: dict[str, Any], segments: tuple[str, ...]) -> bool:

@@ -236,6 +236,18 @@ class PanDetector:
     def scan_run(self, text: str, run: str, base: int, deadline: Deadline, found: list[Finding]) -> None:
         """The card numbers in one run of ``text`` starting at ``base``, appended to ``found`` in text order.
 
+        A card number whose digits sit inside a hex digest (:func:`in_hex_digest`) is dropped, whichever
+        path found it: a site that starts at hex letters is read as a run of several groups.
+        """
+        first = len(found)
+        self._scan_run(text, run, base, deadline, found)
+        if len(found) > first:
+            found[first:] = [f for f in found[first:]
+                             if not (text[f.start:f.end].isdecimal() and in_hex_digest(text, f.start, f.end))]
+
+    def _scan_run(self, text: str, run: str, base: int, deadline: Deadline, found: list[Finding]) -> None:
+        """:meth:`scan_run` before the hex-digest check.
+
         A run longer than :data:`RUN_WINDOW` characters is read in windows, so
         the lists made for it never grow with it. A window decides the card
         numbers that start in its first RUN_WINDOW characters, and holds the
@@ -254,7 +266,7 @@ class PanDetector:
             run, base = run[after.start():], base + after.start()
         if run.isdecimal():
             # One group of digits: a card number only if it is all of it.
-            if MIN_DIGITS <= len(run) <= MAX_DIGITS and not in_hex_digest(text, base, base + len(run)):
+            if MIN_DIGITS <= len(run) <= MAX_DIGITS:
                 self.candidates += 1
                 digits = ascii_digits(run)
                 if is_pan(digits):
