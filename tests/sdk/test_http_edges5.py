@@ -41,15 +41,6 @@ class _Handler(HandlerBase):
             self.send_header(name, value)
         self.end_headers()
 
-    def _plain(self, body: bytes, content_type: str, extra: dict[str, str] | None = None) -> None:
-        self.send_response(200)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(body)))
-        for name, value in (extra or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
     def do_GET(self) -> None:
         path = self.path
         if path in ("/gzip-sse-drop", "/gzip-sse-hold"):
@@ -75,11 +66,11 @@ class _Handler(HandlerBase):
         elif path == "/gzip-members":
             # A gzip body of two members (RFC 1952 2.2: a gzip file is a series of members).
             body = gzip.compress(b"first member, ") + gzip.compress(b"second member")
-            self._plain(body, "text/plain; charset=utf-8", {"content-encoding": "gzip"})
+            self._send(200, body, "text/plain; charset=utf-8", {"content-encoding": "gzip"})
         elif path == "/thirty":
-            self._plain(b"0123456789" * 3, "text/plain")
+            self._send(200, b"0123456789" * 3, "text/plain")
         else:
-            self._plain(b"not found", "text/plain")
+            self._send(200, b"not found", "text/plain")
 
 
 class _Server(ThreadingHTTPServer):
