@@ -6,6 +6,7 @@ Interleavings are forced with events and monkeypatched pauses, never left to tim
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 import bitexact
 from bitexact.errors import BitExactError
 from bitexact.recording.fold import fold_orphans
+from bitexact.recording.journal import LIVE_LOCK
 from bitexact.sdk.stores import recorder_for
 from sdk.conftest import entries
 from sdk.test_large import BIG
@@ -121,29 +123,30 @@ def test_a_redaction_of_a_run_whose_id_names_no_journal_directory_reports_succes
 # -- 4. a repair between the recording's open and flock of .recording.lock unlinks the lock it takes ---
 
 
-def test_a_repair_at_the_runs_first_journal_leaves_the_recording_protected_by_its_live_lock(
+def test_a_repair_at_the_runs_start_leaves_the_recording_protected_by_its_live_lock(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """docs/sdk.md: "A run being recorded holds a lock file in its journal directory (`.recording.lock`,
-    flock) from its first journal to its end: `bitexact repair` of a run a live process is still
-    recording is refused, since folding or removing its journals would write an entry twice".
+    flock) from its start to its end: `bitexact repair` of a run a live process is still recording is
+    refused, since folding or removing its journals would write an entry twice".
 
     hold_live_lock opens (creates) ``.recording.lock`` and then flocks it. A repair that runs between
     the two takes the same file, finds nothing to fold, and (fold_orphans' ``finally``) unlinks it
-    before closing. The recording's flock then succeeds on the unlinked file: it believes it holds the
-    live lock, but the next repair creates a fresh ``.recording.lock``, locks it, and folds the live
-    run's journals while its background writer writes the same entries."""
+    before closing. The recording's flock then succeeded on the unlinked file: it believed it held the
+    live lock, but the next repair created a fresh ``.recording.lock``, locked it, and folded the live
+    run's journals while its background writer wrote the same entries."""
     import fcntl
 
     real_flock = fcntl.flock
-    armed = {"on": False, "inside": False}
+    armed = {"on": True, "inside": False}
 
     def flock(fd: int, operation: int) -> Any:
-        if armed["on"] and not armed["inside"]:
-            # The recording has opened .recording.lock for its first journal; a repair runs now.
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        if armed["on"] and not armed["inside"] and path.endswith(f"/{LIVE_LOCK}"):
+            # The recording has opened .recording.lock at its start; a repair runs now.
             armed["on"], armed["inside"] = False, True
             try:
-                first_repair.append(fold_orphans(recorder_for()[0], run_id))
+                first_repair.append(fold_orphans(recorder_for()[0], Path(path).parent.name))
             finally:
                 armed["inside"] = False
         return real_flock(fd, operation)
@@ -154,10 +157,8 @@ def test_a_repair_at_the_runs_first_journal_leaves_the_recording_protected_by_it
     refused = False
     try:
         with bitexact.run() as r:
-            run_id = r.run_id
-            armed["on"] = True
-            r.record("tool_call", {"tool": "scan", "result": BIG})  # its first journal: takes the live lock
             assert first_repair == [[]], "the first repair ran between the open and the flock, folding nothing"
+            r.record("tool_call", {"tool": "scan", "result": BIG})  # journaled, its write held back
             assert reached.wait(30)  # the entry is journaled and its write in flight
             try:
                 fold_orphans(recorder_for()[0], r.run_id)  # type: ignore[arg-type]

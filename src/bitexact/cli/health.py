@@ -28,9 +28,12 @@ def health_command(app: AppContext, as_json: bool) -> None:
     capture-policy-off, capture-key-revoked, orphan-journals (entries a
     stopped recording journaled but never wrote: fold them with
     `bitexact repair RUN`), store-locked (a stopped or hung process has
-    held the store's write lock for over a second) and recording-gaps (a
+    held the store's write lock for over a second), recording-gaps (a
     run declared in the last day that the store or the disk failed its
-    recording); critical on
+    recording), run-unsealed (no process records a run that has no seal:
+    it was killed or could not seal; `bitexact repair RUN` accepts where
+    it ends) and host-key-unusable (the host key file is refused, so
+    nothing is journaled); critical on
     store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
     collector-unscrubbed, environment-unknown (BITEXACT_ENV holds a value
     other than prod), setting-invalid (a BITEXACT_* setting every recording

@@ -10,6 +10,11 @@ are left out: they are most likely a recording in progress. So are those of
 a run whose live lock a process holds: it is still recording the run, and
 ``bitexact repair`` refuses it until it stops.
 
+A run no process records (its live lock, held from its start to its end,
+is free), idle for :data:`GRACE_SECONDS`, with no seal and no repair
+accepting where it ends, stopped before its seal: ``run-unsealed``. A host
+key that is there but refused stops every journal: ``host-key-unusable``.
+
 The store's write lock is held for the milliseconds of a commit. Held for
 :data:`LOCK_PROBE_SECONDS` on end, it is a writer that is stopped or hung,
 and every recording on the host waits up to ``BITEXACT_LOCK_TIMEOUT`` for it
@@ -24,11 +29,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from bitexact.errors import BitExactError
 from bitexact.health.context import HealthContext
 from bitexact.health.findings import CRITICAL, WARN, Finding, listed
-from bitexact.recording.journal import LIVE_LOCK, JournalError, marked_journals, orphan_journals
+from bitexact.recording.journal import LIVE_LOCK, JournalError, journal_dir, marked_journals, orphan_journals
 from bitexact.recording.journal_slots import slot_blobs, slot_files
-from bitexact.store import DB_NAME, flock
+from bitexact.store import DB_NAME, Store, flock
 
 GRACE_SECONDS: Final[float] = 60.0
 """Journals modified more recently than this are taken to belong to a run still recording."""
@@ -239,5 +245,82 @@ def check_recording_settings(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
-RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_orphan_journals, check_recording_gaps)
+def _idle_seconds(updated_at: str, now: float) -> float:
+    """Seconds since the store last wrote the run (its ``updated_at``); 0 when that does not read."""
+    from datetime import datetime
+
+    try:
+        return now - datetime.fromisoformat(updated_at).timestamp()
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _accepted(store: Store, run_id: str, steps: int) -> bool:
+    """True when the run's last entry is a ``repair``: an operator accepted that its history ends there."""
+    return steps > 0 and store.entry(run_id, steps - 1).get("kind") == "repair"
+
+
+def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
+    """run-unsealed, per run: no process records the run, yet it has no seal and no repair accepting it.
+
+    Its recording stopped before ``run_end``: the process was killed, the host lost power, or the seal
+    itself failed. A recording holds the run's live lock from its start to its end, so a run whose lock
+    nobody holds, idle for :data:`GRACE_SECONDS`, is not being recorded. A run with orphan journals is
+    left to ``orphan-journals``, which names them; a run whose id names no journal directory has no
+    live lock to read and is left out.
+    """
+    if ctx.store is None or ctx.home is None:
+        return []
+    now = time.time()
+    findings: list[Finding] = []
+    for info in ctx.store.runs():
+        if info.sealed or _idle_seconds(info.updated_at, now) < GRACE_SECONDS:
+            continue
+        try:
+            directory = journal_dir(ctx.home, info.run_id)
+        except JournalError:
+            continue
+        if _recording(directory) or _left_behind(directory, ctx.home, now):
+            continue
+        try:
+            if _accepted(ctx.store, info.run_id, info.steps):
+                continue
+        except BitExactError:
+            continue  # a damaged run: store-unreadable says so
+        findings.append(Finding(
+            WARN, "run-unsealed",
+            f"no process records the run, yet it has no seal (its last entry, step {info.steps - 1}, was"
+            f" written at {info.updated_at}): its recording stopped before run_end, killed, cut off or"
+            " failing to seal. Verifying it with --require-sealed fails. `bitexact repair"
+            f" {info.run_id} --by NAME --note TEXT` records that its history ends where it does",
+            run_id=info.run_id, details={"steps": info.steps, "updated_at": info.updated_at},
+        ))
+    return findings
+
+
+def check_host_key(ctx: HealthContext) -> list[Finding]:
+    """host-key-unusable: the host key file is there but refused (loose permissions, malformed, inside the
+    data directory), so no journal is made or opened on this host."""
+    if ctx.home is None:
+        return []
+    from bitexact.crypto.hostkey import host_key_path, load_host_key
+
+    path = host_key_path(ctx.home)
+    if not path.exists() and not path.is_symlink():
+        return []  # made owner-only on first use
+    try:
+        load_host_key(ctx.home, create=False)
+    except BitExactError as exc:
+        return [Finding(
+            WARN, "host-key-unusable",
+            f"{exc}. Until it is fixed, SDK runs journal nothing (an entry over 1 MiB is scanned and written"
+            " in the agent's call instead of after it), and `bitexact repair` cannot open the journals"
+            " already left",
+            details={"path": str(path)},
+        )]
+    return []
+
+
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_host_key, check_orphan_journals,
+                    check_unsealed_runs, check_recording_gaps)
 """The recording checks, in the order ``bitexact health`` runs them."""

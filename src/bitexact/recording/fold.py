@@ -304,7 +304,10 @@ def fold_orphans(
         return []  # an id no journal directory can be named for (the SDK then writes in the call): no journal
     if not directory.is_dir():
         return []  # no journal was ever made for the run: nothing to fold
-    held = take_live_lock(directory)
+    try:
+        held = take_live_lock(directory)
+    except FileNotFoundError:
+        return []  # the run's recording ended meanwhile and removed its emptied directory: nothing to fold
     if held is None:
         # A process records the run: its journals are entries on their way into the chain, its slots
         # file is being written; folding (or removing) them now would write an entry twice, or lose

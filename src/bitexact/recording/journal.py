@@ -109,13 +109,28 @@ def ensure_journal_dir(directory: Path) -> None:
     levels, an existing one left as it is, and the parents synced so the new
     directories outlive a crash along with the journal written into them.
     """
-    if not directory.is_dir():
-        for level in (directory.parent, directory):  # journals/ and journals/<run_id>/, owner-only
-            if not level.is_dir():
-                level.mkdir(mode=0o700, parents=True, exist_ok=True)
-                os.chmod(level, 0o700)
-        fsync_directory(directory.parent)
-        fsync_directory(directory.parent.parent)
+    if directory in _synced_dirs and directory.is_dir():
+        return
+    _make_journal_dir(directory)
+    # Synced even when the directory was there already: the run's live lock makes it at the run's start
+    # without syncing (a directory sync there costs milliseconds, and most runs journal nothing).
+    fsync_directory(directory.parent)
+    fsync_directory(directory.parent.parent)
+    _synced_dirs.add(directory)
+
+
+_synced_dirs: set[Path] = set()
+"""Journal directories this process has made durable: the first journal of a run syncs its parents once."""
+
+
+def _make_journal_dir(directory: Path) -> None:
+    """``journals/`` and ``journals/<run_id>/``, owner-only, where missing (not synced)."""
+    if directory.is_dir():
+        return
+    for level in (directory.parent, directory):
+        if not level.is_dir():
+            level.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(level, 0o700)
 
 
 def write_journal(home: Path, host_key: HostKey, record: JournalRecord, data_json: bytes | None = None) -> Path:
@@ -252,7 +267,7 @@ so that a repair never folds (or deletes) the journals of a run that is still be
 def hold_live_lock(home: Path, run_id: str) -> int:
     """Take the run's live lock; returns the descriptor to keep open while recording (closing releases it)."""
     directory = journal_dir(home, run_id)
-    ensure_journal_dir(directory)
+    _make_journal_dir(directory)  # not synced: a lock lasts no longer than its process; a journal syncs it
     fd = _flock_lock_file(directory / LIVE_LOCK)
     if fd is None:
         raise JournalError(f"run {run_id} is already being recorded by another process")
@@ -260,12 +275,19 @@ def hold_live_lock(home: Path, run_id: str) -> int:
 
 
 def release_live_lock(home: Path, run_id: str, fd: int) -> None:
-    """Give the run's live lock back and remove its file (the run's recording is over)."""
+    """Give the run's live lock back and remove its file (the run's recording is over), and the run's
+    journal directory with it when nothing else is left in it: every run takes the lock, most never
+    journal anything, and a directory per finished run would pile up for nothing."""
+    directory = journal_dir(home, run_id)
     try:
-        os.unlink(journal_dir(home, run_id) / LIVE_LOCK)
+        os.unlink(directory / LIVE_LOCK)
     except OSError:
         pass
     os.close(fd)
+    try:
+        directory.rmdir()
+    except OSError:
+        pass  # journals or slots wait for repair there (or another process made its lock file meanwhile)
 
 
 def take_live_lock(directory: Path) -> int | None:

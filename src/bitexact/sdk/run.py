@@ -240,6 +240,7 @@ class Run:
         self.recorder, self.writer, self.home = recorder, writer, home
         self.run_id = writer.run_id
         self.failures = FailureLog(self.run_id, home)
+        self._hold_live_lock_from_start()
         self._queue = OrderedWriter(self._queued_write, self._queued_written, self._queued_failed,
                                     name=f"bitexact-writer-{self.run_id}", max_bytes=queue_bytes)
         if self.journal_small and not self.strict:
@@ -596,6 +597,17 @@ class Run:
         with self._host_key_lock:
             if self._live_lock is None and not self._lock_released:
                 self._live_lock = hold_live_lock(self.home, self.run_id)
+
+    def _hold_live_lock_from_start(self) -> None:
+        """Hold the run's live lock for the whole recording, journals or none: ``bitexact repair`` then
+        refuses a live run, and ``bitexact health`` tells a run still recording from one whose process
+        stopped before its seal (``run-unsealed``)."""
+        try:
+            self._hold_live_lock()
+        except (JournalError, OSError) as exc:
+            # No lock (an id no journal directory can be named for, an unwritable journals/): the run
+            # records as before; a journal it needs later tries again and warns then.
+            logger.debug("bitexact: run %s: no live lock (%s)", self.run_id, describe(exc))
 
     def _release_live_lock(self) -> None:
         with self._host_key_lock:

@@ -1,0 +1,138 @@
+"""`bitexact health` names a run whose recording stopped before its seal, and a host key it cannot use.
+
+The recordings are real SDK runs in child processes, killed with SIGKILL or
+left running; the CLI is the real `bitexact` command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bitexact
+from bitexact.health import HealthContext
+from bitexact.health import recording as recording_health
+from bitexact.health.recording import check_host_key, check_orphan_journals, check_unsealed_runs
+from bitexact.recording.journal import LIVE_LOCK, journal_dir, take_live_lock
+from bitexact.sdk.stores import close_stores
+from bitexact.store import open_store
+
+_CHILD = """
+import sys, bitexact
+with bitexact.run(name="child", home=sys.argv[1]) as r:
+    r.marker("working")
+    print(r.run_id, flush=True)
+    sys.stdin.readline()   # holds the run open until the parent says (or kills it)
+"""
+
+
+@pytest.fixture
+def no_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any idle run counts as idle: the tests need not wait the minute a live one is given."""
+    monkeypatch.setattr(recording_health, "GRACE_SECONDS", 0.0)
+
+
+@pytest.fixture
+def recording(home: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """A child process recording a run (one marker so far), and the run's id."""
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(home)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    run_id = child.stdout.readline().strip()
+    assert run_id, "the child printed no run id"
+    try:
+        yield child, run_id
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait(10)
+
+
+def _health(home: Path) -> list[Any]:
+    close_stores()
+    store = open_store(home)
+    try:
+        ctx = HealthContext(env={}, store=store, home=home)
+        return check_unsealed_runs(ctx)
+    finally:
+        store.close()
+
+
+def test_a_killed_recording_with_no_journals_is_named(home: Path, no_grace: None,
+                                                      recording: tuple[subprocess.Popen[str], str],
+                                                      bx: Any) -> None:
+    """Health said nothing of a run killed before it had a journal: it stayed unsealed, unnoticed."""
+    child, run_id = recording
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(10)
+    [finding] = _health(home)
+    assert (finding.level, finding.name, finding.run_id) == ("warn", "run-unsealed", run_id)
+    assert finding.details["steps"] == 2  # run_meta and the marker
+    assert f"bitexact repair {run_id} --by NAME --note TEXT" in finding.message
+    # Nothing was journaled, so orphan-journals has nothing to say of it.
+    assert check_orphan_journals(HealthContext(env={}, home=home)) == []
+
+    result = bx("health", "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    assert [(f["name"], f.get("run_id")) for f in report["findings"]] == [("run-unsealed", run_id)]
+
+    repaired = bx("repair", run_id, "--by", "ops:alice", "--note", "agent host killed")
+    assert repaired.exit_code == 0, repaired.output
+    assert _health(home) == []  # the operator accepted where the history ends
+
+
+def test_a_live_recording_is_not_named_and_holds_its_lock_from_the_start(
+        home: Path, no_grace: None, recording: tuple[subprocess.Popen[str], str], bx: Any) -> None:
+    """A live run that has journaled nothing holds its live lock, so health and repair leave it alone."""
+    child, run_id = recording
+    directory = journal_dir(home, run_id)
+    assert (directory / LIVE_LOCK).exists()
+    assert take_live_lock(directory) is None  # what repair takes: held by the child
+    assert _health(home) == []
+    refused = bx("repair", run_id, "--by", "ops:alice", "--note", "too early")
+    assert refused.exit_code == 2
+    assert "still being recorded by a live process" in refused.output
+
+    assert child.stdin is not None
+    child.stdin.write("\n")
+    child.stdin.flush()
+    assert child.wait(30) == 0
+    assert not directory.exists()  # the end removed its lock and the emptied directory with it
+    assert _health(home) == []  # sealed
+
+
+def test_sealed_runs_and_runs_ended_in_process_are_not_named(home: Path, no_grace: None) -> None:
+    with bitexact.run(name="done", home=home) as r:
+        r.marker("fine")
+    with bitexact.run(name="small journals", home=home, journal_small=True) as j:
+        j.marker("journaled, then written")
+    assert j.sealed and r.sealed
+    assert not (home / "journals" / r.run_id).exists()
+    assert not (home / "journals" / j.run_id).exists()
+    assert _health(home) == []
+
+
+def test_a_host_key_others_can_read_is_named(home: Path, tmp_path: Path) -> None:
+    """A host key others could read left every journal path failing, and health said nothing."""
+    ctx = HealthContext(env={}, home=home)
+    assert check_host_key(ctx) == []  # none yet: made on first use
+    with bitexact.run(name="large", home=home) as r:
+        r.record("marker", {"note": "x" * (1 << 20 + 1)})  # a journaled entry makes the host key
+    key = home.parent / (home.name + ".host.key")
+    assert key.exists()
+    assert check_host_key(ctx) == []
+    key.chmod(0o644)
+    [finding] = check_host_key(ctx)
+    assert (finding.level, finding.name) == ("warn", "host-key-unusable")
+    assert finding.details["path"] == str(key)
+    assert finding.message.startswith(f"host key {key}: permissions 0644 let others read or write it")
+    assert "SDK runs journal nothing" in finding.message
