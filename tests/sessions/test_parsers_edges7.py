@@ -1,0 +1,41 @@
+"""The session log parsers: regression tests of review 7, each for a bug it found.
+
+Contract: the Unified Agent Session Specification (sections 5, 6, 7) and
+docs/sessions-parsers.md.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bitexact.sessions import convert_events_to_legacy, convert_legacy_entries_to_events, parse
+
+
+def _jsonl(*records: Any) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+PI_SESSION = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z"}
+
+
+# -- Pi (7.5) ---------------------------------------------------------------------------------------
+
+
+def test_pi_tool_execution_update_and_end_keep_their_source_metadata() -> None:
+    """T-UAS-007/027: a v3 tool_execution_update/_end record's timestamp and native fields were dropped
+    (only the start kept them)."""
+    log = _jsonl(
+        PI_SESSION,
+        {"type": "tool_execution_start", "toolCallId": "c1", "toolName": "bash", "args": {"cmd": "ls"}, "timestamp": "T1"},
+        {"type": "tool_execution_update", "toolCallId": "c1", "toolName": "bash", "partialResult": {"x": 1},
+         "timestamp": "T2", "seq": 7},
+        {"type": "tool_execution_end", "toolCallId": "c1", "toolName": "bash", "result": {"content": []},
+         "isError": False, "timestamp": "T3", "seq": 8},
+    )
+    events = parse(log, "pi").events
+    update = next(e for e in events if e["type"] == "tool.execution_update")
+    end = next(e for e in events if e["type"] == "tool.execution_complete")
+    assert update.get("timestamp") == "T2" and update.get("seq") == 7, update
+    assert end.get("timestamp") == "T3" and end.get("seq") == 8, end
+    assert end["data"]["success"] is True and end["data"]["result"] == {"content": []}
