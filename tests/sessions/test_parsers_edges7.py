@@ -39,3 +39,15 @@ def test_pi_tool_execution_update_and_end_keep_their_source_metadata() -> None:
     assert update.get("timestamp") == "T2" and update.get("seq") == 7, update
     assert end.get("timestamp") == "T3" and end.get("seq") == 8, end
     assert end["data"]["success"] is True and end["data"]["result"] == {"content": []}
+
+
+# -- Reversible legacy interchange (T-UAS-029) -----------------------------------------------------
+
+
+def test_round_trip_of_a_status_only_result_gains_no_subtype() -> None:
+    """docs/sessions-parsers.md: 'a status-only result gains no `subtype`' in the round trip; it came back
+    with `subtype` equal to its status (the legacy result's subtype was also copied as a native field)."""
+    events = [{"type": "session.result",
+               "data": {"numTurns": 2, "status": "completed", "sourceType": "turn.completed"}}]
+    back = convert_legacy_entries_to_events(convert_events_to_legacy(events), "codex")
+    assert back == events

@@ -396,8 +396,9 @@ class LegacyConverter:
 
     def _result(self, record: Mapping[str, Any]) -> list[Event]:
         meta = {k: record[k] for k in record if k in ENVELOPE_KEYS}
-        data = result_data(record, skip=meta)
         subtype = record.get("subtype")
+        # A string subtype is the status, and kept as ``subtype`` below only where the status does not say it.
+        data = result_data(record, skip={*meta, "subtype"} if isinstance(subtype, str) else meta)
         if record.get("is_error") is True or (isinstance(subtype, str) and subtype.startswith("error")):
             data["status"] = "error"
         elif isinstance(subtype, str):
