@@ -51,3 +51,14 @@ def test_round_trip_of_a_status_only_result_gains_no_subtype() -> None:
                "data": {"numTurns": 2, "status": "completed", "sourceType": "turn.completed"}}]
     back = convert_legacy_entries_to_events(convert_events_to_legacy(events), "codex")
     assert back == events
+
+
+def test_round_trip_of_a_derived_result_gains_no_source_type() -> None:
+    """4.6/T-UAS-028/029: a derived partial result (observed usage, no terminal record) has no `sourceType`;
+    the round trip gave it `sourceType: "result"`, as if a terminal result record had been observed."""
+    log = _jsonl({"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "hi"}],
+                                                   "usage": {"input_tokens": 5, "output_tokens": 1}}})
+    events = parse(log, "claude").events
+    assert events[-1] == {"type": "session.result", "data": {"usage": {"input_tokens": 5, "output_tokens": 1}}}
+    back = convert_legacy_entries_to_events(convert_events_to_legacy(events), "claude")
+    assert back == events
