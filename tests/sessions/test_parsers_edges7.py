@@ -62,3 +62,22 @@ def test_round_trip_of_a_derived_result_gains_no_source_type() -> None:
     assert events[-1] == {"type": "session.result", "data": {"usage": {"input_tokens": 5, "output_tokens": 1}}}
     back = convert_legacy_entries_to_events(convert_events_to_legacy(events), "claude")
     assert back == events
+
+
+# -- Copilot (7.2) ----------------------------------------------------------------------------------
+
+
+def test_truncated_copilot_debug_block_does_not_swallow_the_records_after_it() -> None:
+    """T-UAS-016: a debug block cut off mid-record (no closing brace) took every following line into
+    its body up to the end of the log, losing the native events after it; its lines carry the
+    `<timestamp> [DEBUG] ` prefix (docs/sessions-parsers.md), an unprefixed line is not part of it."""
+    text = "\n".join([
+        '2026-01-01T00:00:00Z [DEBUG] data: {"choices": [{"message": {"content": "first"}}]}',
+        '2026-01-01T00:00:01Z [DEBUG] data: {"choices": [{"message": {"content": "trunc',
+        '{"type": "session.info", "data": {"x": 1}}',
+        '{"type": "assistant.message", "data": {"content": "after"}}',
+    ]) + "\n"
+    result = parse(text, "copilot")
+    assert [e["type"] for e in result.events] == ["assistant.message", "session.info", "assistant.message"]
+    assert result.events[-1]["data"] == {"content": "after"}
+    assert "line 2: truncated debug response block skipped" in result.diagnostics
