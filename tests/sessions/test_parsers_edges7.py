@@ -81,3 +81,37 @@ def test_truncated_copilot_debug_block_does_not_swallow_the_records_after_it() -
     assert [e["type"] for e in result.events] == ["assistant.message", "session.info", "assistant.message"]
     assert result.events[-1]["data"] == {"content": "after"}
     assert "line 2: truncated debug response block skipped" in result.diagnostics
+
+
+# -- Claude SDK partial messages (7.1, 5.3) ---------------------------------------------------------
+
+
+def _claude_stream(event: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "stream_event", "event": event, "session_id": "s", "parent_tool_use_id": None}
+
+
+def test_claude_single_block_snapshot_does_not_discard_the_other_streamed_blocks() -> None:
+    """7.1: 'SDK assistant snapshots can contain a single finalized block'; T-UAS-021: observed deltas
+    stay available without a final snapshot. The snapshot of the text block marked the whole message
+    finalized, so the tool call streamed after it (log cut off before its own snapshot) was lost."""
+    log = _jsonl(
+        {"type": "system", "subtype": "init", "session_id": "s", "model": "m"},
+        _claude_stream({"type": "message_start", "message": {"id": "msg1", "model": "m", "role": "assistant", "content": []}}),
+        _claude_stream({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        _claude_stream({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Let me look."}}),
+        _claude_stream({"type": "content_block_stop", "index": 0}),
+        {"type": "assistant", "message": {"id": "msg1", "model": "m", "role": "assistant",
+                                          "content": [{"type": "text", "text": "Let me look."}]},
+         "session_id": "s", "parent_tool_use_id": None},
+        _claude_stream({"type": "content_block_start", "index": 1,
+                        "content_block": {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}}}),
+        _claude_stream({"type": "content_block_delta", "index": 1,
+                        "delta": {"type": "input_json_delta", "partial_json": "{\"command\": \"ls\"}"}}),
+    )
+    events = parse(log, "claude").events
+    messages = [e["data"]["content"] for e in events if e["type"] == "assistant.message"]
+    assert messages == ["Let me look."]  # the snapshot's text, once
+    starts = [e["data"] for e in events if e["type"] == "tool.execution_start"]
+    assert len(starts) == 1, events
+    assert starts[0]["toolCallId"] == "toolu_1" and starts[0]["input"] == {"command": "ls"}
+    assert starts[0]["partial"] is True
