@@ -71,12 +71,12 @@ def test_truncated_copilot_debug_block_does_not_swallow_the_records_after_it() -
     """T-UAS-016: a debug block cut off mid-record (no closing brace) took every following line into
     its body up to the end of the log, losing the native events after it; its lines carry the
     `<timestamp> [DEBUG] ` prefix (docs/sessions-parsers.md), an unprefixed line is not part of it."""
-    text = "\n".join([
+    text = "".join(line + "\n" for line in (
         '2026-01-01T00:00:00Z [DEBUG] data: {"choices": [{"message": {"content": "first"}}]}',
         '2026-01-01T00:00:01Z [DEBUG] data: {"choices": [{"message": {"content": "trunc',
         '{"type": "session.info", "data": {"x": 1}}',
         '{"type": "assistant.message", "data": {"content": "after"}}',
-    ]) + "\n"
+    ))
     result = parse(text, "copilot")
     assert [e["type"] for e in result.events] == ["assistant.message", "session.info", "assistant.message"]
     assert result.events[-1]["data"] == {"content": "after"}
@@ -115,3 +115,24 @@ def test_claude_single_block_snapshot_does_not_discard_the_other_streamed_blocks
     assert len(starts) == 1, events
     assert starts[0]["toolCallId"] == "toolu_1" and starts[0]["input"] == {"command": "ls"}
     assert starts[0]["partial"] is True
+
+
+# -- Tool outcomes (T-UAS-013/014) ------------------------------------------------------------------
+
+
+def test_gemini_and_codex_empty_or_false_error_value_is_not_a_tool_failure() -> None:
+    """T-UAS-013: false, 0, null and "" MUST NOT become an inferred error; T-UAS-014 names the explicit
+    failure signals. A successful Gemini tool_result / completed Codex item with `error: ""` or
+    `error: false` was mapped to `success: false`."""
+    for value in ("", False):
+        gemini = parse(_jsonl({"type": "tool_use", "tool_name": "ls", "tool_id": "t1", "parameters": {}},
+                              {"type": "tool_result", "tool_id": "t1", "status": "success", "output": "ok",
+                               "error": value}), "gemini").events
+        done = next(e["data"] for e in gemini if e["type"] == "tool.execution_complete")
+        assert done["success"] is True and done["error"] == value, done
+        codex = parse(_jsonl({"type": "item.completed", "item": {"id": "i1", "type": "mcp_tool_call", "server": "s",
+                                                                 "tool": "t", "arguments": {}, "result": {"x": 1},
+                                                                 "error": value, "status": "completed"}}),
+                      "codex").events
+        done = next(e["data"] for e in codex if e["type"] == "tool.execution_complete")
+        assert done["success"] is True and done["error"] == value, done
