@@ -41,6 +41,17 @@ def test_pi_tool_execution_update_and_end_keep_their_source_metadata() -> None:
     assert end["data"]["success"] is True and end["data"]["result"] == {"content": []}
 
 
+
+def test_pi_flat_tool_result_with_output_and_content_keeps_both() -> None:
+    """T-UAS-013/027: a flat Pi tool_result supplying both `output` and `content` lost its `output`
+    (`content` was written over it)."""
+    log = _jsonl({"type": "init", "model": "m", "session_id": "s"},
+                 {"type": "tool_use", "id": "c1", "name": "bash", "input": {"cmd": "ls"}},
+                 {"type": "tool_result", "id": "c1", "output": "a.txt", "content": [{"type": "text", "text": "a.txt"}],
+                  "is_error": False})
+    done = next(e["data"] for e in parse(log, "pi").events if e["type"] == "tool.execution_complete")
+    assert done["output"] == "a.txt" and done["content"] == [{"type": "text", "text": "a.txt"}], done
+
 # -- Reversible legacy interchange (T-UAS-029) -----------------------------------------------------
 
 

@@ -439,7 +439,8 @@ class PiMapper:
             data["success"] = not flag
         for key in ("output", "result", "content", "error"):
             if key in record:
-                data["output" if key == "content" else key] = record[key]
+                # ``content`` is the output only when no ``output`` is supplied; beside one it stays itself.
+                data["output" if key == "content" and "output" not in record else key] = record[key]
         used = {"type", "id", "toolCallId", "tool_call_id", "tool_use_id", "name", "toolName", "tool_name", "is_error", "isError", "output", "result", "content", "error"}
         self.tools.mark_complete(None, call_id)
         self.session.emit(make_event("tool.execution_complete", data, {k: v for k, v in record.items() if k not in used}))
