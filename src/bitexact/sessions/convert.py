@@ -47,6 +47,10 @@ STRUCTURED_MARK = "uasStructuredContent"
 """Set on a down-converted message whose canonical content was an array (4.3): converting it back
 gives that one event with the array, not one event per block."""
 
+UNTYPED_RESULT_MARK = "uasNoSourceType"
+"""Set on a down-converted result whose canonical data had no ``sourceType`` (a derived partial result,
+T-UAS-028): converting it back must not claim a terminal ``result`` record was observed."""
+
 
 def is_native_event(record: Any) -> bool:
     """The canonical native-event signature: dot-namespaced ``type`` and object ``data``."""
@@ -396,15 +400,18 @@ class LegacyConverter:
 
     def _result(self, record: Mapping[str, Any]) -> list[Event]:
         meta = {k: record[k] for k in record if k in ENVELOPE_KEYS}
-        data = result_data(record, skip=meta)
         subtype = record.get("subtype")
+        # A string subtype is the status, and kept as ``subtype`` below only where the status does not say it.
+        skip = {*meta, UNTYPED_RESULT_MARK}
+        data = result_data(record, skip=skip | {"subtype"} if isinstance(subtype, str) else skip)
         if record.get("is_error") is True or (isinstance(subtype, str) and subtype.startswith("error")):
             data["status"] = "error"
         elif isinstance(subtype, str):
             data["status"] = subtype
         if isinstance(subtype, str) and subtype != data["status"]:
             data["subtype"] = subtype  # native result metadata the status does not say (error_max_turns)
-        data.setdefault("sourceType", "result")  # a down-converted result keeps the source type it had
+        if record.get(UNTYPED_RESULT_MARK) is not True:
+            data.setdefault("sourceType", "result")  # a down-converted result keeps the source type it had
         scope = self.scope(record)
         if "errors" not in data and self.errors.get(scope):
             data["errors"] = list(self.errors[scope])
@@ -568,6 +575,8 @@ def convert_events_to_legacy(events: Iterable[Mapping[str, Any]]) -> list[dict[s
                 entry[renames.get(key, key)] = value
             if "status" in data and "subtype" not in entry:  # a native subtype (error_max_turns) is kept
                 entry["subtype"] = data["status"]
+            if "sourceType" not in data:
+                entry[UNTYPED_RESULT_MARK] = True
             entry.update(meta)
             out.append(entry)
         else:

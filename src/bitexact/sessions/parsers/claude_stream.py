@@ -31,6 +31,8 @@ class _Stream:
     blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
     last: Event | None = None
     finalized: bool = False
+    covered: set[int] = field(default_factory=set)
+    """Indices of streamed blocks a finalized snapshot holds."""
     refused: bool = False
     model: Any = None
 
@@ -96,13 +98,32 @@ class ClaudeStreams:
             self.legacy.refusals[stream.message_id] = event
 
     def snapshot_seen(self, record: dict[str, Any]) -> None:
-        """An ``assistant`` snapshot arrived: its stream is finalized."""
+        """An ``assistant`` snapshot arrived: the streamed blocks it holds are finalized.
+
+        An SDK snapshot can hold a single finalized block (7.1): each of its blocks covers the first
+        uncovered streamed block of the same type (and tool ID); the other streamed blocks stay
+        pending, so a stream cut off before their own snapshot keeps its observed fragments (5.3).
+        """
         message = record.get("message")
         if not isinstance(message, dict):
             return
         stream = self.streams.get((LegacyConverter.scope(record), repr(message.get("id"))))
-        if stream is not None:
+        if stream is None:
+            return
+        content = message.get("content")
+        if not isinstance(content, list):
             stream.finalized = True
+            return
+        for snapshot in content:
+            if not isinstance(snapshot, dict):
+                continue
+            for index, block in sorted(stream.blocks.items()):
+                if index in stream.covered or block["type"] != snapshot.get("type"):
+                    continue
+                if block["id"] is not None and snapshot.get("id") != block["id"]:
+                    continue
+                stream.covered.add(index)
+                break
 
     def finish(self, out: list[Event]) -> list[Event]:
         """Insert core events for streams that never reached their snapshot."""
@@ -130,6 +151,8 @@ class ClaudeStreams:
         if stream.model is not None:
             common["model"] = stream.model
         for index, block in sorted(stream.blocks.items()):
+            if index in stream.covered:
+                continue
             text = "".join(block["text"])
             if block["type"] == "text":
                 events.append(make_event("assistant.message", {"content": text, **common, "contentIndex": index, "partial": True}, stream.meta))

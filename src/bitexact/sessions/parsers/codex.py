@@ -244,7 +244,7 @@ class CodexJsonMapper:
         failed = (
             status in ("failed", "declined", "error")
             or (isinstance(exit_code, int) and not isinstance(exit_code, bool) and exit_code != 0)
-            or item.get("error") not in (None, "")
+            or item.get("error") not in (None, "", False)  # a null, empty or false error is no failure (T-UAS-013)
         )
         if failed:
             data["success"] = False

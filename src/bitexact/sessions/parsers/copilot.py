@@ -180,7 +180,9 @@ class CopilotParser:
                 self.session.diagnostics.add(f"line {start + 1}: truncated debug response block skipped")
                 return index
             line = lines[index]
-            if _DEBUG_DATA_LINE.match(line):
+            # The block's lines carry the debug prefix: a new block, or a line without the prefix (a record
+            # after a block cut off mid-write), ends it, and that line is read on its own (T-UAS-016).
+            if _DEBUG_DATA_LINE.match(line) or not _DEBUG_PREFIX.match(line):
                 self.session.diagnostics.add(f"line {start + 1}: truncated debug response block skipped")
                 return index
             body.append(_DEBUG_PREFIX.sub("", line, count=1))

@@ -211,7 +211,7 @@ class GeminiMapper:
             data["success"] = True
         elif status in ("error", "failed", "failure", "cancelled"):
             data["success"] = False
-        if record.get("error") not in (None,) and "error" in record:
+        if record.get("error") not in (None, "", False):  # a null, empty or false error is no failure (T-UAS-013)
             data["success"] = False
         for key in ("output", "error", "status"):
             if key in record:

@@ -338,7 +338,9 @@ class PiMapper:
         if "partialResult" in record:
             data["output"] = record["partialResult"]
         data["partial"] = True
-        self.session.emit(make_event("tool.execution_update", data))
+        # The record's other fields (timestamp, ...) stay as metadata, as on the start (T-UAS-007).
+        meta = {k: v for k, v in record.items() if k not in ("type", "toolCallId", "toolName", "args", "partialResult")}
+        self.session.emit(make_event("tool.execution_update", data, meta))
 
     def _v3_tool_execution_end(self, record: dict[str, Any]) -> None:
         call_id = record["toolCallId"]
@@ -350,8 +352,10 @@ class PiMapper:
             data["success"] = not record["isError"]
         if "result" in record:
             data["result"] = record["result"]
+        mapped = {"type", "toolCallId", "toolName", "result"} | ({"isError"} if "success" in data else set())
+        meta = {k: v for k, v in record.items() if k not in mapped}
         self.tools.mark_complete(None, call_id)
-        self.session.emit(make_event("tool.execution_complete", data))
+        self.session.emit(make_event("tool.execution_complete", data, meta))
 
     def _v3_extension_error(self, record: dict[str, Any]) -> None:
         self._error_record(record)
@@ -435,7 +439,8 @@ class PiMapper:
             data["success"] = not flag
         for key in ("output", "result", "content", "error"):
             if key in record:
-                data["output" if key == "content" else key] = record[key]
+                # ``content`` is the output only when no ``output`` is supplied; beside one it stays itself.
+                data["output" if key == "content" and "output" not in record else key] = record[key]
         used = {"type", "id", "toolCallId", "tool_call_id", "tool_use_id", "name", "toolName", "tool_name", "is_error", "isError", "output", "result", "content", "error"}
         self.tools.mark_complete(None, call_id)
         self.session.emit(make_event("tool.execution_complete", data, {k: v for k, v in record.items() if k not in used}))
