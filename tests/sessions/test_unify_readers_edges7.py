@@ -34,3 +34,43 @@ def test_unify_redacts_a_bearer_token_after_a_tab(tmp_path: Path) -> None:
     data = out.read_bytes()
     assert TOKEN.encode() not in data
     assert b"Bearer\\t***" in data
+
+
+HEADER = {"type": "session.format", "data": {"version": 1},
+          "provenance": {"component": "collector", "phase": "conclusion", "path": "usage/aw_session.jsonl",
+                         "index": 0}}
+GITHUB_TOKEN = "ghp_" + "A" * 36
+MASK = "s3cr3t-" + "Q" * 200
+
+
+def _observation(component: str = "mcp", phase: str = "agent", kind: str = "x.event") -> dict:
+    return {"type": kind, "data": {}, "provenance": {"component": component, "phase": phase, "path": "p", "index": 0}}
+
+
+@pytest.mark.uas("T-UAS-049", "T-UAS-065")
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+def test_unified_view_shows_no_raw_escape_sequence_from_a_component_name(fmt: str) -> None:
+    """The overview's `Records by component` line wrote each provenance component as recorded, so an
+    escape sequence in a file retitled (or cleared) the terminal the view was read on."""
+    from bitexact.sessions.render import render
+
+    out = render([HEADER, _observation(component="mcp\x1b]0;PWNED\x07")], fmt)
+    assert "\x1b" not in out and "\x07" not in out
+
+
+@pytest.mark.uas("T-UAS-049", "T-UAS-050")
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+@pytest.mark.parametrize("where", ["type", "component", "phase"])
+def test_unified_view_clipped_by_its_budget_never_shows_a_secret_prefix(fmt: str, where: str) -> None:
+    """The timeline labels (component, phase, type) and the component counts were redacted only by the
+    final pass, after the budget had clipped the line: a cut inside a token or a registered mask left a
+    prefix the final pass no longer recognized (8.4: redacted copies before shortening)."""
+    from bitexact.sessions.render import render
+
+    for secret in (GITHUB_TOKEN, MASK):
+        fields = {"component": "mcp", "phase": "agent", "kind": "x.event"}
+        fields[where if where != "type" else "kind"] += "." + secret
+        records = [HEADER, _observation(**fields)]
+        for budget in range(512, 1400):
+            out = render(records, fmt, budget_bytes=budget, masks=[MASK])
+            assert secret[:9] not in out, (budget, out)
