@@ -74,3 +74,32 @@ def test_unified_view_clipped_by_its_budget_never_shows_a_secret_prefix(fmt: str
         for budget in range(512, 1400):
             out = render(records, fmt, budget_bytes=budget, masks=[MASK])
             assert secret[:9] not in out, (budget, out)
+
+
+def _bitexact(*args: str) -> "subprocess.CompletedProcess[str]":
+    import os
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).with_name("bitexact")
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+
+
+@pytest.mark.uas("T-UAS-067")
+def test_validate_prints_no_raw_escape_sequence_from_record_types_or_keys(tmp_path: Path) -> None:
+    """`sessions validate` printed each record type of the file in its counts, and a metric key in its
+    diagnostic's JSON pointer, exactly as recorded: an escape sequence in the file reached the terminal
+    (and a newline in a type could print a fake `valid` line)."""
+    hostile = "x\x1b]0;PWNED\x07\nunified f: 0 records, valid"
+    path = tmp_path / "aw_session.jsonl"
+    records = [HEADER,
+               {"type": hostile, "data": {}, "provenance": {"component": "mcp", "phase": "agent", "path": "p",
+                                                            "index": 0}},
+               {"type": "grader.result", "data": {"metrics": [{hostile: {"nested": 1}}]},
+                "provenance": {"component": "grader", "phase": "conclusion", "path": "g", "index": 0}}]
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records), encoding="utf-8")
+    result = _bitexact("sessions", "validate", "unified", str(path))
+    assert result.returncode == 1, result.stderr
+    for stream in (result.stdout, result.stderr):
+        assert "\x1b" not in stream and "\x07" not in stream, stream
+        assert "unified f: 0 records" not in stream.splitlines(), stream

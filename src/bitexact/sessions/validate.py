@@ -30,6 +30,16 @@ from bitexact.sessions.unified_model import FORMAT_VERSION, UNIFIED_PATH
 Kind = Literal["agent", "unified"]
 MAX_DIAGNOSTICS = 200
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _shown(text: str) -> str:
+    """``text`` with control characters (line breaks included) and bidirectional overrides as escapes.
+
+    Record types and object keys come from the file: printed as written, an
+    escape sequence would reach the terminal and a line break could fake a line.
+    """
+    return _UNSHOWN.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
 
 
 
@@ -69,9 +79,9 @@ class ValidationReport:
 
     def stdout(self) -> str:
         """Record counts (what ``bitexact sessions validate`` prints on stdout)."""
-        lines = [f"{self.kind} {self.path}: {self.records} records, "
+        lines = [f"{self.kind} {_shown(self.path)}: {self.records} records, "
                  f"{'valid' if self.ok else 'INVALID'}"]
-        lines.extend(f"  {kind}: {n}" for kind, n in sorted(self.counts.items()))
+        lines.extend(f"  {_shown(kind)}: {n}" for kind, n in sorted(self.counts.items()))
         return "\n".join(lines) + "\n"
 
     def stderr(self) -> str:
@@ -86,7 +96,7 @@ class _Diagnostics:
 
     def add(self, message: str) -> None:
         if len(self.items) < MAX_DIAGNOSTICS:
-            self.items.append(message)
+            self.items.append(_shown(message))  # a JSON pointer quotes the file's keys
         else:
             self.dropped += 1
 
