@@ -103,3 +103,21 @@ def test_validate_prints_no_raw_escape_sequence_from_record_types_or_keys(tmp_pa
     for stream in (result.stdout, result.stderr):
         assert "\x1b" not in stream and "\x07" not in stream, stream
         assert "unified f: 0 records" not in stream.splitlines(), stream
+
+
+@pytest.mark.uas("T-UAS-076")
+def test_compact_prints_no_raw_bidirectional_override_or_c1_control(tmp_path: Path) -> None:
+    """`sessions compact` printed its result with every character of the projected strings raw: a
+    bidirectional override (or a C1 control such as CSI) in a retained workflow field reordered or
+    drove the terminal.  Written as JSON escapes, the printed result still decodes to the same session."""
+    model = "gpt\u202edlrow\u2066x\x9b2J"
+    path = tmp_path / "aw_session.jsonl"
+    records = [HEADER, {"type": "workflow.info", "data": {"model": model},
+                        "provenance": {"component": "workflow", "phase": "agent", "path": "aw_info.json", "index": 0}}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    result = _bitexact("sessions", "compact", str(path))
+    assert result.returncode == 0, result.stderr
+    for char in ("\u202e", "\u2066", "\x9b"):
+        assert char not in result.stdout
+    session = json.loads(result.stdout)["session"]
+    assert json.loads(session.splitlines()[1])["data"]["model"] == model
