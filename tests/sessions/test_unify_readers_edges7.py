@@ -121,3 +121,16 @@ def test_compact_prints_no_raw_bidirectional_override_or_c1_control(tmp_path: Pa
         assert char not in result.stdout
     session = json.loads(result.stdout)["session"]
     assert json.loads(session.splitlines()[1])["data"]["model"] == model
+
+
+@pytest.mark.uas("T-UAS-059")
+def test_unify_summary_prints_no_raw_escape_sequence_from_a_source_path(tmp_path: Path) -> None:
+    """`sessions unify` listed each source's path as found: a Copilot session directory named with an
+    escape sequence (or a line break) reached the operator's terminal raw."""
+    name = "s\x1b]0;PWNED\x07\nwarnings: 0"
+    _jsonl(tmp_path / "root" / "copilot-session-state" / name / "events.jsonl",
+           [{"type": "session.start", "data": {"sessionId": "s"}, "timestamp": "2026-01-01T00:00:00Z"}])
+    result = _bitexact("sessions", "unify", str(tmp_path / "root"), "-o", str(tmp_path / "aw_session.jsonl"))
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "warnings: 0" not in result.stdout.splitlines()

@@ -24,22 +24,13 @@ from typing import Any, Literal
 from bitexact.canon import loads
 from bitexact.errors import BitExactError, StrictJSONError
 from bitexact.sessions.draft7 import Check, compile_schema
+from bitexact.sessions.render.escape import shown as _shown
 from bitexact.sessions.schema import CANONICAL_SCHEMA_FILE, UNIFIED_SCHEMA_FILE, load_schema
 from bitexact.sessions.unified_model import FORMAT_VERSION, UNIFIED_PATH
 
 Kind = Literal["agent", "unified"]
 MAX_DIAGNOSTICS = 200
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
-_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _shown(text: str) -> str:
-    """``text`` with control characters (line breaks included) and bidirectional overrides as escapes.
-
-    Record types and object keys come from the file: printed as written, an
-    escape sequence would reach the terminal and a line break could fake a line.
-    """
-    return _UNSHOWN.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
 
 
 
@@ -79,6 +70,7 @@ class ValidationReport:
 
     def stdout(self) -> str:
         """Record counts (what ``bitexact sessions validate`` prints on stdout)."""
+        # Record types and object keys come from the file (shown escaped, see _shown).
         lines = [f"{self.kind} {_shown(self.path)}: {self.records} records, "
                  f"{'valid' if self.ok else 'INVALID'}"]
         lines.extend(f"  {_shown(kind)}: {n}" for kind, n in sorted(self.counts.items()))
