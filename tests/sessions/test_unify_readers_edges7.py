@@ -134,3 +134,26 @@ def test_unify_summary_prints_no_raw_escape_sequence_from_a_source_path(tmp_path
     assert result.returncode == 0, result.stderr
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
     assert "warnings: 0" not in result.stdout.splitlines()
+
+
+@pytest.mark.uas("T-UAS-049")
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+@pytest.mark.parametrize("unified", [False, True])
+def test_conversation_shows_an_unknown_event_type_escaped_and_redacted_before_clipping(fmt: str,
+                                                                                        unified: bool) -> None:
+    """A conversation entry of an unknown (native extension) type wrote the type as recorded: an escape
+    sequence reached the terminal, and a secret in it was redacted only after the budget clipped it."""
+    from bitexact.sessions.render import render
+
+    def trace(kind: str) -> list[dict]:
+        events = [{"type": "session.init", "data": {"sourceEngine": "claude"}}, {"type": kind, "data": {}}]
+        if not unified:
+            return events
+        for index, event in enumerate(events):
+            event["provenance"] = {"component": "agent", "phase": "agent", "path": "a.jsonl", "index": index}
+        return [HEADER, *events]
+
+    assert "\x1b" not in render(trace("vendor.x\x1b]0;PWNED\x07"), fmt)
+    records = trace("vendor." + MASK)
+    for budget in range(512, 1600):
+        assert MASK[:9] not in render(records, fmt, budget_bytes=budget, masks=[MASK]), budget
