@@ -157,3 +157,18 @@ def test_conversation_shows_an_unknown_event_type_escaped_and_redacted_before_cl
     records = trace("vendor." + MASK)
     for budget in range(512, 1600):
         assert MASK[:9] not in render(records, fmt, budget_bytes=budget, masks=[MASK]), budget
+
+
+@pytest.mark.uas("T-UAS-049")
+@pytest.mark.parametrize("space", ["\u00a0", "\u3000", "\u2003", "\x85", "\u1680"])
+def test_text_view_neutralizes_a_workflow_command_behind_unicode_whitespace(space: str) -> None:
+    """The runner trims every leading whitespace character (.NET `TrimStart`) before it looks for `::`,
+    but the text view only broke commands behind spaces and tabs: a line of an assistant message starting
+    with a no-break or ideographic space then `::add-mask::` stayed an executable workflow command."""
+    from bitexact.sessions.render import render
+
+    events = [{"type": "session.init", "data": {"sourceEngine": "claude"}},
+              {"type": "assistant.message", "data": {"content": f"hello\n{space}::set-output name=x::y\n"
+                                                                f"{space}##[error]forged"}}]
+    for line in render(events, "text").splitlines():
+        assert not line.lstrip().startswith(("::", "##[")), repr(line)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 
 _BACKTICKS = re.compile(r"`+")
-_COMMAND_LINE = re.compile(r"^([ \t]*)(::|##\[)", re.M)
+# The runner trims all leading Unicode whitespace (.NET TrimStart: no-break, em, ideographic spaces ...)
+# before it looks for a command, so any whitespace but the line break may precede the markers.
+_COMMAND_LINE = re.compile(r"^([^\S\n]*)(::|##\[)", re.M)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ZWSP = "\u200b"
 _UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
