@@ -172,3 +172,21 @@ def test_text_view_neutralizes_a_workflow_command_behind_unicode_whitespace(spac
                                                                 f"{space}##[error]forged"}}]
     for line in render(events, "text").splitlines():
         assert not line.lstrip().startswith(("::", "##[")), repr(line)
+
+
+@pytest.mark.uas("T-UAS-073", "T-UAS-059")
+def test_run_rows_refuses_a_symlinked_usage_directory(tmp_path: Path) -> None:
+    """`run_rows` checked only the final path component for a link: with `usage/` a symbolic link to
+    another run's directory, that run's aw_session.jsonl was read as this run's evidence."""
+    from bitexact.sessions.render.subagents import run_rows
+
+    fixture = Path(__file__).resolve().parent / "fixtures" / "readers" / "subagents_run_a.jsonl"
+    elsewhere = tmp_path / "other-run"
+    elsewhere.mkdir()
+    (elsewhere / "aw_session.jsonl").write_bytes(fixture.read_bytes())
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "usage").symlink_to(elsewhere, target_is_directory=True)
+    result = run_rows(root)
+    assert result.source is None and result.rows == ()
+    assert result.diagnostics == ("usage/aw_session.jsonl: symbolic link not followed",)
