@@ -166,11 +166,20 @@ def compact_events(events: Iterable[Any]) -> dict[str, Any]:
     return budget.result(oversized=0, scan_truncated=False)
 
 
-def format_result(result: dict[str, Any]) -> str:
-    """What ``bitexact sessions compact`` prints: the result object as one JSON line."""
-    import json
+_UNPRINTED = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters JSON may carry raw that a terminal would act on (C1 controls, line separators,
+bidirectional overrides)."""
 
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+def format_result(result: dict[str, Any]) -> str:
+    """What ``bitexact sessions compact`` prints: the result object as one JSON line.
+
+    Recorded strings may hold C1 controls and bidirectional overrides: they
+    are written as JSON escapes, so the line decodes to the same result but
+    cannot drive or reorder the terminal it is printed on.
+    """
+    text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return _UNPRINTED.sub(lambda found: f"\\u{ord(found.group()):04x}", text) + "\n"
 
 
 def _decode(line: bytes, number: int) -> Any:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from bitexact.canon import loads
 from bitexact.errors import BitExactError, StrictJSONError
 from bitexact.sessions.draft7 import Check, compile_schema
+from bitexact.sessions.render.escape import shown as _shown
 from bitexact.sessions.schema import CANONICAL_SCHEMA_FILE, UNIFIED_SCHEMA_FILE, load_schema
 from bitexact.sessions.unified_model import FORMAT_VERSION, UNIFIED_PATH
 
@@ -69,9 +70,10 @@ class ValidationReport:
 
     def stdout(self) -> str:
         """Record counts (what ``bitexact sessions validate`` prints on stdout)."""
-        lines = [f"{self.kind} {self.path}: {self.records} records, "
+        # Record types and object keys come from the file (shown escaped, see _shown).
+        lines = [f"{self.kind} {_shown(self.path)}: {self.records} records, "
                  f"{'valid' if self.ok else 'INVALID'}"]
-        lines.extend(f"  {kind}: {n}" for kind, n in sorted(self.counts.items()))
+        lines.extend(f"  {_shown(kind)}: {n}" for kind, n in sorted(self.counts.items()))
         return "\n".join(lines) + "\n"
 
     def stderr(self) -> str:
@@ -86,7 +88,7 @@ class _Diagnostics:
 
     def add(self, message: str) -> None:
         if len(self.items) < MAX_DIAGNOSTICS:
-            self.items.append(message)
+            self.items.append(_shown(message))  # a JSON pointer quotes the file's keys
         else:
             self.dropped += 1
 

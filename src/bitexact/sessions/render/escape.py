@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 
 _BACKTICKS = re.compile(r"`+")
-_COMMAND_LINE = re.compile(r"^([ \t]*)(::|##\[)", re.M)
+# The runner trims all leading Unicode whitespace (.NET TrimStart: no-break, em, ideographic spaces ...)
+# before it looks for a command, so any whitespace but the line break may precede the markers.
+_COMMAND_LINE = re.compile(r"^([^\S\n]*)(::|##\[)", re.M)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ZWSP = "\u200b"
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def fence_for(*texts: str) -> str:
@@ -46,3 +49,9 @@ def single_line(text: str) -> str:
 def printable(text: str) -> str:
     """Multiline display form: control characters other than newline/tab replaced."""
     return _CONTROL.sub("\ufffd", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def shown(text: str) -> str:
+    """A name or message from a file for a console report: control characters (line breaks included)
+    and bidirectional overrides written as escapes, so it can neither drive the terminal nor fake a line."""
+    return _UNSHOWN.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)

@@ -59,6 +59,7 @@ from typing import Any
 
 from bitexact.canon import loads
 from bitexact.errors import StrictJSONError
+from bitexact.sessions.unify.files import CollectionIOError, SymlinkRefusedError, probe, read_file
 
 MIXED = "mixed"
 """The effort of a row whose instances disagree."""
@@ -442,11 +443,13 @@ class RunRows:
     diagnostics: tuple[str, ...]
 
 
-def _read_source(path: Path, relative: str) -> list[Any] | str:
+def _read_source(root: Path, relative: str) -> list[Any] | str:
     try:
-        payload = path.read_bytes()
-    except OSError as exc:
-        return f"{relative}: unreadable ({exc.strerror})"
+        payload = read_file(root, relative)
+    except SymlinkRefusedError:
+        return f"{relative}: symbolic link not followed"
+    except CollectionIOError as exc:
+        return f"{relative}: unreadable ({exc})"
     records = []
     for number, line in enumerate(payload.split(b"\n"), start=1):
         if not line.strip():
@@ -473,13 +476,18 @@ def run_rows(artifact_dir: Path) -> RunRows:
     root = Path(artifact_dir)
     diagnostics: list[str] = []
     for relative in RUN_SOURCES:
-        path = root / relative
-        if path.is_symlink():
+        # Every component is checked: a linked usage/ directory is another run's evidence.
+        try:
+            status = probe(root, relative)
+        except CollectionIOError as exc:
+            diagnostics.append(f"{relative}: unreadable ({exc})")
+            continue
+        if status.kind == "symlink":
             diagnostics.append(f"{relative}: symbolic link not followed")
             continue
-        if not path.is_file():
+        if status.kind != "file":
             continue
-        records = _read_source(path, relative)
+        records = _read_source(root, relative)
         if isinstance(records, str):
             diagnostics.append(records)
             continue

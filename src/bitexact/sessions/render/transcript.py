@@ -377,7 +377,8 @@ def entry_lines(pub: Publisher, entry: Entry) -> list[str]:
         fields = [f"{k}={scalar(pub, data[k])}" for k in ("status", "sourceType", "numTurns") if k in data]
         return [("■ session.result " + " ".join(fields)).rstrip() + " (accounting snapshot, not a success claim)"]
     observed = observation_fields(pub, kind, data)
-    return [f"· {kind} {observed}".rstrip()]
+    # A native type is source text: redacted and clipped like a field, on one line.
+    return [f"· {scalar(pub, str(kind))} {observed}".rstrip()]
 
 
 def transcript_lines(conv: Conversation, pub: Publisher) -> list[str]:

@@ -74,10 +74,10 @@ def _index(record: Mapping[str, Any]) -> int:
     return index if isinstance(index, int) and not isinstance(index, bool) else 0
 
 
-def component_counts(records: Sequence[Mapping[str, Any]]) -> list[str]:
-    """``component: count`` lines, header excluded."""
+def component_counts(records: Sequence[Mapping[str, Any]], pub: Publisher) -> list[str]:
+    """``component: count`` lines, header excluded (names redacted, clipped and on one line)."""
     counts = Counter(str(_provenance(r).get("component")) for r in records[1:])
-    return [f"{name}: {counts[name]}" for name in sorted(counts)]
+    return [f"{scalar(pub, name)}: {counts[name]}" for name in sorted(counts)]
 
 
 def _agent_summary(pub: Publisher, kind: str, data: Mapping[str, Any]) -> str:
@@ -139,15 +139,16 @@ def timeline_lines(records: Sequence[Mapping[str, Any]], pub: Publisher) -> list
             when = f"+{elapsed / 1000:g}s"
         else:
             when = "untimed"
-        label = f"[{single_line(str(prov.get('component')))}/{single_line(str(prov.get('phase')))}]"
-        lines.append(" ".join(p for p in (label, single_line(kind), summary, when) if p))
+        # Redacted before the budget can clip the line (a cut secret is no longer recognized).
+        label = f"[{scalar(pub, str(prov.get('component')))}/{scalar(pub, str(prov.get('phase')))}]"
+        lines.append(" ".join(p for p in (label, scalar(pub, kind), summary, when) if p))
     return lines
 
 
 def _sections(records: Sequence[Mapping[str, Any]], pub: Publisher) -> tuple[list[str], list[tuple[str, list[str]]], list[tuple[str, list[str]]], list[str]]:
     version = records[0].get("data", {}).get("version")
     overview = [f"Unified session — file format version {version} — {len(records)} records",
-                "Records by component: " + " · ".join(component_counts(records))]
+                "Records by component: " + " · ".join(component_counts(records, pub))]
     conversations = agent_conversations(records)
     talks = [(single_line(pub.redactor.text(c.label)), transcript_lines(c, pub)) for c in conversations]
     stats = [(single_line(pub.redactor.text(c.label)), information_lines(c, pub)) for c in conversations]

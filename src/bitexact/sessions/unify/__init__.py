@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bitexact.gcpause import gc_paused
+from bitexact.sessions.render.escape import shown
 from bitexact.sessions.unify.baseline import Pricing
 from bitexact.sessions.unify.files import (
     CollectionIOError,
@@ -43,19 +44,19 @@ class UnifyReport:
         """The text ``bitexact sessions unify`` prints (no payloads)."""
         cov = self.coverage
         lines = [
-            f"wrote {self.path} ({self.records} records, {self.bytes} bytes)",
+            f"wrote {shown(str(self.path))} ({self.records} records, {self.bytes} bytes)",
             f"source events: {cov['eventCount']} ({cov['untimedEventCount']} untimed)",
         ]
         for source in cov["sources"]:
             state = " (empty)" if source["empty"] else ""
-            lines.append(
-                f"  {source['component']}/{source['phase']} {source['path']}: "
+            lines.append(  # a path holds directory names from the artifact tree: shown escaped
+                f"  {source['component']}/{source['phase']} {shown(source['path'])}: "
                 f"{source['events']} events{state}"
             )
         if cov["absentComponents"]:
             lines.append("absent components: " + ", ".join(cov["absentComponents"]))
         lines.append(f"warnings: {cov['warningCount']}")
-        lines.extend(f"  {w}" for w in self.warnings)
+        lines.extend(f"  {shown(w)}" for w in self.warnings)
         return "\n".join(lines) + "\n"
 
 

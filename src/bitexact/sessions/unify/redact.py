@@ -36,8 +36,10 @@ _CREDENTIALS = (
 # The scheme in any case (HTTP auth schemes are case-insensitive) and any run of spaces or tabs;
 # the prefix is kept, only the token masked (see _masked).
 _BEARER = r"(?P<bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/=-]{16,}"
+_RAW_BEARER = rb"(?i:bearer)(?:[ \t]|\\t)+[A-Za-z0-9._~+/=-]{16,}"
+"""``_BEARER`` as it appears in undecoded JSON text, where a tab is written ``\\t``."""
 _PEM_MARKER = b"PRIVATE KEY"
-_CREDENTIAL_PREFIXES = rb"[gsAxe](?:h[pousr]_|ithub_pat_|k-|KIA|SIA|Iza|ox)|(?i:earer)[ \t]"
+_CREDENTIAL_PREFIXES = rb"[gsAxe](?:h[pousr]_|ithub_pat_|k-|KIA|SIA|Iza|ox)|(?i:earer)(?:[ \t]|\\t)"
 """A literal part every credential match contains, for a fast prefilter.
 
 Factored by first byte (gh..., sk-, AKIA/ASIA/AIza, xox), and [B]earer in any case, so the
@@ -71,7 +73,7 @@ class Redactor:
         alternatives = [re.escape(m) for m in unique] + list(_CREDENTIALS) + [_BEARER]
         self._pattern = re.compile("|".join(alternatives))
         literal = [re.escape(m).encode("utf-8") for m in unique] + [
-            c.encode("ascii") for c in _CREDENTIALS if "PRIVATE KEY" not in c] + [_BEARER.encode("ascii")]
+            c.encode("ascii") for c in _CREDENTIALS if "PRIVATE KEY" not in c] + [_RAW_BEARER]
         self._raw_pattern = re.compile(b"|".join(literal))
         self._always_walk = any(_JSON_ESCAPED.search(m) for m in unique)
         self._prefilter = re.compile(b"|".join(
