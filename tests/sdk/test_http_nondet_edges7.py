@@ -1,0 +1,35 @@
+"""HTTP capture, nondeterminism and causal context (the seventh review): regression tests, each for a bug its
+docstring names (real loopback servers, real clients, no mocks)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+import requests
+
+import bitexact
+from sdk.conftest import http_calls as _http_calls
+from sdk.servers import LoopbackServer
+
+SECRET = "sk-live-9f8e7d6c5b4a"
+
+
+def test_a_credential_header_quoted_by_a_clients_error_is_not_recorded_in_the_clear(server: LoopbackServer) -> None:
+    """A header value the client refuses (a token read with its newline) made the request fail with an error
+    quoting the value; the header was recorded `[redacted]`, but the error's message kept the credential."""
+    with bitexact.run() as r:
+        client = bitexact.wrap(httpx.Client())
+        with pytest.raises(httpx.LocalProtocolError, match="sk-live"):  # the agent's error is unchanged
+            client.get(server.base_url + "/json", headers={"Authorization": f"Bearer {SECRET}\n"})
+        session = bitexact.wrap(requests.Session())
+        prepared = requests.Request("GET", server.base_url + "/json").prepare()
+        prepared.headers["X-Api-Key"] = f"{SECRET}\r\n"  # past requests' own check: http.client refuses it
+        with pytest.raises(ValueError, match="sk-live"):
+            session.send(prepared)
+    calls = _http_calls(r.run_id)
+    assert [c["data"]["error"]["type"] for c in calls] == ["httpx.LocalProtocolError", "builtins.ValueError"]
+    for call in calls:
+        assert SECRET not in json.dumps(call), call["data"]["error"]
+        assert "[redacted]" in call["data"]["error"]["message"]
