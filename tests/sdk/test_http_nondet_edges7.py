@@ -33,3 +33,23 @@ def test_a_credential_header_quoted_by_a_clients_error_is_not_recorded_in_the_cl
     for call in calls:
         assert SECRET not in json.dumps(call), call["data"]["error"]
         assert "[redacted]" in call["data"]["error"]["message"]
+
+
+def test_a_body_read_through_urllib3s_data_json_or_read_chunked_is_recorded(server: LoopbackServer) -> None:
+    """`response.raw.data`, `.json()` and `.read_chunked()` read the body past the recording tee: the agent
+    got the body, the record said none came (empty text, `complete` false)."""
+    with bitexact.run() as r:
+        session = bitexact.wrap(requests.Session())
+        by_data = session.get(server.base_url + "/json", stream=True)
+        assert by_data.raw.data == b'{"ok": true, "model": "m-1"}'
+        assert by_data.raw.data == b'{"ok": true, "model": "m-1"}'  # kept by urllib3: not read (nor recorded) again
+        by_data.close()
+        assert session.get(server.base_url + "/json", stream=True).raw.json() == {"ok": True, "model": "m-1"}
+        server.gate.set()
+        chunked = session.get(server.base_url + "/sse", stream=True)
+        body = b"".join(chunked.raw.read_chunked())
+        chunked.close()
+    calls = _http_calls(r.run_id)
+    assert [(c["data"]["response"]["text"], c["data"]["response"]["complete"]) for c in calls] == [
+        ('{"ok": true, "model": "m-1"}', True), ('{"ok": true, "model": "m-1"}', True), (body.decode(), True)]
+    assert calls[2]["data"]["model"] == "m-stream"
