@@ -53,3 +53,17 @@ def test_a_body_read_through_urllib3s_data_json_or_read_chunked_is_recorded(serv
     assert [(c["data"]["response"]["text"], c["data"]["response"]["complete"]) for c in calls] == [
         ('{"ok": true, "model": "m-1"}', True), ('{"ok": true, "model": "m-1"}', True), (body.decode(), True)]
     assert calls[2]["data"]["model"] == "m-stream"
+
+
+def test_an_adapter_mounted_on_a_wrapped_session_afterwards_records_too(server: LoopbackServer) -> None:
+    """An adapter mounted after the session was wrapped (a retry policy, the usual way to set one) replaced
+    the recording adapter: every exchange through it went unrecorded."""
+    with bitexact.run() as r:
+        session = bitexact.wrap(requests.Session())
+        session.mount("http://", requests.adapters.HTTPAdapter(max_retries=2))
+        session.mount(server.base_url + "/json", requests.adapters.HTTPAdapter(max_retries=3))
+        assert session.get(server.base_url + "/json").json() == {"ok": True, "model": "m-1"}
+        assert session.get(server.base_url + "/bytes").content == bytes(range(256))
+        assert session.get_adapter(server.base_url + "/json").max_retries.total == 3
+        assert list(session.adapters) == [server.base_url + "/json", "https://", "http://"]  # as unwrapped
+    assert [c["data"]["request"]["path"] for c in _http_calls(r.run_id)] == ["/json", "/bytes"]

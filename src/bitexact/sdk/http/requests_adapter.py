@@ -10,6 +10,7 @@ been read to its end or the response closed.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -328,4 +329,13 @@ def wrap_session(session: requests.Session, run: Run | None = None) -> None:
         if isinstance(adapter, RecordingAdapter):
             adapter.run = run
         else:
-            session.mount(prefix, RecordingAdapter(adapter, run))
+            type(session).mount(session, prefix, RecordingAdapter(adapter, run))
+    # An adapter the agent mounts afterwards (a retry policy) records too, into the same run. An attribute
+    # of this session alone, which requests' pickling and copying (its __attrs__) leave out.
+    session.mount = functools.partial(_mount_recording, session, run)  # type: ignore[method-assign]
+
+
+def _mount_recording(session: requests.Session, run: Run | None, prefix: str, adapter: BaseAdapter) -> None:
+    if not isinstance(adapter, RecordingAdapter):
+        adapter = RecordingAdapter(adapter, run)
+    type(session).mount(session, prefix, adapter)
