@@ -4,6 +4,8 @@ docstring names (real loopback servers, real clients, no mocks)."""
 from __future__ import annotations
 
 import json
+import socket
+import threading
 
 import httpx
 import pytest
@@ -67,3 +69,30 @@ def test_an_adapter_mounted_on_a_wrapped_session_afterwards_records_too(server: 
         assert session.get_adapter(server.base_url + "/json").max_retries.total == 3
         assert list(session.adapters) == [server.base_url + "/json", "https://", "http://"]  # as unwrapped
     assert [c["data"]["request"]["path"] for c in _http_calls(r.run_id)] == ["/json", "/bytes"]
+
+
+def test_a_credential_header_line_a_clients_error_quotes_from_the_reply_is_not_recorded_in_the_clear() -> None:
+    """A reply whose Set-Cookie line h11 refuses failed the exchange with an error quoting the whole line: the
+    cookie the header rule records as `[redacted]` was in the record's error message in the clear."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def reply() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nSet-Cookie : session=" + SECRET.encode() + b"\r\n"
+                         b"Content-Length: 2\r\n\r\nok")
+
+    server = threading.Thread(target=reply, daemon=True)
+    server.start()
+    try:
+        with bitexact.run() as r:
+            client = bitexact.wrap(httpx.Client())
+            with pytest.raises(httpx.RemoteProtocolError, match=SECRET):  # the agent's error is unchanged
+                client.get(f"http://127.0.0.1:{listener.getsockname()[1]}/x")
+    finally:
+        server.join(5)
+        listener.close()
+    (call,) = _http_calls(r.run_id)
+    assert SECRET not in json.dumps(call)
+    assert call["data"]["error"]["message"] == "illegal header line: bytearray(b'Set-Cookie : [redacted]')"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 import weakref
 import zlib
@@ -180,7 +181,28 @@ def _error(exc: BaseException, url: str, headers: Iterable[tuple[str, str | byte
             message = message.replace(raw, record_url(raw))
     for quoted, shown in _quoted_credentials(headers):
         message = message.replace(quoted, shown)
-    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": message}
+    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": _quoted_header_lines(message)}
+
+
+# A bytes literal as repr() writes it, and a header line ("name: value", a space before the colon too).
+_BYTES_LITERAL: Final = re.compile(r"b'(?:[^'\\]|\\.)*'" r'|b"(?:[^"\\]|\\.)*"')
+_HEADER_LINE: Final = re.compile(r"([!#$%&*+.^_`|~0-9A-Za-z-]+)([ \t]*:[ \t]*)", re.ASCII)
+
+
+def _quoted_header_lines(message: str) -> str:
+    """A header line a client's message quotes as bytes (h11's "illegal header line: bytearray(b'Set-Cookie :
+    ...')", a reply it refused) with its value as the header rule records it: a credential's ``[redacted]``."""
+
+    def redacted(literal: re.Match[str]) -> str:
+        text = literal.group(0)
+        line = _HEADER_LINE.match(text, 2)
+        if line is None:
+            return text
+        value = text[line.end():-1]
+        shown = redact_headers([(line.group(1), value)])[0][1]
+        return text if shown == value else f"{text[:line.end()]}{shown}{text[-1]}"
+
+    return _BYTES_LITERAL.sub(redacted, message)
 
 
 def _quoted_credentials(headers: Iterable[tuple[str, str | bytes]]) -> list[tuple[str, str]]:
