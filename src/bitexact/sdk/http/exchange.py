@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 import weakref
 import zlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
+from bitexact.capture.urls import REDACTED, redact_headers
 from bitexact.sdk.active import current_tool
 from bitexact.sdk.http.credentials import record_headers, record_url
 from bitexact.sdk.http.sse import is_event_stream, model_of_events, parse_events
@@ -168,14 +170,59 @@ def _model(request_text: str | None, media_type: str, response_text: str | None)
     return None
 
 
-def _error(exc: BaseException, url: str) -> dict[str, str]:
+def _error(exc: BaseException, url: str, headers: Iterable[tuple[str, str | bytes]] = ()) -> dict[str, str]:
     """An exchange's error; the URL a client's message quotes (whole, or its path and query, as urllib3's
-    "Max retries exceeded with url: /v1/chat?token=...") is quoted by the URL rule, as the request is."""
+    "Max retries exceeded with url: /v1/chat?token=...") is quoted by the URL rule, as the request is, and a
+    credential header's value it quotes (h11's and http.client's "Illegal header value b'Bearer ...\\n'")
+    is ``[redacted]``, as the header is."""
     message = str(exc)
     for raw in sorted(_quoted_forms(url), key=len, reverse=True):  # the longest first: it holds the others
         if raw and raw in message:
             message = message.replace(raw, record_url(raw))
-    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": message}
+    for quoted, shown in _quoted_credentials(headers):
+        message = message.replace(quoted, shown)
+    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": _quoted_header_lines(message)}
+
+
+# A bytes literal as repr() writes it, and a header line ("name: value", a space before the colon too).
+_BYTES_LITERAL: Final = re.compile(r"b'(?:[^'\\]|\\.)*'" r'|b"(?:[^"\\]|\\.)*"')
+_HEADER_LINE: Final = re.compile(r"([!#$%&*+.^_`|~0-9A-Za-z-]+)([ \t]*:[ \t]*)", re.ASCII)
+
+
+def _quoted_header_lines(message: str) -> str:
+    """A header line a client's message quotes as bytes (h11's "illegal header line: bytearray(b'Set-Cookie :
+    ...')", a reply it refused) with its value as the header rule records it: a credential's ``[redacted]``."""
+
+    def redacted(literal: re.Match[str]) -> str:
+        text = literal.group(0)
+        line = _HEADER_LINE.match(text, 2)
+        if line is None:
+            return text
+        value = text[line.end():-1]
+        shown = redact_headers([(line.group(1), value)])[0][1]
+        return text if shown == value else f"{text[:line.end()]}{shown}{text[-1]}"
+
+    return _BYTES_LITERAL.sub(redacted, message)
+
+
+def _quoted_credentials(headers: Iterable[tuple[str, str | bytes]]) -> list[tuple[str, str]]:
+    """Each credential header's value as a client's message quotes it (its repr, as text or as the bytes it
+    was encoded to), with what replaces it; the longest first."""
+    pairs = list(headers)
+    forms: dict[str, str] = {}
+    for (_, value), (_, recorded) in zip(pairs, redact_headers(pairs), strict=True):
+        if recorded != REDACTED or not value:
+            continue
+        if isinstance(value, (bytes, bytearray)):
+            forms[repr(bytes(value))] = repr(REDACTED.encode("ascii"))
+            continue
+        forms[repr(str(value))] = repr(REDACTED)
+        for encoding in ("latin-1", "utf-8"):
+            try:
+                forms[repr(str(value).encode(encoding))] = repr(REDACTED.encode("ascii"))
+            except UnicodeEncodeError:
+                pass
+    return sorted(forms.items(), key=lambda item: len(item[0]), reverse=True)
 
 
 def _quoted_forms(url: str) -> set[str]:
@@ -300,7 +347,7 @@ class Exchange:
             response_text = response.get("text")
             data["response"] = response
         if error is not None:
-            data["error"] = _error(error, self.url)
+            data["error"] = _error(error, self.url, self.request_headers)
         data["model"] = _model(request.get("text"), media, response_text)
         return data
 

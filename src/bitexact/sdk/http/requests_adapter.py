@@ -10,6 +10,7 @@ been read to its end or the response closed.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -88,9 +89,27 @@ class _TeeRaw:
                               complete=complete, error=error, decoded=self._decoded)
 
     def stream(self, amt: int | None = 2**16, decode_content: bool | None = None) -> Iterator[bytes]:
+        return self._passing(self._raw.stream(amt, decode_content=decode_content), decode_content)
+
+    def read_chunked(self, amt: int | None = None, decode_content: bool | None = None) -> Iterator[bytes]:
+        return self._passing(self._raw.read_chunked(amt, decode_content=decode_content), decode_content)
+
+    @property
+    def data(self) -> Any:
+        # urllib3's own ``data`` (which ``json()`` reads), run with its reads through this tee: on the raw
+        # response itself, they would give the agent the body and the record none.
+        own = getattr(type(self._raw), "data", None)
+        return own.fget(self) if isinstance(own, property) and own.fget else self._raw.data
+
+    def json(self) -> Any:
+        own = getattr(type(self._raw), "json", None)
+        return own(self) if callable(own) else self._raw.json()
+
+    def _passing(self, chunks: Iterator[bytes], decode_content: bool | None) -> Iterator[bytes]:
+        """The chunks of a streaming read, each recorded as it reaches the agent."""
         self._decoded = self._decodes(decode_content)
         try:
-            for chunk in self._raw.stream(amt, decode_content=decode_content):
+            for chunk in chunks:
                 self._exchange.received(chunk)
                 yield chunk
         except GeneratorExit:
@@ -310,4 +329,13 @@ def wrap_session(session: requests.Session, run: Run | None = None) -> None:
         if isinstance(adapter, RecordingAdapter):
             adapter.run = run
         else:
-            session.mount(prefix, RecordingAdapter(adapter, run))
+            type(session).mount(session, prefix, RecordingAdapter(adapter, run))
+    # An adapter the agent mounts afterwards (a retry policy) records too, into the same run. An attribute
+    # of this session alone, which requests' pickling and copying (its __attrs__) leave out.
+    session.mount = functools.partial(_mount_recording, session, run)  # type: ignore[method-assign]
+
+
+def _mount_recording(session: requests.Session, run: Run | None, prefix: str, adapter: BaseAdapter) -> None:
+    if not isinstance(adapter, RecordingAdapter):
+        adapter = RecordingAdapter(adapter, run)
+    type(session).mount(session, prefix, adapter)
