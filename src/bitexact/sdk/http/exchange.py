@@ -329,6 +329,10 @@ class Exchange:
         self.run._record_built("http_call", lambda: self._data(status, headers, streamed, complete, error, decoded),
                                prov="observed", ctx=self.ctx)
 
+    def _may_have_body(self, status: int) -> bool:
+        """False for a reply HTTP gives no body (RFC 9110 6.4.1: 1xx, 204, 304, and any reply to HEAD)."""
+        return not (100 <= status < 200 or status in (204, 304) or self.method.upper() == "HEAD")
+
     def _data(self, status: int | None, headers: Iterable[tuple[str, str]], streamed: bool, complete: bool,
               error: BaseException | None, decoded: bool) -> dict[str, Any]:
         request = self._request_data()
@@ -340,6 +344,8 @@ class Exchange:
             media = recorded_headers.get("content-type", "")
             body = b"".join(self._chunks)
             encoding = "" if decoded else recorded_headers.get("content-encoding", "")
+            # A reply with no content-length came as a stream, unless it can have no body at all.
+            streamed = streamed and self._may_have_body(status)
             response: dict[str, Any] = {"status": status, "streamed": streamed or is_event_stream(media),
                                         "media_type": media.split(";", 1)[0].strip(), "complete": complete,
                                         "headers": recorded_headers}
