@@ -136,3 +136,19 @@ def test_a_second_content_redaction_after_the_content_hash_went_is_not_refused(t
     assert verdict.returncode == 0, verdict.stdout
     entry = json.loads(out.read_text())["entries"][1]
     assert entry["redacted"] == ["content.answer", "content.note", "content_hash"]
+
+
+# --- verify RUN -----------------------------------------------------------------------------------------
+
+def test_verify_stored_run_json_is_json_when_the_recorder_key_cannot_be_read(tmp_path: Path) -> None:
+    """`verify --json` "Print[s] the verdict as JSON", input problems included (form "input", exit 2). For a
+    stored run on a host whose recorder key file is unusable, the key error escaped as a plain error line
+    on stderr, nothing on stdout, exit 1 ("does not verify")."""
+    home = tmp_path / "home"
+    run_id, _ = _recorded(home, "tool_call", {"tool": "t", "args": [], "kwargs": {}, "result": 1})
+    (home / "keys" / "recorder.key").write_text("not a key\n")
+    done = bx(home, "verify", run_id, "--json")
+    verdict = json.loads(done.stdout)
+    assert verdict["ok"] is False and verdict["form"] == "input"
+    assert "recorder.key" in verdict["message"]
+    assert done.returncode == 2
