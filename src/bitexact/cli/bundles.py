@@ -32,7 +32,7 @@ from bitexact.cli.output import (
 )
 from bitexact.cli.progress import progress_bar
 from bitexact.config import SettingError
-from bitexact.errors import BitExactError, RunNotFoundError, StoreError
+from bitexact.errors import BitExactError, KeyMaterialError, RunNotFoundError, StoreError
 from bitexact.evidence.export import FORMATS, RunSource, UnappliedClaimError, bundle_document, export_run
 from bitexact.evidence.paths import parse_field
 from bitexact.recording.audit import pending_claims
@@ -384,7 +384,10 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
         return failed(str(exc), form="input")
     # Signed when this host holds the recorder key; an auditor's copy of the store without it still
     # verifies (the checkpoints carry the recorder's signatures), as an unsigned bundle.
-    key = app.keys.current() if app.keys.exists() else None
+    try:
+        key = app.keys.current() if app.keys.exists() else None
+    except KeyMaterialError as exc:  # a key file this host cannot use: a verdict (JSON under --json), exit 2
+        return failed(str(exc), form="input")
     source = RunSource.from_store(app.store, run_id)
     if app.store.run(run_id).steps == 0:  # created, never written: what a verifier says of an empty chain
         return failed(EMPTY_CHAIN, form="json")

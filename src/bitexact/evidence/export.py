@@ -20,7 +20,7 @@ from bitexact.crypto import SigningKey
 from bitexact.errors import EvidenceError
 from bitexact.evidence.entry import MAX_DATA_DEPTH, deeper_than
 from bitexact.evidence.paths import parse_field
-from bitexact.evidence.redaction import check_redactable, redact_entry, redactions_map
+from bitexact.evidence.redaction import check_redactable, derived_digests, redact_entry, redactions_map
 from bitexact.evidence.signature import sign_container
 from bitexact.evidence.vocabulary import (
     DSSE_PAYLOAD_TYPE,
@@ -134,6 +134,7 @@ def _exported(
         if paths:
             seen.add(step)
             pending = [p for p in paths if p not in entry.get("redacted", [])]
+            pending += derived_digests(entry, pending)
             for path in pending:
                 check_redactable(entry, path)
             entry = redact_entry(entry, pending) if pending else entry

@@ -10,6 +10,7 @@ import copy
 from typing import Any
 
 from bitexact.errors import EvidenceError
+from bitexact.evidence.identity import COMPOSITION
 from bitexact.evidence.kinds import AUDIT_KINDS
 from bitexact.evidence.paths import split_path
 
@@ -48,6 +49,25 @@ def check_redactable(entry: dict[str, Any], path: str) -> None:
             # character or bidi override in one must not reach the operator's terminal raw.
             f" (committed: {', '.join(repr(p) for p in sorted(entry.get('commitments', {}))) or 'none'})"
         )
+
+
+_DIGESTS: dict[str, tuple[str, frozenset[str]]] = {
+    "context": ("content_hash", frozenset({"content"})),
+    "identity": ("workflow_digest", frozenset(COMPOSITION)),
+}
+"""kind -> (a committed digest, the top-level keys whose values it hashes): unsalted, it would let anyone
+holding the bundle test a guess at a value redacted under one of those keys (docs/capture.md makes them
+again over what is stored for the same reason)."""
+
+
+def derived_digests(entry: dict[str, Any], paths: list[str]) -> list[str]:
+    """The digest path a redaction of ``paths`` must take with them (as a list of zero or one), unless it is
+    named already, already redacted, or not committed by ``entry``."""
+    digest, covered = _DIGESTS.get(str(entry.get("kind")), ("", frozenset()))
+    if (not digest or digest in paths or digest in entry.get("redacted", [])
+            or digest not in entry.get("commitments", {})):
+        return []
+    return [digest] if any(split_path(path)[0] in covered for path in paths) else []
 
 
 def is_applied(entry: dict[str, Any], path: str) -> bool:

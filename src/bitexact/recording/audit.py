@@ -10,7 +10,7 @@ from typing import Any
 from bitexact.errors import EvidenceError
 from bitexact.evidence.export import redaction_plan
 from bitexact.evidence.paths import parse_field
-from bitexact.evidence.redaction import check_redactable, claim_token, redact_entry
+from bitexact.evidence.redaction import check_redactable, claim_token, derived_digests, redact_entry
 from bitexact.recording.journal import discard_folded, unfolded_journals
 from bitexact.recording.writer import RunWriter
 from bitexact.store import ConflictError, Store
@@ -30,7 +30,8 @@ def check_claimable(
 
     Each step must exist (of ``steps``), each path be committed and
     redactable; a path already redacted is refused unless ``redacted_ok``
-    (a request filed for it is then simply already done).
+    (a request filed for it is then simply already done). A digest over the
+    values named (:func:`derived_digests`) is claimed with them.
     """
     tokens: list[str] = []
     for step, paths in sorted(redaction_plan(fields).items()):
@@ -42,6 +43,8 @@ def check_claimable(
             if path in entry.get("redacted", []) and not redacted_ok:
                 raise EvidenceError(f"step {step}: path {path} is already redacted")
             tokens.append(claim_token(step, path))
+        # A context's content_hash (an identity's workflow_digest) goes with the values it hashes.
+        tokens.extend(claim_token(step, path) for path in derived_digests(entry, paths))
     return tokens
 
 
