@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli.real_command import run_bitexact
 
 from bitexact.sessions.unify import unify
 
@@ -76,15 +77,6 @@ def test_unified_view_clipped_by_its_budget_never_shows_a_secret_prefix(fmt: str
             assert secret[:9] not in out, (budget, out)
 
 
-def _bitexact(*args: str) -> "subprocess.CompletedProcess[str]":
-    import os
-    import subprocess
-    import sys
-
-    exe = Path(sys.executable).with_name("bitexact")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=os.environ.copy(), timeout=60)
-
-
 @pytest.mark.uas("T-UAS-067")
 def test_validate_prints_no_raw_escape_sequence_from_record_types_or_keys(tmp_path: Path) -> None:
     """`sessions validate` printed each record type of the file in its counts, and a metric key in its
@@ -98,7 +90,7 @@ def test_validate_prints_no_raw_escape_sequence_from_record_types_or_keys(tmp_pa
                {"type": "grader.result", "data": {"metrics": [{hostile: {"nested": 1}}]},
                 "provenance": {"component": "grader", "phase": "conclusion", "path": "g", "index": 0}}]
     path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records), encoding="utf-8")
-    result = _bitexact("sessions", "validate", "unified", str(path))
+    result = run_bitexact(tmp_path / "home", "sessions", "validate", "unified", str(path))
     assert result.returncode == 1, result.stderr
     for stream in (result.stdout, result.stderr):
         assert "\x1b" not in stream and "\x07" not in stream, stream
@@ -115,7 +107,7 @@ def test_compact_prints_no_raw_bidirectional_override_or_c1_control(tmp_path: Pa
     records = [HEADER, {"type": "workflow.info", "data": {"model": model},
                         "provenance": {"component": "workflow", "phase": "agent", "path": "aw_info.json", "index": 0}}]
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    result = _bitexact("sessions", "compact", str(path))
+    result = run_bitexact(tmp_path / "home", "sessions", "compact", str(path))
     assert result.returncode == 0, result.stderr
     for char in ("\u202e", "\u2066", "\x9b"):
         assert char not in result.stdout
@@ -130,7 +122,7 @@ def test_unify_summary_prints_no_raw_escape_sequence_from_a_source_path(tmp_path
     name = "s\x1b]0;PWNED\x07\nwarnings: 0"
     _jsonl(tmp_path / "root" / "copilot-session-state" / name / "events.jsonl",
            [{"type": "session.start", "data": {"sessionId": "s"}, "timestamp": "2026-01-01T00:00:00Z"}])
-    result = _bitexact("sessions", "unify", str(tmp_path / "root"), "-o", str(tmp_path / "aw_session.jsonl"))
+    result = run_bitexact(tmp_path / "home", "sessions", "unify", str(tmp_path / "root"), "-o", str(tmp_path / "aw_session.jsonl"))
     assert result.returncode == 0, result.stderr
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
     assert "warnings: 0" not in result.stdout.splitlines()

@@ -33,7 +33,14 @@ from bitexact.cli.output import (
 from bitexact.cli.progress import progress_bar
 from bitexact.config import SettingError
 from bitexact.errors import BitExactError, KeyMaterialError, RunNotFoundError, StoreError
-from bitexact.evidence.export import FORMATS, RunSource, UnappliedClaimError, bundle_document, export_run
+from bitexact.evidence.export import (
+    FORMATS,
+    BundleTooLargeError,
+    RunSource,
+    UnappliedClaimError,
+    bundle_document,
+    export_run,
+)
 from bitexact.evidence.paths import parse_field
 from bitexact.recording.audit import pending_claims
 from bitexact.evidence.verify import (
@@ -96,6 +103,9 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
     except UnappliedClaimError as exc:  # a redaction began after the check above, and has not landed
         fail(str(exc), code=EXIT_FAIL, hint=f"Finish it (or wait for it): bitexact redact --resume {run_id}")
+    except BundleTooLargeError as exc:
+        fail(str(exc), code=EXIT_INPUT, hint=f"bitexact export {run_id} -o {output.with_suffix('.jsonl')}"
+                                             " --format jsonl")
     except SettingError:  # a setting, not an argument: exit 1 as in every command (cli._Group says it)
         raise
     except (BitExactError, ValueError, OSError) as exc:

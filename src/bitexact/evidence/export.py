@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
-from bitexact.canon import canonicalize
+from bitexact.canon import DEFAULT_MAX_BYTES, canonicalize
 from bitexact.crypto import SigningKey
 from bitexact.errors import EvidenceError
 from bitexact.evidence.entry import MAX_DATA_DEPTH, deeper_than
@@ -284,6 +284,16 @@ def _jsonl_lines(
         yield canonicalize(entry) + b"\n"
 
 
+MAX_DOCUMENT_BYTES: Final[int] = DEFAULT_MAX_BYTES
+"""The largest ``json`` or ``dsse`` bundle export writes: what ``bitexact verify`` (the strict reader,
+:func:`bitexact.canon.loads`) reads as one JSON document. A ``jsonl`` bundle is verified line by line,
+in constant memory, whatever the run's size."""
+
+
+class BundleTooLargeError(EvidenceError):
+    """A ``json`` or ``dsse`` bundle would be larger than a verifier reads as one document."""
+
+
 def export_run(
     source: RunSource,
     path: Path,
@@ -322,5 +332,12 @@ def _export_once(
         steps, head = len(bundle["entries"]), bundle["chain"]["head_hash"]
         count = sum(len(e.get("redacted", [])) for e in bundle["entries"])
         document = dsse_envelope(bundle, key) if fmt == "dsse" else bundle
-        written = atomic_write(path, [canonicalize(document)])
+        text = canonicalize(document)
+        if len(text) > MAX_DOCUMENT_BYTES:
+            # Written, it would be a bundle no verifier of ours reads: refused before any file is made.
+            raise BundleTooLargeError(
+                f"run {source.run_id} as a {fmt} bundle is {len(text)} bytes, over the {MAX_DOCUMENT_BYTES}"
+                " bytes a verifier reads as one JSON document (`bitexact verify` refuses it): export it as"
+                " jsonl, which is verified line by line")
+        written = atomic_write(path, [text])
     return ExportResult(path, fmt, source.run_id, steps, head, count, written)
