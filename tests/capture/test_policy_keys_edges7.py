@@ -5,10 +5,19 @@ Contract: capture-controls.md; project docs: docs/capture.md, docs/capture-keys.
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from bitexact.capture import PolicyError, scrub_text
 from bitexact.capture.policy import parse_policy
+from cli.real_command import run_bitexact
 
 
 # -- 1. a quantifier written in another script's digits ----------------------------------
@@ -26,3 +35,62 @@ def test_a_quantifier_in_non_ascii_digits_is_refused(pattern: str) -> None:
 def test_an_ascii_quantifier_still_finds_what_it_names() -> None:
     policy = parse_policy({"detectors": {"custom": [{"name": "acct", "pattern": "ACCT-\\d{8}"}]}}, env={})
     assert scrub_text(policy, "ACCT-12345678") == ("[ACCT]", {"acct": 1})
+
+
+# -- 2. the capture key pasted where a KMS or token reference goes is quoted back ---------------
+
+KEY_HEX = "5c0ffee0" * 8  # 64 hex characters: a capture key itself
+SOFTHSM_LIB = "/usr/lib/softhsm/libsofthsm2.so"
+
+
+@pytest.mark.parametrize("spec", [
+    {"kms_ciphertext": KEY_HEX},
+    {"kms_hmac": KEY_HEX},
+    {"pkcs11": {"lib": KEY_HEX, "slot": 0, "label": "capture", "pin_env": "EDGES7_PIN"}},
+], ids=["kms_ciphertext", "kms_hmac", "pkcs11-lib"])
+def test_a_key_pasted_where_its_kms_or_token_reference_goes_is_never_quoted(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spec: dict[str, Any]
+) -> None:
+    """capture-keys.md: a KeySourceError "never holds key material", and a key given where its file's path goes
+    is refused without quoting it. That held for {"file": KEY} only: the key pasted as a KMS-encrypted file's
+    path, a KMS key reference or a token library was copied into the refusal (policy check, health, logs)."""
+    monkeypatch.setenv("EDGES7_PIN", "1234")
+    monkeypatch.chdir(tmp_path)
+    for doc in ({"hash_only_key": spec}, {"retired_keys": [spec]}):
+        with pytest.raises(PolicyError) as caught:
+            parse_policy(doc, env={})
+        assert KEY_HEX not in str(caught.value).lower(), str(caught.value)
+        assert "look like a key" in str(caught.value)
+
+
+def _softhsm_token(tmp_path: Path) -> tuple[str, int]:
+    """A fresh SoftHSM2 token in its own config, and its slot id. SoftHSM2 reads SOFTHSM2_CONF once per
+    process, so the token is used from a `bitexact` process of its own."""
+    tokens = tmp_path / "tokens"
+    tokens.mkdir()
+    conf = tmp_path / "softhsm2.conf"
+    conf.write_text(f"directories.tokendir = {tokens}\nobjectstore.backend = file\nlog.level = ERROR\n")
+    env = {**os.environ, "SOFTHSM2_CONF": str(conf)}
+    if not shutil.which("softhsm2-util") or not os.path.exists(SOFTHSM_LIB):
+        pytest.fail("PKCS#11 tests need a real token: apt-get install -y softhsm2")
+    made = subprocess.run(["softhsm2-util", "--init-token", "--free", "--label", "edges7", "--pin", "4711-edges7",
+                           "--so-pin", "so-4711-edges7"], env=env, check=True, capture_output=True, text=True,
+                          timeout=60)
+    slot = re.search(r"reassigned to slot (\d+)", made.stdout)
+    assert slot is not None, made.stdout
+    return str(conf), int(slot.group(1))
+
+
+def test_a_key_pasted_as_a_token_keys_label_is_never_quoted(tmp_path: Path) -> None:
+    """The same for a PKCS#11 label: the token finds no key labelled with the capture key's hex, and the
+    refusal quoted the label, so `policy check` printed the key."""
+    conf, slot = _softhsm_token(tmp_path)
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"hash_only_key": {"pkcs11": {"lib": SOFTHSM_LIB, "slot": slot, "label": KEY_HEX,
+                                                               "pin_env": "EDGES7_PIN"}}}))
+    checked = run_bitexact(tmp_path / "home", "capture", "policy", "check", str(policy), "--json",
+                           SOFTHSM2_CONF=conf, EDGES7_PIN="4711-edges7")
+    assert checked.returncode == 1, checked.stderr
+    refusal = json.loads(checked.stdout)
+    assert refusal["field"] == "hash_only_key" and "no secret key labelled" in refusal["reason"], refusal
+    assert KEY_HEX not in checked.stdout + checked.stderr, checked.stdout
