@@ -17,6 +17,8 @@ import pytest
 
 from bitexact.capture import PolicyError, scrub_text
 from bitexact.capture.policy import parse_policy
+from bitexact.crypto.hostkey import load_host_key
+from bitexact.crypto.sealed import seal
 from cli.real_command import run_bitexact
 
 
@@ -94,3 +96,27 @@ def test_a_key_pasted_as_a_token_keys_label_is_never_quoted(tmp_path: Path) -> N
     refusal = json.loads(checked.stdout)
     assert refusal["field"] == "hash_only_key" and "no secret key labelled" in refusal["reason"], refusal
     assert KEY_HEX not in checked.stdout + checked.stderr, checked.stdout
+
+
+# -- 3. `capture journal --show` wrote a journal's escape sequences to the terminal ------------
+
+
+@pytest.mark.parametrize(("payload", "clear"), [
+    (b"data: hi \x1b[2J\x1b]0;pwned\x07 \xe2\x80\xaeevil \xc2\x9b31m\n\n", "\\x1b[2J"),
+    (json.dumps({"result": "hi \x1b[2J \u202eevil \x9b31m"}, ensure_ascii=False).encode(), "\\u001b[2J"),
+], ids=["text", "json"])
+def test_journal_show_never_writes_escape_sequences_from_the_journal(tmp_path: Path, payload: bytes,
+                                                                     clear: str) -> None:
+    """A journal holds what an agent received (a page, a stream) before the policy ran. `--show` wrote its
+    text raw, and its JSON with C1 controls and bidirectional overrides raw, so a page holding `\\x1b[2J`
+    cleared the operator's terminal and U+202E reordered it (`-o OUT` is the way to the exact bytes)."""
+    home = tmp_path / "home"
+    journal = tmp_path / "stream.journal"
+    journal.write_bytes(seal(payload, load_host_key(home), purpose="stream-journal"))
+    shown = run_bitexact(home, "capture", "journal", str(journal), "--show")
+    assert shown.returncode == 0, shown.stderr
+    assert not set("\x1b\x07\x9b\u202e") & set(shown.stdout), repr(shown.stdout)
+    assert clear in shown.stdout and "\\u202e" in shown.stdout and "\\x9b" in shown.stdout, shown.stdout
+    written = tmp_path / "exact.bin"
+    assert run_bitexact(home, "capture", "journal", str(journal), "-o", str(written)).returncode == 0
+    assert written.read_bytes() == payload

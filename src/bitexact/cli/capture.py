@@ -659,7 +659,9 @@ def capture_journal(
         click.echo(f"  written to   {output} (owner-only; {len(journal.payload):,} bytes)")
     if show:
         form, value = _content(body)
-        click.echo(json.dumps(value, indent=2, ensure_ascii=False) if form == "json" else value)
+        # Pre-policy evidence (a page, a stream): its control characters and bidirectional overrides are
+        # written as escapes, so it cannot clear or reorder the terminal; -o OUT writes the exact bytes.
+        click.echo(plain(json.dumps(value, indent=2, ensure_ascii=False) if form == "json" else value))
         if form == "bytes":
             click.echo("(not UTF-8 text: shown with \\x escapes; -o OUT writes the exact bytes)", err=True)
     elif output is None:
