@@ -14,13 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from bitexact.capture import PolicyError, scrub_text
-from bitexact.capture.policy import parse_policy
-from bitexact.crypto.hostkey import load_host_key
-from bitexact.crypto.sealed import seal
 from cli.real_command import run_bitexact
 
+from bitexact.capture import PolicyError, load_policy, scrub_text
+from bitexact.capture.policy import parse_policy
+from bitexact.crypto.hostkey import load_host_key
+from bitexact.crypto.keystore import KeyStore
+from bitexact.crypto.sealed import seal
+from bitexact.recording import Recorder
+from bitexact.store import open_store
 
 # -- 1. a quantifier written in another script's digits ----------------------------------
 
@@ -120,3 +122,36 @@ def test_journal_show_never_writes_escape_sequences_from_the_journal(tmp_path: P
     written = tmp_path / "exact.bin"
     assert run_bitexact(home, "capture", "journal", str(journal), "-o", str(written)).returncode == 0
     assert written.read_bytes() == payload
+
+
+# -- 4. the capture commands wrote what a policy file or an argument names with markup escaping only --------
+
+
+def test_policy_show_check_and_backfill_never_write_escape_sequences(tmp_path: Path) -> None:
+    """`policy show` wrote a rule's path and the policy file's name, `policy check` the file's name and
+    `backfill` the requester's --by, with rich markup escaping only: a rule for a key holding `\\x1b[2J`
+    (as an agent's keys may) cleared the terminal it was shown on. fail() and ok() write them as escapes."""
+    home = tmp_path / "home"
+    folder = tmp_path / "evil\x1b[2J\u202e"
+    folder.mkdir()
+    policy = folder / "policy.json"
+    policy.write_text(json.dumps({"fields": [{"kind": "*", "path": "a\x1b[2Jb", "mode": "keep"},
+                                             {"kind": "*", "path": "*", "mode": "scrub"}]}))
+    shown = run_bitexact(home, "capture", "policy", "show", BITEXACT_CAPTURE_POLICY=str(policy))
+    checked = run_bitexact(home, "capture", "policy", "check", str(policy))
+    for result in (shown, checked):
+        assert result.returncode == 0, result.stderr
+        assert "\x1b" not in result.stdout and "\u202e" not in result.stdout, repr(result.stdout)
+        assert "evil\\x1b[2J\\u202e" in result.stdout, result.stdout
+    assert "a\\x1b[2Jb -> keep" in shown.stdout, shown.stdout
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init(), policy=load_policy("off")).start(name="odd")
+        writer.append("tool_call", {"tool": "pay", "args": "card 4111 1111 1111 1111"})
+        writer.seal()
+    finally:
+        store.close()
+    filed = run_bitexact(home, "capture", "backfill", "--run", writer.run_id, "--by", "alice\x1b]0;owned\x07")
+    assert filed.returncode == 0, filed.stderr
+    assert "\x1b" not in filed.stdout and "\x07" not in filed.stdout, repr(filed.stdout)
+    assert "by alice\\x1b]0;owned\\x07" in filed.stdout, filed.stdout
