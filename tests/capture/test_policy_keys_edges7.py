@@ -155,3 +155,36 @@ def test_policy_show_check_and_backfill_never_write_escape_sequences(tmp_path: P
     assert filed.returncode == 0, filed.stderr
     assert "\x1b" not in filed.stdout and "\x07" not in filed.stdout, repr(filed.stdout)
     assert "by alice\\x1b]0;owned\\x07" in filed.stdout, filed.stdout
+
+
+# -- 5. a rule shadowed by an earlier rule with the same where was accepted ---------------------------
+
+
+@pytest.mark.parametrize(("earlier_where", "later_where"), [
+    ({"tool": "kyc_lookup"}, {"tool": "kyc_lookup"}),
+    ({"tool": "kyc_lookup"}, {"tool": "kyc_lookup", "status": "ok"}),
+    ({"tool": "kyc_lookup", "status": 1}, {"status": 1.0, "tool": "kyc_lookup"}),
+], ids=["same", "narrower", "same-json-values"])
+def test_a_rule_an_earlier_rule_with_the_same_where_covers_is_refused(
+    earlier_where: dict[str, Any], later_where: dict[str, Any]
+) -> None:
+    """capture-controls.md: "A rule that could never match is refused when the policy is loaded, since the
+    value it was written for would be stored as captured". A rule shadowed by an earlier one whose where holds
+    on every step the later's does was accepted: here the hash-only rule never ran and `result` was kept."""
+    document = {"fields": [
+        {"kind": "tool_call", "where": earlier_where, "path": "*", "mode": "keep"},
+        {"kind": "tool_call", "where": later_where, "path": "result", "mode": "hash-only"},
+    ]}
+    with pytest.raises(PolicyError) as refused:
+        parse_policy(document, env={})
+    assert refused.value.field == "fields[1]" and "could never match" in refused.value.reason
+
+
+def test_a_rule_after_one_with_another_where_still_loads() -> None:
+    document = {"fields": [
+        {"kind": "tool_call", "where": {"tool": "kyc_lookup", "status": "ok"}, "path": "*", "mode": "keep"},
+        {"kind": "tool_call", "where": {"tool": "kyc_lookup"}, "path": "result", "mode": "hash-only"},
+        {"kind": "tool_call", "where": {"tool": "other"}, "path": "result", "mode": "hash-only"},
+        {"kind": "*", "where": {"tool": "kyc_lookup"}, "path": "result", "mode": "scrub"},
+    ]}
+    assert len(parse_policy(document, env={}).rules) == 4

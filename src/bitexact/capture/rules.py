@@ -11,7 +11,7 @@ step's own top-level fields), the first that covers a position decides it.
 A rule that could never match is refused at load, because the value it was
 written for would be stored as captured (capture-controls.md): a kind the
 policy does not govern, a path of another shape, or a rule that an earlier
-unconditional rule already covers entirely.
+rule already covers entirely on every step it applies to.
 """
 
 from __future__ import annotations
@@ -186,6 +186,12 @@ def parse_rule(raw: object, index: int) -> FieldRule:
     return FieldRule(index, kind, where, raw["path"], shape, key, subkey, mode, linkable)
 
 
+def _implied(conditions: tuple[tuple[str, Any], ...], given: tuple[tuple[str, Any], ...]) -> bool:
+    """Whether every step ``given`` holds on holds ``conditions`` too (each is one of ``given``'s)."""
+    return all(any(name == other and same_json(value, stated) for other, stated in given)
+               for name, value in conditions)
+
+
 def parse_rules(raw: object) -> tuple[FieldRule, ...]:
     """The policy's ``fields``: every rule parsed, and no rule an earlier one shadows."""
     if not isinstance(raw, list):
@@ -193,7 +199,9 @@ def parse_rules(raw: object) -> tuple[FieldRule, ...]:
     rules = tuple(parse_rule(item, i) for i, item in enumerate(raw))
     for later in rules:
         for earlier in rules[: later.index]:
-            if earlier.where or earlier.kind not in ("*", later.kind):
+            # The earlier rule applies to every step the later does: the same kind (or *), and a where
+            # whose every condition the later's where also states.
+            if earlier.kind not in ("*", later.kind) or not _implied(earlier.where, later.where):
                 continue
             if earlier.covers(later):
                 raise PolicyError(
