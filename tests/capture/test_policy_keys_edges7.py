@@ -188,3 +188,25 @@ def test_a_rule_after_one_with_another_where_still_loads() -> None:
         {"kind": "*", "where": {"tool": "kyc_lookup"}, "path": "result", "mode": "scrub"},
     ]}
     assert len(parse_policy(document, env={}).rules) == 4
+
+
+# -- 6. a where value canonical JSON cannot hold escaped as another error ---------------------------
+
+
+@pytest.mark.parametrize("value", [2**70, -0.0], ids=["past-a-double", "negative-zero"])
+def test_a_where_value_canonical_json_cannot_hold_is_a_policy_error_naming_it(tmp_path: Path, value: Any) -> None:
+    """A where value the digest's canonical JSON refuses (an integer past 2^53, -0.0) passed the rule check and
+    raised CanonicalizationError from the digest: no PolicyError naming the field, `policy check --json` printed
+    no JSON, and `bitexact health` reported four failed checks instead of capture-policy-invalid."""
+    document = {"fields": [{"kind": "tool_call", "where": {"tool": value}, "path": "result", "mode": "hash-only"}]}
+    with pytest.raises(PolicyError) as refused:
+        parse_policy(document, env={})
+    assert refused.value.field == "fields[0].where.tool"
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps(document))
+    checked = run_bitexact(tmp_path / "home", "capture", "policy", "check", str(policy), "--json")
+    assert checked.returncode == 1, checked.stderr
+    assert json.loads(checked.stdout)["field"] == "fields[0].where.tool", checked.stdout
+    health = run_bitexact(tmp_path / "home", "health", "--json", BITEXACT_CAPTURE_POLICY=str(policy))
+    names = [finding["name"] for finding in json.loads(health.stdout)["findings"]]
+    assert "capture-policy-invalid" in names and "health-check-failed" not in names, names

@@ -20,8 +20,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from bitexact.canon import canonicalize
 from bitexact.capture.errors import PolicyError
 from bitexact.capture.paths import esc, unesc
+from bitexact.errors import CanonicalizationError
 
 Mode = Literal["keep", "scrub", "hash-only"]
 MODES: Final[tuple[str, ...]] = ("keep", "scrub", "hash-only")
@@ -182,6 +184,10 @@ def parse_rule(raw: object, index: int) -> FieldRule:
                 raise PolicyError(f"{field}.where", "a field name is empty")
             if not _scalar(value):
                 raise PolicyError(f"{field}.where.{esc(name)}", "a where value is a string, number, boolean or null")
+            try:
+                canonicalize(value)  # the digest holds it, and no step's recorded field can hold what it cannot
+            except CanonicalizationError as exc:
+                raise PolicyError(f"{field}.where.{esc(name)}", f"not a value a record can hold: {exc}") from None
         where = tuple(sorted(clause.items()))
     return FieldRule(index, kind, where, raw["path"], shape, key, subkey, mode, linkable)
 
