@@ -11,7 +11,7 @@ step's own top-level fields), the first that covers a position decides it.
 A rule that could never match is refused at load, because the value it was
 written for would be stored as captured (capture-controls.md): a kind the
 policy does not govern, a path of another shape, or a rule that an earlier
-unconditional rule already covers entirely.
+rule already covers entirely on every step it applies to.
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from bitexact.canon import canonicalize
 from bitexact.capture.errors import PolicyError
 from bitexact.capture.paths import esc, unesc
+from bitexact.errors import CanonicalizationError
 
 Mode = Literal["keep", "scrub", "hash-only"]
 MODES: Final[tuple[str, ...]] = ("keep", "scrub", "hash-only")
@@ -182,8 +184,18 @@ def parse_rule(raw: object, index: int) -> FieldRule:
                 raise PolicyError(f"{field}.where", "a field name is empty")
             if not _scalar(value):
                 raise PolicyError(f"{field}.where.{esc(name)}", "a where value is a string, number, boolean or null")
+            try:
+                canonicalize(value)  # the digest holds it, and no step's recorded field can hold what it cannot
+            except CanonicalizationError as exc:
+                raise PolicyError(f"{field}.where.{esc(name)}", f"not a value a record can hold: {exc}") from None
         where = tuple(sorted(clause.items()))
     return FieldRule(index, kind, where, raw["path"], shape, key, subkey, mode, linkable)
+
+
+def _implied(conditions: tuple[tuple[str, Any], ...], given: tuple[tuple[str, Any], ...]) -> bool:
+    """Whether every step ``given`` holds on holds ``conditions`` too (each is one of ``given``'s)."""
+    return all(any(name == other and same_json(value, stated) for other, stated in given)
+               for name, value in conditions)
 
 
 def parse_rules(raw: object) -> tuple[FieldRule, ...]:
@@ -193,7 +205,9 @@ def parse_rules(raw: object) -> tuple[FieldRule, ...]:
     rules = tuple(parse_rule(item, i) for i, item in enumerate(raw))
     for later in rules:
         for earlier in rules[: later.index]:
-            if earlier.where or earlier.kind not in ("*", later.kind):
+            # The earlier rule applies to every step the later does: the same kind (or *), and a where
+            # whose every condition the later's where also states.
+            if earlier.kind not in ("*", later.kind) or not _implied(earlier.where, later.where):
                 continue
             if earlier.covers(later):
                 raise PolicyError(

@@ -127,7 +127,8 @@ def policy_show(as_json: bool) -> None:
                       "(only an agent's hints make a field stricter)")
         return
     # The digest is compared against a run's run_meta by hand: never wrapped, whatever the terminal's width.
-    console.print(f"capture policy [bold]{escape(policy.name)}[/]  digest {policy.digest}", soft_wrap=True)
+    # What the policy file names (its path, a rule's keys) is written with control characters as escapes.
+    console.print(f"capture policy [bold]{escape(plain(policy.name))}[/]  digest {policy.digest}", soft_wrap=True)
     console.print(f"  detectors  {', '.join(sorted(policy.detectors))}")
     console.print(f"  budget     {policy.budget_ms} ms per MiB")
     console.print(f"  key        {policy.key_id or 'none (hash-only fields can never be opened)'}")
@@ -138,7 +139,8 @@ def policy_show(as_json: bool) -> None:
     for rule in policy.rules:
         where = f" where {rule.to_json()['where']}" if rule.where else ""
         linkable = " [yellow](linkable: equal values give equal commitments)[/]" if rule.linkable else ""
-        console.print(f"  rule {rule.index}     {escape(f'{rule.kind} {rule.path} -> {rule.mode}{where}')}{linkable}")
+        said = escape(plain(f"{rule.kind} {rule.path} -> {rule.mode}{where}"))
+        console.print(f"  rule {rule.index}     {said}{linkable}")
 
 
 @policy_group.command("check")
@@ -165,8 +167,8 @@ def policy_check(source: str, as_json: bool) -> None:
     if policy.off:
         console.print("[yellow]usable[/]: off - nothing is removed")
         return
-    console.print(f"[green]✓[/] usable: {escape(source)} - digest {policy.digest}, {len(policy.rules)} rule(s), "
-                  f"key {policy.key_id or 'none'}", soft_wrap=True)
+    console.print(f"[green]✓[/] usable: {escape(plain(source))} - digest {policy.digest}, "
+                  f"{len(policy.rules)} rule(s), key {policy.key_id or 'none'}", soft_wrap=True)
 
 
 @policy_group.command("digest")
@@ -257,7 +259,7 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     if as_json:
         print_json({"path": str(output), "key_id": key_id})
         return
-    console.print(f"[green]✓[/] capture key written to {escape(str(output))} (owner-only)\n  key id {key_id}",
+    console.print(f"[green]✓[/] capture key written to {escape(plain(str(output)))} (owner-only)\n  key id {key_id}",
                   soft_wrap=True)  # the path and the key id are copied into a policy: never wrapped
 
 
@@ -304,7 +306,8 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
             if as_json:
                 print_json({"run_id": run_id, "policy": policy.digest, "request": None, "fields": []})
             else:
-                console.print(f"nothing to request: {escape(run_id)} holds nothing the capture policy in force removes")
+                console.print(f"nothing to request: {escape(plain(run_id))} holds nothing the capture policy in"
+                              " force removes")
             return
         request = file_request(app.store, run_id, plan.tokens, by=by, reason=plan.reason)
     except RunNotFoundError:
@@ -315,13 +318,13 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
         print_json({"run_id": run_id, "policy": policy.digest, "request": request.request_id,
                     "fields": [{"field": f.token, "why": f.why} for f in plan.fields]})
         return
-    console.print(f"[green]✓[/] redaction request {request.request_id} filed on {escape(run_id)} by {escape(by)}: "
-                  f"{len(plan.fields)} field(s) (policy {policy.digest})", soft_wrap=True)
+    console.print(f"[green]✓[/] redaction request {request.request_id} filed on {escape(plain(run_id))} by "
+                  f"{escape(plain(by))}: {len(plan.fields)} field(s) (policy {policy.digest})", soft_wrap=True)
     for item in plan.fields:
         # A field's path is the recorded data's own keys: its control characters are shown as escapes.
         console.print(f"  {escape(plain(item.token))}  [dim]{escape(plain(item.why))}[/]")
-    console.print(f"Nothing changes until a different principal approves: `bitexact redaction approve {escape(run_id)} "
-                  "--by NAME` (or `bitexact redaction reject ...`).")
+    console.print("Nothing changes until a different principal approves: `bitexact redaction approve "
+                  f"{escape(plain(run_id))} --by NAME` (or `bitexact redaction reject ...`).")
 
 
 # -- bitexact capture journal ---------------------------------------------------
@@ -659,7 +662,9 @@ def capture_journal(
         click.echo(f"  written to   {output} (owner-only; {len(journal.payload):,} bytes)")
     if show:
         form, value = _content(body)
-        click.echo(json.dumps(value, indent=2, ensure_ascii=False) if form == "json" else value)
+        # Pre-policy evidence (a page, a stream): its control characters and bidirectional overrides are
+        # written as escapes, so it cannot clear or reorder the terminal; -o OUT writes the exact bytes.
+        click.echo(plain(json.dumps(value, indent=2, ensure_ascii=False) if form == "json" else value))
         if form == "bytes":
             click.echo("(not UTF-8 text: shown with \\x escapes; -o OUT writes the exact bytes)", err=True)
     elif output is None:

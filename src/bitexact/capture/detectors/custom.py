@@ -30,7 +30,8 @@ _LITERAL_PUNCT = frozenset(" _:/#@-")
 _CLASS_ESCAPES = frozenset("dwsDWS")
 _ESCAPED_LITERALS = frozenset(".-_:/#@+")
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
-_QUANT = re.compile(r"\{(\d{1,3})(?:(,)(\d{0,3}))?\}")
+# ASCII digits only: the regex engine reads {٨} (another script's digit) as literal text, not a quantifier.
+_QUANT = re.compile(r"\{([0-9]{1,3})(?:(,)([0-9]{0,3}))?\}")
 
 
 class PatternRefused(ValueError):

@@ -51,6 +51,14 @@ def _text(value: object, where: str, what: str) -> str:
     return value
 
 
+def _reference(value: str, where: str, what: str, *, a_path: bool) -> str:
+    """``value`` (a key file's path, a KMS key's reference), refused without quoting it when it holds what
+    looks like a key: the key itself, pasted where its reference goes (a path that exists is a path)."""
+    if _looks_like_a_key(value) and not (a_path and Path(value).exists()):
+        raise KeySourceError(f"{where}: expected {what}, found {KEY_NOT_QUOTED}")
+    return value
+
+
 def _describe(value: object) -> str:
     if isinstance(value, str):
         if not value.strip():
@@ -90,7 +98,8 @@ def _pkcs11_spec(value: object, where: str) -> dict[str, Any]:
         raise KeySourceError(f"{where}.pin_env: expected the name of an environment variable, found {found},"
                              " which is not one (the PIN itself never goes in the policy)")
     return {
-        "lib": _text(value["lib"], f"{where}.lib", "the path of a PKCS#11 library"),
+        "lib": _reference(_text(value["lib"], f"{where}.lib", "the path of a PKCS#11 library"), f"{where}.lib",
+                          "the path of a PKCS#11 library", a_path=True),
         "slot": slot,
         "label": _text(value["label"], f"{where}.label", "the label of a secret key"),
         "pin_env": pin_env,
@@ -125,11 +134,13 @@ def load_capture_key(spec: dict[str, Any], *, field: str = "hash_only_key") -> H
     if kind == "kms_ciphertext":
         from bitexact.crypto.keysources.kms import load_kms_ciphertext
 
-        return load_kms_ciphertext(Path(_text(value, where, "a file path")))
+        return load_kms_ciphertext(Path(_reference(_text(value, where, "a file path"), where, "a file path",
+                                                   a_path=True)))
     if kind == "kms_hmac":
         from bitexact.crypto.keysources.kms import load_kms_hmac
 
-        return load_kms_hmac(_text(value, where, "a KMS key id, ARN or alias"))
+        what = "a KMS key id, ARN or alias"
+        return load_kms_hmac(_reference(_text(value, where, what), where, what, a_path=False))
     from bitexact.crypto.keysources.pkcs11 import load_pkcs11_key
 
     return load_pkcs11_key(**_pkcs11_spec(value, where), where=where)

@@ -34,6 +34,7 @@ from bitexact.crypto.keysources.base import (
     check_message,
     key_id_from_mac,
 )
+from bitexact.crypto.keysources.file import _looks_like_a_key
 
 CALL_TIMEOUT = 2.0
 LOAD_TIMEOUT = 30.0
@@ -103,7 +104,10 @@ def _open_key(spec: _Spec) -> Any:
     found = list(session.get_objects({p11.Attribute.CLASS: p11.ObjectClass.SECRET_KEY,
                                       p11.Attribute.LABEL: spec.label}))
     if not found:
-        raise KeySourceError(f"{spec.where}.label: no secret key labelled {spec.label!r} in "
+        # A label of 64 hex characters that names no key is most likely the key itself: never quoted.
+        named = "64 hex characters (not quoted: they look like a key)" if _looks_like_a_key(spec.label) \
+            else repr(spec.label)
+        raise KeySourceError(f"{spec.where}.label: no secret key labelled {named} in "
                              f"token {token.label!r} (slot {spec.slot})")
     if len(found) > 1:
         raise KeySourceError(f"{spec.where}.label: {len(found)} secret keys are labelled "
