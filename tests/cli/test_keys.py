@@ -47,3 +47,12 @@ def test_rotation_keeps_earlier_runs_verifiable_through_the_trust_file(bx: Invok
         assert "recorder-attested" in verdict.output
     old = bx("verify", str(old_bundle), "--trust-file", str(trust))
     assert old.exit_code == 0, old.output
+
+
+def test_rotate_with_no_key_is_refused_and_makes_nothing(bx: Invoke, home: Path) -> None:
+    """`keys rotate` before `keys init` made an empty store and keys/retired/ before it refused."""
+    refused = bx("keys", "rotate")
+    assert refused.exit_code == 1
+    assert f"no key at {home / 'keys' / 'recorder.key'}: there is nothing to rotate" in refused.output
+    assert "bitexact keys init" in refused.output
+    assert not home.exists()

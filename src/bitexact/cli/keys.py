@@ -77,6 +77,9 @@ def keys_rotate(app: AppContext) -> None:
     Examples:
       bitexact keys rotate && bitexact keys trust-file -o trust.json
     """
+    if not app.keys.exists():  # nothing to rotate: refused before the store (and keys/retired/) is made
+        fail(f"no key at {app.keys.current_path}: there is nothing to rotate",
+             hint="Create one with `bitexact keys init`.")
     store = app.store  # opened first: a store that does not open rotates nothing (a retry would rotate twice)
     try:
         old, new = app.keys.rotate()
