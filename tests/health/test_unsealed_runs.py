@@ -136,3 +136,33 @@ def test_a_host_key_others_can_read_is_named(home: Path, tmp_path: Path) -> None
     assert finding.details["path"] == str(key)
     assert finding.message.startswith(f"host key {key}: permissions 0644 let others read or write it")
     assert "SDK runs journal nothing" in finding.message
+
+
+def test_a_capture_key_file_inside_the_data_directory_is_critical(home: Path, tmp_path: Path, bx: Any) -> None:
+    """A capture key kept inside the data directory (which keygen refuses to write) went unreported:
+    every copy of the store carried the key that keeps its hash-only fields from being guessed."""
+    outside = tmp_path / "capture.key"
+    assert bx("capture", "keygen", "-o", str(outside)).exit_code == 0
+    home.mkdir(parents=True, exist_ok=True)
+    inside = home / "capture.key"
+    inside.write_bytes(outside.read_bytes())
+    inside.chmod(0o600)
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"hash_only_key": {"file": str(inside)},
+                                  "retired_keys": [{"file": str(outside)}]}), encoding="utf-8")
+    env = {"BITEXACT_CAPTURE_POLICY": str(policy)}
+    [finding] = recording_health_key_check(env, home)
+    assert (finding.level, finding.name, finding.details["path"]) == (
+        "critical", "capture-key-in-data-directory", str(inside))
+    assert f"the capture key file {inside} is inside the data directory {home}" in finding.message
+    assert recording_health_key_check({"BITEXACT_CAPTURE_KEY": str(outside)}, home) == []
+
+    result = bx("health", "--json", env={"BITEXACT_CAPTURE_KEY": str(inside)})
+    assert result.exit_code == 2, result.output
+    assert "capture-key-in-data-directory" in [f["name"] for f in json.loads(result.output)["findings"]]
+
+
+def recording_health_key_check(env: dict[str, str], home: Path) -> list[Any]:
+    from bitexact.health.capture import check_key_in_data_directory
+
+    return check_key_in_data_directory(HealthContext(env=env, home=home))

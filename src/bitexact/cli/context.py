@@ -52,6 +52,7 @@ class AppContext:
         journals and the host key hold what a recording cannot get back: an
         ``-o`` typo must never replace them.
         """
+        from bitexact.capture.keyfiles import capture_key_files
         from bitexact.crypto.hostkey import host_key_path
 
         home = Path(os.path.realpath(self.home))
@@ -62,35 +63,11 @@ class AppContext:
             owned.add(Path(os.path.realpath(host_key_path(self.home))))
         except OSError:
             pass
-        owned.update(Path(os.path.realpath(key)) for key in _capture_key_files())
+        owned.update(Path(os.path.realpath(key)) for key in capture_key_files())
         inside = any(target.is_relative_to(home / part) for part in ("keys", "journals"))
         if target in owned or inside:
             raise click.UsageError(f"{option} {output}: that is one of BitExact's own files in {self.home}"
                                    " (the store, a key or a journal) or a capture key in force; write somewhere else")
-
-
-def _capture_key_files() -> list[str]:
-    """The capture key files in force (``BITEXACT_CAPTURE_KEY``, a policy file's ``hash_only_key`` and
-    ``retired_keys`` files, KMS ciphertext files included): overwriting one would leave every field committed under it unopenable."""
-    import json
-
-    found = [os.environ.get("BITEXACT_CAPTURE_KEY", "").strip()]
-    policy = os.environ.get("BITEXACT_CAPTURE_POLICY", "").strip()
-    if policy and os.path.isfile(policy):
-        try:
-            with open(policy, encoding="utf-8") as handle:
-                document = json.load(handle)
-        except (OSError, ValueError):
-            document = {}
-        specs = [document.get("hash_only_key"), *(document.get("retired_keys") or [])] \
-            if isinstance(document, dict) else []
-        for spec in specs:
-            if isinstance(spec, str):
-                found.append(spec)
-            elif isinstance(spec, dict):
-                # A key file, or a KMS-encrypted key's ciphertext file (a KMS or PKCS#11 key is no file).
-                found.extend(spec[name] for name in ("file", "kms_ciphertext") if isinstance(spec.get(name), str))
-    return [path for path in found if path]
 
 
 pass_app = click.make_pass_decorator(AppContext)

@@ -35,7 +35,8 @@ def health_command(app: AppContext, as_json: bool) -> None:
     it ends) and host-key-unusable (the host key file is refused, so
     nothing is journaled); critical on
     store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
-    collector-unscrubbed, environment-unknown (BITEXACT_ENV holds a value
+    collector-unscrubbed, capture-key-in-data-directory (a copy of the
+    store would carry the capture key), environment-unknown (BITEXACT_ENV holds a value
     other than prod), setting-invalid (a BITEXACT_* setting every recording
     reads holds a value it refuses), capture-policy-off under BITEXACT_ENV=prod, and
     capture-key-revoked for the active key.

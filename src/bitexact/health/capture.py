@@ -6,6 +6,7 @@
 | ``capture-policy-off`` | warn; critical when ``BITEXACT_ENV=prod`` |
 | ``environment-unknown`` | critical: ``BITEXACT_ENV`` holds a value other than ``prod`` |
 | ``capture-key-missing`` | warn: hash-only rules and no capture key |
+| ``capture-key-in-data-directory`` | critical: a capture key file in force lies inside the data directory |
 | ``capture-key-revoked`` | each revoked key id and its date; warn, critical when it is the active key |
 | ``capture-key-unavailable`` | warn, per run: hash-only fields committed with no key, never openable |
 | ``scrub-failed`` | warn, per run: fields withheld because the scan could not finish |
@@ -139,11 +140,35 @@ def check_collector_unscrubbed(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
+def check_key_in_data_directory(ctx: HealthContext) -> list[Finding]:
+    """capture-key-in-data-directory: a capture key file in force lies inside the data directory, so a
+    copy of the store carries the key that keeps its hash-only fields from being guessed."""
+    if ctx.home is None:
+        return []
+    import os
+    from pathlib import Path
+
+    from bitexact.capture.keyfiles import capture_key_files
+
+    home = Path(os.path.realpath(ctx.home))
+    inside = sorted({path for path in capture_key_files(ctx.env, ciphertexts=False)
+                     if Path(os.path.realpath(path)).is_relative_to(home)})
+    return [Finding(
+        CRITICAL, "capture-key-in-data-directory",
+        f"the capture key file {path} is inside the data directory {ctx.home}: every copy or backup of the"
+        " store carries the key, and with it anyone can test guesses at its hash-only fields. The contract"
+        " keeps the key apart from the evidence: move it out (`bitexact capture keygen -o` refuses to write"
+        " one there) and point the policy or BITEXACT_CAPTURE_KEY at the new place",
+        details={"path": path},
+    ) for path in inside]
+
+
 CAPTURE_CHECKS = (
     check_policy_invalid,
     check_policy_off,
     check_environment_name,
     check_key_missing,
+    check_key_in_data_directory,
     check_key_revoked,
     check_runs_readable,
     check_key_unavailable,

@@ -1,0 +1,37 @@
+"""The capture key files in force: where the settings and the policy file say the keys are.
+
+Read from the settings alone (``BITEXACT_CAPTURE_KEY``, and the
+``hash_only_key`` and ``retired_keys`` of the policy file
+``BITEXACT_CAPTURE_POLICY`` names), without loading any key or checking the
+policy: the CLI refuses to write over one, and ``bitexact health`` names one
+kept inside the data directory, both for a policy that may not even load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+
+def capture_key_files(env: Mapping[str, str] | None = None, *, ciphertexts: bool = True) -> list[str]:
+    """The capture key files ``env`` (default: this process's environment) puts in force: plaintext key
+    files, and with ``ciphertexts`` the files of KMS-encrypted keys too (a KMS or PKCS#11 key is no file)."""
+    env = os.environ if env is None else env
+    found = [env.get("BITEXACT_CAPTURE_KEY", "").strip()]
+    policy = env.get("BITEXACT_CAPTURE_POLICY", "").strip()
+    if policy and os.path.isfile(policy):
+        try:
+            with open(policy, encoding="utf-8") as handle:
+                document = json.load(handle)
+        except (OSError, ValueError):
+            document = {}
+        specs = [document.get("hash_only_key"), *(document.get("retired_keys") or [])] \
+            if isinstance(document, dict) else []
+        names = ("file", "kms_ciphertext") if ciphertexts else ("file",)
+        for spec in specs:
+            if isinstance(spec, str):
+                found.append(spec)
+            elif isinstance(spec, dict):
+                found.extend(spec[name] for name in names if isinstance(spec.get(name), str))
+    return [path for path in found if path]
