@@ -1,0 +1,42 @@
+"""SDK records, tools, identity and handles: regressions found by the seventh review."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import bitexact
+from sdk.conftest import entries
+
+
+def _tool_calls(run_id: str | None) -> list[dict[str, Any]]:
+    return [e for e in entries(run_id) if e["kind"] == "tool_call"]
+
+
+def test_a_generator_tool_that_raises_keeps_what_it_yielded_before_the_error() -> None:
+    """A generator tool that raised after yielding was recorded with result null: the items the agent
+    had already received (docs/sdk.md: result {"yielded": [...]}) were lost from the record."""
+    @bitexact.record_tool
+    def pages():  # type: ignore[no-untyped-def]
+        yield {"page": 1}
+        raise LookupError("page 2 missing")
+
+    @bitexact.record_tool
+    async def apages():  # type: ignore[no-untyped-def]
+        yield {"page": 1}
+        raise LookupError("page 2 missing")
+
+    async def consume() -> list[Any]:
+        return [item async for item in apages()]
+
+    with bitexact.run() as r:
+        with pytest.raises(LookupError):
+            list(pages())
+        with pytest.raises(LookupError):
+            asyncio.run(consume())
+    calls = _tool_calls(r.run_id)
+    assert [c["data"]["status"] for c in calls] == ["error", "error"]
+    assert [c["data"]["result"] for c in calls] == [{"yielded": [{"page": 1}]}] * 2
+    assert [c["data"]["error"]["type"] for c in calls] == ["builtins.LookupError"] * 2
