@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import pytest
@@ -40,3 +41,32 @@ def test_a_generator_tool_that_raises_keeps_what_it_yielded_before_the_error() -
     assert [c["data"]["status"] for c in calls] == ["error", "error"]
     assert [c["data"]["result"] for c in calls] == [{"yielded": [{"page": 1}]}] * 2
     assert [c["data"]["error"]["type"] for c in calls] == ["builtins.LookupError"] * 2
+
+
+def test_an_identity_made_once_the_exit_has_begun_is_one_gap_naming_identity() -> None:
+    """Once the run's exit had begun, an identity with a refused field declared two gaps (its entry, then
+    its marker, the second naming `marker`), where one made after the end is one gap naming identity."""
+    exiting, recorded = threading.Event(), threading.Event()
+
+    class Stop(Exception):
+        def __str__(self) -> str:  # read by the exit for its marker: the exit has begun
+            exiting.set()
+            recorded.wait(5)
+            return "stop"
+
+    late: list[Any] = []
+
+    def other_thread(r: Any) -> None:
+        exiting.wait(5)
+        late.append(r.identity(principal="svc:a", on_behalf_of=7))
+        late.append(r.identity())
+        recorded.set()
+
+    with pytest.raises(Stop):
+        with bitexact.run() as r:
+            thread = threading.Thread(target=other_thread, args=(r,))
+            thread.start()
+            raise Stop
+    thread.join(5)
+    assert [g.kind for g in r.failures.gaps] == ["identity", "identity"]
+    assert [h.gap.kind for h in late] == ["identity", "identity"]
