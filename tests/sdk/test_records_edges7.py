@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import enum
 import threading
 from typing import Any
 
@@ -70,3 +71,23 @@ def test_an_identity_made_once_the_exit_has_begun_is_one_gap_naming_identity() -
     thread.join(5)
     assert [g.kind for g in r.failures.gaps] == ["identity", "identity"]
     assert [h.gap.kind for h in late] == ["identity", "identity"]
+
+
+class Verdict(enum.Enum):
+    PASS = "pass"
+    HELD = "held"
+
+
+def test_a_plain_enum_outcome_holding_a_vocabulary_word_is_that_word_not_unknown() -> None:
+    """A check outcome given as a plain Enum member (`Verdict.PASS = "pass"`) was recorded as outcome
+    `unknown` with `reported: "pass"`: the SDK records an Enum as its value, so the entry contradicted
+    itself, where a `(str, Enum)` member of the same value is `pass`."""
+    with bitexact.run() as r:
+        assert r.check("kyc", lambda: Verdict.PASS) is Verdict.PASS
+        r.policy_check("payout-limit", Verdict.HELD)
+    checks = [e["data"] for e in entries(r.run_id) if e["kind"] == "marker"]
+    assert [c["policy_check"] for c in checks] == [
+        {"check": "kyc", "outcome": "pass", "decided": True},
+        {"check": "payout-limit", "outcome": "held", "decided": True},
+    ]
+    assert [c["note"] for c in checks] == ["policy check kyc: pass", "policy check payout-limit: held"]

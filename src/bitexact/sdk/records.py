@@ -15,6 +15,7 @@ check is an asserted ``marker`` whose data carries ``policy_check``.
 from __future__ import annotations
 
 import base64
+import enum
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -115,6 +116,8 @@ def outcome_of(value: Any, *, returned: bool = False) -> tuple[str, Any]:
     """
     if isinstance(value, BaseException) and not returned:
         return "error", None
+    if isinstance(value, enum.Enum) and isinstance(value.value, str):
+        value = value.value  # a member is recorded as its value: `Verdict.PASS = "pass"` said pass
     if isinstance(value, str) and value in OUTCOMES:
         return str.__str__(value), None  # the word itself: a `(str, Enum)` member's str() is its name
     return "unknown", to_jsonable(value)
