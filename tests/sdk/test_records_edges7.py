@@ -108,3 +108,15 @@ def test_an_agents_own_orjson_fragment_is_recorded_the_same_whichever_path_seria
         r.record_tool_call("cache", result={"doc": orjson.Fragment(b'{"a": 1, "a": 2}'), "id": 2**60})
     fast, slow = (c["data"]["result"]["doc"] for c in _tool_calls(r.run_id))
     assert fast == slow
+
+
+def test_a_check_that_returns_the_word_error_is_unknown_since_error_is_a_check_that_raised() -> None:
+    """check_outcomes: "decided are the ones a check itself returns ... error is a check that raised;
+    unknown is a result that said none of these". r.check recorded a check that *returned* "error" (it
+    raised nothing) as outcome error, with no error block: a reader took it for a check that raised."""
+    with bitexact.run() as r:
+        assert r.check("kyc", lambda: "error") == "error"
+        r.policy_check("payout-limit", "error")  # the agent reporting a check that errored: its word stands
+    kyc, limit = (e["data"]["policy_check"] for e in entries(r.run_id) if e["kind"] == "marker")
+    assert kyc == {"check": "kyc", "outcome": "unknown", "decided": False, "reported": "error"}
+    assert limit == {"check": "payout-limit", "outcome": "error", "decided": False}
