@@ -15,6 +15,7 @@ check is an asserted ``marker`` whose data carries ``policy_check``.
 from __future__ import annotations
 
 import base64
+import enum
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -111,11 +112,15 @@ def outcome_of(value: Any, *, returned: bool = False) -> tuple[str, Any]:
     """``(outcome, reported)``: the vocabulary word, and what the check said when it was not one.
 
     An exception is ``error`` (the check raised it), unless the check ``returned`` it: then it is a result
-    that says none of the words, ``unknown``.
+    that says none of the words, ``unknown``; so is the word "error" a check ``returned``.
     """
     if isinstance(value, BaseException) and not returned:
         return "error", None
-    if isinstance(value, str) and value in OUTCOMES:
+    if isinstance(value, enum.Enum) and isinstance(value.value, str):
+        value = value.value  # a member is recorded as its value: `Verdict.PASS = "pass"` said pass
+    # A check that returned the word "error" raised nothing: "error" is a check that raised, so what it
+    # returned is a result saying none of the words a check returns, kept as it said it.
+    if isinstance(value, str) and value in OUTCOMES and not (returned and value == "error"):
         return str.__str__(value), None  # the word itself: a `(str, Enum)` member's str() is its name
     return "unknown", to_jsonable(value)
 

@@ -906,6 +906,8 @@ class Run:
         # The entry and its gap marker in one hold of the record order: the gap is right after the
         # entry, never after another thread's record that landed between them.
         with self._order:
+            if not self._takes_records():  # the exit began meanwhile: one gap naming identity, as after the end
+                return self._closed("identity")
             handle = self._submit("identity", kept, prov="asserted", ctx=ctx) if kept else None
             marker = self._submit("marker", declared, ctx=ctx) if declared is not None else None
         if marker is not None:

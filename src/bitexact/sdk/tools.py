@@ -224,8 +224,8 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
             except StopIteration as stop:
                 call.end(_streamed(yielded, stop.value), None)
                 return stop.value
-            except BaseException as exc:
-                call.end(None, exc)
+            except BaseException as exc:  # what it yielded before the error reached the agent: kept
+                call.end(_streamed(yielded), exc)
                 raise
             yielded.append(_as_yielded(item))
             try:
@@ -268,8 +268,8 @@ def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) 
             except StopAsyncIteration:
                 record(_streamed(yielded), None)
                 return
-            except BaseException as exc:
-                record(None, exc)
+            except BaseException as exc:  # what it yielded before the error reached the agent: kept
+                record(_streamed(yielded), exc)
                 raise
             if run is not None:
                 yielded.append(_as_yielded(item))
