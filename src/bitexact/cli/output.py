@@ -21,9 +21,10 @@ EXIT_INTERRUPTED = 130
 """Ctrl-C: 128 + SIGINT, as a shell reports a command it stopped."""
 
 
-_ESCAPED = re.compile("[\ud800-\udfff\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""Written as JSON escapes: lone surrogates (no UTF-8 reader takes them raw) and bidirectional overrides
-(recorded data must not reorder what a reviewer reads on a terminal)."""
+_ESCAPED = re.compile("[\x7f-\x9f\ud800-\udfff\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Written as JSON escapes: lone surrogates (no UTF-8 reader takes them raw), and what JSON may carry raw
+that a terminal acts on: C1 controls (a CSI as U+009B), line separators and bidirectional overrides
+(recorded data must not drive or reorder what a reviewer reads on a terminal)."""
 
 
 def print_json(value: Any) -> None:
