@@ -830,18 +830,23 @@ class Run:
             # for a repair that can never fold it, and the run is left unsealed).
             raise SdkArgumentError(f"prov {prov!r}: a {kind} entry is {' or '.join(ALLOWED_PROV[kind])}",
                                    field="prov")
+        try:
+            with active.busy():
+                copied = dict(data)
+        except Exception as exc:  # noqa: BLE001 - a mapping that fails to read: declared, never raised
+            return self._declare_failure(kind, exc)
         if kind == "identity":
             # The one identity rule every door applies: never written as sent (workflow_digest is never
             # accepted, a party is text of a known type).
             if custody is not None:
                 raise SdkArgumentError("an identity takes no custody hints: the identity rule decides what"
                                        " is kept", field="custody")
-            if not all(isinstance(name, str) for name in data):
+            if not all(isinstance(name, str) for name in copied):
                 raise SdkArgumentError("an identity's field names are text", field="data")
-            return self.identity(**dict(data))
+            return self.identity(**copied)
         if prov is None and kind == "tool_call":
             prov = "asserted"  # the SDK did not see this call made: recorded out of band (bundle spec §5)
-        return self._submit_hinted(kind, dict(data), custody, prov=prov, ctx=active.current_tool(self))
+        return self._submit_hinted(kind, copied, custody, prov=prov, ctx=active.current_tool(self))
 
     def record_tool_call(self, tool: str, args: Any = (), kwargs: Mapping[str, Any] | None = None,
                          result: Any = None, status: str | None = None, error: Any = None,
