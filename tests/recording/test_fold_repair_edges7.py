@@ -1,0 +1,74 @@
+"""Journals, fold and repair edges (the seventh review): each test is a bug found and fixed.
+
+Crashes are REAL: the real CLI paused at a chosen call in its own process and killed with SIGKILL
+(tests/store/pausing.py), and a real process holding the store's write lock (tests/store/lock_holder.py).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import bitexact
+from bitexact.recording.journal import journal_dir
+from bitexact.sdk.stores import close_stores
+from store.lock_holder import held_by_another_process
+from store.pausing import bx, cli_env, kill_at, stored
+
+
+@pytest.fixture(autouse=True)
+def _sdk_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The SDK records as the CLI in cli_env folds: policy off, the host key beside the data directory."""
+    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
+                 "BITEXACT_QUEUE_MAX_BYTES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
+    yield
+    close_stores()
+
+
+def _other_host_key(home: Path) -> Path:
+    other = home.parent / "other.host.key"
+    other.write_text(secrets.token_hex(32) + "\n")
+    other.chmod(0o600)
+    return other
+
+
+def _repair_with_key(home: Path, run_id: str, key: Path) -> subprocess.CompletedProcess[str]:
+    env = {**cli_env(home), "BITEXACT_HOST_KEY": str(key)}
+    return subprocess.run([str(Path(sys.executable).with_name("bitexact")), "repair", run_id, "--by", "ops",
+                           "--note", "wrong key"], env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _notes(home: Path, run_id: str) -> list[str]:
+    return [e["data"]["note"] for e in stored(home, run_id) if e["kind"] == "marker" and "gap" not in e["data"]]
+
+
+def test_a_repair_under_another_host_key_never_forgets_which_step_a_killed_fold_wrote(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fold killed after writing an unwritten orphan (before renaming it .folded-) leaves it .folding-<step>;
+    a repair under another host key could not open it and renamed it back to a plain orphan, so the next
+    repair under the run's own key wrote the entry a second time (an unwritten record is never matched)."""
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "0.3")
+    with bitexact.run() as r:
+        with held_by_another_process(home / "bitexact.db.lock"):
+            handle = r.marker("only")  # the store stays locked: journaled as unwritten, a declared gap
+    assert handle.gap is not None and not r.sealed and r.run_id is not None
+    close_stores()
+    run_id = r.run_id
+    kill_at(home, "bitexact.recording.fold:_mark_folded", "before",
+            ["repair", run_id, "--by", "ops", "--note", "agent died"])
+    assert _notes(home, run_id) == ["only"], "the killed fold wrote the entry"
+    assert any(".folding-" in p.name for p in journal_dir(home, run_id).iterdir())
+    wrong = _repair_with_key(home, run_id, _other_host_key(home))
+    assert "Traceback" not in wrong.stderr, wrong.stderr
+    right = bx(home, "repair", run_id, "--by", "ops", "--note", "with the host key")
+    assert right.returncode == 0, right.stdout + right.stderr
+    assert _notes(home, run_id) == ["only"], f"the call returned once; the chain holds {_notes(home, run_id)}"
