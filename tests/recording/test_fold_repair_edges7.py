@@ -72,3 +72,32 @@ def test_a_repair_under_another_host_key_never_forgets_which_step_a_killed_fold_
     right = bx(home, "repair", run_id, "--by", "ops", "--note", "with the host key")
     assert right.returncode == 0, right.stdout + right.stderr
     assert _notes(home, run_id) == ["only"], f"the call returned once; the chain holds {_notes(home, run_id)}"
+
+
+def _nested(depth: int) -> object:
+    value: object = "bottom"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_an_orphan_nested_past_the_strict_readers_limit_is_refused_and_removed_not_kept_forever(home: Path) -> None:
+    """The SDK journals any JSON orjson writes (up to 254 levels), but the fold read a journal's data with the
+    strict reader (128 levels): an entry nested 130 deep, refused by the write path, was named `unreadable`
+    and kept by every repair, so the run's journals were never all folded and every redaction of it was
+    refused for good (`bitexact repair` first, which could never remove it)."""
+    with bitexact.run(journal_small=True) as r:
+        deep = r.record("context", {"name": "deep", "content": _nested(130)})
+        r.marker("after it")
+    assert deep.gap is not None and not r.sealed and r.run_id is not None
+    close_stores()
+    run_id = r.run_id
+    done = bx(home, "repair", run_id, "--by", "ops", "--note", "agent ended with a journal left")
+    assert done.returncode == 0, done.stdout + done.stderr
+    left = sorted(p.name for p in journal_dir(home, run_id).iterdir()) if journal_dir(home, run_id).exists() else []
+    assert left == [], f"a repair keeps {left}, so the run can never be redacted"
+    (repair,) = [e for e in stored(home, run_id) if e["kind"] == "repair" and "journals" in e["data"]]
+    assert "refused" in repair["data"] and "unreadable" not in repair["data"], repair["data"]
+    (after,) = [e["step"] for e in stored(home, run_id) if e["data"].get("note") == "after it"]
+    redact = bx(home, "redact", run_id, "--field", f"{after}:note", "--by", "dpo", "--reason", "erasure")
+    assert redact.returncode == 0, redact.stdout + redact.stderr

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
+
 from bitexact.canon import canonicalize, loads
 from bitexact.crypto.hostkey import HostKey
 from bitexact.crypto.sealed import SealedEnvelopeError, seal_pieces, unseal
@@ -158,10 +160,21 @@ def parse_journal(blob: bytes, host_key: HostKey, where: str) -> JournalRecord:
             raise JournalError(f"journal {where}: no entry data after its header")
         doc = loads(head)
         if isinstance(doc, dict):
-            doc["data"] = loads(body)
+            doc["data"] = _load_data(body)
         return JournalRecord.from_json(doc, where)
     except (SealedEnvelopeError, StrictJSONError) as exc:
         raise JournalError(f"journal {where}: {exc}") from exc
+
+
+def _load_data(body: bytes) -> Any:
+    """A journal's entry data, read as the SDK's writer reads the same bytes (orjson): whatever the SDK
+    journaled opens, even past the strict reader's depth or size limits, and the write path decides
+    what it makes of it. The strict reader takes what orjson refuses (canonical JSON's escaped lone
+    surrogates, from a journal sealed without ``data_json``)."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return loads(body)
 
 
 def read_journal(path: Path, host_key: HostKey) -> JournalRecord:
