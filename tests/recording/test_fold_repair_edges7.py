@@ -101,3 +101,30 @@ def test_an_orphan_nested_past_the_strict_readers_limit_is_refused_and_removed_n
     (after,) = [e["step"] for e in stored(home, run_id) if e["data"].get("note") == "after it"]
     redact = bx(home, "redact", run_id, "--field", f"{after}:note", "--by", "dpo", "--reason", "erasure")
     assert redact.returncode == 0, redact.stdout + redact.stderr
+
+
+def test_a_redaction_removes_the_folding_copy_of_an_entry_a_claim_moved_past_its_marked_step(home: Path) -> None:
+    """A redaction claim landing while a repair folds moves the orphan's append one step past its
+    `.folding-<step>` name; the repair killed before the `.folded-` rename kept that copy. A redaction of the
+    entry (at the later step) removed only copies named for the steps it destroyed, so the `.folding-` copy
+    still opened to the destroyed value (docs/sdk.md: no kept copy outlives a redaction)."""
+    from sdk.test_crash_edges5 import _copies_of, _kill, _resume, _run_with_journaled, _start, _until
+
+    secret = "acct-7731-SECRET-VALUE"
+    run_id = _run_with_journaled(home, [{"note": secret}])
+    repair = _start(home, [{"target": "bitexact.recording.fold:_mark_folding", "when": "after"},
+                           {"target": "bitexact.recording.fold:_mark_folded", "when": "before"}],
+                    "cli", "repair", run_id, "--by", "ops:alice", "--note", "agent host died")
+    try:
+        assert _until(repair, "PAUSED") == "PAUSED 0"  # renamed .folding-<step>, about to append
+        claim = bx(home, "redact", run_id, "--field", "1:note", "--by", "dpo", "--reason", "erasure request 1")
+        assert claim.returncode == 0, claim.stdout + claim.stderr
+        _resume(repair)
+        assert _until(repair, "PAUSED") == "PAUSED 1"  # appended past the claim; killed before .folded-
+    finally:
+        _kill(repair)
+    (step,) = [e["step"] for e in stored(home, run_id) if e["kind"] == "marker" and e["data"].get("note") == secret]
+    done = bx(home, "redact", run_id, "--field", f"{step}:note", "--by", "dpo", "--reason", "erasure request 2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    leaks = _copies_of(home, run_id, secret)
+    assert not leaks, f"step {step}:note was redacted, but {leaks} still open to the destroyed value"
