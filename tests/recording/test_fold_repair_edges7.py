@@ -128,3 +128,47 @@ def test_a_redaction_removes_the_folding_copy_of_an_entry_a_claim_moved_past_its
     assert done.returncode == 0, done.stdout + done.stderr
     leaks = _copies_of(home, run_id, secret)
     assert not leaks, f"step {step}:note was redacted, but {leaks} still open to the destroyed value"
+
+
+def _kill_cli_at(home: Path, env: dict[str, str], target: str, when: str, args: list[str]) -> None:
+    """The real CLI under ``env``, paused at ``target`` (store/pausing.py's child), then SIGKILLed."""
+    from store.pausing import CHILD
+
+    script = home.parent / "pausing_child7.py"
+    script.write_text(CHILD)
+    proc = subprocess.Popen([sys.executable, str(script), target, when, "", *args], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.strip() == "PAUSED", f"the child never reached {target}: {line!r}"
+    finally:
+        proc.kill()
+        proc.communicate(timeout=60)
+
+
+def test_a_repair_refused_for_another_policy_never_forgets_which_step_a_killed_fold_wrote(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repair under another capture policy than the run's is refused, but it first settled the `.folding-`
+    journal a killed fold left, comparing it under the wrong policy: the entry the run's policy had scrubbed
+    did not match, the journal went back to a plain orphan, and the next repair (under the run's policy, as
+    the refusal asks) wrote the unwritten entry a second time."""
+    monkeypatch.delenv("BITEXACT_CAPTURE_POLICY")  # the shipped default: it scrubs the card number below
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "0.3")
+    with bitexact.run() as r:
+        with held_by_another_process(home / "bitexact.db.lock"):
+            handle = r.marker("paid with 4111 1111 1111 1111")  # journaled as unwritten, a declared gap
+    assert handle.gap is not None and not r.sealed and r.run_id is not None
+    close_stores()
+    run_id = r.run_id
+    default = {k: v for k, v in cli_env(home).items() if k != "BITEXACT_CAPTURE_POLICY"}
+    args = ["repair", run_id, "--by", "ops", "--note", "agent died"]
+    _kill_cli_at(home, default, "bitexact.recording.fold:_mark_folded", "before", args)
+    off = bx(home, *args)  # cli_env: BITEXACT_CAPTURE_POLICY=off, not the run's policy
+    assert off.returncode != 0 and "capture policy" in off.stdout + off.stderr, off.stdout + off.stderr
+    right = subprocess.run([str(Path(sys.executable).with_name("bitexact")), *args], env=default,
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert right.returncode == 0, right.stdout + right.stderr
+    paid = [e["step"] for e in stored(home, run_id) if e["kind"] == "marker" and "paid" in e["data"].get("note", "")]
+    assert len(paid) == 1, f"the call returned once; the chain holds it at steps {paid}"

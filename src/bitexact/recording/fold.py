@@ -333,6 +333,9 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
     intents = directory.is_dir() and any(FOLDING.fullmatch(p.name) for p in directory.iterdir())
     unsettled: dict[str, str] = {}
     if intents:
+        # Settled under the run's own policy only: under another, a written entry the run's policy changed
+        # would not match, and its mark (all that records an unwritten entry's step) would be lost.
+        _check_same_policy(recorder, run_id)
         unsettled = _settle_intents(recorder, run_id, directory, host_key or load_host_key(home, create=False))
         paths = orphan_journals(home, run_id)
     marks = folded_marks(directory)
