@@ -172,3 +172,30 @@ def test_a_repair_refused_for_another_policy_never_forgets_which_step_a_killed_f
     assert right.returncode == 0, right.stdout + right.stderr
     paid = [e["step"] for e in stored(home, run_id) if e["kind"] == "marker" and "paid" in e["data"].get("note", "")]
     assert len(paid) == 1, f"the call returned once; the chain holds it at steps {paid}"
+
+
+def test_an_orphan_too_deep_to_canonicalize_does_not_stop_the_fold_of_the_others(home: Path) -> None:
+    """An orphan the SDK journaled (its JSON as orjson wrote it) nesting past canonical JSON's 128 levels,
+    whose write the killed agent never attempted: looking for it in the chain canonicalized it, which raised,
+    and `bitexact repair` failed every time, so the orphans after it (calls that returned) never reached the
+    chain."""
+    import orjson
+
+    from bitexact.crypto.hostkey import load_host_key
+    from bitexact.recording.journal import JournalRecord, write_journal
+    from bitexact.sdk.stores import recorder_for
+
+    recorder, _ = recorder_for(home)
+    writer = recorder.start(name="died")
+    key = load_host_key(home)
+    deep = {"name": "deep", "content": _nested(140)}
+    write_journal(home, key, JournalRecord(writer.run_id, 1, "context", {}, steps_before=writer.steps),
+                  data_json=orjson.dumps(deep))
+    write_journal(home, key, JournalRecord(writer.run_id, 2, "marker", {}, steps_before=writer.steps),
+                  data_json=orjson.dumps({"note": "after it"}))
+    close_stores()
+    done = bx(home, "repair", writer.run_id, "--by", "ops", "--note", "agent died")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _notes(home, writer.run_id) == ["after it"]
+    (repair,) = [e for e in stored(home, writer.run_id) if e["kind"] == "repair" and "journals" in e["data"]]
+    assert [name.split("-")[0] for name in repair["data"]["refused"]] == ["000000000001"], repair["data"]

@@ -115,8 +115,14 @@ class _Written:
                                           alg=alg).data)
             except BitExactError:
                 pass
+        keys: set[_Key] = set()
+        for data in datas:
+            try:
+                keys.add(self._key(record.kind, record.ctx, data))
+            except BitExactError:
+                continue  # data no canonical JSON can hold (nested too deep) was never written as it is
         best: tuple[int, list[int]] | None = None
-        for key in {self._key(record.kind, record.ctx, data) for data in datas}:
+        for key in keys:
             steps = self._steps.get(key, [])
             at = bisect_left(steps, record.steps_before)  # written after it was journaled, never before
             if at < len(steps) and (best is None or steps[at] < best[0]):
