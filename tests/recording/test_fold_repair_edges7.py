@@ -199,3 +199,21 @@ def test_an_orphan_too_deep_to_canonicalize_does_not_stop_the_fold_of_the_others
     assert _notes(home, writer.run_id) == ["after it"]
     (repair,) = [e for e in stored(home, writer.run_id) if e["kind"] == "repair" and "journals" in e["data"]]
     assert [name.split("-")[0] for name in repair["data"]["refused"]] == ["000000000001"], repair["data"]
+
+
+def test_repair_tells_the_operator_which_journals_it_could_not_fold(home: Path) -> None:
+    """A repair under another host key cannot open the run's journals: it kept them and named them only inside
+    its repair entry, printing nothing but "repair recorded" (exit 0), so the operator took the run for
+    repaired while entries whose calls returned were still outside its chain."""
+    from bitexact.crypto.hostkey import load_host_key
+    from bitexact.recording.journal import JournalRecord, write_journal
+    from bitexact.sdk.stores import recorder_for
+
+    recorder, _ = recorder_for(home)
+    writer = recorder.start(name="died")
+    kept = write_journal(home, load_host_key(home), JournalRecord(writer.run_id, 1, "marker", {"note": "returned"},
+                                                                  steps_before=writer.steps))
+    close_stores()
+    wrong = _repair_with_key(home, writer.run_id, _other_host_key(home))
+    assert "Traceback" not in wrong.stderr, wrong.stderr
+    assert kept.name in wrong.stdout + wrong.stderr, f"the kept journal is not named: {wrong.stdout + wrong.stderr!r}"
