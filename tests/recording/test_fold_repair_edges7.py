@@ -217,3 +217,20 @@ def test_repair_tells_the_operator_which_journals_it_could_not_fold(home: Path) 
     wrong = _repair_with_key(home, writer.run_id, _other_host_key(home))
     assert "Traceback" not in wrong.stderr, wrong.stderr
     assert kept.name in wrong.stdout + wrong.stderr, f"the kept journal is not named: {wrong.stdout + wrong.stderr!r}"
+
+
+def test_a_second_concurrent_repair_is_not_told_the_run_is_being_recorded(home: Path) -> None:
+    """A repair refused because another repair holds the run's live lock (folding it) said the run "is still
+    being recorded by a live process": the operator was told of a recording that had ended long before."""
+    from sdk.test_crash_edges5 import _kill, _run_with_journaled, _start, _until
+
+    run_id = _run_with_journaled(home, [{"note": "returned"}])
+    first = _start(home, [{"target": "bitexact.recording.fold:_fold_held", "when": "before"}],
+                   "cli", "repair", run_id, "--by", "ops:alice", "--note", "agent host died")
+    try:
+        assert _until(first, "PAUSED") == "PAUSED 0"  # holding the run's live lock, about to fold
+        second = bx(home, "repair", run_id, "--by", "ops:bob", "--note", "agent host died")
+    finally:
+        _kill(first)
+    assert second.returncode != 0, second.stdout
+    assert "another repair" in second.stderr, second.stderr

@@ -319,8 +319,8 @@ def fold_orphans(
         # A process records the run: its journals are entries on their way into the chain, its slots
         # file is being written; folding (or removing) them now would write an entry twice, or lose
         # one whose call returned. The lock is held for the whole fold, so none can start meanwhile.
-        raise JournalError(f"run {run_id} is still being recorded by a live process: repair it once that"
-                           " process has stopped")
+        raise JournalError(f"run {run_id} is still being recorded by a live process, or another repair is"
+                           " folding it (either holds its live lock): repair it once that process has stopped")
     try:
         return _fold_held(recorder, run_id, home, directory, host_key, by)
     finally:
