@@ -6,7 +6,6 @@ Crashes are REAL: the real CLI paused at a chosen call in its own process and ki
 
 from __future__ import annotations
 
-import os
 import secrets
 import subprocess
 import sys
@@ -14,12 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store.lock_holder import held_by_another_process
+from store.pausing import bx, cli_env, kill_at, stored
 
 import bitexact
 from bitexact.recording.journal import journal_dir
 from bitexact.sdk.stores import close_stores
-from store.lock_holder import held_by_another_process
-from store.pausing import bx, cli_env, kill_at, stored
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +56,7 @@ def test_a_repair_under_another_host_key_never_forgets_which_step_a_killed_fold_
     a repair under another host key could not open it and renamed it back to a plain orphan, so the next
     repair under the run's own key wrote the entry a second time (an unwritten record is never matched)."""
     monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "0.3")
-    with bitexact.run() as r:
+    with bitexact.run() as r:  # noqa: SIM117 - the store is let go before the run's exit
         with held_by_another_process(home / "bitexact.db.lock"):
             handle = r.marker("only")  # the store stays locked: journaled as unwritten, a declared gap
     assert handle.gap is not None and not r.sealed and r.run_id is not None
@@ -156,7 +155,7 @@ def test_a_repair_refused_for_another_policy_never_forgets_which_step_a_killed_f
     the refusal asks) wrote the unwritten entry a second time."""
     monkeypatch.delenv("BITEXACT_CAPTURE_POLICY")  # the shipped default: it scrubs the card number below
     monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "0.3")
-    with bitexact.run() as r:
+    with bitexact.run() as r:  # noqa: SIM117 - the store is let go before the run's exit
         with held_by_another_process(home / "bitexact.db.lock"):
             handle = r.marker("paid with 4111 1111 1111 1111")  # journaled as unwritten, a declared gap
     assert handle.gap is not None and not r.sealed and r.run_id is not None
