@@ -17,6 +17,7 @@ from bitexact.recording.audit import (
     record_repair,
 )
 from bitexact.recording.fold import fold_orphans
+from bitexact.recording.journal import JournalError, journal_dir, marked_journals, unfolded_journals
 from bitexact.recording.requests import ENV_DUAL_CONTROL, dual_control_required
 
 
@@ -71,6 +72,15 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
     ok(f"redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
 
 
+def _left_unfolded(app: AppContext, run_id: str) -> list[str]:
+    """The run's journal files a repair left: not folded (journals, slots files holding a slot) or not settled."""
+    try:
+        marked = [p.name for p in marked_journals(journal_dir(app.home, run_id))]
+    except JournalError:
+        marked = []
+    return unfolded_journals(app.home, run_id) + marked
+
+
 @click.command("repair")
 @click.argument("run_id")
 @click.option("--by", required=True, help="The operator accepting the history as it stands.")
@@ -106,6 +116,12 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
     if folded:
         ok(f"{len(folded)} orphan journal(s) folded into {run_id}: {', '.join(folded)}")
     ok(f"repair recorded at step {step} of {run_id}")
+    left = _left_unfolded(app, run_id)
+    if left:
+        # Kept, not folded (sealed under another host key, damaged, another run's): their entries may be calls
+        # that returned, still outside the chain, so the operator is told which rather than a bare success.
+        console.print(Text.assemble(("!", "yellow"), f" {len(left)} journal file(s) could not be folded and are"
+                                    f" kept (the repair entry names why): {', '.join(left)}"), soft_wrap=True)
     if pending:
         console.print(Text.assemble(("!", "yellow"), f" {len(pending)} redaction claim(s) are still pending: run "
                                     f"`bitexact redact --resume {run_id}`"))

@@ -115,8 +115,14 @@ class _Written:
                                           alg=alg).data)
             except BitExactError:
                 pass
+        keys: set[_Key] = set()
+        for data in datas:
+            try:
+                keys.add(self._key(record.kind, record.ctx, data))
+            except BitExactError:
+                continue  # data no canonical JSON can hold (nested too deep) was never written as it is
         best: tuple[int, list[int]] | None = None
-        for key in {self._key(record.kind, record.ctx, data) for data in datas}:
+        for key in keys:
             steps = self._steps.get(key, [])
             at = bisect_left(steps, record.steps_before)  # written after it was journaled, never before
             if at < len(steps) and (best is None or steps[at] < best[0]):
@@ -234,28 +240,32 @@ def _mark_folded(intent: Path | None, directory: Path, name: str, step: int) -> 
         _rename(source, directory / f"{name}{FOLDED_SUFFIX}{step}")
 
 
-def _settle_intents(recorder: Recorder, run_id: str, directory: Path, host_key: HostKey) -> None:
+def _settle_intents(recorder: Recorder, run_id: str, directory: Path, host_key: HostKey) -> dict[str, str]:
     """Journals a fold was killed while writing (``.folding-<step>``): written if its entry is at that step or
-    after it (then marked ``.folded-<where>``), else an orphan again under its own name.
+    after it (then marked ``.folded-<where>``), else an orphan again under its own name. One that does not
+    open here (sealed under another host key) keeps its mark, the one record of the step it may have taken
+    (an ``unwritten`` record is never found by content), and is returned by name with why.
 
     After it, too: the fold's append rebuilds on a head another writer moved (a redaction claim landing
     meanwhile), so the entry may have taken a later step than the one the mark names. Nothing but that
     fold wrote the run's entries past the mark's step (the recording had stopped), so the first entry
     there holding the record is its own.
     """
+    kept: dict[str, str] = {}
     if not directory.is_dir():
-        return
+        return kept
     for path in sorted(directory.iterdir()):
         found = FOLDING.fullmatch(path.name)
         if found is None:
             continue
         name, step = found.group(1), int(found.group(2))
-        landed: int | None = None
         try:
             landed = _Written(recorder, run_id, step).claim(read_journal(path, host_key))
-        except BitExactError:
-            landed = None
+        except BitExactError as exc:
+            kept[path.name] = str(exc.__cause__ or exc)
+            continue
         _rename(path, directory / (f"{name}{FOLDED_SUFFIX}{landed}" if landed is not None else name))
+    return kept
 
 
 def _check_same_policy(recorder: Recorder, run_id: str) -> None:
@@ -312,8 +322,8 @@ def fold_orphans(
         # A process records the run: its journals are entries on their way into the chain, its slots
         # file is being written; folding (or removing) them now would write an entry twice, or lose
         # one whose call returned. The lock is held for the whole fold, so none can start meanwhile.
-        raise JournalError(f"run {run_id} is still being recorded by a live process: repair it once that"
-                           " process has stopped")
+        raise JournalError(f"run {run_id} is still being recorded by a live process, or another repair is"
+                           " folding it (either holds its live lock): repair it once that process has stopped")
     try:
         return _fold_held(recorder, run_id, home, directory, host_key, by)
     finally:
@@ -330,18 +340,22 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
     slots = slot_files(directory)
     partial = sorted(p for p in directory.glob(".*.tmp")) if directory.is_dir() else []
     intents = directory.is_dir() and any(FOLDING.fullmatch(p.name) for p in directory.iterdir())
+    unsettled: dict[str, str] = {}
     if intents:
-        _settle_intents(recorder, run_id, directory, host_key or load_host_key(home, create=False))
+        # Settled under the run's own policy only: under another, a written entry the run's policy changed
+        # would not match, and its mark (all that records an unwritten entry's step) would be lost.
+        _check_same_policy(recorder, run_id)
+        unsettled = _settle_intents(recorder, run_id, directory, host_key or load_host_key(home, create=False))
         paths = orphan_journals(home, run_id)
     marks = folded_marks(directory)
-    if not paths and not partial and not marks and not any(has_full_slot(p) for p in slots):
+    if not paths and not partial and not marks and not unsettled and not any(has_full_slot(p) for p in slots):
         for path in slots:
             remove_journal(path)  # empty: every entry it held is in the chain
         return []
     writer = recorder.attach(run_id)
     _check_same_policy(recorder, run_id)
     host_key = host_key or load_host_key(home, create=False)
-    unreadable: dict[str, str] = {}
+    unreadable: dict[str, str] = dict(unsettled)
     discarded = [p.name for p in partial]
     superseded: list[str] = []
     orphans = _gather(paths, slots, run_id, host_key, unreadable, discarded, superseded)

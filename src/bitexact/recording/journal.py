@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
+
 from bitexact.canon import canonicalize, loads
 from bitexact.crypto.hostkey import HostKey
 from bitexact.crypto.sealed import SealedEnvelopeError, seal_pieces, unseal
@@ -173,10 +175,21 @@ def parse_journal(blob: bytes, host_key: HostKey, where: str) -> JournalRecord:
             raise JournalError(f"journal {where}: no entry data after its header")
         doc = loads(head)
         if isinstance(doc, dict):
-            doc["data"] = loads(body)
+            doc["data"] = _load_data(body)
         return JournalRecord.from_json(doc, where)
     except (SealedEnvelopeError, StrictJSONError) as exc:
         raise JournalError(f"journal {where}: {exc}") from exc
+
+
+def _load_data(body: bytes) -> Any:
+    """A journal's entry data, read as the SDK's writer reads the same bytes (orjson): whatever the SDK
+    journaled opens, even past the strict reader's depth or size limits, and the write path decides
+    what it makes of it. The strict reader takes what orjson refuses (canonical JSON's escaped lone
+    surrogates, from a journal sealed without ``data_json``)."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return loads(body)
 
 
 def read_journal(path: Path, host_key: HostKey) -> JournalRecord:
@@ -233,15 +246,22 @@ def marked_journals(directory: Path) -> list[Path]:
 
 def discard_folded(home: Path, run_id: str, steps: set[int]) -> None:
     """Remove the kept copies of entries a fold wrote at ``steps`` (``.folded-`` and ``.folding-<step>``): once a
-    store redaction has destroyed a value of such an entry, no copy of it may stay on disk."""
+    store redaction has destroyed a value of such an entry, no copy of it may stay on disk.
+
+    A ``.folding-<step>`` entry may have landed after its step (audit entries landing meanwhile move the
+    fold's append on), and nothing but it and audit entries, which no redaction destroys, follows that
+    step: a redaction at that step or after destroys its entry's values, if any."""
     try:
         directory = journal_dir(home, run_id)
     except JournalError:
         return  # no journal directory can be named for the run, so it has no journal and no copy
     for path in marked_journals(directory):
-        found = FOLDED.fullmatch(path.name) or FOLDING.fullmatch(path.name)
-        if found is not None and int(found.group(2)) in steps:
-            remove_journal(path)  # .folding-<step> too: a fold killed after the write left it
+        folded = FOLDED.fullmatch(path.name)
+        if folded is not None and int(folded.group(2)) in steps:
+            remove_journal(path)
+        folding = FOLDING.fullmatch(path.name)
+        if folding is not None and any(step >= int(folding.group(2)) for step in steps):
+            remove_journal(path)  # a fold killed after the write left it
 
 
 def unfolded_journals(home: Path, run_id: str) -> list[str]:
