@@ -233,3 +233,43 @@ def test_a_second_concurrent_repair_is_not_told_the_run_is_being_recorded(home: 
         _kill(first)
     assert second.returncode != 0, second.stdout
     assert "another repair" in second.stderr, second.stderr
+
+
+def test_a_repair_on_a_host_with_no_host_key_records_the_acceptance_and_keeps_the_journals(home: Path) -> None:
+    """A store restored on another host has no host key beside it: `bitexact repair` exited 2 ("no such
+    file") before doing anything, so the operator could never record that the history ends where it does.
+    Now each journal is kept and named unreadable for the missing key, and the repair is recorded."""
+    from bitexact.crypto.hostkey import host_key_path, load_host_key
+    from bitexact.recording.journal import JournalRecord, write_journal
+    from bitexact.sdk.stores import recorder_for
+
+    recorder, _ = recorder_for(home)
+    writer = recorder.start(name="restored")
+    kept = write_journal(home, load_host_key(home), JournalRecord(writer.run_id, 1, "marker", {"note": "returned"},
+                                                                  steps_before=writer.steps))
+    close_stores()
+    key = host_key_path(home)
+    key.unlink()
+    repaired = bx(home, "repair", writer.run_id, "--by", "ops:alice", "--note", "restored without its host key")
+    assert repaired.returncode == 0, repaired.stderr
+    assert kept.name in repaired.stdout, repaired.stdout  # named among the journals kept
+    [repair] = [e for e in stored(home, writer.run_id) if e["kind"] == "repair"][:1]
+    assert repair["data"]["unreadable"] == {kept.name: f"not opened: no host key at {key} on this host"}
+    assert kept.exists() and not key.exists()  # kept for a repair with the key; no key made meanwhile
+
+
+def test_a_host_key_others_can_read_still_stops_the_repair(home: Path) -> None:
+    """Only a missing key is taken as no key: one that is there but loose is refused, as everywhere."""
+    from bitexact.crypto.hostkey import host_key_path, load_host_key
+    from bitexact.recording.journal import JournalRecord, write_journal
+    from bitexact.sdk.stores import recorder_for
+
+    recorder, _ = recorder_for(home)
+    writer = recorder.start(name="loose")
+    write_journal(home, load_host_key(home), JournalRecord(writer.run_id, 1, "marker", {"note": "n"},
+                                                           steps_before=writer.steps))
+    close_stores()
+    host_key_path(home).chmod(0o644)
+    refused = bx(home, "repair", writer.run_id, "--by", "ops:alice", "--note", "loose key")
+    assert refused.returncode == 2
+    assert "let others read or write it" in refused.stderr

@@ -12,6 +12,7 @@ written twice.
 from __future__ import annotations
 
 import os
+import secrets
 from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from bitexact import config
 from bitexact.canon import canonicalize
 from bitexact.capture import CaptureInputError, apply_policy
 from bitexact.crypto import chain_hash
-from bitexact.crypto.hostkey import HostKey, load_host_key
+from bitexact.crypto.hostkey import KEY_BYTES, HostKey, HostKeyError, host_key_path, load_host_key
 from bitexact.errors import BitExactError, CanonicalizationError, EvidenceError
 from bitexact.evidence.paths import split_path
 from bitexact.private_files import fsync_directory
@@ -333,6 +334,20 @@ def fold_orphans(
         os.close(held)
 
 
+def _repair_key(home: Path) -> tuple[HostKey, str | None]:
+    """The host key a repair opens the run's journals with, and None; with no host key file on this host (a
+    store restored on another), a random key of no one's, under which no journal opens, and why: each is
+    then kept and named unreadable, and the repair still records the operator's acceptance. A key file
+    that is there but refused (others may read it, malformed) is refused here too."""
+    try:
+        return load_host_key(home, create=False), None
+    except HostKeyError:
+        path = host_key_path(home)
+        if path.exists() or path.is_symlink():
+            raise
+        return HostKey(secrets.token_bytes(KEY_BYTES), path), f"not opened: no host key at {path} on this host"
+
+
 def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, host_key: HostKey | None,
                by: str) -> list[str]:
     """:func:`fold_orphans` with the run's live lock held."""
@@ -341,11 +356,13 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
     partial = sorted(p for p in directory.glob(".*.tmp")) if directory.is_dir() else []
     intents = directory.is_dir() and any(FOLDING.fullmatch(p.name) for p in directory.iterdir())
     unsettled: dict[str, str] = {}
+    missing_key: str | None = None
     if intents:
         # Settled under the run's own policy only: under another, a written entry the run's policy changed
         # would not match, and its mark (all that records an unwritten entry's step) would be lost.
         _check_same_policy(recorder, run_id)
-        unsettled = _settle_intents(recorder, run_id, directory, host_key or load_host_key(home, create=False))
+        host_key, missing_key = (host_key, None) if host_key is not None else _repair_key(home)
+        unsettled = _settle_intents(recorder, run_id, directory, host_key)
         paths = orphan_journals(home, run_id)
     marks = folded_marks(directory)
     if not paths and not partial and not marks and not unsettled and not any(has_full_slot(p) for p in slots):
@@ -354,11 +371,14 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
         return []
     writer = recorder.attach(run_id)
     _check_same_policy(recorder, run_id)
-    host_key = host_key or load_host_key(home, create=False)
+    if host_key is None:
+        host_key, missing_key = _repair_key(home)
     unreadable: dict[str, str] = dict(unsettled)
     discarded = [p.name for p in partial]
     superseded: list[str] = []
     orphans = _gather(paths, slots, run_id, host_key, unreadable, discarded, superseded)
+    if missing_key is not None:  # no journal opened: each is named for the key missing, not another's
+        unreadable = dict.fromkeys(unreadable, missing_key)
     folded: list[str] = [name for name, _, _ in marks]
     steps: dict[str, int] = {}
     already: dict[str, int] = {name: step for name, step, _ in marks}  # written by a fold cut short
