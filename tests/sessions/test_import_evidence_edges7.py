@@ -3,11 +3,18 @@ each for a bug the seventh review found."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bitexact.capture.policy import parse_policy
+from bitexact.crypto import SigningKey
+from bitexact.recording import CheckpointPolicy, Recorder
 from bitexact.sessions.conformance import conformance_report
+from bitexact.sessions.evidence import import_session, load_session
+from bitexact.store import Store
 
 # --------------------------------------------------------------------------- conformance report (T-UAS-051)
 
@@ -20,3 +27,44 @@ def test_conformance_report_of_a_missing_test_directory_is_an_error_not_an_empty
     every requirement "no test", exit 0."""
     with pytest.raises(RuntimeError, match="missing"):
         conformance_report(tmp_path / "missing")
+
+
+# --------------------------------------------------------------------------- the capture policy's `where`
+
+
+def _recorder(store: Store, key: SigningKey, fields: list[dict[str, Any]]) -> Recorder:
+    policy = parse_policy({"detectors": {"pan": {}, "iban": {}, "credentials": {}},
+                           "fields": [*fields, {"kind": "*", "path": "*", "mode": "scrub"}]}, env={})
+    return Recorder(store, key, checkpoints=CheckpointPolicy(every=4, seconds=3600), policy=policy)
+
+
+_TOOL_AND_PROMPT = (b'{"type":"session.start","data":{},"id":"0"}\n'
+                    b'{"type":"user.message","data":{"content":"PROMPT-SECRET"},"id":"1"}\n'
+                    b'{"type":"tool.execution_start","data":{"toolCallId":"t1","toolName":"bash",'
+                    b'"arguments":{"command":"cat CMD-SECRET"}},"id":"2"}\n')
+
+
+def test_a_where_rule_on_the_tool_display_key_applies_to_imported_tool_calls(store: Store,
+                                                                             recorder_key: SigningKey) -> None:
+    """capture-controls.md: a rule's `where` holds on the step's own fields; an imported tool call's
+    `tool` (docs/sessions-evidence.md guidance keys) is how a rule names one tool's calls. The importer
+    dropped `tool` under any policy with path rules, before the policy ran, so `where: {tool: bash}`
+    never matched and the hash-only arguments were stored in the clear."""
+    recorder = _recorder(store, recorder_key, [
+        {"kind": "tool_call", "where": {"tool": "bash"}, "path": "data.arguments", "mode": "hash-only"}])
+    result = import_session(recorder, load_session(_TOOL_AND_PROMPT, "s.jsonl", engine="copilot"))
+    entries = list(store.entries(result.run_id))
+    call = next(e for e in entries if e["kind"] == "tool_call")
+    assert call["capture"]["fields"]["data.arguments"]["mode"] == "hash-only"
+    assert "CMD-SECRET" not in json.dumps(entries)
+
+
+def test_a_where_rule_on_the_context_name_applies_to_imported_messages(store: Store,
+                                                                       recorder_key: SigningKey) -> None:
+    """The same for a context entry's `name` (the event type): it said `engine event` under any path
+    rule, so `where: {name: user.message}` never matched and the prompt was stored in the clear."""
+    recorder = _recorder(store, recorder_key, [
+        {"kind": "context", "where": {"name": "user.message"}, "path": "data.content", "mode": "hash-only"}])
+    result = import_session(recorder, load_session(_TOOL_AND_PROMPT, "s.jsonl", engine="copilot"))
+    entries = list(store.entries(result.run_id))
+    assert "PROMPT-SECRET" not in json.dumps(entries)

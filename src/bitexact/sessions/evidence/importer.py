@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
+from bitexact.capture.rules import NONE, StepRules
 from bitexact.errors import BitExactError, CanonicalizationError
 from bitexact.recording import Recorder, RunWriter
 from bitexact.sessions.evidence.entries import entry_data
@@ -153,21 +154,47 @@ _NO_TYPE: Final[str] = "engine event"
 _STATUS_WORDS: Final[frozenset[str]] = frozenset({"ok", "failed", "unknown", "started", "update"})
 
 
-def _no_copies(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without copies of what a path rule may keep out of the store, when the policy has such
+def _strictness(rules: StepRules, path: tuple[str, ...]) -> int:
+    """How strictly the step's rules keep the value at ``path``: the first matching rule, in the walk's order
+    (``*``, then ``KEY`` and ``*.NAME`` at the top, ``KEY.SUBKEY`` and ``*.NAME`` below)."""
+    rule = rules.star
+    for depth, key in enumerate(path):
+        rule = min(rule, rules.by_name.get(key, NONE))
+        if depth == 0:
+            rule = min(rule, rules.by_key.get(key, NONE))
+        elif depth == 1:
+            rule = min(rule, rules.by_subkey.get((path[0], key), NONE))
+    return rules.mode(rule)
+
+
+def _no_copies(recorder: Recorder, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without copies of what a path rule keeps out of the store, when the policy has such
     rules: the ``tool`` display key (a copy of ``data.toolName``: ``*.toolName hash-only``) is left out,
     and the keys that copy the event's ``type`` (a context's ``name``, a marker's ``note``, a tool call's
-    ``status`` named after the type) say ``engine event`` instead (``type hash-only``)."""
-    if not recorder.policy.has_path_rules:
+    ``status`` named after the type) say ``engine event`` instead (``type hash-only``).
+
+    A copy is kept when the rules keep it at least as strictly as its original, or when a rule that
+    applies to the step names it in its ``where`` (its value is the policy's own text, and the rule
+    selects the step by it: dropping it would let the value the rule covers through as captured)."""
+    policy = recorder.policy
+    if not policy.has_path_rules:
         return data
-    kept = {key: value for key, value in data.items() if key != "tool"}
-    if "name" in kept and kept["name"] == data.get("type"):
-        kept["name"] = _NO_TYPE
-    if isinstance(kept.get("note"), str) and kept["note"].startswith(f"{_NO_TYPE} "):
-        kept["note"] = _NO_TYPE
-    if "status" in kept and kept["status"] not in _STATUS_WORDS:
-        kept["status"] = "event"
-    return kept
+    rules = StepRules.select(policy.rules, kind, data)
+    selecting = {name for rule in policy.rules if rule.applies_to(kind, data) for name, _ in rule.where}
+
+    def kept(copy: str, original: tuple[str, ...]) -> bool:
+        return copy in selecting or _strictness(rules, (copy,)) >= _strictness(rules, original)
+
+    out = dict(data)
+    if "tool" in out and not kept("tool", ("data", "toolName")):
+        del out["tool"]
+    if not kept("name", ("type",)) and "name" in out and out["name"] == data.get("type"):
+        out["name"] = _NO_TYPE
+    if not kept("note", ("type",)) and isinstance(out.get("note"), str) and out["note"].startswith(f"{_NO_TYPE} "):
+        out["note"] = _NO_TYPE
+    if not kept("status", ("type",)) and "status" in out and out["status"] not in _STATUS_WORDS:
+        out["status"] = "event"
+    return out
 
 
 def _split_own(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -188,7 +215,7 @@ def _append_one_by_one(writer: RunWriter, source: SessionSource, chunk: list[tup
             # catch (keys colliding once surrogate pairs fold): keep the
             # event as JSON text rather than dropping it.
             rest, own = _split_own(_under_policy(writer.recorder,
-                                                 _no_copies(writer.recorder, entry_data(source, item, as_text=True))))
+                                                 _no_copies(writer.recorder, kind, entry_data(source, item, as_text=True))))
             writer.append(kind, rest, prov=EVENT_PROV, own=own)
 
 
@@ -231,7 +258,7 @@ def import_session(
     # Every entry's data is made before the run is created, so an event that
     # cannot be recorded refuses the import instead of leaving half a run.
     planned = [(item, kind_for(item.event["type"]),
-                _under_policy(recorder, _no_copies(recorder, entry_data(source, item))))
+                _under_policy(recorder, _no_copies(recorder, kind_for(item.event["type"]), entry_data(source, item))))
                for item in source.events]
     writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
     if source.diagnostics:
