@@ -4,6 +4,7 @@ each for a bug the seventh review found."""
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,34 @@ def test_conformance_report_of_a_missing_test_directory_is_an_error_not_an_empty
     every requirement "no test", exit 0."""
     with pytest.raises(RuntimeError, match="missing"):
         conformance_report(tmp_path / "missing")
+
+
+
+@pytest.mark.uas("T-UAS-051")
+def test_conformance_report_does_not_depend_on_the_callers_bitexact_settings(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite ran with the caller's environment: an operator who deploys with
+    BITEXACT_CAPTURE_POLICY=pci (or a dual-control, checkpoint or key setting) got FAIL rows from
+    tests written for the shipped defaults (test_import_evidence_edges6 fails under pci), a report
+    about their shell, not about the product."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "conftest.py").write_text(textwrap.dedent('''
+        def pytest_configure(config):
+            config.addinivalue_line("markers", "uas(*ids): requirement ids")
+    '''))
+    (suite / "test_probe.py").write_text(textwrap.dedent('''
+        import pytest
+        from bitexact.capture import load_policy
+
+        @pytest.mark.uas("T-UAS-076")
+        def test_runs_under_the_shipped_policy():
+            assert load_policy().name == "default"
+    '''))
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "pci")
+    report = conformance_report(suite)
+    assert report.ok, report.failures
+    assert {row.id: row.outcome for row in report.rows}["T-UAS-076"] == "pass"
 
 
 # --------------------------------------------------------------------------- the capture policy's `where`
