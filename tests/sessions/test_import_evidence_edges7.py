@@ -97,3 +97,17 @@ def test_a_where_rule_on_the_context_name_applies_to_imported_messages(store: St
     result = import_session(recorder, load_session(_TOOL_AND_PROMPT, "s.jsonl", engine="copilot"))
     entries = list(store.entries(result.run_id))
     assert "PROMPT-SECRET" not in json.dumps(entries)
+
+
+def test_a_completions_success_kept_hash_only_by_a_rule_is_not_copied_into_its_status(
+        store: Store, recorder_key: SigningKey) -> None:
+    """docs/sessions-evidence.md: display keys are left out or neutral when a rule keeps what they copy
+    ("must not be undone by a copy"); a completion's `status` (`ok`/`failed`) is `data.success` spelt
+    out, and stayed in the clear beside its hash-only commitment."""
+    recorder = _recorder(store, recorder_key, [{"kind": "tool_call", "path": "*.success", "mode": "hash-only"}])
+    log = (b'{"type":"session.start","data":{},"id":"0"}\n'
+           b'{"type":"tool.execution_complete","data":{"toolCallId":"t1","success":false},"id":"1"}\n')
+    result = import_session(recorder, load_session(log, "s.jsonl", engine="copilot"))
+    done = next(e for e in store.entries(result.run_id) if e["kind"] == "tool_call")
+    assert done["capture"]["fields"]["data.success"]["mode"] == "hash-only"
+    assert done["data"]["status"] not in ("ok", "failed", "unknown"), done["data"]

@@ -152,6 +152,7 @@ def _scrubbed(recorder: Recorder, name: str) -> str:
 _NO_TYPE: Final[str] = "engine event"
 """A display key's text under path rules, in place of the event type it would copy."""
 _STATUS_WORDS: Final[frozenset[str]] = frozenset({"ok", "failed", "unknown", "started", "update"})
+_COMPLETION: Final[str] = "tool.execution_complete"
 
 
 def _strictness(rules: StepRules, path: tuple[str, ...]) -> int:
@@ -171,7 +172,8 @@ def _no_copies(recorder: Recorder, kind: str, data: dict[str, Any]) -> dict[str,
     """``data`` without copies of what a path rule keeps out of the store, when the policy has such
     rules: the ``tool`` display key (a copy of ``data.toolName``: ``*.toolName hash-only``) is left out,
     and the keys that copy the event's ``type`` (a context's ``name``, a marker's ``note``, a tool call's
-    ``status`` named after the type) say ``engine event`` instead (``type hash-only``).
+    ``status`` named after the type) say ``engine event`` instead (``type hash-only``), and a completion's
+    ``status`` (``ok``/``failed``, from ``data.success``) says ``event`` (``*.success hash-only``).
 
     A copy is kept when the rules keep it at least as strictly as its original, or when a rule that
     applies to the step names it in its ``where`` (its value is the policy's own text, and the rule
@@ -194,6 +196,8 @@ def _no_copies(recorder: Recorder, kind: str, data: dict[str, Any]) -> dict[str,
         out["note"] = _NO_TYPE
     if not kept("status", ("type",)) and "status" in out and out["status"] not in _STATUS_WORDS:
         out["status"] = "event"
+    if data.get("type") == _COMPLETION and "status" in out and not kept("status", ("data", "success")):
+        out["status"] = "event"  # ok / failed / unknown spell out data.success
     return out
 
 
