@@ -8,14 +8,25 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
+from click.testing import CliRunner, Result
 
 from bitexact.capture.policy import parse_policy
+from bitexact.cli import cli
+from bitexact.cli.sessions import import_group, sessions_group
 from bitexact.crypto import SigningKey
 from bitexact.recording import CheckpointPolicy, Recorder
 from bitexact.sessions.conformance import conformance_report
 from bitexact.sessions.evidence import import_session, load_session
 from bitexact.store import Store
+
+
+def _bx(home: Path, *args: str) -> Result:
+    root = click.Group(cli.name, commands={**cli.commands, "import": import_group, "sessions": sessions_group},
+                       callback=cli.callback, params=cli.params)
+    return CliRunner().invoke(root, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
+
 
 # --------------------------------------------------------------------------- conformance report (T-UAS-051)
 
@@ -111,3 +122,26 @@ def test_a_completions_success_kept_hash_only_by_a_rule_is_not_copied_into_its_s
     done = next(e for e in store.entries(result.run_id) if e["kind"] == "tool_call")
     assert done["capture"]["fields"]["data.success"]["mode"] == "hash-only"
     assert done["data"]["status"] not in ("ok", "failed", "unknown"), done["data"]
+
+
+# --------------------------------------------------------------------------- re-import after a redaction
+
+
+@pytest.mark.parametrize("fields", [["0:import.source_sha256"], ["0:import.source_sha256", "0:name"]])
+def test_reimport_is_refused_after_the_earlier_runs_digest_was_redacted(tmp_path: Path, fields: list[str]) -> None:
+    """docs/sessions-evidence.md: "a redaction never lets the same bytes in twice". find_earlier_import
+    confirmed a candidate only by run_meta's import.source_sha256; once that value was destroyed (an
+    accountable `bitexact redact`), the same bytes were imported a second time, although the run's
+    name and every event entry's own `source` block still carry the digest."""
+    home = tmp_path / "home"
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b'{"type":"session.start","data":{},"id":"0"}\n'
+                    b'{"type":"user.message","data":{"content":"hello"},"id":"1"}\n')
+    first = _bx(home, "import", "session", str(log), "--run-id", "first", "--engine", "copilot")
+    assert first.exit_code == 0, first.output
+    redacted = _bx(home, "redact", "first", *(f for field in fields for f in ("--field", field)),
+                   "--by", "alice", "--reason", "test")
+    assert redacted.exit_code == 0, redacted.output
+    again = _bx(home, "import", "session", str(log), "--engine", "copilot")
+    assert again.exit_code == 1, f"the same bytes were imported a second time: {again.output}"
+    assert "first" in again.stderr

@@ -52,7 +52,9 @@ def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
     in the name :func:`run_name` gives, then confirms it in the candidate's
     ``run_meta`` (the chain, not the free-text name, is authoritative). A run
     with no name (its name redacted since, or never given) is confirmed the
-    same way, so a redaction of ``0:name`` never lets the same bytes in twice.
+    same way, so a redaction of ``0:name`` never lets the same bytes in twice; nor does one of
+    ``0:import.source_sha256``: the name's digest, or the first entries' own ``source`` blocks, confirm
+    such a run.
     A run whose import stopped before its run_meta recorded nothing and is
     ignored.
     """
@@ -66,10 +68,33 @@ def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
             meta = store.entry(info.run_id, 0)
         except BitExactError:
             continue
+        if meta.get("kind") != "run_meta":
+            continue
         block = meta.get("data", {}).get("import")
-        if meta.get("kind") == "run_meta" and isinstance(block, dict) and block.get("source_sha256") == sha256:
-            return info
+        if isinstance(block, dict) and "source_sha256" in block:
+            if block["source_sha256"] == sha256:
+                return info
+        elif _DIGEST_PATH in (meta.get("redacted") or ()) and (named_it or _events_name(store, info, sha256)):
+            return info  # the digest was redacted from run_meta: the name or the entries' own blocks still say it
     return None
+
+
+_DIGEST_PATH: Final[str] = "import.source_sha256"
+"""The committed path of run_meta's digest (a redaction of it leaves the path in ``redacted``)."""
+
+
+def _events_name(store: Store, info: RunInfo, sha256: str) -> bool:
+    """Whether the first entries after run_meta (a reader's gap marker, the first event) declare ``sha256``
+    in the importer's own ``source`` block."""
+    for step in range(1, min(info.steps, 3)):
+        try:
+            data = store.entry(info.run_id, step).get("data", {})
+        except BitExactError:
+            return False
+        source = data.get(SOURCE_KEY) if isinstance(data, dict) else None
+        if isinstance(source, dict) and "sha256" in source:
+            return bool(source["sha256"] == sha256)
+    return False
 
 
 @dataclass(frozen=True)
