@@ -306,13 +306,27 @@ def default_tests_dir() -> Path:
 
 
 def run_suite(tests_dir: Path, *, extra_args: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
-    """Run the tests under ``tests_dir`` with this plugin and return per-test outcomes."""
+    """Run the tests under ``tests_dir`` with this plugin and return per-test outcomes.
+
+    Raises :class:`RuntimeError` when the suite cannot run at all: ``tests_dir`` missing, or pytest
+    stopping on a usage or internal error (it still writes an empty result, which would read as a
+    report of no failures).
+    """
+    if not Path(tests_dir).is_dir():
+        raise RuntimeError(f"{tests_dir} is missing or not a directory (the session tests ship with a "
+                           "source checkout: run from its root)")
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "uas-results.json"
         command = [sys.executable, "-m", "pytest", str(tests_dir), "-q", "-p", __name__,
                    f"--uas-results={results}", "-p", "no:cacheprovider", *extra_args]
-        env = {**os.environ, "BITEXACT_UAS_REPORT": "1"}
-        subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        # The report is about the product, not the caller's shell: the tests run under the shipped
+        # defaults (a BITEXACT_CAPTURE_POLICY=pci deployment would fail tests written for them).
+        env = {name: value for name, value in os.environ.items() if not name.startswith("BITEXACT_")}
+        env["BITEXACT_UAS_REPORT"] = "1"
+        run = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        if run.returncode in (3, 4):  # pytest's internal error and usage error: no test outcome at all
+            last = (run.stderr.strip() or run.stdout.strip() or "no output").splitlines()[-1]
+            raise RuntimeError(f"pytest stopped under {tests_dir} (exit {run.returncode}): {last}")
         if not results.is_file():
             raise RuntimeError(f"the test run under {tests_dir} produced no UAS results")
         return json.loads(results.read_text(encoding="utf-8"))

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
+from bitexact.capture.rules import NONE, StepRules
 from bitexact.errors import BitExactError, CanonicalizationError
 from bitexact.recording import Recorder, RunWriter
 from bitexact.sessions.evidence.entries import entry_data
@@ -51,7 +52,9 @@ def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
     in the name :func:`run_name` gives, then confirms it in the candidate's
     ``run_meta`` (the chain, not the free-text name, is authoritative). A run
     with no name (its name redacted since, or never given) is confirmed the
-    same way, so a redaction of ``0:name`` never lets the same bytes in twice.
+    same way, so a redaction of ``0:name`` never lets the same bytes in twice; nor does one of
+    ``0:import.source_sha256``: the name's digest, or the first entries' own ``source`` blocks, confirm
+    such a run.
     A run whose import stopped before its run_meta recorded nothing and is
     ignored.
     """
@@ -65,10 +68,33 @@ def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
             meta = store.entry(info.run_id, 0)
         except BitExactError:
             continue
+        if meta.get("kind") != "run_meta":
+            continue
         block = meta.get("data", {}).get("import")
-        if meta.get("kind") == "run_meta" and isinstance(block, dict) and block.get("source_sha256") == sha256:
-            return info
+        if isinstance(block, dict) and "source_sha256" in block:
+            if block["source_sha256"] == sha256:
+                return info
+        elif _DIGEST_PATH in (meta.get("redacted") or ()) and (named_it or _events_name(store, info, sha256)):
+            return info  # the digest was redacted from run_meta: the name or the entries' own blocks still say it
     return None
+
+
+_DIGEST_PATH: Final[str] = "import.source_sha256"
+"""The committed path of run_meta's digest (a redaction of it leaves the path in ``redacted``)."""
+
+
+def _events_name(store: Store, info: RunInfo, sha256: str) -> bool:
+    """Whether the first entries after run_meta (a reader's gap marker, the first event) declare ``sha256``
+    in the importer's own ``source`` block."""
+    for step in range(1, min(info.steps, 3)):
+        try:
+            data = store.entry(info.run_id, step).get("data", {})
+        except BitExactError:
+            return False
+        source = data.get(SOURCE_KEY) if isinstance(data, dict) else None
+        if isinstance(source, dict) and "sha256" in source:
+            return bool(source["sha256"] == sha256)
+    return False
 
 
 @dataclass(frozen=True)
@@ -151,23 +177,53 @@ def _scrubbed(recorder: Recorder, name: str) -> str:
 _NO_TYPE: Final[str] = "engine event"
 """A display key's text under path rules, in place of the event type it would copy."""
 _STATUS_WORDS: Final[frozenset[str]] = frozenset({"ok", "failed", "unknown", "started", "update"})
+_COMPLETION: Final[str] = "tool.execution_complete"
 
 
-def _no_copies(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without copies of what a path rule may keep out of the store, when the policy has such
+def _strictness(rules: StepRules, path: tuple[str, ...]) -> int:
+    """How strictly the step's rules keep the value at ``path``: the first matching rule, in the walk's order
+    (``*``, then ``KEY`` and ``*.NAME`` at the top, ``KEY.SUBKEY`` and ``*.NAME`` below)."""
+    rule = rules.star
+    for depth, key in enumerate(path):
+        rule = min(rule, rules.by_name.get(key, NONE))
+        if depth == 0:
+            rule = min(rule, rules.by_key.get(key, NONE))
+        elif depth == 1:
+            rule = min(rule, rules.by_subkey.get((path[0], key), NONE))
+    return rules.mode(rule)
+
+
+def _no_copies(recorder: Recorder, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without copies of what a path rule keeps out of the store, when the policy has such
     rules: the ``tool`` display key (a copy of ``data.toolName``: ``*.toolName hash-only``) is left out,
     and the keys that copy the event's ``type`` (a context's ``name``, a marker's ``note``, a tool call's
-    ``status`` named after the type) say ``engine event`` instead (``type hash-only``)."""
-    if not recorder.policy.has_path_rules:
+    ``status`` named after the type) say ``engine event`` instead (``type hash-only``), and a completion's
+    ``status`` (``ok``/``failed``, from ``data.success``) says ``event`` (``*.success hash-only``).
+
+    A copy is kept when the rules keep it at least as strictly as its original, or when a rule that
+    applies to the step names it in its ``where`` (its value is the policy's own text, and the rule
+    selects the step by it: dropping it would let the value the rule covers through as captured)."""
+    policy = recorder.policy
+    if not policy.has_path_rules:
         return data
-    kept = {key: value for key, value in data.items() if key != "tool"}
-    if "name" in kept and kept["name"] == data.get("type"):
-        kept["name"] = _NO_TYPE
-    if isinstance(kept.get("note"), str) and kept["note"].startswith(f"{_NO_TYPE} "):
-        kept["note"] = _NO_TYPE
-    if "status" in kept and kept["status"] not in _STATUS_WORDS:
-        kept["status"] = "event"
-    return kept
+    rules = StepRules.select(policy.rules, kind, data)
+    selecting = {name for rule in policy.rules if rule.applies_to(kind, data) for name, _ in rule.where}
+
+    def kept(copy: str, original: tuple[str, ...]) -> bool:
+        return copy in selecting or _strictness(rules, (copy,)) >= _strictness(rules, original)
+
+    out = dict(data)
+    if "tool" in out and not kept("tool", ("data", "toolName")):
+        del out["tool"]
+    if not kept("name", ("type",)) and "name" in out and out["name"] == data.get("type"):
+        out["name"] = _NO_TYPE
+    if not kept("note", ("type",)) and isinstance(out.get("note"), str) and out["note"].startswith(f"{_NO_TYPE} "):
+        out["note"] = _NO_TYPE
+    if not kept("status", ("type",)) and "status" in out and out["status"] not in _STATUS_WORDS:
+        out["status"] = "event"
+    if data.get("type") == _COMPLETION and "status" in out and not kept("status", ("data", "success")):
+        out["status"] = "event"  # ok / failed / unknown spell out data.success
+    return out
 
 
 def _split_own(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -188,7 +244,7 @@ def _append_one_by_one(writer: RunWriter, source: SessionSource, chunk: list[tup
             # catch (keys colliding once surrogate pairs fold): keep the
             # event as JSON text rather than dropping it.
             rest, own = _split_own(_under_policy(writer.recorder,
-                                                 _no_copies(writer.recorder, entry_data(source, item, as_text=True))))
+                                                 _no_copies(writer.recorder, kind, entry_data(source, item, as_text=True))))
             writer.append(kind, rest, prov=EVENT_PROV, own=own)
 
 
@@ -231,7 +287,7 @@ def import_session(
     # Every entry's data is made before the run is created, so an event that
     # cannot be recorded refuses the import instead of leaving half a run.
     planned = [(item, kind_for(item.event["type"]),
-                _under_policy(recorder, _no_copies(recorder, entry_data(source, item))))
+                _under_policy(recorder, _no_copies(recorder, kind_for(item.event["type"]), entry_data(source, item))))
                for item in source.events]
     writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
     if source.diagnostics:
