@@ -41,6 +41,13 @@ def test_conformance_report_of_a_missing_test_directory_is_an_error_not_an_empty
         conformance_report(tmp_path / "missing")
 
 
+def test_conformance_report_of_a_directory_with_no_tests_is_an_error_not_an_empty_pass(tmp_path: Path) -> None:
+    """A test directory holding no tests (pytest's exit 5, "no tests collected") was reported ok: every
+    requirement "no test", exit 0."""
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(RuntimeError, match=r"\(exit 5\)"):
+        conformance_report(tmp_path / "empty")
+
 
 @pytest.mark.uas("T-UAS-051")
 def test_conformance_report_does_not_depend_on_the_callers_bitexact_settings(tmp_path: Path,

@@ -324,7 +324,9 @@ def run_suite(tests_dir: Path, *, extra_args: tuple[str, ...] = ()) -> dict[str,
         env = {name: value for name, value in os.environ.items() if not name.startswith("BITEXACT_")}
         env["BITEXACT_UAS_REPORT"] = "1"
         run = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-        if run.returncode in (3, 4):  # pytest's internal error and usage error: no test outcome at all
+        # pytest's internal error, usage error and "no tests collected": no test outcome at all, which an
+        # empty result would report as a suite with no failures.
+        if run.returncode in (3, 4, 5):
             last = (run.stderr.strip() or run.stdout.strip() or "no output").splitlines()[-1]
             raise RuntimeError(f"pytest stopped under {tests_dir} (exit {run.returncode}): {last}")
         if not results.is_file():
