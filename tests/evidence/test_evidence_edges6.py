@@ -4,27 +4,15 @@ regression tests, each for a bug a review found."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from cli.real_command import run_bitexact as bx
 from cli.real_command import run_on_terminal
-
 
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import CheckpointPolicy, Recorder
 from bitexact.store import open_store
 
-BITEXACT = str(Path(sys.executable).parent / "bitexact")
-
-
-def bx(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """The real `bitexact` command against ``home`` with a clean BITEXACT_* environment."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("BITEXACT_")}
-    clean.update({"BITEXACT_HOME": str(home), "COLUMNS": "200", "PYTHONIOENCODING": "utf-8", **env})
-    return subprocess.run([BITEXACT, *args], env=clean, capture_output=True, text=True,
-                          encoding="utf-8", errors="replace", timeout=120)
 
 
 def _recorded(home: Path, data: dict[str, object], *, kind: str = "tool_call") -> str:

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli.real_command import run_bitexact as bx
 
 from bitexact.canon import canonicalize
 from bitexact.crypto import chain_hash
@@ -20,15 +18,6 @@ from bitexact.evidence.identity import workflow_digest
 from bitexact.recording import CheckpointPolicy, Recorder
 from bitexact.store import open_store
 
-BITEXACT = str(Path(sys.executable).parent / "bitexact")
-
-
-def bx(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """The real `bitexact` command against ``home`` with a clean BITEXACT_* environment."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("BITEXACT_")}
-    clean.update({"BITEXACT_HOME": str(home), "COLUMNS": "200", "PYTHONIOENCODING": "utf-8", **env})
-    return subprocess.run([BITEXACT, *args], env=clean, capture_output=True, text=True,
-                          encoding="utf-8", errors="replace", timeout=120)
 
 
 def _recorded(home: Path, kind: str, data: dict[str, Any]) -> tuple[str, str]:

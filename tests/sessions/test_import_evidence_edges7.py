@@ -4,12 +4,12 @@ each for a bug the seventh review found."""
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import click
 import pytest
+from sessions.probe_suite import probe_suite
 from click.testing import CliRunner, Result
 
 from bitexact.capture.policy import parse_policy
@@ -56,20 +56,16 @@ def test_conformance_report_does_not_depend_on_the_callers_bitexact_settings(tmp
     BITEXACT_CAPTURE_POLICY=pci (or a dual-control, checkpoint or key setting) got FAIL rows from
     tests written for the shipped defaults (test_import_evidence_edges6 fails under pci), a report
     about their shell, not about the product."""
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    (suite / "conftest.py").write_text(textwrap.dedent('''
-        def pytest_configure(config):
-            config.addinivalue_line("markers", "uas(*ids): requirement ids")
-    '''))
-    (suite / "test_probe.py").write_text(textwrap.dedent('''
+    suite = probe_suite(tmp_path, {
+        "test_probe.py": '''
         import pytest
         from bitexact.capture import load_policy
 
         @pytest.mark.uas("T-UAS-076")
         def test_runs_under_the_shipped_policy():
             assert load_policy().name == "default"
-    '''))
+    ''',
+    })
     monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "pci")
     report = conformance_report(suite)
     assert report.ok, report.failures

@@ -5,11 +5,11 @@ tests, each for a bug a review found; the docstring of each test names the contr
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import jsonschema
 import pytest
+from sessions.probe_suite import probe_suite
 
 from bitexact.sessions.compact import compact
 from bitexact.sessions.conformance import conformance_report
@@ -145,27 +145,23 @@ def test_conformance_report_counts_a_collection_error_as_a_failure(tmp_path: Pat
     cannot be imported, pytest aborts the run ("Interrupted: 1 error during collection"): no test
     runs.  The report ignores pytest's collection reports and exit status, so it says ok (the CLI
     exits 0), lists no failure, and the passing test elsewhere shows as merely "not run"."""
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    (suite / "conftest.py").write_text(textwrap.dedent('''
-        def pytest_configure(config):
-            config.addinivalue_line("markers", "uas(*ids): requirement ids")
-    '''))
-    (suite / "test_ok.py").write_text(textwrap.dedent('''
+    suite = probe_suite(tmp_path, {
+        "test_ok.py": '''
         import pytest
 
         @pytest.mark.uas("T-UAS-076")
         def test_pass():
             assert True
-    '''))
-    (suite / "test_broken.py").write_text(textwrap.dedent('''
+    ''',
+        "test_broken.py": '''
         import pytest
         import a_module_that_does_not_exist_for_this_review
 
         @pytest.mark.uas("T-UAS-077")
         def test_never_collected():
             assert True
-    '''))
+    ''',
+    })
     report = conformance_report(suite)
     assert not report.ok
     assert any("test_broken" in failure for failure in report.failures)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
+from sessions.probe_suite import probe_suite
 
 from bitexact.sessions.conformance import (
     CLASS_CLAIMS,
@@ -34,13 +34,8 @@ def test_requirement_table_matches_the_copied_specification_data() -> None:
 
 @pytest.mark.uas("T-UAS-051")
 def test_report_is_generated_from_real_test_outcomes(tmp_path) -> None:
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    (suite / "conftest.py").write_text(textwrap.dedent('''
-        def pytest_configure(config):
-            config.addinivalue_line("markers", "uas(*ids): requirement ids")
-    '''))
-    (suite / "test_probe.py").write_text(textwrap.dedent('''
+    suite = probe_suite(tmp_path, {
+        "test_probe.py": '''
         import pytest
 
         @pytest.mark.uas("T-UAS-042")
@@ -55,7 +50,8 @@ def test_report_is_generated_from_real_test_outcomes(tmp_path) -> None:
         @pytest.mark.skip(reason="unavailable here")
         def test_skip():
             pass
-    '''))
+    ''',
+    })
     report = conformance_report(suite)
     rows = {row.id: row for row in report.rows}
     assert (rows["T-UAS-042"].outcome, rows["T-UAS-042"].passed, rows["T-UAS-042"].failed) == ("FAIL", 1, 1)
