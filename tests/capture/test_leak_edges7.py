@@ -1,0 +1,85 @@
+"""The capture detectors (seventh review): values that reached the store unscrubbed; regression tests.
+
+Each test failed before the fix it names. They drive the public write path -
+``bitexact.capture.apply_policy`` under the shipped default, and where it
+matters a real SDK run (``bitexact.run()`` + ``r.record(...)``) whose written
+entry and store rows are read back. No test depends on machine speed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bitexact
+from bitexact.capture import apply_policy, load_policy
+from bitexact.sdk import close_stores
+from bitexact.store import DB_NAME
+
+SECRET = "hunter2-s3cret"
+
+
+def _stored(data: dict[str, Any]) -> str:
+    """What apply_policy under the shipped default stores for one tool_call, as JSON text."""
+    return json.dumps(apply_policy(load_policy(), "tool_call", data).data, ensure_ascii=False)
+
+
+def _recorded(home: Path, data: dict[str, Any]) -> str:
+    """Record ``data`` as a tool_call in a real SDK run; the entry and every row the store keeps, as one text."""
+    with bitexact.run(name="review-leaks7", home=home) as r:
+        entry = dict(r.record("tool_call", data))  # waits until the entry is written
+    close_stores()
+    assert entry.get("data"), "the entry was written"
+    conn = sqlite3.connect(home / DB_NAME)
+    try:
+        rows = []
+        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            for row in conn.execute(f'SELECT * FROM "{table}"'):  # noqa: S608 - names from sqlite_master
+                rows.append(" ".join(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+                                     for v in row))
+    finally:
+        conn.close()
+    return json.dumps(entry["data"], ensure_ascii=False) + "\n" + "\n".join(rows)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "home"
+    monkeypatch.setenv("BITEXACT_HOME", str(path))
+    return path
+
+
+# -- 1. a credential in a Python repr whose value is bytes, a list or a tuple ------------------------
+#
+# docs/capture.md: `"NAME": VALUE` / `'NAME': VALUE` is read in "a JSON-like or Python-repr mapping in
+# text", and "a credential name's object or array value ('password': ['x']) is replaced whole". The
+# value's reader stopped at the first quote: `{'password': b'x'}` (Python's repr of bytes) had only its
+# "b" replaced, and `password=['x']` (a keyword argument in a repr, a command line) only its "[", so the
+# secret was stored in the clear after "[CREDENTIAL]" - and declared scrubbed.
+
+REPR_TEXTS = [
+    str({"password": SECRET.encode()}),  # {'password': b'...'}
+    str({"token": (SECRET,)}),  # a tuple is Python's other array
+    f"Login(user='ann', password={SECRET.encode()!r})",  # a dataclass repr with a bytes field
+    f"connect(password={[SECRET]!r})",
+    f"connect(token={(SECRET,)!r})",
+    f"password={{'value': '{SECRET}'}}",
+    f'api_key=b"{SECRET}"',
+]
+
+
+@pytest.mark.parametrize("text", REPR_TEXTS)
+def test_a_credential_in_a_python_repr_as_bytes_or_a_sequence_is_scrubbed(text: str) -> None:
+    """A credential's value written as b'...', [...] or (...) kept the secret after the token."""
+    stored = _stored({"tool": "login", "result": text})
+    assert SECRET not in stored, stored
+
+
+def test_a_credential_in_a_python_repr_as_bytes_is_scrubbed_in_an_sdk_run(home: Path) -> None:
+    """The same through a real SDK run: nothing the store keeps holds the secret."""
+    recorded = _recorded(home, {"tool": "login", "result": str({"user": "ann", "password": SECRET.encode()})})
+    assert SECRET not in recorded
