@@ -83,3 +83,25 @@ def test_a_credential_in_a_python_repr_as_bytes_is_scrubbed_in_an_sdk_run(home: 
     """The same through a real SDK run: nothing the store keeps holds the secret."""
     recorded = _recorded(home, {"tool": "login", "result": str({"user": "ann", "password": SECRET.encode()})})
     assert SECRET not in recorded
+
+
+# -- 2. a password in a URL holding an unencoded "@" -----------------------------------------------
+#
+# docs/capture.md: the credentials detector finds `scheme://user:pass@`. It read the password only up to
+# the first "@", so "postgresql://admin:P@ssw0rd@db/app" was stored as "postgresql://[CREDENTIAL]@ssw0rd@db"
+# - the rest of the password in the clear. A URL's user info ends at the last "@" before the host, as
+# redact_url (the wrapped clients' rule) reads it and as connection libraries parse such a DSN.
+
+DSNS = [
+    ("postgresql://admin:P@ssw0rd-77@db.internal:5432/app", "ssw0rd-77"),
+    ("redis://:s3c@ret-42@cache:6379/0", "ret-42"),
+    ("mongodb://ann@corp.example:pw-9931x@mongo/x", "pw-9931x"),  # a user name that is an e-mail address
+]
+
+
+@pytest.mark.parametrize(("url", "secret"), DSNS)
+def test_a_url_password_holding_an_at_sign_is_scrubbed_whole(url: str, secret: str) -> None:
+    """The text detector stopped at the password's first "@" and stored the rest of it."""
+    stored = _stored({"tool": "db", "args": [f"connecting to {url} now"]})
+    assert secret not in stored, stored
+    assert "@db.internal:5432/app" in stored or "@cache:6379/0" in stored or "@mongo/x" in stored, stored

@@ -18,7 +18,7 @@ a credential is found as:
 * ``Bearer TOKEN`` (a token of 8 or more characters holding a digit or one of
   ``-._~+/=``, or of 20 or more) and ``Basic TOKEN`` (valid base64 of text
   holding a colon);
-* ``scheme://user:password@`` in a URL.
+* ``scheme://user:password@`` in a URL, to the last ``@`` before the host.
 
 Only the value is replaced, by ``[CREDENTIAL]``; the name stays. A value that
 is already a token (``[CREDENTIAL]``, ``[redacted]``) is left alone, so
@@ -137,7 +137,9 @@ _HEADER_START = re.compile(_HEADER_REST, _HEADER_FLAGS)
 _B64TOKEN = r"[ \t]+([A-Za-z0-9\-._~+/]+=*)"
 _BEARER = (re.compile(r"earer(?<=[Bb]earer)" + _B64TOKEN), re.compile(r"EARER(?<=BEARER)" + _B64TOKEN))
 _BASIC = (re.compile(r"asic(?<=[Bb]asic)" + _B64TOKEN), re.compile(r"ASIC(?<=BASIC)" + _B64TOKEN))
-_USERINFO = re.compile(r"://([^\s/?#@:\x00]{0,256}:[^\s/?#@\x00]{1,256})@")  # an empty user name too (redis://:pw@)
+# User info ends at the last "@" before the host, as redact_url and URL parsers read it: a password (or a
+# user name) holding an unencoded "@" is read whole. An empty user name too (redis://:pw@).
+_USERINFO = re.compile(r"://([^\s/?#:\x00]{0,256}:[^\s/?#\x00]{1,256})@")
 _BEARER_MARKS = re.compile(r"[\d\-._~+/=]")
 
 
