@@ -105,3 +105,27 @@ def test_a_url_password_holding_an_at_sign_is_scrubbed_whole(url: str, secret: s
     stored = _stored({"tool": "db", "args": [f"connecting to {url} now"]})
     assert secret not in stored, stored
     assert "@db.internal:5432/app" in stored or "@cache:6379/0" in stored or "@mongo/x" in stored, stored
+
+
+# -- 3. an e-mail address written against a non-ASCII letter ----------------------------------------
+#
+# docs/capture.md: `email` finds "local part, @, dotted domain". The domain had to end at a regex \b, which
+# Unicode reads as a letter on both sides when a CJK or Hangul letter follows, as it does in Chinese or
+# Japanese text written without spaces and in Korean's particles: "请联系ann@example.com获取详情" was stored as sent.
+
+EMAIL_TEXTS = [
+    "请联系ann.lee@example.com获取详情",
+    "ann.lee@example.comまでご連絡ください",
+    "ann.lee@example.com으로 보내 주세요",  # Korean writes its particle against the word
+]
+
+
+@pytest.mark.parametrize("text", EMAIL_TEXTS)
+def test_an_email_address_followed_by_a_non_ascii_letter_is_scrubbed(tmp_path: Path, text: str) -> None:
+    """The address was kept whole when a letter of another script followed its top-level domain."""
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({"detectors": {"pan": {}, "iban": {}, "credentials": {}, "email": {}}}))
+    stored = json.dumps(apply_policy(load_policy(str(path)), "tool_call", {"tool": "crm", "result": text}).data,
+                        ensure_ascii=False)
+    assert "ann.lee@example.com" not in stored, stored
+    assert "[EMAIL]" in stored, stored
