@@ -129,3 +129,26 @@ def test_an_email_address_followed_by_a_non_ascii_letter_is_scrubbed(tmp_path: P
                         ensure_ascii=False)
     assert "ann.lee@example.com" not in stored, stored
     assert "[EMAIL]" in stored, stored
+
+
+# -- 4. card numbers of issuers missing from the prefix table ----------------------------------------
+#
+# capture-controls.md: card numbers are found by "issuer prefix and Luhn"; detectors/pan.py keeps its table
+# "broad on purpose: a false negative stores a card number". Two issuers of the ISO/IEC 7812 ranges were
+# missing: China T-Union (31, 19 digits) and Indonesia's GPN (1946, 16, 18 or 19 digits). Their
+# Luhn-valid card numbers were stored as sent.
+
+OTHER_ISSUERS = [
+    "3112345678901234564",  # China T-Union, 19 digits
+    "1946123456789010",  # GPN, 16 digits
+    "194612345678901232",  # GPN, 18 digits
+    "1946 1234 5678 9012 340",  # GPN, 19 digits, spaced
+]
+
+
+@pytest.mark.parametrize("number", OTHER_ISSUERS)
+def test_a_card_number_of_china_t_union_or_gpn_is_scrubbed(number: str) -> None:
+    """No issuer prefix in the table allowed these numbers, so they were kept."""
+    stored = _stored({"tool": "pay", "result": f"charged card {number} today"})
+    assert number not in stored, stored
+    assert "[PAN ****" in stored, stored

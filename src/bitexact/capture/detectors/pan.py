@@ -44,10 +44,12 @@ _LONG = (16, 17, 18, 19)
 # stores a card number.
 ISSUERS: tuple[tuple[str, str, tuple[int, ...]], ...] = (
     ("1", "1", (15,)),  # UATP
+    ("1946", "1946", (16, 18, 19)),  # GPN (Indonesia)
     ("2200", "2204", _LONG),  # Mir
     ("2205", "2205", (16,)),  # BORICA
     ("2221", "2720", (16,)),  # Mastercard 2-series
     ("300", "305", (14, 15, 16, 17, 18, 19)),  # Diners Club
+    ("31", "31", (19,)),  # China T-Union
     ("34", "34", (15,)),  # American Express
     ("353", "353", (16,)),  # RuPay/JCB co-brand
     ("3528", "3589", _LONG),  # JCB
