@@ -152,3 +152,30 @@ def test_a_card_number_of_china_t_union_or_gpn_is_scrubbed(number: str) -> None:
     stored = _stored({"tool": "pay", "result": f"charged card {number} today"})
     assert number not in stored, stored
     assert "[PAN ****" in stored, stored
+
+
+# -- 5. two hex digests side by side, their digits read as one card number ----------------------------
+#
+# docs/capture.md: "a group of digits with a hex letter beside it, inside a run of at least 32 hex
+# characters (a SHA-256 digest, a git commit id), is never read as a card number". Only a card number
+# that was one such group was spared: the digits ending one digest and those starting the next, one
+# space (or -, +) apart, were read as a card number of two groups, and both digests - evidence a reader
+# recomputes - were stored with "[PAN ****1881]" in their middle.
+
+DIGEST_A = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca49599ab40128888"
+DIGEST_B = "88881881c1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855e3b"  # 40128888 88881881 passes Luhn
+
+
+@pytest.mark.parametrize("separator", [" ", "-", "+", "%20"])
+def test_two_hex_digests_side_by_side_are_kept(separator: str) -> None:
+    """The digits at the seam of two digests were scrubbed as a Visa number."""
+    text = f"{DIGEST_A}{separator}{DIGEST_B}"
+    stored = _stored({"tool": "hash", "result": text})
+    assert json.loads(stored)["result"] == text
+
+
+def test_a_card_number_beside_a_hex_digest_is_still_scrubbed() -> None:
+    """Taking a digest's digits out of the windows never spares a card number written beside it."""
+    stored = _stored({"tool": "hash", "result": f"{DIGEST_A} 4111 1111 1111 1111 {DIGEST_B}"})
+    assert "4111 1111" not in stored and "[PAN ****1111]" in stored, stored
+    assert DIGEST_A in stored and DIGEST_B in stored, stored
