@@ -179,3 +179,45 @@ def test_a_card_number_beside_a_hex_digest_is_still_scrubbed() -> None:
     stored = _stored({"tool": "hash", "result": f"{DIGEST_A} 4111 1111 1111 1111 {DIGEST_B}"})
     assert "4111 1111" not in stored and "[PAN ****1111]" in stored, stored
     assert DIGEST_A in stored and DIGEST_B in stored, stored
+
+
+# -- 6. a value right after a URL-encoded space (%20) -------------------------------------------------
+#
+# capture-controls.md: "A space or hyphen as a URL encodes it (%20, %2D, and a query's +) reads as the
+# separator it encodes, so a number spaced in a request path or query is found as it was written." The
+# digits of the %20 itself were read as digits glued to the value after it: "q=card%204111111111111111"
+# was read as the 18-digit group 204111111111111111, "iban%20DE89..." as an IBAN with a digit before its
+# country code, "ssn%20078051120" as a longer number - and each was stored as sent (with + instead of
+# %20, all three were found).
+
+def _ssn_policy(tmp_path: Path) -> Any:
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({"detectors": {"pan": {}, "iban": {}, "credentials": {}, "us_ssn": {}}}))
+    return load_policy(str(path))
+
+
+ENCODED = [
+    ("GET /search?q=pay%20with%20card%204111111111111111", "4111111111111111"),
+    ("GET /search?q=card%205555%205555%205555%204444", "5555%205555%205555%204444"),
+    ("GET /search?q=my%20iban%20DE89370400440532013000", "DE89370400440532013000"),
+    ("GET /search?q=iban%20DE89%203704%200044%200532%200130%2000", "DE89%203704%200044%200532%200130%2000"),
+    ("GET /search?q=ssn%20078051120", "078051120"),
+    ("GET /search?q=ssn%20078%2005%201120", "078%2005%201120"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), ENCODED)
+def test_a_value_after_a_url_encoded_space_is_scrubbed(tmp_path: Path, text: str, value: str) -> None:
+    """The %20 before the value was read as its first digits, so nothing was found."""
+    stored = json.dumps(apply_policy(_ssn_policy(tmp_path), "http_call", {"method": "GET", "url": text}).data)
+    assert value not in stored, stored
+    # The same text with a query's + for the space was, and is, scrubbed.
+    plus = json.dumps(apply_policy(_ssn_policy(tmp_path), "http_call",
+                                   {"method": "GET", "url": text.replace("%20", "+")}).data)
+    assert value.replace("%20", "+") not in plus, plus
+
+
+def test_a_card_number_after_a_url_encoded_space_is_scrubbed_in_an_sdk_run(home: Path) -> None:
+    """The same through a real SDK run under the shipped default."""
+    recorded = _recorded(home, {"tool": "browser", "args": ["https://shop.example/pay?q=card%204111111111111111"]})
+    assert "4111111111111111" not in recorded

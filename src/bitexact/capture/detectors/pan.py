@@ -281,6 +281,13 @@ class PanDetector:
         """
         first = len(found)
         end = base + len(run)
+        if base and text[base - 1] == "%":
+            # The run starts at the digits of a %20 or %2D: they are the separator it encodes, and the
+            # run's first group is the one after it ("card%204111111111111111").
+            head = _GROUP_START.search(text, base, end)
+            if head is None:
+                return
+            base, run = head.start(), text[head.start() : end]
         if "d" in run or "D" in run or (base and text[base - 1] in _HEX) or (end < len(text) and text[end] in _HEX):
             for start, stop in _outside_digests(text, base, end):
                 self._scan_run(text, text[start:stop], start, deadline, found)
