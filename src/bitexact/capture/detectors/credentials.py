@@ -9,15 +9,16 @@ a credential is found as:
   is compared) or flagged (``--password``); the value ends at white space or
   ``& ; , " ' < > # ) ] }``, or is quoted (to the closing quote, past an
   escaped one and across lines; a quote never closed opens the value all
-  the same);
+  the same; a quote after a ``b``, Python's repr of bytes, too), or opens an
+  object, array or tuple, replaced whole up to its closing bracket;
 * ``"NAME": VALUE`` / ``'NAME': VALUE`` - a JSON-like or Python-repr mapping
-  in text;
+  in text (values read as above);
 * ``NAME: VALUE`` at the start of a line - a header or config line; the rest
   of the line is the value;
 * ``Bearer TOKEN`` (a token of 8 or more characters holding a digit or one of
   ``-._~+/=``, or of 20 or more) and ``Basic TOKEN`` (valid base64 of text
   holding a colon);
-* ``scheme://user:password@`` in a URL.
+* ``scheme://user:password@`` in a URL, to the last ``@`` before the host.
 
 Only the value is replaced, by ``[CREDENTIAL]``; the name stays. A value that
 is already a token (``[CREDENTIAL]``, ``[redacted]``) is left alone, so
@@ -114,16 +115,18 @@ _EQ = re.compile("=")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_%.-")
 _MAX_NAME = 96
 # A quoted value reads to its closing quote, past an escaped quote and across lines (a .env or shell
-# value, as "NAME": "..." reads); a quote never closed (a line cut short) still opens a value.
+# value, as "NAME": "..." reads); a quote never closed (a line cut short) still opens a value. A quote
+# may follow a "b": Python's repr of bytes (password=b'x') is the quoted value, not the "b" before it.
 _VALUE = re.compile(
-    r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|["']?([^\s&;,"'<>#)\]}\x00]+))"""
+    r"""[ \t]*(?:[bB]?"((?:[^"\\\x00]|\\.)*)"|[bB]?'((?:[^'\\\x00]|\\.)*)'|["']?([^\s&;,"'<>#)\]}\x00]+))"""
 )
 # A quoted name, then JSON's white space, then the colon: pretty printers write `"password" : "x"`.
 _DQ_COLON = re.compile('"[ \t\r\n]*:')
 _SQ_COLON = re.compile("'[ \t\r\n]*:")
 _QUOTED_NAME = re.compile(r"""(["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
+# As _VALUE; a value opening an object, array or tuple ("(", Python's other array) is read by _bracketed.
 _COLON_VALUE = re.compile(
-    r"""[ \t\r\n]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|["']?([^\s,;}\])"'\x00{\[]+))"""
+    r"""[ \t\r\n]*(?:[bB]?"((?:[^"\\\x00]|\\.)*)"|[bB]?'((?:[^'\\\x00]|\\.)*)'|["']?(?!\()([^\s,;}\])"'\x00{\[]+))"""
 )
 _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # A YAML sequence item ("- password: x") opens with "- ": the name after it is a mapping key all the same.
@@ -134,7 +137,9 @@ _HEADER_START = re.compile(_HEADER_REST, _HEADER_FLAGS)
 _B64TOKEN = r"[ \t]+([A-Za-z0-9\-._~+/]+=*)"
 _BEARER = (re.compile(r"earer(?<=[Bb]earer)" + _B64TOKEN), re.compile(r"EARER(?<=BEARER)" + _B64TOKEN))
 _BASIC = (re.compile(r"asic(?<=[Bb]asic)" + _B64TOKEN), re.compile(r"ASIC(?<=BASIC)" + _B64TOKEN))
-_USERINFO = re.compile(r"://([^\s/?#@:\x00]{0,256}:[^\s/?#@\x00]{1,256})@")  # an empty user name too (redis://:pw@)
+# User info ends at the last "@" before the host, as redact_url and URL parsers read it: a password (or a
+# user name) holding an unencoded "@" is read whole. An empty user name too (redis://:pw@).
+_USERINFO = re.compile(r"://([^\s/?#:\x00]{0,256}:[^\s/?#\x00]{1,256})@")
 _BEARER_MARKS = re.compile(r"[\d\-._~+/=]")
 
 
@@ -144,11 +149,11 @@ open there is replaced up to that point."""
 
 
 def _bracketed(text: str, start: int) -> tuple[int, int] | None:
-    """The span of the ``[...]`` or ``{...}`` value at ``start`` (after white space), quotes skipped."""
+    """The span of the ``[...]``, ``{...}`` or ``(...)`` value at ``start`` (after white space), quotes skipped."""
     at = start
     while at < len(text) and text[at] in " \t\r\n":
         at += 1
-    if at >= len(text) or text[at] not in "[{":
+    if at >= len(text) or text[at] not in "[{(":
         return None
     depth, quote, escaped = 0, "", False
     limit = min(len(text), at + _MAX_BRACKETED)
@@ -163,9 +168,9 @@ def _bracketed(text: str, start: int) -> tuple[int, int] | None:
                 quote = ""
         elif char in "\"'":
             quote = char
-        elif char in "[{":
+        elif char in "[{(":
             depth += 1
-        elif char in "]}":
+        elif char in "]})":
             depth -= 1
             if depth == 0:
                 return at, index + 1
@@ -245,6 +250,11 @@ class CredentialsDetector:
                 after += 1
             if text.startswith(ALREADY_TOKENS, after):
                 continue  # already a token (after the white space "NAME = VALUE" puts before it)
+            # An object, array or tuple (password=['x'] in a repr) is replaced whole, not up to its first quote.
+            bracketed = _bracketed(text, after) if after < len(text) and text[after] in "[{(" else None
+            if bracketed is not None:
+                found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
+                continue
             value = _VALUE.match(text, at + 1)
             span = self._value_span(value) if value else None
             if span:

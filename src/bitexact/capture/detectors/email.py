@@ -19,7 +19,9 @@ TOKEN = "[EMAIL]"
 _AT = re.compile("@")
 _LOCAL = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-]{1,64}\Z")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?"
-_DOMAIN = re.compile(rf"(?:{_LABEL}\.)+[A-Za-z]{{2,63}}\b")
+# The top-level label ends where no ASCII letter or digit follows: not at a \b, which Unicode does not see
+# between "com" and a CJK or Hangul letter written against it ("ann@example.com获取", "...com으로").
+_DOMAIN = re.compile(rf"(?:{_LABEL}\.)+[A-Za-z]{{2,63}}(?![A-Za-z0-9])")
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """IBANs: a country's length and the ISO 13616 mod-97 check.
 
 A candidate starts at two letters (either case) and two check digits that
-no letter or digit precedes, then continues through letters and digits,
+no letter or digit precedes (the digits of a ``%20`` or ``%2D`` before them
+are the separator it encodes), then continues through letters and digits,
 optionally in groups joined by separators (a space, hyphen, ``+``, no-break
 space, or ``%20``/``%2D``). The country's registered length is taken from the
 start; it must end where a group ends (not in the middle of letters and
@@ -22,7 +23,9 @@ TOKEN = "[IBAN]"
 
 # Anchored on the check digits (the regex engine scans for a digit quickly),
 # then looks back for the country code.
-_START = Sites(r"\d\d(?<=(?<![A-Za-z\d])[A-Za-z]{2}\d\d)")
+# No letter or digit before the country code, but the digits of a %20 or %2D: the separator it encodes.
+NOT_GLUED = r"(?:(?<![A-Za-z\d])|(?<=%20)|(?<=%2[dD]))"
+_START = Sites(rf"\d\d(?<={NOT_GLUED}[A-Za-z]{{2}}\d\d)")
 # Separators first, so the digits of %20 are read as a separator.
 _PIECE = re.compile(r"(?:%2[0dD]|[ \-+\u00a0])+|[A-Za-z0-9]|\d|.", re.DOTALL)
 _SEPARATOR = re.compile(rf"{SEPARATOR_UNIT}{{1,3}}")

@@ -44,10 +44,12 @@ _LONG = (16, 17, 18, 19)
 # stores a card number.
 ISSUERS: tuple[tuple[str, str, tuple[int, ...]], ...] = (
     ("1", "1", (15,)),  # UATP
+    ("1946", "1946", (16, 18, 19)),  # GPN (Indonesia)
     ("2200", "2204", _LONG),  # Mir
     ("2205", "2205", (16,)),  # BORICA
     ("2221", "2720", (16,)),  # Mastercard 2-series
     ("300", "305", (14, 15, 16, 17, 18, 19)),  # Diners Club
+    ("31", "31", (19,)),  # China T-Union
     ("34", "34", (15,)),  # American Express
     ("353", "353", (16,)),  # RuPay/JCB co-brand
     ("3528", "3589", _LONG),  # JCB
@@ -191,6 +193,42 @@ def in_hex_digest(text: str, start: int, end: int) -> bool:
     return right - left >= HEX_DIGEST_CHARS
 
 
+_BARE_D = re.compile(r"(?<!%2)[dD]")  # a "d" that is no part of a %2D: it ends a sub-run of groups
+_DIGITS = re.compile(r"\d+")
+
+
+def _outside_digests(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The parts of the run ``text[start:end]`` left once every group of digits inside a hex digest is taken out.
+
+    Only a group at the edge of a sub-run can touch a hex letter: the run's first and last, and one beside
+    a ``d`` that no ``%2D`` holds (such a ``d`` ends a sub-run in :meth:`PanDetector._scan_groups` too).
+    Each part starts at a group of digits, as a run does.
+    """
+    parts: list[tuple[int, int]] = []
+    cuts = [start, *(m.start() for m in _BARE_D.finditer(text, start, end)), end]
+    for low, high in zip(cuts, cuts[1:]):
+        low += low != start  # past the "d"
+        head = _GROUP_START.search(text, low, high)
+        if head is None:
+            continue
+        group_end = _DIGITS.match(text, head.start(), high).end()  # type: ignore[union-attr]
+        if head.start() == low and low and text[low - 1] in _HEX and in_hex_digest(text, low, group_end):
+            head = _GROUP_START.search(text, group_end, high)  # the next group, after a separator
+            if head is None:
+                continue
+        low = head.start()
+        if high < len(text) and text[high] in _HEX:
+            tail = high
+            while tail > low and text[tail - 1].isdecimal():
+                tail -= 1
+            # The digits of a trailing %20 are no group.
+            if tail < high and (tail == 0 or text[tail - 1] != "%") and in_hex_digest(text, tail, high):
+                high = tail
+        if low < high:
+            parts.append((low, high))
+    return parts
+
+
 class _GroupLuhn(dict[str, int]):
     """What a group of ASCII digits adds to a Luhn sum ending with its last digit, mod 10."""
 
@@ -237,10 +275,24 @@ class PanDetector:
         """The card numbers in one run of ``text`` starting at ``base``, appended to ``found`` in text order.
 
         A card number whose digits sit inside a hex digest (:func:`in_hex_digest`) is dropped, whichever
-        path found it: a site that starts at hex letters is read as a run of several groups.
+        path found it: a site that starts at hex letters is read as a run of several groups. A group of
+        digits inside a digest is no part of any window (:func:`_outside_digests`), so the digits ending
+        one digest and starting the next, a space apart, are never read as a card number.
         """
         first = len(found)
-        self._scan_run(text, run, base, deadline, found)
+        end = base + len(run)
+        if base and text[base - 1] == "%":
+            # The run starts at the digits of a %20 or %2D: they are the separator it encodes, and the
+            # run's first group is the one after it ("card%204111111111111111").
+            head = _GROUP_START.search(text, base, end)
+            if head is None:
+                return
+            base, run = head.start(), text[head.start() : end]
+        if "d" in run or "D" in run or (base and text[base - 1] in _HEX) or (end < len(text) and text[end] in _HEX):
+            for start, stop in _outside_digests(text, base, end):
+                self._scan_run(text, text[start:stop], start, deadline, found)
+        else:
+            self._scan_run(text, run, base, deadline, found)
         if len(found) > first:
             found[first:] = [f for f in found[first:]
                              if not (text[f.start:f.end].isdecimal() and in_hex_digest(text, f.start, f.end))]

@@ -24,8 +24,11 @@ _CONTEXT_WINDOW = 48
 
 _SEP = r"(?:-|%2[dD])"
 _SPACE = r"(?:[ \u00a0+]|%20)"  # a query's "+" encodes a space, as %20 does
+# A candidate never starts at the digits of a %20 or %2D, which encode a separator: it would take the
+# number after one ("ssn%20078051120") with it, and be read as a longer number.
+_NOT_ESCAPE = r"(?!(?<=%)2[0dD]|(?<=%2)[0dD])"
 _CANDIDATE = re.compile(
-    rf"(\d\d\d)(?:{_SEP}(\d\d){_SEP}|{_SPACE}(\d\d){_SPACE}|(\d\d))(\d\d\d\d)"
+    rf"{_NOT_ESCAPE}(\d\d\d)(?:{_SEP}(\d\d){_SEP}|{_SPACE}(\d\d){_SPACE}|(\d\d))(\d\d\d\d)"
 )
 # "ssn" after anything but a letter or digit (customer_ssn, ssn-last), or in capitals after a lower-case
 # letter (patientSSN): \b alone would miss both, "_" being a word character.
@@ -33,6 +36,7 @@ _CUE = re.compile(
     r"(?:(?<![a-z0-9])ssn|(?-i:(?<=[a-z])SSN)|\bss\s?#|\bss\s?no\b|social[\s_-]?security|\bsoc\.?\s?sec)",
     re.IGNORECASE | re.ASCII,
 )
+_ESCAPES = frozenset({"%20", "%2D", "%2d"})
 _AFTER = re.compile(r"\d|[ \-\u00a0]\d")
 
 
@@ -40,6 +44,9 @@ def _joined_before(text: str, start: int) -> bool:
     """Whether the candidate continues a run of digits (a digit, or a digit and a separator, before it)."""
     if start == 0:
         return False
+    if start >= 3 and text[start - 3 : start] in _ESCAPES:
+        # A %20 or %2D is the space or hyphen it encodes, not digits: joined only with a digit before it.
+        return start >= 4 and text[start - 4].isdecimal()
     before = text[start - 1]
     return before.isdecimal() or (start >= 2 and before in " -\u00a0" and text[start - 2].isdecimal())
 
