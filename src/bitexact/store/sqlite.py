@@ -548,7 +548,15 @@ class SQLiteStore(Store):
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (_now(), run_id))
             if fields.kind == "run_meta":
                 _forget_meta(conn, run_id, entry.get("redacted", []))
-        self.flush_destroyed()
+        try:
+            self.flush_destroyed()
+        except StoreBusyError:
+            # Its "nothing was written" is not so here: the rewrite above is committed.
+            raise StoreError(
+                f"{self.path}: the redacted value is gone from the database, but another process kept the store"
+                f" locked for over {self.lock_timeout:g} s, so the WAL was not emptied and a copy may remain"
+                " in it; `bitexact redact --resume RUN` finishes it"
+            ) from None
 
     def flush_destroyed(self) -> None:
         """Checkpoint and truncate the WAL so a value just destroyed leaves no copy in it.
