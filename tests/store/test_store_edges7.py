@@ -3,6 +3,7 @@ to break. Real processes, real files; nothing depends on machine speed."""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -10,8 +11,9 @@ from pathlib import Path
 
 import pytest
 from lock_holder import held_by_another_process
+from store_chain import make_chain
 
-from bitexact.store import open_store
+from bitexact.store import AppendResult, SQLiteStore, open_store
 from store.pausing import CHILD, cli_env
 
 
@@ -78,3 +80,20 @@ def test_a_rewrite_that_landed_is_not_reported_as_nothing_written_when_the_wal_f
     if destroyed:  # the rewrite landed: the message must not deny it, and must say how to finish
         assert "nothing was written" not in said, said
         assert proc.returncode == 0 or "--resume" in said, said
+
+
+# -- 2. a pipelined append's result() with a long (or infinite) timeout ----------------------------------
+
+
+@pytest.mark.parametrize("timeout", [1e10, math.inf])
+def test_a_submitted_appends_result_waits_under_a_timeout_past_what_a_lock_can_wait(
+    tmp_path: Path, timeout: float
+) -> None:
+    """``pending.result(timeout)`` waits "at most timeout seconds": one past threading.TIMEOUT_MAX (or inf,
+    wait for good) raised OverflowError ("timestamp out of range") instead of returning the durable append."""
+    with SQLiteStore(tmp_path / "s.db") as store:
+        store.create_run("r")
+        [entry] = make_chain("r", 1)
+        pending = store.submit("r", [entry])
+        assert pending.result(timeout) == [AppendResult(0, entry["hash"])]
+        assert store.head("r") == (1, entry["hash"])
