@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from lock_holder import held_by_another_process
 from store_chain import make_chain
 
-from bitexact.store import AppendResult, SQLiteStore, open_store
+from bitexact.store import AppendResult, SQLiteStore, StoreError, open_store
 from store.pausing import CHILD, cli_env
 
 
@@ -97,3 +98,28 @@ def test_a_submitted_appends_result_waits_under_a_timeout_past_what_a_lock_can_w
         pending = store.submit("r", [entry])
         assert pending.result(timeout) == [AppendResult(0, entry["hash"])]
         assert store.head("r") == (1, entry["hash"])
+
+
+# -- 3. another application's database whose tables share a name with ours ---------------------------------
+
+
+@pytest.mark.parametrize("version", [0, 2])
+@pytest.mark.parametrize("table", ["keys (k TEXT PRIMARY KEY, v TEXT)", "entries (id INTEGER PRIMARY KEY, title TEXT)"])
+def test_another_applications_database_with_a_table_named_like_ours_is_left_alone(
+    tmp_path: Path, table: str, version: int
+) -> None:
+    """docs/store.md "Another application's database is left alone": the check went by table names only, so
+    a database holding just a ``keys`` (or ``entries``) table of its own was taken for a store: switched to
+    WAL, BitExact's tables and triggers made in it, its schema version set to 3."""
+    db = tmp_path / "bitexact.db"
+    raw = sqlite3.connect(db)
+    raw.execute(f"CREATE TABLE {table}")
+    raw.execute(f"PRAGMA user_version = {version}")
+    raw.commit()
+    raw.close()
+    before = db.read_bytes()
+    name = table.split()[0]
+    with pytest.raises(StoreError, match=f"not a BitExact store: it holds {name}"):
+        SQLiteStore(db)
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bitexact.db"]
