@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,52 @@ def test_another_applications_database_with_a_table_named_like_ours_is_left_alon
         SQLiteStore(db)
     assert db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bitexact.db"]
+
+
+# -- 4. a database reached through a symlink: its companions are beside the file it points to ------------
+
+
+def _loosened_store_behind_a_link(tmp_path: Path) -> tuple[Path, Path, sqlite3.Connection]:
+    """A store at real/data.db, loosened to 0644 while another connection keeps its -wal and -shm (made
+    by SQLite at 0644, the -wal holding a write), and home/bitexact.db a symlink to it."""
+    real = tmp_path / "real" / "data.db"
+    real.parent.mkdir()
+    with SQLiteStore(real) as store:
+        store.create_run("r")
+    os.chmod(real, 0o644)
+    other = sqlite3.connect(real)
+    other.execute("INSERT INTO custody VALUES ('r', 0, x'7b7d')")
+    other.commit()
+    link = tmp_path / "home" / "bitexact.db"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    return real, link, other
+
+
+def test_a_loosened_database_opened_through_a_symlink_has_its_wal_and_shm_tightened(tmp_path: Path) -> None:
+    """docs/store.md: an existing database readable by others is tightened "with the -wal and -shm SQLite
+    made beside it" (the -wal holds entries). SQLite keeps them beside the file a symlink points to, but
+    the store tightened ``<link>-wal``: the real -wal stayed readable by everyone."""
+    real, link, other = _loosened_store_behind_a_link(tmp_path)
+    try:
+        with SQLiteStore(link) as store:
+            [entry] = make_chain("r", 1)
+            store.append("r", entry)
+            modes = {name: stat.S_IMODE(Path(f"{real}{name}").stat().st_mode) for name in ("", "-wal", "-shm")}
+    finally:
+        other.close()
+    assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}
+
+
+def test_a_store_opened_through_a_symlink_grows_the_wal_sqlite_uses_not_a_file_beside_the_link(
+    tmp_path: Path,
+) -> None:
+    """The first commit grows the WAL (walcheckpoint.presize) at ``<path>-wal``: through a symlink that is
+    not the WAL SQLite writes (it resolves the link), so a 9.8 MB file of zeros was left beside the link."""
+    real, link, other = _loosened_store_behind_a_link(tmp_path)
+    other.close()
+    with SQLiteStore(link) as store:
+        [entry] = make_chain("r", 1)
+        store.append("r", entry)
+        assert sorted(p.name for p in link.parent.iterdir()) == ["bitexact.db", "bitexact.db.lock"]
+        assert Path(f"{real}-wal").stat().st_size > 1_000_000  # grown, as for a store opened by its own name

@@ -151,6 +151,8 @@ class SQLiteStore(Store):
         self._read_lock = threading.Lock()
         self._closed = False
         self._presized = False
+        # SQLite keeps its -wal beside the file a symlink points to (it resolves the link), not beside the link.
+        self._wal_path = Path(f"{os.path.realpath(self.path)}-wal")
         self._committer: GroupCommitter[_Append, list[AppendResult]] | None = (
             GroupCommitter(self._commit_batch, max_batch=max_batch, hold=self._exclusive) if group_commit else None
         )
@@ -383,7 +385,7 @@ class SQLiteStore(Store):
         """
         if not self._presized:  # this process's first commit: grow the WAL now, so that commits overwrite it
             self._presized = True
-            presize(Path(f"{self.path}-wal"), int(self._writer.execute("PRAGMA page_size").fetchone()[0]))
+            presize(self._wal_path, int(self._writer.execute("PRAGMA page_size").fetchone()[0]))
         self._wal.restart(self._writer)
         if self._commit_fast(batch):
             return
@@ -708,8 +710,10 @@ def _create_private(path: Path) -> None:
     except FileExistsError:
         _tighten(path)
         # SQLite made a -wal and -shm beside a loosened file with its mode, and keeps using them (it
-        # re-modes only an empty one): the -wal holds entries, so they are tightened with it.
-        for companion in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        # re-modes only an empty one): the -wal holds entries, so they are tightened with it. Beside
+        # the file itself: SQLite resolves a symlink to it.
+        real = os.path.realpath(path)
+        for companion in (Path(f"{real}-wal"), Path(f"{real}-shm")):
             with contextlib.suppress(FileNotFoundError):  # none, or its last connection just removed it
                 _tighten(companion)
         return
