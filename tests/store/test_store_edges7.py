@@ -173,3 +173,27 @@ def test_a_store_opened_through_a_symlink_grows_the_wal_sqlite_uses_not_a_file_b
         store.append("r", entry)
         assert sorted(p.name for p in link.parent.iterdir()) == ["bitexact.db", "bitexact.db.lock"]
         assert Path(f"{real}-wal").stat().st_size > 1_000_000  # grown, as for a store opened by its own name
+
+
+# -- 5. `bitexact verify RUN` while the store it must upgrade stays locked --------------------------------
+
+
+def test_verify_of_a_stored_run_reports_a_store_that_stays_locked_not_a_missing_file(tmp_path: Path) -> None:
+    """Opening a store of an older schema takes the write lock to upgrade it. While another process kept
+    it past BITEXACT_LOCK_TIMEOUT, `bitexact verify RUN` read the StoreBusyError as "no run here" and said
+    "FAIL: no such file: RUN" (exit 2), though the run is there: `show RUN` says the store is locked."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    with SQLiteStore(home / "bitexact.db") as store:
+        store.create_run("run-1")
+    raw = sqlite3.connect(home / "bitexact.db")
+    raw.execute("PRAGMA user_version = 2")  # a store the next open upgrades in place, under the lock
+    raw.commit()
+    raw.close()
+    env = {**cli_env(home), "BITEXACT_LOCK_TIMEOUT": "0.5"}
+    with held_by_another_process(home / "bitexact.db.lock"):
+        done = subprocess.run([str(Path(sys.executable).with_name("bitexact")), "verify", "run-1"], env=env,
+                              capture_output=True, text=True, timeout=60, check=False)
+    said = done.stdout + done.stderr
+    assert "no such file" not in said, said
+    assert "locked" in said and done.returncode == 1, said
