@@ -15,7 +15,7 @@ import pytest
 from lock_holder import held_by_another_process
 from store_chain import make_chain
 
-from bitexact.store import AppendResult, SQLiteStore, StoreError, open_store
+from bitexact.store import AppendResult, SQLiteStore, StoreBusyError, StoreError, open_store
 from store.pausing import CHILD, cli_env
 
 
@@ -171,7 +171,7 @@ def test_a_store_opened_through_a_symlink_grows_the_wal_sqlite_uses_not_a_file_b
     with SQLiteStore(link) as store:
         [entry] = make_chain("r", 1)
         store.append("r", entry)
-        assert sorted(p.name for p in link.parent.iterdir()) == ["bitexact.db", "bitexact.db.lock"]
+        assert sorted(p.name for p in link.parent.iterdir()) == ["bitexact.db"]
         assert Path(f"{real}-wal").stat().st_size > 1_000_000  # grown, as for a store opened by its own name
 
 
@@ -197,3 +197,17 @@ def test_verify_of_a_stored_run_reports_a_store_that_stays_locked_not_a_missing_
     said = done.stdout + done.stderr
     assert "no such file" not in said, said
     assert "locked" in said and done.returncode == 1, said
+
+
+def test_a_database_opened_through_a_symlink_and_by_its_own_path_has_one_write_lock(tmp_path: Path) -> None:
+    """The lock file sat beside the path the store was opened by, so one database opened through a link
+    and by its own name had two write locks: a writer stopped holding one did not hold up the other's
+    writes (no StoreBusyError), and a first commit's WAL growth (done "under the store's write lock",
+    walcheckpoint.presize) could run beside the other's commit."""
+    real, link, other = _loosened_store_behind_a_link(tmp_path)
+    other.close()
+    with held_by_another_process(Path(f"{real}.lock")), SQLiteStore(link, lock_timeout=0.5) as store:
+        [entry] = make_chain("r", 1)
+        with pytest.raises(StoreBusyError):
+            store.append("r", entry)
+    assert sorted(p.name for p in link.parent.iterdir()) == ["bitexact.db"]

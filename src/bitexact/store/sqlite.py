@@ -151,7 +151,8 @@ class SQLiteStore(Store):
         self._read_lock = threading.Lock()
         self._closed = False
         self._presized = False
-        # SQLite keeps its -wal beside the file a symlink points to (it resolves the link), not beside the link.
+        # SQLite keeps its -wal beside the file a symlink points to (it resolves the link), not beside the
+        # link; the lock file goes there too (lock_path), so every path to one database takes one lock.
         self._wal_path = Path(f"{os.path.realpath(self.path)}-wal")
         self._committer: GroupCommitter[_Append, list[AppendResult]] | None = (
             GroupCommitter(self._commit_batch, max_batch=max_batch, hold=self._exclusive) if group_commit else None
@@ -162,7 +163,7 @@ class SQLiteStore(Store):
             if self.path.is_file() and self.path.stat().st_size:
                 refuse_foreign_file(str(self.path))  # first: a file not ours is left exactly as it is
             _create_private(self.path)
-            lock_fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            lock_fd = os.open(lock_path(self.path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             self._lock_fd = lock_fd
             self._process_lock = flock.ProcessLock(lock_fd)
             opened.append(connect(str(self.path)))
@@ -690,6 +691,11 @@ class SQLiteStore(Store):
 
 
 # -- helpers (SQL stays in this module) ---------------------------------
+
+
+def lock_path(database: Path | str) -> str:
+    """The write lock file of ``database``: beside the file itself, as SQLite keeps its -wal (through a symlink too)."""
+    return f"{os.path.realpath(database)}.lock"
 
 
 def _create_private(path: Path) -> None:
