@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from lock_holder import held_by_another_process
+from store.pausing import CHILD, cli_env
 from store_chain import make_chain
 
 from bitexact.store import AppendResult, SQLiteStore, StoreBusyError, StoreError, open_store
-from store.pausing import CHILD, cli_env
 
 
 def _recorded(home: Path, secret: str) -> str:
@@ -211,3 +211,24 @@ def test_a_database_opened_through_a_symlink_and_by_its_own_path_has_one_write_l
         with pytest.raises(StoreBusyError):
             store.append("r", entry)
     assert sorted(p.name for p in link.parent.iterdir()) == ["bitexact.db"]
+
+
+def test_export_o_naming_a_symlinked_store_is_refused_and_leaves_it(tmp_path: Path) -> None:
+    """README: an ``-o`` that names one of BitExact's own files (the store ...) is refused. With the store a
+    symlink, ``bitexact export RUN -o $BITEXACT_HOME/bitexact.db`` was not (the guard compared the path the
+    link resolves to with the unresolved store path): the bundle replaced the link, and the store no
+    longer opened ("file is not a database")."""
+    real, link, other = _loosened_store_behind_a_link(tmp_path)
+    other.close()
+    with SQLiteStore(real) as store:
+        store.append("r", make_chain("r", 1)[0])
+    home = link.parent
+    env = {**cli_env(home)}
+    bitexact = str(Path(sys.executable).with_name("bitexact"))
+    assert subprocess.run([bitexact, "keys", "init"], env=env, capture_output=True, timeout=60, check=False).returncode == 0
+    done = subprocess.run([bitexact, "export", "r", "-o", str(link)], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode != 0 and "own files" in done.stderr, done
+    assert link.is_symlink()
+    with open_store(home) as store:
+        assert store.run("r").run_id == "r"
