@@ -232,3 +232,29 @@ def test_export_o_naming_a_symlinked_store_is_refused_and_leaves_it(tmp_path: Pa
     assert link.is_symlink()
     with open_store(home) as store:
         assert store.run("r").run_id == "r"
+
+
+def test_a_redaction_whose_claim_landed_but_whose_removal_found_the_lock_busy_says_to_resume(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bitexact redact` appends the claim, then removes the values. When another process kept the store
+    locked past BITEXACT_LOCK_TIMEOUT between the two, it printed the store's "... so nothing was written"
+    (exit 2), though the claim is on the chain and `bitexact verify` then reports it as not applied: the
+    operator was never told that `bitexact redact --resume RUN` finishes it."""
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
+    run_id = _recorded(home, "ZQX-SECRET-8888")
+    env = {**cli_env(home), "BITEXACT_LOCK_TIMEOUT": "0.5"}
+    proc = _paused_child(home, "bitexact.cli.audit:record_claim", "after",
+                         ["redact", run_id, "--field", "1:result.account", "--by", "dpo", "--reason", "erasure"],
+                         env)
+    try:
+        with held_by_another_process(home / "bitexact.db.lock"):
+            out, err = proc.communicate("\n", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    said = out + err
+    assert "Traceback" not in said, said
+    assert "nothing was written" not in said, said
+    assert "--resume" in said and proc.returncode == 1, said
