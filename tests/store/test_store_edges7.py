@@ -9,13 +9,15 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from lock_holder import held_by_another_process
 from store.pausing import CHILD, cli_env
-from store_chain import make_chain
+from store_chain import make_chain, make_entry, tool_data
 
+from bitexact.crypto import GENESIS
 from bitexact.store import AppendResult, SQLiteStore, StoreBusyError, StoreError, open_store
 
 
@@ -258,3 +260,31 @@ def test_a_redaction_whose_claim_landed_but_whose_removal_found_the_lock_busy_sa
     assert "Traceback" not in said, said
     assert "nothing was written" not in said, said
     assert "--resume" in said and proc.returncode == 1, said
+
+
+# -- 6. a store opened by a relative path, in a process that then changes directory ------------------------
+
+
+def test_the_wal_checkpointer_of_a_store_opened_by_a_relative_path_checkpoints_that_store_after_a_chdir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BITEXACT_HOME may be relative. The background checkpointer opens its own connection when it first
+    runs, by the store's path as given: after the agent changed directory, it opened (and so made) an
+    empty `data/bitexact.db` there and checkpointed that, never the store, whose writer leaves checkpoints
+    to it (wal_autocheckpoint=0): the store's WAL was never copied back or restarted."""
+    (tmp_path / "a" / "data").mkdir(parents=True)
+    (tmp_path / "b" / "data").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "a")
+    with SQLiteStore(Path("data") / "bitexact.db") as store:
+        store.create_run("r")
+        monkeypatch.chdir(tmp_path / "b")  # the agent moves on, to its workspace
+        prev = GENESIS
+        for step in range(100):  # some 300 WAL frames: past the 128 that wake the checkpointer
+            entry = make_entry("r", step, prev, tool_data(step, pad=6000))
+            store.append("r", entry)
+            prev = entry["hash"]
+        deadline = time.monotonic() + 30
+        while store._wal.passes == 0:
+            assert time.monotonic() < deadline, "the WAL checkpointer never ran a pass"
+            time.sleep(0.01)
+    assert sorted(os.listdir(tmp_path / "b" / "data")) == []

@@ -171,7 +171,9 @@ class SQLiteStore(Store):
             self._writer, self._reader = opened
             # Checkpoints run on a thread of their own (walcheckpoint.py), never inside a commit.
             self._writer.execute("PRAGMA wal_autocheckpoint = 0")
-            self._wal = WalCheckpointer(lambda: connect(str(self.path)), fallback_pages=CHECKPOINT_PAGES)
+            # By the path as it is now: the thread connects later, maybe after the process changed directory.
+            database = str(self.path.absolute())
+            self._wal = WalCheckpointer(lambda: connect(database), fallback_pages=CHECKPOINT_PAGES)
             if needs_migration(self._writer):
                 with self._flock():
                     migrate(self._writer)  # checks again: another process may have just done it
