@@ -8,7 +8,7 @@ from rich.text import Text
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok
 from bitexact.config import SettingError
-from bitexact.errors import BitExactError, RunNotFoundError
+from bitexact.errors import BitExactError, RunNotFoundError, StoreBusyError
 from bitexact.recording.audit import (
     apply_pending,
     check_repair,
@@ -62,7 +62,12 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
             fail("--reason is required: say why the values are destroyed", code=EXIT_INPUT)
         writer = app.recorder().attach(run_id)
         tokens = record_claim(writer, list(fields), by=by, reason=reason)
-        apply_pending(app.store, run_id)
+        try:
+            apply_pending(app.store, run_id)
+        except StoreBusyError:  # its "nothing was written" is not so: the claim is on the chain
+            fail(f"the redaction of {', '.join(tokens)} is recorded on {run_id}, but another process kept the store"
+                 " locked, so the values are not removed yet", code=EXIT_FAIL,
+                 hint=f"Once it lets go, `bitexact redact --resume {run_id}` removes them.")
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
     except SettingError:  # a setting, not an argument: exit 1 as in every command (cli._Group says it)

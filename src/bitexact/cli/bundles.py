@@ -32,7 +32,7 @@ from bitexact.cli.output import (
 )
 from bitexact.cli.progress import progress_bar
 from bitexact.config import SettingError
-from bitexact.errors import BitExactError, KeyMaterialError, RunNotFoundError, StoreError
+from bitexact.errors import BitExactError, KeyMaterialError, RunNotFoundError, StoreBusyError, StoreError
 from bitexact.evidence.export import (
     FORMATS,
     BundleTooLargeError,
@@ -376,8 +376,8 @@ def _in_store(app: AppContext, run_id: str) -> bool:
         return False
     try:
         app.store.run(run_id)
-    except SettingError:  # a setting the store cannot use is reported, never read as "no such file"
-        raise
+    except (SettingError, StoreBusyError):  # a setting the store cannot use, or a store another process keeps
+        raise  # locked (as it is upgraded on open): reported, never read as "no such file"
     except StoreError:  # RunNotFoundError included
         return False
     return True

@@ -57,7 +57,9 @@ class AppContext:
 
         home = Path(os.path.realpath(self.home))
         target = Path(os.path.realpath(output))
-        store = home / DB_NAME
+        # The file a symlink in the store's place points to (``target`` is resolved too), and its companions
+        # beside it, where SQLite keeps them.
+        store = Path(os.path.realpath(home / DB_NAME))
         owned = {store, *(Path(f"{store}{suffix}") for suffix in ("-wal", "-shm", "-journal", ".lock"))}
         try:
             owned.add(Path(os.path.realpath(host_key_path(self.home))))

@@ -35,6 +35,7 @@ from bitexact.health.findings import CRITICAL, WARN, Finding, listed
 from bitexact.recording.journal import LIVE_LOCK, JournalError, journal_dir, marked_journals, orphan_journals
 from bitexact.recording.journal_slots import slot_blobs, slot_files
 from bitexact.store import DB_NAME, Store, flock
+from bitexact.store.sqlite import lock_path
 
 GRACE_SECONDS: Final[float] = 60.0
 """Journals modified more recently than this are taken to belong to a run still recording."""
@@ -129,7 +130,7 @@ def check_store_lock(ctx: HealthContext) -> list[Finding]:
     if ctx.home is None:
         return []
     try:
-        fd = os.open(ctx.home / f"{DB_NAME}.lock", os.O_RDWR | os.O_CLOEXEC)
+        fd = os.open(lock_path(ctx.home / DB_NAME), os.O_RDWR | os.O_CLOEXEC)
     except OSError:
         return []  # no store yet, or not ours to open: nothing holds it
     try:

@@ -85,7 +85,9 @@ class Ticket(Generic[T, R]):
         is not settled in time; the ticket stays queued and may still land.
         """
         if not self._done:
-            if not self._gate.acquire(timeout=-1 if timeout is None else max(timeout, 0.0)):
+            # Clamped: a lock's wait takes at most TIMEOUT_MAX (about 292 years), and raised OverflowError past it.
+            wait = -1 if timeout is None else min(max(timeout, 0.0), threading.TIMEOUT_MAX)
+            if not self._gate.acquire(timeout=wait):
                 raise TimeoutError(f"not committed within {timeout} s; it may still be")
             self._gate.release()  # leave it open: the gate is one-shot, waiting again must not block
         return self.outcome()

@@ -151,6 +151,9 @@ class SQLiteStore(Store):
         self._read_lock = threading.Lock()
         self._closed = False
         self._presized = False
+        # SQLite keeps its -wal beside the file a symlink points to (it resolves the link), not beside the
+        # link; the lock file goes there too (lock_path), so every path to one database takes one lock.
+        self._wal_path = Path(f"{os.path.realpath(self.path)}-wal")
         self._committer: GroupCommitter[_Append, list[AppendResult]] | None = (
             GroupCommitter(self._commit_batch, max_batch=max_batch, hold=self._exclusive) if group_commit else None
         )
@@ -160,7 +163,7 @@ class SQLiteStore(Store):
             if self.path.is_file() and self.path.stat().st_size:
                 refuse_foreign_file(str(self.path))  # first: a file not ours is left exactly as it is
             _create_private(self.path)
-            lock_fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            lock_fd = os.open(lock_path(self.path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             self._lock_fd = lock_fd
             self._process_lock = flock.ProcessLock(lock_fd)
             opened.append(connect(str(self.path)))
@@ -168,7 +171,9 @@ class SQLiteStore(Store):
             self._writer, self._reader = opened
             # Checkpoints run on a thread of their own (walcheckpoint.py), never inside a commit.
             self._writer.execute("PRAGMA wal_autocheckpoint = 0")
-            self._wal = WalCheckpointer(lambda: connect(str(self.path)), fallback_pages=CHECKPOINT_PAGES)
+            # By the path as it is now: the thread connects later, maybe after the process changed directory.
+            database = str(self.path.absolute())
+            self._wal = WalCheckpointer(lambda: connect(database), fallback_pages=CHECKPOINT_PAGES)
             if needs_migration(self._writer):
                 with self._flock():
                     migrate(self._writer)  # checks again: another process may have just done it
@@ -383,7 +388,7 @@ class SQLiteStore(Store):
         """
         if not self._presized:  # this process's first commit: grow the WAL now, so that commits overwrite it
             self._presized = True
-            presize(Path(f"{self.path}-wal"), int(self._writer.execute("PRAGMA page_size").fetchone()[0]))
+            presize(self._wal_path, int(self._writer.execute("PRAGMA page_size").fetchone()[0]))
         self._wal.restart(self._writer)
         if self._commit_fast(batch):
             return
@@ -548,7 +553,15 @@ class SQLiteStore(Store):
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (_now(), run_id))
             if fields.kind == "run_meta":
                 _forget_meta(conn, run_id, entry.get("redacted", []))
-        self.flush_destroyed()
+        try:
+            self.flush_destroyed()
+        except StoreBusyError:
+            # Its "nothing was written" is not so here: the rewrite above is committed.
+            raise StoreError(
+                f"{self.path}: the redacted value is gone from the database, but another process kept the store"
+                f" locked for over {self.lock_timeout:g} s, so the WAL was not emptied and a copy may remain"
+                " in it; `bitexact redact --resume RUN` finishes it"
+            ) from None
 
     def flush_destroyed(self) -> None:
         """Checkpoint and truncate the WAL so a value just destroyed leaves no copy in it.
@@ -682,6 +695,11 @@ class SQLiteStore(Store):
 # -- helpers (SQL stays in this module) ---------------------------------
 
 
+def lock_path(database: Path | str) -> str:
+    """The write lock file of ``database``: beside the file itself, as SQLite keeps its -wal (through a symlink too)."""
+    return f"{os.path.realpath(database)}.lock"
+
+
 def _create_private(path: Path) -> None:
     """Create the database file as 0600 before SQLite does (it would use 0644 less the umask).
 
@@ -700,8 +718,10 @@ def _create_private(path: Path) -> None:
     except FileExistsError:
         _tighten(path)
         # SQLite made a -wal and -shm beside a loosened file with its mode, and keeps using them (it
-        # re-modes only an empty one): the -wal holds entries, so they are tightened with it.
-        for companion in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        # re-modes only an empty one): the -wal holds entries, so they are tightened with it. Beside
+        # the file itself: SQLite resolves a symlink to it.
+        real = os.path.realpath(path)
+        for companion in (Path(f"{real}-wal"), Path(f"{real}-shm")):
             with contextlib.suppress(FileNotFoundError):  # none, or its last connection just removed it
                 _tighten(companion)
         return

@@ -159,9 +159,6 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
     return bool(version < SCHEMA_VERSION)
 
 
-OWN_TABLES: Final[frozenset[str]] = frozenset({"runs", "entries", "checkpoints", "custody", "keys"})
-
-
 def refuse_foreign_file(path: str) -> None:
     """Refuse an existing file that is another application's database (or no database), read-only:
     before the store tightens its mode or makes its lock file beside it, so a refused file is left
@@ -189,10 +186,10 @@ def _refuse_foreign(conn: sqlite3.Connection) -> None:
     if version != 0 and (version > SCHEMA_VERSION or "runs" in names):
         return  # a BitExact store (every version has its runs table), or one from a newer BitExact
     # Version 0, or a version of another application's own (many set user_version): a file with no
-    # runs table that says version 1 to 3 is not one of ours, and upgrading it would change it.
-    foreign = sorted(
-        name for name in names if name not in OWN_TABLES and name != "appends" and not name.startswith("sqlite_")
-    )
+    # runs table that says version 1 to 3 is not one of ours, and upgrading it would change it. Nor is
+    # a version 0 file with any table at all, even one named as ours (`keys`, `entries`): a store's
+    # tables and its version are made in one transaction.
+    foreign = sorted(name for name in names if not name.startswith("sqlite_"))
     if foreign:
         raise StoreError(
             f"this SQLite database is not a BitExact store: it holds {', '.join(foreign[:5])}"
