@@ -7,6 +7,9 @@ again unseen.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +28,14 @@ def sdk_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     from bitexact.sdk.stores import close_stores
 
     close_stores()
+
+
+def bx(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The real ``bitexact`` command on ``home``, with no inherited capture settings."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("BITEXACT_")}
+    environment.update({"BITEXACT_HOME": str(home), **env})
+    return subprocess.run([str(Path(sys.executable).with_name("bitexact")), *args], env=environment,
+                          capture_output=True, text=True, timeout=60, check=False)
 
 
 def _doc(name: str) -> str:
@@ -60,3 +71,13 @@ def test_a_streamed_response_left_open_is_recorded_when_its_run_ends(sdk_env: Pa
     assert sorted(c["request"]["path"] for c in calls) == ["/httpx", "/requests"]
     assert all(c["response"]["complete"] is False for c in calls), calls
     assert "never reads to the end is never recorded" not in _doc("docs/sdk.md")
+
+
+def test_capture_backfill_of_a_run_in_a_data_directory_holding_no_store_makes_no_store(home: Path) -> None:
+    """docs/store.md: "Only commands that record make a store"; `capture backfill --run RUN` in a data
+    directory holding none made an empty store and its lock file before saying there is no such run."""
+    home.mkdir()
+    result = bx(home, "capture", "backfill", "--run", "no-such-run", "--by", "dpo:alice")
+    assert result.returncode == 1, result.stdout + result.stderr  # capture-verify.md: 1, the run does not exist
+    assert "no run 'no-such-run'" in result.stderr, result.stderr
+    assert sorted(os.listdir(home)) == [], "backfill of an unknown run made a store"
