@@ -81,3 +81,21 @@ def test_capture_backfill_of_a_run_in_a_data_directory_holding_no_store_makes_no
     assert result.returncode == 1, result.stdout + result.stderr  # capture-verify.md: 1, the run does not exist
     assert "no run 'no-such-run'" in result.stderr, result.stderr
     assert sorted(os.listdir(home)) == [], "backfill of an unknown run made a store"
+
+
+@pytest.mark.parametrize("command", [["repair", "RUN", "--by", "ops", "--note", "host lost power"],
+                                     ["redact", "RUN", "--field", "1:note", "--by", "dpo", "--reason", "erasure"]])
+def test_an_unusable_capture_policy_stops_repair_and_redact_with_exit_1(
+        sdk_env: Path, tmp_path: Path, command: list[str]) -> None:
+    """docs/architecture.md: with an unusable policy "the CLI prints one line and exits 1"; repair and redact
+    exited 2, which the README keeps for what a command was given (a setting is not an argument)."""
+    import bitexact
+    from bitexact.sdk.stores import close_stores
+
+    with bitexact.run(run_id="policy-broken") as r:
+        r.marker("kept")
+    close_stores()
+    args = ["policy-broken" if a == "RUN" else a for a in command]
+    result = bx(sdk_env, *args, BITEXACT_CAPTURE_POLICY=str(tmp_path / "no-such-policy.json"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr.startswith("error: capture policy:") and result.stderr.count("\n") == 1, result.stderr
