@@ -99,3 +99,29 @@ def test_an_unusable_capture_policy_stops_repair_and_redact_with_exit_1(
     result = bx(sdk_env, *args, BITEXACT_CAPTURE_POLICY=str(tmp_path / "no-such-policy.json"))
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stderr.startswith("error: capture policy:") and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_sessions_unify_refuses_an_output_that_is_a_named_pipe(home: Path, tmp_path: Path) -> None:
+    """README: "an `-o` that exists and is not a regular file (a device such as `/dev/null`, a named pipe)"
+    is refused with exit 2; `sessions unify -o` renamed aw_session.jsonl over it (over /dev/null too)."""
+    artifacts = tmp_path / "artifacts"
+    artifacts.mkdir()
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    result = bx(home, "sessions", "unify", str(artifacts), "-o", str(pipe))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "not a regular file" in result.stderr, result.stderr
+    assert pipe.is_fifo(), "the named pipe was replaced by the file"
+
+
+def test_a_failed_unify_never_removes_a_named_pipe_given_as_its_output(tmp_path: Path) -> None:
+    """unify() removes a previous output when it fails, so a stale file cannot be uploaded; it removed a
+    named pipe (or a device such as /dev/null) given as the output, which is no previous output."""
+    from bitexact.errors import BitExactError
+    from bitexact.sessions.unify import unify
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(BitExactError):  # no artifact directory: the collection fails
+        unify(tmp_path / "no-such-artifacts", pipe)
+    assert pipe.is_fifo(), "a failed unify removed the named pipe"
