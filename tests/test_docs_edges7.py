@@ -125,3 +125,27 @@ def test_a_failed_unify_never_removes_a_named_pipe_given_as_its_output(tmp_path:
     with pytest.raises(BitExactError):  # no artifact directory: the collection fails
         unify(tmp_path / "no-such-artifacts", pipe)
     assert pipe.is_fifo(), "a failed unify removed the named pipe"
+
+
+def test_capture_journal_force_never_replaces_a_named_pipe(sdk_env: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: an `-o` that exists and is not a regular file is refused (exit 2); `capture journal -o PIPE
+    --force` renamed the journal's plaintext over the named pipe (over /dev/null too)."""
+    from store.lock_holder import held_by_another_process
+
+    import bitexact
+    from bitexact.recording.journal import journal_dir
+    from bitexact.sdk.stores import close_stores
+
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "0.3")
+    with bitexact.run(run_id="journaled") as r:  # noqa: SIM117 - the store is let go before the run's exit
+        with held_by_another_process(sdk_env / "bitexact.db.lock"):
+            assert r.marker("kept in a journal").gap is not None  # the store stayed locked: journaled
+    close_stores()
+    journal = next(journal_dir(sdk_env, "journaled").glob("*.bxj"))
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    result = bx(sdk_env, "capture", "journal", str(journal), "-o", str(pipe), "--force")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "not a regular file" in result.stderr, result.stderr
+    assert pipe.is_fifo(), "the named pipe was replaced by the journal's plaintext"

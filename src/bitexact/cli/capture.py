@@ -486,7 +486,8 @@ def _content(body: bytes) -> tuple[str, Any]:
 
 
 def _check_output(output: Path, file: Path, force: bool) -> None:
-    """Refuse an -o target before anything is opened: FILE itself, a directory, or an existing file."""
+    """Refuse an -o target before anything is opened: FILE itself, a directory, a device or a named pipe, or
+    (without ``force``) an existing file."""
     if not (output.exists() or output.is_symlink()):
         return
     # FILE#N names a slot of a slots file: the file read is FILE, which -o must never replace either.
@@ -496,6 +497,9 @@ def _check_output(output: Path, file: Path, force: bool) -> None:
              code=EXIT_INPUT)
     if output.is_dir():
         fail(f"-o {output} is a directory; name a file", code=EXIT_INPUT)
+    if output.exists() and not output.is_file():  # --force or not: the rename would replace a device or a pipe
+        fail(f"-o {output}: not a regular file (a device or a pipe would be replaced by the file); name a file",
+             code=EXIT_INPUT)
     if not force:
         fail(f"-o {output} already exists; pass --force to replace it", code=EXIT_INPUT)
 
@@ -615,7 +619,7 @@ def capture_journal(
       0  opened, and it ended properly
       1  opened, but cut short (its writer stopped): what it holds so far is summarized
       2  cannot be opened: not a sealed file, a damaged chunk, sealed under another host's key,
-         no host key; also -o refused (the file exists, without --force)
+         no host key; also -o refused (the file exists, without --force; a device or a pipe, even with it)
     """
     if is_slots_file(file) and file.exists():
         _list_slots(app, file, host_key_file, as_json=as_json, asked=show or output is not None)
