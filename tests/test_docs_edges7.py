@@ -149,3 +149,13 @@ def test_capture_journal_force_never_replaces_a_named_pipe(sdk_env: Path, tmp_pa
     assert result.returncode == 2, result.stdout + result.stderr
     assert "not a regular file" in result.stderr, result.stderr
     assert pipe.is_fifo(), "the named pipe was replaced by the journal's plaintext"
+
+
+def test_capture_keygen_refuses_a_named_pipe_with_exit_2(home: Path, tmp_path: Path) -> None:
+    """README: an `-o` that exists and is not a regular file is refused with exit 2; `capture keygen -o PIPE`
+    said the key file "already exists" and exited 1."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    result = bx(home, "capture", "keygen", "-o", str(pipe))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "not a regular file" in result.stderr and pipe.is_fifo(), result.stderr

@@ -248,6 +248,8 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     if not output.name:  # '' reads as '.': there is no file name to write the key under
         fail(f"-o {output}: names a directory, not a file; name the key file", code=EXIT_INPUT)
     app.refuse_own_file(output)
+    if output.exists() and not output.is_file():  # refused as every -o is (README), not as a key already there
+        fail(f"-o {output}: not a regular file (a device or a pipe); name a file", code=EXIT_INPUT)
     if Path(os.path.realpath(output)).is_relative_to(Path(os.path.realpath(app.home))):
         # A copy of the data directory would carry the key that makes its hash-only fields unguessable.
         fail(f"-o {output}: a capture key never goes under the data directory {app.home}; keep it apart",
