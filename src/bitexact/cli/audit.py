@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 from rich.text import Text
 
+from bitexact.capture import PolicyError
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok
 from bitexact.config import SettingError
@@ -70,7 +71,7 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
                  hint=f"Once it lets go, `bitexact redact --resume {run_id}` removes them.")
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
-    except SettingError:  # a setting, not an argument: exit 1 as in every command (cli._Group says it)
+    except (SettingError, PolicyError):  # a setting, not an argument: exit 1 as in every command (cli._Group)
         raise
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_INPUT)
@@ -114,7 +115,7 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
         step = record_repair(writer, by=by, note=note, extra={"journals_folded": folded} if folded else None)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
-    except SettingError:  # a setting, not an argument: exit 1 as in every command (cli._Group says it)
+    except (SettingError, PolicyError):  # a setting, not an argument: exit 1 as in every command (cli._Group)
         raise
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_INPUT)

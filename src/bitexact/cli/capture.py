@@ -248,6 +248,8 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     if not output.name:  # '' reads as '.': there is no file name to write the key under
         fail(f"-o {output}: names a directory, not a file; name the key file", code=EXIT_INPUT)
     app.refuse_own_file(output)
+    if output.exists() and not output.is_file():  # refused as every -o is (README), not as a key already there
+        fail(f"-o {output}: not a regular file (a device or a pipe); name a file", code=EXIT_INPUT)
     if Path(os.path.realpath(output)).is_relative_to(Path(os.path.realpath(app.home))):
         # A copy of the data directory would carry the key that makes its hash-only fields unguessable.
         fail(f"-o {output}: a capture key never goes under the data directory {app.home}; keep it apart",
@@ -296,7 +298,7 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
     if policy.off:
         fail("the capture policy is off: there is nothing to backfill against", code=EXIT_FAIL)
     try:
-        waiting = pending_request(app.store, run_id)
+        waiting = pending_request(app.run_store, run_id)  # no store here holds no run: none is made
         if waiting is not None:
             fail(f"run {run_id} already has a pending redaction request ({waiting.request_id}, by"
                  f" {waiting.requested_by}); approve or reject it first (`bitexact redaction status {run_id}`)",
@@ -486,7 +488,8 @@ def _content(body: bytes) -> tuple[str, Any]:
 
 
 def _check_output(output: Path, file: Path, force: bool) -> None:
-    """Refuse an -o target before anything is opened: FILE itself, a directory, or an existing file."""
+    """Refuse an -o target before anything is opened: FILE itself, a directory, a device or a named pipe, or
+    (without ``force``) an existing file."""
     if not (output.exists() or output.is_symlink()):
         return
     # FILE#N names a slot of a slots file: the file read is FILE, which -o must never replace either.
@@ -496,6 +499,9 @@ def _check_output(output: Path, file: Path, force: bool) -> None:
              code=EXIT_INPUT)
     if output.is_dir():
         fail(f"-o {output} is a directory; name a file", code=EXIT_INPUT)
+    if output.exists() and not output.is_file():  # --force or not: the rename would replace a device or a pipe
+        fail(f"-o {output}: not a regular file (a device or a pipe would be replaced by the file); name a file",
+             code=EXIT_INPUT)
     if not force:
         fail(f"-o {output} already exists; pass --force to replace it", code=EXIT_INPUT)
 
@@ -615,7 +621,7 @@ def capture_journal(
       0  opened, and it ended properly
       1  opened, but cut short (its writer stopped): what it holds so far is summarized
       2  cannot be opened: not a sealed file, a damaged chunk, sealed under another host's key,
-         no host key; also -o refused (the file exists, without --force)
+         no host key; also -o refused (the file exists, without --force; a device or a pipe, even with it)
     """
     if is_slots_file(file) and file.exists():
         _list_slots(app, file, host_key_file, as_json=as_json, asked=show or output is not None)

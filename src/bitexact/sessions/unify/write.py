@@ -5,7 +5,8 @@ writer's order, no whitespace outside strings, embedded line breaks escaped,
 and an LF after every record including the last.  Output is written to a
 temporary file in the destination directory, flushed to disk and renamed
 over the destination, so a reader never sees a partial file; the
-destination itself must not be a symbolic link.
+destination itself must not be a symbolic link, nor anything but a regular
+file (the rename would replace a device or a named pipe).
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ def write_atomic(out: Path, data: bytes | Iterable[bytes | bytearray]) -> None:
     out = Path(out)
     if out.is_symlink():
         raise SymlinkRefusedError(f"{out}: output path is a symbolic link; refusing to write")
+    if _special(out):
+        raise CollectionIOError(f"cannot write {out}: not a regular file (a device or a pipe would be replaced by"
+                                " the file); name a file")
     directory = out.parent if str(out.parent) else Path(".")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=directory)
@@ -122,11 +126,19 @@ def write_atomic(out: Path, data: bytes | Iterable[bytes | bytearray]) -> None:
         pass  # directory fsync is best effort (not supported everywhere)
 
 
+def _special(path: Path) -> bool:
+    """True when ``path`` exists and is not a regular file (a device such as ``/dev/null``, a named pipe)."""
+    try:
+        return path.exists() and not path.is_file()
+    except OSError:
+        return False  # a name the file system cannot hold: the write says why
+
+
 def remove_stale(out: Path) -> None:
     """Remove a previous output after a failed collection so it cannot be uploaded."""
     out = Path(out)
     try:
-        if out.is_symlink() or not out.exists():
+        if out.is_symlink() or not out.exists() or _special(out):  # never a device or a pipe named as -o
             return
         out.unlink()
     except OSError:
