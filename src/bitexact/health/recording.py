@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Final
 
 from bitexact.errors import BitExactError
+from bitexact.evidence.kinds import AUDIT_KINDS
 from bitexact.health.context import HealthContext
 from bitexact.health.findings import CRITICAL, WARN, Finding, listed
 from bitexact.recording.journal import LIVE_LOCK, JournalError, journal_dir, marked_journals, orphan_journals
@@ -255,9 +256,18 @@ def _idle_seconds(updated_at: str, now: float) -> float:
         return 0.0
 
 
+_AFTER_ITS_END: Final[frozenset[str]] = AUDIT_KINDS - {"repair"}
+"""Audit entries that may follow a run's history (a redaction, a hold) without changing where it ends."""
+
+
 def _accepted(store: Store, run_id: str, steps: int) -> bool:
-    """True when the run's last entry is a ``repair``: an operator accepted that its history ends there."""
-    return steps > 0 and store.entry(run_id, steps - 1).get("kind") == "repair"
+    """True when a ``repair`` follows the run's last entry of its own: an operator accepted that its history
+    ends there. A redaction or hold appended after the repair leaves that acceptance standing."""
+    for step in range(steps - 1, -1, -1):
+        kind = store.entry(run_id, step).get("kind")
+        if kind not in _AFTER_ITS_END:
+            return kind == "repair"
+    return False
 
 
 def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:

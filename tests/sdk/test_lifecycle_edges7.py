@@ -1,0 +1,74 @@
+"""Run lifecycle of the Python SDK, its live lock and health's run-unsealed (the seventh review): each test is
+a bug it found, fixed.
+
+Every test here fails on the code as reviewed, and passes once the bug its docstring names is fixed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bitexact.health import HealthContext
+from bitexact.health import recording as recording_health
+from bitexact.sdk.stores import close_stores
+from bitexact.store import open_store
+
+BITEXACT = str(Path(sys.executable).with_name("bitexact"))
+
+_KILLED_AGENT = """
+import sys, bitexact
+with bitexact.run(name="killed", home=sys.argv[1]) as r:
+    r.marker("working")
+    print(r.run_id, flush=True)
+    sys.stdin.readline()   # holds the run open until the parent kills it
+"""
+
+
+def _killed_run(home: Path) -> str:
+    """A real recording killed with SIGKILL before its seal; its run id."""
+    child = subprocess.Popen([sys.executable, "-c", _KILLED_AGENT, str(home)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    run_id = child.stdout.readline().strip()
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(10)
+    assert run_id
+    return run_id
+
+
+def _bitexact(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([BITEXACT, "--home", str(home), *args], capture_output=True, text=True, timeout=60)
+
+
+def _unsealed(home: Path) -> list[str | None]:
+    close_stores()
+    store = open_store(home)
+    try:
+        return [f.run_id for f in recording_health.check_unsealed_runs(HealthContext(env={}, store=store, home=home))]
+    finally:
+        store.close()
+
+
+# -- 1. health: a repaired run redacted afterwards ----------------------------------------------------
+
+
+def test_a_repaired_run_redacted_afterwards_is_not_named_run_unsealed_again(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """run-unsealed read only the run's very last entry for the repair accepting its end: a redaction
+    (an audit entry, which changes nothing of where the run's history ends) appended after the repair
+    brought the finding back, telling the operator to repair a run already repaired."""
+    monkeypatch.setattr(recording_health, "GRACE_SECONDS", 0.0)
+    run_id = _killed_run(home)
+    assert _unsealed(home) == [run_id]
+    repaired = _bitexact(home, "repair", run_id, "--by", "ops:alice", "--note", "agent host killed")
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
+    assert _unsealed(home) == []
+    redacted = _bitexact(home, "redact", run_id, "--field", "1:note", "--by", "dpo:bob", "--reason", "erasure")
+    assert redacted.returncode == 0, redacted.stdout + redacted.stderr
+    assert _unsealed(home) == [], "the repair accepting the run's end no longer counted after a redaction"
