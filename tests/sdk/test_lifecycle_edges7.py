@@ -72,3 +72,34 @@ def test_a_repaired_run_redacted_afterwards_is_not_named_run_unsealed_again(
     redacted = _bitexact(home, "redact", run_id, "--field", "1:note", "--by", "dpo:bob", "--reason", "erasure")
     assert redacted.returncode == 0, redacted.stdout + redacted.stderr
     assert _unsealed(home) == [], "the repair accepting the run's end no longer counted after a redaction"
+
+
+# -- 2. a run on a caller's write path whose store was opened by a relative path ---------------------
+
+
+def test_a_run_on_a_relative_store_keeps_its_files_in_the_data_directory_when_the_agent_changes_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With recorder=, the run's data directory was the store's path as given: a relative one was read
+    again at each use, so once the agent changed directory its journals (and the host key sealing them)
+    went under the new working directory, where repair never looks, and its end left the live lock and
+    the journal directory behind in the real one."""
+    from bitexact.crypto.keystore import KeyStore
+    from bitexact.recording import Recorder
+
+    import bitexact
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    store = open_store(Path("data"))
+    try:
+        recorder = Recorder(store, KeyStore(Path("data")).current_or_init())
+        with bitexact.run(recorder=recorder) as r:
+            os.chdir(tmp_path / "elsewhere")  # a tool of the agent's works in another directory
+            r.record("marker", {"note": "x" * ((1 << 20) + 1)})  # journaled before the call returns
+        assert r.sealed
+    finally:
+        os.chdir(tmp_path)
+        store.close()
+    assert not (tmp_path / "elsewhere" / "data" / "journals").exists(), "journaled outside the data directory"
+    assert not (tmp_path / "elsewhere" / "data.host.key").exists()
+    assert not (tmp_path / "data" / "journals" / str(r.run_id)).exists(), "the live lock was left behind"

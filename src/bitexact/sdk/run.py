@@ -213,7 +213,9 @@ class Run:
             self.parent, bad_context = self._causal_parent()
             if self._recorder_arg is not None:
                 recorder = self._recorder_arg
-                home = store_home(recorder.store) or config.home(self._home_arg)
+                # Absolute, as recorder_for makes it: a relative path would be read again at each use,
+                # and an agent changing directory would move the run's journals and live lock with it.
+                home = (store_home(recorder.store) or config.home(self._home_arg)).expanduser().absolute()
             else:
                 recorder, home = recorder_for(self._home_arg)
             meta: dict[str, Any] = {"sdk": SDK_LABEL, "strict": self.strict,
