@@ -103,3 +103,22 @@ def test_a_run_on_a_relative_store_keeps_its_files_in_the_data_directory_when_th
     assert not (tmp_path / "elsewhere" / "data" / "journals").exists(), "journaled outside the data directory"
     assert not (tmp_path / "elsewhere" / "data.host.key").exists()
     assert not (tmp_path / "data" / "journals" / str(r.run_id)).exists(), "the live lock was left behind"
+
+
+# -- 3. health: a run killed between its creation and its run_meta ------------------------------------
+
+
+def test_run_unsealed_of_a_run_with_no_entry_names_no_step_minus_one(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run is made (its own commit) before its run_meta is appended: a recording killed in between
+    leaves a run of no entries, which run-unsealed described as "its last entry, step -1, was written"."""
+    monkeypatch.setattr(recording_health, "GRACE_SECONDS", 0.0)
+    store = open_store(home)
+    try:
+        store.create_run("run-killed-before-its-meta", {})  # what Recorder.start does before run_meta
+        [finding] = recording_health.check_unsealed_runs(HealthContext(env={}, store=store, home=home))
+    finally:
+        store.close()
+    assert finding.run_id == "run-killed-before-its-meta"
+    assert "step -1" not in finding.message
+    assert "no entry" in finding.message

@@ -297,11 +297,13 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
                 continue
         except BitExactError:
             continue  # a damaged run: store-unreadable says so
+        # A run is made before its run_meta is appended: a recording killed in between left no entry.
+        last = (f"its last entry, step {info.steps - 1}, was written at {info.updated_at}" if info.steps
+                else f"it holds no entry, not even its run_meta: it was made at {info.updated_at}")
         findings.append(Finding(
             WARN, "run-unsealed",
-            f"no process records the run, yet it has no seal (its last entry, step {info.steps - 1}, was"
-            f" written at {info.updated_at}): its recording stopped before run_end, killed, cut off or"
-            " failing to seal. Verifying it with --require-sealed fails. `bitexact repair"
+            f"no process records the run, yet it has no seal ({last}): its recording stopped before run_end,"
+            " killed, cut off or failing to seal. Verifying it with --require-sealed fails. `bitexact repair"
             f" {info.run_id} --by NAME --note TEXT` records that its history ends where it does",
             run_id=info.run_id, details={"steps": info.steps, "updated_at": info.updated_at},
         ))
