@@ -43,7 +43,8 @@ def _killed_run(home: Path) -> str:
 
 
 def _bitexact(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([BITEXACT, "--home", str(home), *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([BITEXACT, "--home", str(home), *args], capture_output=True, text=True, timeout=60,
+                          check=False)
 
 
 def _unsealed(home: Path) -> list[str | None]:
@@ -83,10 +84,9 @@ def test_a_run_on_a_relative_store_keeps_its_files_in_the_data_directory_when_th
     again at each use, so once the agent changed directory its journals (and the host key sealing them)
     went under the new working directory, where repair never looks, and its end left the live lock and
     the journal directory behind in the real one."""
+    import bitexact
     from bitexact.crypto.keystore import KeyStore
     from bitexact.recording import Recorder
-
-    import bitexact
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "elsewhere").mkdir()
@@ -122,3 +122,59 @@ def test_run_unsealed_of_a_run_with_no_entry_names_no_step_minus_one(
     assert finding.run_id == "run-killed-before-its-meta"
     assert "step -1" not in finding.message
     assert "no entry" in finding.message
+
+
+# -- 4. fork() after a run's exit, while the run still holds its live lock ---------------------------
+
+_FORKS_AFTER_ITS_RUN = """
+import os, sys, time, bitexact
+scope = bitexact.run(home=sys.argv[1])
+r = scope.__enter__()
+r.marker("the store is free")
+print(r.run_id, flush=True)
+sys.stdin.readline()  # another process now holds the store's write lock (a hung writer)
+r.record("marker", {"note": "x" * ((1 << 20) + 1)})  # journaled; the writer waits for the store
+scope.__exit__(None, None, None)  # the drain times out; the writer still holds its batch, and the lock
+pid = os.fork()  # a worker, forked once the run has ended
+if pid == 0:
+    time.sleep(60)
+    os._exit(0)
+print(pid, flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_child_forked_after_the_runs_exit_does_not_keep_its_live_lock(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run whose exit gave up on its writer keeps its live lock until the writer's batch ends, but the
+    fork hook closed the child's copy of the lock only for runs still open: a child forked meanwhile held
+    the lock for its whole life, so once the agent was killed `bitexact repair` stayed refused (and health
+    called the dead run live) for as long as the child lived."""
+    from store.lock_holder import held_by_another_process
+
+    from bitexact.recording.journal import journal_dir, take_live_lock
+
+    monkeypatch.setenv("BITEXACT_DRAIN_TIMEOUT", "0.5")
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "60")
+    agent = subprocess.Popen([sys.executable, "-c", _FORKS_AFTER_ITS_RUN, str(home)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    child = 0
+    try:
+        assert agent.stdin is not None and agent.stdout is not None
+        run_id = agent.stdout.readline().strip()
+        assert run_id
+        with held_by_another_process(home / "bitexact.db.lock"):
+            agent.stdin.write("\n")
+            agent.stdin.flush()
+            child = int(agent.stdout.readline())
+            os.kill(agent.pid, signal.SIGKILL)  # the agent dies; its forked worker lives on
+            agent.wait(10)
+            held = take_live_lock(journal_dir(home, run_id))
+            assert held is not None, "the forked child keeps the dead run's live lock: repair is refused"
+            os.close(held)
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+        agent.wait(10)
+        if child:
+            os.kill(child, signal.SIGKILL)
