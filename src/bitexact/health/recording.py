@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Final
 
 from bitexact.errors import BitExactError
+from bitexact.evidence.kinds import AUDIT_KINDS
 from bitexact.health.context import HealthContext
 from bitexact.health.findings import CRITICAL, WARN, Finding, listed
 from bitexact.recording.journal import LIVE_LOCK, JournalError, journal_dir, marked_journals, orphan_journals
@@ -256,9 +257,18 @@ def _idle_seconds(updated_at: str, now: float) -> float:
         return 0.0
 
 
+_AFTER_ITS_END: Final[frozenset[str]] = AUDIT_KINDS - {"repair"}
+"""Audit entries that may follow a run's history (a redaction, a hold) without changing where it ends."""
+
+
 def _accepted(store: Store, run_id: str, steps: int) -> bool:
-    """True when the run's last entry is a ``repair``: an operator accepted that its history ends there."""
-    return steps > 0 and store.entry(run_id, steps - 1).get("kind") == "repair"
+    """True when a ``repair`` follows the run's last entry of its own: an operator accepted that its history
+    ends there. A redaction or hold appended after the repair leaves that acceptance standing."""
+    for step in range(steps - 1, -1, -1):
+        kind = store.entry(run_id, step).get("kind")
+        if kind not in _AFTER_ITS_END:
+            return kind == "repair"
+    return False
 
 
 def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
@@ -288,11 +298,13 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
                 continue
         except BitExactError:
             continue  # a damaged run: store-unreadable says so
+        # A run is made before its run_meta is appended: a recording killed in between left no entry.
+        last = (f"its last entry, step {info.steps - 1}, was written at {info.updated_at}" if info.steps
+                else f"it holds no entry, not even its run_meta: it was made at {info.updated_at}")
         findings.append(Finding(
             WARN, "run-unsealed",
-            f"no process records the run, yet it has no seal (its last entry, step {info.steps - 1}, was"
-            f" written at {info.updated_at}): its recording stopped before run_end, killed, cut off or"
-            " failing to seal. Verifying it with --require-sealed fails. `bitexact repair"
+            f"no process records the run, yet it has no seal ({last}): its recording stopped before run_end,"
+            " killed, cut off or failing to seal. Verifying it with --require-sealed fails. `bitexact repair"
             f" {info.run_id} --by NAME --note TEXT` records that its history ends where it does",
             run_id=info.run_id, details={"steps": info.steps, "updated_at": info.updated_at},
         ))

@@ -23,6 +23,8 @@ _busy: ContextVar[bool] = ContextVar("bitexact_busy", default=False)
 
 _lock = threading.Lock()
 _open: list[Run] = []
+_locking: list[Run] = []
+"""Runs holding their live lock: from before they open, and after they end until their writer's last batch."""
 
 
 def register(run: Run) -> None:
@@ -36,13 +38,24 @@ def unregister(run: Run) -> None:
             _open.remove(run)
 
 
+def holds_live_lock(run: Run, held: bool) -> None:
+    """``run`` took (``held``) or gave back its live lock: a child forked while it holds it closes its copy."""
+    with _lock:
+        if held and run not in _locking:
+            _locking.append(run)
+        elif not held and run in _locking:
+            _locking.remove(run)
+
+
 def _after_fork_in_child() -> None:
-    """A child forked while runs were open: they are the parent's (its journals, its live lock, its
-    writer thread, which the child does not have). The child records into none of them, and ending
-    its copy touches nothing of the parent's (Run._forked_away)."""
+    """A child forked while runs were open, or held their live lock (an ended run's exit may keep it until
+    its writer's last batch ends): they are the parent's (its journals, its live lock, its writer
+    thread, which the child does not have). The child records into none of them, and ending its copy
+    touches nothing of the parent's (Run._forked_away)."""
     global _lock
     _lock = threading.Lock()  # a lock the parent held at the fork stays held in the child forever
-    runs, _open[:] = list(_open), []
+    runs = list(_open) + [run for run in _locking if run not in _open]
+    _open[:], _locking[:] = [], []
     for run in runs:
         run._forked_away()
 

@@ -213,7 +213,9 @@ class Run:
             self.parent, bad_context = self._causal_parent()
             if self._recorder_arg is not None:
                 recorder = self._recorder_arg
-                home = store_home(recorder.store) or config.home(self._home_arg)
+                # Absolute, as recorder_for makes it: a relative path would be read again at each use,
+                # and an agent changing directory would move the run's journals and live lock with it.
+                home = (store_home(recorder.store) or config.home(self._home_arg)).expanduser().absolute()
             else:
                 recorder, home = recorder_for(self._home_arg)
             meta: dict[str, Any] = {"sdk": SDK_LABEL, "strict": self.strict,
@@ -423,9 +425,9 @@ class Run:
             return self._seq
 
     def _forked_away(self) -> None:
-        """In a child forked while this run was open (active.py's fork hook): the run stays the parent's.
-        The child records nothing into it, and leaving its ``with`` block ends nothing (the parent's
-        slots, live lock and failures record are left alone)."""
+        """In a child forked while this run was open, or held its live lock (active.py's fork hook): the run
+        stays the parent's. The child records nothing into it, and leaving its ``with`` block ends nothing
+        (the parent's slots, live lock and failures record are left alone)."""
         self.open = False
         self._accepting = False
         self._forked = True
@@ -597,6 +599,7 @@ class Run:
         with self._host_key_lock:
             if self._live_lock is None and not self._lock_released:
                 self._live_lock = hold_live_lock(self.home, self.run_id)
+                active.holds_live_lock(self, True)
 
     def _hold_live_lock_from_start(self) -> None:
         """Hold the run's live lock for the whole recording, journals or none: ``bitexact repair`` then
@@ -615,6 +618,7 @@ class Run:
             if self._live_lock is not None and self.home is not None and self.run_id is not None:
                 release_live_lock(self.home, self.run_id, self._live_lock)
                 self._live_lock = None
+                active.holds_live_lock(self, False)
 
     def _open_slots(self, *, count: int = SLOT_COUNT, slot_bytes: int = SLOT_BYTES) -> JournalSlots | None:
         """A slots file for the run, or None (entries then take another path) with one warning."""
