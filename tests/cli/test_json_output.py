@@ -35,3 +35,22 @@ def test_show_json_escapes_c1_controls_and_separators_from_recorded_data(tmp_pat
     for escape in ("\\u009b", "\\u0085", "\\u2028", "\\u202e", "\\u007f"):
         assert escape in shown.stdout
     assert json.loads(shown.stdout)["steps"][1]["data"] == {"note": ODD}  # the same JSON, decoded
+
+
+def test_recorded_text_holding_an_emoji_code_is_printed_as_it_is(tmp_path: Path) -> None:
+    """rich turned ":a:" in recorded text into an emoji: `show` printed the marker "ops:a: note" as
+    "ops🅰 note" (and a run's name the same way), misquoting the evidence."""
+    home = tmp_path / "home"
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).start(name="team:a:b")
+        writer.append("marker", {"note": "ops:a: note :smile:"})
+        writer.seal()
+        run_id = writer.run_id
+    finally:
+        store.close()
+    shown = run_bitexact(home, "show", run_id)
+    assert shown.returncode == 0, shown.stderr
+    assert "ops:a: note :smile:" in shown.stdout, shown.stdout
+    assert "\U0001f170" not in shown.stdout and "\U0001f604" not in shown.stdout
+    assert "team:a:b" in shown.stdout  # the run_meta row's summary names the run

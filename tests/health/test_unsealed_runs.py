@@ -85,8 +85,10 @@ def test_a_killed_recording_with_no_journals_is_named(home: Path, no_grace: None
     report = json.loads(result.output)
     assert [(f["name"], f.get("run_id")) for f in report["findings"]] == [("run-unsealed", run_id)]
 
+    assert (journal_dir(home, run_id) / LIVE_LOCK).exists()  # the killed process's lock file, held by no one
     repaired = bx("repair", run_id, "--by", "ops:alice", "--note", "agent host killed")
     assert repaired.exit_code == 0, repaired.output
+    assert not journal_dir(home, run_id).exists()  # the repair leaves no empty journal directory behind
     assert _health(home) == []  # the operator accepted where the history ends
 
 

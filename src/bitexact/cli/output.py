@@ -11,8 +11,9 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# No emoji codes: recorded text such as "ops:a: note" would print ":a:" as an emoji.
+console = Console(highlight=False, emoji=False)
+err_console = Console(stderr=True, highlight=False, emoji=False)
 
 EXIT_OK = 0
 EXIT_FAIL = 1

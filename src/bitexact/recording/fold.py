@@ -332,6 +332,10 @@ def fold_orphans(
         # journals are none of the ones this fold named or removed.
         remove_journal(directory / LIVE_LOCK)
         os.close(held)
+        try:
+            directory.rmdir()  # nothing left in it (a killed run with no journals left its lock alone)
+        except OSError:
+            pass  # journals kept (unreadable, refused), or a recording's new lock file
 
 
 def _repair_key(home: Path) -> tuple[HostKey, str | None]:
