@@ -17,7 +17,7 @@ it wins, so two approvers racing each other perform one redaction. An
 approval performs the store redaction of :mod:`bitexact.recording.audit`,
 claim first, then removal, with ``requested_by`` in the ``redaction``
 entry (bundle spec §5). A crash after the approval record and before the
-claim leaves an approved request with unclaimed fields;
+removal leaves an approved request with fields unclaimed or not removed;
 :func:`approve_request` completes it on its next call.
 
 Principals are compared with surrounding space removed and case folded, so
@@ -262,24 +262,32 @@ def _done_tokens(store: Store, run_id: str) -> set[str]:
     return done
 
 
+def _removed_tokens(store: Store, run_id: str) -> set[str]:
+    """Every ``STEP:PATH`` whose value is already removed (claimed and applied)."""
+    return {f"{entry['step']}:{path}" for entry in store.entries(run_id) for path in entry.get("redacted", [])}
+
+
 def unfinished_approval(store: Store, run_id: str) -> RedactionRequest | None:
-    """An approved request some of whose fields are neither redacted nor claimed (a crash between the two)."""
+    """An approved request some of whose fields are not removed yet: a crash after the approval record,
+    before its claim or between the claim and the removal (a claimed value is still stored until then)."""
     approved = [r for r in list_requests(store, run_id) if r.status == "approved"]
     if not approved:
         return None
-    done = _done_tokens(store, run_id)
-    return next((r for r in approved if any(t not in done for t in r.fields)), None)
+    removed = _removed_tokens(store, run_id)
+    return next((r for r in approved if any(t not in removed for t in r.fields)), None)
 
 
 def _carry_out(writer: RunWriter, request: RedactionRequest, approver: str, *, completed: bool) -> Approval:
     store = writer.recorder.store
     done = _done_tokens(store, writer.run_id)
     todo = [t for t in request.fields if t not in done]
-    already = tuple(t for t in request.fields if t in done)
+    # Finishing an approval, a field claimed but not removed is this approval's own claim: removed now.
+    settled = _removed_tokens(store, writer.run_id) if completed else done
+    already = tuple(t for t in request.fields if t in settled)
     if todo:
         record_claim(writer, todo, by=approver, reason=request.reason, requested_by=request.requested_by)
     apply_pending(store, writer.run_id)
-    return Approval(request, tuple(todo), already, completed)
+    return Approval(request, tuple(t for t in request.fields if t not in settled), already, completed)
 
 
 def approve_request(writer: RunWriter, *, by: str) -> Approval:

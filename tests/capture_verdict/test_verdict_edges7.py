@@ -1,0 +1,42 @@
+"""Capture verdict, opening, backfill and dual-control edges (the seventh review): each test is a bug it found.
+
+Every test here fails on the code as reviewed and passes once the bug it names is fixed.
+"""
+
+from __future__ import annotations
+
+from bitexact.crypto import SigningKey
+from bitexact.recording.audit import pending_claims, record_claim
+from bitexact.recording.requests import approve_request, file_request, list_requests
+from bitexact.store import Store
+from capture_verdict.support import IBAN, VISA, recorder
+
+
+def _off_run(store: Store, recorder_key: SigningKey) -> str:
+    """A sealed run recorded with the policy off: step 1 holds a card number and an IBAN."""
+    writer = recorder(store, recorder_key, "off").start()
+    writer.append("tool_call", {"tool": "pay", "args": [f"card {VISA}"], "kwargs": {"iban": IBAN, "amount": 3}})
+    writer.seal()
+    return writer.run_id
+
+
+def test_an_approval_whose_claim_landed_but_whose_removal_did_not_is_finished_by_the_next_approve(
+    store: Store, recorder_key: SigningKey
+) -> None:
+    """A crash after an approval's claim and before the removal left the request approved and its values
+    stored: the next `redaction approve` said "no pending redaction request" and never removed them."""
+    run_id = _off_run(store, recorder_key)
+    request = file_request(store, run_id, ["1:args", "1:kwargs.iban"], by="alice", reason="r")
+    writer = recorder(store, recorder_key, "default").attach(run_id)
+    # What approve_request writes before it removes anything; the process then dies.
+    store.add_custody(run_id, {"event": "redaction-approve", "request": request.request_id, "by": "bob", "at": "t"})
+    record_claim(writer, list(request.fields), by="bob", reason=request.reason, requested_by="alice")
+    assert pending_claims(store, run_id)
+
+    approval = approve_request(recorder(store, recorder_key, "default").attach(run_id), by="erin")
+    assert approval.completed and approval.redacted == ("1:args", "1:kwargs.iban") and approval.already == ()
+    assert not pending_claims(store, run_id)
+    assert set(store.entry(run_id, 1)["redacted"]) == {"args", "kwargs.iban"}
+    # The claim was not written twice.
+    assert sum(e["kind"] == "redaction" for e in store.entries(run_id)) == 1
+    assert [r.status for r in list_requests(store, run_id)] == ["approved"]
