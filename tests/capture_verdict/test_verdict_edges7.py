@@ -5,11 +5,17 @@ Every test here fails on the code as reviewed and passes once the bug it names i
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from bitexact.crypto import SigningKey
 from bitexact.recording.audit import pending_claims, record_claim
 from bitexact.recording.requests import approve_request, file_request, list_requests
 from bitexact.store import Store
 from capture_verdict.support import IBAN, VISA, recorder
+from store.lock_holder import held_by_another_process
+from store.pausing import CHILD, cli_env
 
 
 def _off_run(store: Store, recorder_key: SigningKey) -> str:
@@ -40,3 +46,45 @@ def test_an_approval_whose_claim_landed_but_whose_removal_did_not_is_finished_by
     # The claim was not written twice.
     assert sum(e["kind"] == "redaction" for e in store.entries(run_id)) == 1
     assert [r.status for r in list_requests(store, run_id)] == ["approved"]
+
+
+def _paused(home: Path, target: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """`bitexact ARGS` in its own process, paused (PAUSED on stdout, waiting on stdin) after ``target`` ran."""
+    script = home.parent / "pausing_child.py"
+    script.write_text(CHILD)
+    proc = subprocess.Popen([sys.executable, str(script), target, "after", "", *args], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if line.strip() != "PAUSED":
+        proc.kill()
+        _, err = proc.communicate(timeout=60)
+        raise AssertionError(f"the child never reached {target}: {line!r} {err[-3000:]}")
+    return proc
+
+
+def test_an_approval_whose_removal_found_the_store_locked_says_the_claim_landed_and_how_to_finish(
+    home: Path, store: Store, recorder_key: SigningKey
+) -> None:
+    """`redaction approve` records the approval and the claim, then removes the values. When another process
+    kept the store locked past BITEXACT_LOCK_TIMEOUT before the removal, it printed the store's "... so nothing
+    was written", though the approval and the claim are on the run, and never said what finishes it."""
+    run_id = _off_run(store, recorder_key)
+    file_request(store, run_id, ["1:args", "1:kwargs.iban"], by="alice", reason="r")
+    env = {**cli_env(home), "BITEXACT_LOCK_TIMEOUT": "0.5"}
+    proc = _paused(home, "bitexact.recording.requests:record_claim", ["redaction", "approve", run_id, "--by", "bob"],
+                   env)
+    try:
+        with held_by_another_process(home / "bitexact.db.lock"):
+            out, err = proc.communicate("\n", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    said = out + err
+    assert proc.returncode == 1 and "Traceback" not in said, said
+    assert "nothing was written" not in said, said
+    assert f"redaction approve {run_id}" in said, said
+    # ... and that is what finishes it.
+    approval = approve_request(recorder(store, recorder_key, "default").attach(run_id), by="erin")
+    assert approval.completed and set(store.entry(run_id, 1)["redacted"]) == {"args", "kwargs.iban"}

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bitexact.config import env_flag
-from bitexact.errors import EvidenceError
+from bitexact.errors import EvidenceError, StoreBusyError
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording.audit import apply_pending, check_claimable, record_claim, refuse_unfolded
@@ -68,6 +68,10 @@ class SamePrincipalError(RequestError):
 
 class DecidedElsewhereError(RequestError):
     """Another decision on the request was recorded first; it stands."""
+
+
+class ApprovalUnfinishedError(RequestError):
+    """The approval is recorded, but its redaction could not be carried out to the end; the next approve does."""
 
 
 def dual_control_required(env: Mapping[str, str] | None = None) -> bool:
@@ -284,9 +288,17 @@ def _carry_out(writer: RunWriter, request: RedactionRequest, approver: str, *, c
     # Finishing an approval, a field claimed but not removed is this approval's own claim: removed now.
     settled = _removed_tokens(store, writer.run_id) if completed else done
     already = tuple(t for t in request.fields if t in settled)
-    if todo:
-        record_claim(writer, todo, by=approver, reason=request.reason, requested_by=request.requested_by)
-    apply_pending(store, writer.run_id)
+    try:
+        if todo:
+            record_claim(writer, todo, by=approver, reason=request.reason, requested_by=request.requested_by)
+        apply_pending(store, writer.run_id)
+    except StoreBusyError:
+        # Its "nothing was written" is not so: the approval (and perhaps the claim) is on the run.
+        raise ApprovalUnfinishedError(
+            f"request {request.request_id} is approved by {approver}, but another process kept the store locked,"
+            f" so its values are not removed yet; once it lets go, `bitexact redaction approve {writer.run_id}"
+            " --by NAME` finishes it"
+        ) from None
     return Approval(request, tuple(t for t in request.fields if t not in settled), already, completed)
 
 
@@ -322,6 +334,7 @@ __all__ = [
     "REQUEST",
     "WITHDRAW",
     "Approval",
+    "ApprovalUnfinishedError",
     "DecidedElsewhereError",
     "NoPendingRequestError",
     "RedactionRequest",
