@@ -13,7 +13,7 @@ from bitexact.crypto import SigningKey
 from bitexact.recording.audit import pending_claims, record_claim
 from bitexact.recording.requests import approve_request, file_request, list_requests
 from bitexact.store import Store
-from capture_verdict.support import IBAN, VISA, recorder
+from capture_verdict.support import IBAN, VISA, recorder, verify_stored
 from store.lock_holder import held_by_another_process
 from store.pausing import CHILD, cli_env
 
@@ -88,3 +88,21 @@ def test_an_approval_whose_removal_found_the_store_locked_says_the_claim_landed_
     # ... and that is what finishes it.
     approval = approve_request(recorder(store, recorder_key, "default").attach(run_id), by="erin")
     assert approval.completed and set(store.entry(run_id, 1)["redacted"]) == {"args", "kwargs.iban"}
+
+
+def test_a_card_number_scrubbed_from_the_key_of_a_hash_only_field_is_counted_in_the_verdict(
+    store: Store, recorder_key: SigningKey
+) -> None:
+    """docs/capture.md: a hash-only field whose key held a card number "declares that scrub too: its hash-only
+    declaration carries `found`, as a scrub's does, so the verdict counts it". The clause never read `found`
+    on a hash-only declaration: the card number the recorder removed from the key was counted nowhere."""
+    writer = recorder(store, recorder_key, "default").start()
+    writer.append("tool_call", {"tool": "kyc", "result": {VISA: "holder"}}, hints={f"result.{VISA}": "hash-only"})
+    writer.seal()
+    [declaration] = store.entry(writer.run_id, 1)["capture"]["fields"].values()
+    assert declaration["mode"] == "hash-only" and declaration["found"] == {"pan": 1}
+    verdict = verify_stored(store, recorder_key, writer.run_id)
+    assert verdict.ok, verdict.line
+    assert verdict.line.endswith(
+        ", 1 field scrubbed before capture (pan 1), 1 field hash-only (never held; 1 can never be opened)"
+    ), verdict.line
