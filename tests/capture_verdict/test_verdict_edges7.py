@@ -9,13 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from store.lock_holder import held_by_another_process
+from store.pausing import CHILD, cli_env
+
 from bitexact.crypto import SigningKey
 from bitexact.recording.audit import pending_claims, record_claim
 from bitexact.recording.requests import approve_request, file_request, list_requests
 from bitexact.store import Store
 from capture_verdict.support import IBAN, VISA, recorder, verify_stored
-from store.lock_holder import held_by_another_process
-from store.pausing import CHILD, cli_env
 
 
 def _off_run(store: Store, recorder_key: SigningKey) -> str:
