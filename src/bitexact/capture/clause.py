@@ -115,17 +115,23 @@ class CaptureCounts:
         """Fields whose content a holder of ``key_id`` can test guesses at: hash-only or digested in a gap."""
         return self.openable[key_id] + self.digested[key_id]
 
+    def _add_scrub(self, found: object) -> None:
+        self.scrubbed += 1
+        if isinstance(found, Mapping):
+            for detector, count in found.items():
+                if isinstance(detector, str) and isinstance(count, int) and not isinstance(count, bool):
+                    self.found[detector] += count
+
     def _add_field(self, run_id: str, step: int, path: str, declaration: Mapping[str, Any]) -> None:
         mode = declaration.get("mode")
+        found = declaration.get("found")
         if mode == "scrub":
-            self.scrubbed += 1
-            found = declaration.get("found")
-            if isinstance(found, Mapping):
-                for detector, count in found.items():
-                    if isinstance(detector, str) and isinstance(count, int) and not isinstance(count, bool):
-                        self.found[detector] += count
+            self._add_scrub(found)
         elif mode == "hash-only":
             self.hash_only += 1
+            if isinstance(found, Mapping) and found:
+                # Its key held what a detector finds: that scrub is declared here, and counted as one.
+                self._add_scrub(found)
             key_id = declaration.get("key_id")
             if isinstance(key_id, str) and key_id and not declaration.get("unopenable"):
                 self.openable[key_id] += 1

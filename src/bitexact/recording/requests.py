@@ -17,7 +17,7 @@ it wins, so two approvers racing each other perform one redaction. An
 approval performs the store redaction of :mod:`bitexact.recording.audit`,
 claim first, then removal, with ``requested_by`` in the ``redaction``
 entry (bundle spec §5). A crash after the approval record and before the
-claim leaves an approved request with unclaimed fields;
+removal leaves an approved request with fields unclaimed or not removed;
 :func:`approve_request` completes it on its next call.
 
 Principals are compared with surrounding space removed and case folded, so
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bitexact.config import env_flag
-from bitexact.errors import EvidenceError
+from bitexact.errors import EvidenceError, StoreBusyError
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording.audit import apply_pending, check_claimable, record_claim, refuse_unfolded
@@ -68,6 +68,10 @@ class SamePrincipalError(RequestError):
 
 class DecidedElsewhereError(RequestError):
     """Another decision on the request was recorded first; it stands."""
+
+
+class ApprovalUnfinishedError(RequestError):
+    """The approval is recorded, but its redaction could not be carried out to the end; the next approve does."""
 
 
 def dual_control_required(env: Mapping[str, str] | None = None) -> bool:
@@ -262,24 +266,40 @@ def _done_tokens(store: Store, run_id: str) -> set[str]:
     return done
 
 
+def _removed_tokens(store: Store, run_id: str) -> set[str]:
+    """Every ``STEP:PATH`` whose value is already removed (claimed and applied)."""
+    return {f"{entry['step']}:{path}" for entry in store.entries(run_id) for path in entry.get("redacted", [])}
+
+
 def unfinished_approval(store: Store, run_id: str) -> RedactionRequest | None:
-    """An approved request some of whose fields are neither redacted nor claimed (a crash between the two)."""
+    """An approved request some of whose fields are not removed yet: a crash after the approval record,
+    before its claim or between the claim and the removal (a claimed value is still stored until then)."""
     approved = [r for r in list_requests(store, run_id) if r.status == "approved"]
     if not approved:
         return None
-    done = _done_tokens(store, run_id)
-    return next((r for r in approved if any(t not in done for t in r.fields)), None)
+    removed = _removed_tokens(store, run_id)
+    return next((r for r in approved if any(t not in removed for t in r.fields)), None)
 
 
 def _carry_out(writer: RunWriter, request: RedactionRequest, approver: str, *, completed: bool) -> Approval:
     store = writer.recorder.store
     done = _done_tokens(store, writer.run_id)
     todo = [t for t in request.fields if t not in done]
-    already = tuple(t for t in request.fields if t in done)
-    if todo:
-        record_claim(writer, todo, by=approver, reason=request.reason, requested_by=request.requested_by)
-    apply_pending(store, writer.run_id)
-    return Approval(request, tuple(todo), already, completed)
+    # Finishing an approval, a field claimed but not removed is this approval's own claim: removed now.
+    settled = _removed_tokens(store, writer.run_id) if completed else done
+    already = tuple(t for t in request.fields if t in settled)
+    try:
+        if todo:
+            record_claim(writer, todo, by=approver, reason=request.reason, requested_by=request.requested_by)
+        apply_pending(store, writer.run_id)
+    except StoreBusyError:
+        # Its "nothing was written" is not so: the approval (and perhaps the claim) is on the run.
+        raise ApprovalUnfinishedError(
+            f"request {request.request_id} is approved by {approver}, but another process kept the store locked,"
+            f" so its values are not removed yet; once it lets go, `bitexact redaction approve {writer.run_id}"
+            " --by NAME` finishes it"
+        ) from None
+    return Approval(request, tuple(t for t in request.fields if t not in settled), already, completed)
 
 
 def approve_request(writer: RunWriter, *, by: str) -> Approval:
@@ -314,6 +334,7 @@ __all__ = [
     "REQUEST",
     "WITHDRAW",
     "Approval",
+    "ApprovalUnfinishedError",
     "DecidedElsewhereError",
     "NoPendingRequestError",
     "RedactionRequest",
