@@ -1,0 +1,48 @@
+"""What a user sees from every `bitexact` command (the seventh CLI review): each test is a bug it found.
+
+Every test runs the real `bitexact` console script in its own process, with BITEXACT_HOME under the test's
+tmp_path and no BITEXACT_* setting of the machine's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli.real_command import clear_bitexact_env, run_bitexact
+
+import bitexact
+
+bx = run_bitexact
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_bitexact_env(monkeypatch)
+
+
+def _demo_run(home: Path) -> str:
+    demo = bx(home, "demo", "--json")
+    assert demo.returncode == 0, demo.stderr
+    return str(json.loads(demo.stdout)["run_id"])
+
+
+# -- runs: the table ------------------------------------------------------------------------------------
+
+
+def test_runs_table_with_a_long_run_id_still_shows_every_column(tmp_path: Path) -> None:
+    """The run column never wrapped: a 68-character run id (an imported session's, an SDK run_id) took
+    the whole 80-column table, so steps, sealed, started and kinds printed as empty cells."""
+    home = tmp_path / "home"
+    run_id = "session-claude-code-2026-11-30-very-long-identifier-0123456789abcdef"
+    with bitexact.run(name="long", run_id=run_id, home=home) as r:
+        for actor in ("a", "b", "c"):
+            r.human_decision(actor, "approve")
+    shown = bx(home, "runs", COLUMNS="80")
+    assert shown.returncode == 0, shown.stderr
+    assert "human_decision×3" in shown.stdout, shown.stdout
+    assert "│     5 │ yes" in shown.stdout, shown.stdout
+    # Folded, never cut: every character of the id is on the screen.
+    folded = "".join(line.split("│")[1].strip() for line in shown.stdout.splitlines() if line.startswith("│"))
+    assert run_id in folded, shown.stdout
