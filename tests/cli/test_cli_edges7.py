@@ -46,3 +46,37 @@ def test_runs_table_with_a_long_run_id_still_shows_every_column(tmp_path: Path) 
     # Folded, never cut: every character of the id is on the screen.
     folded = "".join(line.split("│")[1].strip() for line in shown.stdout.splitlines() if line.startswith("│"))
     assert run_id in folded, shown.stdout
+
+
+# -- verify RUN: a store that does not open -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_verify_of_a_run_in_a_store_that_does_not_open_names_the_store_not_a_missing_file(
+        tmp_path: Path, as_json: bool) -> None:
+    """`verify RUN` with a store that exists but does not open (not a database; a full disk does the same)
+    said "FAIL: no such file: RUN", hiding the store's error that every other command reports."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "bitexact.db").write_bytes(b"not a database, not at all" * 10)
+    shown = bx(home, "verify", "run-x", *(["--json"] if as_json else []), cwd=tmp_path)
+    assert shown.returncode == 2, shown
+    line = json.loads(shown.stdout)["line"] if as_json else shown.stdout.strip()
+    assert line.startswith("FAIL: no such file: run-x, nor a run that can be looked up: cannot open the store at "), line
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_verify_open_in_a_store_that_does_not_open_names_the_store_not_a_missing_run(
+        tmp_path: Path, as_json: bool) -> None:
+    """`verify RUN --open` with a store that does not open said "'RUN' is not a run in HOME": it may well be."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "bitexact.db").write_bytes(b"not a database, not at all" * 10)
+    candidate = tmp_path / "candidate.json"
+    candidate.write_text('"x"', encoding="utf-8")
+    shown = bx(home, "verify", "run-x", "--open", "1:a", "--candidate-file", str(candidate), "--by", "alice",
+               *(["--json"] if as_json else []), cwd=tmp_path)
+    assert shown.returncode == 1, shown
+    said = json.loads(shown.stdout)["error"] if as_json else shown.stderr
+    assert "cannot open the store at " in said, said
+    assert "is not a run in" not in said

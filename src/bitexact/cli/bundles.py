@@ -255,16 +255,23 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
             if not _in_store(app, target):
                 raise _OpeningRefused(f"--open tests a run in the store (its custody chain is there); {target!r} is"
                                       f" not a run in {app.home}")
-        except _OpeningRefused as exc:
+        except SettingError:  # a setting the store cannot use is reported as in every command (exit 1)
+            raise
+        except (_OpeningRefused, StoreError) as exc:  # StoreError: the store exists and does not open
             if not as_json:
                 fail(str(exc), code=EXIT_FAIL)
             refused = str(exc)  # --json: still one document, the verdict with the reason no test was made
     # --open tests a stored run's field, so it is the stored run that is verified, whatever file
     # happens to share its name in the working directory.
-    if (opening and refused is None) or (not _exists(target) and _in_store(app, target)):
-        verdict = _verify_stored(app, target, clauses=clauses, **options)
+    try:
+        stored = (opening and refused is None) or (not _exists(target) and _in_store(app, target))
+    except SettingError:
+        raise
+    except StoreError as exc:  # a store that does not open cannot say TARGET is no run: its error is the reason
+        verdict = failed(f"no such file: {target}, nor a run that can be looked up: {exc}", form="input")
     else:
-        verdict = verify_cli(target, clauses=clauses, **options)
+        verdict = _verify_stored(app, target, clauses=clauses, **options) if stored else \
+            verify_cli(target, clauses=clauses, **options)
     if refused is not None:
         print_json({**_verdict_json(verdict), "opening": None, "error": refused})
         sys.exit(EXIT_FAIL)
@@ -360,15 +367,14 @@ def _open(app: AppContext, run_id: str, field_ref: str | None, withheld_step: in
 
 
 def _in_store(app: AppContext, run_id: str) -> bool:
-    """Whether ``run_id`` names a stored run. No store (or none that opens) holds none: a file path
-    that does not exist must still read as a missing file, and never make a store."""
+    """Whether ``run_id`` names a stored run. No store holds none: a file path that does not exist must
+    still read as a missing file, and never make a store. A store that exists but does not open raises
+    its :class:`StoreError`: whether it holds the run is unknown, so it is never "no such file"."""
     if not (app.home / DB_NAME).exists():
         return False
     try:
         app.store.run(run_id)
-    except SettingError:  # a setting the store cannot use is reported, never read as "no such file"
-        raise
-    except StoreError:  # RunNotFoundError included
+    except RunNotFoundError:
         return False
     return True
 
