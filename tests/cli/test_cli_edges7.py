@@ -80,3 +80,20 @@ def test_verify_open_in_a_store_that_does_not_open_names_the_store_not_a_missing
     said = json.loads(shown.stdout)["error"] if as_json else shown.stderr
     assert "cannot open the store at " in said, said
     assert "is not a run in" not in said
+
+
+# -- --home / BITEXACT_HOME -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("given", ["env", "option"])
+def test_a_home_under_a_tilde_that_is_a_file_is_refused(tmp_path: Path, given: str) -> None:
+    """The "is a file, not a directory" check read `~/x` unexpanded (an env file or a quoted option is
+    never expanded by a shell) while the data directory is the expanded one: `runs` said "No runs in
+    ~/x yet" and exited 0 for a data directory that is a file."""
+    (tmp_path / "afile").write_text("not a directory\n", encoding="utf-8")
+    args = ["runs"] if given == "env" else ["--home", "~/afile", "runs"]
+    shown = bx(tmp_path / "unused", *args, HOME=str(tmp_path), BITEXACT_HOME="~/afile")
+    assert shown.returncode == 2, shown
+    assert "is a file, not a directory" in shown.stderr, shown.stderr
+    assert ("BITEXACT_HOME" if given == "env" else "--home") in shown.stderr, shown.stderr
+    assert shown.stdout == ""

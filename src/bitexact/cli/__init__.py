@@ -64,7 +64,8 @@ def cli(ctx: click.Context, home: str | None) -> None:
         if not home.strip():  # Path("") is the working directory: keys and a store would land there
             fail(f"{given} is empty: name the data directory (or leave it unset for ~/.bitexact)", code=EXIT_INPUT)
         try:
-            a_file = Path(home).exists() and not Path(home).is_dir()
+            path = Path(home).expanduser()  # as resolve_home reads it: "~/x" from an env file is not expanded by a shell
+            a_file = path.exists() and not path.is_dir()
         except OSError as exc:  # a name the file system cannot hold (too long, ...)
             fail(f"{given}={home}: {exc.strerror or exc}", code=EXIT_INPUT)
         # health reports this as a finding (with --json, as JSON): what is wrong is what it is for.
