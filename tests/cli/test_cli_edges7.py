@@ -97,3 +97,27 @@ def test_a_home_under_a_tilde_that_is_a_file_is_refused(tmp_path: Path, given: s
     assert "is a file, not a directory" in shown.stderr, shown.stderr
     assert ("BITEXACT_HOME" if given == "env" else "--home") in shown.stderr, shown.stderr
     assert shown.stdout == ""
+
+
+# -- verify RUN: a damaged stored run is a verdict ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["deleted", "garbled"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_verify_of_a_damaged_stored_run_is_a_fail_verdict(tmp_path: Path, damage: str, as_json: bool) -> None:
+    """`verify RUN` of a stored run with an entry deleted (or no longer JSON) printed a bare "error: ..." line:
+    no FAIL: line, and with --json nothing at all on stdout."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    run_id = _demo_run(home)
+    with sqlite3.connect(home / "bitexact.db") as conn:
+        if damage == "deleted":
+            conn.execute("DELETE FROM entries WHERE run_id = ? AND step = 3", (run_id,))
+        else:
+            conn.execute("UPDATE entries SET body = ? WHERE run_id = ? AND step = 3", (b"{{{", run_id))
+    shown = bx(home, "verify", run_id, *(["--json"] if as_json else []))
+    assert shown.returncode == 1, shown
+    line = json.loads(shown.stdout)["line"] if as_json else shown.stdout.strip()
+    assert line.startswith(f"FAIL: run {run_id}: "), line
+    assert ("step 3 is missing" if damage == "deleted" else "does not read back") in line, line

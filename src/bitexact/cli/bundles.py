@@ -32,7 +32,7 @@ from bitexact.cli.output import (
 )
 from bitexact.cli.progress import progress_bar
 from bitexact.config import SettingError
-from bitexact.errors import BitExactError, RunNotFoundError, StoreError
+from bitexact.errors import BitExactError, RunNotFoundError, StoreError, StrictJSONError
 from bitexact.evidence.export import FORMATS, RunSource, UnappliedClaimError, bundle_document, export_run
 from bitexact.evidence.paths import parse_field
 from bitexact.recording.audit import pending_claims
@@ -394,4 +394,12 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
     source = RunSource.from_store(app.store, run_id)
     if app.store.run(run_id).steps == 0:  # created, never written: what a verifier says of an empty chain
         return failed(EMPTY_CHAIN, form="json")
-    return verify_bundle(bundle_document(source, key), pins, clauses=clauses)
+    try:
+        document = bundle_document(source, key)
+    except SettingError:
+        raise
+    except StoreError as exc:  # a step missing: the run does not verify, said as a verdict (--json included)
+        return failed(str(exc), form="json", run_id=run_id)
+    except StrictJSONError as exc:  # a stored entry that no longer parses
+        return failed(f"run {run_id}: a stored entry does not read back: {exc}", form="json", run_id=run_id)
+    return verify_bundle(document, pins, clauses=clauses)
