@@ -121,3 +121,17 @@ def test_verify_of_a_damaged_stored_run_is_a_fail_verdict(tmp_path: Path, damage
     line = json.loads(shown.stdout)["line"] if as_json else shown.stdout.strip()
     assert line.startswith(f"FAIL: run {run_id}: "), line
     assert ("step 3 is missing" if damage == "deleted" else "does not read back") in line, line
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_verify_of_a_stored_run_with_a_recorder_key_that_does_not_load_is_a_verdict(
+        tmp_path: Path, as_json: bool) -> None:
+    """`verify RUN` on a host whose recorder key file does not load printed a bare "error: ..." line: no
+    FAIL: line, and with --json nothing at all on stdout."""
+    home = tmp_path / "home"
+    run_id = _demo_run(home)
+    (home / "keys" / "recorder.key").write_text("not a key\n", encoding="utf-8")
+    shown = bx(home, "verify", run_id, *(["--json"] if as_json else []))
+    assert shown.returncode == 2, shown
+    line = json.loads(shown.stdout)["line"] if as_json else shown.stdout.strip()
+    assert line.startswith("FAIL: ") and "recorder.key" in line, line

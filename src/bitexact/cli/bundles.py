@@ -32,7 +32,7 @@ from bitexact.cli.output import (
 )
 from bitexact.cli.progress import progress_bar
 from bitexact.config import SettingError
-from bitexact.errors import BitExactError, RunNotFoundError, StoreError, StrictJSONError
+from bitexact.errors import BitExactError, KeyMaterialError, RunNotFoundError, StoreError, StrictJSONError
 from bitexact.evidence.export import FORMATS, RunSource, UnappliedClaimError, bundle_document, export_run
 from bitexact.evidence.paths import parse_field
 from bitexact.recording.audit import pending_claims
@@ -390,7 +390,10 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
         return failed(str(exc), form="input")
     # Signed when this host holds the recorder key; an auditor's copy of the store without it still
     # verifies (the checkpoints carry the recorder's signatures), as an unsigned bundle.
-    key = app.keys.current() if app.keys.exists() else None
+    try:
+        key = app.keys.current() if app.keys.exists() else None
+    except KeyMaterialError as exc:  # a key file that does not load: a verdict (--json included), not a bare error
+        return failed(str(exc), form="input", run_id=run_id)
     source = RunSource.from_store(app.store, run_id)
     if app.store.run(run_id).steps == 0:  # created, never written: what a verifier says of an empty chain
         return failed(EMPTY_CHAIN, form="json")
