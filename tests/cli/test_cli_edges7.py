@@ -135,3 +135,37 @@ def test_verify_of_a_stored_run_with_a_recorder_key_that_does_not_load_is_a_verd
     assert shown.returncode == 2, shown
     line = json.loads(shown.stdout)["line"] if as_json else shown.stdout.strip()
     assert line.startswith("FAIL: ") and "recorder.key" in line, line
+
+
+# -- Ctrl-C -----------------------------------------------------------------------------------------------
+
+_CTRL_C_WHILE_LOADING = """
+import sys
+
+class CtrlC:
+    '''Ctrl-C arriving while the command's modules load (about half a second on a busy machine).'''
+    def find_spec(self, name, path=None, target=None):
+        if name == "rich.table":
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["bitexact", "runs"]
+from bitexact.cli import main
+main()
+"""
+
+
+def test_ctrl_c_while_the_command_loads_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    """README: every command "exits 130 when Ctrl-C stops it". Ctrl-C in the first half second, while
+    `bitexact.cli` imports its modules, printed a KeyboardInterrupt traceback and died of the signal."""
+    import subprocess
+    import sys
+
+    from cli.real_command import command_env
+
+    done = subprocess.run([sys.executable, "-c", _CTRL_C_WHILE_LOADING], env=command_env(tmp_path / "home"),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 130, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "interrupted" in done.stderr, done.stderr

@@ -4,26 +4,31 @@ from __future__ import annotations
 
 import sys
 
-from pathlib import Path
+try:
+    from pathlib import Path
 
-import click
+    import click
 
-import bitexact
-from bitexact.config import SettingError
-from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
-from bitexact.cli.audit import redact_command, repair_command
-from bitexact.cli.bundles import export_command, verify_command
-from bitexact.cli.capture import capture_group
-from bitexact.cli.context import AppContext
-from bitexact.cli.demo import demo_command
-from bitexact.cli.health import health_command
-from bitexact.cli.keys import keys_group
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, fail
-from bitexact.cli.redaction import redaction_group
-from bitexact.cli.runs import runs_command, show_command
-from bitexact.cli.sessions import import_group, sessions_group
-from bitexact.config import home as resolve_home
-from bitexact.errors import BitExactError
+    import bitexact
+    from bitexact.config import SettingError
+    from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
+    from bitexact.cli.audit import redact_command, repair_command
+    from bitexact.cli.bundles import export_command, verify_command
+    from bitexact.cli.capture import capture_group
+    from bitexact.cli.context import AppContext
+    from bitexact.cli.demo import demo_command
+    from bitexact.cli.health import health_command
+    from bitexact.cli.keys import keys_group
+    from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, fail
+    from bitexact.cli.redaction import redaction_group
+    from bitexact.cli.runs import runs_command, show_command
+    from bitexact.cli.sessions import import_group, sessions_group
+    from bitexact.config import home as resolve_home
+    from bitexact.errors import BitExactError
+except KeyboardInterrupt:
+    # Ctrl-C while the modules load (about half a second): exit 130 as once a command runs, not a traceback.
+    sys.stderr.write("error: interrupted\n")
+    raise SystemExit(130) from None
 
 
 class _Group(click.Group):
