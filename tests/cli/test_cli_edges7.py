@@ -169,3 +169,17 @@ def test_ctrl_c_while_the_command_loads_exits_130_without_a_traceback(tmp_path: 
     assert done.returncode == 130, (done.returncode, done.stderr)
     assert "Traceback" not in done.stderr, done.stderr
     assert "interrupted" in done.stderr, done.stderr
+
+
+# -- a lookup makes no store ---------------------------------------------------------------------------------
+
+
+def test_capture_backfill_of_a_run_in_a_data_directory_with_no_store_makes_no_store(tmp_path: Path) -> None:
+    """`capture backfill --run RUN` in a data directory holding no store left an empty `bitexact.db` (and its
+    lock file) behind, as `show`, `redact` and `repair` did before they were fixed: a lookup makes no store."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    shown = bx(home, "capture", "backfill", "--run", "run-nope", "--by", "dpo:alice")
+    assert shown.returncode == 1, shown
+    assert "no run 'run-nope'" in shown.stderr, shown.stderr
+    assert list(home.iterdir()) == []

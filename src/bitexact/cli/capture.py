@@ -294,7 +294,7 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
     if policy.off:
         fail("the capture policy is off: there is nothing to backfill against", code=EXIT_FAIL)
     try:
-        waiting = pending_request(app.store, run_id)
+        waiting = pending_request(app.run_store, run_id)  # a data directory with no store: no run, none made
         if waiting is not None:
             fail(f"run {run_id} already has a pending redaction request ({waiting.request_id}, by"
                  f" {waiting.requested_by}); approve or reject it first (`bitexact redaction status {run_id}`)",
