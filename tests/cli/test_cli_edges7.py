@@ -183,3 +183,46 @@ def test_capture_backfill_of_a_run_in_a_data_directory_with_no_store_makes_no_st
     assert shown.returncode == 1, shown
     assert "no run 'run-nope'" in shown.stderr, shown.stderr
     assert list(home.iterdir()) == []
+
+
+# -- verify a bundle read from a pipe -------------------------------------------------------------------------
+
+
+def test_verify_of_a_multi_line_bundle_from_a_pipe_verifies(tmp_path: Path) -> None:
+    """`verify /dev/stdin` (or `verify <(curl ...)`) of a valid pretty-printed JSON bundle said "FAIL: bundle is
+    not valid JSON: Extra data": the first line was read from the pipe, then the path opened again for the
+    rest, which a pipe does not give twice."""
+    import subprocess
+
+    from cli.real_command import BITEXACT, command_env
+
+    home = tmp_path / "home"
+    run_id = _demo_run(home)
+    bundle = tmp_path / "run.bundle.json"
+    assert bx(home, "export", run_id, "-o", str(bundle)).returncode == 0
+    pretty = json.dumps(json.loads(bundle.read_bytes()), indent=2).encode("utf-8")
+    (tmp_path / "pretty.json").write_bytes(pretty)
+    assert bx(home, "verify", str(tmp_path / "pretty.json")).returncode == 0  # the same bytes as a file verify
+    done = subprocess.run([BITEXACT, "verify", "/dev/stdin"], input=pretty, env=command_env(home),
+                          capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert done.stdout.decode().startswith(f"OK: {run_id} - "), done.stdout
+
+
+def test_verify_of_an_endless_input_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    """`verify /dev/zero` (an endless input with no line break, like a device or a stuck pipe) read its "first
+    line" for ever, growing by about 1 GiB a second until the machine ran out of memory. It is refused once
+    past the largest document the verifier reads (256 MiB)."""
+    import resource
+    import subprocess
+
+    from cli.real_command import BITEXACT, command_env
+
+    def limited() -> None:  # the address space a bounded read needs, with room; an unbounded one dies here
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
+
+    done = subprocess.run([BITEXACT, "verify", "/dev/zero"], env=command_env(tmp_path / "home"), capture_output=True,
+                          text=True, timeout=120, check=False, preexec_fn=limited)
+    assert done.returncode == 1, (done.returncode, done.stdout, done.stderr[-2000:])
+    assert done.stdout.startswith("FAIL: bundle is not valid JSON: "), done.stdout
+    assert "over the limit" in done.stdout, done.stdout
