@@ -226,3 +226,30 @@ def test_verify_of_an_endless_input_is_refused_in_bounded_memory(tmp_path: Path)
     assert done.returncode == 1, (done.returncode, done.stdout, done.stderr[-2000:])
     assert done.stdout.startswith("FAIL: bundle is not valid JSON: "), done.stdout
     assert "over the limit" in done.stdout, done.stdout
+
+
+def test_verify_of_a_jsonl_stream_with_an_endless_line_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    """A JSONL bundle whose header is followed by an endless line (a stuck producer behind a pipe) was read
+    into memory without bound, as `verify /dev/zero` was."""
+    import resource
+    import shlex
+    import subprocess
+
+    from cli.real_command import BITEXACT, command_env
+
+    home = tmp_path / "home"
+    run_id = _demo_run(home)
+    bundle = tmp_path / "run.jsonl"
+    assert bx(home, "export", run_id, "-o", str(bundle), "--format", "jsonl").returncode == 0
+    header = bundle.read_bytes().splitlines(keepends=True)[0]
+
+    def limited() -> None:  # the address space a bounded read needs, with room; an unbounded one dies here
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
+
+    (tmp_path / "header.jsonl").write_bytes(header)
+    script = f"cat {shlex.quote(str(tmp_path / 'header.jsonl'))} /dev/zero | {shlex.quote(BITEXACT)} verify /dev/stdin"
+    done = subprocess.run(["sh", "-c", script], env=command_env(home), capture_output=True, text=True,
+                          timeout=120, check=False, preexec_fn=limited)
+    assert done.returncode == 1, (done.returncode, done.stdout, done.stderr[-2000:])
+    assert done.stdout.startswith("FAIL: "), done.stdout
+    assert "over the limit" in done.stdout, done.stdout

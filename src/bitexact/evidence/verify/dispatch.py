@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,7 +33,7 @@ def verify_path(
         first = _first_line(handle)
         header = _try_parse(first)
         if is_jsonl_header(header):
-            return verify_stream(handle, pins, header=header, clauses=clauses)
+            return verify_stream(_lines(handle), pins, header=header, clauses=clauses)
         # The rest from the same handle (a pipe is read once), never past the largest document read.
         rest = handle.read(max(0, DEFAULT_MAX_BYTES + 1 - len(first or b"")))
     # A one-line document need not be parsed twice; anything else is parsed whole (the blank lines skipped
@@ -63,6 +63,12 @@ def _first_line(handle: BinaryIO) -> bytes | None:
         if not is_blank(line):
             return line
     return None
+
+
+def _lines(handle: BinaryIO) -> Iterator[bytes]:
+    """The handle's lines, none read past the largest document (a longer one is refused as over the limit)."""
+    while line := handle.readline(DEFAULT_MAX_BYTES + 1):
+        yield line
 
 
 def _try_parse(line: bytes | str | None) -> object:
