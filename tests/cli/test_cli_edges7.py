@@ -51,18 +51,24 @@ def test_runs_table_with_a_long_run_id_still_shows_every_column(tmp_path: Path) 
 # -- verify RUN: a store that does not open -------------------------------------------------------------
 
 
+@pytest.mark.parametrize("store", ["garbage", "dangling link"])
 @pytest.mark.parametrize("as_json", [False, True])
 def test_verify_of_a_run_in_a_store_that_does_not_open_names_the_store_not_a_missing_file(
-        tmp_path: Path, as_json: bool) -> None:
-    """`verify RUN` with a store that exists but does not open (not a database; a full disk does the same)
-    said "FAIL: no such file: RUN", hiding the store's error that every other command reports."""
+        tmp_path: Path, as_json: bool, store: str) -> None:
+    """`verify RUN` with a store that exists but does not open (not a database, a dangling link in its place;
+    a full disk does the same) said "FAIL: no such file: RUN", hiding the store's error that every other
+    command reports."""
     home = tmp_path / "home"
     home.mkdir()
-    (home / "bitexact.db").write_bytes(b"not a database, not at all" * 10)
+    if store == "garbage":
+        (home / "bitexact.db").write_bytes(b"not a database, not at all" * 10)
+    else:
+        (home / "bitexact.db").symlink_to(tmp_path / "gone.db")
     shown = bx(home, "verify", "run-x", *(["--json"] if as_json else []), cwd=tmp_path)
     assert shown.returncode == 2, shown
     line = json.loads(shown.stdout)["line"] if as_json else shown.stdout.strip()
     assert line.startswith("FAIL: no such file: run-x, nor a run that can be looked up: cannot open the store at "), line
+    assert not (tmp_path / "gone.db").exists()  # looking the run up made no store through the link
 
 
 @pytest.mark.parametrize("as_json", [False, True])
