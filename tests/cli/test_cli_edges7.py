@@ -259,3 +259,29 @@ def test_verify_of_a_jsonl_stream_with_an_endless_line_is_refused_in_bounded_mem
     assert done.returncode == 1, (done.returncode, done.stdout, done.stderr[-2000:])
     assert done.stdout.startswith("FAIL: "), done.stdout
     assert "over the limit" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize(("flag", "said"), [
+    ("--trust-file", "FAIL: trust file is not valid JSON: document is over the limit of "),
+    ("--expect-tsa", "FAIL: no such file: /dev/zero (File too large)"),
+])
+def test_verify_with_an_endless_pin_file_is_refused_in_bounded_memory(tmp_path: Path, flag: str, said: str) -> None:
+    """`verify --trust-file /dev/zero` (or `--expect-tsa`: a device, a stuck pipe) read the file whole, without
+    bound, until the machine ran out of memory (under a memory limit: "FAIL: MemoryError")."""
+    import resource
+    import subprocess
+
+    from cli.real_command import BITEXACT, command_env
+
+    home = tmp_path / "home"
+    run_id = _demo_run(home)
+    bundle = tmp_path / "run.bundle.json"
+    assert bx(home, "export", run_id, "-o", str(bundle)).returncode == 0
+
+    def limited() -> None:  # the address space a bounded read needs, with room; an unbounded one dies here
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
+
+    done = subprocess.run([BITEXACT, "verify", str(bundle), flag, "/dev/zero"], env=command_env(home),
+                          capture_output=True, text=True, timeout=120, check=False, preexec_fn=limited)
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr[-2000:])
+    assert done.stdout.startswith(said), done.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -12,7 +14,7 @@ from bitexact.evidence.verify.bag import verify_bag
 from bitexact.evidence.verify.bundle import verify_bundle_document
 from bitexact.evidence.verify.dsse import verify_envelope
 from bitexact.evidence.verify.jsonl import JSON_SPACE, is_blank, is_jsonl_header, verify_stream
-from bitexact.evidence.verify.pins import InputError, Pins, load_trust_file
+from bitexact.evidence.verify.pins import InputError, Pins, load_trust_file, read_bounded
 from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed
 
 
@@ -92,10 +94,9 @@ def read_pins(
     trust file); :class:`InputError` with the spec's message, quoting paths as given."""
     tsa_cert = None
     if expect_tsa is not None:
-        try:
-            tsa_cert = Path(expect_tsa).read_bytes()
-        except OSError as exc:
-            raise InputError(f"no such file: {expect_tsa} ({exc.strerror})") from None
+        tsa_cert = read_bounded(expect_tsa)
+        if len(tsa_cert) > DEFAULT_MAX_BYTES:  # no certificate is that large: an endless device or pipe
+            raise InputError(f"no such file: {expect_tsa} ({os.strerror(errno.EFBIG)})")
     trust = load_trust_file(trust_file) if trust_file is not None else None
     return Pins.from_options(
         expect_key=expect_key,
