@@ -4,26 +4,31 @@ from __future__ import annotations
 
 import sys
 
-from pathlib import Path
+try:
+    from pathlib import Path
 
-import click
+    import click
 
-import bitexact
-from bitexact.config import SettingError
-from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
-from bitexact.cli.audit import redact_command, repair_command
-from bitexact.cli.bundles import export_command, verify_command
-from bitexact.cli.capture import capture_group
-from bitexact.cli.context import AppContext
-from bitexact.cli.demo import demo_command
-from bitexact.cli.health import health_command
-from bitexact.cli.keys import keys_group
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, fail
-from bitexact.cli.redaction import redaction_group
-from bitexact.cli.runs import runs_command, show_command
-from bitexact.cli.sessions import import_group, sessions_group
-from bitexact.config import home as resolve_home
-from bitexact.errors import BitExactError
+    import bitexact
+    from bitexact.config import SettingError
+    from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
+    from bitexact.cli.audit import redact_command, repair_command
+    from bitexact.cli.bundles import export_command, verify_command
+    from bitexact.cli.capture import capture_group
+    from bitexact.cli.context import AppContext
+    from bitexact.cli.demo import demo_command
+    from bitexact.cli.health import health_command
+    from bitexact.cli.keys import keys_group
+    from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, fail
+    from bitexact.cli.redaction import redaction_group
+    from bitexact.cli.runs import runs_command, show_command
+    from bitexact.cli.sessions import import_group, sessions_group
+    from bitexact.config import home as resolve_home
+    from bitexact.errors import BitExactError
+except KeyboardInterrupt:
+    # Ctrl-C while the modules load (about half a second): exit 130 as once a command runs, not a traceback.
+    sys.stderr.write("error: interrupted\n")
+    raise SystemExit(130) from None
 
 
 class _Group(click.Group):
@@ -64,7 +69,8 @@ def cli(ctx: click.Context, home: str | None) -> None:
         if not home.strip():  # Path("") is the working directory: keys and a store would land there
             fail(f"{given} is empty: name the data directory (or leave it unset for ~/.bitexact)", code=EXIT_INPUT)
         try:
-            a_file = Path(home).exists() and not Path(home).is_dir()
+            path = Path(home).expanduser()  # as resolve_home reads it: "~/x" from an env file is not expanded by a shell
+            a_file = path.exists() and not path.is_dir()
         except OSError as exc:  # a name the file system cannot hold (too long, ...)
             fail(f"{given}={home}: {exc.strerror or exc}", code=EXIT_INPUT)
         # health reports this as a finding (with --json, as JSON): what is wrong is what it is for.

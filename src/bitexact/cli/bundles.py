@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -32,7 +33,14 @@ from bitexact.cli.output import (
 )
 from bitexact.cli.progress import progress_bar
 from bitexact.config import SettingError
-from bitexact.errors import BitExactError, KeyMaterialError, RunNotFoundError, StoreBusyError, StoreError
+from bitexact.errors import (
+    BitExactError,
+    KeyMaterialError,
+    RunNotFoundError,
+    StoreBusyError,
+    StoreError,
+    StrictJSONError,
+)
 from bitexact.evidence.export import (
     FORMATS,
     BundleTooLargeError,
@@ -265,16 +273,23 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
             if not _in_store(app, target):
                 raise _OpeningRefused(f"--open tests a run in the store (its custody chain is there); {target!r} is"
                                       f" not a run in {app.home}")
-        except _OpeningRefused as exc:
+        except (SettingError, StoreBusyError):  # reported as in every command (exit 1)
+            raise
+        except (_OpeningRefused, StoreError) as exc:  # StoreError: the store exists and does not open
             if not as_json:
                 fail(str(exc), code=EXIT_FAIL)
             refused = str(exc)  # --json: still one document, the verdict with the reason no test was made
     # --open tests a stored run's field, so it is the stored run that is verified, whatever file
     # happens to share its name in the working directory.
-    if (opening and refused is None) or (not _exists(target) and _in_store(app, target)):
-        verdict = _verify_stored(app, target, clauses=clauses, **options)
+    try:
+        stored = (opening and refused is None) or (not _exists(target) and _in_store(app, target))
+    except (SettingError, StoreBusyError):  # a setting, or a store another process keeps locked (as it is
+        raise  # upgraded on open): reported as in every command (exit 1), never as "no such file"
+    except StoreError as exc:  # a store that does not open cannot say TARGET is no run: its error is the reason
+        verdict = failed(f"no such file: {target}, nor a run that can be looked up: {exc}", form="input")
     else:
-        verdict = verify_cli(target, clauses=clauses, **options)
+        verdict = _verify_stored(app, target, clauses=clauses, **options) if stored else \
+            verify_cli(target, clauses=clauses, **options)
     if refused is not None:
         print_json({**_verdict_json(verdict), "opening": None, "error": refused})
         sys.exit(EXIT_FAIL)
@@ -370,15 +385,14 @@ def _open(app: AppContext, run_id: str, field_ref: str | None, withheld_step: in
 
 
 def _in_store(app: AppContext, run_id: str) -> bool:
-    """Whether ``run_id`` names a stored run. No store (or none that opens) holds none: a file path
-    that does not exist must still read as a missing file, and never make a store."""
-    if not (app.home / DB_NAME).exists():
+    """Whether ``run_id`` names a stored run. No store holds none: a file path that does not exist must
+    still read as a missing file, and never make a store. A store that exists but does not open raises
+    its :class:`StoreError`: whether it holds the run is unknown, so it is never "no such file"."""
+    if not os.path.lexists(app.home / DB_NAME):  # a dangling or looping link in its place is a store that does not open
         return False
     try:
         app.store.run(run_id)
-    except (SettingError, StoreBusyError):  # a setting the store cannot use, or a store another process keeps
-        raise  # locked (as it is upgraded on open): reported, never read as "no such file"
-    except StoreError:  # RunNotFoundError included
+    except RunNotFoundError:
         return False
     return True
 
@@ -396,9 +410,17 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
     # verifies (the checkpoints carry the recorder's signatures), as an unsigned bundle.
     try:
         key = app.keys.current() if app.keys.exists() else None
-    except KeyMaterialError as exc:  # a key file this host cannot use: a verdict (JSON under --json), exit 2
-        return failed(str(exc), form="input")
+    except KeyMaterialError as exc:  # a key file that does not load: a verdict (--json included), not a bare error
+        return failed(str(exc), form="input", run_id=run_id)
     source = RunSource.from_store(app.store, run_id)
     if app.store.run(run_id).steps == 0:  # created, never written: what a verifier says of an empty chain
         return failed(EMPTY_CHAIN, form="json")
-    return verify_bundle(bundle_document(source, key), pins, clauses=clauses)
+    try:
+        document = bundle_document(source, key)
+    except SettingError:
+        raise
+    except StoreError as exc:  # a step missing: the run does not verify, said as a verdict (--json included)
+        return failed(str(exc), form="json", run_id=run_id)
+    except StrictJSONError as exc:  # a stored entry that no longer parses
+        return failed(f"run {run_id}: a stored entry does not read back: {exc}", form="json", run_id=run_id)
+    return verify_bundle(document, pins, clauses=clauses)

@@ -13,6 +13,10 @@ from bitexact.cli.summary import clock_of, summarize
 from bitexact.errors import RunNotFoundError
 
 
+_OTHER_COLUMNS = 48
+"""The width the `runs` table's other columns need at the least (cells, padding and borders)."""
+
+
 @click.command("runs")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 @pass_app
@@ -41,11 +45,15 @@ def runs_command(app: AppContext, as_json: bool) -> None:
         console.print(f"No runs in {escape(str(app.home))} yet. Record one with [bold]bitexact demo[/].")
         return
     table = Table(title=Text(f"Runs in {app.home}"))
-    table.add_column("run", style="cyan", no_wrap=True)
-    table.add_column("steps", justify="right")
-    table.add_column("sealed")
+    # A run id stays on one line while that leaves the other columns room, else it folds: kept whole
+    # past that, it took their width (their cells printed empty) or was cut with "…". A kind longer
+    # than its column folds too: "human_decision×2" cut short lost its count.
+    whole = max(len(r.run_id) for r in runs) + _OTHER_COLUMNS <= console.width
+    table.add_column("run", style="cyan", no_wrap=whole, overflow="fold")
+    table.add_column("steps", justify="right", no_wrap=True)
+    table.add_column("sealed", no_wrap=True)
     table.add_column("started")
-    table.add_column("kinds")
+    table.add_column("kinds", overflow="fold")
     for r in runs:
         kinds = ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(r.kinds.items()))
         table.add_row(Text(r.run_id), str(r.steps), "[green]yes[/]" if r.sealed else "[yellow]no[/]",

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import errno
+import os
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
-from bitexact.canon import loads
+from bitexact.canon import DEFAULT_MAX_BYTES, loads
 from bitexact.errors import StrictJSONError
 from bitexact.evidence.verify.bag import verify_bag
 from bitexact.evidence.verify.bundle import verify_bundle_document
 from bitexact.evidence.verify.dsse import verify_envelope
-from bitexact.evidence.verify.jsonl import JSON_SPACE, is_jsonl_header, non_blank, verify_stream
-from bitexact.evidence.verify.pins import InputError, Pins, load_trust_file
+from bitexact.evidence.verify.jsonl import JSON_SPACE, is_blank, is_jsonl_header, verify_stream
+from bitexact.evidence.verify.pins import InputError, Pins, load_trust_file, read_bounded
 from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed
 
 
@@ -29,24 +32,45 @@ def verify_path(
     if not path.exists():
         return failed(f"no such file: {shown}", form="input")
     with path.open("rb") as handle:
-        first = next(non_blank(handle), None)  # stops at the first non-blank line
+        first = _first_line(handle)
         header = _try_parse(first)
         if is_jsonl_header(header):
-            return verify_stream(handle, pins, header=header, clauses=clauses)
-        # A one-line document need not be parsed twice; anything else is read whole.
-        # JSON's whitespace only: bytes.strip() would also drop \x0b and \x0c, which a JSON parser refuses.
-        one_line = header is not None and not handle.read().strip(JSON_SPACE)
-    if one_line:
+            return verify_stream(_lines(handle), pins, header=header, clauses=clauses)
+        # The rest from the same handle (a pipe is read once), never past the largest document read.
+        rest = handle.read(max(0, DEFAULT_MAX_BYTES + 1 - len(first or b"")))
+    # A one-line document need not be parsed twice; anything else is parsed whole (the blank lines skipped
+    # before its first line are JSON whitespace).
+    # JSON's whitespace only: bytes.strip() would also drop \x0b and \x0c, which a JSON parser refuses.
+    if header is not None and not rest.strip(JSON_SPACE):
         doc = header
     else:
+        whole = (first or b"") + rest
+        if len(whole) > DEFAULT_MAX_BYTES:  # the read stopped: an endless input (a device, a pipe) or a huge file
+            return failed(f"bundle is not valid JSON: document is over the limit of {DEFAULT_MAX_BYTES} bytes",
+                          form="json")
         try:
-            doc = loads(path.read_bytes())
+            doc = loads(whole)
         except StrictJSONError as exc:
             return failed(f"bundle is not valid JSON: {exc}", form="json")
     if isinstance(doc, dict) and "payloadType" in doc:
         return verify_envelope(doc, pins, clauses=clauses)
     verdict, _ = verify_bundle_document(doc, pins, clauses=clauses)
     return verdict
+
+
+def _first_line(handle: BinaryIO) -> bytes | None:
+    """The first line holding something; a line is read no further than the largest document read, so an
+    endless input with no line break (``/dev/zero``) stops there instead of filling memory."""
+    while line := handle.readline(DEFAULT_MAX_BYTES + 1):
+        if not is_blank(line):
+            return line
+    return None
+
+
+def _lines(handle: BinaryIO) -> Iterator[bytes]:
+    """The handle's lines, none read past the largest document (a longer one is refused as over the limit)."""
+    while line := handle.readline(DEFAULT_MAX_BYTES + 1):
+        yield line
 
 
 def _try_parse(line: bytes | str | None) -> object:
@@ -70,10 +94,9 @@ def read_pins(
     trust file); :class:`InputError` with the spec's message, quoting paths as given."""
     tsa_cert = None
     if expect_tsa is not None:
-        try:
-            tsa_cert = Path(expect_tsa).read_bytes()
-        except OSError as exc:
-            raise InputError(f"no such file: {expect_tsa} ({exc.strerror})") from None
+        tsa_cert = read_bounded(expect_tsa)
+        if len(tsa_cert) > DEFAULT_MAX_BYTES:  # no certificate is that large: an endless device or pipe
+            raise InputError(f"no such file: {expect_tsa} ({os.strerror(errno.EFBIG)})")
     trust = load_trust_file(trust_file) if trust_file is not None else None
     return Pins.from_options(
         expect_key=expect_key,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bitexact.canon import loads
+from bitexact.canon import DEFAULT_MAX_BYTES, loads
 from bitexact.errors import BitExactError, StrictJSONError
 
 _TRUST_KEYS = ("bundle_keys", "recorder_keys")
@@ -123,6 +123,16 @@ def _in(keys: frozenset[str] | None, public_key: object) -> bool:
     return isinstance(public_key, str) and public_key.lower() in keys
 
 
+def read_bounded(path: Path | str) -> bytes:
+    """``path``'s bytes, read no further than one past the largest document read: a device or a stuck pipe
+    (``/dev/zero``) is never read into memory without bound. :class:`InputError` if it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(DEFAULT_MAX_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"no such file: {path} ({exc.strerror})") from None
+
+
 def load_trust_file(path: Path | str) -> tuple[frozenset[str] | None, frozenset[str] | None]:
     """Read a trust file (§11) into ``(bundle_keys, recorder_keys)``, each ``None`` when absent.
 
@@ -132,10 +142,9 @@ def load_trust_file(path: Path | str) -> tuple[frozenset[str] | None, frozenset[
     Raises :class:`InputError` with the spec's message: the first of the
     listed problems that applies, before any bundle is read.
     """
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"no such file: {path} ({exc.strerror})") from None
+    raw = read_bounded(path)
+    if len(raw) > DEFAULT_MAX_BYTES:
+        raise InputError(f"trust file is not valid JSON: document is over the limit of {DEFAULT_MAX_BYTES} bytes")
     try:
         doc = loads(raw)
     except StrictJSONError as exc:
