@@ -1034,6 +1034,14 @@ def _restore_current(run: Run, token: Token[Run | None]) -> None:
             active._current.set(None if previous is Token.MISSING else previous)
 
 
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 async def _in_own_thread(fn: Callable[..., None], *args: Any) -> None:
     """``fn(*args)`` in a thread of its own (in a copy of this context), awaited without blocking the loop.
 
@@ -1113,8 +1121,13 @@ class RunScope:
     async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
         run, token = self._pop(active._current.get())
         try:
-            # Draining may wait on the disk: keep the event loop turning meanwhile.
-            await _in_own_thread(run.finish, exc)
+            if isinstance(exc, GeneratorExit) or not _loop_running():
+                # The block was abandoned (its coroutine closed, its loop perhaps gone): nothing will resume
+                # an await here, and a coroutine that awaits while it is closed raises. Ended in place.
+                run.finish(exc)
+            else:
+                # Draining may wait on the disk: keep the event loop turning meanwhile.
+                await _in_own_thread(run.finish, exc)
         finally:
             _restore_current(run, token)
         return False
