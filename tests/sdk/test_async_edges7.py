@@ -6,11 +6,17 @@ Every test here fails on the code as reviewed, and passes once the bug its docst
 from __future__ import annotations
 
 import asyncio
+import logging
+import threading
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 import bitexact
 from bitexact.sdk import active
 from sdk.conftest import entries
+from store.lock_holder import held_by_another_process
 
 # -- 1. an `async with` block abandoned: its coroutine closed with no loop to await in -----------------
 
@@ -91,3 +97,47 @@ def test_an_async_run_driven_without_an_asyncio_loop_ends_at_its_block_not_with_
     assert returned == "done"
     r = holder["r"]
     assert r.sealed and [e["kind"] for e in entries(r.run_id)] == ["run_meta", "marker", "run_end"]
+
+
+# -- 2. a strict run's exit failure dropped without a trace once its awaiting task was cancelled ------
+
+
+def test_a_strict_runs_seal_failure_after_its_exit_was_cancelled_is_logged_not_dropped(
+    home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """docs/sdk.md, Failure modes: strict mode "raises on any recording failure"; a failure is never silent.
+    The `async with` exit drains and seals in a thread of its own; when the task awaiting it is cancelled
+    meanwhile (a timeout, a task group's cancel), the thread goes on alone, and the RecordingError it then
+    hands back was thrown away: a run left unsealed (here: the store locked by another process at the
+    seal) with no exception, no gap and no log line saying so."""
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "2")
+    caplog.set_level(logging.WARNING, logger="bitexact.sdk")
+    holder: dict[str, Any] = {}
+
+    async def agent() -> None:
+        async with bitexact.run(strict=True) as r:
+            holder["r"] = r
+            r.marker("work")
+            holder["lock"] = held_by_another_process(home / "bitexact.db.lock")
+            await asyncio.to_thread(holder["lock"].__enter__)  # another process holds the store from here
+
+    async def main() -> None:
+        task = asyncio.create_task(agent())
+        while not [t for t in threading.enumerate() if t.name == "bitexact-exit"]:
+            await asyncio.sleep(0.01)  # the exit is draining and sealing in its own thread
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+
+    try:
+        asyncio.run(main())
+        for thread in [t for t in threading.enumerate() if t.name == "bitexact-exit"]:
+            thread.join(30)
+    finally:
+        holder["lock"].__exit__(None, None, None)
+    r = holder["r"]
+    assert not r.sealed
+    said = [rec.getMessage() for rec in caplog.records if r.run_id in rec.getMessage()]
+    assert said, "the strict run's seal failure vanished with no trace"

@@ -1042,6 +1042,14 @@ def _loop_running() -> bool:
     return True
 
 
+def _unheard(error: BaseException | None) -> None:
+    """A failure of work whose awaiting task is gone (cancelled, its loop closed): it can no longer be
+    raised, so it is logged rather than dropped (a strict run's seal that failed)."""
+    if error is not None:
+        shown = str(error) if isinstance(error, RecordingError) else type(error).__name__  # never agent data
+        logger.warning("bitexact: a run's exit failed after the task awaiting it was cancelled: %s", shown)
+
+
 async def _in_own_thread(fn: Callable[..., None], *args: Any) -> None:
     """``fn(*args)`` in a thread of its own (in a copy of this context), awaited without blocking the loop.
 
@@ -1054,6 +1062,7 @@ async def _in_own_thread(fn: Callable[..., None], *args: Any) -> None:
 
     def settle(error: BaseException | None) -> None:
         if done.done():  # the awaiting task was cancelled: the work went on, and nobody waits for it
+            _unheard(error)
             return
         if error is None:
             done.set_result(None)
@@ -1069,7 +1078,7 @@ async def _in_own_thread(fn: Callable[..., None], *args: Any) -> None:
         try:
             loop.call_soon_threadsafe(settle, error)
         except RuntimeError:  # the loop was closed meanwhile: nobody waits for it
-            pass
+            _unheard(error)
 
     threading.Thread(target=work, name="bitexact-exit", daemon=False).start()
     await done
