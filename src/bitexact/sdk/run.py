@@ -1038,6 +1038,22 @@ def _restore_current(run: Run, token: Token[Run | None]) -> None:
             active._current.set(None if previous is Token.MISSING else previous)
 
 
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _unheard(error: BaseException | None) -> None:
+    """A failure of work whose awaiting task is gone (cancelled, its loop closed): it can no longer be
+    raised, so it is logged rather than dropped (a strict run's seal that failed)."""
+    if error is not None:
+        shown = str(error) if isinstance(error, RecordingError) else type(error).__name__  # never agent data
+        logger.warning("bitexact: a run's exit failed after the task awaiting it was cancelled: %s", shown)
+
+
 async def _in_own_thread(fn: Callable[..., None], *args: Any) -> None:
     """``fn(*args)`` in a thread of its own (in a copy of this context), awaited without blocking the loop.
 
@@ -1050,6 +1066,7 @@ async def _in_own_thread(fn: Callable[..., None], *args: Any) -> None:
 
     def settle(error: BaseException | None) -> None:
         if done.done():  # the awaiting task was cancelled: the work went on, and nobody waits for it
+            _unheard(error)
             return
         if error is None:
             done.set_result(None)
@@ -1065,7 +1082,7 @@ async def _in_own_thread(fn: Callable[..., None], *args: Any) -> None:
         try:
             loop.call_soon_threadsafe(settle, error)
         except RuntimeError:  # the loop was closed meanwhile: nobody waits for it
-            pass
+            _unheard(error)
 
     threading.Thread(target=work, name="bitexact-exit", daemon=False).start()
     await done
@@ -1117,8 +1134,13 @@ class RunScope:
     async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
         run, token = self._pop(active._current.get())
         try:
-            # Draining may wait on the disk: keep the event loop turning meanwhile.
-            await _in_own_thread(run.finish, exc)
+            if isinstance(exc, GeneratorExit) or not _loop_running():
+                # The block was abandoned (its coroutine closed, its loop perhaps gone): nothing will resume
+                # an await here, and a coroutine that awaits while it is closed raises. Ended in place.
+                run.finish(exc)
+            else:
+                # Draining may wait on the disk: keep the event loop turning meanwhile.
+                await _in_own_thread(run.finish, exc)
         finally:
             _restore_current(run, token)
         return False
