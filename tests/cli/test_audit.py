@@ -51,6 +51,31 @@ def test_a_crash_between_claim_and_removal_is_reported_until_resumed(bx: Invoke,
     assert code == 0, line
 
 
+def test_a_redaction_run_again_before_the_first_was_applied_is_refused_not_claimed_twice(
+        bx: Invoke, home: Path) -> None:
+    """`redact` whose removal did not finish (a full disk), run again as it was: a second claim for the same
+    values went on the chain, and the first was still left to resume."""
+    run_id = recorded_run(bx)
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current()).attach(run_id)
+        record_claim(writer, ["3:result.policy"], by="alice", reason="test")  # the removal never ran
+        steps = store.run(run_id).steps
+    finally:
+        store.close()
+    again = bx("redact", run_id, "--field", "3:result.policy", "--by", "alice", "--reason", "test")
+    assert again.exit_code == 1
+    assert f"run {run_id} has 1 redaction claim(s) not yet applied (3:result.policy)" in again.output
+    assert f"bitexact redact --resume {run_id}" in again.output
+    store = open_store(home)
+    try:
+        assert store.run(run_id).steps == steps  # no second claim
+    finally:
+        store.close()
+    assert bx("redact", run_id, "--resume").exit_code == 0
+    assert _verify(bx, run_id)[0] == 0
+
+
 def test_audit_entries_and_unknown_paths_cannot_be_redacted(bx: Invoke) -> None:
     run_id = recorded_run(bx)
     bx("redact", run_id, "--field", "1:principal", "--by", "alice", "--reason", "r")

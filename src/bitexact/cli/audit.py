@@ -17,6 +17,7 @@ from bitexact.recording.audit import (
     record_claim,
     record_repair,
 )
+from bitexact.evidence.redaction import claim_token
 from bitexact.recording.fold import fold_orphans
 from bitexact.recording.journal import JournalError, journal_dir, marked_journals, unfolded_journals
 from bitexact.recording.requests import ENV_DUAL_CONTROL, dual_control_required
@@ -61,6 +62,13 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
                  "authenticated, so request the redaction in the viewer", code=EXIT_FAIL)
         if not reason.strip():
             fail("--reason is required: say why the values are destroyed", code=EXIT_INPUT)
+        waiting = pending_claims(app.store, run_id)
+        if waiting:
+            # A redaction whose removal did not finish (a full disk, a kill): running it again would put a
+            # second claim for the same values on the chain, and still leave the first one to resume.
+            fail(f"run {run_id} has {len(waiting)} redaction claim(s) not yet applied "
+                 f"({', '.join(claim_token(c.step, c.path) for c in waiting[:5])}); finish them first",
+                 code=EXIT_FAIL, hint=f"bitexact redact --resume {run_id}")
         writer = app.recorder().attach(run_id)
         tokens = record_claim(writer, list(fields), by=by, reason=reason)
         try:
