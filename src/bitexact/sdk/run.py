@@ -128,11 +128,11 @@ class Run:
         journal_small: bool | None = None,
     ) -> None:
         self.name = name
-        self._journal_small_arg = journal_small
-        self.journal_small = bool(journal_small)
+        self._journal_small_arg = None if journal_small is None else _flag("journal_small", journal_small)
+        self.journal_small = bool(self._journal_small_arg)
         self.requested_run_id = run_id
-        self.strict = bool(strict)
-        self.capture_nondeterminism = bool(capture_nondeterminism)
+        self.strict = _flag("strict", strict)
+        self.capture_nondeterminism = _flag("capture_nondeterminism", capture_nondeterminism)
         self._home_arg = home
         self._recorder_arg = recorder
         self._parent_arg = parent_context
@@ -1036,6 +1036,16 @@ def _restore_current(run: Run, token: Token[Run | None]) -> None:
         if active._current.get() is run:
             previous = token.old_value
             active._current.set(None if previous is Token.MISSING else previous)
+
+
+def _flag(name: str, value: object) -> bool:
+    """An on/off argument: a bool (or 0 / 1). Anything else is refused, naming it: ``strict="false"``
+    would otherwise turn strict mode on, being a non-empty string."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise SdkArgumentError(f"{name} is on or off: give True or False, not {value!r}", field=name)
 
 
 def _loop_running() -> bool:
