@@ -177,14 +177,16 @@ class OrderedWriter:
             return left
 
     def after_inflight(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` once no batch is being written: now, or in the writer thread when its batch ends.
+        """Run ``fn`` once the writer has nothing more to write: now, or in the writer thread when the
+        batch that leaves nothing behind it ends.
 
-        An abandoned writer still finishes the batch it holds; what must not
-        happen before that batch lands (or fails), such as letting a repair
-        fold its journals, waits for this.
+        An abandoned writer still finishes the batch it holds, and a stopped one
+        everything still queued (a run's exit cut short by Ctrl-C in its drain);
+        what must not happen before that lands (or fails), such as letting a
+        repair fold the run's journals, waits for this.
         """
         with self._cond:
-            if self._inflight:
+            if self._inflight or (self._queue and not self._abandoned):
                 self._after_inflight.append(fn)
                 return
         fn()
@@ -235,7 +237,10 @@ class OrderedWriter:
                 with self._cond:
                     self._bytes -= sum(len(item.raw) for item in batch)
                     self._inflight = []
-                    after, self._after_inflight = self._after_inflight, []
+                    if self._abandoned or not self._queue:  # nothing more to write after this batch
+                        after, self._after_inflight = self._after_inflight, []
+                    else:
+                        after = []
                     self._settling = bool(after)
                     self._cond.notify_all()
                 if after:

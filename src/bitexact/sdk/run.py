@@ -344,7 +344,8 @@ class Run:
                 slots.close(remove=settled and not any(name.startswith(slots.path.name) for name in self._orphans))
             # Repair may fold what is left once the lock is given back: not before the writer thread
             # has finished a batch it still holds (an abandoned drain), which may yet land or be
-            # journaled again.
+            # journaled again, nor what is still queued when the drain was cut short (Ctrl-C), which
+            # the writer goes on writing.
             if self._queue is not None:
                 self._queue.after_inflight(self._release_live_lock)
             else:
