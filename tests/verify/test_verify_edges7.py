@@ -53,3 +53,17 @@ def test_bag_file_that_is_an_endless_device_is_refused_in_bounded_memory(
     done = subprocess.run([BITEXACT, "verify", str(bag)], env=command_env(tmp_path / "home"), capture_output=True,
                           text=True, timeout=120, check=False, preexec_fn=_limited)
     assert (done.returncode, done.stdout) == (1, f"FAIL: cannot read {name}: File too large\n"), done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("run_id", ["root\u2028a", "root\x1ca", "root\x85"])
+def test_bag_root_run_id_holding_a_unicode_line_separator_matches_bag_info(
+    tmp_path: Path, bundle_key: SigningKey, run_id: str
+) -> None:
+    """bag-info.txt was split with str.splitlines, which also breaks at U+2028, U+0085, \\x1c and the like:
+    a conforming bag whose root run id holds one read back a cut External-Identifier and FAILed ("'root' is
+    not the graph root"). BagIt tag-file lines end with LF, CR or CRLF only."""
+    from bitexact.evidence.verify import Pins, verify_path
+
+    root = sample_run(None, run_id=run_id)
+    bag = write_bag(tmp_path / "bag", {run_id: root.bundle(bundle_key)}, run_id, bundle_key)
+    assert verify_path(bag, Pins()).line.startswith("OK: provenance bundle rooted at ")
