@@ -7,6 +7,7 @@ applies ``--require-sealed`` to its root run only.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Sequence
@@ -160,10 +161,11 @@ def check_fork_tree(root_id: object, runs: dict[str, MemberRun], parents: dict[s
 
 
 def _external_identifier(root: Path) -> str | None:
-    for line in read(root / "bag-info.txt").decode("utf-8").splitlines():
+    # BagIt lines end with LF, CR or CRLF only: str.splitlines would also cut a run id at U+2028, \x1c, ...
+    for line in re.split(r"\r\n|\r|\n", read(root / "bag-info.txt").decode("utf-8")):
         label, colon, value = line.partition(":")
-        if colon and label.strip() == "External-Identifier":
-            return value.strip()
+        if colon and label.strip(" \t") == "External-Identifier":
+            return value.strip(" \t")  # BagIt's linear whitespace; str.strip() would also eat a trailing U+0085
     return None
 
 

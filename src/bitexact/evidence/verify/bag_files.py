@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
 from pathlib import Path
 
+from bitexact.canon import DEFAULT_MAX_BYTES
 from bitexact.evidence.verify.failure import CheckFailed
 
 BAGIT_TXT = b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
@@ -14,11 +16,19 @@ _MANIFEST_LINE = re.compile(r"([0-9a-f]{64})  (.+)")
 
 
 def read(path: Path) -> bytes:
-    """The file's bytes, or ``cannot read {basename}: {strerror}``."""
+    """The file's bytes, or ``cannot read {basename}: {strerror}``.
+
+    Never read past the largest document read (256 MiB): a bag is someone else's directory, and a link in it
+    to a device (``/dev/zero``) would otherwise be read into memory without bound.
+    """
     try:
-        return path.read_bytes()
+        with path.open("rb") as handle:
+            data = handle.read(DEFAULT_MAX_BYTES + 1)
     except OSError as exc:
         raise CheckFailed(f"cannot read {path.name}: {exc.strerror}") from None
+    if len(data) > DEFAULT_MAX_BYTES:
+        raise CheckFailed(f"cannot read {path.name}: {os.strerror(errno.EFBIG)}")
+    return data
 
 
 def inside(base: Path, relative: str) -> Path:
