@@ -143,16 +143,27 @@ class OrderedWriter:
         """
         if self._abandoned:
             raise RuntimeError("the run's writer was abandoned at exit")
-        self._wait_for_room(len(item.raw), room_timeout)
+        try:
+            self._wait_for_room(len(item.raw), room_timeout)
+        finally:
+            # Queued even when the wait is interrupted (Ctrl-C, a signal handler's SystemExit): a
+            # journaled entry never queued would be left as a journal beside the run's seal.
+            queued = self._enqueue(item)
+        if not queued:
+            raise RuntimeError("the run's writer was abandoned at exit")
+
+    def _enqueue(self, item: Pending) -> bool:
+        """Queue ``item`` (starting the thread); False when the writer was abandoned."""
         with self._cond:
             if self._abandoned:
-                raise RuntimeError("the run's writer was abandoned at exit")
+                return False
             self._bytes += len(item.raw)
             self._queue.append(item)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
             self._cond.notify_all()
+            return True
 
     def closing(self) -> None:
         """The run is ending: calls waiting for room queue at once, and the exit's drain writes them."""
