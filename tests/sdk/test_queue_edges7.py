@@ -9,7 +9,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -52,3 +52,31 @@ def test_a_call_interrupted_while_it_waits_for_queue_room_still_queues_its_journ
     assert r.sealed and r.failures.gaps == []
     assert [e["data"]["n"] for e in entries(r.run_id) if e["kind"] == "tool_call"] == [1, 2]
     assert journaled(home, r.run_id) == [], "a journal was left beside the sealed run"
+
+
+def test_the_exit_recording_a_call_left_open_never_waits_for_queue_room(
+    home: Path, monkeypatch: pytest.MonkeyPatch, sdk_warnings: pytest.LogCaptureFixture
+) -> None:
+    """docs/sdk.md: once the exit has begun, "one waiting for queue room queues at once". The exit records
+    the calls still open (a generator tool not exhausted, a response not read) before it told the queue it
+    was closing: each such entry waited up to BITEXACT_DRAIN_TIMEOUT for room first, so an exit with a
+    full queue took that bound once per open call on top of its own drain."""
+    monkeypatch.setenv("BITEXACT_QUEUE_MAX_BYTES", "1")  # anything queued leaves no room
+    monkeypatch.setenv("BITEXACT_DRAIN_TIMEOUT", "0.5")
+
+    @bitexact.record_tool
+    def pages() -> Iterator[int]:
+        yield 1
+        yield 2
+
+    scope = bitexact.run()
+    r = scope.__enter__()
+    with store_write_lock(home):  # held through the exit: the queue never makes room
+        r.record("tool_call", {"tool": "scan", "result": BIG})
+        opened = pages()
+        assert next(opened) == 1  # still open when the run ends
+        scope.__exit__(None, None, None)
+    assert r._queue is not None and r._queue._thread is not None
+    r._queue._thread.join(30)
+    assert r._queue.waited == 0, "the exit's own record waited for queue room"
+    assert not [m for m in sdk_warnings.messages if "still wait for the writer" in m]

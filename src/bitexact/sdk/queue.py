@@ -117,14 +117,14 @@ class OrderedWriter:
         """Wait (at most ``timeout`` s) until an entry of ``size`` bytes fits under ``max_bytes``
         (:meth:`put` queues it after either way)."""
         with self._cond:
-            if not self._bytes or self._bytes + size <= self.max_bytes or timeout <= 0:
+            def roomy_now() -> bool:
+                return (not self._bytes or self._bytes + size <= self.max_bytes or self._abandoned
+                        or self._closing)
+
+            if roomy_now() or timeout <= 0:
                 return
             start = time.monotonic()
-            roomy = self._cond.wait_for(
-                lambda: (not self._bytes or self._bytes + size <= self.max_bytes or self._abandoned
-                         or self._closing),
-                timeout=timeout,
-            )
+            roomy = self._cond.wait_for(roomy_now, timeout=timeout)
             self.waited += time.monotonic() - start
             if not roomy and not self._warned:
                 self._warned = True
