@@ -80,3 +80,21 @@ def test_the_exit_recording_a_call_left_open_never_waits_for_queue_room(
     r._queue._thread.join(30)
     assert r._queue.waited == 0, "the exit's own record waited for queue room"
     assert not [m for m in sdk_warnings.messages if "still wait for the writer" in m]
+
+
+def test_the_queue_room_warning_states_a_bound_under_one_mib_as_it_was_set(
+    home: Path, monkeypatch: pytest.MonkeyPatch, sdk_warnings: pytest.LogCaptureFixture
+) -> None:
+    """The warning a call logs when it stops waiting for queue room gave both sizes in whole MiB, rounded
+    down: a BITEXACT_QUEUE_MAX_BYTES of 1000 (a whole number of bytes, as docs/sdk.md says it is set) was
+    reported as "BITEXACT_QUEUE_MAX_BYTES is 0 MiB"."""
+    monkeypatch.setenv("BITEXACT_QUEUE_MAX_BYTES", "1000")
+    monkeypatch.setenv("BITEXACT_DRAIN_TIMEOUT", "0.2")
+    with bitexact.run() as r:
+        with store_write_lock(home):
+            r.record("tool_call", {"tool": "scan", "result": BIG})  # queued, held by the lock
+            r.marker("waits for room, then queues anyway")
+    assert r.sealed
+    (warning,) = [m for m in sdk_warnings.messages if "still wait for the writer" in m]
+    assert "BITEXACT_QUEUE_MAX_BYTES is 1000 bytes" in warning, warning
+    assert " 0 MiB" not in warning, warning

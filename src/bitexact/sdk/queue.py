@@ -129,9 +129,10 @@ class OrderedWriter:
             if not roomy and not self._warned:
                 self._warned = True
                 logger.warning(
-                    "bitexact: %s: %d MiB of entries still wait for the writer after %g s; queuing more"
-                    " anyway (BITEXACT_QUEUE_MAX_BYTES is %d MiB)",
-                    self._name, self._bytes >> 20, timeout, self.max_bytes >> 20,
+                    # In bytes, as the bound is set: whole MiB would state a bound under one MiB as 0.
+                    "bitexact: %s: %d bytes of entries still wait for the writer after %g s; queuing more"
+                    " anyway (BITEXACT_QUEUE_MAX_BYTES is %d bytes)",
+                    self._name, self._bytes, timeout, self.max_bytes,
                 )
 
     def put(self, item: Pending, *, room_timeout: float = 0.0) -> None:
