@@ -117,21 +117,22 @@ class OrderedWriter:
         """Wait (at most ``timeout`` s) until an entry of ``size`` bytes fits under ``max_bytes``
         (:meth:`put` queues it after either way)."""
         with self._cond:
-            if not self._bytes or self._bytes + size <= self.max_bytes or timeout <= 0:
+            def roomy_now() -> bool:
+                return (not self._bytes or self._bytes + size <= self.max_bytes or self._abandoned
+                        or self._closing)
+
+            if roomy_now() or timeout <= 0:
                 return
             start = time.monotonic()
-            roomy = self._cond.wait_for(
-                lambda: (not self._bytes or self._bytes + size <= self.max_bytes or self._abandoned
-                         or self._closing),
-                timeout=timeout,
-            )
+            roomy = self._cond.wait_for(roomy_now, timeout=timeout)
             self.waited += time.monotonic() - start
             if not roomy and not self._warned:
                 self._warned = True
                 logger.warning(
-                    "bitexact: %s: %d MiB of entries still wait for the writer after %g s; queuing more"
-                    " anyway (BITEXACT_QUEUE_MAX_BYTES is %d MiB)",
-                    self._name, self._bytes >> 20, timeout, self.max_bytes >> 20,
+                    # In bytes, as the bound is set: whole MiB would state a bound under one MiB as 0.
+                    "bitexact: %s: %d bytes of entries still wait for the writer after %g s; queuing more"
+                    " anyway (BITEXACT_QUEUE_MAX_BYTES is %d bytes)",
+                    self._name, self._bytes, timeout, self.max_bytes,
                 )
 
     def put(self, item: Pending, *, room_timeout: float = 0.0) -> None:
@@ -143,16 +144,27 @@ class OrderedWriter:
         """
         if self._abandoned:
             raise RuntimeError("the run's writer was abandoned at exit")
-        self._wait_for_room(len(item.raw), room_timeout)
+        try:
+            self._wait_for_room(len(item.raw), room_timeout)
+        finally:
+            # Queued even when the wait is interrupted (Ctrl-C, a signal handler's SystemExit): a
+            # journaled entry never queued would be left as a journal beside the run's seal.
+            queued = self._enqueue(item)
+        if not queued:
+            raise RuntimeError("the run's writer was abandoned at exit")
+
+    def _enqueue(self, item: Pending) -> bool:
+        """Queue ``item`` (starting the thread); False when the writer was abandoned."""
         with self._cond:
             if self._abandoned:
-                raise RuntimeError("the run's writer was abandoned at exit")
+                return False
             self._bytes += len(item.raw)
             self._queue.append(item)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
             self._cond.notify_all()
+            return True
 
     def closing(self) -> None:
         """The run is ending: calls waiting for room queue at once, and the exit's drain writes them."""

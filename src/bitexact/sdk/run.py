@@ -289,6 +289,9 @@ class Run:
         """:meth:`finish`'s work; the error strict mode raises, if any."""
         error: BaseException | None = None
         try:
+            if self._queue is not None:
+                # Before the calls still open are recorded: the exit's own entries never wait for queue room.
+                self._queue.closing()
             self._end_open_calls()
             self._exit_begins()
             if exc is not None:
