@@ -1,0 +1,48 @@
+"""Regression tests of the seventh review, second parser pass (OpenCode, Goose, Cursor, Gemini, Codex,
+Copilot, detection): each test names the bug it pins."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bitexact.sessions import parse
+
+
+def _jsonl(*records: dict[str, Any]) -> str:
+    return "".join(json.dumps(record) + "\n" for record in records)
+
+
+# -- Copilot debug blocks (7.2) ---------------------------------------------------------------------
+
+
+def test_copilot_debug_block_with_unprefixed_continuation_lines_is_read() -> None:
+    """7.2 framed `[DEBUG] data:` responses: the CLI logs `data:` and then `JSON.stringify(data, null, 2)`
+    as one message, its `<timestamp> [DEBUG] ` prefix on the first line only (@github/copilot 0.0.340's
+    file logger); such a block was cut at its first unprefixed line, so a real debug log yielded nothing."""
+    response = {"id": "r1", "model": "m", "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+        "role": "assistant", "content": "Let me look.", "tool_calls": [
+            {"id": "call-1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}}]}}],
+        "usage": {"prompt_tokens": 7, "completion_tokens": 2}}
+    pretty = json.dumps(response, indent=2).split("\n")
+    text = "".join(line + "\n" for line in (
+        "2026-01-01T00:00:00.000Z [INFO] Starting Copilot CLI",
+        "2026-01-01T00:00:01.000Z [DEBUG] response (Request-ID abc):",
+        "2026-01-01T00:00:01.000Z [DEBUG] data:",
+        "2026-01-01T00:00:01.000Z [DEBUG] " + pretty[0],
+        *pretty[1:],
+        "2026-01-01T00:00:02.000Z [DEBUG] data:",
+        "2026-01-01T00:00:02.000Z [DEBUG] {",
+        '  "choices": [',
+        "2026-01-01T00:00:03.000Z [INFO] cut off",
+        '{"type": "session.info", "data": {"x": 1}}',
+    ))
+    result = parse(text)
+    assert result.engine == "copilot"
+    assert [e["type"] for e in result.events] == [
+        "assistant.message", "tool.execution_start", "session.info", "session.result"]
+    assert result.events[0]["data"]["content"] == "Let me look."
+    assert result.events[1]["data"]["toolCallId"] == "call-1" and result.events[1]["data"]["input"] == {"command": "ls"}
+    assert result.events[-1]["data"]["usage"] == {"input_tokens": 7, "output_tokens": 2}
+    second_block = text.split("\n").index("2026-01-01T00:00:02.000Z [DEBUG] data:") + 1
+    assert f"line {second_block}: truncated debug response block skipped" in result.diagnostics
