@@ -46,3 +46,24 @@ def test_copilot_debug_block_with_unprefixed_continuation_lines_is_read() -> Non
     assert result.events[-1]["data"]["usage"] == {"input_tokens": 7, "output_tokens": 2}
     second_block = text.split("\n").index("2026-01-01T00:00:02.000Z [DEBUG] data:") + 1
     assert f"line {second_block}: truncated debug response block skipped" in result.diagnostics
+
+
+# -- Codex (7.3) ------------------------------------------------------------------------------------
+
+
+def test_codex_unfinished_message_stays_where_it_was_observed() -> None:
+    """T-UAS-019 (source order) and 5.3 (observed text of incomplete deltas stays available): the text of
+    an agent message item that never completed was appended at the very end of the trace, after the
+    command and the turn that followed it, as if the agent had said it last."""
+    text = _jsonl(
+        {"type": "thread.started", "thread_id": "t1"},
+        {"type": "item.updated", "item": {"id": "m1", "type": "agent_message", "text": "Listing files."}},
+        {"type": "item.completed", "item": {"id": "c1", "type": "command_execution", "command": "ls",
+                                            "aggregated_output": "a\n", "exit_code": 0, "status": "completed"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 5, "output_tokens": 3}},
+    )
+    events = parse(text, "codex").events
+    assert [e["type"] for e in events] == [
+        "session.init", "assistant.message_update", "assistant.message", "tool.execution_start",
+        "tool.execution_complete", "turn.completed", "session.result"]
+    assert events[2]["data"] == {"content": "Listing files.", "itemId": "m1", "partial": True}

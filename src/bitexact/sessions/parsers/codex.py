@@ -67,7 +67,8 @@ class CodexJsonMapper:
         self.status: str | None = None
         self.source_type: str | None = None
         self.accounting = False
-        self.pending_text: dict[Any, tuple[str, dict[str, Any], dict[str, Any]]] = {}
+        # Unfinished message items: (core type, data, metadata, text, the update event that last held the text).
+        self.pending_text: dict[Any, tuple[str, dict[str, Any], dict[str, Any], Any, dict[str, Any]]] = {}
 
     def map(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
@@ -165,11 +166,12 @@ class CodexJsonMapper:
             self.session.emit(make_event(core, data, meta))
             return
         data = {**base, "itemType": item["type"], "sourceType": f"item.{phase}", **extras}
+        update = make_event("assistant.message_update", data, meta)
         if "text" in item:
             data["content"] = text
             data["partial"] = True
-            self.pending_text[item.get("id")] = (core, {**base, **extras}, dict(meta) | {"_text": text})
-        self.session.emit(make_event("assistant.message_update", data, meta))
+            self.pending_text[item.get("id")] = (core, {**base, **extras}, dict(meta), text, update)
+        self.session.emit(update)
 
     def _tool_fields(self, item: dict[str, Any]) -> dict[str, Any]:
         itype = item["type"]
@@ -272,9 +274,12 @@ class CodexJsonMapper:
         self.session.emit(make_event("tool.execution_complete", data, meta))
 
     def finish(self) -> None:
-        for core, data, meta in self.pending_text.values():
-            text = meta.pop("_text")
-            self.session.emit(make_event(core, {"content": text, **data, "partial": True}, meta))
+        # The observed text of a message that never completed stays where it was observed (T-UAS-019):
+        # right after its last update, not after the tools and turns that followed it.
+        events = self.session.events
+        for core, data, meta, text, update in self.pending_text.values():
+            position = next(index for index, event in enumerate(events) if event is update)
+            events.insert(position + 1, make_event(core, {"content": text, **data, "partial": True}, meta))
         if not self.accounting:
             return
         result: dict[str, Any] = {}
