@@ -67,3 +67,26 @@ def test_codex_unfinished_message_stays_where_it_was_observed() -> None:
         "session.init", "assistant.message_update", "assistant.message", "tool.execution_start",
         "tool.execution_complete", "turn.completed", "session.result"]
     assert events[2]["data"] == {"content": "Listing files.", "itemId": "m1", "partial": True}
+
+
+# -- Goose (7.8) ------------------------------------------------------------------------------------
+
+
+def _goose_message(created: int, metadata: dict[str, Any], text: str) -> dict[str, Any]:
+    return {"type": "message", "message": {"id": "a1", "role": "assistant", "created": created,
+                                           "content": [{"type": "text", "text": text}], "metadata": metadata}}
+
+
+def test_goose_chunks_with_different_envelopes_are_not_joined_into_the_first() -> None:
+    """docs ("joined ... while adjacent and within one envelope"), T-UAS-021 (joining retains all supplied
+    metadata), 7.8 (the parser retains the original envelope): adjacent chunks of one message were joined
+    whatever their envelope, so a later chunk's `created` seconds, derived timestamp and metadata were lost."""
+    text = _jsonl(
+        _goose_message(1735689600, {"userVisible": True, "agentVisible": True}, "seen "),
+        _goose_message(1735689601, {"userVisible": True, "agentVisible": False}, "hidden"),
+        _goose_message(1735689601, {"userVisible": True, "agentVisible": False}, " too"),
+    )
+    messages = [e for e in parse(text, "goose").events if e["type"] == "assistant.message"]
+    assert [(m["data"]["content"], m["data"]["created"], m["timestamp"], m["data"]["metadata"]["agentVisible"])
+            for m in messages] == [("seen ", 1735689600, "2025-01-01T00:00:00Z", True),
+                                   ("hidden too", 1735689601, "2025-01-01T00:00:01Z", False)]

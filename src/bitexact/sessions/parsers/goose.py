@@ -149,11 +149,13 @@ class GooseMapper:
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
+            # Chunks join only when their whole envelope is identical (type, message id, created, metadata and
+            # record keys): joining chunks that differ would keep the first chunk's envelope only (5.3).
             if btype == "text" and isinstance(block.get("text"), str):
                 core = "user.message" if role == "user" else "assistant.message"
-                self.joiner.push(self.session.events, make_event(core, {"content": block["text"], **common}, meta), (message_id, core))
+                self.joiner.push(self.session.events, make_event(core, {"content": block["text"], **common}, meta))
             elif btype == "thinking" and isinstance(block.get("thinking"), str):
-                self.joiner.push(self.session.events, make_event("assistant.reasoning", {"content": block["thinking"], **common}, meta), (message_id, "reasoning"))
+                self.joiner.push(self.session.events, make_event("assistant.reasoning", {"content": block["thinking"], **common}, meta))
             elif btype == "toolRequest":
                 self._tool_request(block, common, meta)
             elif btype == "toolResponse":
