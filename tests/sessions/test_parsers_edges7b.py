@@ -90,3 +90,29 @@ def test_goose_chunks_with_different_envelopes_are_not_joined_into_the_first() -
     assert [(m["data"]["content"], m["data"]["created"], m["timestamp"], m["data"]["metadata"]["agentVisible"])
             for m in messages] == [("seen ", 1735689600, "2025-01-01T00:00:00Z", True),
                                    ("hidden too", 1735689601, "2025-01-01T00:00:01Z", False)]
+
+
+# -- OpenCode (7.7) ---------------------------------------------------------------------------------
+
+
+def test_opencode_part_fields_the_mapping_does_not_read_survive() -> None:
+    """T-UAS-027 and docs ("payload fields the mapping does not know stay in data as native additions"):
+    an OpenCode part's other fields were dropped, e.g. `synthetic` (text OpenCode wrote itself, not the
+    model), the part's `time`, a tool state's native start/end `time` and a step's `snapshot`."""
+    text = _jsonl(
+        {"type": "text", "timestamp": 1, "sessionID": "s", "part": {
+            "id": "p1", "messageID": "m", "sessionID": "s", "type": "text", "text": "note", "synthetic": True,
+            "time": {"start": 1, "end": 2}}},
+        {"type": "tool_use", "timestamp": 2, "sessionID": "s", "part": {
+            "id": "p2", "messageID": "m", "sessionID": "s", "type": "tool", "callID": "c", "tool": "bash",
+            "metadata": {"k": 1}, "state": {"status": "completed", "input": {}, "output": "o", "title": "t",
+                                            "time": {"start": 5, "end": 9}}}},
+        {"type": "step_start", "timestamp": 3, "sessionID": "s", "part": {
+            "id": "p3", "messageID": "m", "sessionID": "s", "type": "step-start", "snapshot": "abc"}},
+    )
+    events = parse(text, "opencode").events
+    assert events[1]["data"] == {"content": "note", "partId": "p1", "messageId": "m", "synthetic": True,
+                                 "time": {"start": 1, "end": 2}}
+    assert events[2]["data"]["metadata"] == {"k": 1}
+    assert events[3]["data"]["time"] == {"start": 5, "end": 9} and events[3]["data"]["durationMs"] == 4
+    assert events[4]["data"] == {"sourceType": "step_start", "partId": "p3", "messageId": "m", "snapshot": "abc"}
