@@ -92,6 +92,17 @@ def test_goose_chunks_with_different_envelopes_are_not_joined_into_the_first() -
                                    ("hidden too", 1735689601, "2025-01-01T00:00:01Z", False)]
 
 
+def test_goose_content_block_fields_survive() -> None:
+    """T-UAS-027 and docs ("payload fields the mapping does not know stay in data as native additions"): a
+    Goose thinking block's `signature` and a text block's `annotations` were dropped."""
+    text = _jsonl({"type": "message", "message": {"id": "a1", "role": "assistant", "created": 1735689600, "content": [
+        {"type": "thinking", "thinking": "plan", "signature": "sig-1"},
+        {"type": "text", "text": "done", "annotations": {"audience": ["user"]}}]}})
+    events = parse(text, "goose").events
+    assert events[1]["type"] == "assistant.reasoning" and events[1]["data"]["signature"] == "sig-1"
+    assert events[2]["type"] == "assistant.message" and events[2]["data"]["annotations"] == {"audience": ["user"]}
+
+
 # -- OpenCode (7.7) ---------------------------------------------------------------------------------
 
 
