@@ -69,6 +69,24 @@ def test_codex_unfinished_message_stays_where_it_was_observed() -> None:
     assert events[2]["data"] == {"content": "Listing files.", "itemId": "m1", "partial": True}
 
 
+def _codex_run(thread: str, command: str) -> list[dict[str, Any]]:
+    item = {"id": "item_0", "type": "command_execution", "command": command, "aggregated_output": "", "status": "in_progress"}
+    done = {**item, "aggregated_output": "ok\n", "exit_code": 0, "status": "completed"}
+    return [{"type": "thread.started", "thread_id": thread}, {"type": "item.started", "item": item},
+            {"type": "item.completed", "item": done}, {"type": "turn.completed", "usage": {"input_tokens": 1}}]
+
+
+def test_codex_second_run_in_one_log_keeps_its_tool_executions() -> None:
+    """T-UAS-022 (pairing by the exact ID, never across scopes) and 7.3 ("observed thread identity scopes
+    ... tools"): item IDs restart with each run (`item_0`, ...), and a later run's items were correlated
+    with the earlier run's, so its executed command became a mere partial update."""
+    events = parse(_jsonl(*_codex_run("t1", "ls"), *_codex_run("t2", "pwd")), "codex").events
+    completions = [e["data"] for e in events if e["type"] == "tool.execution_complete"]
+    assert [(c["command"], c["success"]) for c in completions] == [("ls", True), ("pwd", True)]
+    assert [e["data"]["command"] for e in events if e["type"] == "tool.execution_start"] == ["ls", "pwd"]
+    assert not any(e["type"] == "tool.execution_update" for e in events)
+
+
 # -- Goose (7.8) ------------------------------------------------------------------------------------
 
 

@@ -60,6 +60,9 @@ class CodexJsonMapper:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.tools = ToolTracker()
+        # Item IDs ("item_0", ...) restart with each run: every observed thread.started opens a new scope for
+        # tool and message correlation, so a later run's items are never taken for an earlier run's.
+        self.thread = 0
         self.usage = UsageAccumulator()
         self.turns = 0
         self.turn_ids: set[Any] = set()
@@ -82,6 +85,7 @@ class CodexJsonMapper:
             return False
         meta = {k: v for k, v in record.items() if k not in ("type", "item", "usage", "thread_id", "error", "info")}
         if kind == "thread.started":
+            self.thread += 1
             data = {"sourceEngine": ENGINE, "sessionId": record["thread_id"]}
             for key in ("model", "cwd", "workdir"):
                 if key in record:
@@ -161,7 +165,7 @@ class CodexJsonMapper:
             base["itemId"] = item["id"]
         extras = {k: v for k, v in item.items() if k not in ("id", "type", "text")}
         if phase == "completed":
-            self.pending_text.pop(item.get("id"), None)
+            self.pending_text.pop((self.thread, item.get("id")), None)
             data = {"content": text, **base, **extras} if "text" in item else {**base, **extras}
             self.session.emit(make_event(core, data, meta))
             return
@@ -170,7 +174,7 @@ class CodexJsonMapper:
         if "text" in item:
             data["content"] = text
             data["partial"] = True
-            self.pending_text[item.get("id")] = (core, {**base, **extras}, dict(meta), text, update)
+            self.pending_text[(self.thread, item.get("id"))] = (core, {**base, **extras}, dict(meta), text, update)
         self.session.emit(update)
 
     def _tool_fields(self, item: dict[str, Any]) -> dict[str, Any]:
@@ -202,13 +206,13 @@ class CodexJsonMapper:
         call_id = item.get("id")
         start = self._tool_fields(item)
         if phase == "started":
-            if self.tools.has_start(None, call_id):
+            if self.tools.has_start(self.thread, call_id):
                 self.session.emit(make_event("tool.execution_update", {**start, "partial": True, "status": item.get("status")}, meta))
                 return
-            self.tools.started(None, call_id, start.get("toolName"))
+            self.tools.started(self.thread, call_id, start.get("toolName"))
             self.session.emit(make_event("tool.execution_start", start, meta))
             return
-        if phase == "updated" or self.tools.is_complete(None, call_id):
+        if phase == "updated" or self.tools.is_complete(self.thread, call_id):
             update = dict(start)
             for key in ("aggregated_output", "result", "agents_states", "error", "status", "exit_code"):
                 if key in item:
@@ -216,11 +220,11 @@ class CodexJsonMapper:
             update["partial"] = True
             self.session.emit(make_event("tool.execution_update", update, meta))
             return
-        if not self.tools.has_start(None, call_id):
+        if not self.tools.has_start(self.thread, call_id):
             # A completed item carrying the whole invocation expands at its position.
-            self.tools.started(None, call_id, start.get("toolName"))
+            self.tools.started(self.thread, call_id, start.get("toolName"))
             self.session.emit(make_event("tool.execution_start", start, meta))
-        self.tools.mark_complete(None, call_id)
+        self.tools.mark_complete(self.thread, call_id)
         self.session.emit(make_event("tool.execution_complete", self._completion(item, start), meta))
 
     @staticmethod
@@ -263,10 +267,10 @@ class CodexJsonMapper:
             data["output"] = item["changes"]
         if "status" in item:
             data["status"] = item["status"]
-        if phase != "completed" or self.tools.is_complete(None, item.get("id")):
+        if phase != "completed" or self.tools.is_complete(self.thread, item.get("id")):
             self.session.emit(make_event("tool.execution_update", {**data, "partial": True}, meta))
             return
-        self.tools.mark_complete(None, item.get("id"))
+        self.tools.mark_complete(self.thread, item.get("id"))
         if item.get("status") == "completed":
             data["success"] = True
         elif item.get("status") == "failed":
