@@ -87,6 +87,34 @@ def test_codex_second_run_in_one_log_keeps_its_tool_executions() -> None:
     assert not any(e["type"] == "tool.execution_update" for e in events)
 
 
+def test_codex_legacy_tool_lines_with_second_and_minute_durations_are_completions() -> None:
+    """7.3 legacy "recognized tool/exec call and outcome lines": Codex prints durations of a second or more
+    as `1.21s` or `1m 05s` (captured from codex-cli 0.20.0 `exec` against a local stub model), and only the
+    `12ms` form was read, so every command or MCP call that took a second lost its completion and output."""
+    text = "".join(line + "\n" for line in (
+        "[2026-11-30T13:41:21] OpenAI Codex v0.20.0 (research preview)",
+        "--------",
+        "workdir: /work",
+        "model: gpt-4o",
+        "--------",
+        "[2026-11-30T13:41:21] exec bash -lc 'sleep 1.2; echo hi' in /work",
+        "[2026-11-30T13:41:22] bash -lc 'sleep 1.2; echo hi' succeeded in 1.21s:",
+        "hi",
+        "[2026-11-30T13:41:22] exec bash -lc 'make' in /work",
+        "[2026-11-30T13:42:27] bash -lc 'make' exited 2 in 1m 05s:",
+        "make: *** No targets.  Stop.",
+        "[2026-11-30T13:42:28] tool github.search_issues({\"query\":\"bug\"})",
+        "[2026-11-30T13:42:30] github.search_issues({\"query\":\"bug\"}) success in 2.50s:",
+        "{\"total_count\": 0}",
+        "[2026-11-30T13:42:31] codex",
+        "All done.",
+    ))
+    completions = [e["data"] for e in parse(text).events if e["type"] == "tool.execution_complete"]
+    assert [(c["toolName"], c["success"], c["durationMs"], c["output"]) for c in completions] == [
+        ("exec", True, 1210, "hi"), ("exec", False, 65000, "make: *** No targets.  Stop."),
+        ("search_issues", True, 2500, "{\"total_count\": 0}")]
+
+
 # -- Goose (7.8) ------------------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ timestamp-framed text layout (``[ts] thinking``, ``[ts] exec ...``,
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any, Mapping, cast
 
 from bitexact.sessions.convert import ENVELOPE_KEYS, is_native_event, make_event
@@ -303,9 +304,11 @@ class CodexJsonMapper:
 # -- legacy text layout ------------------------------------------------------
 _HEADER = re.compile(r"^\[(\d{4}-\d\d-\d\dT[^\]]+)\] (.*)$")
 _EXEC = re.compile(r"^exec (.+?) in (\S.*)$")
-_EXEC_DONE = re.compile(r"^(.+?) (succeeded|exited (-?\d+)) in (\d+(?:\.\d+)?)ms:$")
+# Codex prints a duration as "250ms", "1.21s" (below a minute, two decimals) or "1m 05s" (format_duration).
+_DURATION = r"(\d+(?:\.\d+)?ms|\d+(?:\.\d+)?s|\d+m \d+s)"
+_EXEC_DONE = re.compile(r"^(.+?) (succeeded|exited (-?\d+)) in " + _DURATION + ":$")
 _TOOL = re.compile(r"^tool ([\w.-]+)\.([\w-]+)\((.*)\)$")
-_TOOL_DONE = re.compile(r"^([\w.-]+)\.([\w-]+)\((.*)\) (success|failed) in (\d+(?:\.\d+)?)ms:$")
+_TOOL_DONE = re.compile(r"^([\w.-]+)\.([\w-]+)\((.*)\) (success|failed) in " + _DURATION + ":$")
 _TOKENS = re.compile(r"^tokens used: ([\d,]+)$")
 _INIT = re.compile(r"^(workdir|model|provider|approval|sandbox|reasoning effort|session id): (.*)$")
 
@@ -381,13 +384,13 @@ class CodexTextMapper:
             code = 0 if m.group(2) == "succeeded" else int(m.group(3))
             data["exitCode"] = code
             data["success"] = code == 0
-            data["durationMs"] = _number(m.group(4))
+            data["durationMs"] = _duration_ms(m.group(4))
             data["output"] = body
             emit(make_event("tool.execution_complete", data, meta))
         elif m := _TOOL.match(head):
             emit(make_event("tool.execution_start", {"toolName": m.group(2), "mcpServerName": m.group(1), "input": _arguments(m.group(3))}, meta))
         elif m := _TOOL_DONE.match(head):
-            data = {"toolName": m.group(2), "mcpServerName": m.group(1), "success": m.group(4) == "success", "durationMs": _number(m.group(5)), "output": body}
+            data = {"toolName": m.group(2), "mcpServerName": m.group(1), "success": m.group(4) == "success", "durationMs": _duration_ms(m.group(5)), "output": body}
             emit(make_event("tool.execution_complete", data, meta))
         elif m := _TOKENS.match(head):
             self.usage_total = int(m.group(1).replace(",", ""))
@@ -426,6 +429,16 @@ class CodexTextMapper:
 
 def _only_banner(headers: list[tuple[int, str, str]]) -> bool:
     return not headers or (len(headers) == 1 and headers[0][2].startswith("OpenAI Codex"))
+
+
+def _duration_ms(text: str) -> int | float:
+    """A printed duration in milliseconds: ``12ms`` -> 12, ``1.21s`` -> 1210, ``1m 05s`` -> 65000 (exact decimals)."""
+    if text.endswith("ms"):
+        return _number(text[:-2])
+    if " " in text:
+        minutes, seconds = text[:-1].split("m ")
+        return (int(minutes) * 60 + int(seconds)) * 1000
+    return _number(str(Decimal(text[:-1]) * 1000))
 
 
 def _number(text: str) -> int | float:
