@@ -20,6 +20,7 @@ timestamp-framed text layout (``[ts] thinking``, ``[ts] exec ...``,
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any, Mapping, cast
 
 from bitexact.sessions.convert import ENVELOPE_KEYS, is_native_event, make_event
@@ -60,6 +61,9 @@ class CodexJsonMapper:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.tools = ToolTracker()
+        # Item IDs ("item_0", ...) restart with each run: every observed thread.started opens a new scope for
+        # tool and message correlation, so a later run's items are never taken for an earlier run's.
+        self.thread = 0
         self.usage = UsageAccumulator()
         self.turns = 0
         self.turn_ids: set[Any] = set()
@@ -67,7 +71,8 @@ class CodexJsonMapper:
         self.status: str | None = None
         self.source_type: str | None = None
         self.accounting = False
-        self.pending_text: dict[Any, tuple[str, dict[str, Any], dict[str, Any]]] = {}
+        # Unfinished message items: (core type, data, metadata, text, the update event that last held the text).
+        self.pending_text: dict[Any, tuple[str, dict[str, Any], dict[str, Any], Any, dict[str, Any]]] = {}
 
     def map(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
@@ -81,6 +86,7 @@ class CodexJsonMapper:
             return False
         meta = {k: v for k, v in record.items() if k not in ("type", "item", "usage", "thread_id", "error", "info")}
         if kind == "thread.started":
+            self.thread += 1
             data = {"sourceEngine": ENGINE, "sessionId": record["thread_id"]}
             for key in ("model", "cwd", "workdir"):
                 if key in record:
@@ -160,16 +166,17 @@ class CodexJsonMapper:
             base["itemId"] = item["id"]
         extras = {k: v for k, v in item.items() if k not in ("id", "type", "text")}
         if phase == "completed":
-            self.pending_text.pop(item.get("id"), None)
+            self.pending_text.pop((self.thread, item.get("id")), None)
             data = {"content": text, **base, **extras} if "text" in item else {**base, **extras}
             self.session.emit(make_event(core, data, meta))
             return
         data = {**base, "itemType": item["type"], "sourceType": f"item.{phase}", **extras}
+        update = make_event("assistant.message_update", data, meta)
         if "text" in item:
             data["content"] = text
             data["partial"] = True
-            self.pending_text[item.get("id")] = (core, {**base, **extras}, dict(meta) | {"_text": text})
-        self.session.emit(make_event("assistant.message_update", data, meta))
+            self.pending_text[(self.thread, item.get("id"))] = (core, {**base, **extras}, dict(meta), text, update)
+        self.session.emit(update)
 
     def _tool_fields(self, item: dict[str, Any]) -> dict[str, Any]:
         itype = item["type"]
@@ -200,13 +207,13 @@ class CodexJsonMapper:
         call_id = item.get("id")
         start = self._tool_fields(item)
         if phase == "started":
-            if self.tools.has_start(None, call_id):
+            if self.tools.has_start(self.thread, call_id):
                 self.session.emit(make_event("tool.execution_update", {**start, "partial": True, "status": item.get("status")}, meta))
                 return
-            self.tools.started(None, call_id, start.get("toolName"))
+            self.tools.started(self.thread, call_id, start.get("toolName"))
             self.session.emit(make_event("tool.execution_start", start, meta))
             return
-        if phase == "updated" or self.tools.is_complete(None, call_id):
+        if phase == "updated" or self.tools.is_complete(self.thread, call_id):
             update = dict(start)
             for key in ("aggregated_output", "result", "agents_states", "error", "status", "exit_code"):
                 if key in item:
@@ -214,11 +221,11 @@ class CodexJsonMapper:
             update["partial"] = True
             self.session.emit(make_event("tool.execution_update", update, meta))
             return
-        if not self.tools.has_start(None, call_id):
+        if not self.tools.has_start(self.thread, call_id):
             # A completed item carrying the whole invocation expands at its position.
-            self.tools.started(None, call_id, start.get("toolName"))
+            self.tools.started(self.thread, call_id, start.get("toolName"))
             self.session.emit(make_event("tool.execution_start", start, meta))
-        self.tools.mark_complete(None, call_id)
+        self.tools.mark_complete(self.thread, call_id)
         self.session.emit(make_event("tool.execution_complete", self._completion(item, start), meta))
 
     @staticmethod
@@ -261,10 +268,10 @@ class CodexJsonMapper:
             data["output"] = item["changes"]
         if "status" in item:
             data["status"] = item["status"]
-        if phase != "completed" or self.tools.is_complete(None, item.get("id")):
+        if phase != "completed" or self.tools.is_complete(self.thread, item.get("id")):
             self.session.emit(make_event("tool.execution_update", {**data, "partial": True}, meta))
             return
-        self.tools.mark_complete(None, item.get("id"))
+        self.tools.mark_complete(self.thread, item.get("id"))
         if item.get("status") == "completed":
             data["success"] = True
         elif item.get("status") == "failed":
@@ -272,9 +279,12 @@ class CodexJsonMapper:
         self.session.emit(make_event("tool.execution_complete", data, meta))
 
     def finish(self) -> None:
-        for core, data, meta in self.pending_text.values():
-            text = meta.pop("_text")
-            self.session.emit(make_event(core, {"content": text, **data, "partial": True}, meta))
+        # The observed text of a message that never completed stays where it was observed (T-UAS-019):
+        # right after its last update, not after the tools and turns that followed it.
+        events = self.session.events
+        for core, data, meta, text, update in self.pending_text.values():
+            position = next(index for index, event in enumerate(events) if event is update)
+            events.insert(position + 1, make_event(core, {"content": text, **data, "partial": True}, meta))
         if not self.accounting:
             return
         result: dict[str, Any] = {}
@@ -294,9 +304,11 @@ class CodexJsonMapper:
 # -- legacy text layout ------------------------------------------------------
 _HEADER = re.compile(r"^\[(\d{4}-\d\d-\d\dT[^\]]+)\] (.*)$")
 _EXEC = re.compile(r"^exec (.+?) in (\S.*)$")
-_EXEC_DONE = re.compile(r"^(.+?) (succeeded|exited (-?\d+)) in (\d+(?:\.\d+)?)ms:$")
+# Codex prints a duration as "250ms", "1.21s" (below a minute, two decimals) or "1m 05s" (format_duration).
+_DURATION = r"(\d+(?:\.\d+)?ms|\d+(?:\.\d+)?s|\d+m \d+s)"
+_EXEC_DONE = re.compile(r"^(.+?) (succeeded|exited (-?\d+)) in " + _DURATION + ":$")
 _TOOL = re.compile(r"^tool ([\w.-]+)\.([\w-]+)\((.*)\)$")
-_TOOL_DONE = re.compile(r"^([\w.-]+)\.([\w-]+)\((.*)\) (success|failed) in (\d+(?:\.\d+)?)ms:$")
+_TOOL_DONE = re.compile(r"^([\w.-]+)\.([\w-]+)\((.*)\) (success|failed) in " + _DURATION + ":$")
 _TOKENS = re.compile(r"^tokens used: ([\d,]+)$")
 _INIT = re.compile(r"^(workdir|model|provider|approval|sandbox|reasoning effort|session id): (.*)$")
 
@@ -372,13 +384,13 @@ class CodexTextMapper:
             code = 0 if m.group(2) == "succeeded" else int(m.group(3))
             data["exitCode"] = code
             data["success"] = code == 0
-            data["durationMs"] = _number(m.group(4))
+            data["durationMs"] = _duration_ms(m.group(4))
             data["output"] = body
             emit(make_event("tool.execution_complete", data, meta))
         elif m := _TOOL.match(head):
             emit(make_event("tool.execution_start", {"toolName": m.group(2), "mcpServerName": m.group(1), "input": _arguments(m.group(3))}, meta))
         elif m := _TOOL_DONE.match(head):
-            data = {"toolName": m.group(2), "mcpServerName": m.group(1), "success": m.group(4) == "success", "durationMs": _number(m.group(5)), "output": body}
+            data = {"toolName": m.group(2), "mcpServerName": m.group(1), "success": m.group(4) == "success", "durationMs": _duration_ms(m.group(5)), "output": body}
             emit(make_event("tool.execution_complete", data, meta))
         elif m := _TOKENS.match(head):
             self.usage_total = int(m.group(1).replace(",", ""))
@@ -417,6 +429,16 @@ class CodexTextMapper:
 
 def _only_banner(headers: list[tuple[int, str, str]]) -> bool:
     return not headers or (len(headers) == 1 and headers[0][2].startswith("OpenAI Codex"))
+
+
+def _duration_ms(text: str) -> int | float:
+    """A printed duration in milliseconds: ``12ms`` -> 12, ``1.21s`` -> 1210, ``1m 05s`` -> 65000 (exact decimals)."""
+    if text.endswith("ms"):
+        return _number(text[:-2])
+    if " " in text:
+        minutes, seconds = text[:-1].split("m ")
+        return (int(minutes) * 60 + int(seconds)) * 1000
+    return _number(str(Decimal(text[:-1]) * 1000))
 
 
 def _number(text: str) -> int | float:

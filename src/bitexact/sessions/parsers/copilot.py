@@ -121,30 +121,39 @@ _FOOTER_ANYWHERE = re.compile(r"^(?:Total usage est: +\S|Changes {4}\+\d+ -\d+$)
 _TURNS_ANYWHERE = re.compile(r"^\s*Turns:\s*\d+\s*$", re.MULTILINE)
 
 
-def _json_end(text: str) -> int | None:
-    """Index just past the first complete JSON object in ``text`` (string-aware)."""
-    depth = 0
-    in_string = escaped = False
-    started = False
-    for index, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-            continue
-        if char == '"':
-            in_string = True
-        elif char in "{[":
-            depth += 1
-            started = True
-        elif char in "}]":
-            depth -= 1
-            if started and depth == 0:
-                return index + 1
-    return None
+class _JsonExtent:
+    """Finds where the first JSON value of text fed in pieces ends (string-aware brace counting).
+
+    Incremental, so a long block costs one pass, not one pass per added line.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.in_string = self.escaped = self.started = False
+        self.length = 0
+
+    def feed(self, text: str) -> int | None:
+        """Scan ``text`` (appended to what was fed before): the end offset in the whole text, or None."""
+        for index, char in enumerate(text):
+            if self.in_string:
+                if self.escaped:
+                    self.escaped = False
+                elif char == "\\":
+                    self.escaped = True
+                elif char == '"':
+                    self.in_string = False
+                continue
+            if char == '"':
+                self.in_string = True
+            elif char in "{[":
+                self.depth += 1
+                self.started = True
+            elif char in "}]":
+                self.depth -= 1
+                if self.started and self.depth == 0:
+                    return self.length + index + 1
+        self.length += len(text)
+        return None
 
 
 class CopilotParser:
@@ -167,31 +176,40 @@ class CopilotParser:
 
     # -- debug blocks -----------------------------------------------------
     def debug_block(self, lines: list[str], start: int) -> int:
-        """Collect a framed debug JSON block; returns the index of the next unread line."""
+        """Collect a framed debug JSON block; returns the index of the next unread line.
+
+        The CLI writes the block as one log message per ``logger.debug`` call, ``<timestamp> [DEBUG] `` before
+        its first line only (``data:``, then ``JSON.stringify(data, null, 2)``): the lines after a prefixed
+        line may be unprefixed continuation lines. Prefixed continuation lines are read too.
+        """
         first = lines[start]
+        extent = _JsonExtent()
         body = [first.split(DEBUG_DATA, 1)[1].lstrip(" ")]
+        end = extent.feed(body[0])
         index = start + 1
-        while True:
-            joined = "\n".join(body)
-            end = _json_end(joined)
-            if end is not None:
-                break
+        unprefixed: int | None = None  # the first unprefixed continuation line: where to resume if the block fails
+        while end is None:
             if index >= len(lines):
-                self.session.diagnostics.add(f"line {start + 1}: truncated debug response block skipped")
-                return index
+                return self._truncated_block(start, index, unprefixed)
             line = lines[index]
-            # The block's lines carry the debug prefix: a new block, or a line without the prefix (a record
-            # after a block cut off mid-write), ends it, and that line is read on its own (T-UAS-016).
-            if _DEBUG_DATA_LINE.match(line) or not _DEBUG_PREFIX.match(line):
-                self.session.diagnostics.add(f"line {start + 1}: truncated debug response block skipped")
-                return index
-            body.append(_DEBUG_PREFIX.sub("", line, count=1))
+            prefixed = _DEBUG_PREFIX.match(line) is not None
+            # A new block, or a prefixed line after unprefixed continuation (the next log message), ends it.
+            if _DEBUG_DATA_LINE.match(line) or (prefixed and unprefixed is not None):
+                return self._truncated_block(start, index, unprefixed)
+            if prefixed:
+                line = _DEBUG_PREFIX.sub("", line, count=1)
+            elif unprefixed is None:
+                unprefixed = index
+            body.append(line)
+            end = extent.feed("\n" + line)
             index += 1
+        joined = "\n".join(body)
         try:
             value = decode_json(joined[:end])
         except (ValueError, RecursionError):
             self.session.diagnostics.add(f"line {start + 1}: malformed debug response block skipped")
-            return index
+            # Unprefixed lines taken into a block that is not JSON (one cut off mid-write) are read on their own.
+            return unprefixed if unprefixed is not None else index
         try:
             if isinstance(value, dict) and isinstance(value.get("choices"), list):
                 self.chat.response(value, {})
@@ -207,6 +225,12 @@ class CopilotParser:
             return index
         self.session.diagnostics.add(f"line {start + 1}: debug data block is neither a chat completion nor a Responses API payload; skipped")
         return index
+
+    def _truncated_block(self, start: int, index: int, unprefixed: int | None) -> int:
+        """Report a block that never closed; resume at its first unprefixed line (a record after a block cut
+        off mid-write is read on its own, T-UAS-016), else at ``index``."""
+        self.session.diagnostics.add(f"line {start + 1}: truncated debug response block skipped")
+        return unprefixed if unprefixed is not None else index
 
     # -- pretty print -----------------------------------------------------
     def tool_line(self, lines: list[str], start: int, marker: str, title: str) -> int | None:

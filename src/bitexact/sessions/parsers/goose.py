@@ -149,11 +149,15 @@ class GooseMapper:
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
+            # Chunks join only when their whole envelope is identical (type, message id, created, metadata and
+            # record keys): joining chunks that differ would keep the first chunk's envelope only (5.3).
             if btype == "text" and isinstance(block.get("text"), str):
                 core = "user.message" if role == "user" else "assistant.message"
-                self.joiner.push(self.session.events, make_event(core, {"content": block["text"], **common}, meta), (message_id, core))
+                data = {"content": block["text"], **_block_extras(block, "text"), **common}
+                self.joiner.push(self.session.events, make_event(core, data, meta))
             elif btype == "thinking" and isinstance(block.get("thinking"), str):
-                self.joiner.push(self.session.events, make_event("assistant.reasoning", {"content": block["thinking"], **common}, meta), (message_id, "reasoning"))
+                data = {"content": block["thinking"], **_block_extras(block, "thinking"), **common}
+                self.joiner.push(self.session.events, make_event("assistant.reasoning", data, meta))
             elif btype == "toolRequest":
                 self._tool_request(block, common, meta)
             elif btype == "toolResponse":
@@ -252,6 +256,12 @@ class GooseMapper:
         self.session.mcp_failure(server)
         self.session.emit(make_event("mcp.event", {"event": "extension_start_failure", "serverName": server, "status": "error"}))
         return True
+
+
+def _block_extras(block: Mapping[str, Any], text_key: str) -> dict[str, Any]:
+    """A content block's keys besides its type and text (a thinking ``signature``, text ``annotations``): native
+    additions kept as supplied (T-UAS-027)."""
+    return {k: v for k, v in block.items() if k not in ("type", text_key, "content")}
 
 
 def _requested_model(metadata: Any) -> str | None:

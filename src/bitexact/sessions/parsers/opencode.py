@@ -91,13 +91,16 @@ class OpenCodeMapper:
             core = "assistant.message" if kind == "text" else "assistant.reasoning"
             data: dict[str, Any] = {"content": part.get("text")} if "text" in part else {}
             data.update(_part_ids(part))
+            _add_part_extras(data, part, ("text",))
             self.session.emit(make_event(core, data, meta))
         elif kind in ("tool_use", "tool"):
             self._tool(session_id, part, meta)
         elif kind == "step_finish":
             self._step_finish(session_id, part, meta)
         else:
-            self.session.emit(make_event("session.info", {"sourceType": kind, **_part_ids(part)}, meta))
+            data = {"sourceType": kind, **_part_ids(part)}
+            _add_part_extras(data, part, ())
+            self.session.emit(make_event("session.info", data, meta))
         return True
 
     def _tool(self, session_id: str, part: Mapping[str, Any], meta: dict[str, Any]) -> None:
@@ -112,6 +115,7 @@ class OpenCodeMapper:
         if "input" in state:
             start["input"] = state["input"]
         start.update(_part_ids(part))
+        _add_part_extras(start, part, ("callID", "tool", "state"))
         if not self.tools.has_start(session_id, call_id):
             self.tools.started(session_id, call_id, part.get("tool"))
             self.session.emit(make_event("tool.execution_start", start, meta))
@@ -129,9 +133,8 @@ class OpenCodeMapper:
         times = state.get("time")
         if isinstance(times, dict) and valid_metric(times.get("start")) and valid_metric(times.get("end")) and times["end"] >= times["start"]:
             data["durationMs"] = times["end"] - times["start"]
-        for key in ("title", "metadata"):
-            if key in state:
-                data[key] = state[key]
+        # The rest of the final state (title, metadata, the native start/end times) survives as supplied.
+        data.update({k: v for k, v in state.items() if k not in ("status", "input", "output", "error") and k not in data})
         data.update(_part_ids(part))
         self.session.emit(make_event("tool.execution_complete", data, meta))
 
@@ -192,6 +195,16 @@ class OpenCodeMapper:
 
 def _part_ids(part: Mapping[str, Any]) -> dict[str, Any]:
     return {target: part[source] for source, target in (("id", "partId"), ("messageID", "messageId")) if source in part}
+
+
+_PART_FRAMING = ("id", "messageID", "sessionID", "type")
+"""Part keys the mapping reads for every part: the IDs (mapped), the record's own session ID and the part type."""
+
+
+def _add_part_extras(data: dict[str, Any], part: Mapping[str, Any], consumed: tuple[str, ...]) -> None:
+    """Add the part's other keys (``time``, ``synthetic``, ``metadata``, ...) to ``data``: native additions kept as
+    supplied (T-UAS-027), never over a mapped field."""
+    data.update({k: v for k, v in part.items() if k not in _PART_FRAMING and k not in consumed and k not in data})
 
 
 def _error_fields(error: Mapping[str, Any]) -> dict[str, Any]:
