@@ -108,3 +108,44 @@ def test_a_card_number_after_a_url_escape_is_scrubbed_in_an_sdk_run(home: Path) 
     recorded = _recorded(home, {"tool": "browser",
                                 "args": ["https://pay.example/cb?data=%7B%22card%22%3A%224111111111111111%22%7D"]})
     assert "4111111111111111" not in recorded
+
+
+# -- 2. a credential whose YAML value is on the lines after its name ---------------------------------
+#
+# docs/capture.md: the credentials detector finds `NAME: VALUE` at a line start (a header or config
+# line). In YAML a value may start on the next lines: a block scalar (`key: |`, `password: >-`, how a
+# Kubernetes secret holds a private key) or a plain scalar or mapping indented under the name. Only the
+# "|" was replaced - and declared a scrubbed credential - while the secret on the lines below it was
+# stored as sent; with nothing after the colon, nothing was found at all.
+
+YAML_TEXTS = [
+    "db:\n  password: |\n    hunter2-s3cret\n  user: ann\n",
+    "db:\n  password: >-\n    hunter2-\n    s3cret\n",
+    "tls:\n  key: |-\n    -----BEGIN PRIVATE KEY-----\n    hunter2-s3cret\n    -----END PRIVATE KEY-----\n",
+    "password:\n  hunter2-s3cret\n",
+    "token:\n- hunter2-s3cret\nretries: 3\n",  # a sequence at the name's own column
+    "- token: |  # the runner's token\n    hunter2-s3cret\n  name: ci\n",
+    "auth:\r\n  user: ann\r\n  pass: hunter2-s3cret\r\nretries: 3\r\n",  # a mapping, replaced whole
+]
+
+
+@pytest.mark.parametrize("text", YAML_TEXTS)
+def test_a_credential_on_the_lines_after_its_yaml_name_is_scrubbed(text: str) -> None:
+    """The value lines under `NAME: |` (or `NAME:` alone) were stored as sent."""
+    stored = _stored(load_policy(), {"tool": "read_file", "result": text})
+    assert "hunter2" not in stored and "s3cret" not in stored, stored
+    assert "[CREDENTIAL]" in stored, stored
+
+
+def test_the_lines_after_a_yaml_credential_block_are_kept() -> None:
+    """Only the lines indented under the name are its value: the keys after them are kept."""
+    text = "db:\n  password: |\n    hunter2-s3cret\n\n  user: ann\nport: 5432\n"
+    result = json.loads(_stored(load_policy(), {"tool": "read_file", "result": text}))["result"]
+    assert result == "db:\n  password: |\n    [CREDENTIAL]\n\n  user: ann\nport: 5432\n"
+
+
+def test_a_yaml_credential_block_is_scrubbed_in_an_sdk_run(home: Path) -> None:
+    """The same through a real SDK run: nothing the store keeps holds the secret."""
+    recorded = _recorded(home, {"tool": "read_file",
+                                "result": "apiVersion: v1\nstringData:\n  password: |\n    hunter2-s3cret\n"})
+    assert "hunter2-s3cret" not in recorded
