@@ -149,3 +149,40 @@ def test_a_yaml_credential_block_is_scrubbed_in_an_sdk_run(home: Path) -> None:
     recorded = _recorded(home, {"tool": "read_file",
                                 "result": "apiVersion: v1\nstringData:\n  password: |\n    hunter2-s3cret\n"})
     assert "hunter2-s3cret" not in recorded
+
+
+# -- 3. a credential in a JSON document that is itself a JSON string in text ------------------------------
+#
+# docs/capture.md: the credentials detector finds `"NAME": VALUE` in text, "a quoted value read to its
+# closing quote, past \\"". A JSON document written as a JSON string - a log line's `body="{\"password\":
+# \"...\"}"`, or a tool result that is a JSON-encoded body - quotes its names and values as \" ... \": the
+# name's closing quote had a backslash before it, so no name was read and the password was stored as sent
+# (a card number there was found: it needs no name).
+
+ESCAPED_DOCUMENTS = [
+    'POST /login body=' + json.dumps(json.dumps({"username": "ann", "password": "hunter2-s3cret"})),
+    json.dumps(json.dumps({"user": "ann", "api_key": "hunter2-s3cret"})),  # the whole text one JSON string
+    "payload: " + json.dumps(json.dumps({"token": 'hunter2 \\"s3cret\\"'}))[1:-1],  # inner escapes
+    "cfg={\\'password\\': \\'hunter2-s3cret\\'}",
+]
+
+
+@pytest.mark.parametrize("text", ESCAPED_DOCUMENTS)
+def test_a_credential_in_an_escaped_json_document_in_text_is_scrubbed(text: str) -> None:
+    """`\\"password\\": \\"x\\"` (JSON held in a JSON string) kept the password in the clear."""
+    stored = _stored(load_policy(), {"tool": "http", "result": text})
+    assert "hunter2" not in stored and "s3cret" not in stored, stored
+    assert "[CREDENTIAL]" in stored, stored
+
+
+def test_an_escaped_json_document_keeps_everything_but_the_value() -> None:
+    """Only the value between its escaped quotes is replaced; the text around it is kept byte for byte."""
+    text = 'body="{\\"user\\": \\"ann\\", \\"password\\": \\"a\\\\\\"b\\\\\\\\\\", \\"n\\": 1}"'
+    result = json.loads(_stored(load_policy(), {"tool": "http", "result": text}))["result"]
+    assert result == 'body="{\\"user\\": \\"ann\\", \\"password\\": \\"[CREDENTIAL]\\", \\"n\\": 1}"'
+
+
+def test_a_credential_in_an_escaped_json_document_is_scrubbed_in_an_sdk_run(home: Path) -> None:
+    """The same through a real SDK run: nothing the store keeps holds the secret."""
+    recorded = _recorded(home, {"tool": "http", "result": ESCAPED_DOCUMENTS[0]})
+    assert "hunter2-s3cret" not in recorded

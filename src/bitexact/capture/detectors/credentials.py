@@ -12,7 +12,9 @@ a credential is found as:
   the same; a quote after a ``b``, Python's repr of bytes, too), or opens an
   object, array or tuple, replaced whole up to its closing bracket;
 * ``"NAME": VALUE`` / ``'NAME': VALUE`` - a JSON-like or Python-repr mapping
-  in text (values read as above);
+  in text (values read as above), and ``\\"NAME\\": \\"VALUE\\"``, a JSON
+  document held in a JSON string in text (the value read to its own escaped
+  closing quote);
 * ``NAME: VALUE`` at the start of a line - a header or config line; the rest
   of the line is the value, or, in YAML, the lines indented under it (after a
   block scalar's ``|`` or ``>``, or a bare ``NAME:``);
@@ -124,7 +126,11 @@ _VALUE = re.compile(
 # A quoted name, then JSON's white space, then the colon: pretty printers write `"password" : "x"`.
 _DQ_COLON = re.compile('"[ \t\r\n]*:')
 _SQ_COLON = re.compile("'[ \t\r\n]*:")
-_QUOTED_NAME = re.compile(r"""(["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
+# A name may be quoted as \"NAME\": a JSON document held in a JSON string in text (body="{\"password\": ...}").
+_QUOTED_NAME = re.compile(r"""(\\?["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
+# What stands between an escaped name's colon and its value: white space, as written or escaped (\n).
+_ESCAPED_SPACE = re.compile(r"(?:[ \t\r\n]|\\[nrt])*")
+_ESCAPED_UNQUOTED = re.compile(r"""[^\s&;,"'<>#)\]}\x00\\]+""")
 # As _VALUE; a value opening an object, array or tuple ("(", Python's other array) is read by _bracketed.
 _COLON_VALUE = re.compile(
     r"""[ \t\r\n]*(?:[bB]?"((?:[^"\\\x00]|\\.)*)"|[bB]?'((?:[^'\\\x00]|\\.)*)'|["']?(?!\()([^\s,;}\])"'\x00{\[]+))"""
@@ -209,6 +215,28 @@ def _indented_block(text: str, at: int, column: int) -> tuple[int, int] | None:
             break  # the end of the text, or of one text joined with others (NUL)
         position = line.end()
     return None if start < 0 else (start, end)
+
+
+def _escaped_value(text: str, at: int, quote: str) -> tuple[int, int] | None:
+    """The span of the value opening with an escaped quote (``\\"``) at ``at``, in a JSON document held in a
+    JSON string: to the escaped quote that closes it, read as the document reads it (``\\\\`` is its
+    backslash, ``\\\\\\"`` its escaped quote); one never closed up to where an unquoted value ends. None
+    when it is empty."""
+    start = position = at + 2
+    inner_escape = False  # the document's own backslash came last: its next character is escaped
+    while position < len(text) and text[position] != "\x00":
+        char = text[position]
+        if char == "\\" and position + 1 < len(text):
+            following = text[position + 1]
+            if following == quote and not inner_escape:
+                return (start, position) if position > start else None
+            position += 2
+            char = following if following == "\\" else ""
+        else:
+            position += 1
+        inner_escape = not inner_escape and char == "\\"
+    unquoted = _ESCAPED_UNQUOTED.match(text, start)
+    return (start, unquoted.end()) if unquoted else None
 
 
 def _bearer_token(token: str) -> bool:
@@ -307,6 +335,13 @@ class CredentialsDetector:
             at = colon.start() + 1
             name = _QUOTED_NAME.search(text, max(0, at - 100), at)
             if name is None or not is_credential_text_name(name.group(2)):
+                continue
+            after = _ESCAPED_SPACE.match(text, colon.end()).end()  # type: ignore[union-attr]
+            if name.group(1)[0] == "\\" and text.startswith(name.group(1), after):
+                # \"NAME\": \"VALUE\" - the value is read to its own escaped closing quote.
+                escaped = _escaped_value(text, after, name.group(1)[1])
+                if escaped is not None and text[escaped[0] : escaped[1]] not in ALREADY_TOKENS:
+                    found.append(Finding(escaped[0], escaped[1], TOKEN, NAME))
                 continue
             value = _COLON_VALUE.match(text, colon.end())
             span = self._value_span(value) if value else None
