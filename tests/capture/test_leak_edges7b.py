@@ -186,3 +186,24 @@ def test_a_credential_in_an_escaped_json_document_is_scrubbed_in_an_sdk_run(home
     """The same through a real SDK run: nothing the store keeps holds the secret."""
     recorded = _recorded(home, {"tool": "http", "result": ESCAPED_DOCUMENTS[0]})
     assert "hunter2-s3cret" not in recorded
+
+
+# -- 4. a dotted credential name at a line start, written with a colon --------------------------------
+#
+# docs/capture.md: a credential name in text may be dotted (`a.b.NAME`, its last part compared), and
+# `NAME: VALUE` at a line start is found. A .properties file writes `db.password: x` as it writes
+# `db.password=x`, and a Kubernetes secret names its key `tls.key:` - found with "=", kept with ":".
+
+DOTTED_TEXTS = [
+    "spring.datasource.url: jdbc:postgresql://db/app\nspring.datasource.password: hunter2-s3cret\n",
+    "data:\n  tls.key: hunter2-s3cret\n  tls.crt: LS0tLS1\n",
+    "data:\n  tls.key: |\n    hunter2-s3cret\n",
+]
+
+
+@pytest.mark.parametrize("text", DOTTED_TEXTS)
+def test_a_dotted_credential_name_with_a_colon_at_a_line_start_is_scrubbed(text: str) -> None:
+    """`db.password: x` kept the password, though `db.password=x` and `password: x` were scrubbed."""
+    stored = _stored(load_policy(), {"tool": "read_file", "result": text})
+    assert "hunter2" not in stored and "s3cret" not in stored, stored
+    assert "tls.crt: LS0tLS1" in stored or "datasource.url" in stored or "tls.key: |" in stored, stored

@@ -15,7 +15,7 @@ a credential is found as:
   in text (values read as above), and ``\\"NAME\\": \\"VALUE\\"``, a JSON
   document held in a JSON string in text (the value read to its own escaped
   closing quote);
-* ``NAME: VALUE`` at the start of a line - a header or config line; the rest
+* ``NAME: VALUE`` at the start of a line (dotted too) - a header or config line; the rest
   of the line is the value, or, in YAML, the lines indented under it (after a
   block scalar's ``|`` or ``>``, or a bare ``NAME:``);
 * ``Bearer TOKEN`` (a token of 8 or more characters holding a digit or one of
@@ -137,8 +137,11 @@ _COLON_VALUE = re.compile(
 )
 _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # A YAML sequence item ("- password: x") opens with "- ": the name after it is a mapping key all the same.
-# Group 1 is what stands before the name (its column), group 2 the value on the line, if any.
-_HEADER_REST = rf"([ \t]*(?:-[ \t]+)?)(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])?"
+# Group 1 is what stands before the name (its column), group 2 the value on the line, if any. The name
+# may be dotted, its last part compared, as in NAME=VALUE (db.password: x in .properties, tls.key: in YAML).
+_HEADER_REST = (
+    rf"([ \t]*(?:-[ \t]+)?)(?:[A-Za-z0-9_-]+\.)*(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])?"
+)
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
 _BLOCK_HEADER = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?(?:[ \t]+#[^\r\n\x00]*)?")
 _LINE = re.compile(r"([ \t]*)([^\n\x00]*)(\n|(?=\x00)|\Z)")
