@@ -27,6 +27,18 @@ SEPARATOR_UNIT = r"(?:[ \-+\u00a0]|%20|%2[dD])"
 # that the regex engine runs as one tight loop; the groups and separators are
 # checked afterwards.
 RUN_CHARS = r"\d \-+\u00a0%dD"
+# A URL escape of a byte that is no ASCII letter or digit (%22 a quote, %3A, %2F, a UTF-8 byte): it
+# stands for punctuation, so its hex digits and letters are never part of a value written after it
+# ("%224111111111111111%22", URL-encoded JSON, holds a card number). An escaped letter or digit (%41,
+# %34) is read as written. ESCAPE_TAIL is the two characters after the "%".
+ESCAPE_TAIL = r"(?:[0-289A-Fa-f][0-9A-Fa-f]|3[A-Fa-f]|[46]0|[57][B-Fb-f])"
+URL_ESCAPE = rf"%{ESCAPE_TAIL}"
+_URL_ESCAPE = re.compile(URL_ESCAPE)
+
+
+def after_escape(text: str, start: int) -> bool:
+    """Whether a URL escape of punctuation (:data:`URL_ESCAPE`) ends right before ``start``."""
+    return start >= 3 and text[start - 3] == "%" and _URL_ESCAPE.match(text, start - 3) is not None
 
 
 _UNICODE_ONLY = re.compile(r"\\[sSwWbB]")

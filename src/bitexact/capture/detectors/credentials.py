@@ -12,9 +12,12 @@ a credential is found as:
   the same; a quote after a ``b``, Python's repr of bytes, too), or opens an
   object, array or tuple, replaced whole up to its closing bracket;
 * ``"NAME": VALUE`` / ``'NAME': VALUE`` - a JSON-like or Python-repr mapping
-  in text (values read as above);
-* ``NAME: VALUE`` at the start of a line - a header or config line; the rest
-  of the line is the value;
+  in text (values read as above), and ``\\"NAME\\": \\"VALUE\\"``, a JSON
+  document held in a JSON string in text (the value read to its own escaped
+  closing quote);
+* ``NAME: VALUE`` at the start of a line (dotted too) - a header or config line; the rest
+  of the line is the value, or, in YAML, the lines indented under it (after a
+  block scalar's ``|`` or ``>``, or a bare ``NAME:``);
 * ``Bearer TOKEN`` (a token of 8 or more characters holding a digit or one of
   ``-._~+/=``, or of 20 or more) and ``Basic TOKEN`` (valid base64 of text
   holding a colon);
@@ -123,14 +126,25 @@ _VALUE = re.compile(
 # A quoted name, then JSON's white space, then the colon: pretty printers write `"password" : "x"`.
 _DQ_COLON = re.compile('"[ \t\r\n]*:')
 _SQ_COLON = re.compile("'[ \t\r\n]*:")
-_QUOTED_NAME = re.compile(r"""(["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
+# A name may be quoted as \"NAME\": a JSON document held in a JSON string in text (body="{\"password\": ...}").
+_QUOTED_NAME = re.compile(r"""(\\?["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
+# What stands between an escaped name's colon and its value: white space, as written or escaped (\n).
+_ESCAPED_SPACE = re.compile(r"(?:[ \t\r\n]|\\[nrt])*")
+_ESCAPED_UNQUOTED = re.compile(r"""[^\s&;,"'<>#)\]}\x00\\]+""")
 # As _VALUE; a value opening an object, array or tuple ("(", Python's other array) is read by _bracketed.
 _COLON_VALUE = re.compile(
     r"""[ \t\r\n]*(?:[bB]?"((?:[^"\\\x00]|\\.)*)"|[bB]?'((?:[^'\\\x00]|\\.)*)'|["']?(?!\()([^\s,;}\])"'\x00{\[]+))"""
 )
 _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # A YAML sequence item ("- password: x") opens with "- ": the name after it is a mapping key all the same.
-_HEADER_REST = rf"[ \t]*(?:-[ \t]+)?(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])"
+# Group 1 is what stands before the name (its column), group 2 the value on the line, if any. The name
+# may be dotted, its last part compared, as in NAME=VALUE (db.password: x in .properties, tls.key: in YAML).
+_HEADER_REST = (
+    rf"([ \t]*(?:-[ \t]+)?)(?:[A-Za-z0-9_-]+\.)*(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])?"
+)
+# A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
+_BLOCK_HEADER = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?(?:[ \t]+#[^\r\n\x00]*)?")
+_LINE = re.compile(r"([ \t]*)([^\n\x00]*)(\n|(?=\x00)|\Z)")
 _HEADER_NL = re.compile(r"\n" + _HEADER_REST, _HEADER_FLAGS)
 _HEADER_NUL = re.compile(r"\x00" + _HEADER_REST, _HEADER_FLAGS)
 _HEADER_START = re.compile(_HEADER_REST, _HEADER_FLAGS)
@@ -175,6 +189,57 @@ def _bracketed(text: str, start: int) -> tuple[int, int] | None:
             if depth == 0:
                 return at, index + 1
     return at, limit
+
+
+def _indented_block(text: str, at: int, column: int) -> tuple[int, int] | None:
+    """The span of the lines after the line ending at ``at`` that are indented past ``column`` (blank lines
+    among them included, and sequence items at ``column``), from the first one's first character to the last
+    one's last; None when there is none."""
+    newline = text.find("\n", at)
+    if newline == -1 or "\x00" in text[at:newline]:
+        return None
+    start = end = -1
+    position = newline + 1
+    while position < len(text):
+        line = _LINE.match(text, position)
+        if line is None:  # pragma: no cover - the pattern matches at every position
+            break
+        content = line.group(2).rstrip("\r \t")
+        if content:
+            depth = len(line.group(1))
+            # A line no deeper than the name ends the value, but a sequence item at the name's own column
+            # (YAML writes "key:\n- a") is one of its entries.
+            if depth < column or (depth == column and not (content == "-" or content.startswith(("- ", "-\t")))):
+                break
+            if start < 0:
+                start = line.start(2)
+            end = line.start(2) + len(content)
+        if line.group(3) != "\n":
+            break  # the end of the text, or of one text joined with others (NUL)
+        position = line.end()
+    return None if start < 0 else (start, end)
+
+
+def _escaped_value(text: str, at: int, quote: str) -> tuple[int, int] | None:
+    """The span of the value opening with an escaped quote (``\\"``) at ``at``, in a JSON document held in a
+    JSON string: to the escaped quote that closes it, read as the document reads it (``\\\\`` is its
+    backslash, ``\\\\\\"`` its escaped quote); one never closed up to where an unquoted value ends. None
+    when it is empty."""
+    start = position = at + 2
+    inner_escape = False  # the document's own backslash came last: its next character is escaped
+    while position < len(text) and text[position] != "\x00":
+        char = text[position]
+        if char == "\\" and position + 1 < len(text):
+            following = text[position + 1]
+            if following == quote and not inner_escape:
+                return (start, position) if position > start else None
+            position += 2
+            char = following if following == "\\" else ""
+        else:
+            position += 1
+        inner_escape = not inner_escape and char == "\\"
+    unquoted = _ESCAPED_UNQUOTED.match(text, start)
+    return (start, unquoted.end()) if unquoted else None
 
 
 def _bearer_token(token: str) -> bool:
@@ -274,6 +339,13 @@ class CredentialsDetector:
             name = _QUOTED_NAME.search(text, max(0, at - 100), at)
             if name is None or not is_credential_text_name(name.group(2)):
                 continue
+            after = _ESCAPED_SPACE.match(text, colon.end()).end()  # type: ignore[union-attr]
+            if name.group(1)[0] == "\\" and text.startswith(name.group(1), after):
+                # \"NAME\": \"VALUE\" - the value is read to its own escaped closing quote.
+                escaped = _escaped_value(text, after, name.group(1)[1])
+                if escaped is not None and text[escaped[0] : escaped[1]] not in ALREADY_TOKENS:
+                    found.append(Finding(escaped[0], escaped[1], TOKEN, NAME))
+                continue
             value = _COLON_VALUE.match(text, colon.end())
             span = self._value_span(value) if value else None
             if span:
@@ -299,10 +371,17 @@ class CredentialsDetector:
         spans.extend(_HEADER_NUL.finditer(text))
         for match in spans:
             deadline.check()
-            value = match.group(1)
+            value = match.group(2)
+            if value is None or _BLOCK_HEADER.fullmatch(value):
+                # YAML: the value is on the lines indented under the name (a block scalar, or a plain
+                # scalar or mapping on the next lines), replaced whole.
+                span = _indented_block(text, match.end(), len(match.group(1)))
+                if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS:
+                    found.append(Finding(span[0], span[1], TOKEN, NAME))
+                continue
             if value in ALREADY_TOKENS:
                 continue
-            found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+            found.append(Finding(match.start(2), match.end(2), TOKEN, NAME))
 
     def _scheme(
         self,

@@ -14,12 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bitexact.capture.budget import Deadline
-from bitexact.capture.detectors.base import RUN_CHARS, Finding, Sites
+from bitexact.capture.detectors.base import RUN_CHARS, Finding, Sites, after_escape
 from bitexact.capture.detectors.iban import NOT_GLUED, IbanDetector
 from bitexact.capture.detectors.pan import MIN_DIGITS, PanDetector
 
 _SITES = Sites(rf"\d(?:[{RUN_CHARS}]{{{MIN_DIGITS - 1},}}|(?<={NOT_GLUED}[A-Za-z]{{2}}\d)\d)")
-_ESCAPES = frozenset({"%20", "%2D", "%2d"})
 _ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
@@ -29,8 +28,8 @@ def _iban_site(text: str, start: int) -> bool:
         return False
     if start >= 3:
         before = text[start - 3]
-        # The digits of a %20 or %2D before the country code are the separator it encodes.
-        if (before in _ASCII_LETTERS or before.isdecimal()) and text[max(0, start - 5) : start - 2] not in _ESCAPES:
+        # The characters of a URL escape of punctuation (%20, %22) before the country code are what it encodes.
+        if (before in _ASCII_LETTERS or before.isdecimal()) and not after_escape(text, start - 2):
             return False
     return start + 1 < len(text) and text[start + 1].isdecimal()
 

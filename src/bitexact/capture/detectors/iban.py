@@ -1,9 +1,9 @@
 """IBANs: a country's length and the ISO 13616 mod-97 check.
 
 A candidate starts at two letters (either case) and two check digits that
-no letter or digit precedes (the digits of a ``%20`` or ``%2D`` before them
-are the separator it encodes), then continues through letters and digits,
-optionally in groups joined by separators (a space, hyphen, ``+``, no-break
+no letter or digit precedes (a URL escape of punctuation before them, a
+``%20`` or ``%22``, is the character it encodes), then continues through
+letters and digits, optionally in groups joined by separators (a space, hyphen, ``+``, no-break
 space, or ``%20``/``%2D``). The country's registered length is taken from the
 start; it must end where a group ends (not in the middle of letters and
 digits), and the mod-97 remainder must be 1. Digits may be in any script.
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from bitexact.capture.budget import Deadline
-from bitexact.capture.detectors.base import SEPARATOR_UNIT, Finding, Sites, ascii_digits
+from bitexact.capture.detectors.base import SEPARATOR_UNIT, URL_ESCAPE, Finding, Sites, ascii_digits
 from bitexact.capture.detectors.iban_registry import LENGTHS
 
 NAME = "iban"
@@ -23,8 +23,9 @@ TOKEN = "[IBAN]"
 
 # Anchored on the check digits (the regex engine scans for a digit quickly),
 # then looks back for the country code.
-# No letter or digit before the country code, but the digits of a %20 or %2D: the separator it encodes.
-NOT_GLUED = r"(?:(?<![A-Za-z\d])|(?<=%20)|(?<=%2[dD]))"
+# No letter or digit before the country code, but those of a URL escape of punctuation (%20, %2D, %22,
+# %3A...): the character it encodes.
+NOT_GLUED = rf"(?:(?<![A-Za-z\d])|(?<={URL_ESCAPE}))"
 _START = Sites(rf"\d\d(?<={NOT_GLUED}[A-Za-z]{{2}}\d\d)")
 # Separators first, so the digits of %20 are read as a separator.
 _PIECE = re.compile(r"(?:%2[0dD]|[ \-+\u00a0])+|[A-Za-z0-9]|\d|.", re.DOTALL)

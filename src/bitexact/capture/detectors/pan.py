@@ -30,7 +30,15 @@ from itertools import accumulate
 from typing import Any
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
-from bitexact.capture.detectors.base import RUN_CHARS, SEPARATOR_UNIT, Finding, Sites, ascii_digits
+from bitexact.capture.detectors.base import (
+    ESCAPE_TAIL,
+    RUN_CHARS,
+    SEPARATOR_UNIT,
+    URL_ESCAPE,
+    Finding,
+    Sites,
+    ascii_digits,
+)
 
 NAME = "pan"
 MIN_DIGITS = 12
@@ -111,8 +119,9 @@ def is_pan(digits: str) -> bool:
 
 
 _RUN = Sites(rf"\d[{RUN_CHARS}]{{{MIN_DIGITS - 1},}}")
-# Separators first, so the digits of %20 are read as a separator, not a group.
-_PIECE = re.compile(r"(?:%2[0dD]|[ \-+\u00a0])+|\d+|\D")
+# Separators first, so the digits of %20 are read as a separator, not a group; then any other URL escape of
+# punctuation, whose digits (%22) are no group either: it ends a sub-run, as the character it encodes would.
+_PIECE = re.compile(rf"(?:%2[0dD]|[ \-+\u00a0])+|{URL_ESCAPE}|\d+|\D")
 _SEPARATOR = re.compile(rf"{SEPARATOR_UNIT}{{1,3}}")
 _PLAIN_SEPARATORS = frozenset({" ", "-", "+", "\u00a0", "%20", "%2D", "%2d", " - ", "  ", "   ", "--"})
 _TO_SPACE = str.maketrans("-+", "  ")
@@ -126,9 +135,9 @@ SPAN = MAX_DIGITS + (MAX_DIGITS - 1) * 3 * 3
 """The most characters a card number can span: 19 digits and, between each two of its groups,
 a separator of at most three units of at most three characters (``%20``)."""
 # Where a group of digits starts as _PIECE reads a run: a digit with no digit before it (the
-# digits of %20 belong to the separator), one right after a %20, or one after a % that begins
-# no %2[0dD].
-_GROUP_START = re.compile(r"(?:(?<![\d%])|(?<=%20))\d|(?<=%)(?!2[0dD])\d")
+# digits of a URL escape, %20, %22 or %A0, belong to the escape), one right after such an escape, or
+# one after a % that begins none.
+_GROUP_START = re.compile(rf"(?:(?<![\d%])(?<!%[A-Fa-f])|(?<={URL_ESCAPE}))\d|(?<=%)(?!{ESCAPE_TAIL})\d")
 
 # Digit values (bytes), and doubled as Luhn doubles them (the digit sum of twice the digit).
 _VALUE = bytes.maketrans(b"0123456789", bytes(range(10)))
@@ -281,9 +290,9 @@ class PanDetector:
         """
         first = len(found)
         end = base + len(run)
-        if base and text[base - 1] == "%":
-            # The run starts at the digits of a %20 or %2D: they are the separator it encodes, and the
-            # run's first group is the one after it ("card%204111111111111111").
+        if base and not _GROUP_START.match(text, base):
+            # The run starts at the digits of a URL escape (%20, %22, %A0): they are the character it
+            # encodes, and the run's first group is the one after it ("card%204111111111111111").
             head = _GROUP_START.search(text, base, end)
             if head is None:
                 return

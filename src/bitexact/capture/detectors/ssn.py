@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from bitexact.capture.budget import Deadline
-from bitexact.capture.detectors.base import Finding, ascii_digits
+from bitexact.capture.detectors.base import ESCAPE_TAIL, URL_ESCAPE, Finding, after_escape, ascii_digits
 
 NAME = "us_ssn"
 TOKEN = "[SSN]"
@@ -24,16 +24,20 @@ _CONTEXT_WINDOW = 48
 
 _SEP = r"(?:-|%2[dD])"
 _SPACE = r"(?:[ \u00a0+]|%20)"  # a query's "+" encodes a space, as %20 does
-# A candidate never starts at the digits of a %20 or %2D, which encode a separator: it would take the
-# number after one ("ssn%20078051120") with it, and be read as a longer number.
-_NOT_ESCAPE = r"(?!(?<=%)2[0dD]|(?<=%2)[0dD])"
+# A candidate never starts at the digits of a URL escape of punctuation (%20, %2D, %22), which encode
+# a character: it would take the number after one ("ssn%20078051120") with it, and be read as a longer
+# number. Its second character, a digit, ends every escape whose first is not 3, 4, 5, 6 or 7, and a %40 or %60.
+_NOT_ESCAPE = rf"(?!(?<=%){ESCAPE_TAIL})(?!(?<=%[0-289A-Fa-f])[0-9])(?!(?<=%[46])0)"
 _CANDIDATE = re.compile(
     rf"{_NOT_ESCAPE}(\d\d\d)(?:{_SEP}(\d\d){_SEP}|{_SPACE}(\d\d){_SPACE}|(\d\d))(\d\d\d\d)"
 )
 # "ssn" after anything but a letter or digit (customer_ssn, ssn-last), or in capitals after a lower-case
 # letter (patientSSN): \b alone would miss both, "_" being a word character.
+# A URL escape of punctuation before a cue (%22ssn%22, URL-encoded JSON) is the character it encodes.
+_CUE_START = rf"(?:\b|(?<={URL_ESCAPE}))"
 _CUE = re.compile(
-    r"(?:(?<![a-z0-9])ssn|(?-i:(?<=[a-z])SSN)|\bss\s?#|\bss\s?no\b|social[\s_-]?security|\bsoc\.?\s?sec)",
+    rf"(?:(?:(?<![a-z0-9])|(?<={URL_ESCAPE}))ssn|(?-i:(?<=[a-z])SSN)|{_CUE_START}ss\s?#|{_CUE_START}ss\s?no\b"
+    rf"|social[\s_-]?security|{_CUE_START}soc\.?\s?sec)",
     re.IGNORECASE | re.ASCII,
 )
 _ESCAPES = frozenset({"%20", "%2D", "%2d"})
@@ -47,16 +51,19 @@ def _joined_before(text: str, start: int) -> bool:
     if start >= 3 and text[start - 3 : start] in _ESCAPES:
         # A %20 or %2D is the space or hyphen it encodes, not digits: joined only with a digit before it.
         return start >= 4 and text[start - 4].isdecimal()
+    if after_escape(text, start):
+        return False  # any other escape (%22) is punctuation, as the character it encodes would be
     before = text[start - 1]
     return before.isdecimal() or (start >= 2 and before in " -\u00a0" and text[start - 2].isdecimal())
 
 
 def _digit_before(text: str, start: int) -> bool:
     """Whether a digit stands right before a hyphenated candidate; the ``0`` of a URL-encoded space
-    (``%20``, which spaces one in a query as ``+`` does) is no digit of it."""
+    (``%20``, which spaces one in a query as ``+`` does), or the digit ending any other escape of
+    punctuation (``%22``), is no digit of it."""
     if start == 0 or not text[start - 1].isdecimal():
         return False
-    return not (start >= 3 and text[start - 3:start] == "%20")
+    return not after_escape(text, start)
 
 
 def issuable(area: str, group: str, serial: str) -> bool:
