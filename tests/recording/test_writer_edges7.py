@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from store.pausing import bx, stored
 
 from bitexact.crypto import SigningKey
 from bitexact.crypto.hostkey import load_host_key
-from bitexact.errors import EvidenceError
+from bitexact.errors import CanonicalizationError, EvidenceError
 from bitexact.recording import Recorder
 from bitexact.recording.journal import JournalRecord, journal_dir, write_journal
 from bitexact.store import Store
@@ -47,3 +48,15 @@ def test_a_repair_folding_a_journal_of_an_unknown_kind_names_it_refused_not_a_tr
     repairs = [e["data"] for e in stored(home, run_id) if e["kind"] == "repair"]
     assert any("unknown entry kind 'bogus'" in str(r.get("refused")) for r in repairs), repairs
     assert not journal_dir(home, run_id).exists() or not any(journal_dir(home, run_id).glob("*.bxj"))
+
+
+@pytest.mark.parametrize("data", [{1: "x"}, {"a": {2: "x"}}, {"a": {"b": {3: "x"}}}])
+def test_a_data_key_that_is_not_text_is_refused_with_the_spec_message_at_every_level(
+    recorder: Recorder, store: Store, data: dict[Any, Any]
+) -> None:
+    """Spec §1.2 refuses a non-string key with "object keys must be strings; got {type}": it was said so three
+    levels down, but a key at the two committed levels raised a bare AttributeError (``1 .replace``)."""
+    writer = recorder.start()
+    with pytest.raises(CanonicalizationError, match="object keys must be strings; got int"):
+        writer.append("tool_call", data)
+    assert [e["kind"] for e in store.entries(writer.run_id)] == ["run_meta"]
