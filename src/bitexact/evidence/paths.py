@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bitexact.errors import CanonicalizationError
+
 
 def escape(key: str) -> str:
     """Escape one key for use in a path: ``~`` first, then ``.``."""
@@ -16,15 +18,22 @@ def unescape(part: str) -> str:
     return part.replace("~1", ".").replace("~0", "~")
 
 
+def _key(key: Any) -> str:
+    """``escape(key)``; a key that is not text is refused as canonicalization refuses it deeper down (§1.2)."""
+    if not isinstance(key, str):
+        raise CanonicalizationError(f"object keys must be strings; got {type(key).__name__}")
+    return escape(key)
+
+
 def committed_paths(data: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     """Yield ``(path, value)`` for every committed path of ``data``, in document order."""
     for key, value in data.items():
         if isinstance(value, dict) and value:
-            top = escape(key)
+            top = _key(key)
             for sub, item in value.items():
-                yield f"{top}.{escape(sub)}", item
+                yield f"{top}.{_key(sub)}", item
         else:
-            yield escape(key), value
+            yield _key(key), value
 
 
 def split_path(path: str) -> tuple[str, str | None]:
