@@ -1,0 +1,63 @@
+"""`bitexact health` edges (the seventh review): each test is a bug it found, fixed.
+
+Every condition is made for real (SDK runs in their own processes, a damaged store file, settings and
+policy files) and the real console script is run.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from cli.real_command import command_env, run_bitexact
+
+
+def _record(home: Path, script: str, **env: str) -> str:
+    """Run ``script`` (recording into ``home``) to its end in its own process; what it printed."""
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=command_env(home, **env),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _findings(home: Path, **env: str) -> tuple[int, list[dict[str, object]]]:
+    result = run_bitexact(home, "health", "--json", **env)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.returncode, json.loads(result.stdout)["findings"]
+
+
+_ONE_RUN = """
+    import bitexact
+    with bitexact.run(name="one") as r:
+        r.marker("recorded")
+        print(r.run_id, bool(r.failures.gaps))
+"""
+
+
+def test_a_host_key_that_is_a_symlink_to_nowhere_is_not_said_to_be_made_on_first_use(tmp_path: Path) -> None:
+    """The host key a symlink to a file that is gone (an unmounted secrets volume): no recording can make
+    it (the link is in the way), yet host-key-unusable said "no such file (it is made on first use by a
+    recording)", telling the operator nothing needs doing."""
+    home = tmp_path / "home"
+    _record(home, _ONE_RUN)
+    link = tmp_path / "home.host.key"
+    link.symlink_to(tmp_path / "secrets" / "host.key")
+    big = _record(home, """
+        import bitexact
+        with bitexact.run(name="big") as r:
+            r.record("marker", {"pad": "x" * 2_000_000})  # journaled after the call, when a host key opens
+    """)
+    assert big == "" and not link.exists()  # a recording did not make it
+    code, findings = _findings(home)
+    assert code == 1
+    [finding] = findings
+    assert finding["name"] == "host-key-unusable"
+    message = str(finding["message"])
+    assert "made on first use" not in message, message
+    assert str(tmp_path / "secrets" / "host.key") in message, message
+
+
