@@ -61,3 +61,29 @@ def test_a_host_key_that_is_a_symlink_to_nowhere_is_not_said_to_be_made_on_first
     assert str(tmp_path / "secrets" / "host.key") in message, message
 
 
+def _damage_runs_table(database: Path) -> None:
+    """Overwrite the header of the store's runs table's root page: the file opens, its runs do not list."""
+    conn = sqlite3.connect(database)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone()[0]
+    finally:
+        conn.close()
+    with open(database, "r+b") as handle:
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xff" * 16)
+
+
+def test_a_store_whose_runs_do_not_list_is_store_unreadable_not_five_failed_checks(tmp_path: Path) -> None:
+    """A damaged store file that opens but whose runs table does not read back made every check that
+    lists the runs raise: five health-check-failed findings, and no store-unreadable saying what is wrong."""
+    home = tmp_path / "home"
+    _record(home, _ONE_RUN)
+    _damage_runs_table(home / "bitexact.db")
+    code, findings = _findings(home)
+    assert code == 2
+    assert [f["name"] for f in findings] == ["store-unreadable"], findings
+    assert "malformed" in str(findings[0]["message"])
+
+

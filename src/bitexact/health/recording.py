@@ -284,7 +284,7 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
         return []
     now = time.time()
     findings: list[Finding] = []
-    for info in ctx.store.runs():
+    for info in ctx.runs():  # a store whose runs do not list is store-unreadable, once
         if info.sealed or _idle_seconds(info.updated_at, now) < GRACE_SECONDS:
             continue
         try:
