@@ -87,3 +87,21 @@ def test_a_store_whose_runs_do_not_list_is_store_unreadable_not_five_failed_chec
     assert "malformed" in str(findings[0]["message"])
 
 
+def test_an_unusable_lock_timeout_is_critical_before_any_store_exists(tmp_path: Path) -> None:
+    """BITEXACT_LOCK_TIMEOUT=abc on a host with no store yet: every SDK run refuses to start and records
+    nothing, yet `bitexact health` said healthy (the setting showed, as store-unreadable, only once a
+    store was there to fail to open)."""
+    home = tmp_path / "home"
+    for recorded in (False, True):  # no data directory, then the one a refused run left, holding no store
+        if recorded:
+            started = _record(home, _ONE_RUN, BITEXACT_LOCK_TIMEOUT="abc")
+            assert started.split() == ["None", "True"]  # the run did not start: nothing was recorded
+        code, findings = _findings(home, BITEXACT_LOCK_TIMEOUT="abc")
+        assert code == 2, findings
+        [finding] = findings
+        assert finding["name"] == "store-unreadable"
+        assert "BITEXACT_LOCK_TIMEOUT='abc'" in str(finding["message"])
+        assert home.exists() == recorded and not (home / "bitexact.db").exists()  # health made nothing
+    assert _findings(home) == (0, [])
+
+

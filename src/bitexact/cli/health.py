@@ -15,7 +15,9 @@ from rich.text import Text
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import console, plain, print_json
 from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
+from bitexact.config import SettingError, env_float
 from bitexact.store import DB_NAME, StoreError
+from bitexact.store.sqlite import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV
 
 
 @click.command("health")
@@ -65,6 +67,15 @@ def health_command(app: AppContext, as_json: bool) -> None:
         except StoreError as exc:  # what is wrong is what health is for: a finding, never a bare error
             unreadable.append(Finding(CRITICAL, "store-unreadable",
                                       f"{exc}; nothing can be recorded or read until it opens again"))
+    else:
+        # No store yet: the first recording opens one, and a BITEXACT_LOCK_TIMEOUT the store refuses stops
+        # every recording all the same (with a store it shows as the store failing to open, above).
+        try:
+            env_float(LOCK_TIMEOUT_ENV, LOCK_TIMEOUT)
+        except SettingError as exc:
+            unreadable.append(Finding(CRITICAL, "store-unreadable",
+                                      f"no store can open in {app.home}: {exc}; nothing can be recorded until it"
+                                      " is fixed or unset"))
     checked = run_health(HealthContext(env=dict(os.environ), store=store, home=app.home))
     report = HealthReport.of([*unreadable, *checked.findings])
     if as_json:
