@@ -105,3 +105,16 @@ def test_an_unusable_lock_timeout_is_critical_before_any_store_exists(tmp_path: 
     assert _findings(home) == (0, [])
 
 
+def test_retired_keys_that_are_not_a_list_fail_no_check_and_crash_no_command(tmp_path: Path) -> None:
+    """A policy file whose retired_keys is a number: capture-policy-invalid says so, but the capture key
+    files in force were read with `*retired_keys`, so health also reported health-check-failed
+    (TypeError) and `bitexact capture keygen -o` died with a traceback."""
+    home = tmp_path / "home"
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"retired_keys": 5}), encoding="utf-8")
+    code, findings = _findings(home, BITEXACT_CAPTURE_POLICY=str(policy))
+    assert code == 2
+    assert [f["name"] for f in findings] == ["capture-policy-invalid"], findings
+    made = run_bitexact(home, "capture", "keygen", "-o", str(tmp_path / "new.key"), BITEXACT_CAPTURE_POLICY=str(policy))
+    assert "Traceback" not in made.stderr, made.stderr
+    assert made.returncode == 0 and (tmp_path / "new.key").is_file(), made.stderr
