@@ -118,3 +118,16 @@ def test_retired_keys_that_are_not_a_list_fail_no_check_and_crash_no_command(tmp
     made = run_bitexact(home, "capture", "keygen", "-o", str(tmp_path / "new.key"), BITEXACT_CAPTURE_POLICY=str(policy))
     assert "Traceback" not in made.stderr, made.stderr
     assert made.returncode == 0 and (tmp_path / "new.key").is_file(), made.stderr
+
+
+def test_health_makes_no_store_in_the_empty_file_a_killed_recording_left(tmp_path: Path) -> None:
+    """A recording killed as it made the store leaves bitexact.db empty (made owner-only before SQLite
+    writes its tables): `bitexact health` opened it and wrote the store's tables into it, though health
+    never creates a store."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "bitexact.db").touch(mode=0o600)
+    assert _findings(home) == (0, [])
+    assert (home / "bitexact.db").stat().st_size == 0 and sorted(p.name for p in home.iterdir()) == ["bitexact.db"]
+    assert _record(home, _ONE_RUN).split()[1] == "False"  # the next recording makes the store there
+    assert _findings(home) == (0, [])

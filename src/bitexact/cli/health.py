@@ -6,7 +6,9 @@ Exit codes: 0 healthy, 1 warnings only, 2 anything critical.
 from __future__ import annotations
 
 import os
+import stat
 import sys
+from pathlib import Path
 
 import click
 from rich.table import Table
@@ -14,10 +16,27 @@ from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import console, plain, print_json
-from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
 from bitexact.config import SettingError, env_float
+from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
 from bitexact.store import DB_NAME, StoreError
 from bitexact.store.sqlite import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV
+
+
+def _no_store_yet(database: Path) -> bool:
+    """True when there is no store to check at ``database``: no file, or the empty file a recording killed
+    as it made the store left (nothing in it or in a -wal). Opening that would make the store's tables."""
+    if not os.path.lexists(database):
+        return True
+    try:
+        found = os.stat(database)
+    except OSError:
+        return False  # a dangling symlink, ...: opening it says what is wrong
+    if not stat.S_ISREG(found.st_mode) or found.st_size:
+        return False
+    try:
+        return os.path.getsize(f"{os.path.realpath(database)}-wal") == 0
+    except OSError:
+        return True  # no -wal beside the empty file
 
 
 @click.command("health")
@@ -61,7 +80,7 @@ def health_command(app: AppContext, as_json: bool) -> None:
                                   f"the data directory {app.home} is a symlink to {os.readlink(app.home)}, which"
                                   " does not exist: nothing can be recorded or read until it does (create it, or"
                                   " point BITEXACT_HOME or --home at a directory)"))
-    elif os.path.lexists(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
+    elif not _no_store_yet(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
         try:
             store = app.store
         except StoreError as exc:  # what is wrong is what health is for: a finding, never a bare error
