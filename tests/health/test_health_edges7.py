@@ -13,6 +13,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from cli.real_command import command_env, run_bitexact
 
 
@@ -131,3 +133,23 @@ def test_health_makes_no_store_in_the_empty_file_a_killed_recording_left(tmp_pat
     assert (home / "bitexact.db").stat().st_size == 0 and sorted(p.name for p in home.iterdir()) == ["bitexact.db"]
     assert _record(home, _ONE_RUN).split()[1] == "False"  # the next recording makes the store there
     assert _findings(home) == (0, [])
+
+
+@pytest.mark.parametrize("below", ["link", "file"])
+def test_a_data_directory_below_a_symlink_to_nowhere_or_a_file_is_critical(tmp_path: Path, below: str) -> None:
+    """BITEXACT_HOME=/mnt/secure/bitexact where /mnt/secure is a symlink to an unmounted volume (or a file):
+    no recording can make the data directory, every run records nothing, yet `bitexact health` said healthy
+    (only the data directory itself being a file or a symlink to nowhere was a finding)."""
+    parent = tmp_path / "secure"
+    if below == "link":
+        parent.symlink_to(tmp_path / "unmounted")
+    else:
+        parent.write_text("not a directory", encoding="utf-8")
+    home = parent / "bitexact"
+    assert _record(home, _ONE_RUN).split() == ["None", "True"]  # the run did not start: nothing was recorded
+    code, findings = _findings(home)
+    assert code == 2, findings
+    [finding] = findings
+    assert finding["name"] == "store-unreadable"
+    assert str(parent) in str(finding["message"]), finding
+    assert not (tmp_path / "unmounted").exists()  # health made nothing

@@ -22,6 +22,22 @@ from bitexact.store import DB_NAME, StoreError
 from bitexact.store.sqlite import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV
 
 
+def _unmakeable(home: Path) -> str | None:
+    """Why the data directory, not there yet, can never be made by a recording: the nearest ancestor that
+    is there is a file, or a symlink to nowhere (an unmounted volume); None when it can be, or is there."""
+    if os.path.lexists(home):
+        return None
+    for ancestor in Path(os.path.abspath(home)).parents:
+        if not os.path.lexists(ancestor):
+            continue
+        if ancestor.is_dir():
+            return None
+        if ancestor.is_symlink() and not ancestor.exists():
+            return f"{ancestor} is a symlink to {os.readlink(ancestor)}, which does not exist"
+        return f"{ancestor} is a file, not a directory"
+    return None
+
+
 def _no_store_yet(database: Path) -> bool:
     """True when there is no store to check at ``database``: no file, or the empty file a recording killed
     as it made the store left (nothing in it or in a -wal). Opening that would make the store's tables."""
@@ -80,6 +96,11 @@ def health_command(app: AppContext, as_json: bool) -> None:
                                   f"the data directory {app.home} is a symlink to {os.readlink(app.home)}, which"
                                   " does not exist: nothing can be recorded or read until it does (create it, or"
                                   " point BITEXACT_HOME or --home at a directory)"))
+    elif (blocked := _unmakeable(app.home)) is not None:
+        unreadable.append(Finding(CRITICAL, "store-unreadable",
+                                  f"the data directory {app.home} cannot be made: {blocked}, so nothing can be"
+                                  " recorded or read until it is (or BITEXACT_HOME or --home names a directory"
+                                  " that can be)"))
     elif not _no_store_yet(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
         try:
             store = app.store
