@@ -14,7 +14,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from cli.real_command import command_env, run_bitexact
 
 
@@ -153,3 +152,26 @@ def test_a_data_directory_below_a_symlink_to_nowhere_or_a_file_is_critical(tmp_p
     assert finding["name"] == "store-unreadable"
     assert str(parent) in str(finding["message"]), finding
     assert not (tmp_path / "unmounted").exists()  # health made nothing
+
+
+def test_a_host_key_to_be_made_inside_the_data_directory_is_named_before_it_exists(tmp_path: Path) -> None:
+    """BITEXACT_HOST_KEY naming a file inside the data directory that is not there yet: every recording
+    refuses to make or use it (a copy of the store would carry it), so nothing is journaled, yet
+    host-key-unusable stayed silent, taking a missing key for one made on first use."""
+    home = tmp_path / "home"
+    inside = str(home / "host.key")
+    big = _record(home, """
+        import bitexact
+        with bitexact.run(name="big") as r:
+            r.record("marker", {"pad": "x" * 2_000_000})  # journaled after the call, when a host key opens
+    """, BITEXACT_HOST_KEY=inside)
+    assert big == "" and not (home / "host.key").exists() and list((home / "journals").iterdir()) == []
+    code, findings = _findings(home, BITEXACT_HOST_KEY=inside)
+    assert code == 1
+    [finding] = findings
+    assert (finding["name"], finding["details"]) == ("host-key-unusable", {"path": inside})
+    assert "inside the data directory" in str(finding["message"])
+    assert _findings(home, BITEXACT_HOST_KEY=str(tmp_path / "outside.key")) == (0, [])  # made on first use
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)  # a data directory that is a symlink loop: store-unreadable says so, no check fails
+    assert [f["name"] for f in _findings(loop)[1]] == ["store-unreadable"]

@@ -319,8 +319,10 @@ def check_host_key(ctx: HealthContext) -> list[Finding]:
     from bitexact.crypto.hostkey import host_key_path, load_host_key
 
     path = host_key_path(ctx.home)
-    if not path.exists() and not path.is_symlink():
-        return []  # made owner-only on first use
+    # A missing key is made owner-only on first use, but never inside the data directory: refused there.
+    inside = Path(os.path.realpath(path)).is_relative_to(os.path.realpath(ctx.home))  # realpath: a loop never raises
+    if not path.exists() and not path.is_symlink() and not inside:
+        return []
     try:
         load_host_key(ctx.home, create=False)
     except BitExactError as exc:
