@@ -284,7 +284,13 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
         return []
     now = time.time()
     findings: list[Finding] = []
-    for info in ctx.runs():  # a store whose runs do not list is store-unreadable, once
+    try:
+        # Listed afresh, not from the capture checks' pass: that may have taken minutes on a large store,
+        # and a run that sealed meanwhile (its lock given back) must not be named.
+        runs = ctx.store.runs()
+    except BitExactError:
+        return []  # the runs do not list: store-unreadable says so, once
+    for info in runs:
         if info.sealed or _idle_seconds(info.updated_at, now) < GRACE_SECONDS:
             continue
         try:
