@@ -7,10 +7,12 @@ policy files) and the real console script is run.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -175,3 +177,37 @@ def test_a_host_key_to_be_made_inside_the_data_directory_is_named_before_it_exis
     loop = tmp_path / "loop"
     loop.symlink_to(loop)  # a data directory that is a symlink loop: store-unreadable says so, no check fails
     assert [f["name"] for f in _findings(loop)[1]] == ["store-unreadable"]
+
+
+def test_journals_a_repair_could_not_open_are_not_said_to_be_folded_by_another_repair(tmp_path: Path) -> None:
+    """The data directory restored on a host without its host key: `bitexact repair` cannot open the run's
+    journals, names them unreadable and keeps them, yet orphan-journals went on saying `bitexact repair`
+    folds them; each repair only appended another entry naming them again, and the finding never ended."""
+    home = tmp_path / "home"
+    out = _record(home, """
+        import os
+        from bitexact.crypto.hostkey import load_host_key
+        from bitexact.recording.journal import JournalRecord, write_journal
+        from bitexact.sdk.stores import recorder_for
+        home = os.environ["BITEXACT_HOME"]
+        writer = recorder_for(home)[0].start(name="stopped")   # a process that journaled, then stopped
+        record = JournalRecord(writer.run_id, 1, "tool_call", {"tool": "scan"}, steps_before=1)
+        print(writer.run_id, write_journal(home, load_host_key(home), record))
+    """)
+    run_id, journal = out.split()
+    then = time.time() - 120
+    os.utime(journal, (then, then))  # untouched for over a minute
+    key = tmp_path / "home.host.key"
+    key.rename(tmp_path / "elsewhere.key")  # the key stayed on the old host
+    repaired = run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "restored")
+    assert repaired.returncode == 0 and "could not be folded and are kept" in repaired.stdout, repaired
+    code, findings = _findings(home)
+    assert code == 1
+    [finding] = findings
+    assert (finding["name"], finding["run_id"]) == ("orphan-journals", run_id)
+    message = str(finding["message"])
+    assert "folds them in record order" not in message and "only names them again" in message, message
+    assert "host key" in message and Path(journal).name in message
+    (tmp_path / "elsewhere.key").rename(key)  # as the finding says: the key back, then one more repair
+    assert run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "key back").returncode == 0
+    assert _findings(home) == (0, [])

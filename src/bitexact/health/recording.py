@@ -104,6 +104,22 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             continue
         run_id = directory.name
         count = f"{len(names)} journal{'s' if len(names) != 1 else ''}"
+        kept = _kept_unreadable(ctx.store, run_id)
+        if kept is not None and all(name in kept[1] for name in names):
+            # Another repair would only name them again: they fold once they open, under the key they were
+            # sealed with.
+            step, why = kept
+            findings.append(Finding(
+                WARN, "orphan-journals",
+                f"{count} kept by the repair at step {step}, which could not open"
+                f" {'them' if len(names) != 1 else 'it'} ({listed(names, LISTED)}; {why[names[0]]}):"
+                f" {'their entries are' if len(names) != 1 else 'its entry is'} not in the run, and another"
+                " `bitexact repair` only names them again. Restore the"
+                f" host key they were sealed under (BITEXACT_HOST_KEY) and `bitexact repair {run_id} --by NAME"
+                " --note TEXT` folds them; or remove them once their loss is accepted",
+                run_id=run_id, details={"journals": names, "repair_step": step},
+            ))
+            continue
         findings.append(Finding(
             WARN, "orphan-journals",
             f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
@@ -113,6 +129,29 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             run_id=run_id, details={"journals": names},
         ))
     return findings
+
+
+def _kept_unreadable(store: Store | None, run_id: str) -> tuple[int, dict[str, str]] | None:
+    """The journals the repairs ending the run could not open and kept (name: why), and the step of the
+    last repair naming one; None when none does. Only audit entries follow a repair (nothing records a
+    repaired run); `bitexact repair` appends the fold's repair entry, then the operator's own."""
+    if store is None:
+        return None
+    named: dict[str, str] = {}
+    last: int | None = None
+    try:
+        for step in range(store.run(run_id).steps - 1, -1, -1):
+            entry = store.entry(run_id, step)
+            if entry.get("kind") not in _AFTER_ITS_END and entry.get("kind") != "repair":
+                break
+            data = entry.get("data")
+            kept = data.get("unreadable") if entry.get("kind") == "repair" and isinstance(data, dict) else None
+            if isinstance(kept, dict) and kept:
+                last = step if last is None else last
+                named = {str(k): str(v) for k, v in kept.items()} | named  # the later repair's reason wins
+    except BitExactError:
+        return None  # not in the store, or damaged: the journals are orphans as far as health can tell
+    return None if last is None else (last, named)
 
 
 def _held_throughout(fd: int, seconds: float) -> bool:
