@@ -211,3 +211,18 @@ def test_journals_a_repair_could_not_open_are_not_said_to_be_folded_by_another_r
     (tmp_path / "elsewhere.key").rename(key)  # as the finding says: the key back, then one more repair
     assert run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "key back").returncode == 0
     assert _findings(home) == (0, [])
+
+
+def test_an_unreadable_dual_control_setting_does_not_claim_recordings_refuse(tmp_path: Path) -> None:
+    """BITEXACT_REQUIRE_DUAL_CONTROL=sometimes stops every redaction, but recordings go on (an SDK run
+    records whole): setting-invalid said SDK runs and imports refuse to start, naming the wrong thing."""
+    home = tmp_path / "home"
+    assert _record(home, _ONE_RUN, BITEXACT_REQUIRE_DUAL_CONTROL="sometimes").split()[1] == "False"  # no gap
+    code, findings = _findings(home, BITEXACT_REQUIRE_DUAL_CONTROL="sometimes")
+    assert code == 2
+    [finding] = findings
+    message = str(finding["message"])
+    assert finding["name"] == "setting-invalid" and "SDK runs, imports" not in message, message
+    assert "bitexact redact" in message and "recordings go on" in message
+    _, others = _findings(home, BITEXACT_DRAIN_TIMEOUT="abc")
+    assert "SDK runs, imports, redactions" in str(others[0]["message"])  # the others do stop every recording

@@ -250,8 +250,12 @@ def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
-def _recording_settings() -> tuple[tuple[str, Callable[[], object]], ...]:
-    """The settings every recording reads at its start, each with the reader that refuses a bad value."""
+_EVERY_RECORDING: Final[str] = "every recording that reads it (SDK runs, imports, redactions) refuses to start"
+
+
+def _recording_settings() -> tuple[tuple[str, Callable[[], object], str], ...]:
+    """The settings every recording reads at its start, each with the reader that refuses a bad value and
+    what then refuses."""
     from bitexact.config import env_flag
     from bitexact.crypto import default_alg
     from bitexact.recording.checkpoints import CheckpointPolicy
@@ -260,12 +264,14 @@ def _recording_settings() -> tuple[tuple[str, Callable[[], object]], ...]:
     from bitexact.sdk.run import JOURNAL_SMALL_ENV
 
     return (
-        ("BITEXACT_HASH_ALG", default_alg),
-        ("BITEXACT_CHECKPOINT_EVERY, BITEXACT_CHECKPOINT_SECONDS", CheckpointPolicy.from_env),
-        ("BITEXACT_DRAIN_TIMEOUT", drain_timeout),
-        ("BITEXACT_QUEUE_MAX_BYTES", queue_max_bytes),
-        ("BITEXACT_JOURNAL_SMALL", lambda: env_flag(JOURNAL_SMALL_ENV)),
-        ("BITEXACT_REQUIRE_DUAL_CONTROL", dual_control_required),
+        ("BITEXACT_HASH_ALG", default_alg, _EVERY_RECORDING),
+        ("BITEXACT_CHECKPOINT_EVERY, BITEXACT_CHECKPOINT_SECONDS", CheckpointPolicy.from_env, _EVERY_RECORDING),
+        ("BITEXACT_DRAIN_TIMEOUT", drain_timeout, _EVERY_RECORDING),
+        ("BITEXACT_QUEUE_MAX_BYTES", queue_max_bytes, _EVERY_RECORDING),
+        ("BITEXACT_JOURNAL_SMALL", lambda: env_flag(JOURNAL_SMALL_ENV), _EVERY_RECORDING),
+        # Read by the commands that destroy values, not by a recording: SDK runs and imports go on.
+        ("BITEXACT_REQUIRE_DUAL_CONTROL", dual_control_required,
+         "every redaction (`bitexact redact`, `bitexact capture backfill`) refuses to run, while recordings go on"),
     )
 
 
@@ -273,14 +279,13 @@ def check_recording_settings(ctx: HealthContext) -> list[Finding]:
     """setting-invalid: a setting every recording reads holds a value it refuses, so every SDK run, import
     and redaction on the host refuses to start (an SDK run records nothing but its start gap)."""
     findings: list[Finding] = []
-    for names, read in _recording_settings():
+    for names, read, refused in _recording_settings():
         try:
             read()
         except ValueError as exc:
             findings.append(Finding(
                 CRITICAL, "setting-invalid",
-                f"{exc} ({names}): every recording that reads it (SDK runs, imports, redactions) refuses to"
-                " start until it is fixed or unset",
+                f"{exc} ({names}): {refused} until it is fixed or unset",
                 details={"variables": names.split(", ")},
             ))
     return findings
