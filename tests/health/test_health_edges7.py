@@ -179,24 +179,30 @@ def test_a_host_key_to_be_made_inside_the_data_directory_is_named_before_it_exis
     assert [f["name"] for f in _findings(loop)[1]] == ["store-unreadable"]
 
 
-def test_journals_a_repair_could_not_open_are_not_said_to_be_folded_by_another_repair(tmp_path: Path) -> None:
-    """The data directory restored on a host without its host key: `bitexact repair` cannot open the run's
-    journals, names them unreadable and keeps them, yet orphan-journals went on saying `bitexact repair`
-    folds them; each repair only appended another entry naming them again, and the finding never ended."""
-    home = tmp_path / "home"
+def _stopped_with_a_journal(home: Path) -> tuple[str, str]:
+    """A run whose process journaled an entry and stopped before writing it, a minute ago: its id and journal."""
     out = _record(home, """
         import os
         from bitexact.crypto.hostkey import load_host_key
         from bitexact.recording.journal import JournalRecord, write_journal
         from bitexact.sdk.stores import recorder_for
         home = os.environ["BITEXACT_HOME"]
-        writer = recorder_for(home)[0].start(name="stopped")   # a process that journaled, then stopped
+        writer = recorder_for(home)[0].start(name="stopped")
         record = JournalRecord(writer.run_id, 1, "tool_call", {"tool": "scan"}, steps_before=1)
         print(writer.run_id, write_journal(home, load_host_key(home), record))
     """)
     run_id, journal = out.split()
     then = time.time() - 120
     os.utime(journal, (then, then))  # untouched for over a minute
+    return run_id, journal
+
+
+def test_journals_a_repair_could_not_open_are_not_said_to_be_folded_by_another_repair(tmp_path: Path) -> None:
+    """The data directory restored on a host without its host key: `bitexact repair` cannot open the run's
+    journals, names them unreadable and keeps them, yet orphan-journals went on saying `bitexact repair`
+    folds them; each repair only appended another entry naming them again, and the finding never ended."""
+    home = tmp_path / "home"
+    run_id, journal = _stopped_with_a_journal(home)
     key = tmp_path / "home.host.key"
     key.rename(tmp_path / "elsewhere.key")  # the key stayed on the old host
     repaired = run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "restored")
@@ -226,3 +232,22 @@ def test_an_unreadable_dual_control_setting_does_not_claim_recordings_refuse(tmp
     assert "bitexact redact" in message and "recordings go on" in message
     _, others = _findings(home, BITEXACT_DRAIN_TIMEOUT="abc")
     assert "SDK runs, imports, redactions" in str(others[0]["message"])  # the others do stop every recording
+
+
+def test_journals_of_a_run_the_store_does_not_hold_are_not_said_to_be_folded_by_repair(tmp_path: Path) -> None:
+    """The store replaced (restored from a backup older than the run) while a run's journals stayed:
+    orphan-journals said `bitexact repair RUN` folds them, but repair has no such run ("no run ...")."""
+    home = tmp_path / "home"
+    run_id, journal = _stopped_with_a_journal(home)
+    for name in ("bitexact.db", "bitexact.db-wal", "bitexact.db-shm"):
+        (home / name).unlink(missing_ok=True)
+    _record(home, _ONE_RUN)  # the store as restored: another run, not this one
+    refused = run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "n")
+    assert refused.returncode != 0 and "no run" in refused.stderr, refused
+    code, findings = _findings(home)
+    assert code == 1
+    [finding] = findings
+    assert (finding["name"], finding["run_id"]) == ("orphan-journals", run_id)
+    message = str(finding["message"])
+    assert "folds them in record order" not in message and "does not hold" in message, message
+    assert Path(journal).name in message

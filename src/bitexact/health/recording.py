@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from bitexact.errors import BitExactError
+from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.evidence.kinds import AUDIT_KINDS
 from bitexact.health.context import HealthContext
 from bitexact.health.findings import CRITICAL, WARN, Finding, listed
@@ -104,6 +104,16 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             continue
         run_id = directory.name
         count = f"{len(names)} journal{'s' if len(names) != 1 else ''}"
+        if ctx.store is not None and not _stored(ctx.store, run_id):
+            findings.append(Finding(
+                WARN, "orphan-journals",
+                f"{count} of run {run_id}, which the store does not hold ({listed(names, LISTED)}): it was"
+                " replaced or restored from a backup older than the run, so `bitexact repair` has no run to"
+                " fold them into. Put back the store that holds the run and repair it there; `bitexact"
+                " capture journal FILE` reads one meanwhile",
+                run_id=run_id, details={"journals": names},
+            ))
+            continue
         kept = _kept_unreadable(ctx.store, run_id)
         if kept is not None and all(name in kept[1] for name in names):
             # Another repair would only name them again: they fold once they open, under the key they were
@@ -129,6 +139,17 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             run_id=run_id, details={"journals": names},
         ))
     return findings
+
+
+def _stored(store: Store, run_id: str) -> bool:
+    """Whether the store holds ``run_id`` (a store that does not answer is taken to hold it)."""
+    try:
+        store.run(run_id)
+    except RunNotFoundError:
+        return False
+    except BitExactError:
+        pass  # damaged: store-unreadable says so
+    return True
 
 
 def _kept_unreadable(store: Store | None, run_id: str) -> tuple[int, dict[str, str]] | None:
