@@ -26,8 +26,11 @@ def capture_key_files(env: Mapping[str, str] | None = None, *, ciphertexts: bool
                 document = json.load(handle)
         except (OSError, ValueError):
             document = {}
-        specs = [document.get("hash_only_key"), *(document.get("retired_keys") or [])] \
-            if isinstance(document, dict) else []
+        specs: list[object] = []
+        if isinstance(document, dict):
+            retired = document.get("retired_keys")
+            # Not a list (a number, an object): the policy is refused and says so; no key file is named there.
+            specs = [document.get("hash_only_key"), *(retired if isinstance(retired, list) else [])]
         names = ("file", "kms_ciphertext") if ciphertexts else ("file",)
         for spec in specs:
             if isinstance(spec, str):

@@ -6,7 +6,9 @@ Exit codes: 0 healthy, 1 warnings only, 2 anything critical.
 from __future__ import annotations
 
 import os
+import stat
 import sys
+from pathlib import Path
 
 import click
 from rich.table import Table
@@ -14,8 +16,43 @@ from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import console, plain, print_json
+from bitexact.config import SettingError, env_float
 from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
 from bitexact.store import DB_NAME, StoreError
+from bitexact.store.sqlite import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV
+
+
+def _unmakeable(home: Path) -> str | None:
+    """Why the data directory, not there yet, can never be made by a recording: the nearest ancestor that
+    is there is a file, or a symlink to nowhere (an unmounted volume); None when it can be, or is there."""
+    if os.path.lexists(home):
+        return None
+    for ancestor in Path(os.path.abspath(home)).parents:
+        if not os.path.lexists(ancestor):
+            continue
+        if ancestor.is_dir():
+            return None
+        if ancestor.is_symlink() and not ancestor.exists():
+            return f"{ancestor} is a symlink to {os.readlink(ancestor)}, which does not exist"
+        return f"{ancestor} is a file, not a directory"
+    return None
+
+
+def _no_store_yet(database: Path) -> bool:
+    """True when there is no store to check at ``database``: no file, or the empty file a recording killed
+    as it made the store left (nothing in it or in a -wal). Opening that would make the store's tables."""
+    if not os.path.lexists(database):
+        return True
+    try:
+        found = os.stat(database)
+    except OSError:
+        return False  # a dangling symlink, ...: opening it says what is wrong
+    if not stat.S_ISREG(found.st_mode) or found.st_size:
+        return False
+    try:
+        return os.path.getsize(f"{os.path.realpath(database)}-wal") == 0
+    except OSError:
+        return True  # no -wal beside the empty file
 
 
 @click.command("health")
@@ -59,12 +96,26 @@ def health_command(app: AppContext, as_json: bool) -> None:
                                   f"the data directory {app.home} is a symlink to {os.readlink(app.home)}, which"
                                   " does not exist: nothing can be recorded or read until it does (create it, or"
                                   " point BITEXACT_HOME or --home at a directory)"))
-    elif os.path.lexists(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
+    elif (blocked := _unmakeable(app.home)) is not None:
+        unreadable.append(Finding(CRITICAL, "store-unreadable",
+                                  f"the data directory {app.home} cannot be made: {blocked}, so nothing can be"
+                                  " recorded or read until it is (or BITEXACT_HOME or --home names a directory"
+                                  " that can be)"))
+    elif not _no_store_yet(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
         try:
             store = app.store
         except StoreError as exc:  # what is wrong is what health is for: a finding, never a bare error
             unreadable.append(Finding(CRITICAL, "store-unreadable",
                                       f"{exc}; nothing can be recorded or read until it opens again"))
+    else:
+        # No store yet: the first recording opens one, and a BITEXACT_LOCK_TIMEOUT the store refuses stops
+        # every recording all the same (with a store it shows as the store failing to open, above).
+        try:
+            env_float(LOCK_TIMEOUT_ENV, LOCK_TIMEOUT)
+        except SettingError as exc:
+            unreadable.append(Finding(CRITICAL, "store-unreadable",
+                                      f"no store can open in {app.home}: {exc}; nothing can be recorded until it"
+                                      " is fixed or unset"))
     checked = run_health(HealthContext(env=dict(os.environ), store=store, home=app.home))
     report = HealthReport.of([*unreadable, *checked.findings])
     if as_json:

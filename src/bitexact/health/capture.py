@@ -97,7 +97,13 @@ def check_key_revoked(ctx: HealthContext) -> list[Finding]:
 
 
 def check_runs_readable(ctx: HealthContext) -> list[Finding]:
-    """store-unreadable, per run: a run whose entries do not read back (the store is damaged there)."""
+    """store-unreadable, per run: a run whose entries do not read back (the store is damaged there); once
+    for the store when its runs do not even list."""
+    ctx.runs()
+    if ctx.listing_error is not None:
+        return [Finding(CRITICAL, "store-unreadable",
+                        f"{ctx.listing_error}: the store's runs do not list, so none can be verified, exported"
+                        " or checked by health; restore the store from a backup")]
     return [
         Finding(CRITICAL, "store-unreadable",
                 f"{run.unreadable}: the run's entries do not read back, so it can be neither verified nor"

@@ -15,7 +15,7 @@ from typing import Any
 
 from bitexact.capture import CapturePolicy, PolicyError, load_policy
 from bitexact.errors import BitExactError
-from bitexact.store import Store
+from bitexact.store import RunInfo, Store
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,9 @@ class HealthContext:
     home: Path | None = None
     _policy: Any = None
     _runs: list[RunCapture] | None = None
+    _infos: list[RunInfo] | None = None
+    listing_error: str | None = None
+    """Why the store's runs could not be listed (a damaged file that still opens), once :meth:`runs` was called."""
 
     def policy(self) -> CapturePolicy | PolicyError:
         """The policy in force, or the error that makes it unusable (loaded once)."""
@@ -81,10 +84,20 @@ class HealthContext:
                 self._policy = exc
         return self._policy  # type: ignore[no-any-return]
 
+    def runs(self) -> list[RunInfo]:
+        """Every stored run, newest first (listed once, shared); none when the store does not list them,
+        ``listing_error`` then saying why, so the checks that go run by run report it once, not each fail."""
+        if self._infos is None:
+            try:
+                self._infos = [] if self.store is None else self.store.runs()
+            except BitExactError as exc:
+                self._infos, self.listing_error = [], str(exc)
+        return self._infos
+
     def run_captures(self) -> list[RunCapture]:
         """The capture declarations of every stored run, newest run first (one pass, shared)."""
         if self._runs is None:
-            self._runs = [] if self.store is None else [self._scan(self.store, r.run_id) for r in self.store.runs()]
+            self._runs = [] if self.store is None else [self._scan(self.store, r.run_id) for r in self.runs()]
         return self._runs
 
     @staticmethod

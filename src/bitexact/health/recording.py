@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from bitexact.errors import BitExactError
+from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.evidence.kinds import AUDIT_KINDS
 from bitexact.health.context import HealthContext
 from bitexact.health.findings import CRITICAL, WARN, Finding, listed
@@ -104,6 +104,32 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             continue
         run_id = directory.name
         count = f"{len(names)} journal{'s' if len(names) != 1 else ''}"
+        if ctx.store is not None and not _stored(ctx.store, run_id):
+            findings.append(Finding(
+                WARN, "orphan-journals",
+                f"{count} of run {run_id}, which the store does not hold ({listed(names, LISTED)}): it was"
+                " replaced or restored from a backup older than the run, so `bitexact repair` has no run to"
+                " fold them into. Put back the store that holds the run and repair it there; `bitexact"
+                " capture journal FILE` reads one meanwhile",
+                run_id=run_id, details={"journals": names},
+            ))
+            continue
+        kept = _kept_unreadable(ctx.store, run_id)
+        if kept is not None and all(name in kept[1] for name in names):
+            # Another repair would only name them again: they fold once they open, under the key they were
+            # sealed with.
+            step, why = kept
+            findings.append(Finding(
+                WARN, "orphan-journals",
+                f"{count} kept by the repair at step {step}, which could not open"
+                f" {'them' if len(names) != 1 else 'it'} ({listed(names, LISTED)}; {why[names[0]]}):"
+                f" {'their entries are' if len(names) != 1 else 'its entry is'} not in the run, and another"
+                " `bitexact repair` only names them again. Restore the"
+                f" host key they were sealed under (BITEXACT_HOST_KEY) and `bitexact repair {run_id} --by NAME"
+                " --note TEXT` folds them; or remove them once their loss is accepted",
+                run_id=run_id, details={"journals": names, "repair_step": step},
+            ))
+            continue
         findings.append(Finding(
             WARN, "orphan-journals",
             f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
@@ -113,6 +139,40 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             run_id=run_id, details={"journals": names},
         ))
     return findings
+
+
+def _stored(store: Store, run_id: str) -> bool:
+    """Whether the store holds ``run_id`` (a store that does not answer is taken to hold it)."""
+    try:
+        store.run(run_id)
+    except RunNotFoundError:
+        return False
+    except BitExactError:
+        pass  # damaged: store-unreadable says so
+    return True
+
+
+def _kept_unreadable(store: Store | None, run_id: str) -> tuple[int, dict[str, str]] | None:
+    """The journals the repairs ending the run could not open and kept (name: why), and the step of the
+    last repair naming one; None when none does. Only audit entries follow a repair (nothing records a
+    repaired run); `bitexact repair` appends the fold's repair entry, then the operator's own."""
+    if store is None:
+        return None
+    named: dict[str, str] = {}
+    last: int | None = None
+    try:
+        for step in range(store.run(run_id).steps - 1, -1, -1):
+            entry = store.entry(run_id, step)
+            if entry.get("kind") not in _AFTER_ITS_END and entry.get("kind") != "repair":
+                break
+            data = entry.get("data")
+            kept = data.get("unreadable") if entry.get("kind") == "repair" and isinstance(data, dict) else None
+            if isinstance(kept, dict) and kept:
+                last = step if last is None else last
+                named = {str(k): str(v) for k, v in kept.items()} | named  # the later repair's reason wins
+    except BitExactError:
+        return None  # not in the store, or damaged: the journals are orphans as far as health can tell
+    return None if last is None else (last, named)
 
 
 def _held_throughout(fd: int, seconds: float) -> bool:
@@ -211,8 +271,12 @@ def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
-def _recording_settings() -> tuple[tuple[str, Callable[[], object]], ...]:
-    """The settings every recording reads at its start, each with the reader that refuses a bad value."""
+_EVERY_RECORDING: Final[str] = "every recording that reads it (SDK runs, imports, redactions) refuses to start"
+
+
+def _recording_settings() -> tuple[tuple[str, Callable[[], object], str], ...]:
+    """The settings every recording reads at its start, each with the reader that refuses a bad value and
+    what then refuses."""
     from bitexact.config import env_flag
     from bitexact.crypto import default_alg
     from bitexact.recording.checkpoints import CheckpointPolicy
@@ -221,12 +285,14 @@ def _recording_settings() -> tuple[tuple[str, Callable[[], object]], ...]:
     from bitexact.sdk.run import JOURNAL_SMALL_ENV
 
     return (
-        ("BITEXACT_HASH_ALG", default_alg),
-        ("BITEXACT_CHECKPOINT_EVERY, BITEXACT_CHECKPOINT_SECONDS", CheckpointPolicy.from_env),
-        ("BITEXACT_DRAIN_TIMEOUT", drain_timeout),
-        ("BITEXACT_QUEUE_MAX_BYTES", queue_max_bytes),
-        ("BITEXACT_JOURNAL_SMALL", lambda: env_flag(JOURNAL_SMALL_ENV)),
-        ("BITEXACT_REQUIRE_DUAL_CONTROL", dual_control_required),
+        ("BITEXACT_HASH_ALG", default_alg, _EVERY_RECORDING),
+        ("BITEXACT_CHECKPOINT_EVERY, BITEXACT_CHECKPOINT_SECONDS", CheckpointPolicy.from_env, _EVERY_RECORDING),
+        ("BITEXACT_DRAIN_TIMEOUT", drain_timeout, _EVERY_RECORDING),
+        ("BITEXACT_QUEUE_MAX_BYTES", queue_max_bytes, _EVERY_RECORDING),
+        ("BITEXACT_JOURNAL_SMALL", lambda: env_flag(JOURNAL_SMALL_ENV), _EVERY_RECORDING),
+        # Read by the commands that destroy values, not by a recording: SDK runs and imports go on.
+        ("BITEXACT_REQUIRE_DUAL_CONTROL", dual_control_required,
+         "every redaction (`bitexact redact`, `bitexact capture backfill`) refuses to run, while recordings go on"),
     )
 
 
@@ -234,14 +300,13 @@ def check_recording_settings(ctx: HealthContext) -> list[Finding]:
     """setting-invalid: a setting every recording reads holds a value it refuses, so every SDK run, import
     and redaction on the host refuses to start (an SDK run records nothing but its start gap)."""
     findings: list[Finding] = []
-    for names, read in _recording_settings():
+    for names, read, refused in _recording_settings():
         try:
             read()
         except ValueError as exc:
             findings.append(Finding(
                 CRITICAL, "setting-invalid",
-                f"{exc} ({names}): every recording that reads it (SDK runs, imports, redactions) refuses to"
-                " start until it is fixed or unset",
+                f"{exc} ({names}): {refused} until it is fixed or unset",
                 details={"variables": names.split(", ")},
             ))
     return findings
@@ -284,7 +349,13 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
         return []
     now = time.time()
     findings: list[Finding] = []
-    for info in ctx.store.runs():
+    try:
+        # Listed afresh, not from the capture checks' pass: that may have taken minutes on a large store,
+        # and a run that sealed meanwhile (its lock given back) must not be named.
+        runs = ctx.store.runs()
+    except BitExactError:
+        return []  # the runs do not list: store-unreadable says so, once
+    for info in runs:
         if info.sealed or _idle_seconds(info.updated_at, now) < GRACE_SECONDS:
             continue
         try:
@@ -319,8 +390,10 @@ def check_host_key(ctx: HealthContext) -> list[Finding]:
     from bitexact.crypto.hostkey import host_key_path, load_host_key
 
     path = host_key_path(ctx.home)
-    if not path.exists() and not path.is_symlink():
-        return []  # made owner-only on first use
+    # A missing key is made owner-only on first use, but never inside the data directory: refused there.
+    inside = Path(os.path.realpath(path)).is_relative_to(os.path.realpath(ctx.home))  # realpath: a loop never raises
+    if not path.exists() and not path.is_symlink() and not inside:
+        return []
     try:
         load_host_key(ctx.home, create=False)
     except BitExactError as exc:
