@@ -36,3 +36,17 @@ def recorder_key(home: Path) -> SigningKey:
 @pytest.fixture
 def recorder(store: Store, recorder_key: SigningKey) -> Recorder:
     return Recorder(store, recorder_key, checkpoints=CheckpointPolicy(every=4, seconds=3600))
+
+
+@pytest.fixture
+def sdk_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """``home``, with no SDK setting inherited from the machine and the capture policy off (tests of what
+    the SDK hands the write path set a policy themselves); the SDK's shared stores closed afterwards."""
+    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
+                 "BITEXACT_QUEUE_MAX_BYTES", "BITEXACT_JOURNAL_SMALL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
+    yield home
+    from bitexact.sdk.stores import close_stores
+
+    close_stores()

@@ -10,24 +10,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sdk.servers import HandlerBase, serve_seen
-
-
-@pytest.fixture
-def sdk_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """No inherited SDK settings, the capture policy off; the SDK's shared stores closed afterwards."""
-    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
-                 "BITEXACT_QUEUE_MAX_BYTES", "BITEXACT_JOURNAL_SMALL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
-    yield home
-    from bitexact.sdk.stores import close_stores
-
-    close_stores()
 
 
 def bx(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -48,7 +34,7 @@ class _Sized(HandlerBase):
         self._send(200, b"hello world " * 512, "text/plain")
 
 
-def test_a_streamed_response_left_open_is_recorded_when_its_run_ends(sdk_env: Path) -> None:
+def test_a_streamed_response_left_open_is_recorded_when_its_run_ends(sdk_home: Path) -> None:
     """docs/sdk.md's "Limits (known)" said "A streamed response that the agent never closes and never reads
     to the end is never recorded", against its own HTTP section (and the code since a fix): it is recorded
     when its run ends, as it stands (complete false)."""
@@ -66,7 +52,7 @@ def test_a_streamed_response_left_open_is_recorded_when_its_run_ends(sdk_env: Pa
         for response in left:  # closed only once the run has ended
             response.close()
     assert r.sealed
-    with open_store(sdk_env) as store:
+    with open_store(sdk_home) as store:
         calls = [e["data"] for e in store.entries("left-open") if e["kind"] == "http_call"]
     assert sorted(c["request"]["path"] for c in calls) == ["/httpx", "/requests"]
     assert all(c["response"]["complete"] is False for c in calls), calls
@@ -86,7 +72,7 @@ def test_capture_backfill_of_a_run_in_a_data_directory_holding_no_store_makes_no
 @pytest.mark.parametrize("command", [["repair", "RUN", "--by", "ops", "--note", "host lost power"],
                                      ["redact", "RUN", "--field", "1:note", "--by", "dpo", "--reason", "erasure"]])
 def test_an_unusable_capture_policy_stops_repair_and_redact_with_exit_1(
-        sdk_env: Path, tmp_path: Path, command: list[str]) -> None:
+        sdk_home: Path, tmp_path: Path, command: list[str]) -> None:
     """docs/architecture.md: with an unusable policy "the CLI prints one line and exits 1"; repair and redact
     exited 2, which the README keeps for what a command was given (a setting is not an argument)."""
     import bitexact
@@ -96,7 +82,7 @@ def test_an_unusable_capture_policy_stops_repair_and_redact_with_exit_1(
         r.marker("kept")
     close_stores()
     args = ["policy-broken" if a == "RUN" else a for a in command]
-    result = bx(sdk_env, *args, BITEXACT_CAPTURE_POLICY=str(tmp_path / "no-such-policy.json"))
+    result = bx(sdk_home, *args, BITEXACT_CAPTURE_POLICY=str(tmp_path / "no-such-policy.json"))
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stderr.startswith("error: capture policy:") and result.stderr.count("\n") == 1, result.stderr
 
@@ -127,7 +113,7 @@ def test_a_failed_unify_never_removes_a_named_pipe_given_as_its_output(tmp_path:
     assert pipe.is_fifo(), "a failed unify removed the named pipe"
 
 
-def test_capture_journal_force_never_replaces_a_named_pipe(sdk_env: Path, tmp_path: Path,
+def test_capture_journal_force_never_replaces_a_named_pipe(sdk_home: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """README: an `-o` that exists and is not a regular file is refused (exit 2); `capture journal -o PIPE
     --force` renamed the journal's plaintext over the named pipe (over /dev/null too)."""
@@ -139,13 +125,13 @@ def test_capture_journal_force_never_replaces_a_named_pipe(sdk_env: Path, tmp_pa
 
     monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "0.3")
     with bitexact.run(run_id="journaled") as r:  # noqa: SIM117 - the store is let go before the run's exit
-        with held_by_another_process(sdk_env / "bitexact.db.lock"):
+        with held_by_another_process(sdk_home / "bitexact.db.lock"):
             assert r.marker("kept in a journal").gap is not None  # the store stayed locked: journaled
     close_stores()
-    journal = next(journal_dir(sdk_env, "journaled").glob("*.bxj"))
+    journal = next(journal_dir(sdk_home, "journaled").glob("*.bxj"))
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
-    result = bx(sdk_env, "capture", "journal", str(journal), "-o", str(pipe), "--force")
+    result = bx(sdk_home, "capture", "journal", str(journal), "-o", str(pipe), "--force")
     assert result.returncode == 2, result.stdout + result.stderr
     assert "not a regular file" in result.stderr, result.stderr
     assert pipe.is_fifo(), "the named pipe was replaced by the journal's plaintext"

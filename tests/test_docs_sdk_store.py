@@ -10,7 +10,6 @@ import inspect
 import logging
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,19 +18,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SOURCE = ROOT / "src" / "bitexact"
-
-
-@pytest.fixture
-def sdk_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A fresh BITEXACT_HOME (root conftest), no inherited SDK settings, the capture policy off."""
-    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
-                 "BITEXACT_QUEUE_MAX_BYTES", "BITEXACT_JOURNAL_SMALL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
-    yield home
-    from bitexact.sdk.stores import close_stores
-
-    close_stores()
 
 
 def _entries(run_id: str | None) -> list[dict[str, Any]]:

@@ -37,3 +37,28 @@ def assert_block_matches_data(data: dict[str, Any], block: dict[str, Any] | None
             assert value == "[hash-only]", path
         elif field["mode"] == "withheld":
             assert value == "[withheld]", path
+
+
+def recorded_in_store(home: Path, data: dict[str, Any], name: str = "capture-leaks") -> str:
+    """Record ``data`` as a tool_call in a real SDK run under ``home``: the written entry's data and every row
+    the store keeps, as one text, so a test can say that a value appears nowhere in the store."""
+    import sqlite3
+
+    import bitexact
+    from bitexact.sdk import close_stores
+    from bitexact.store import DB_NAME
+
+    with bitexact.run(name=name, home=home) as r:
+        entry = dict(r.record("tool_call", data))  # waits until the entry is written
+    close_stores()
+    assert entry.get("data"), "the entry was written"
+    conn = sqlite3.connect(home / DB_NAME)
+    try:
+        rows = []
+        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            for row in conn.execute(f'SELECT * FROM "{table}"'):  # noqa: S608 - names from sqlite_master
+                rows.append(" ".join(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+                                     for v in row))
+    finally:
+        conn.close()
+    return json.dumps(entry["data"], ensure_ascii=False) + "\n" + "\n".join(rows)

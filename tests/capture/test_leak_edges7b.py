@@ -10,16 +10,13 @@ are read back. No test depends on machine speed.
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
+from capture.support import recorded_in_store
 
-import bitexact
 from bitexact.capture import CapturePolicy, apply_policy, load_policy
-from bitexact.sdk import close_stores
-from bitexact.store import DB_NAME
 
 
 def _policy(tmp_path: Path, detectors: dict[str, Any] | None = None) -> CapturePolicy:
@@ -37,28 +34,7 @@ def _stored(policy: CapturePolicy, data: dict[str, Any], kind: str = "tool_call"
 
 
 def _recorded(home: Path, data: dict[str, Any]) -> str:
-    """Record ``data`` as a tool_call in a real SDK run; the entry and every row the store keeps, as one text."""
-    with bitexact.run(name="review-leaks7b", home=home) as r:
-        entry = dict(r.record("tool_call", data))  # waits until the entry is written
-    close_stores()
-    assert entry.get("data"), "the entry was written"
-    conn = sqlite3.connect(home / DB_NAME)
-    try:
-        rows = []
-        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-            for row in conn.execute(f'SELECT * FROM "{table}"'):  # noqa: S608 - names from sqlite_master
-                rows.append(" ".join(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
-                                     for v in row))
-    finally:
-        conn.close()
-    return json.dumps(entry["data"], ensure_ascii=False) + "\n" + "\n".join(rows)
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    monkeypatch.setenv("BITEXACT_HOME", str(path))
-    return path
+    return recorded_in_store(home, data, "review-leaks7b")
 
 
 # -- 1. a value right after a URL escape other than %20 / %2D ----------------------------------------

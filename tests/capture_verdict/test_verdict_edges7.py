@@ -5,12 +5,9 @@ Every test here fails on the code as reviewed and passes once the bug it names i
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-from store.lock_holder import held_by_another_process
-from store.pausing import CHILD, cli_env
+from store.pausing import cli_env, pause_at, resume_while_locked
 
 from bitexact.crypto import SigningKey
 from bitexact.recording.audit import pending_claims, record_claim
@@ -49,21 +46,6 @@ def test_an_approval_whose_claim_landed_but_whose_removal_did_not_is_finished_by
     assert [r.status for r in list_requests(store, run_id)] == ["approved"]
 
 
-def _paused(home: Path, target: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    """`bitexact ARGS` in its own process, paused (PAUSED on stdout, waiting on stdin) after ``target`` ran."""
-    script = home.parent / "pausing_child.py"
-    script.write_text(CHILD)
-    proc = subprocess.Popen([sys.executable, str(script), target, "after", "", *args], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if line.strip() != "PAUSED":
-        proc.kill()
-        _, err = proc.communicate(timeout=60)
-        raise AssertionError(f"the child never reached {target}: {line!r} {err[-3000:]}")
-    return proc
-
-
 def test_an_approval_whose_removal_found_the_store_locked_says_the_claim_landed_and_how_to_finish(
     home: Path, store: Store, recorder_key: SigningKey
 ) -> None:
@@ -73,16 +55,9 @@ def test_an_approval_whose_removal_found_the_store_locked_says_the_claim_landed_
     run_id = _off_run(store, recorder_key)
     file_request(store, run_id, ["1:args", "1:kwargs.iban"], by="alice", reason="r")
     env = {**cli_env(home), "BITEXACT_LOCK_TIMEOUT": "0.5"}
-    proc = _paused(home, "bitexact.recording.requests:record_claim", ["redaction", "approve", run_id, "--by", "bob"],
-                   env)
-    try:
-        with held_by_another_process(home / "bitexact.db.lock"):
-            out, err = proc.communicate("\n", timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
-    said = out + err
+    proc = pause_at(home, "bitexact.recording.requests:record_claim", "after",
+                    ["redaction", "approve", run_id, "--by", "bob"], env=env)
+    said = resume_while_locked(home, proc)
     assert proc.returncode == 1 and "Traceback" not in said, said
     assert "nothing was written" not in said, said
     assert f"redaction approve {run_id}" in said, said

@@ -29,6 +29,15 @@ def run_bitexact(home: Path, *args: str, cwd: Path | None = None, **extra: str) 
                           text=True, encoding="utf-8", errors="replace", timeout=120, cwd=cwd)
 
 
+def demo_run(home: Path) -> str:
+    """``bitexact demo`` recorded into ``home`` (the real command): the id of the run it made."""
+    import json
+
+    demo = run_bitexact(home, "demo", "--json")
+    assert demo.returncode == 0, demo.stderr
+    return str(json.loads(demo.stdout)["run_id"])
+
+
 def clear_bitexact_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No BITEXACT_* setting of the machine's reaches an in-process command."""
     for name in list(os.environ):

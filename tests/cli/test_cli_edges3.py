@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 
 import pytest
-from cli.real_command import clear_bitexact_env, run_bitexact
+from cli.real_command import clear_bitexact_env, demo_run, run_bitexact
 from click.testing import CliRunner, Result
 
 from bitexact.cli import cli
@@ -39,12 +39,6 @@ def _no_traceback(result: Result) -> None:
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise AssertionError("the command died with a Python traceback:\n"
                              + "".join(traceback.format_exception(*result.exc_info)))  # type: ignore[misc]
-
-
-def _demo_run(home: Path) -> str:
-    demo = bx(home, "demo", "--json")
-    assert demo.returncode == 0, demo.stderr
-    return str(json.loads(demo.stdout)["run_id"])
 
 
 # -- README: "Every command has `--help` with examples." -------------------------------------------------
@@ -113,7 +107,7 @@ def test_verify_of_a_target_name_too_long_for_the_file_system_cannot_read_its_in
     or 2 (cannot read the input)"; `--trust-file` with the same name already gives
     `FAIL: no such file: ... (File name too long)`, exit 2."""
     home = tmp_path / "home"
-    _demo_run(home)  # a store exists, as for any user who has recorded something
+    demo_run(home)  # a store exists, as for any user who has recorded something
     verified = bx(home, "verify", "b" * 300)
     assert "Traceback" not in verified.stderr, verified.stderr[-800:]
     assert verified.returncode == 2, verified.stdout + verified.stderr[-800:]
@@ -204,7 +198,7 @@ def test_export_json_names_the_public_key_the_table_prints(tmp_path: Path) -> No
     what a relying party pins (`verify --expect-key HEX`). `--json` prints `key_id` only: the one fact a
     script needs to hand on is missing from the machine-readable output."""
     home = tmp_path / "home"
-    run_id = _demo_run(home)
+    run_id = demo_run(home)
     table = bx(home, "export", run_id, "-o", str(tmp_path / "a.json"))
     assert table.returncode == 0, table.stderr
     public = KeyStore(home).current().public_hex

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli.real_command import clear_bitexact_env, run_bitexact
+from cli.real_command import clear_bitexact_env, demo_run, run_bitexact
 
 import bitexact
 
@@ -20,12 +20,6 @@ bx = run_bitexact
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     clear_bitexact_env(monkeypatch)
-
-
-def _demo_run(home: Path) -> str:
-    demo = bx(home, "demo", "--json")
-    assert demo.returncode == 0, demo.stderr
-    return str(json.loads(demo.stdout)["run_id"])
 
 
 # -- runs: the table ------------------------------------------------------------------------------------
@@ -116,7 +110,7 @@ def test_verify_of_a_damaged_stored_run_is_a_fail_verdict(tmp_path: Path, damage
     import sqlite3
 
     home = tmp_path / "home"
-    run_id = _demo_run(home)
+    run_id = demo_run(home)
     with sqlite3.connect(home / "bitexact.db") as conn:
         if damage == "deleted":
             conn.execute("DELETE FROM entries WHERE run_id = ? AND step = 3", (run_id,))
@@ -135,7 +129,7 @@ def test_verify_of_a_stored_run_with_a_recorder_key_that_does_not_load_is_a_verd
     """`verify RUN` on a host whose recorder key file does not load printed a bare "error: ..." line: no
     FAIL: line, and with --json nothing at all on stdout."""
     home = tmp_path / "home"
-    run_id = _demo_run(home)
+    run_id = demo_run(home)
     (home / "keys" / "recorder.key").write_text("not a key\n", encoding="utf-8")
     shown = bx(home, "verify", run_id, *(["--json"] if as_json else []))
     assert shown.returncode == 2, shown
@@ -203,7 +197,7 @@ def test_verify_of_a_multi_line_bundle_from_a_pipe_verifies(tmp_path: Path) -> N
     from cli.real_command import BITEXACT, command_env
 
     home = tmp_path / "home"
-    run_id = _demo_run(home)
+    run_id = demo_run(home)
     bundle = tmp_path / "run.bundle.json"
     assert bx(home, "export", run_id, "-o", str(bundle)).returncode == 0
     pretty = json.dumps(json.loads(bundle.read_bytes()), indent=2).encode("utf-8")
@@ -244,7 +238,7 @@ def test_verify_of_a_jsonl_stream_with_an_endless_line_is_refused_in_bounded_mem
     from cli.real_command import BITEXACT, command_env
 
     home = tmp_path / "home"
-    run_id = _demo_run(home)
+    run_id = demo_run(home)
     bundle = tmp_path / "run.jsonl"
     assert bx(home, "export", run_id, "-o", str(bundle), "--format", "jsonl").returncode == 0
     header = bundle.read_bytes().splitlines(keepends=True)[0]
@@ -274,7 +268,7 @@ def test_verify_with_an_endless_pin_file_is_refused_in_bounded_memory(tmp_path: 
     from cli.real_command import BITEXACT, command_env
 
     home = tmp_path / "home"
-    run_id = _demo_run(home)
+    run_id = demo_run(home)
     bundle = tmp_path / "run.bundle.json"
     assert bx(home, "export", run_id, "-o", str(bundle)).returncode == 0
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli.real_command import BITEXACT, clear_bitexact_env, command_env, run_bitexact, run_on_terminal
+from cli.real_command import BITEXACT, clear_bitexact_env, command_env, demo_run, run_bitexact, run_on_terminal
 
 bx = run_bitexact
 
@@ -24,12 +24,6 @@ bx = run_bitexact
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     clear_bitexact_env(monkeypatch)
-
-
-def _demo_run(home: Path) -> str:
-    demo = bx(home, "demo", "--json")
-    assert demo.returncode == 0, demo.stderr
-    return str(json.loads(demo.stdout)["run_id"])
 
 
 def _claude_log(path: Path, events: int, session: str = "s-ux6") -> Path:
@@ -58,7 +52,7 @@ def test_verify_open_with_an_empty_target_is_a_refusal_not_no_match(tmp_path: Pa
     always one JSON document". An empty TARGET with --open exited 2 - a script read "the candidate is
     not the value" - and printed no JSON."""
     home = tmp_path / "home"
-    _demo_run(home)
+    demo_run(home)
     candidate = tmp_path / "candidate.json"
     candidate.write_text('"x"\n')
     args = ["verify", "", "--open", "1:agent_id", "--candidate-file", str(candidate), "--by", "alice"]
@@ -76,7 +70,7 @@ def test_verify_open_json_with_a_malformed_pin_is_one_document(tmp_path: Path) -
     abc --json` exited 1 with only a line on stderr - stdout empty, where every other option problem under
     --open --json prints the verdict with "opening": null and the "error"."""
     home = tmp_path / "home"
-    run_id = _demo_run(home)
+    run_id = demo_run(home)
     candidate = tmp_path / "candidate.json"
     candidate.write_text('"x"\n')
     done = bx(home, "verify", run_id, "--open", "1:agent_id", "--candidate-file", str(candidate), "--by", "alice",

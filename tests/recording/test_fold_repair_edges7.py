@@ -9,7 +9,6 @@ from __future__ import annotations
 import secrets
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,15 +20,7 @@ from bitexact.recording.journal import journal_dir
 from bitexact.sdk.stores import close_stores
 
 
-@pytest.fixture(autouse=True)
-def _sdk_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The SDK records as the CLI in cli_env folds: policy off, the host key beside the data directory."""
-    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
-                 "BITEXACT_QUEUE_MAX_BYTES"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
-    yield
-    close_stores()
+pytestmark = pytest.mark.usefixtures("sdk_home")  # the SDK records as the CLI in cli_env folds
 
 
 def _other_host_key(home: Path) -> Path:

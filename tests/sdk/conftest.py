@@ -10,27 +10,21 @@ from typing import Any
 
 import pytest
 
-from bitexact.sdk.stores import close_stores, recorder_for
+from bitexact.sdk.stores import recorder_for
 from sdk.servers import LoopbackServer, serve
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sdk" / "protocol-vectors.json"
 
 
 @pytest.fixture(autouse=True)
-def _isolated(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every test gets its own BITEXACT_HOME (from the root conftest) and no inherited SDK settings.
+def _isolated(sdk_home: Path) -> None:
+    """Every test gets its own BITEXACT_HOME and no inherited SDK settings (the root conftest's sdk_home).
 
     The capture policy is off unless a test says otherwise: these tests are of
     what the SDK hands the write path, and the policy (tests/capture) would
     rightly scrub test data that looks like a card number. The tests that
     record under the shipped policy set it themselves.
     """
-    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
-                 "BITEXACT_QUEUE_MAX_BYTES"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
-    yield
-    close_stores()
 
 
 @pytest.fixture(scope="session")

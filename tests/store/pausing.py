@@ -57,11 +57,14 @@ def cli_env(home: Path) -> dict[str, str]:
     return env
 
 
-def pause_at(home: Path, target: str, when: str, args: list[str], match: str = "") -> subprocess.Popen[str]:
-    """Start ``bitexact ARGS`` in a real process and return it once it is paused at ``target``."""
+def pause_at(home: Path, target: str, when: str, args: list[str], match: str = "",
+             env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """Start ``bitexact ARGS`` in a real process (``env``, else :func:`cli_env`) and return it once it is
+    paused at ``target``."""
     script = home.parent / "pausing_child.py"
     script.write_text(CHILD)
-    proc = subprocess.Popen([sys.executable, str(script), target, when, match, *args], env=cli_env(home),
+    proc = subprocess.Popen([sys.executable, str(script), target, when, match, *args],
+                            env=env if env is not None else cli_env(home),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -70,6 +73,21 @@ def pause_at(home: Path, target: str, when: str, args: list[str], match: str = "
         _, err = proc.communicate(timeout=60)
         pytest.fail(f"the child never reached {target} ({when}): {line!r} {err[-3000:]}")
     return proc
+
+
+def resume_while_locked(home: Path, proc: subprocess.Popen[str]) -> str:
+    """Let a paused ``proc`` go on while another process holds the store's write lock; its stdout and
+    stderr once it ends (killed if it has not within a minute)."""
+    from store.lock_holder import held_by_another_process
+
+    try:
+        with held_by_another_process(home / "bitexact.db.lock"):
+            out, err = proc.communicate("\n", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    return out + err
 
 
 def kill_at(home: Path, target: str, when: str, args: list[str], match: str = "") -> None:

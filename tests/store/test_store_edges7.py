@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from lock_holder import held_by_another_process
-from store.pausing import CHILD, cli_env
+from store.pausing import cli_env, pause_at, resume_while_locked
 from store_chain import make_chain, make_entry, tool_data
 
 from bitexact.crypto import GENESIS
@@ -36,20 +36,6 @@ def _recorded(home: Path, secret: str) -> str:
         store.close()
 
 
-def _paused_child(home: Path, target: str, when: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    script = home.parent / "pausing_child.py"
-    script.write_text(CHILD)
-    proc = subprocess.Popen([sys.executable, str(script), target, when, "", *args], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if line.strip() != "PAUSED":
-        proc.kill()
-        _, err = proc.communicate(timeout=60)
-        pytest.fail(f"the child never reached {target} ({when}): {line!r} {err[-3000:]}")
-    return proc
-
-
 # -- 1. a redaction whose rewrite landed is reported as "nothing was written" ---------------------------
 
 
@@ -64,22 +50,14 @@ def test_a_rewrite_that_landed_is_not_reported_as_nothing_written_when_the_wal_f
     secret = "ZQX-SECRET-7777"
     run_id = _recorded(home, secret)
     env = {**cli_env(home), "BITEXACT_LOCK_TIMEOUT": "0.5"}
-    proc = _paused_child(home, "bitexact.store.sqlite:SQLiteStore.flush_destroyed", "before",
-                         ["redact", run_id, "--field", "1:result.account", "--by", "dpo", "--reason", "erasure"],
-                         env)
-    try:
-        with held_by_another_process(home / "bitexact.db.lock"):
-            out, err = proc.communicate("\n", timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
+    proc = pause_at(home, "bitexact.store.sqlite:SQLiteStore.flush_destroyed", "before",
+                    ["redact", run_id, "--field", "1:result.account", "--by", "dpo", "--reason", "erasure"], env=env)
+    said = resume_while_locked(home, proc)
     store = open_store(home)
     try:
         destroyed = "account" not in store.entry(run_id, 1)["data"]["result"]
     finally:
         store.close()
-    said = out + err
     assert "Traceback" not in said, said
     if destroyed:  # the rewrite landed: the message must not deny it, and must say how to finish
         assert "nothing was written" not in said, said
@@ -246,17 +224,9 @@ def test_a_redaction_whose_claim_landed_but_whose_removal_found_the_lock_busy_sa
     monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
     run_id = _recorded(home, "ZQX-SECRET-8888")
     env = {**cli_env(home), "BITEXACT_LOCK_TIMEOUT": "0.5"}
-    proc = _paused_child(home, "bitexact.cli.audit:record_claim", "after",
-                         ["redact", run_id, "--field", "1:result.account", "--by", "dpo", "--reason", "erasure"],
-                         env)
-    try:
-        with held_by_another_process(home / "bitexact.db.lock"):
-            out, err = proc.communicate("\n", timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
-    said = out + err
+    proc = pause_at(home, "bitexact.cli.audit:record_claim", "after",
+                    ["redact", run_id, "--field", "1:result.account", "--by", "dpo", "--reason", "erasure"], env=env)
+    said = resume_while_locked(home, proc)
     assert "Traceback" not in said, said
     assert "nothing was written" not in said, said
     assert "--resume" in said and proc.returncode == 1, said
