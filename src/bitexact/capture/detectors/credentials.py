@@ -139,8 +139,11 @@ _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # A YAML sequence item ("- password: x") opens with "- ": the name after it is a mapping key all the same.
 # Group 1 is what stands before the name (its column), group 2 the value on the line, if any. The name
 # may be dotted, its last part compared, as in NAME=VALUE (db.password: x in .properties, tls.key: in YAML).
+# Each dotted part is bounded (a name is at most _MAX_NAME characters, as in NAME=VALUE): unbounded,
+# every line start of a long word was read to its end, about 7 us per 1,000 characters, on the hot
+# path of every recorded call.
 _HEADER_REST = (
-    rf"([ \t]*(?:-[ \t]+)?)(?:[A-Za-z0-9_-]+\.)*(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])?"
+    rf"([ \t]*(?:-[ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])?"
 )
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
 _BLOCK_HEADER = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?(?:[ \t]+#[^\r\n\x00]*)?")
