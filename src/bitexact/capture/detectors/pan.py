@@ -290,7 +290,8 @@ class PanDetector:
         """
         first = len(found)
         end = base + len(run)
-        if base and not _GROUP_START.match(text, base):
+        # A URL escape's "%" is one or two characters before the run (%22, %A0): only then is the regex asked.
+        if base and "%" in text[max(0, base - 2) : base] and not _GROUP_START.match(text, base):
             # The run starts at the digits of a URL escape (%20, %22, %A0): they are the character it
             # encodes, and the run's first group is the one after it ("card%204111111111111111").
             head = _GROUP_START.search(text, base, end)
