@@ -168,3 +168,22 @@ def recording_health_key_check(env: dict[str, str], home: Path) -> list[Any]:
     from bitexact.health.capture import check_key_in_data_directory
 
     return check_key_in_data_directory(HealthContext(env=env, home=home))
+
+
+def test_a_failures_record_line_with_an_unhashable_cause_is_skipped_not_a_failed_check(home: Path) -> None:
+    """A failures record line whose cause is a list (a hand-damaged file) made recording-gaps raise
+    TypeError (unhashable), a critical health-check-failed, hiding the gaps the other lines declare."""
+    from datetime import datetime, timezone
+
+    from bitexact.health import run_health
+    from bitexact.health.recording import check_recording_gaps
+
+    now = datetime.now(timezone.utc).isoformat()
+    (home / "failures").mkdir(parents=True)
+    (home / "failures" / "run-1.jsonl").write_text(
+        json.dumps({"cause": ["storage_unavailable"], "at": now}) + "\n"
+        + json.dumps({"cause": "storage_unavailable", "at": now}) + "\n", encoding="utf-8")
+    [finding] = check_recording_gaps(HealthContext(env={}, home=home))
+    assert finding.details["causes"] == {"storage_unavailable": 1}
+    report = run_health(HealthContext(env={}, home=home), checks=(check_recording_gaps,))
+    assert [f.name for f in report.findings] == ["recording-gaps"]

@@ -235,7 +235,7 @@ def _recent_gaps(path: Path, since: float) -> tuple[dict[str, int], int]:
         except (ValueError, KeyError, TypeError):
             unread += 1  # a line cut short by a crash, or not a gap at all
             continue
-        if cause in _INFRASTRUCTURE_CAUSES and at >= since:
+        if isinstance(cause, str) and cause in _INFRASTRUCTURE_CAUSES and at >= since:  # a hand-damaged line
             causes[cause] = causes.get(cause, 0) + 1
     return causes, unread
 
