@@ -6,7 +6,7 @@ uses for untrusted input.
 """
 
 from bitexact.canon.encode import MAX_DEPTH, canonicalize, es6_number
-from bitexact.canon.decode import DEFAULT_MAX_BYTES, loads
+from bitexact.canon.decode import DEFAULT_MAX_BYTES, loads, read_limited
 from bitexact.errors import CanonicalizationError, StrictJSONError
 
 __all__ = [
@@ -17,4 +17,5 @@ __all__ = [
     "canonicalize",
     "es6_number",
     "loads",
+    "read_limited",
 ]

@@ -8,6 +8,7 @@ other conforming verifier; the position travels separately on the error.
 from __future__ import annotations
 
 import json
+import os
 import re
 from itertools import accumulate
 from typing import Any
@@ -112,6 +113,14 @@ def _max_depth(text: str) -> int:
     if not brackets:
         return 0
     return max(accumulate(1 if ch in "[{" else -1 for ch in brackets))
+
+
+def read_limited(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """At most ``max_bytes + 1`` bytes of the file at ``path``: enough for :func:`loads` (or a caller's own
+    check) to refuse a document over the limit, never an endless one (``/dev/zero``, a stuck pipe) read into
+    memory without bound. Raises :class:`OSError` as opening and reading do."""
+    with open(path, "rb") as handle:
+        return handle.read(max_bytes + 1)
 
 
 def loads(data: bytes | bytearray | memoryview | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from bitexact.canon import loads
+from bitexact.canon import DEFAULT_MAX_BYTES, loads, read_limited
 from bitexact.capture.block import open_field, open_withheld
 from bitexact.capture.errors import CaptureKeyMismatchError, FieldNotOpenableError
 from bitexact.capture.policy import CapturePolicy
@@ -81,9 +81,13 @@ def read_candidate(path: Path | str) -> Any:
 def read_candidate_bytes(path: Path | str) -> bytes:
     """A candidate file's exact bytes (``--open-withheld`` tests them as they are)."""
     try:
-        return Path(path).read_bytes()
+        raw = read_limited(path)
     except OSError as exc:
         raise OpeningRefusedError(f"--candidate-file {path}: cannot read: {exc.strerror}") from None
+    if len(raw) > DEFAULT_MAX_BYTES:  # a device or a stuck pipe is never read without bound, nor tested cut
+        raise OpeningRefusedError(f"--candidate-file {path}: over {DEFAULT_MAX_BYTES} bytes, larger than any"
+                                  " recorded value")
+    return raw
 
 
 def parse_candidate(raw: bytes, where: str) -> Any:

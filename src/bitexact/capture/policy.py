@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from bitexact.canon import canonicalize, loads
+from bitexact.canon import canonicalize, loads, read_limited
 from bitexact.capture.budget import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, MIN_BUDGET_MS
 from bitexact.capture.detectors import BUILTIN, PatternRefused, build, validate_name, validate_pattern
 from bitexact.capture.errors import PolicyError
@@ -290,7 +290,7 @@ def _policy_document(path: str | Path, field: str | None) -> Any:
     location = Path(path)
     blamed = field or str(path)
     try:
-        data = location.read_bytes()
+        data = read_limited(location)  # a device or a stuck pipe is refused by loads, never read whole
     except FileNotFoundError:
         raise PolicyError(blamed, f"{location}: no such file (expected a JSON file, pci or off)") from None
     except OSError as exc:

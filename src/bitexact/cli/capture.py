@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 import click
 from rich.markup import escape
 
-from bitexact.canon import loads
+from bitexact.canon import DEFAULT_MAX_BYTES, loads, read_limited
 from bitexact.capture import (
     CapturePolicy,
     PolicyError,
@@ -207,7 +207,10 @@ def capture_test(text: str | None, file: Path | None, as_json: bool) -> None:
         fail("give TEXT or --file, one of them", code=EXIT_INPUT)
     if file is not None:
         try:
-            text = file.read_bytes().decode("utf-8")
+            raw = read_limited(file)
+            if len(raw) > DEFAULT_MAX_BYTES:  # a device or a stuck pipe: never read, nor scanned, whole
+                fail(f"--file {file}: over {DEFAULT_MAX_BYTES} bytes; test a smaller sample", code=EXIT_INPUT)
+            text = raw.decode("utf-8")
         except OSError as exc:
             fail(f"--file {file}: cannot read: {exc.strerror}", code=EXIT_INPUT)
         except UnicodeDecodeError as exc:
