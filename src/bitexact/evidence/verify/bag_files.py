@@ -8,7 +8,7 @@ import os
 import re
 from pathlib import Path
 
-from bitexact.canon import DEFAULT_MAX_BYTES
+from bitexact.canon import DEFAULT_MAX_BYTES, read_limited
 from bitexact.evidence.verify.failure import CheckFailed
 
 BAGIT_TXT = b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
@@ -22,8 +22,7 @@ def read(path: Path) -> bytes:
     to a device (``/dev/zero``) would otherwise be read into memory without bound.
     """
     try:
-        with path.open("rb") as handle:
-            data = handle.read(DEFAULT_MAX_BYTES + 1)
+        data = read_limited(path)
     except OSError as exc:
         raise CheckFailed(f"cannot read {path.name}: {exc.strerror}") from None
     if len(data) > DEFAULT_MAX_BYTES:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bitexact.canon import DEFAULT_MAX_BYTES, loads
+from bitexact.canon import DEFAULT_MAX_BYTES, loads, read_limited
 from bitexact.errors import BitExactError, StrictJSONError
 
 _TRUST_KEYS = ("bundle_keys", "recorder_keys")
@@ -127,8 +127,7 @@ def read_bounded(path: Path | str) -> bytes:
     """``path``'s bytes, read no further than one past the largest document read: a device or a stuck pipe
     (``/dev/zero``) is never read into memory without bound. :class:`InputError` if it cannot be read."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(DEFAULT_MAX_BYTES + 1)
+        return read_limited(path)
     except OSError as exc:
         raise InputError(f"no such file: {path} ({exc.strerror})") from None
 
