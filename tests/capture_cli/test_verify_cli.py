@@ -15,10 +15,10 @@ from bitexact.store import Store
 from capture_verdict.support import (
     CONTRACT,
     CONTRACT_POLICY,
-    contract_key,
-    contract_run,
+    keyed_contract_env,
     policy_file,
     policy_with,
+    recorded_contract,
     recorder,
     write_key,
 )
@@ -26,17 +26,12 @@ from capture_verdict.support import (
 
 @pytest.fixture
 def keyed_env(tmp_path: Path) -> dict[str, str]:
-    doc = {**CONTRACT_POLICY, "hash_only_key": {"file": str(contract_key(tmp_path))}}
-    return {"BITEXACT_CAPTURE_POLICY": str(policy_file(tmp_path, doc))}
+    return keyed_contract_env(tmp_path)
 
 
 @pytest.fixture
 def contract(store: Store, recorder_key: SigningKey, keyed_env: dict[str, str]) -> str:
-    from bitexact.capture import read_policy_file
-
-    writer = recorder(store, recorder_key, read_policy_file(keyed_env["BITEXACT_CAPTURE_POLICY"])).start()
-    contract_run(writer)
-    return writer.run_id
+    return recorded_contract(store, recorder_key, keyed_env)
 
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "dsse"])

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from bitexact.capture import CapturePolicy, load_policy, parse_policy
+from bitexact.capture import CapturePolicy, load_policy, parse_policy, read_policy_file
 from bitexact.capture.clause import capture_clause
 from bitexact.crypto import SigningKey
 from bitexact.evidence.export import RunSource, bundle_document
@@ -79,6 +79,19 @@ CONTRACT_POLICY: dict[str, Any] = {
     "fields": [{"kind": "identity", "path": "on_behalf_of", "mode": "hash-only"},
                {"kind": "*", "path": "*", "mode": "scrub"}],
 }
+
+
+def keyed_contract_env(tmp_path: Path) -> dict[str, str]:
+    """The contract's policy with a capture key, as BITEXACT_CAPTURE_POLICY names it."""
+    doc = {**CONTRACT_POLICY, "hash_only_key": {"file": str(contract_key(tmp_path))}}
+    return {"BITEXACT_CAPTURE_POLICY": str(policy_file(tmp_path, doc))}
+
+
+def recorded_contract(store: Store, key: SigningKey, env: dict[str, str]) -> str:
+    """The contract's run recorded under ``env``'s policy (step 2: the hash-only on_behalf_of "user:7f3a9c")."""
+    writer = recorder(store, key, read_policy_file(env["BITEXACT_CAPTURE_POLICY"])).start()
+    contract_run(writer)
+    return writer.run_id
 
 
 def full_cli() -> Any:
