@@ -289,17 +289,16 @@ class Run:
         """:meth:`finish`'s work; the error strict mode raises, if any."""
         error: BaseException | None = None
         try:
-            if self._queue is not None:
-                # Before the calls still open are recorded: the exit's own entries never wait for queue room.
-                self._queue.closing()
-            self._end_open_calls()
+            # The exit begins first: its own entries (the calls still open, the exception) never wait for
+            # queue room, and no other thread's or task's record lands among them.
             self._exit_begins()
-            if exc is not None:
-                own = _exit_records.set(self)  # the exit's own entry: the only one taken now
-                try:
+            own = _exit_records.set(self)  # the exit's own entries: the only ones taken now
+            try:
+                self._end_open_calls()
+                if exc is not None:
                     self._record_exception(exc)
-                finally:
-                    _exit_records.reset(own)
+            finally:
+                _exit_records.reset(own)
             assert self._queue is not None and self.writer is not None
             seal = True
             if not self._queue.drain(self._timeout):
