@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.evidence.kinds import AUDIT_KINDS
@@ -161,10 +161,7 @@ def _kept_unreadable(store: Store | None, run_id: str) -> tuple[int, dict[str, s
     named: dict[str, str] = {}
     last: int | None = None
     try:
-        for step in range(store.run(run_id).steps - 1, -1, -1):
-            entry = store.entry(run_id, step)
-            if entry.get("kind") not in _AFTER_ITS_END and entry.get("kind") != "repair":
-                break
+        for step, entry in _closing_audit(store, run_id, store.run(run_id).steps):
             data = entry.get("data")
             kept = data.get("unreadable") if entry.get("kind") == "repair" and isinstance(data, dict) else None
             if isinstance(kept, dict) and kept:
@@ -173,6 +170,16 @@ def _kept_unreadable(store: Store | None, run_id: str) -> tuple[int, dict[str, s
     except BitExactError:
         return None  # not in the store, or damaged: the journals are orphans as far as health can tell
     return None if last is None else (last, named)
+
+
+def _closing_audit(store: Store, run_id: str, steps: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The audit entries that end the run, from its last entry back (``(step, entry)``), stopping at the
+    first entry of its own."""
+    for step in range(steps - 1, -1, -1):
+        entry = store.entry(run_id, step)
+        if entry.get("kind") not in AUDIT_KINDS:
+            return
+        yield step, entry
 
 
 def _held_throughout(fd: int, seconds: float) -> bool:
@@ -217,15 +224,14 @@ stayed locked) in the last day is news; an older one was seen, or is in the run'
 _INFRASTRUCTURE_CAUSES: Final[frozenset[str]] = frozenset({"storage_unavailable", "recording_error"})
 
 
-def _recent_gaps(path: Path, since: float) -> tuple[dict[str, int], int]:
-    """The causes of the infrastructure gaps one failures record declared at ``since`` or later (counted),
-    and how many of its lines did not read."""
+def _recent_gaps(path: Path, since: float) -> dict[str, int]:
+    """The causes of the infrastructure gaps one failures record declared at ``since`` or later (counted);
+    a line that does not read (cut short by a crash, or no gap at all) is skipped."""
     from datetime import datetime
 
     from bitexact.canon import loads
 
     causes: dict[str, int] = {}
-    unread = 0
     for line in path.read_bytes().splitlines():
         if not line.strip():
             continue
@@ -233,11 +239,10 @@ def _recent_gaps(path: Path, since: float) -> tuple[dict[str, int], int]:
             gap = loads(line)
             cause, at = gap["cause"], datetime.fromisoformat(gap["at"]).timestamp()
         except (ValueError, KeyError, TypeError):
-            unread += 1  # a line cut short by a crash, or not a gap at all
             continue
         if isinstance(cause, str) and cause in _INFRASTRUCTURE_CAUSES and at >= since:  # a hand-damaged line
             causes[cause] = causes.get(cause, 0) + 1
-    return causes, unread
+    return causes
 
 
 def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
@@ -252,7 +257,7 @@ def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
     findings: list[Finding] = []
     for path in sorted(root.glob("*.jsonl")):
         try:
-            causes, _ = _recent_gaps(path, since)
+            causes = _recent_gaps(path, since)
         except OSError:
             continue  # removed meanwhile, or not ours to read: nothing to say of it
         if not causes:
@@ -322,18 +327,10 @@ def _idle_seconds(updated_at: str, now: float) -> float:
         return 0.0
 
 
-_AFTER_ITS_END: Final[frozenset[str]] = AUDIT_KINDS - {"repair"}
-"""Audit entries that may follow a run's history (a redaction, a hold) without changing where it ends."""
-
-
 def _accepted(store: Store, run_id: str, steps: int) -> bool:
     """True when a ``repair`` follows the run's last entry of its own: an operator accepted that its history
     ends there. A redaction or hold appended after the repair leaves that acceptance standing."""
-    for step in range(steps - 1, -1, -1):
-        kind = store.entry(run_id, step).get("kind")
-        if kind not in _AFTER_ITS_END:
-            return kind == "repair"
-    return False
+    return any(entry.get("kind") == "repair" for _, entry in _closing_audit(store, run_id, steps))
 
 
 def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:

@@ -33,6 +33,7 @@ from bitexact.recording.journal import (
     FOLDING_SUFFIX,
     folded_marks,
     LIVE_LOCK,
+    remove_empty_journal_dir,
     take_live_lock,
     JournalError,
     JournalRecord,
@@ -332,10 +333,7 @@ def fold_orphans(
         # journals are none of the ones this fold named or removed.
         remove_journal(directory / LIVE_LOCK)
         os.close(held)
-        try:
-            directory.rmdir()  # nothing left in it (a killed run with no journals left its lock alone)
-        except OSError:
-            pass  # journals kept (unreadable, refused), or a recording's new lock file
+        remove_empty_journal_dir(directory)  # a killed run with no journals left its lock alone there
 
 
 def _repair_key(home: Path) -> tuple[HostKey, str | None]:

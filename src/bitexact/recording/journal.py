@@ -304,10 +304,17 @@ def release_live_lock(home: Path, run_id: str, fd: int) -> None:
     except OSError:
         pass
     os.close(fd)
+    remove_empty_journal_dir(directory)
+
+
+def remove_empty_journal_dir(directory: Path) -> None:
+    """Remove a run's journal directory when nothing is left in it (and forget it was synced: a long-lived
+    process records many runs); journals or slots that wait for repair keep it."""
     try:
         directory.rmdir()
     except OSError:
-        pass  # journals or slots wait for repair there (or another process made its lock file meanwhile)
+        return  # journals or slots wait for repair there (or another process made its lock file meanwhile)
+    _synced_dirs.discard(directory)
 
 
 def take_live_lock(directory: Path) -> int | None:

@@ -59,12 +59,9 @@ def verify_path(
 
 
 def _first_line(handle: BinaryIO) -> bytes | None:
-    """The first line holding something; a line is read no further than the largest document read, so an
-    endless input with no line break (``/dev/zero``) stops there instead of filling memory."""
-    while line := handle.readline(DEFAULT_MAX_BYTES + 1):
-        if not is_blank(line):
-            return line
-    return None
+    """The first line holding something (read as :func:`_lines` reads, so an endless input with no line
+    break, ``/dev/zero``, stops at the limit instead of filling memory)."""
+    return next((line for line in _lines(handle) if not is_blank(line)), None)
 
 
 def _lines(handle: BinaryIO) -> Iterator[bytes]:
