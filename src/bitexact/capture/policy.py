@@ -124,9 +124,9 @@ def _revoked(raw: object) -> dict[str, str]:
         raise PolicyError("revoked_keys", "an object mapping a key id to the date it may be in other hands")
     for key_id, date in raw.items():
         if not _KEY_ID.fullmatch(key_id):
-            from bitexact.crypto.keysources import KEY_NOT_QUOTED, _looks_like_a_key
+            from bitexact.crypto.keysources import KEY_NOT_QUOTED, looks_like_a_key
 
-            if _looks_like_a_key(key_id):
+            if looks_like_a_key(key_id):
                 raise PolicyError("revoked_keys", f"a key id is 32 lower-case hex characters, found {KEY_NOT_QUOTED}")
             raise PolicyError(f"revoked_keys.{key_id}", "a key id is 32 lower-case hex characters")
         if not isinstance(date, str) or not _DATE.fullmatch(date):

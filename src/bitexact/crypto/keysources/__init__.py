@@ -30,7 +30,7 @@ from bitexact.crypto.keysources.base import (
 )
 from bitexact.crypto.keysources.file import (
     InProcessKey,
-    _looks_like_a_key,
+    looks_like_a_key,
     generate_key_file,
     load_key_env,
     load_key_file,
@@ -54,7 +54,7 @@ def _text(value: object, where: str, what: str) -> str:
 def _reference(value: str, where: str, what: str, *, a_path: bool) -> str:
     """``value`` (a key file's path, a KMS key's reference), refused without quoting it when it holds what
     looks like a key: the key itself, pasted where its reference goes (a path that exists is a path)."""
-    if _looks_like_a_key(value) and not (a_path and Path(value).exists()):
+    if looks_like_a_key(value) and not (a_path and Path(value).exists()):
         raise KeySourceError(f"{where}: expected {what}, found {KEY_NOT_QUOTED}")
     return value
 
@@ -63,7 +63,7 @@ def _describe(value: object) -> str:
     if isinstance(value, str):
         if not value.strip():
             return "an empty string"
-        return KEY_NOT_QUOTED if _looks_like_a_key(value) else repr(value)
+        return KEY_NOT_QUOTED if looks_like_a_key(value) else repr(value)
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -119,7 +119,7 @@ def load_capture_key(spec: dict[str, Any], *, field: str = "hash_only_key") -> H
                              f"found {_describe(spec)}")
     unknown = sorted(set(spec) - set(SOURCES))
     if unknown:
-        if _looks_like_a_key(unknown[0]):
+        if looks_like_a_key(unknown[0]):
             raise KeySourceError(f"{field}: unknown key source of {KEY_NOT_QUOTED} "
                                  f"(expected one of {', '.join(SOURCES)})")
         raise KeySourceError(f"{field}.{unknown[0]}: unknown key source "
@@ -151,6 +151,7 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "SOURCES",
     "KEY_NOT_QUOTED",
+    "looks_like_a_key",
     "HmacKey",
     "InProcessKey",
     "KeySourceError",

@@ -116,7 +116,7 @@ def read_private_file(
 
 def load_key_file(path: Path | str) -> InProcessKey:
     """Load a capture key file (64 hex characters, owner-only)."""
-    if _looks_like_a_key(str(path)) and not Path(path).exists():
+    if looks_like_a_key(str(path)) and not Path(path).exists():
         # The key itself given where its file's path goes: never quoted, not even in this refusal.
         raise KeySourceError("capture key file: the value given holds what looks like a key (64 hex characters),"
                              " not the path of a key file; give the file's path, never the key")
@@ -126,7 +126,9 @@ def load_key_file(path: Path | str) -> InProcessKey:
     return InProcessKey(secret, where)
 
 
-def _looks_like_a_key(text: str) -> bool:
+def looks_like_a_key(text: str) -> bool:
+    """Whether ``text`` is 64 hex characters: the key itself, pasted where a path or reference goes, which
+    an error must never quote."""
     stripped = text.strip()
     return len(stripped) == 2 * KEY_BYTES and all(c in "0123456789abcdefABCDEF" for c in stripped)
 

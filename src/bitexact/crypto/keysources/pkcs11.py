@@ -34,7 +34,7 @@ from bitexact.crypto.keysources.base import (
     check_message,
     key_id_from_mac,
 )
-from bitexact.crypto.keysources.file import _looks_like_a_key
+from bitexact.crypto.keysources.file import looks_like_a_key
 
 CALL_TIMEOUT = 2.0
 LOAD_TIMEOUT = 30.0
@@ -105,7 +105,7 @@ def _open_key(spec: _Spec) -> Any:
                                       p11.Attribute.LABEL: spec.label}))
     if not found:
         # A label of 64 hex characters that names no key is most likely the key itself: never quoted.
-        named = "64 hex characters (not quoted: they look like a key)" if _looks_like_a_key(spec.label) \
+        named = "64 hex characters (not quoted: they look like a key)" if looks_like_a_key(spec.label) \
             else repr(spec.label)
         raise KeySourceError(f"{spec.where}.label: no secret key labelled {named} in "
                              f"token {token.label!r} (slot {spec.slot})")
