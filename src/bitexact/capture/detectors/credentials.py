@@ -205,8 +205,7 @@ def _indented_block(text: str, at: int, column: int) -> tuple[int, int] | None:
     position = newline + 1
     while position < len(text):
         line = _LINE.match(text, position)
-        if line is None:  # pragma: no cover - the pattern matches at every position
-            break
+        assert line is not None  # the pattern matches at every position
         content = line.group(2).rstrip("\r \t")
         if content:
             depth = len(line.group(1))
