@@ -252,6 +252,19 @@ class StepRules:
                 by_name.setdefault(rule.key or "", rule.index)
         return cls(rules, star, by_key, by_subkey, by_name)
 
+    def strictness_at(self, path: tuple[str, ...]) -> int:
+        """How strictly these rules keep the value at ``path`` (keys from the step's top): the first matching
+        rule in the order the walk applies them (``*``, then ``KEY`` and ``*.NAME`` at the top,
+        ``KEY.SUBKEY`` and ``*.NAME`` below). The walk resolves the same order level by level, as it goes."""
+        rule = self.star
+        for depth, key in enumerate(path):
+            rule = min(rule, self.by_name.get(key, NONE))
+            if depth == 0:
+                rule = min(rule, self.by_key.get(key, NONE))
+            elif depth == 1:
+                rule = min(rule, self.by_subkey.get((path[0], key), NONE))
+        return self.mode(rule)
+
     def mode(self, index: int) -> int:
         """The strictness of the rule at ``index`` (keep when none)."""
         return 0 if index >= NONE else STRICTNESS[self.rules[index].mode]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
-from bitexact.capture.rules import NONE, StepRules
+from bitexact.capture.rules import StepRules
 from bitexact.errors import BitExactError, CanonicalizationError
 from bitexact.recording import Recorder, RunWriter
 from bitexact.sessions.evidence.entries import entry_data
@@ -180,19 +180,6 @@ _STATUS_WORDS: Final[frozenset[str]] = frozenset({"ok", "failed", "unknown", "st
 _COMPLETION: Final[str] = "tool.execution_complete"
 
 
-def _strictness(rules: StepRules, path: tuple[str, ...]) -> int:
-    """How strictly the step's rules keep the value at ``path``: the first matching rule, in the walk's order
-    (``*``, then ``KEY`` and ``*.NAME`` at the top, ``KEY.SUBKEY`` and ``*.NAME`` below)."""
-    rule = rules.star
-    for depth, key in enumerate(path):
-        rule = min(rule, rules.by_name.get(key, NONE))
-        if depth == 0:
-            rule = min(rule, rules.by_key.get(key, NONE))
-        elif depth == 1:
-            rule = min(rule, rules.by_subkey.get((path[0], key), NONE))
-    return rules.mode(rule)
-
-
 def _no_copies(recorder: Recorder, kind: str, data: dict[str, Any]) -> dict[str, Any]:
     """``data`` without copies of what a path rule keeps out of the store, when the policy has such
     rules: the ``tool`` display key (a copy of ``data.toolName``: ``*.toolName hash-only``) is left out,
@@ -210,7 +197,7 @@ def _no_copies(recorder: Recorder, kind: str, data: dict[str, Any]) -> dict[str,
     selecting = {name for rule in policy.rules if rule.applies_to(kind, data) for name, _ in rule.where}
 
     def kept(copy: str, original: tuple[str, ...]) -> bool:
-        return copy in selecting or _strictness(rules, (copy,)) >= _strictness(rules, original)
+        return copy in selecting or rules.strictness_at((copy,)) >= rules.strictness_at(original)
 
     out = dict(data)
     if "tool" in out and not kept("tool", ("data", "toolName")):
