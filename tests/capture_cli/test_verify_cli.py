@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from capture_verdict import fixtures as _contract_fixtures
 
 from bitexact.canon import canonicalize
 from bitexact.crypto import SigningKey
@@ -15,23 +16,15 @@ from bitexact.store import Store
 from capture_verdict.support import (
     CONTRACT,
     CONTRACT_POLICY,
-    keyed_contract_env,
     policy_file,
     policy_with,
-    recorded_contract,
     recorder,
     write_key,
 )
 
-
-@pytest.fixture
-def keyed_env(tmp_path: Path) -> dict[str, str]:
-    return keyed_contract_env(tmp_path)
-
-
-@pytest.fixture
-def contract(store: Store, recorder_key: SigningKey, keyed_env: dict[str, str]) -> str:
-    return recorded_contract(store, recorder_key, keyed_env)
+# The contract's fixtures, taken into this module, where pytest finds them.
+keyed_env = _contract_fixtures.keyed_env
+contract = _contract_fixtures.contract
 
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "dsse"])

@@ -7,9 +7,12 @@ from typing import Any
 
 import pytest
 
-from bitexact.crypto import SigningKey
-from bitexact.store import Store
-from capture_verdict.support import ENV_NAMES, invoker, keyed_contract_env, recorded_contract
+from capture_verdict import fixtures as _contract_fixtures
+from capture_verdict.support import ENV_NAMES, invoker
+
+# The contract's fixtures, taken into this module, where pytest finds them.
+keyed_env = _contract_fixtures.keyed_env
+contract = _contract_fixtures.contract
 
 
 @pytest.fixture(autouse=True)
@@ -22,15 +25,3 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def bx(home: Path) -> Any:
     """The CLI, in process, against the test's data directory."""
     return invoker(home)
-
-
-@pytest.fixture
-def keyed_env(tmp_path: Path) -> dict[str, str]:
-    """The contract's policy with a capture key, as BITEXACT_CAPTURE_POLICY names it."""
-    return keyed_contract_env(tmp_path)
-
-
-@pytest.fixture
-def contract(store: Store, recorder_key: SigningKey, keyed_env: dict[str, str]) -> str:
-    """The contract's run recorded under ``keyed_env``'s policy (step 2: the hash-only on_behalf_of)."""
-    return recorded_contract(store, recorder_key, keyed_env)
