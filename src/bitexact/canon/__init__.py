@@ -6,16 +6,18 @@ uses for untrusted input.
 """
 
 from bitexact.canon.encode import MAX_DEPTH, canonicalize, es6_number
-from bitexact.canon.decode import DEFAULT_MAX_BYTES, loads, read_limited
+from bitexact.canon.decode import DEFAULT_MAX_BYTES, STACK_SAFE_DEPTH, loads, nested_deeper_than, read_limited
 from bitexact.errors import CanonicalizationError, StrictJSONError
 
 __all__ = [
     "MAX_DEPTH",
     "DEFAULT_MAX_BYTES",
+    "STACK_SAFE_DEPTH",
     "CanonicalizationError",
     "StrictJSONError",
     "canonicalize",
     "es6_number",
     "loads",
+    "nested_deeper_than",
     "read_limited",
 ]

@@ -21,6 +21,22 @@ DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# nested_deeper_than's tables: every byte but a bracket or a quote (deleted), a string left after that
+# (dropped), brackets as parentheses, and the step each parenthesis takes.
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_QUOTED = re.compile(rb'"[^"]*"')
+_TO_PARENS = bytes.maketrans(b"[{]}", b"(())")
+_STEP = (0,) * ord("(") + (1, -1)  # indexed by the byte
+_PASSES = 8
+
+STACK_SAFE_DEPTH = 400
+"""Deepest nesting a long-lived process hands Python's ``json`` parser.
+
+The parser recurses once a level; past the interpreter's recursion limit it
+raises ``RecursionError``, but only once the stack stood at that limit, where
+whatever runs then (a garbage collection's finalizers, another library's)
+fails for want of stack. 400 levels leave half of the default limit free."""
+
 # The tokens of a JSON text, for finding where a refusal sits (only once it is refused).
 _TOKEN = re.compile(
     _STRING.pattern + r"|[{}\[\],:]|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|NaN|-?Infinity|true|false|null",
@@ -108,6 +124,33 @@ def _locate(text: str, *, depth_only: bool = False) -> int | None:
     return None
 
 
+def nested_deeper_than(text: str, limit: int = STACK_SAFE_DEPTH) -> bool:
+    """Whether JSON ``text`` opens more than ``limit`` arrays or objects inside one another.
+
+    Brackets inside strings do not count. Exact for a balanced text; an
+    unbalanced one (truncated, stray brackets) may be judged deeper than any
+    parser would go, never shallower. Two counts when the text has ``limit``
+    brackets or fewer; otherwise a few passes at C speed, no recursion.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    # All at C speed, no object made per token: drop escaped backslashes then escaped quotes (escapes pair
+    # from the left), keep only brackets and quotes, then the strings. Two quotes side by side are an empty
+    # string or a close and an open with no bracket between: dropping either pair keeps every bracket out
+    # of strings where it was.
+    data = text.encode("utf-8", "surrogatepass").replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    parens = _QUOTED.sub(b"", kept).translate(_TO_PARENS)
+    # Each pass drops every innermost pair, lowering the deepest point by one (by exactly one in a balanced
+    # text): a shallow text, however long, empties in a few passes. A deep one is counted out after them.
+    for passes in range(_PASSES):
+        shorter = parens.replace(b"()", b"")
+        if len(shorter) == len(parens):  # no pair left: closes, then brackets still open at the end
+            return passes + parens.count(b"(") > limit
+        parens = shorter
+    return _PASSES + max(accumulate(map(_STEP.__getitem__, parens), initial=0)) > limit
+
+
 def _max_depth(text: str) -> int:
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     if not brackets:
@@ -146,7 +189,7 @@ def loads(data: bytes | bytearray | memoryview | str, *, max_bytes: int = DEFAUL
                 f"invalid UTF-8 at byte {exc.start}: {exc.reason}", character
             ) from None
     too_deep = f"nesting deeper than {MAX_DEPTH} levels is refused"
-    if text.count("[") + text.count("{") > MAX_DEPTH and _max_depth(text) > MAX_DEPTH:
+    if nested_deeper_than(text, MAX_DEPTH) and _max_depth(text) > MAX_DEPTH:  # the first a fast bound
         raise StrictJSONError(too_deep, _locate(text, depth_only=True))
     try:
         return _decoder.decode(text)

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, Final
 
-from bitexact.canon import es6_number
+import orjson
+
+from bitexact.canon import STACK_SAFE_DEPTH, es6_number, nested_deeper_than
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import Detector, Finding, holds_credential, is_credential_name
 from bitexact.capture.detectors.credentials import CREDENTIAL_KEYS
@@ -274,14 +276,8 @@ class Scanner:
         """
         if depth >= MAX_NESTED_DOCUMENTS:
             raise DetectorFailed(f"JSON documents nested more than {MAX_NESTED_DOCUMENTS} deep in strings")
-        try:
-            # Numbers are not converted: only whether the text is a document matters here, and Python
-            # refuses to convert an integer of more than 4,300 digits, which would hide the document.
-            json.loads(text, object_pairs_hook=_ignore_pairs, parse_int=str, parse_float=str)
-        except ValueError:
+        if not _is_document(text):
             return None
-        except RecursionError as exc:
-            raise DetectorFailed("a JSON document in a string is nested too deep to read") from exc
         tokens = [(m.start(), m.end(), m.group()) for m in _JSON_TOKEN.finditer(text)]
         replacements: dict[int, str] = {}  # token index -> new raw text
         skip_to: dict[int, int] = {}  # first token index -> index after a replaced value
@@ -438,6 +434,31 @@ def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> 
     if not stack:
         return None
     return key if stack[-1] == "{" else owners[-1]
+
+
+def _is_document(text: str) -> bool:
+    """Whether ``text`` is one JSON document as Python's json module reads it, found without recursing deep
+    on the agent's stack (see :data:`bitexact.canon.STACK_SAFE_DEPTH`).
+
+    Raises :class:`DetectorFailed` for one nested too deep to read that way.
+    """
+    if text.count("[") + text.count("{") > STACK_SAFE_DEPTH:  # perhaps deep: orjson reads without the stack
+        try:
+            orjson.loads(text)  # what it reads, json reads too
+            return True
+        except orjson.JSONDecodeError:
+            pass
+        if nested_deeper_than(text):
+            raise DetectorFailed("a JSON document in a string is nested too deep to read")
+    try:
+        # Numbers are not converted: only whether the text is a document matters here, and Python
+        # refuses to convert an integer of more than 4,300 digits, which would hide the document.
+        json.loads(text, object_pairs_hook=_ignore_pairs, parse_int=str, parse_float=str)
+    except ValueError:
+        return False
+    except RecursionError as exc:  # a caller already deep in its own stack
+        raise DetectorFailed("a JSON document in a string is nested too deep to read") from exc
+    return True
 
 
 def _ignore_pairs(pairs: list[tuple[str, Any]]) -> None:

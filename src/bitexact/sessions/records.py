@@ -20,6 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from bitexact.canon import nested_deeper_than
+
 
 class _NonFiniteConstant(ValueError):
     """Raised for NaN/Infinity: JSON has no such numbers."""
@@ -30,6 +32,17 @@ def _refuse_constant(name: str) -> Any:
 
 
 _strict_decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+class _TooDeep(ValueError):
+    """A record nested deeper than the decoder may safely recurse (:data:`bitexact.canon.STACK_SAFE_DEPTH`)."""
+
+
+def _shallow(text: str) -> str:
+    """``text``, checked before the recursive decoder reads it (raises :class:`_TooDeep`)."""
+    if nested_deeper_than(text):
+        raise _TooDeep("nested too deep to decode")
+    return text
 
 KIND_OBJECT = "object"
 KIND_TEXT = "text"
@@ -65,9 +78,9 @@ def decode_json(text: str) -> Any:
     Raises ``ValueError`` on malformed input, a document nested too deep to decode included.
     """
     try:
-        return _strict_decoder.decode(text)
-    except RecursionError:
-        raise ValueError("nested too deep to decode") from None
+        return _strict_decoder.decode(_shallow(text))
+    except RecursionError:  # a caller already deep in its own stack
+        raise _TooDeep("nested too deep to decode") from None
 
 
 def raw_decode_at(text: str, start: int) -> tuple[Any, int]:
@@ -125,7 +138,7 @@ def frame(text: str) -> list[Item]:
             try:
                 # ``located`` has no surrounding whitespace, so a complete
                 # record ends exactly at the end of the string.
-                value, end = raw_decode(located)
+                value, end = raw_decode(_shallow(located))
             except (ValueError, RecursionError):
                 append(Item(KIND_MALFORMED, number, line))
                 continue
@@ -138,7 +151,7 @@ def frame(text: str) -> list[Item]:
                 append(Item(KIND_NON_OBJECT, number, None))
         elif first == "[" and located.endswith("]"):
             try:
-                value = decode(located)
+                value = decode(_shallow(located))
             except (ValueError, RecursionError):
                 append(Item(KIND_TEXT, number, line))
                 continue
@@ -188,7 +201,7 @@ def _is_number(text: str) -> bool:
 
 def _whole_array(text: str) -> list[Item] | None:
     try:
-        value = _strict_decoder.decode(text.strip())
+        value = _strict_decoder.decode(_shallow(text.strip()))
     except (ValueError, RecursionError):
         return None
     if not isinstance(value, list):

@@ -18,7 +18,6 @@ the run is: a response still open then is recorded as it stands).
 from __future__ import annotations
 
 import base64
-import json
 import re
 import threading
 import weakref
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 from bitexact.capture.urls import REDACTED, redact_headers
 from bitexact.sdk.active import current_tool
 from bitexact.sdk.http.credentials import record_headers, record_url
-from bitexact.sdk.http.sse import is_event_stream, model_of_events, parse_events
+from bitexact.sdk.http.sse import is_event_stream, json_document, model_of_events, parse_events
 
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
@@ -159,10 +158,7 @@ def body_fields(body: bytes, media_type: str, content_encoding: str = "") -> dic
 def _model(request_text: str | None, media_type: str, response_text: str | None) -> str | None:
     for text in (request_text, response_text if not is_event_stream(media_type) else None):
         if text and text.lstrip().startswith("{") and len(text) <= MAX_MODEL_SNIFF:
-            try:
-                doc = json.loads(text)
-            except (ValueError, RecursionError):  # nested past json's recursion: no model read, still recorded
-                continue
+            doc = json_document(text)
             if isinstance(doc, dict) and isinstance(doc.get("model"), str):
                 return doc["model"]
     if response_text and is_event_stream(media_type):

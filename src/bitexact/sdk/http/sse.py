@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
+
+import orjson
+
+from bitexact.canon import nested_deeper_than
 
 MEDIA_TYPE: Final[str] = "text/event-stream"
 
@@ -60,10 +64,27 @@ def model_of_events(events: list[ServerSentEvent]) -> str | None:
     for item in events:
         if not item.data.startswith("{"):
             continue
-        try:
-            doc = json.loads(item.data)
-        except (ValueError, RecursionError):  # nested past json's recursion: not the event naming the model
-            continue
+        doc = json_document(item.data)
         if isinstance(doc, dict) and isinstance(doc.get("model"), str):
             return doc["model"]
     return None
+
+
+def json_document(text: str) -> Any:
+    """``text`` read as one JSON document, or ``None`` when it is not one (or is nested too deep to read).
+
+    Read in the agent's own process, so never by recursing deep on its
+    stack: orjson reads without it; what orjson refuses but Python's json
+    module reads (NaN, a lone surrogate escape, a number past a double) is
+    read by json, unless nested deeper than json may safely go.
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    if nested_deeper_than(text):
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: a caller already deep in its own stack
+        return None
