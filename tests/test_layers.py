@@ -17,7 +17,7 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "bitexact"
 
 LAYERS: dict[str, int] = {
-    "errors": 0, "config": 0, "private_files": 0, "zerofill": 0, "gcpause": 0,
+    "errors": 0, "config": 0, "private_files": 0, "zerofill": 0, "gcpause": 0, "interruptible": 0,
     "canon": 1,
     "crypto": 2,
     "evidence": 3,

@@ -76,3 +76,44 @@ def test_a_ctrl_c_in_the_exit_drain_keeps_the_live_lock_until_the_queue_is_writt
     tools = [e["data"]["tool"] for e in entries(r.run_id) if e["kind"] == "tool_call"]
     assert tools == ["first", "second", "third"]
     assert not _held(home, r.run_id)  # given back once the last of them landed
+
+
+def test_a_ctrl_c_the_kernel_hands_another_thread_still_cuts_the_exit_drain_short(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel hands a process's SIGINT to any of its threads. Handed to another one than the main
+    thread, it tripped Python's handler but never woke the main thread's lock wait in the drain: the
+    Ctrl-C was heard only when the drain ended (30 s by default, or when the writer finished)."""
+    monkeypatch.setenv("BITEXACT_DRAIN_TIMEOUT", "120")
+    held, release, gave_up = threading.Event(), threading.Event(), threading.Event()
+    real_write = run_module.Run._queued_write
+
+    def gated(self: Any, items: list[Any]) -> Any:  # the writer is held until the Ctrl-C was heard
+        held.set()
+        if not release.wait(20):
+            gave_up.set()  # the Ctrl-C was not heard while the writer was held
+        return real_write(self, items)
+
+    draining = threading.Event()
+    real_drain = queue_module.OrderedWriter.drain
+
+    def drain(self: Any, timeout: float) -> bool:
+        draining.set()
+        return real_drain(self, timeout)
+
+    monkeypatch.setattr(run_module.Run, "_queued_write", gated)
+    monkeypatch.setattr(queue_module.OrderedWriter, "drain", drain)
+
+    def ctrl_c_elsewhere() -> None:
+        assert draining.wait(60)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # to this thread, not the main one
+
+    threading.Thread(target=ctrl_c_elsewhere, daemon=True).start()
+    try:
+        with pytest.raises(KeyboardInterrupt), bitexact.run() as r:
+            r.record("tool_call", {"tool": "first", "result": BIG})
+            assert held.wait(30)
+    finally:
+        release.set()
+    assert not gave_up.is_set(), "the Ctrl-C was heard only once the writer had finished"
+    assert r._queue is not None and r._queue.drain(30)
+    assert [e["data"]["tool"] for e in entries(r.run_id) if e["kind"] == "tool_call"] == ["first"]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from lock_holder import free_for_others, held_by_another_process
+from main_thread_signal import Signalled, signal_elsewhere, usr1_raises
 from store_chain import make_chain
 
 from bitexact.crypto import GENESIS
@@ -135,3 +136,26 @@ def test_a_store_opens_for_reading_while_another_process_holds_the_lock(tmp_path
     with held_by_another_process(tmp_path / "new.db.lock"):
         with pytest.raises(StoreBusyError, match="new.db stayed locked"):
             SQLiteStore(tmp_path / "new.db", lock_timeout=0.2)  # a new store must make its tables
+
+
+def test_a_ctrl_c_handed_to_another_thread_cuts_the_wait_short_and_the_lock_is_not_kept(tmp_path: Path) -> None:
+    """The kernel hands a process's signal to any of its threads (the lock's waiter thread, blocked in
+    flock, as likely as any). Handed to another than the main thread, it never woke the main thread's wait
+    for the waiter: a Ctrl-C was heard only once the lock came or the whole lock timeout had passed."""
+    path = tmp_path / "s.db.lock"
+    path.touch()
+    fd = os.open(path, os.O_RDWR)
+    lock = flock.ProcessLock(fd)
+    try:
+        with usr1_raises(), held_by_another_process(path) as (_, release):
+            armed, gave_up = signal_elsewhere(20, release.set)
+            with pytest.raises(Signalled):
+                armed.set()
+                lock.acquire(60.0)
+            assert not gave_up.is_set(), "the signal was heard only once the holder let go"
+            release.set()
+            assert free_for_others(path), "the wait given up must not keep the lock when it comes"
+        lock.acquire(30.0)
+        lock.release()
+    finally:
+        os.close(fd)

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bitexact.store import AppendResult, Store
+from bitexact.interruptible import wait_event
 
 if TYPE_CHECKING:
     from bitexact.sdk.failures import Gap
@@ -94,7 +95,7 @@ class RecordHandle(Mapping[str, Any]):
             if self._event is None:
                 self._event = threading.Event()
             event = self._event
-        return event.wait(timeout)
+        return wait_event(event, timeout)
 
     # -- read by the agent ------------------------------------------------
 

@@ -30,6 +30,7 @@ from typing import Any, Final
 from bitexact.config import env_float, env_int
 from bitexact.recording.journal_slots import JournalSlots
 from bitexact.sdk.handle import RecordHandle
+from bitexact.interruptible import wait_for
 from bitexact.store import AppendResult
 
 LARGE_ENTRY_BYTES: Final[int] = 1 << 20
@@ -124,7 +125,7 @@ class OrderedWriter:
             if roomy_now() or timeout <= 0:
                 return
             start = time.monotonic()
-            roomy = self._cond.wait_for(roomy_now, timeout=timeout)
+            roomy = wait_for(self._cond, roomy_now, timeout)
             self.waited += time.monotonic() - start
             if not roomy and not self._warned:
                 self._warned = True
@@ -175,8 +176,8 @@ class OrderedWriter:
     def drain(self, timeout: float) -> bool:
         """Wait until everything queued is written (or declared); False when ``timeout`` ran out first."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._queue and not self._inflight and not self._settling,
-                                       timeout=timeout)
+            return wait_for(self._cond, lambda: not self._queue and not self._inflight and not self._settling,
+                            timeout)
 
     def abandon(self) -> list[Pending]:
         """Stop after the entry in flight; return what is left unwritten (queued and in flight)."""

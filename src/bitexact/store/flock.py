@@ -26,6 +26,8 @@ import threading
 import time
 from typing import Any
 
+from bitexact.interruptible import acquire
+
 _libc_flock: Any
 try:
     _libc_flock = ctypes.PyDLL(None, use_errno=True).flock
@@ -112,7 +114,7 @@ class ProcessLock:
             # than each waiting the whole bound again.
             left = None if timeout is None else min(max(0.0, timeout - (time.monotonic() - wait.since)),
                                                     threading.TIMEOUT_MAX)
-            got = wait.gate.acquire(timeout=-1 if left is None else left)
+            got = acquire(wait.gate, left)  # a Ctrl-C the kernel handed the waiter thread still cuts it short
         except BaseException:
             self._give_up(wait)  # Ctrl-C while waiting: this process must not keep a lock it no longer wants
             raise

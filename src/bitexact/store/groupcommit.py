@@ -32,6 +32,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Generic, TypeVar
 
 from bitexact.errors import StoreError
+from bitexact.interruptible import wait_for
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -189,7 +190,7 @@ class GroupCommitter(Generic[T, R]):
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until no submission is in flight; stop the background leader. False on timeout."""
         with self._lock:
-            idle = self._idle.wait_for(lambda: self._pending == 0, timeout)
+            idle = wait_for(self._idle, lambda: self._pending == 0, timeout)
             self._stopping = idle
             background = self._background if idle else None
         if background is not None:

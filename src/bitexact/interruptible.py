@@ -1,0 +1,68 @@
+"""Waits in the main thread that a signal cuts short.
+
+CPython runs a signal's Python handler (Ctrl-C's ``KeyboardInterrupt``) in the
+main thread, once that thread is back in the interpreter. A lock wait wakes for
+the signal only when the kernel hands the signal to the waiting thread; handed
+to another thread of the process (the run's writer, an HTTP server's), the main
+thread sleeps on to its timeout, so a Ctrl-C during a run's exit went unheard
+for the whole drain (30 s by default), and one while this process queued for
+the store's lock for the whole lock timeout. In the main thread these waits wake every
+:data:`SLICE` seconds to let a pending handler run; other threads, which never
+run handlers, wait as they always did.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Final
+
+SLICE: Final[float] = 0.05
+"""Longest a signal's handler waits to run in a main thread waiting here (seconds)."""
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def wait_for(cond: threading.Condition, predicate: Callable[[], object], timeout: float | None = None) -> bool:
+    """:meth:`threading.Condition.wait_for` (``cond`` held by the caller), its result as a bool."""
+    if not _in_main_thread():
+        return bool(cond.wait_for(predicate, timeout))
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not predicate():
+        if deadline is None:
+            cond.wait(SLICE)
+            continue
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return bool(predicate())
+        cond.wait(min(remaining, SLICE))
+    return True
+
+
+def acquire(lock: threading.Lock, timeout: float | None = None) -> bool:
+    """``lock.acquire(timeout=...)`` (``None``: no bound)."""
+    if not _in_main_thread():
+        return lock.acquire(timeout=-1 if timeout is None else timeout)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        wait = SLICE if deadline is None else min(max(0.0, deadline - time.monotonic()), SLICE)
+        if lock.acquire(timeout=wait):
+            return True
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+
+
+def wait_event(event: threading.Event, timeout: float | None = None) -> bool:
+    """:meth:`threading.Event.wait`."""
+    if not _in_main_thread():
+        return event.wait(timeout)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not event.is_set():
+        remaining = SLICE if deadline is None else deadline - time.monotonic()
+        if remaining <= 0:
+            return event.is_set()
+        event.wait(min(remaining, SLICE))
+    return True
