@@ -129,10 +129,11 @@ def nested_deeper_than(text: str, limit: int = STACK_SAFE_DEPTH) -> bool:
 
     Brackets inside strings do not count. Exact for a balanced text; an
     unbalanced one (truncated, stray brackets) may be judged deeper than any
-    parser would go, never shallower. Two counts when the text has ``limit``
-    brackets or fewer; otherwise a few passes at C speed, no recursion.
+    parser would go, never shallower. Nothing to do for a text of ``limit``
+    characters or fewer, two counts for one of ``limit`` brackets or fewer;
+    otherwise a few passes at C speed, no recursion.
     """
-    if text.count("[") + text.count("{") <= limit:
+    if len(text) <= limit or text.count("[") + text.count("{") <= limit:
         return False
     # All at C speed, no object made per token: drop escaped backslashes then escaped quotes (escapes pair
     # from the left), keep only brackets and quotes, then the strings. Two quotes side by side are an empty

@@ -27,10 +27,67 @@ Event = dict[str, Any]
 
 def envelope_key(event: Mapping[str, Any]) -> Hashable:
     """Everything about an event except its ``data.content``, as a comparable key."""
-    data = event.get("data")
-    rest = {k: v for k, v in data.items() if k != "content"} if isinstance(data, dict) else data
-    meta = {k: v for k, v in event.items() if k != "data"}
-    return repr((sorted(meta.items(), key=lambda kv: kv[0]), sorted(rest.items(), key=lambda kv: kv[0]) if isinstance(rest, dict) else rest))
+    return _Envelope(event).key()
+
+
+class _Envelope:
+    """An event's envelope as it was when pushed (shallow copies), compared with the next push's.
+
+    Two envelopes are the same when their keys are: ``==`` (C speed) settles
+    the usual differing case, an adjacent event of another message or time;
+    envelopes ``==`` finds equal are then told apart where their keys would
+    be and ``==`` is not (``1``, ``1.0`` and ``true``; ``0.0`` and ``-0.0``;
+    key order in a nested object) without building either key.
+    """
+
+    __slots__ = ("meta", "rest")
+
+    def __init__(self, event: Mapping[str, Any]) -> None:
+        meta = dict(event)
+        data = meta.pop("data", None)
+        if isinstance(data, dict):
+            data = dict(data)
+            data.pop("content", None)
+        self.meta = meta
+        self.rest: Any = data
+
+    def key(self) -> str:
+        rest = sorted(self.rest.items()) if isinstance(self.rest, dict) else self.rest  # names differ: never values
+        return repr((sorted(self.meta.items()), rest))
+
+    def same(self, other: _Envelope) -> bool:
+        # Values == tells apart have different keys too (JSON holds no NaN, the one exception).
+        if self.meta != other.meta or self.rest != other.rest:
+            return False
+        if isinstance(self.rest, dict):
+            return _members_identical(self.meta, other.meta) and _members_identical(self.rest, other.rest)
+        return _members_identical(self.meta, other.meta) and _identical(self.rest, other.rest)
+
+
+def _members_identical(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """For ``a == b``: whether each member's repr is its twin's (member order aside: keys sort it)."""
+    for name, value in a.items():
+        kind = type(value)
+        if kind is str or value is None:
+            continue
+        twin = b[name]
+        if kind is not type(twin) or not (kind is bool or kind is int or _identical(value, twin)):
+            return False
+    return True
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """For ``a == b``: whether ``repr(a) == repr(b)``, without building either."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is str or a is None or kind is bool or kind is int:
+        return True
+    if kind is dict:
+        return list(a) == list(b) and all(_identical(value, b[name]) for name, value in a.items())
+    if kind is list:
+        return all(_identical(x, y) for x, y in zip(a, b))
+    return repr(a) == repr(b)  # a float (-0.0 is 0.0 to ==), or anything else
 
 
 def _joined(before: str, after: str) -> str:
@@ -42,34 +99,40 @@ def _joined(before: str, after: str) -> str:
     return before + after
 
 
+def _key_of(key: Hashable | _Envelope) -> Hashable:
+    return key.key() if isinstance(key, _Envelope) else key
+
+
 class FragmentJoiner:
     """Join adjacent same-envelope string fragments in an output list."""
 
     def __init__(self) -> None:
         self._last: Event | None = None
-        self._key: Hashable = None
+        self._key: Hashable | _Envelope = None
 
     def push(self, out: list[Event], event: Event, key: Hashable | None = None) -> Event:
         """Append ``event`` to ``out`` or concatenate it onto the previous fragment.
 
-        Returns the event that now holds the text.
+        With no ``key``, the event's envelope (everything but ``data.content``)
+        is its key. Returns the event that now holds the text.
         """
-        key = envelope_key(event) if key is None else key
+        held: Hashable | _Envelope = _Envelope(event) if key is None else key
         content = event.get("data", {}).get("content")
         last = self._last
         if (
             last is not None
             and out
             and out[-1] is last
-            and self._key == key
             and isinstance(content, str)
             and isinstance(last["data"].get("content"), str)
+            and (self._key.same(held) if isinstance(self._key, _Envelope) and isinstance(held, _Envelope)
+                 else _key_of(self._key) == _key_of(held))
         ):
             last["data"]["content"] = _joined(last["data"]["content"], content)
             return last
         out.append(event)
         self._last = event
-        self._key = key
+        self._key = held
         return event
 
     def reset(self) -> None:

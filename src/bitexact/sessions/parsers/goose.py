@@ -261,6 +261,8 @@ class GooseMapper:
 def _block_extras(block: Mapping[str, Any], text_key: str) -> dict[str, Any]:
     """A content block's keys besides its type and text (a thinking ``signature``, text ``annotations``): native
     additions kept as supplied (T-UAS-027)."""
+    if len(block) <= 2:  # its type and its text: nothing to keep (most blocks, so asked first)
+        return {}
     return {k: v for k, v in block.items() if k not in ("type", text_key, "content")}
 
 
