@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,21 +33,16 @@ def _held(home: Path, run_id: str) -> bool:
     return False
 
 
-def test_a_ctrl_c_in_the_exit_drain_keeps_the_live_lock_until_the_queue_is_written(
-        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    reached = [threading.Event() for _ in range(4)]
-    go = [threading.Event() for _ in range(4)]
-    calls = itertools.count()
+def _hook_writer_and_drain(monkeypatch: pytest.MonkeyPatch, gate: Callable[[], None]) -> threading.Event:
+    """Each batch the run's writer takes first calls ``gate``; the returned event is set once the exit
+    drains."""
     real_write = run_module.Run._queued_write
-
-    def gated(self: Any, items: list[Any]) -> Any:  # each batch waits for its own go
-        n = next(calls)
-        reached[n].set()
-        assert go[n].wait(60)
-        return real_write(self, items)
-
-    draining = threading.Event()
     real_drain = queue_module.OrderedWriter.drain
+    draining = threading.Event()
+
+    def gated(self: Any, items: list[Any]) -> Any:
+        gate()
+        return real_write(self, items)
 
     def drain(self: Any, timeout: float) -> bool:
         draining.set()
@@ -54,6 +50,21 @@ def test_a_ctrl_c_in_the_exit_drain_keeps_the_live_lock_until_the_queue_is_writt
 
     monkeypatch.setattr(run_module.Run, "_queued_write", gated)
     monkeypatch.setattr(queue_module.OrderedWriter, "drain", drain)
+    return draining
+
+
+def test_a_ctrl_c_in_the_exit_drain_keeps_the_live_lock_until_the_queue_is_written(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reached = [threading.Event() for _ in range(4)]
+    go = [threading.Event() for _ in range(4)]
+    calls = itertools.count()
+
+    def gate() -> None:  # each batch waits for its own go
+        n = next(calls)
+        reached[n].set()
+        assert go[n].wait(60)
+
+    draining = _hook_writer_and_drain(monkeypatch, gate)
 
     def ctrl_c() -> None:
         assert draining.wait(60)
@@ -85,23 +96,13 @@ def test_a_ctrl_c_the_kernel_hands_another_thread_still_cuts_the_exit_drain_shor
     Ctrl-C was heard only when the drain ended (30 s by default, or when the writer finished)."""
     monkeypatch.setenv("BITEXACT_DRAIN_TIMEOUT", "120")
     held, release, gave_up = threading.Event(), threading.Event(), threading.Event()
-    real_write = run_module.Run._queued_write
 
-    def gated(self: Any, items: list[Any]) -> Any:  # the writer is held until the Ctrl-C was heard
+    def gate() -> None:  # the writer is held until the Ctrl-C was heard
         held.set()
         if not release.wait(20):
             gave_up.set()  # the Ctrl-C was not heard while the writer was held
-        return real_write(self, items)
 
-    draining = threading.Event()
-    real_drain = queue_module.OrderedWriter.drain
-
-    def drain(self: Any, timeout: float) -> bool:
-        draining.set()
-        return real_drain(self, timeout)
-
-    monkeypatch.setattr(run_module.Run, "_queued_write", gated)
-    monkeypatch.setattr(queue_module.OrderedWriter, "drain", drain)
+    draining = _hook_writer_and_drain(monkeypatch, gate)
 
     def ctrl_c_elsewhere() -> None:
         assert draining.wait(60)
