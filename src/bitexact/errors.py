@@ -6,9 +6,25 @@ Callers catch these types; they never parse message strings.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 
 class BitExactError(Exception):
     """Base class of every error BitExact raises on purpose."""
+
+    public: str | None = None
+    """What went wrong in words that quote none of the recorded data, when the raiser gave them (see
+    :func:`stated`): a recording gap, which is evidence, states these, never the message itself."""
+
+
+_Error = TypeVar("_Error", bound=BaseException)
+
+
+def stated(error: _Error, public: str | None = None) -> _Error:
+    """``error``, marked as safe to state in a gap: its own message, or ``public`` when the message quotes
+    a recorded value (an integer's digits)."""
+    error.public = str(error) if public is None else public  # type: ignore[attr-defined]
+    return error
 
 
 class CanonicalizationError(BitExactError, ValueError):

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from bitexact.errors import CanonicalizationError
+from bitexact.errors import CanonicalizationError, stated
 
 MAX_DEPTH = 128
 """Deepest nesting accepted; the outermost container is level 1 (§1.1)."""
@@ -44,25 +44,25 @@ class _NeedsReference(Exception):
 
 
 def _depth_error() -> CanonicalizationError:
-    return CanonicalizationError(f"nesting deeper than {MAX_DEPTH} levels is refused")
+    return stated(CanonicalizationError(f"nesting deeper than {MAX_DEPTH} levels is refused"))
 
 
 def _type_error(value: object) -> CanonicalizationError:
-    return CanonicalizationError(f"{type(value).__name__} cannot be canonicalized as JSON")
+    return stated(CanonicalizationError(f"{type(value).__name__} cannot be canonicalized as JSON"))
 
 
 def _key_error(key: object) -> CanonicalizationError:
-    return CanonicalizationError(f"object keys must be strings; got {type(key).__name__}")
+    return stated(CanonicalizationError(f"object keys must be strings; got {type(key).__name__}"))
 
 
 def _check_float(value: float) -> None:
     if value != value or value == _INF or value == -_INF:
-        raise CanonicalizationError("NaN and Infinity cannot be canonicalized")
+        raise stated(CanonicalizationError("NaN and Infinity cannot be canonicalized"))
     if value == 0.0 and math.copysign(1.0, value) < 0:
-        raise CanonicalizationError(
+        raise stated(CanonicalizationError(
             "negative zero cannot be canonicalized: it would share a commitment "
             "with positive zero (RFC 8785 errata 7920)"
-        )
+        ))
 
 
 def _check_int(value: int) -> None:
@@ -74,11 +74,11 @@ def _check_int(value: int) -> None:
     except OverflowError:
         ok = False
     if not ok:
-        raise CanonicalizationError(
+        raise stated(CanonicalizationError(
             f"integer {digits} is outside the safe integer range: JSON numbers are "
             "doubles, and a parser elsewhere reads these digits back as a different "
             "value. Record it as a string instead (RFC 8785 Appendix D)."
-        )
+        ), "an integer is outside the safe integer range: record it as a string instead (RFC 8785 Appendix D)")
 
 
 def es6_number(value: float) -> str:
@@ -245,7 +245,7 @@ def _write(value: Any, depth: int, out: list[str]) -> None:
                 raise _key_error(key)
             folded = _fold(str.__str__(key))
             if folded in members:
-                raise CanonicalizationError("object keys collide once surrogate pairs are folded")
+                raise stated(CanonicalizationError("object keys collide once surrogate pairs are folded"))
             members[folded] = item
         out.append("{")
         for index, key in enumerate(sorted(members, key=_utf16_key)):

@@ -6,7 +6,7 @@ from typing import Any, Final
 
 from bitexact.canon import canonicalize
 from bitexact.crypto import chain_hash, commitment, new_salts
-from bitexact.errors import EvidenceError
+from bitexact.errors import EvidenceError, stated
 from bitexact.evidence.kinds import ALLOWED_PROV
 from bitexact.evidence.paths import committed_paths
 from bitexact.evidence.timefmt import now_iso
@@ -56,15 +56,15 @@ def build_entry(
     """
     allowed = ALLOWED_PROV.get(kind)
     if allowed is None:
-        raise EvidenceError(f"unknown entry kind {kind!r}")
+        raise stated(EvidenceError(f"unknown entry kind {kind!r}"))
     if prov not in allowed:
-        raise EvidenceError(f"a {kind} entry cannot be {prov} - it is {' or '.join(allowed)}")
+        raise stated(EvidenceError(f"a {kind} entry cannot be {prov} - it is {' or '.join(allowed)}"))
     if not isinstance(data, dict):
-        raise EvidenceError(f"entry data must be a JSON object, not {type(data).__name__}")
+        raise stated(EvidenceError(f"entry data must be a JSON object, not {type(data).__name__}"))
     if deeper_than(data, MAX_DATA_DEPTH):
-        raise EvidenceError(
+        raise stated(EvidenceError(
             f"entry data nests deeper than {MAX_DATA_DEPTH} levels: flatten it or record it as text"
-        )
+        ))
     salts: dict[str, str] = {}
     commitments: dict[str, str] = {}
     paths = list(committed_paths(data))

@@ -69,6 +69,9 @@ def describe(exc: BaseException) -> str:
     # only loading the policy, before any agent data: it names the setting or policy field and the file.
     if isinstance(exc, (StoreError, OSError, JournalError, SettingError, HostKeyError, PolicyError)):
         return f"{type(exc).__name__}: {exc}"
+    public = getattr(exc, "public", None)  # why, in words that quote none of the data (errors.stated)
+    if isinstance(public, str):
+        return f"{type(exc).__name__}: {public}"
     return type(exc).__name__
 
 

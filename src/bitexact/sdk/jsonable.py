@@ -61,6 +61,18 @@ class WrittenJSON:
     fragment: orjson.Fragment
 
 
+class UnwritableValueError(ValueError):
+    """A value the SDK cannot write as JSON. Its message may quote the agent's keys; ``public`` says why
+    naming no value, for a gap, which is evidence (as :func:`bitexact.errors.stated` marks an error)."""
+
+    def __init__(self, message: str, public: str | None = None) -> None:
+        super().__init__(message)
+        self.public = message if public is None else public
+
+
+KEYS_COLLIDE: Final[str] = "two keys of one mapping are the same key once written as JSON text"
+
+
 def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()) -> Any:
     """``value`` as plain JSON data (dict, list, str, int, float, bool, None)."""
     if value is None or value is True or value is False:
@@ -76,7 +88,7 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
         return value.fragment
     if _depth >= MAX_DEPTH:
         # Refused, as the write path refuses what orjson writes this deep: never cut short as its text.
-        raise ValueError(f"the value nests deeper than {MAX_DEPTH} levels: flatten it or record it as text")
+        raise UnwritableValueError(f"the value nests deeper than {MAX_DEPTH} levels: flatten it or record it as text")
     if isinstance(value, (dict, list, tuple, set, frozenset)) or dataclasses.is_dataclass(value):
         if id(value) in _seen:
             return "[cycle]"
@@ -84,7 +96,7 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
     if isinstance(value, dict):
         out = {written_key(k): to_jsonable(v, _depth + 1, _seen) for k, v in value.items()}
         if len(out) < len(value):
-            raise ValueError(key_collision(value))
+            raise UnwritableValueError(key_collision(value), KEYS_COLLIDE)
         return out
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v, _depth + 1, _seen) for v in value]
@@ -134,7 +146,7 @@ def key_collision(value: Mapping[Any, Any]) -> str:
         if text in seen:
             return f"keys {seen[text]!r} and {key!r} are the same key {text!r} once written as JSON text"
         seen[text] = key
-    return "two keys are the same key once written as JSON text"
+    return KEYS_COLLIDE
 
 
 def written_key(key: Any) -> str:

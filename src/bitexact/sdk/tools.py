@@ -27,7 +27,14 @@ import orjson
 from bitexact.sdk.active import current_run, current_tool, inside_tool
 from bitexact.sdk.custody import check_custody
 from bitexact.sdk.errors import CustodyHintError, SdkArgumentError
-from bitexact.sdk.jsonable import WrittenJSON, exception_message, key_collision, written_key
+from bitexact.sdk.jsonable import (
+    KEYS_COLLIDE,
+    UnwritableValueError,
+    WrittenJSON,
+    exception_message,
+    key_collision,
+    written_key,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 MARK: Final[str] = "__bitexact_tool__"
@@ -45,7 +52,7 @@ def error_data(error: Any) -> dict[str, str] | None:
     if isinstance(error, Mapping):
         out = {written_key(k): _readable(v) for k, v in error.items()}
         if len(out) < len(error):  # two keys that read the same as text: one value would vanish unsaid
-            raise ValueError(f"error: {key_collision(error)}")
+            raise UnwritableValueError(f"error: {key_collision(error)}", f"error: {KEYS_COLLIDE}")
         return out
     return {"type": "error", "message": _readable(error)}
 
