@@ -197,6 +197,15 @@ def _stopped_with_a_journal(home: Path) -> tuple[str, str]:
     return run_id, journal
 
 
+def _only_orphan_finding(home: Path, run_id: str) -> str:
+    """The message of health's one finding (exit 1), an orphan-journals warning for ``run_id``."""
+    code, findings = _findings(home)
+    assert code == 1
+    [finding] = findings
+    assert (finding["name"], finding["run_id"]) == ("orphan-journals", run_id)
+    return str(finding["message"])
+
+
 def test_journals_a_repair_could_not_open_are_not_said_to_be_folded_by_another_repair(tmp_path: Path) -> None:
     """The data directory restored on a host without its host key: `bitexact repair` cannot open the run's
     journals, names them unreadable and keeps them, yet orphan-journals went on saying `bitexact repair`
@@ -207,11 +216,7 @@ def test_journals_a_repair_could_not_open_are_not_said_to_be_folded_by_another_r
     key.rename(tmp_path / "elsewhere.key")  # the key stayed on the old host
     repaired = run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "restored")
     assert repaired.returncode == 0 and "could not be folded and are kept" in repaired.stdout, repaired
-    code, findings = _findings(home)
-    assert code == 1
-    [finding] = findings
-    assert (finding["name"], finding["run_id"]) == ("orphan-journals", run_id)
-    message = str(finding["message"])
+    message = _only_orphan_finding(home, run_id)
     assert "folds them in record order" not in message and "only names them again" in message, message
     assert "host key" in message and Path(journal).name in message
     (tmp_path / "elsewhere.key").rename(key)  # as the finding says: the key back, then one more repair
@@ -244,10 +249,6 @@ def test_journals_of_a_run_the_store_does_not_hold_are_not_said_to_be_folded_by_
     _record(home, _ONE_RUN)  # the store as restored: another run, not this one
     refused = run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "n")
     assert refused.returncode != 0 and "no run" in refused.stderr, refused
-    code, findings = _findings(home)
-    assert code == 1
-    [finding] = findings
-    assert (finding["name"], finding["run_id"]) == ("orphan-journals", run_id)
-    message = str(finding["message"])
+    message = _only_orphan_finding(home, run_id)
     assert "folds them in record order" not in message and "does not hold" in message, message
     assert Path(journal).name in message

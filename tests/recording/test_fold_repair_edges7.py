@@ -98,13 +98,11 @@ def test_a_redaction_removes_the_folding_copy_of_an_entry_a_claim_moved_past_its
     `.folding-<step>` name; the repair killed before the `.folded-` rename kept that copy. A redaction of the
     entry (at the later step) removed only copies named for the steps it destroyed, so the `.folding-` copy
     still opened to the destroyed value (docs/sdk.md: no kept copy outlives a redaction)."""
-    from sdk.test_crash_edges5 import _copies_of, _kill, _resume, _run_with_journaled, _start, _until
+    from sdk.test_crash_edges5 import _copies_of, _kill, _repair_paused_in_its_fold, _resume, _run_with_journaled, _until
 
     secret = "acct-7731-SECRET-VALUE"
     run_id = _run_with_journaled(home, [{"note": secret}])
-    repair = _start(home, [{"target": "bitexact.recording.fold:_mark_folding", "when": "after"},
-                           {"target": "bitexact.recording.fold:_mark_folded", "when": "before"}],
-                    "cli", "repair", run_id, "--by", "ops:alice", "--note", "agent host died")
+    repair = _repair_paused_in_its_fold(home, run_id)
     try:
         assert _until(repair, "PAUSED") == "PAUSED 0"  # renamed .folding-<step>, about to append
         claim = bx(home, "redact", run_id, "--field", "1:note", "--by", "dpo", "--reason", "erasure request 1")

@@ -67,6 +67,14 @@ def _start(home: Path, pauses: list[dict[str, str]], mode: str, *rest: str) -> s
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def _repair_paused_in_its_fold(home: Path, run_id: str) -> subprocess.Popen[str]:
+    """A `bitexact repair` child that pauses (PAUSED 0) once it renamed a journal ``.folding-<step>``, and
+    again (PAUSED 1) after the append, before the ``.folded-`` rename."""
+    return _start(home, [{"target": "bitexact.recording.fold:_mark_folding", "when": "after"},
+                         {"target": "bitexact.recording.fold:_mark_folded", "when": "before"}],
+                  "cli", "repair", run_id, "--by", "ops:alice", "--note", "agent host died")
+
+
 def _until(proc: subprocess.Popen[str], prefix: str) -> str:
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -192,9 +200,7 @@ def test_a_repair_killed_after_an_append_that_a_redaction_moved_never_writes_an_
     repair finds the redaction claim at that step, calls the journal unwritten, and (since an `unwritten`
     journal is never looked up in the chain) writes the same entry a second time."""
     run_id = _run_with_an_unwritten_journal(home, monkeypatch)
-    repair = _start(home, [{"target": "bitexact.recording.fold:_mark_folding", "when": "after"},
-                           {"target": "bitexact.recording.fold:_mark_folded", "when": "before"}],
-                    "cli", "repair", run_id, "--by", "ops:alice", "--note", "agent host died")
+    repair = _repair_paused_in_its_fold(home, run_id)
     try:
         assert _until(repair, "PAUSED") == "PAUSED 0"  # renamed .folding-<step>, about to append
         redacted = bx(home, "redact", run_id, "--field", "1:account", "--by", "dpo", "--reason", "erasure request")

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,16 +38,10 @@ def _recorded(home: Path, secret: str) -> str:
 
 
 @pytest.fixture
-def sdk_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The SDK in this process, capture policy off, its shared stores closed afterwards."""
-    from bitexact.sdk.stores import close_stores
-
-    for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
-                 "BITEXACT_QUEUE_MAX_BYTES", "BITEXACT_REQUIRE_DUAL_CONTROL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
-    yield home
-    close_stores()
+def sdk_env(sdk_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The SDK in this process (the root conftest's ``sdk_home``), with no dual-control setting inherited."""
+    monkeypatch.delenv("BITEXACT_REQUIRE_DUAL_CONTROL", raising=False)
+    return sdk_home
 
 
 def _run_with_unwritten_journals(home: Path, monkeypatch: pytest.MonkeyPatch, notes: list[str]) -> str:
