@@ -99,10 +99,6 @@ def _joined(before: str, after: str) -> str:
     return before + after
 
 
-def _key_of(key: Hashable | _Envelope) -> Hashable:
-    return key.key() if isinstance(key, _Envelope) else key
-
-
 class FragmentJoiner:
     """Join adjacent same-envelope string fragments in an output list."""
 
@@ -114,7 +110,8 @@ class FragmentJoiner:
         """Append ``event`` to ``out`` or concatenate it onto the previous fragment.
 
         With no ``key``, the event's envelope (everything but ``data.content``)
-        is its key. Returns the event that now holds the text.
+        is its key; a joiner is given keys always or never. Returns the event
+        that now holds the text.
         """
         held: Hashable | _Envelope = _Envelope(event) if key is None else key
         content = event.get("data", {}).get("content")
@@ -126,7 +123,7 @@ class FragmentJoiner:
             and isinstance(content, str)
             and isinstance(last["data"].get("content"), str)
             and (self._key.same(held) if isinstance(self._key, _Envelope) and isinstance(held, _Envelope)
-                 else _key_of(self._key) == _key_of(held))
+                 else self._key == held)
         ):
             last["data"]["content"] = _joined(last["data"]["content"], content)
             return last
