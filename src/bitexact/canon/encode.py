@@ -51,7 +51,8 @@ def _type_error(value: object) -> CanonicalizationError:
     return stated(CanonicalizationError(f"{type(value).__name__} cannot be canonicalized as JSON"))
 
 
-def _key_error(key: object) -> CanonicalizationError:
+def key_error(key: object) -> CanonicalizationError:
+    """The refusal of an object key that is not text (stated: it names the key's type only)."""
     return stated(CanonicalizationError(f"object keys must be strings; got {type(key).__name__}"))
 
 
@@ -144,7 +145,7 @@ def _prepare(value: Any, depth: int) -> Any:
             if type(key) is not str:
                 if isinstance(key, str):
                     raise _NeedsReference
-                raise _key_error(key)
+                raise key_error(key)
             ti = type(item)
             if ti is str or ti is bool or item is None or (ti is int and -_MAX_SAFE <= item <= _MAX_SAFE):
                 continue  # the common scalars need no copy; skip the call
@@ -242,7 +243,7 @@ def _write(value: Any, depth: int, out: list[str]) -> None:
         members: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise _key_error(key)
+                raise key_error(key)
             folded = _fold(str.__str__(key))
             if folded in members:
                 raise stated(CanonicalizationError("object keys collide once surrogate pairs are folded"))

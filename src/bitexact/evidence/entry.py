@@ -7,7 +7,7 @@ from typing import Any, Final
 from bitexact.canon import canonicalize
 from bitexact.crypto import chain_hash, commitment, new_salts
 from bitexact.errors import EvidenceError, stated
-from bitexact.evidence.kinds import ALLOWED_PROV
+from bitexact.evidence.kinds import allowed_provs
 from bitexact.evidence.paths import committed_paths
 from bitexact.evidence.timefmt import now_iso
 from bitexact.evidence.vocabulary import ENTRY_VERSION, UNHASHED_ENTRY_KEYS
@@ -54,9 +54,7 @@ def build_entry(
     policy's declarations) is a top-level key, so it is inside the hash and
     every signature over it, and any conforming verifier hashes it as it is.
     """
-    allowed = ALLOWED_PROV.get(kind)
-    if allowed is None:
-        raise stated(EvidenceError(f"unknown entry kind {kind!r}"))
+    allowed = allowed_provs(kind)
     if prov not in allowed:
         raise stated(EvidenceError(f"a {kind} entry cannot be {prov} - it is {' or '.join(allowed)}"))
     if not isinstance(data, dict):

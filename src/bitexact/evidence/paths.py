@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bitexact.errors import CanonicalizationError
+from bitexact.canon.encode import key_error
 
 
 def escape(key: str) -> str:
@@ -21,7 +21,7 @@ def unescape(part: str) -> str:
 def _key(key: Any) -> str:
     """``escape(key)``; a key that is not text is refused as canonicalization refuses it deeper down (§1.2)."""
     if not isinstance(key, str):
-        raise CanonicalizationError(f"object keys must be strings; got {type(key).__name__}")
+        raise key_error(key)
     return escape(key)
 
 

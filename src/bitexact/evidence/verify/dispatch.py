@@ -13,7 +13,7 @@ from bitexact.errors import StrictJSONError
 from bitexact.evidence.verify.bag import verify_bag
 from bitexact.evidence.verify.bundle import verify_bundle_document
 from bitexact.evidence.verify.dsse import verify_envelope
-from bitexact.evidence.verify.jsonl import JSON_SPACE, is_blank, is_jsonl_header, verify_stream
+from bitexact.evidence.verify.jsonl import JSON_SPACE, is_jsonl_header, non_blank, verify_stream
 from bitexact.evidence.verify.pins import InputError, Pins, load_trust_file, read_bounded
 from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed
 
@@ -32,7 +32,8 @@ def verify_path(
     if not path.exists():
         return failed(f"no such file: {shown}", form="input")
     with path.open("rb") as handle:
-        first = _first_line(handle)
+        # Read as _lines reads: an endless input with no line break (/dev/zero) stops at the limit.
+        first = next(non_blank(_lines(handle)), None)
         header = _try_parse(first)
         if is_jsonl_header(header):
             return verify_stream(_lines(handle), pins, header=header, clauses=clauses)
@@ -56,12 +57,6 @@ def verify_path(
         return verify_envelope(doc, pins, clauses=clauses)
     verdict, _ = verify_bundle_document(doc, pins, clauses=clauses)
     return verdict
-
-
-def _first_line(handle: BinaryIO) -> bytes | None:
-    """The first line holding something (read as :func:`_lines` reads, so an endless input with no line
-    break, ``/dev/zero``, stops at the limit instead of filling memory)."""
-    return next((line for line in _lines(handle) if not is_blank(line)), None)
 
 
 def _lines(handle: BinaryIO) -> Iterator[bytes]:

@@ -8,7 +8,7 @@ line is not part of the document, so it gets no number.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from bitexact.canon import loads
 from bitexact.errors import StrictJSONError
@@ -30,7 +30,10 @@ def is_blank(line: bytes | str) -> bool:
     return not line.strip(JSON_SPACE)
 
 
-def non_blank(lines: Iterable[bytes | str]) -> Iterator[bytes | str]:
+_Line = TypeVar("_Line", bound=bytes | str)
+
+
+def non_blank(lines: Iterable[_Line]) -> Iterator[_Line]:
     """The lines that hold something, with their line endings kept (the parser ignores them)."""
     for line in lines:
         if not is_blank(line):
