@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -388,10 +387,8 @@ def _in_store(app: AppContext, run_id: str) -> bool:
     """Whether ``run_id`` names a stored run. No store holds none: a file path that does not exist must
     still read as a missing file, and never make a store. A store that exists but does not open raises
     its :class:`StoreError`: whether it holds the run is unknown, so it is never "no such file"."""
-    if not os.path.lexists(app.home / DB_NAME):  # a dangling or looping link in its place is a store that does not open
-        return False
     try:
-        app.store.run(run_id)
+        app.run_store.run(run_id)
     except RunNotFoundError:
         return False
     return True

@@ -104,7 +104,8 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             continue
         run_id = directory.name
         count = f"{len(names)} journal{'s' if len(names) != 1 else ''}"
-        if ctx.store is not None and not _stored(ctx.store, run_id):
+        steps = _steps(ctx.store, run_id)
+        if steps == _NOT_HELD:
             findings.append(Finding(
                 WARN, "orphan-journals",
                 f"{count} of run {run_id}, which the store does not hold ({listed(names, LISTED)}): it was"
@@ -114,7 +115,7 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
                 run_id=run_id, details={"journals": names},
             ))
             continue
-        kept = _kept_unreadable(ctx.store, run_id)
+        kept = _kept_unreadable(ctx.store, run_id, steps) if ctx.store is not None and steps is not None else None
         if kept is not None and all(name in kept[1] for name in names):
             # Another repair would only name them again: they fold once they open, under the key they were
             # sealed with.
@@ -141,34 +142,37 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
-def _stored(store: Store, run_id: str) -> bool:
-    """Whether the store holds ``run_id`` (a store that does not answer is taken to hold it)."""
+_NOT_HELD: Final[int] = -1
+
+
+def _steps(store: Store | None, run_id: str) -> int | None:
+    """The run's entry count; ``_NOT_HELD`` when the store does not hold it; None when that is unknown (no
+    store, or one that does not answer: store-unreadable says so)."""
+    if store is None:
+        return None
     try:
-        store.run(run_id)
+        return store.run(run_id).steps
     except RunNotFoundError:
-        return False
+        return _NOT_HELD
     except BitExactError:
-        pass  # damaged: store-unreadable says so
-    return True
+        return None
 
 
-def _kept_unreadable(store: Store | None, run_id: str) -> tuple[int, dict[str, str]] | None:
+def _kept_unreadable(store: Store, run_id: str, steps: int) -> tuple[int, dict[str, str]] | None:
     """The journals the repairs ending the run could not open and kept (name: why), and the step of the
     last repair naming one; None when none does. Only audit entries follow a repair (nothing records a
     repaired run); `bitexact repair` appends the fold's repair entry, then the operator's own."""
-    if store is None:
-        return None
     named: dict[str, str] = {}
     last: int | None = None
     try:
-        for step, entry in _closing_audit(store, run_id, store.run(run_id).steps):
+        for step, entry in _closing_audit(store, run_id, steps):
             data = entry.get("data")
             kept = data.get("unreadable") if entry.get("kind") == "repair" and isinstance(data, dict) else None
             if isinstance(kept, dict) and kept:
                 last = step if last is None else last
                 named = {str(k): str(v) for k, v in kept.items()} | named  # the later repair's reason wins
     except BitExactError:
-        return None  # not in the store, or damaged: the journals are orphans as far as health can tell
+        return None  # damaged: the journals are orphans as far as health can tell
     return None if last is None else (last, named)
 
 

@@ -32,8 +32,7 @@ from bitexact.recording.journal import (
     FOLDING,
     FOLDING_SUFFIX,
     folded_marks,
-    LIVE_LOCK,
-    remove_empty_journal_dir,
+    release_live_lock,
     take_live_lock,
     JournalError,
     JournalRecord,
@@ -331,9 +330,8 @@ def fold_orphans(
     finally:
         # Removed while still held: a recording that starts now makes a new lock file, and its new
         # journals are none of the ones this fold named or removed.
-        remove_journal(directory / LIVE_LOCK)
-        os.close(held)
-        remove_empty_journal_dir(directory)  # a killed run with no journals left its lock alone there
+        # A killed run with no journals left its lock alone there: the emptied directory goes with it.
+        release_live_lock(home, run_id, held)
 
 
 def _repair_key(home: Path) -> tuple[HostKey, str | None]:
@@ -363,7 +361,8 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
         # Settled under the run's own policy only: under another, a written entry the run's policy changed
         # would not match, and its mark (all that records an unwritten entry's step) would be lost.
         _check_same_policy(recorder, run_id)
-        host_key, missing_key = (host_key, None) if host_key is not None else _repair_key(home)
+        if host_key is None:
+            host_key, missing_key = _repair_key(home)
         unsettled = _settle_intents(recorder, run_id, directory, host_key)
         paths = orphan_journals(home, run_id)
     marks = folded_marks(directory)
@@ -372,7 +371,8 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
             remove_journal(path)  # empty: every entry it held is in the chain
         return []
     writer = recorder.attach(run_id)
-    _check_same_policy(recorder, run_id)
+    if not intents:  # checked above already when it settled intents
+        _check_same_policy(recorder, run_id)
     if host_key is None:
         host_key, missing_key = _repair_key(home)
     unreadable: dict[str, str] = dict(unsettled)

@@ -31,6 +31,8 @@ from typing import Any, Final
 
 import orjson
 
+from bitexact.errors import stated
+
 MAX_SAFE_INT: Final[int] = 2**53 - 1
 MAX_DEPTH: Final[int] = 120
 """Below the evidence's 125 levels, leaving room for the SDK's own wrapping keys."""
@@ -62,12 +64,8 @@ class WrittenJSON:
 
 
 class UnwritableValueError(ValueError):
-    """A value the SDK cannot write as JSON. Its message may quote the agent's keys; ``public`` says why
-    naming no value, for a gap, which is evidence (as :func:`bitexact.errors.stated` marks an error)."""
-
-    def __init__(self, message: str, public: str | None = None) -> None:
-        super().__init__(message)
-        self.public = message if public is None else public
+    """A value the SDK cannot write as JSON. Raised :func:`~bitexact.errors.stated`: its message may quote
+    the agent's keys, its ``public`` words, which a gap (evidence) states, never do."""
 
 
 KEYS_COLLIDE: Final[str] = "two keys of one mapping are the same key once written as JSON text"
@@ -88,7 +86,8 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
         return value.fragment
     if _depth >= MAX_DEPTH:
         # Refused, as the write path refuses what orjson writes this deep: never cut short as its text.
-        raise UnwritableValueError(f"the value nests deeper than {MAX_DEPTH} levels: flatten it or record it as text")
+        raise stated(UnwritableValueError(
+            f"the value nests deeper than {MAX_DEPTH} levels: flatten it or record it as text"))
     if isinstance(value, (dict, list, tuple, set, frozenset)) or dataclasses.is_dataclass(value):
         if id(value) in _seen:
             return "[cycle]"
@@ -96,7 +95,7 @@ def to_jsonable(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()
     if isinstance(value, dict):
         out = {written_key(k): to_jsonable(v, _depth + 1, _seen) for k, v in value.items()}
         if len(out) < len(value):
-            raise UnwritableValueError(key_collision(value), KEYS_COLLIDE)
+            raise stated(UnwritableValueError(key_collision(value)), KEYS_COLLIDE)
         return out
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v, _depth + 1, _seen) for v in value]

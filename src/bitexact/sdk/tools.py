@@ -26,6 +26,7 @@ import orjson
 
 from bitexact.sdk.active import current_run, current_tool, inside_tool
 from bitexact.sdk.custody import check_custody
+from bitexact.errors import stated
 from bitexact.sdk.errors import CustodyHintError, SdkArgumentError
 from bitexact.sdk.jsonable import (
     KEYS_COLLIDE,
@@ -52,7 +53,7 @@ def error_data(error: Any) -> dict[str, str] | None:
     if isinstance(error, Mapping):
         out = {written_key(k): _readable(v) for k, v in error.items()}
         if len(out) < len(error):  # two keys that read the same as text: one value would vanish unsaid
-            raise UnwritableValueError(f"error: {key_collision(error)}", f"error: {KEYS_COLLIDE}")
+            raise stated(UnwritableValueError(f"error: {key_collision(error)}"), f"error: {KEYS_COLLIDE}")
         return out
     return {"type": "error", "message": _readable(error)}
 

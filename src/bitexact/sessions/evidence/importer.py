@@ -273,9 +273,10 @@ def import_session(
                                   run_id=run_id)
     # Every entry's data is made before the run is created, so an event that
     # cannot be recorded refuses the import instead of leaving half a run.
-    planned = [(item, kind_for(item.event["type"]),
-                _under_policy(recorder, _no_copies(recorder, kind_for(item.event["type"]), entry_data(source, item))))
-               for item in source.events]
+    planned = []
+    for item in source.events:
+        kind = kind_for(item.event["type"])
+        planned.append((item, kind, _under_policy(recorder, _no_copies(recorder, kind, entry_data(source, item)))))
     writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
     if source.diagnostics:
         rest, own = _split_own(diagnostics_marker(source))
