@@ -35,9 +35,10 @@ def usr1_raises() -> Iterator[None]:
 
 
 def _main_thread_blocks() -> bool:
-    """Whether the main thread's innermost Python frame is a wait or an acquire (a lock wait under it)."""
+    """Whether the main thread's innermost Python frame is a wait, an acquire or a sliced wait (a lock wait
+    under it)."""
     frame = sys._current_frames().get(threading.main_thread().ident or 0)
-    return frame is not None and frame.f_code.co_name in ("wait", "acquire")
+    return frame is not None and frame.f_code.co_name in ("wait", "acquire", "_in_slices")
 
 
 def signal_elsewhere(give_up_after: float, give_up: Callable[[], None]) -> tuple[threading.Event, threading.Event]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Final
 
 SLICE: Final[float] = 0.05
@@ -26,43 +27,49 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def wait_for(cond: threading.Condition, predicate: Callable[[], object], timeout: float | None = None) -> bool:
-    """:meth:`threading.Condition.wait_for` (``cond`` held by the caller), its result as a bool."""
-    if not _in_main_thread():
-        return bool(cond.wait_for(predicate, timeout))
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while not predicate():
-        if deadline is None:
-            cond.wait(SLICE)
-            continue
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return bool(predicate())
-        cond.wait(min(remaining, SLICE))
-    return True
+def _bounded(timeout: float | None) -> float | None:
+    """``timeout`` as a lock wait takes it: never negative, never past TIMEOUT_MAX (OverflowError)."""
+    return None if timeout is None else min(max(timeout, 0.0), threading.TIMEOUT_MAX)
 
 
-def acquire(lock: threading.Lock, timeout: float | None = None) -> bool:
-    """``lock.acquire(timeout=...)`` (``None``: no bound)."""
-    if not _in_main_thread():
-        return lock.acquire(timeout=-1 if timeout is None else timeout)
+def _in_slices(attempt: Callable[[float], bool], timeout: float | None) -> bool:
+    """Call ``attempt(seconds)`` (True: done) with at most SLICE seconds each, until it is done or ``timeout``
+    has run out; its last answer."""
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         wait = SLICE if deadline is None else min(max(0.0, deadline - time.monotonic()), SLICE)
-        if lock.acquire(timeout=wait):
+        if attempt(wait):
             return True
         if deadline is not None and time.monotonic() >= deadline:
             return False
 
 
+def wait_for(cond: threading.Condition, predicate: Callable[[], object], timeout: float | None = None) -> bool:
+    """:meth:`threading.Condition.wait_for` (``cond`` held by the caller), its result as a bool."""
+    timeout = _bounded(timeout)
+    if not _in_main_thread():
+        return bool(cond.wait_for(predicate, timeout))
+    if predicate():
+        return True
+
+    def attempt(seconds: float) -> bool:
+        cond.wait(seconds)
+        return bool(predicate())
+
+    return _in_slices(attempt, timeout)
+
+
+def acquire(lock: threading.Lock, timeout: float | None = None) -> bool:
+    """``lock.acquire(timeout=...)`` (``None``: no bound; a bound past ``threading.TIMEOUT_MAX`` is that)."""
+    timeout = _bounded(timeout)
+    if not _in_main_thread():
+        return lock.acquire(timeout=-1 if timeout is None else timeout)
+    return _in_slices(partial(lock.acquire, True), timeout)  # acquire(blocking, timeout)
+
+
 def wait_event(event: threading.Event, timeout: float | None = None) -> bool:
     """:meth:`threading.Event.wait`."""
+    timeout = _bounded(timeout)
     if not _in_main_thread():
         return event.wait(timeout)
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while not event.is_set():
-        remaining = SLICE if deadline is None else deadline - time.monotonic()
-        if remaining <= 0:
-            return event.is_set()
-        event.wait(min(remaining, SLICE))
-    return True
+    return _in_slices(event.wait, timeout)

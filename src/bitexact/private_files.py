@@ -46,6 +46,17 @@ _IOV_MAX: Final[int] = 1024  # the POSIX minimum is 16, Linux and macOS allow 10
 _POSIX: Final[bool] = os.name != "nt"
 
 
+def is_special(path: Path | str) -> bool:
+    """True when ``path`` exists and is not a regular file (a device such as ``/dev/null``, a named pipe):
+    an output written there by rename would replace it. A name the file system cannot hold is not one (the
+    write that follows says why)."""
+    try:
+        target = Path(path)
+        return target.exists() and not target.is_file()
+    except OSError:
+        return False
+
+
 def create_private_file(path: Path | str, *, flags: int = os.O_WRONLY) -> int:
     """Create a new, empty file at ``path`` that only its owner may read or write; return its descriptor.
 

@@ -134,7 +134,11 @@ def test_an_interrupted_wait_for_the_lock_does_not_keep_it_from_other_processes(
     def interrupt(signum: int, frame: Any) -> None:
         # Only once the main thread is blocked in the bounded wait (its waiter thread queued in flock), in
         # ProcessLock.acquire or in the interruptible wait it calls.
-        waiting = frame is not None and waiting_code in (frame.f_code, frame.f_back and frame.f_back.f_code)
+        callers = []
+        while frame is not None and len(callers) < 3:  # ProcessLock.acquire, or the interruptible wait under it
+            callers.append(frame.f_code)
+            frame = frame.f_back
+        waiting = waiting_code in callers
         if waiting and store._process_lock._pending is not None:
             raise KeyboardInterrupt
         signal.setitimer(signal.ITIMER_REAL, 0.05)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 
 try:
-    from pathlib import Path
-
     import click
 
     import bitexact
@@ -63,13 +61,13 @@ def cli(ctx: click.Context, home: str | None) -> None:
       bitexact verify F             check a bundle (exit 0 ok, 1 fails, 2 unreadable)
     """
     _printable_streams()
+    path = resolve_home(home)  # "~/x" from an env file is not expanded by a shell
     if home is not None:
         given = "BITEXACT_HOME" if ctx.get_parameter_source("home") == click.core.ParameterSource.ENVIRONMENT \
             else "--home"
         if not home.strip():  # Path("") is the working directory: keys and a store would land there
             fail(f"{given} is empty: name the data directory (or leave it unset for ~/.bitexact)", code=EXIT_INPUT)
         try:
-            path = Path(home).expanduser()  # as resolve_home reads it: "~/x" from an env file is not expanded by a shell
             a_file = path.exists() and not path.is_dir()
         except OSError as exc:  # a name the file system cannot hold (too long, ...)
             fail(f"{given}={home}: {exc.strerror or exc}", code=EXIT_INPUT)
@@ -77,7 +75,7 @@ def cli(ctx: click.Context, home: str | None) -> None:
         if a_file and ctx.invoked_subcommand != "health":
             fail(f"{given}={home} is a file, not a directory: the data directory holds the store, keys and"
                  " journals", code=EXIT_INPUT)
-    app = AppContext(resolve_home(home))
+    app = AppContext(path)
     ctx.obj = app
     ctx.call_on_close(app.close)
 

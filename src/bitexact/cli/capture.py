@@ -37,7 +37,7 @@ from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, plain, pri
 from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key, read_host_key
 from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
 from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
-from bitexact.private_files import write_private_file
+from bitexact.private_files import is_special, write_private_file
 from bitexact.recording.journal import PURPOSE as SDK_JOURNAL
 from bitexact.recording.journal import JournalError
 from bitexact.recording.journal_slots import is_slots_file, slot_blobs
@@ -251,7 +251,7 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     if not output.name:  # '' reads as '.': there is no file name to write the key under
         fail(f"-o {output}: names a directory, not a file; name the key file", code=EXIT_INPUT)
     app.refuse_own_file(output)
-    if output.exists() and not output.is_file():  # refused as every -o is (README), not as a key already there
+    if is_special(output):  # refused as every -o is (README), not as a key already there
         fail(f"-o {output}: not a regular file (a device or a pipe); name a file", code=EXIT_INPUT)
     if Path(os.path.realpath(output)).is_relative_to(Path(os.path.realpath(app.home))):
         # A copy of the data directory would carry the key that makes its hash-only fields unguessable.
@@ -502,7 +502,7 @@ def _check_output(output: Path, file: Path, force: bool) -> None:
              code=EXIT_INPUT)
     if output.is_dir():
         fail(f"-o {output} is a directory; name a file", code=EXIT_INPUT)
-    if output.exists() and not output.is_file():  # --force or not: the rename would replace a device or a pipe
+    if is_special(output):  # --force or not: the rename would replace a device or a pipe
         fail(f"-o {output}: not a regular file (a device or a pipe would be replaced by the file); name a file",
              code=EXIT_INPUT)
     if not force:

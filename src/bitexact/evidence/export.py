@@ -18,6 +18,7 @@ from typing import Any, Final, Literal, Protocol
 from bitexact.canon import DEFAULT_MAX_BYTES, canonicalize
 from bitexact.crypto import SigningKey
 from bitexact.errors import EvidenceError
+from bitexact.private_files import is_special
 from bitexact.evidence.entry import MAX_DATA_DEPTH, deeper_than
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import check_redactable, derived_digests, redact_entry, redactions_map
@@ -243,11 +244,7 @@ def atomic_write(path: Path, chunks: Iterable[bytes]) -> int:
     A target that exists and is not a regular file (a device such as
     ``/dev/null``, a named pipe) is refused: the rename would replace it.
     """
-    try:
-        special = path.exists() and not path.is_file()
-    except OSError:
-        special = False  # a name the file system cannot hold: the write below says why
-    if special:
+    if is_special(path):
         raise OSError(f"cannot write {path}: not a regular file (a device or a pipe would be replaced by the"
                       " file); name a file")
     tmp = path.parent / f".bx-{secrets.token_hex(6)}.tmp"

@@ -112,8 +112,7 @@ class ProcessLock:
             # Counted from when this process began to queue for the lock, not from this call: once a
             # holder has kept it past the bound, later writes fail at once until it lets go, rather
             # than each waiting the whole bound again.
-            left = None if timeout is None else min(max(0.0, timeout - (time.monotonic() - wait.since)),
-                                                    threading.TIMEOUT_MAX)
+            left = None if timeout is None else timeout - (time.monotonic() - wait.since)
             got = acquire(wait.gate, left)  # a Ctrl-C the kernel handed the waiter thread still cuts it short
         except BaseException:
             self._give_up(wait)  # Ctrl-C while waiting: this process must not keep a lock it no longer wants

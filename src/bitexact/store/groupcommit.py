@@ -32,7 +32,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Generic, TypeVar
 
 from bitexact.errors import StoreError
-from bitexact.interruptible import wait_for
+from bitexact.interruptible import acquire, wait_for
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -86,9 +86,7 @@ class Ticket(Generic[T, R]):
         is not settled in time; the ticket stays queued and may still land.
         """
         if not self._done:
-            # Clamped: a lock's wait takes at most TIMEOUT_MAX (about 292 years), and raised OverflowError past it.
-            wait = -1 if timeout is None else min(max(timeout, 0.0), threading.TIMEOUT_MAX)
-            if not self._gate.acquire(timeout=wait):
+            if not acquire(self._gate, timeout):  # bounded at TIMEOUT_MAX (OverflowError past it)
                 raise TimeoutError(f"not committed within {timeout} s; it may still be")
             self._gate.release()  # leave it open: the gate is one-shot, waiting again must not block
         return self.outcome()

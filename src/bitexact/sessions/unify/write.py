@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from bitexact.private_files import is_special
 from bitexact.sessions.unify.files import CollectionIOError, SymlinkRefusedError
 
 
@@ -89,7 +90,7 @@ def write_atomic(out: Path, data: bytes | Iterable[bytes | bytearray]) -> None:
     out = Path(out)
     if out.is_symlink():
         raise SymlinkRefusedError(f"{out}: output path is a symbolic link; refusing to write")
-    if _special(out):
+    if is_special(out):
         raise CollectionIOError(f"cannot write {out}: not a regular file (a device or a pipe would be replaced by"
                                 " the file); name a file")
     directory = out.parent if str(out.parent) else Path(".")
@@ -126,19 +127,11 @@ def write_atomic(out: Path, data: bytes | Iterable[bytes | bytearray]) -> None:
         pass  # directory fsync is best effort (not supported everywhere)
 
 
-def _special(path: Path) -> bool:
-    """True when ``path`` exists and is not a regular file (a device such as ``/dev/null``, a named pipe)."""
-    try:
-        return path.exists() and not path.is_file()
-    except OSError:
-        return False  # a name the file system cannot hold: the write says why
-
-
 def remove_stale(out: Path) -> None:
     """Remove a previous output after a failed collection so it cannot be uploaded."""
     out = Path(out)
     try:
-        if out.is_symlink() or not out.exists() or _special(out):  # never a device or a pipe named as -o
+        if out.is_symlink() or not out.exists() or is_special(out):  # never a device or a pipe named as -o
             return
         out.unlink()
     except OSError:
