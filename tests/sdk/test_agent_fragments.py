@@ -92,8 +92,11 @@ class _Opaque:
     ({"pair": _Pair(1, orjson.Fragment(b"1"))}, True),
     ({"opaque": _Opaque()}, False),
     ({"set": {1, 2}, "bytes": b"\x00" * 64, "class": _Opaque}, False),
+    # Past the few values walked in Python: the C walk reads the rest.
+    ({"rows": [{"i": i, "t": (i, "x")} for i in range(200)]}, False),
+    ({"rows": [{"i": i} for i in range(200)] + [{"doc": orjson.Fragment(b"1")}]}, True),
 ], ids=["plain", "nested", "enum-value", "dict-subclass", "list-subclass", "namedtuple", "opaque-object",
-        "set-bytes-class"])
+        "set-bytes-class", "many-plain", "many-then-a-fragment"])
 def test_the_walk_finds_a_fragment_wherever_orjson_would_splice_it(value: Any, held: bool) -> None:
     assert _holds_fragment(value) is held
     # Whatever the walk says, the bytes are to_jsonable's value.
