@@ -51,11 +51,13 @@ class DetectorFailed(Exception):
 
 
 _DOCUMENT_HIDES = re.compile(
-    r"\d[eE][+-]?\d|\[\s*\"(?:" + "|".join(re.escape(k) for k in sorted(CREDENTIAL_KEYS)) + r")\"\s*,",
+    r"\d[eE][+-]?\d|\[\s*\"(?:" + "|".join(re.escape(k) for k in sorted(CREDENTIAL_KEYS))
+    + r"|[A-Za-z0-9_.\-]{0,96}(?:password|passwd|passphrase|secret|token|key))\"\s*,",
     re.IGNORECASE | re.ASCII,
 )
 """What a JSON document in a string can hold that its text does not show as such: an exponent-form
-number (a card number as 4.111111111111111E15) or a credential-table name opening a [name, value] pair."""
+number (a card number as 4.111111111111111E15) or a credential name opening a [name, value] pair (a
+table name, or a name ending as a compound credential name can: the document's walk decides)."""
 
 
 def looks_like_document(text: str) -> bool:

@@ -1,8 +1,11 @@
-"""Credentials: by key name (the credential table), key=value text, Bearer and Basic.
+"""Credentials: by key name, key=value text, Bearer and Basic, and tokens known by their form.
 
-The table is protocol-vectors.json ``credential_keys.keys``, compared
-ignoring ASCII case only (a look-alike letter names another key). In text,
-a credential is found as:
+A credential name is one in the table, protocol-vectors.json
+``credential_keys.keys``, compared ignoring ASCII case only (a look-alike
+letter names another key), or a compound name whose last word is a
+credential word (``DB_PASSWORD``, ``client_secret``, ``X-Auth-Token``,
+``AWS_SECRET_ACCESS_KEY``; docs/capture.md says which). In text, a
+credential is found as:
 
 * ``NAME=VALUE`` - a query string, a command line, a config line; the name
   may be URL-encoded (``api%5Fkey``), dotted (``db.password``: its last part
@@ -21,7 +24,10 @@ a credential is found as:
 * ``Bearer TOKEN`` (a token of 8 or more characters holding a digit or one of
   ``-._~+/=``, or of 20 or more) and ``Basic TOKEN`` (valid base64 of text
   holding a colon);
-* ``scheme://user:password@`` in a URL, to the last ``@`` before the host.
+* ``scheme://user:password@`` in a URL, to the last ``@`` before the host;
+* ``--NAME VALUE`` (a flag and its value as two words) and curl's ``-u user:password``;
+* a token of a known shape (:mod:`~bitexact.capture.detectors.shapes`), replaced whole, and a PEM
+  private key's lines between its armour lines.
 
 Only the value is replaced, by ``[CREDENTIAL]``; the name stays. A value that
 is already a token (``[CREDENTIAL]``, ``[redacted]``) is left alone, so
@@ -34,12 +40,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
+from bitexact.capture.detectors.shapes import BOUNDARY, PEM_BEGIN, PEM_END, TOKEN_SHAPES
 
 NAME = "credentials"
 TOKEN = "[CREDENTIAL]"
@@ -84,9 +92,49 @@ def percent_decode(text: str) -> str | None:
         return None
 
 
+# Where the table is silent: a compound name whose last word says credential (db_password,
+# CLIENT_SECRET, refreshToken, AWS_SECRET_ACCESS_KEY). "key" alone is too common a last word
+# (sort_key, cache_key): it counts after a word that says which key is secret.
+_ENDINGS: Final[tuple[str, ...]] = ("password", "passwd", "passphrase", "secret", "token", "key")
+_ANYWHERE: Final[tuple[str, ...]] = ("password", "passwd", "passphrase")
+"""Endings that name a credential even with no word boundary before them (PGPASSWORD)."""
+_SECRET_KEYS: Final[frozenset[str]] = frozenset(
+    {"api", "access", "secret", "private", "signing", "encryption", "master", "subscription"}
+)
+_SEPARATORS: Final[str] = "_-."
+_LAST_WORD = re.compile(r"(?:[A-Z]?[a-z0-9]+|[A-Z0-9]+)\Z")
+
+
+def _compound_credential(name: str, lower: str) -> bool:
+    """Whether ``name`` (``lower`` its ASCII lower case) is a compound name ending in a credential word."""
+    if not lower.endswith(_ENDINGS):
+        return False
+    if lower.endswith(_ANYWHERE):
+        return True
+    word = 3 if lower.endswith("key") else (5 if lower.endswith("token") else 6)
+    head, last = name[:-word], name[-word:]
+    if not head:
+        return False  # the bare word: the table decides
+    if head[-1] in _SEPARATORS:
+        head = head.rstrip(_SEPARATORS)
+    elif not ("A" <= last[0] <= "Z" and ("a" <= head[-1] <= "z" or "0" <= head[-1] <= "9")):
+        return False  # no word boundary: monkey, xtoken
+    if word != 3:
+        return True
+    before = _LAST_WORD.search(head)
+    return before is not None and ascii_lower(before.group()) in _SECRET_KEYS
+
+
+@functools.lru_cache(maxsize=4096)
 def is_credential_name(name: str) -> bool:
-    """Whether ``name`` (an object key, a header, a parameter) is in the credential table."""
-    return ascii_lower(name) in _KEYS
+    """Whether ``name`` (an object key, a header, a parameter) names a credential: in the credential
+    table, or a compound name whose last word is a credential word (``client_secret``).
+
+    Asked once per object key of every step, and a step's records repeat their keys: the answers
+    are kept (names only, never values), which makes the check cheaper than the table lookup was.
+    """
+    lower = ascii_lower(name)
+    return lower in _KEYS or (lower.endswith(_ENDINGS) and _compound_credential(name, lower))
 
 
 def is_credential_text_name(name: str) -> bool:
@@ -94,8 +142,12 @@ def is_credential_text_name(name: str) -> bool:
     decoded = percent_decode(name)
     if decoded is None:
         decoded = name
-    decoded = ascii_lower(decoded.lstrip("-"))
-    return decoded in _KEYS or decoded.rpartition(".")[2] in _KEYS
+    decoded = decoded.lstrip("-")
+    lower = ascii_lower(decoded)
+    if lower in _KEYS:
+        return True
+    last = decoded.rpartition(".")[2]
+    return ascii_lower(last) in _KEYS or _compound_credential(last, ascii_lower(last))
 
 
 def holds_credential(value: Any) -> bool:
@@ -113,7 +165,6 @@ def holds_credential(value: Any) -> bool:
     return True
 
 
-_NAME_ALT = "|".join(re.escape(k) for k in sorted(CREDENTIAL_KEYS, key=len, reverse=True))
 _EQ = re.compile("=")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_%.-")
 _MAX_NAME = 96
@@ -142,8 +193,13 @@ _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # Each dotted part is bounded (a name is at most _MAX_NAME characters, as in NAME=VALUE): unbounded,
 # every line start of a long word was read to its end, about 7 us per 1,000 characters, on the hot
 # path of every recorded call.
+# The name's last dotted part ends as a credential name can (the lookbehinds, one per ending: each
+# must be of fixed width); whether it is one (in the table, or a compound name) is checked after.
+_NAME_ENDS = "|".join(f"(?<={ending})" for ending in sorted(
+    {"token", "key", "auth", "authorization", "sig", "signature", "password", "passwd", "passphrase", "secret"}))
 _HEADER_REST = (
-    rf"([ \t]*(?:-[ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?:{_NAME_ALT})[ \t]*:[ \t]*([^\r\n\x00]*[^\s\x00])?"
+    rf"([ \t]*(?:-[ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?:{_NAME_ENDS})"
+    rf"[ \t]*:[ \t]*(?P<value>[^\r\n\x00]*[^\s\x00])?"
 )
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
 _BLOCK_HEADER = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?(?:[ \t]+#[^\r\n\x00]*)?")
@@ -158,6 +214,19 @@ _BASIC = (re.compile(r"asic(?<=[Bb]asic)" + _B64TOKEN), re.compile(r"ASIC(?<=BAS
 # user name) holding an unencoded "@" is read whole. An empty user name too (redis://:pw@).
 _USERINFO = re.compile(r"://([^\s/?#:\x00]{0,256}:[^\s/?#\x00]{1,256})@")
 _BEARER_MARKS = re.compile(r"[\d\-._~+/=]")
+_SHAPES: Final = tuple(re.compile(shape) for shape in TOKEN_SHAPES)
+_BEFORE_SHAPE = re.compile(BOUNDARY)
+_PEM_BEGIN = re.compile(PEM_BEGIN)
+_PEM_END = re.compile(PEM_END)
+_MAX_PEM: Final[int] = 64 * 1024
+"""How far a private key's END line is looked for; a key cut short is replaced up to where its lines end."""
+# A key whose END line never comes: its lines (base64, the Proc-Type/DEK-Info headers, escaped newlines).
+_PEM_LINES = re.compile(r"[A-Za-z0-9+/=\s\\:,-]*")
+_PEM_SPACE = re.compile(r"(?:\s|\\[nr])*")
+# A flag and its value as two words (--password hunter2); the value may not be the next flag.
+_FLAG = re.compile(r"--([A-Za-z0-9][A-Za-z0-9_.-]{0,95})[ \t]+(?=[^\s-])")
+# curl's and wget's user:password (-u / --user); only what follows the first colon is the secret.
+_USER_FLAG = re.compile(r"-(?:u|-user)[ \t]+[\"']?[^\s\"':\x00]*:([^\s\"'\x00]+)")
 
 
 _MAX_BRACKETED: Final[int] = 4096
@@ -284,8 +353,58 @@ class CredentialsDetector:
         for match in _USERINFO.finditer(text):
             deadline.check()
             found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+        self._shapes(text, deadline, found)
+        self._private_keys(text, deadline, found)
+        self._flags(text, deadline, found)
         found.sort()
         return found
+
+    @staticmethod
+    def _shapes(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Tokens known by their own form (:mod:`~bitexact.capture.detectors.shapes`), each replaced whole."""
+        for pattern in _SHAPES:
+            for match in pattern.finditer(text):
+                deadline.check()
+                if _BEFORE_SHAPE.match(text, match.start()) is not None:
+                    found.append(Finding(match.start(), match.end(), TOKEN, NAME))
+
+    @staticmethod
+    def _private_keys(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """A PEM private key's lines between its armour lines (which stay, saying what was there)."""
+        if "PRIVATE KEY-----" not in text:
+            return
+        for begin in _PEM_BEGIN.finditer(text):
+            deadline.check()
+            start = _PEM_SPACE.match(text, begin.end()).end()  # type: ignore[union-attr]
+            end_line = _PEM_END.search(text, start, start + _MAX_PEM)
+            if end_line is not None:
+                end = end_line.start()
+            else:
+                end = _PEM_LINES.match(text, start, start + _MAX_PEM).end()  # type: ignore[union-attr]
+            while end > start and (text[end - 1].isspace() or text[end - 2 : end] in ("\\n", "\\r")):
+                end -= 1 if text[end - 1].isspace() else 2
+            if end > start and text[start:end] not in ALREADY_TOKENS:
+                found.append(Finding(start, end, TOKEN, NAME))
+
+    def _flags(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """``--NAME VALUE`` (a credential flag and its value as two words), and curl's ``-u user:password``."""
+        if "-" not in text:
+            return
+        for flag in _FLAG.finditer(text):
+            deadline.check()
+            if flag.start() > 0 and text[flag.start() - 1] not in " \t\r\n\x00\"'=([{,":
+                continue  # inside a word (a-b--c)
+            if not is_credential_text_name(flag.group(1)) or text.startswith(ALREADY_TOKENS, flag.end()):
+                continue
+            value = _VALUE.match(text, flag.end())
+            span = self._value_span(value) if value else None
+            if span:
+                found.append(Finding(span[0], span[1], TOKEN, NAME))
+        for user in _USER_FLAG.finditer(text):
+            deadline.check()
+            if (user.start() == 0 or text[user.start() - 1] in " \t\r\n\x00\"'") and \
+                    user.group(1) not in ALREADY_TOKENS:
+                found.append(Finding(user.start(1), user.end(1), TOKEN, NAME))
 
     @staticmethod
     def _value_span(match: re.Match[str]) -> tuple[int, int] | None:
@@ -373,7 +492,9 @@ class CredentialsDetector:
         spans.extend(_HEADER_NUL.finditer(text))
         for match in spans:
             deadline.check()
-            value = match.group(2)
+            if not is_credential_text_name(match.group("name")):
+                continue
+            value = match.group("value")
             if value is None or _BLOCK_HEADER.fullmatch(value):
                 # YAML: the value is on the lines indented under the name (a block scalar, or a plain
                 # scalar or mapping on the next lines), replaced whole.
@@ -383,7 +504,7 @@ class CredentialsDetector:
                 continue
             if value in ALREADY_TOKENS:
                 continue
-            found.append(Finding(match.start(2), match.end(2), TOKEN, NAME))
+            found.append(Finding(match.start("value"), match.end("value"), TOKEN, NAME))
 
     def _scheme(
         self,

@@ -22,27 +22,25 @@ from typing import Any
 
 import orjson
 
+from bitexact.capture.detectors.shapes import BOUNDARY, PEM_PRIVATE_KEY, TOKEN_SHAPES
+
 MASK = "***"
 
-_CREDENTIALS = (
-    r"gh[pousr]_[A-Za-z0-9]{36,255}",
-    r"github_pat_[A-Za-z0-9_]{22,255}",
-    r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
-    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
-    r"xox[abposr]-[A-Za-z0-9-]{10,}",
-    r"AIza[0-9A-Za-z_-]{35}",
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
-)
+_CREDENTIALS = tuple(BOUNDARY + shape for shape in TOKEN_SHAPES) + (PEM_PRIVATE_KEY,)
+_RAW_CREDENTIALS = TOKEN_SHAPES
+"""The shapes as undecoded JSON text is searched for them: with no boundary, since an escape written
+before a token (``\\n``) ends in a letter. Only a prefilter: a match there is walked, decoded."""
 # The scheme in any case (HTTP auth schemes are case-insensitive) and any run of spaces or tabs;
 # the prefix is kept, only the token masked (see _masked).
 _BEARER = r"(?P<bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/=-]{16,}"
 _RAW_BEARER = rb"(?i:bearer)(?:[ \t]|\\t)+[A-Za-z0-9._~+/=-]{16,}"
 """``_BEARER`` as it appears in undecoded JSON text, where a tab is written ``\\t``."""
 _PEM_MARKER = b"PRIVATE KEY"
-_CREDENTIAL_PREFIXES = rb"[gsAxe](?:h[pousr]_|ithub_pat_|k-|KIA|SIA|Iza|ox)|(?i:earer)(?:[ \t]|\\t)"
+_CREDENTIAL_PREFIXES = rb"[gsrAx](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox)|(?i:earer)(?:[ \t]|\\t)"
 """A literal part every credential match contains, for a fast prefilter.
 
-Factored by first byte (gh..., sk-, AKIA/ASIA/AIza, xox), and [B]earer in any case, so the
+Factored by first byte (gh..., glpat-, sk-, sk_/rk_, AKIA/ASIA/AIza, xox), and [B]earer in any
+case (tests/capture/test_credential_shapes.py checks a token of every shape passes), so the
 regex engine scans for one character class; cross-combinations such as
 ``gk-`` also pass the prefilter, which only ever costs a full-pattern check.
 """
@@ -73,7 +71,7 @@ class Redactor:
         alternatives = [re.escape(m) for m in unique] + list(_CREDENTIALS) + [_BEARER]
         self._pattern = re.compile("|".join(alternatives))
         literal = [re.escape(m).encode("utf-8") for m in unique] + [
-            c.encode("ascii") for c in _CREDENTIALS if "PRIVATE KEY" not in c] + [_RAW_BEARER]
+            c.encode("ascii") for c in _RAW_CREDENTIALS] + [_RAW_BEARER]
         self._raw_pattern = re.compile(b"|".join(literal))
         self._always_walk = any(_JSON_ESCAPED.search(m) for m in unique)
         self._prefilter = re.compile(b"|".join(

@@ -1,0 +1,199 @@
+"""Credentials the default policy found nowhere: tokens known by their own form (a GitHub or OpenAI key
+with no name beside it), PEM private keys, compound names (DB_PASSWORD=, "client_secret":,
+X-Auth-Token:), a flag and its value as two words (--password x) and curl's -u user:password. Each
+reached the store as written; the session artifact's redaction already masked the token shapes, so
+recording a session kept what publishing it removed.
+
+Each test drives ``bitexact.capture.apply_policy`` or ``scrub_text`` under the shipped default, and
+one records through a real SDK run and reads every store row back.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from capture.support import recorded_in_store
+
+from bitexact.capture import apply_policy, load_policy
+from bitexact.capture.apply import scrub_text
+from bitexact.capture.detectors import is_credential_name
+from bitexact.capture.detectors.shapes import TOKEN_SHAPES
+from bitexact.sessions.unify.redact import Redactor
+
+TOKENS = {
+    "github-classic": "ghp_" + "A1b2C3d4E5" * 4,
+    "github-oauth": "gho_" + "Z9y8X7w6V5" * 4,
+    "github-fine-grained": "github_pat_11ABCDEFG0_" + "x1Y2z3" * 8,
+    "gitlab": "glpat-" + "Ab3_De6-Gh9" * 2,
+    "anthropic": "sk-ant-api03-" + "q1W2e3R4t5" * 5,
+    "openai-project": "sk-proj-" + "Zx9Cv8Bn7M" * 4,
+    "openai": "sk-" + "a1B2c3D4e5" * 3,
+    "stripe-secret": "sk_live_" + "51HqLyjWDarj" * 2,
+    "stripe-restricted": "rk_test_" + "51HqLyjWDarj" * 2,
+    "aws-key-id": "AKIAIOSFODNN7EXAMPLE",
+    "aws-session-key-id": "ASIA" + "Q3EXAMPLEKEY1234",
+    "slack": "xoxb-123456789012-" + "abcdefghij",
+    "google": "AIza" + "SyA-abcdefghijklmnopqrstuvwxyz01234",
+}
+
+
+def _text(text: str) -> str:
+    return scrub_text(load_policy(env={}), text)[0]
+
+
+def _stored(data: dict[str, Any]) -> str:
+    return json.dumps(apply_policy(load_policy(env={}), "tool_call", data).data, ensure_ascii=False)
+
+
+# -- tokens known by their form -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("token", TOKENS.values(), ids=TOKENS.keys())
+def test_a_token_of_every_shape_is_scrubbed_whole_wherever_it_stands(token: str) -> None:
+    assert _text(f"the agent ran with {token} and stopped") == "the agent ran with [CREDENTIAL] and stopped"
+    assert _text(f"line one\\n{token}") == "line one\\n[CREDENTIAL]"  # after a written escape
+    assert _text(f"({token})") == "([CREDENTIAL])"
+    stored = _stored({"tool": "env", "result": {"stdout": f"HOME=/root\n{token}\n", "note": token}})
+    assert token not in stored and stored.count("[CREDENTIAL]") == 2
+
+
+@pytest.mark.parametrize("token", TOKENS.values(), ids=TOKENS.keys())
+def test_the_session_artifact_redaction_masks_the_same_shapes(token: str) -> None:
+    """One table: what the capture policy scrubs, a published session masks (its prefilter included)."""
+    redactor = Redactor()
+    assert redactor.may_match(orjson.dumps({"text": f"x {token} y"}))
+    assert redactor.text(f"x {token} y") == "x *** y"
+
+
+def test_every_shape_in_the_table_is_exercised() -> None:
+    import re
+
+    for shape in TOKEN_SHAPES:
+        assert any(re.fullmatch(shape, token) for token in TOKENS.values()), shape
+
+
+@pytest.mark.parametrize("text", [
+    "the task-abcdefghijklmnopqrstuvwxyz0123 is queued",  # sk- inside a longer word
+    "ask-abcdefghijklmnopqrstuvwxyz",
+    "sk-short",  # too short to be a key
+    "ghp_tooShort123",
+    "BAKIAIOSFODNN7EXAMPLE",
+    "a sketch of the risk_test_plan",
+])
+def test_a_shape_inside_a_longer_word_or_cut_short_is_left(text: str) -> None:
+    assert _text(text) == text
+
+
+# -- PEM private keys ----------------------------------------------------------------------------------
+
+PEM_BODY = "MIIEowIBAAKCAQEAvR8example\nq7ZbWQ+example/base64==\n"
+
+
+@pytest.mark.parametrize("label", ["", "RSA ", "EC ", "OPENSSH ", "ENCRYPTED "])
+def test_a_private_key_keeps_its_armour_and_loses_its_lines(label: str) -> None:
+    text = f"id_rsa:\n-----BEGIN {label}PRIVATE KEY-----\n{PEM_BODY}-----END {label}PRIVATE KEY-----\ndone"
+    assert _text(text) == (f"id_rsa:\n-----BEGIN {label}PRIVATE KEY-----\n[CREDENTIAL]\n"
+                           f"-----END {label}PRIVATE KEY-----\ndone")
+
+
+def test_a_private_key_written_with_escaped_newlines_or_cut_short_is_scrubbed() -> None:
+    escaped = "-----BEGIN PRIVATE KEY-----\\nMIIEowIBAAKCAQEA\\nq7ZbWQ==\\n-----END PRIVATE KEY-----"
+    assert _text(f"cert {escaped} end") == "cert -----BEGIN PRIVATE KEY-----\\n[CREDENTIAL]\\n-----END PRIVATE KEY----- end"
+    cut = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAB3NzaC1y"
+    assert _text(cut) == "-----BEGIN OPENSSH PRIVATE KEY-----\n[CREDENTIAL]"
+    # In a tool result as data (a file the agent read), and as a JSON document held in a string.
+    pem = f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}-----END PRIVATE KEY-----\n"
+    stored = _stored({"tool": "read_file", "result": pem, "raw": json.dumps({"file": pem})})
+    assert "MIIEow" not in stored and stored.count("[CREDENTIAL]") == 2
+
+
+# -- compound names -------------------------------------------------------------------------------------
+
+COMPOUND = ["client_secret", "CLIENT_SECRET", "clientSecret", "refresh_token", "refreshToken", "GITHUB_TOKEN",
+            "id_token", "DB_PASSWORD", "PGPASSWORD", "dbPassword", "SSH_PASSPHRASE", "AWS_SECRET_ACCESS_KEY",
+            "awsSecretAccessKey", "private_key", "privateKey", "MY_API_KEY", "X-Goog-Api-Key", "X-Auth-Token",
+            "Ocp-Apim-Subscription-Key", "signing_key", "stripe-secret"]
+NOT_CREDENTIALS = ["sort_key", "primary_key", "cache_key", "prompt_cache_key", "idempotency_key", "publicKey",
+                   "AWS_ACCESS_KEY_ID", "max_tokens", "input_tokens", "promptTokenCount", "token_count",
+                   "tokenizer", "monkey", "hotkey", "xtoken", "PWD", "password_policy", "secret_name", "keys"]
+
+
+@pytest.mark.parametrize("name", COMPOUND)
+def test_a_compound_name_ending_in_a_credential_word_is_a_credential_in_every_form(name: str) -> None:
+    assert is_credential_name(name)
+    assert _text(f"{name}=hunter2x") == f"{name}=[CREDENTIAL]"
+    assert _text(f"export {name}='hunter2 x'") == f"export {name}='[CREDENTIAL]'"
+    assert _text(f'{{"{name}": "hunter2x"}}') == f'{{"{name}": "[CREDENTIAL]"}}'
+    assert _text(f"services:\n  db:\n    {name}: hunter2x\n") == f"services:\n  db:\n    {name}: [CREDENTIAL]\n"
+    assert _text(f"run --{name} hunter2x now") == f"run --{name} [CREDENTIAL] now"
+    assert "hunter2x" not in _stored({"tool": "t", "args": [{name: "hunter2x"}], "result": {"headers": {name: "hunter2x"}}})
+
+
+def test_a_compound_name_opening_a_pair_in_a_json_document_held_in_a_string_is_found() -> None:
+    """Headers as [name, value] pairs in a JSON document in a string: only a table name sent the document
+    to be read as data, so a compound name's value was kept."""
+    stored = _stored({"tool": "t", "result": json.dumps({"headers": [["X-Auth-Token", "abc123x"],
+                                                                     ["sort_key", "kept1"]]})})
+    assert "abc123x" not in stored and "kept1" in stored
+
+
+@pytest.mark.parametrize("name", NOT_CREDENTIALS)
+def test_a_name_whose_last_word_is_no_credential_word_is_left(name: str) -> None:
+    assert not is_credential_name(name)
+    for text in (f"{name}=1024", f'{{"{name}": "abc"}}', f"{name}: abc", f"run --{name} abc"):
+        assert _text(text) == text
+    assert "abc" in _stored({"tool": "t", "result": {name: "abc"}})
+
+
+# -- a flag and its value as two words; curl's -u ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("mytool --password hunter2 --verbose", "mytool --password [CREDENTIAL] --verbose"),
+    ('mytool --api-key "two words" -v', 'mytool --api-key "[CREDENTIAL]" -v'),
+    ("gh auth login --with-token --token ghx1234abcd", "gh auth login --with-token --token [CREDENTIAL]"),
+    ("curl -u admin:hunter2 https://api.example.test", "curl -u admin:[CREDENTIAL] https://api.example.test"),
+    ("curl --user 'svc:pa ss' x", "curl --user 'svc:[CREDENTIAL] ss' x"),
+    ("wget --user=bob --password=hunter2 x", "wget --user=bob --password=[CREDENTIAL] x"),
+])
+def test_a_credential_flag_and_curls_user_password_are_scrubbed(text: str, expected: str) -> None:
+    assert _text(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "mytool --password --verbose",  # the flag takes no value here: the next word is a flag
+    "mytool --sort-key name",
+    "git push -u origin main",
+    "mysql -u root -p db",
+    "a well--known token of thanks",
+])
+def test_a_flag_with_no_credential_value_is_left(text: str) -> None:
+    assert _text(text) == text
+
+
+# -- the same through the write path -------------------------------------------------------------------
+
+
+def test_scrubbing_twice_declares_nothing_new() -> None:
+    policy = load_policy(env={})
+    text = (f"{TOKENS['anthropic']} DB_PASSWORD=x1 --token t1 curl -u a:b "
+            f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}-----END PRIVATE KEY-----")
+    once, counts = scrub_text(policy, text)
+    assert counts == {"credentials": 5}
+    assert scrub_text(policy, once) == (once, {})
+
+
+def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path) -> None:
+    secrets = [TOKENS["github-classic"], "hunter2-db", "c1ient-s3cret", "MIIEowIBAAKCAQEAvR8example"]
+    stored = recorded_in_store(tmp_path / "home", {
+        "tool": "shell",
+        "args": ["cat .env"],
+        "result": {"stdout": f"GITHUB_TOKEN={secrets[0]}\nDB_PASSWORD={secrets[1]}\n",
+                   "oauth": {"client_secret": secrets[2]},
+                   "key": f"-----BEGIN PRIVATE KEY-----\n{secrets[3]}\n-----END PRIVATE KEY-----"},
+    })
+    assert [s for s in secrets if s in stored] == []
