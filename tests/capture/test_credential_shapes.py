@@ -175,6 +175,38 @@ def test_a_flag_with_no_credential_value_is_left(text: str) -> None:
     assert _text(text) == text
 
 
+# -- other languages' mappings and XML ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("{password: 'hunter2x'}", "{password: '[CREDENTIAL]'}"),
+    ('const cfg = {apiKey: "k-1", user: "bob"}', 'const cfg = {apiKey: "[CREDENTIAL]", user: "bob"}'),
+    ("opts = { user: 'bob', clientSecret: abc123, retries: 3 }", "opts = { user: 'bob', clientSecret: [CREDENTIAL], retries: 3 }"),
+    ("{auth: {user: 'a', pass: 'b'}, n: 1}", "{auth: [CREDENTIAL], n: 1}"),
+    ("password => 'hunter2x'", "password => '[CREDENTIAL]'"),
+    ("{'password' => 'hunter2x', 'user' => 'bob'}", "{'password' => '[CREDENTIAL]', 'user' => 'bob'}"),
+    (':api_key => "abc123"', ':api_key => "[CREDENTIAL]"'),
+    ('<wsse:Password Type="https://docs.example.test/#PasswordText">hunter2x</wsse:Password>',
+     '<wsse:Password Type="https://docs.example.test/#PasswordText">[CREDENTIAL]</wsse:Password>'),
+    ("<auth><user>bob</user><token>abc123</token></auth>", "<auth><user>bob</user><token>[CREDENTIAL]</token></auth>"),
+], ids=["js-literal", "js-camel", "js-compound", "js-object-value", "ruby-arrow", "php-quoted-arrow",
+        "ruby-symbol", "soap-password", "xml-token"])
+def test_a_mapping_in_another_language_and_an_xml_element_are_scrubbed(text: str, expected: str) -> None:
+    assert _text(text) == expected
+    assert scrub_text(load_policy(env={}), expected) == (expected, {})
+
+
+@pytest.mark.parametrize("text", [
+    "x = {a: 1, sort_key: 2}",
+    "<p>forgot the password</p>",
+    "<sort_key>abc</sort_key>",
+    "total => 12, tokens => 40",
+    "see https://example.test/a,b:c",
+])
+def test_other_mappings_and_elements_are_left(text: str) -> None:
+    assert _text(text) == text
+
+
 # -- the same through the write path -------------------------------------------------------------------
 
 

@@ -26,6 +26,9 @@ credential is found as:
   holding a colon);
 * ``scheme://user:password@`` in a URL, to the last ``@`` before the host;
 * ``--NAME VALUE`` (a flag and its value as two words) and curl's ``-u user:password``;
+* ``NAME => VALUE`` (Ruby, PHP, Perl; the name quoted or not), ``{NAME: VALUE`` / ``, NAME: VALUE``
+  (an unquoted name in a JavaScript object or a YAML flow mapping) and ``<NAME>VALUE</NAME>`` (an
+  XML element, with a namespace prefix and attributes or not);
 * a token of a known shape (:mod:`~bitexact.capture.detectors.shapes`), replaced whole, and a PEM
   private key's lines between its armour lines.
 
@@ -225,6 +228,12 @@ _PEM_LINES = re.compile(r"[A-Za-z0-9+/=\s\\:,-]*")
 _PEM_SPACE = re.compile(r"(?:\s|\\[nr])*")
 # A flag and its value as two words (--password hunter2); the value may not be the next flag.
 _FLAG = re.compile(r"--([A-Za-z0-9][A-Za-z0-9_.-]{0,95})[ \t]+(?=[^\s-])")
+# An XML element named as a credential (<wsse:Password Type="...">x</wsse:Password>): its text.
+_ELEMENT = re.compile(
+    r"<((?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,95}))(?:[ \t\r\n][^<>\x00]{0,1024})?>([^<\x00]{1,4096})</\1>"
+)
+# An unquoted name opening a value after "{" or "," (a JavaScript object literal, a YAML flow mapping).
+_BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*([A-Za-z_$][A-Za-z0-9_$-]{0,95})[ \t]*:") for opening in (r"\{", ","))
 # curl's and wget's user:password (-u / --user); only what follows the first colon is the secret.
 _USER_FLAG = re.compile(r"-(?:u|-user)[ \t]+[\"']?[^\s\"':\x00]*:([^\s\"'\x00]+)")
 
@@ -356,6 +365,8 @@ class CredentialsDetector:
         self._shapes(text, deadline, found)
         self._private_keys(text, deadline, found)
         self._flags(text, deadline, found)
+        self._elements(text, deadline, found)
+        self._bare_keys(text, deadline, found)
         found.sort()
         return found
 
@@ -385,6 +396,36 @@ class CredentialsDetector:
                 end -= 1 if text[end - 1].isspace() else 2
             if end > start and text[start:end] not in ALREADY_TOKENS:
                 found.append(Finding(start, end, TOKEN, NAME))
+
+    @staticmethod
+    def _elements(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """``<NAME ...>VALUE</NAME>``: an XML element named as a credential (a SOAP header's password)."""
+        if "</" not in text:
+            return
+        for element in _ELEMENT.finditer(text):
+            deadline.check()
+            value = element.group(3)
+            if is_credential_text_name(element.group(2)) and value.strip() and value.strip() not in ALREADY_TOKENS:
+                found.append(Finding(element.start(3), element.end(3), TOKEN, NAME))
+
+    def _bare_keys(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """``{NAME: VALUE`` and ``, NAME: VALUE``: an unquoted name in a JavaScript object or YAML flow mapping."""
+        for pattern in _BARE_KEYS:
+            for key in pattern.finditer(text):
+                deadline.check()
+                if not is_credential_text_name(key.group(1)):
+                    continue
+                after = _ESCAPED_SPACE.match(text, key.end()).end()  # type: ignore[union-attr]
+                if text.startswith(ALREADY_TOKENS, after):
+                    continue
+                bracketed = _bracketed(text, after) if after < len(text) and text[after] in "[{(" else None
+                if bracketed is not None:
+                    found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
+                    continue
+                value = _COLON_VALUE.match(text, key.end())
+                span = self._value_span(value) if value else None
+                if span:
+                    found.append(Finding(span[0], span[1], TOKEN, NAME))
 
     def _flags(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         """``--NAME VALUE`` (a credential flag and its value as two words), and curl's ``-u user:password``."""
@@ -423,14 +464,24 @@ class CredentialsDetector:
             end = at
             while end > 0 and text[end - 1] in " \t":
                 end -= 1
-            start = end
-            floor = max(0, end - _MAX_NAME - 1)
-            while start > floor and text[start - 1] in _NAME_CHARS:
-                start -= 1
+            arrow = text.startswith("=>", at)  # Ruby's, PHP's and Perl's 'password' => 'x'
+            if arrow and end > 1 and text[end - 1] in "'\"":
+                end -= 1  # a quoted name: read inside its quotes
+                start = text.rfind(text[end], max(0, end - _MAX_NAME - 1), end)
+                if start == -1 or not _NAME_CHARS.issuperset(text[start + 1 : end]):
+                    continue
+                start += 1
+            else:
+                start = end
+                floor = max(0, end - _MAX_NAME - 1)
+                while start > floor and text[start - 1] in _NAME_CHARS:
+                    start -= 1
             if start == end or end - start > _MAX_NAME:
                 continue  # no name, or a longer one than any in the table
             if not is_credential_text_name(text[start:end]):
                 continue
+            if arrow:
+                at += 1
             after = at + 1
             while after < len(text) and text[after] in " \t":
                 after += 1
