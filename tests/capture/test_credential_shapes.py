@@ -21,7 +21,7 @@ from capture.support import recorded_in_store
 from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.apply import scrub_text
 from bitexact.capture.detectors import is_credential_name
-from bitexact.capture.detectors.shapes import TOKEN_SHAPES
+from bitexact.capture.detectors.shapes import SEPARATED_SHAPES, TOKEN_SHAPES
 from bitexact.sessions.unify.redact import Redactor
 
 TOKENS = {
@@ -69,11 +69,18 @@ def test_the_session_artifact_redaction_masks_the_same_shapes(token: str) -> Non
     assert redactor.text(f"x {token} y") == "x *** y"
 
 
-def test_every_shape_in_the_table_is_exercised() -> None:
+def test_every_shape_in_the_table_is_exercised_and_the_separated_ones_hold_a_separator() -> None:
+    """A text with no "_" or "-" is searched for the separator-free shapes alone: every token of the
+    others holds one (in its literal prefix: gh?_, github_pat_, glpat-, sk-, sk_, rk_, xox?-)."""
     import re
 
     for shape in TOKEN_SHAPES:
         assert any(re.fullmatch(shape, token) for token in TOKENS.values()), shape
+    for shape in SEPARATED_SHAPES:
+        for token in TOKENS.values():
+            if re.fullmatch(shape, token):
+                assert "_" in token or "-" in token, (shape, token)
+    assert "_" not in "AKIAIOSFODNN7EXAMPLE" and _text("id AKIAIOSFODNN7EXAMPLE ok") == "id [CREDENTIAL] ok"
 
 
 @pytest.mark.parametrize("text", [
