@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bitexact.canon import nested_deeper_than
+from bitexact.gcpause import gc_paused
 
 
 class _NonFiniteConstant(ValueError):
@@ -84,8 +85,24 @@ def decode_json(text: str) -> Any:
 
 
 def raw_decode_at(text: str, start: int) -> tuple[Any, int]:
-    """Decode the JSON value starting at ``start``; returns (value, end index)."""
-    return _strict_decoder.raw_decode(text, start)
+    """Decode the JSON value starting at ``start`` in a longer text; returns (value, end index).
+
+    Raises ``ValueError`` on malformed input, a value nested deeper than
+    :data:`~bitexact.canon.STACK_SAFE_DEPTH` included, as :func:`decode_json`
+    does. Where such a value ends is not known before it is read, so its depth
+    cannot be counted first without reading the rest of the text (for every
+    array a log opens): it is read with the cyclic collector paused, since a
+    collection at the decoder's deepest point would run the process's
+    finalizers with no stack left, and counted once its end is known.
+    """
+    try:
+        with gc_paused():
+            value, end = _strict_decoder.raw_decode(text, start)
+    except RecursionError:
+        raise _TooDeep("nested too deep to decode") from None
+    if nested_deeper_than(text[start:end]):
+        raise _TooDeep("nested too deep to decode")
+    return value, end
 
 
 def may_hold_objects(text: str) -> bool:
@@ -159,8 +176,8 @@ def frame(text: str) -> list[Item]:
         elif first == "[" and (located == "[" or located[1:].lstrip().startswith("{")):
             start = line_offset + len(line) - len(line.lstrip())
             try:
-                value, end = raw_decode(text, start)
-            except (ValueError, RecursionError):
+                value, end = raw_decode_at(text, start)
+            except ValueError:
                 append(Item(KIND_TEXT, number, line))
                 continue
             if not isinstance(value, list):

@@ -339,7 +339,7 @@ class CopilotParser:
         start = offset + len(line) - len(line.lstrip())
         try:
             value, end = _RAW_DECODE(text, start)
-        except (ValueError, RecursionError):
+        except ValueError:  # a deep one included (raw_decode_at counts it)
             return None
         if not isinstance(value, list):
             return None
