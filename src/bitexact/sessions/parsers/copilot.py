@@ -47,6 +47,7 @@ prints; they are still read.
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -169,6 +170,7 @@ class CopilotParser:
         self.report: UsageReport | None = None
         self.early_layout = False
         self.current_layout = False
+        self.line_starts: list[int] | None = None  # where each line starts in the text, once an array asks
 
     # -- native -----------------------------------------------------------
     def native(self, record: dict[str, Any]) -> None:
@@ -334,7 +336,9 @@ class CopilotParser:
 
     def embedded_array(self, text: str, lines: list[str], index: int) -> int | None:
         """Decode a JSON array opening on line ``index``; the next line index, or None."""
-        offset = sum(len(line) + 1 for line in lines[:index])
+        if self.line_starts is None:  # summed once: per array, a log of many arrays took quadratic time
+            self.line_starts = [0, *accumulate(len(line) + 1 for line in lines)]
+        offset = self.line_starts[index]
         line = lines[index]
         start = offset + len(line) - len(line.lstrip())
         try:
