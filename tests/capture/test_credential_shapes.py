@@ -21,7 +21,7 @@ from capture.support import recorded_in_store
 from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.apply import scrub_text
 from bitexact.capture.detectors import is_credential_name
-from bitexact.capture.detectors.shapes import SEPARATED_SHAPES, TOKEN_SHAPES
+from bitexact.credential_shapes import SEPARATED_SHAPES, TOKEN_SHAPES
 from bitexact.sessions.unify.redact import Redactor
 
 TOKENS = {

@@ -29,7 +29,7 @@ credential is found as:
 * ``NAME => VALUE`` (Ruby, PHP, Perl; the name quoted or not), ``{NAME: VALUE`` / ``, NAME: VALUE``
   (an unquoted name in a JavaScript object or a YAML flow mapping) and ``<NAME>VALUE</NAME>`` (an
   XML element, with a namespace prefix and attributes or not);
-* a token of a known shape (:mod:`~bitexact.capture.detectors.shapes`), replaced whole, and a PEM
+* a token of a known shape (:mod:`~bitexact.credential_shapes`), replaced whole, and a PEM
   private key's lines between its armour lines.
 
 Only the value is replaced, by ``[CREDENTIAL]``; the name stays. A value that
@@ -50,7 +50,7 @@ from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
-from bitexact.capture.detectors.shapes import BOUNDARY, PEM_BEGIN, PEM_END, SEPARATOR_FREE_SHAPES, TOKEN_SHAPES
+from bitexact.credential_shapes import BOUNDARY, PEM_BEGIN, PEM_END, SEPARATOR_FREE_SHAPES, TOKEN_SHAPES
 
 NAME = "credentials"
 TOKEN = "[CREDENTIAL]"
@@ -373,7 +373,7 @@ class CredentialsDetector:
 
     @staticmethod
     def _shapes(text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """Tokens known by their own form (:mod:`~bitexact.capture.detectors.shapes`), each replaced whole.
+        """Tokens known by their own form (:mod:`~bitexact.credential_shapes`), each replaced whole.
         A text with no ``_`` or ``-`` (a short call's often) is searched for the shapes that need neither."""
         for pattern in _SHAPES if "_" in text or "-" in text else _SEPARATOR_FREE:
             for match in pattern.finditer(text):

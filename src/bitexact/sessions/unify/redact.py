@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from bitexact.capture.detectors.shapes import BOUNDARY, PEM_PRIVATE_KEY, TOKEN_SHAPES
+from bitexact.credential_shapes import BOUNDARY, PEM_PRIVATE_KEY, TOKEN_SHAPES
 
 MASK = "***"
 
