@@ -422,12 +422,7 @@ class CredentialsDetector:
                 after = _ESCAPED_SPACE.match(text, key.end()).end()  # type: ignore[union-attr]
                 if text.startswith(ALREADY_TOKENS, after):
                     continue
-                bracketed = _bracketed(text, after) if after < len(text) and text[after] in "[{(" else None
-                if bracketed is not None:
-                    found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
-                    continue
-                value = _COLON_VALUE.match(text, key.end())
-                span = self._value_span(value) if value else None
+                span = self._whole_value(text, after, _COLON_VALUE, key.end())
                 if span:
                     found.append(Finding(span[0], span[1], TOKEN, NAME))
 
@@ -450,6 +445,17 @@ class CredentialsDetector:
             if (user.start() == 0 or text[user.start() - 1] in " \t\r\n\x00\"'") and \
                     user.group(1) not in ALREADY_TOKENS:
                 found.append(Finding(user.start(1), user.end(1), TOKEN, NAME))
+
+    @classmethod
+    def _whole_value(cls, text: str, after: int, pattern: re.Pattern[str], at: int) -> tuple[int, int] | None:
+        """The span of a credential's value: an object, array or tuple opening at ``after`` (``password=['x']``
+        in a repr) whole, up to its closing bracket, not up to its first quote; else what ``pattern`` reads
+        from ``at``."""
+        bracketed = _bracketed(text, after) if after < len(text) and text[after] in "[{(" else None
+        if bracketed is not None:
+            return bracketed
+        value = pattern.match(text, at)
+        return cls._value_span(value) if value else None
 
     @staticmethod
     def _value_span(match: re.Match[str]) -> tuple[int, int] | None:
@@ -491,13 +497,7 @@ class CredentialsDetector:
                 after += 1
             if text.startswith(ALREADY_TOKENS, after):
                 continue  # already a token (after the white space "NAME = VALUE" puts before it)
-            # An object, array or tuple (password=['x'] in a repr) is replaced whole, not up to its first quote.
-            bracketed = _bracketed(text, after) if after < len(text) and text[after] in "[{(" else None
-            if bracketed is not None:
-                found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
-                continue
-            value = _VALUE.match(text, at + 1)
-            span = self._value_span(value) if value else None
+            span = self._whole_value(text, after, _VALUE, at + 1)
             if span:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
 
