@@ -22,6 +22,8 @@ SEPARATED_SHAPES: Final[tuple[str, ...]] = (
 holds none of them."""
 SEPARATOR_FREE_SHAPES: Final[tuple[str, ...]] = (
     r"A(?:KIA[0-9A-Z]{16}|SIA[0-9A-Z]{16}|Iza[0-9A-Za-z_-]{35})",  # AWS access key ids, Google API keys
+    # A JSON Web Token: base64url of '{"' opens its header and payload; the signature may be empty (alg none).
+    r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
 )
 TOKEN_SHAPES: Final[tuple[str, ...]] = SEPARATED_SHAPES + SEPARATOR_FREE_SHAPES
 """Whole tokens, each replaced whole; grouped by first letter. Each starts with literal text, so a

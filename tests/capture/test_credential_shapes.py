@@ -38,6 +38,8 @@ TOKENS = {
     "aws-session-key-id": "ASIA" + "Q3EXAMPLEKEY1234",
     "slack": "xoxb-123456789012-" + "abcdefghij",
     "google": "AIza" + "SyA-abcdefghijklmnopqrstuvwxyz01234",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbm4iLCJpYXQiOjE3MDB9.c2lnbmF0dXJlLWJ5dGVz",
+    "jwt-unsigned": "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbm4ifQ.",
 }
 
 
