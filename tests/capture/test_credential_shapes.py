@@ -216,6 +216,22 @@ def test_other_mappings_and_elements_are_left(text: str) -> None:
     assert _text(text) == text
 
 
+# -- HTTP's own credential headers; curl -v ----------------------------------------------------------
+
+
+def test_cookies_and_proxy_credentials_are_credentials_as_keys_and_as_header_lines() -> None:
+    """A wrapped Python client redacts Cookie, Set-Cookie and Proxy-Authorization itself; an event from
+    another language's client, or a raw HTTP exchange in a tool's output, met no detector that did."""
+    stored = _stored({"tool": "t", "result": {"headers": {"Cookie": "sid=abc123", "Set-Cookie": "sid=abc123",
+                                                          "Proxy-Authorization": "Digest abc123", "Accept": "a/b"}}})
+    assert "abc123" not in stored and "a/b" in stored
+    verbose = ("* Connected to api.example.test\n> GET /v1 HTTP/1.1\n> X-Api-Key: k-abc123\n> Cookie: sid=abc123\n"
+               "< HTTP/1.1 200 OK\n< Set-Cookie: sid=abc123; HttpOnly\n< Content-Type: text/plain\n")
+    assert _text(verbose) == ("* Connected to api.example.test\n> GET /v1 HTTP/1.1\n> X-Api-Key: [CREDENTIAL]\n"
+                              "> Cookie: [CREDENTIAL]\n< HTTP/1.1 200 OK\n< Set-Cookie: [CREDENTIAL]\n"
+                              "< Content-Type: text/plain\n")
+
+
 # -- the same through the write path -------------------------------------------------------------------
 
 

@@ -73,6 +73,11 @@ CREDENTIAL_KEYS: Final[tuple[str, ...]] = (
     "x-api-key",
 )
 _KEYS: Final[frozenset[str]] = frozenset(CREDENTIAL_KEYS)
+HTTP_CREDENTIAL_HEADERS: Final[frozenset[str]] = frozenset({"cookie", "set-cookie", "proxy-authorization"})
+"""Headers that hold a credential whatever their value (RFC 6265 cookies, RFC 9110 proxy credentials)."""
+_NAMES: Final[frozenset[str]] = _KEYS | HTTP_CREDENTIAL_HEADERS
+"""The detector's exact names: the table, and HTTP's credential headers (a wrapped client redacts those
+itself; another language's client may not, and its events meet this detector)."""
 
 # Values that are already a replacement token: left as they are.
 ALREADY_TOKENS: Final[tuple[str, ...]] = (TOKEN, "[redacted]", "%5Bredacted%5D", "%5bredacted%5d")
@@ -137,7 +142,7 @@ def is_credential_name(name: str) -> bool:
     are kept (names only, never values), which makes the check cheaper than the table lookup was.
     """
     lower = ascii_lower(name)
-    return lower in _KEYS or (lower.endswith(_ENDINGS) and _compound_credential(name, lower))
+    return lower in _NAMES or (lower.endswith(_ENDINGS) and _compound_credential(name, lower))
 
 
 def is_credential_text_name(name: str) -> bool:
@@ -147,10 +152,10 @@ def is_credential_text_name(name: str) -> bool:
         decoded = name
     decoded = decoded.lstrip("-")
     lower = ascii_lower(decoded)
-    if lower in _KEYS:
+    if lower in _NAMES:
         return True
     last = decoded.rpartition(".")[2]
-    return ascii_lower(last) in _KEYS or _compound_credential(last, ascii_lower(last))
+    return ascii_lower(last) in _NAMES or _compound_credential(last, ascii_lower(last))
 
 
 def holds_credential(value: Any) -> bool:
@@ -190,7 +195,8 @@ _COLON_VALUE = re.compile(
     r"""[ \t\r\n]*(?:[bB]?"((?:[^"\\\x00]|\\.)*)"|[bB]?'((?:[^'\\\x00]|\\.)*)'|["']?(?!\()([^\s,;}\])"'\x00{\[]+))"""
 )
 _HEADER_FLAGS = re.ASCII | re.IGNORECASE
-# A YAML sequence item ("- password: x") opens with "- ": the name after it is a mapping key all the same.
+# A YAML sequence item ("- password: x") opens with "- ": the name after it is a mapping key all the same;
+# so does a header curl -v prints ("> X-Api-Key: x" sent, "< Set-Cookie: x" received), or a quoted line.
 # Group 1 is what stands before the name (its column), group 2 the value on the line, if any. The name
 # may be dotted, its last part compared, as in NAME=VALUE (db.password: x in .properties, tls.key: in YAML).
 # Each dotted part is bounded (a name is at most _MAX_NAME characters, as in NAME=VALUE): unbounded,
@@ -199,9 +205,10 @@ _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # The name's last dotted part ends as a credential name can (the lookbehinds, one per ending: each
 # must be of fixed width); whether it is one (in the table, or a compound name) is checked after.
 _NAME_ENDS = "|".join(f"(?<={ending})" for ending in sorted(
-    {"token", "key", "auth", "authorization", "sig", "signature", "password", "passwd", "passphrase", "secret"}))
+    {"token", "key", "auth", "authorization", "sig", "signature", "password", "passwd", "passphrase", "secret",
+     "cookie"}))
 _HEADER_REST = (
-    rf"([ \t]*(?:-[ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?:{_NAME_ENDS})"
+    rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?:{_NAME_ENDS})"
     rf"[ \t]*:[ \t]*(?P<value>[^\r\n\x00]*[^\s\x00])?"
 )
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
