@@ -1,8 +1,9 @@
-"""Credentials the default policy found nowhere: tokens known by their own form (a GitHub or OpenAI key
-with no name beside it), PEM private keys, compound names (DB_PASSWORD=, "client_secret":,
-X-Auth-Token:), a flag and its value as two words (--password x) and curl's -u user:password. Each
-reached the store as written; the session artifact's redaction already masked the token shapes, so
-recording a session kept what publishing it removed.
+"""Credentials the default policy found nowhere: tokens known by their own form (a GitHub or OpenAI key, a
+JSON Web Token, with no name beside it), PEM private keys, compound names (DB_PASSWORD=, "client_secret":,
+X-Auth-Token:), a flag and its value as two words (--password x), curl's -u user:password and -v header
+lines, Ruby's and PHP's =>, unquoted JavaScript keys, XML elements (<wsse:Password>) and HTTP's cookie
+headers. Each reached the store as written; the session artifact's redaction already masked the token
+shapes, so recording a session kept what publishing it removed.
 
 Each test drives ``bitexact.capture.apply_policy`` or ``scrub_text`` under the shipped default, and
 one records through a real SDK run and reads every store row back.
@@ -214,6 +215,30 @@ def test_a_mapping_in_another_language_and_an_xml_element_are_scrubbed(text: str
 ])
 def test_other_mappings_and_elements_are_left(text: str) -> None:
     assert _text(text) == text
+
+
+# -- a pair URL-encoded in another value; Basic without its padding ----------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("https://app.example.test/login?next=%2Fcb%3Fpassword%3Dhunter2%26user%3Dbob&x=1",
+     "https://app.example.test/login?next=%2Fcb%3Fpassword%3D[CREDENTIAL]%26user%3Dbob&x=1"),
+    ("redirect_uri=https%3A%2F%2Fapp.example.test%2Fcb%3Faccess_token%3Dabc123",
+     "redirect_uri=https%3A%2F%2Fapp.example.test%2Fcb%3Faccess_token%3D[CREDENTIAL]"),
+    ("state=x%3Bclient_secret%3Ds3cr3t%3Bv%3D1", "state=x%3Bclient_secret%3D[CREDENTIAL]%3Bv%3D1"),
+])
+def test_a_credential_pair_url_encoded_inside_another_value_is_scrubbed(text: str, expected: str) -> None:
+    assert _text(text) == expected
+    assert _text("q=a%3Db%26sort_key%3Dd") == "q=a%3Db%26sort_key%3Dd"
+
+
+def test_a_basic_token_written_without_its_padding_is_scrubbed() -> None:
+    import base64
+
+    token = base64.b64encode(b"ann:hunter").decode()
+    assert token.endswith("==")
+    assert _text(f"Authorization: Basic {token.rstrip('=')}") == "Authorization: [CREDENTIAL]"
+    assert _text(f"sent basic {token.rstrip('=')} upstream") == "sent basic [CREDENTIAL] upstream"
 
 
 # -- HTTP's own credential headers; curl -v ----------------------------------------------------------

@@ -26,6 +26,7 @@ credential is found as:
   holding a colon);
 * ``scheme://user:password@`` in a URL, to the last ``@`` before the host;
 * ``--NAME VALUE`` (a flag and its value as two words) and curl's ``-u user:password``;
+* ``NAME%3DVALUE``, a pair URL-encoded inside another value (to an encoded ``&`` or ``;``);
 * ``NAME => VALUE`` (Ruby, PHP, Perl; the name quoted or not), ``{NAME: VALUE`` / ``, NAME: VALUE``
   (an unquoted name in a JavaScript object or a YAML flow mapping) and ``<NAME>VALUE</NAME>`` (an
   XML element, with a namespace prefix and attributes or not);
@@ -242,6 +243,11 @@ _ELEMENT = re.compile(
 )
 # An unquoted name opening a value after "{" or "," (a JavaScript object literal, a YAML flow mapping).
 _BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*([A-Za-z_$][A-Za-z0-9_$-]{0,95})[ \t]*:") for opening in (r"\{", ","))
+# A pair written URL-encoded inside another value (next=%2Flogin%3Fpassword%3Dhunter2%26a%3Db): "=" is
+# %3D; the value ends where an encoded "&" or ";" does, or where a plain value would.
+_ENCODED_EQ = re.compile(r"%3[Dd]")
+_ENCODED_VALUE = re.compile(r"""(?:(?!%2[6]|%3[Bb])[^\s&;,"'<>#)\]}\x00])+""")
+_ENCODED_SEPARATORS = re.compile(r"[?&;/=\s]")
 # curl's and wget's user:password (-u / --user); only what follows the first colon is the secret.
 _USER_FLAG = re.compile(r"-(?:u|-user)[ \t]+[\"']?[^\s\"':\x00]*:([^\s\"'\x00]+)")
 
@@ -335,6 +341,8 @@ def _bearer_token(token: str) -> bool:
 
 
 def _basic_token(token: str) -> bool:
+    if "=" not in token:
+        token += "=" * (-len(token) % 4)  # written without its padding, as many clients send it
     try:
         decoded = base64.b64decode(token, validate=True)
     except (binascii.Error, ValueError):
@@ -375,6 +383,7 @@ class CredentialsDetector:
         self._flags(text, deadline, found)
         self._elements(text, deadline, found)
         self._bare_keys(text, deadline, found)
+        self._encoded_pairs(text, deadline, found)
         found.sort()
         return found
 
@@ -432,6 +441,27 @@ class CredentialsDetector:
                 span = self._whole_value(text, after, _COLON_VALUE, key.end())
                 if span:
                     found.append(Finding(span[0], span[1], TOKEN, NAME))
+
+    @staticmethod
+    def _encoded_pairs(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """``NAME%3DVALUE``: a pair URL-encoded inside another value (a login redirect's ``next``)."""
+        if "%3" not in text:
+            return
+        for eq in _ENCODED_EQ.finditer(text):
+            deadline.check()
+            start = eq.start()
+            floor = max(0, start - 3 * _MAX_NAME)
+            while start > floor and text[start - 1] in _NAME_CHARS:
+                start -= 1
+            decoded = percent_decode(text[start : eq.start()])
+            if not decoded:
+                continue
+            name = _ENCODED_SEPARATORS.split(decoded)[-1]  # after the encoded "?", "&", "/" before it
+            if not name or not is_credential_text_name(name) or text.startswith(ALREADY_TOKENS, eq.end()):
+                continue
+            value = _ENCODED_VALUE.match(text, eq.end())
+            if value is not None:
+                found.append(Finding(value.start(), value.end(), TOKEN, NAME))
 
     def _flags(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         """``--NAME VALUE`` (a credential flag and its value as two words), and curl's ``-u user:password``."""
