@@ -418,7 +418,7 @@ class CredentialsDetector:
     @staticmethod
     def _elements(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """``<NAME ...>VALUE</NAME>``: an XML element named as a credential (a SOAP header's password)."""
-        if "</" not in text:
+        if "<" not in text:
             return
         for element in _ELEMENT.finditer(text):
             deadline.check()
@@ -445,7 +445,7 @@ class CredentialsDetector:
     @staticmethod
     def _encoded_pairs(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """``NAME%3DVALUE``: a pair URL-encoded inside another value (a login redirect's ``next``)."""
-        if "%3" not in text:
+        if "%" not in text:  # one character: a memchr, where a two-character test costs 1 ms/MiB
             return
         for eq in _ENCODED_EQ.finditer(text):
             deadline.check()
