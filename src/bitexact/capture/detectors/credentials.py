@@ -236,13 +236,14 @@ _MAX_PEM: Final[int] = 64 * 1024
 _PEM_LINES = re.compile(r"[A-Za-z0-9+/=\s\\:,-]*")
 _PEM_SPACE = re.compile(r"(?:\s|\\[nr])*")
 # A flag and its value as two words (--password hunter2); the value may not be the next flag.
-_FLAG = re.compile(r"--([A-Za-z0-9][A-Za-z0-9_.-]{0,95})[ \t]+(?=[^\s-])")
+_FLAG = re.compile(r"--([A-Za-z0-9][A-Za-z0-9_.-]{0,95}+)[ \t]+(?=[^\s-])")
 # An XML element named as a credential (<wsse:Password Type="...">x</wsse:Password>): its text.
 _ELEMENT = re.compile(
     r"<((?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,95}))(?:[ \t\r\n][^<>\x00]{0,1024})?>([^<\x00]{1,4096})</\1>"
 )
 # An unquoted name opening a value after "{" or "," (a JavaScript object literal, a YAML flow mapping).
-_BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*([A-Za-z_$][A-Za-z0-9_$-]{0,95})[ \t]*:") for opening in (r"\{", ","))
+# Possessive: a name is never given back a character at a time when no colon follows it.
+_BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*+([A-Za-z_$][A-Za-z0-9_$-]{0,95}+)[ \t]*+:") for opening in (r"\{", ","))
 # A pair written URL-encoded inside another value (next=%2Flogin%3Fpassword%3Dhunter2%26a%3Db): "=" is
 # %3D; the value ends where an encoded "&" or ";" does, or where a plain value would.
 _ENCODED_EQ = re.compile(r"%3[Dd]")
