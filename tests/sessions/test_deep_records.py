@@ -57,7 +57,7 @@ def test_an_array_opening_mid_log_nested_deep_is_text_and_the_stack_is_left_to_o
 
 def test_a_deep_embedded_array_in_a_copilot_log_keeps_the_stack_and_the_records_after_it() -> None:
     """The Copilot reader decodes an array opening mid-log itself (raw_decode_at); a parse pauses the
-    collector throughout, and the decoder now refuses the array past the safe depth whoever calls it."""
+    collector throughout, and raw_decode_at now refuses the array past the safe depth whoever calls it."""
     text = "copilot 1.0.3\n" + "[\n" + "[" * 5000 + "]" * 5000 + "\n]\n" + 't [DEBUG] data: {"choices":[{"message":{"content":"ok"}}]}\n'
     assert least_finalizer_room(lambda: parse(text, "copilot"), range(50, 3000, 50)) > 500
     from bitexact.sessions.records import raw_decode_at
@@ -67,3 +67,23 @@ def test_a_deep_embedded_array_in_a_copilot_log_keeps_the_stack_and_the_records_
     with pytest.raises(ValueError, match="nested too deep to decode"):  # past the safe depth, short of Python's limit
         raw_decode_at("x " + "[" * at + "]" * at, 2)
     assert raw_decode_at("x [[1]] y", 2) == ([[1]], 7)
+
+
+def test_a_deep_array_mid_log_is_refused_before_decoding_even_under_a_raised_recursion_limit() -> None:
+    """raw_decode_at counted the depth only after decoding: in a process that raised its recursion limit,
+    the recursive decoder ran off the C stack on a 300,000-deep array and the process died (SIGSEGV)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.setrecursionlimit(1_000_000)\n"
+        "from bitexact.sessions.records import raw_decode_at\n"
+        "text = 'x ' + '[' * 300_000 + ']' * 300_000\n"
+        "try:\n"
+        "    raw_decode_at(text, 2)\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "nested too deep to decode"), done.stderr[-500:]

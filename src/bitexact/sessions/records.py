@@ -17,11 +17,11 @@ retained value stays JSON-serializable and deterministic.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from bitexact.canon import nested_deeper_than
-from bitexact.gcpause import gc_paused
+from bitexact.canon import STACK_SAFE_DEPTH, nested_deeper_than
 
 
 class _NonFiniteConstant(ValueError):
@@ -84,25 +84,42 @@ def decode_json(text: str) -> Any:
         raise _TooDeep("nested too deep to decode") from None
 
 
+_STRUCTURE = re.compile(r'[\[\]{}]|"(?:[^"\\]++|\\.)*+"')
+"""A bracket, or a whole string (skipped: brackets in it are text)."""
+
+
+def _deeper_from(text: str, start: int, limit: int = STACK_SAFE_DEPTH) -> bool:
+    """Whether the JSON value opening at ``start`` nests deeper than ``limit``: counted bracket by bracket
+    until it closes, so a value in the middle of a long text costs its own length, not the text's."""
+    depth = 0
+    for token in _STRUCTURE.finditer(text, start):
+        first = token.group()[0]
+        if first in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif first in "]}":
+            depth -= 1
+            if depth <= 0:
+                return False
+    return False
+
+
 def raw_decode_at(text: str, start: int) -> tuple[Any, int]:
     """Decode the JSON value starting at ``start`` in a longer text; returns (value, end index).
 
     Raises ``ValueError`` on malformed input, a value nested deeper than
     :data:`~bitexact.canon.STACK_SAFE_DEPTH` included, as :func:`decode_json`
-    does. Where such a value ends is not known before it is read, so its depth
-    cannot be counted first without reading the rest of the text (for every
-    array a log opens): it is read with the cyclic collector paused, since a
-    collection at the decoder's deepest point would run the process's
-    finalizers with no stack left, and counted once its end is known.
+    does: its depth is counted before the recursive decoder reads it, up to
+    where it closes (:func:`_deeper_from`), since the rest of the text is no
+    part of it.
     """
-    try:
-        with gc_paused():
-            value, end = _strict_decoder.raw_decode(text, start)
-    except RecursionError:
-        raise _TooDeep("nested too deep to decode") from None
-    if nested_deeper_than(text[start:end]):
+    if _deeper_from(text, start):
         raise _TooDeep("nested too deep to decode")
-    return value, end
+    try:
+        return _strict_decoder.raw_decode(text, start)
+    except RecursionError:  # a caller already deep in its own stack
+        raise _TooDeep("nested too deep to decode") from None
 
 
 def may_hold_objects(text: str) -> bool:

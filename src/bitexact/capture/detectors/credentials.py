@@ -27,9 +27,10 @@ credential is found as:
 * ``scheme://user:password@`` in a URL, to the last ``@`` before the host;
 * ``--NAME VALUE`` (a flag and its value as two words) and curl's ``-u user:password``;
 * ``NAME%3DVALUE``, a pair URL-encoded inside another value (to an encoded ``&`` or ``;``);
-* ``NAME => VALUE`` (Ruby, PHP, Perl; the name quoted or not), ``{NAME: VALUE`` / ``, NAME: VALUE``
-  (an unquoted name in a JavaScript object or a YAML flow mapping) and ``<NAME>VALUE</NAME>`` (an
-  XML element, with a namespace prefix and attributes or not);
+* ``NAME => VALUE`` (Ruby, PHP, Perl; the name quoted or not), ``{NAME: "VALUE"`` / ``, NAME: 'VALUE'``
+  (an unquoted name in a JavaScript object or a YAML flow mapping, its value quoted) and
+  ``<NAME>VALUE</NAME>`` (an XML element, with a namespace prefix and attributes or not); curl's
+  ``-H 'NAME: VALUE'``;
 * a token of a known shape (:mod:`~bitexact.credential_shapes`), replaced whole, and a PEM
   private key's lines between its armour lines.
 
@@ -111,6 +112,13 @@ _SECRET_KEYS: Final[frozenset[str]] = frozenset(
     {"api", "access", "secret", "private", "signing", "encryption", "master", "subscription"}
 )
 _SEPARATORS: Final[str] = "_-."
+_NOT_SECRET_TOKENS: Final[frozenset[str]] = frozenset(
+    {"bos", "eos", "pad", "unk", "cls", "sep", "mask", "stop", "start", "end"}
+)
+"""Words before ``_token`` that name a tokenizer's special token (``eos_token``: ``"</s>"``), no secret."""
+_BARE_WORDS: Final[frozenset[str]] = frozenset({"key"})
+"""Table names too common as a bare word for the forms where the spec is silent: ``<Key>`` is an S3
+object's name, ``--key 2`` a sort column (``key=VALUE`` and ``"key":`` stay the table's)."""
 _LAST_WORD = re.compile(r"(?:[A-Z]?[a-z0-9]+|[A-Z0-9]+)\Z")
 
 
@@ -128,10 +136,11 @@ def _compound_credential(name: str, lower: str) -> bool:
         head = head.rstrip(_SEPARATORS)
     elif not ("A" <= last[0] <= "Z" and ("a" <= head[-1] <= "z" or "0" <= head[-1] <= "9")):
         return False  # no word boundary: monkey, xtoken
-    if word != 3:
-        return True
     before = _LAST_WORD.search(head)
-    return before is not None and ascii_lower(before.group()) in _SECRET_KEYS
+    said = ascii_lower(before.group()) if before is not None else ""
+    if word == 5:
+        return said not in _NOT_SECRET_TOKENS
+    return word == 6 or said in _SECRET_KEYS
 
 
 @functools.lru_cache(maxsize=4096)
@@ -232,9 +241,15 @@ _PEM_BEGIN = re.compile(PEM_BEGIN)
 _PEM_END = re.compile(PEM_END)
 _MAX_PEM: Final[int] = 64 * 1024
 """How far a private key's END line is looked for; a key cut short is replaced up to where its lines end."""
-# A key whose END line never comes: its lines (base64, the Proc-Type/DEK-Info headers, escaped newlines).
-_PEM_LINES = re.compile(r"[A-Za-z0-9+/=\s\\:,-]*")
+# A key's body, line by line: the Proc-Type / DEK-Info headers of an encrypted key, then lines of base64
+# with no space inside a line (indented, as YAML holds one, or not), the line breaks real or written (\n).
+# Code or prose between two armour lines (a parser's BEGIN and END constants) is no such body.
 _PEM_SPACE = re.compile(r"(?:\s|\\[nr])*")
+_PEM_BODY = re.compile(
+    r"(?:(?:Proc-Type|DEK-Info):[^\r\n\\\x00]{1,200}(?:[ \t]*(?:\r?\n|(?:\\r)?\\n))+)*"
+    r"(?:[A-Za-z0-9+/=]{1,128}(?:[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]*)*)+"
+)
+_PEM_MIN_BASE64: Final[int] = 16
 # A flag and its value as two words (--password hunter2); the value may not be the next flag.
 _FLAG = re.compile(r"--([A-Za-z0-9][A-Za-z0-9_.-]{0,95}+)[ \t]+(?=[^\s-])")
 # An XML element named as a credential (<wsse:Password Type="...">x</wsse:Password>): its text.
@@ -244,12 +259,24 @@ _ELEMENT = re.compile(
 # An unquoted name opening a value after "{" or "," (a JavaScript object literal, a YAML flow mapping).
 # Possessive: a name is never given back a character at a time when no colon follows it.
 _BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*+([A-Za-z_$][A-Za-z0-9_$-]{0,95}+)[ \t]*+:") for opening in (r"\{", ","))
+# A bare key's value counts only when quoted (JavaScript's three quotes): a bare word after it is code
+# (password: str, a type; {token: authToken}, a destructuring; apiKey: process.env.KEY, a reference).
+_QUOTED_VALUE = re.compile(
+    r"""[ \t\r\n]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|`((?:[^`\\\x00]|\\.)*)`)"""
+)
 # A pair written URL-encoded inside another value (next=%2Flogin%3Fpassword%3Dhunter2%26a%3Db): "=" is
 # %3D; the value ends where an encoded "&" or ";" does, or where a plain value would.
 _ENCODED_EQ = re.compile(r"%3[Dd]")
 _ENCODED_VALUE = re.compile(r"""(?:(?!%2[6]|%3[Bb])[^\s&;,"'<>#)\]}\x00])+""")
 _ENCODED_SEPARATORS = re.compile(r"[?&;/=\s]")
-# curl's and wget's user:password (-u / --user); only what follows the first colon is the secret.
+# curl's and wget's user:password (-u / --user); only what follows the first colon is the secret. Only on
+# a line that runs one of them: docker's and useradd's -u 1000:1000 is a user and a group.
+# curl's -H / --header with a credential header (-H 'X-Api-Key: k'): the header's value, to its quote.
+_HEADER_FLAG = re.compile(
+    r"""-(?:H|-header)[ \t]*=?[ \t]*(?:"([A-Za-z0-9_-]{1,96}+)[ \t]*:[ \t]*([^"\r\n\x00]+)"|"""
+    r"""'([A-Za-z0-9_-]{1,96}+)[ \t]*:[ \t]*([^'\r\n\x00]+)'|([A-Za-z0-9_-]{1,96}+):[ \t]*([^\s"'\x00]+))"""
+)
+_HTTP_CLIENT = re.compile(r"(?<![\w-])(?:curl|wget|http|https|xh)(?![\w-])")
 _USER_FLAG = re.compile(r"-(?:u|-user)[ \t]+[\"']?[^\s\"':\x00]*:([^\s\"'\x00]+)")
 
 
@@ -337,18 +364,39 @@ def _escaped_value(text: str, at: int, quote: str) -> tuple[int, int] | None:
     return (start, unquoted.end()) if unquoted else None
 
 
+def _word_starts(text: str, at: int) -> bool:
+    """Whether a flag at ``at`` starts a word: at the start, after white space, a quote, an opening bracket,
+    ``=`` or ``,`` (an argv list), or after a written escape (``\\n``, as a log line writes a newline)."""
+    return at == 0 or text[at - 1] in " \t\r\n\x00\"'=([{," or text[at - 2 : at] in ("\\n", "\\t", "\\r")
+
+
+def _line_before(text: str, at: int) -> str:
+    """The text of ``at``'s line before it (a NUL ends a line too: texts are scanned joined by one)."""
+    start = max(text.rfind("\n", 0, at), text.rfind("\x00", 0, at)) + 1
+    return text[start:at]
+
+
 def _bearer_token(token: str) -> bool:
     return len(token) >= 20 or (len(token) >= 8 and _BEARER_MARKS.search(token) is not None)
 
 
 def _basic_token(token: str) -> bool:
-    if "=" not in token:
-        token += "=" * (-len(token) % 4)  # written without its padding, as many clients send it
+    padded = "=" not in token and len(token) % 4 != 0
+    if padded:
+        token += "=" * (-len(token) % 4)  # written without its padding, as some clients send it
     try:
         decoded = base64.b64decode(token, validate=True)
     except (binascii.Error, ValueError):
         return False
-    return b":" in decoded and len(decoded) >= 3
+    if b":" not in decoded or len(decoded) < 3:
+        return False
+    if not padded:
+        return True
+    # Unpadded, many a word decodes (a "basic Operation" starts ":"): only printable text is a user:password.
+    try:
+        return decoded.decode("utf-8").isprintable()
+    except UnicodeDecodeError:
+        return False
 
 
 @dataclass
@@ -400,20 +448,27 @@ class CredentialsDetector:
 
     @staticmethod
     def _private_keys(text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """A PEM private key's lines between its armour lines (which stay, saying what was there)."""
+        """A PEM private key's body between its armour lines (which stay, saying what was there): only a
+        body that reads as one (:data:`_PEM_BODY`), up to the END line, or, with none before the next
+        BEGIN, as far as such lines go."""
         if "PRIVATE KEY-----" not in text:
             return
-        for begin in _PEM_BEGIN.finditer(text):
+        begins = list(_PEM_BEGIN.finditer(text))
+        for index, begin in enumerate(begins):
             deadline.check()
             start = _PEM_SPACE.match(text, begin.end()).end()  # type: ignore[union-attr]
-            end_line = _PEM_END.search(text, start, start + _MAX_PEM)
-            if end_line is not None:
-                end = end_line.start()
-            else:
-                end = _PEM_LINES.match(text, start, start + _MAX_PEM).end()  # type: ignore[union-attr]
+            # Never past the next key's BEGIN: each would otherwise search the same 64 KiB again.
+            limit = min(start + _MAX_PEM, begins[index + 1].start() if index + 1 < len(begins) else len(text))
+            body = _PEM_BODY.match(text, start, limit)
+            if body is None or body.end() - start < _PEM_MIN_BASE64:
+                continue
+            end_line = _PEM_END.match(text, body.end(), limit)
+            if end_line is None and text[body.end() : body.end() + 5] == "-----":
+                continue  # another armour line (a certificate's END): no key body
+            end = body.end()
             while end > start and (text[end - 1].isspace() or text[end - 2 : end] in ("\\n", "\\r")):
                 end -= 1 if text[end - 1].isspace() else 2
-            if end > start and text[start:end] not in ALREADY_TOKENS:
+            if end - start >= _PEM_MIN_BASE64:
                 found.append(Finding(start, end, TOKEN, NAME))
 
     @staticmethod
@@ -424,11 +479,14 @@ class CredentialsDetector:
         for element in _ELEMENT.finditer(text):
             deadline.check()
             value = element.group(3)
-            if is_credential_text_name(element.group(2)) and value.strip() and value.strip() not in ALREADY_TOKENS:
+            name = element.group(2)
+            if (ascii_lower(name) not in _BARE_WORDS and is_credential_text_name(name) and value.strip()
+                    and value.strip() not in ALREADY_TOKENS):
                 found.append(Finding(element.start(3), element.end(3), TOKEN, NAME))
 
     def _bare_keys(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """``{NAME: VALUE`` and ``, NAME: VALUE``: an unquoted name in a JavaScript object or YAML flow mapping."""
+        """``{NAME: "VALUE"`` and ``, NAME: 'VALUE'``: an unquoted name in a JavaScript object or a YAML
+        flow mapping, its value quoted (:data:`_QUOTED_VALUE`)."""
         if ":" not in text:
             return
         for pattern in _BARE_KEYS:
@@ -436,10 +494,8 @@ class CredentialsDetector:
                 deadline.check()
                 if not is_credential_text_name(key.group(1)):
                     continue
-                after = _ESCAPED_SPACE.match(text, key.end()).end()  # type: ignore[union-attr]
-                if text.startswith(ALREADY_TOKENS, after):
-                    continue
-                span = self._whole_value(text, after, _COLON_VALUE, key.end())
+                value = _QUOTED_VALUE.match(text, key.end())
+                span = self._value_span(value) if value else None
                 if span:
                     found.append(Finding(span[0], span[1], TOKEN, NAME))
 
@@ -448,10 +504,14 @@ class CredentialsDetector:
         """``NAME%3DVALUE``: a pair URL-encoded inside another value (a login redirect's ``next``)."""
         if "%" not in text:  # one character: a memchr, where a two-character test costs 1 ms/MiB
             return
+        previous = 0
         for eq in _ENCODED_EQ.finditer(text):
             deadline.check()
             start = eq.start()
-            floor = max(0, start - 3 * _MAX_NAME)
+            # Never back past the previous pair's "=": the name is what follows it, and a run of pairs
+            # (%3D%3D%3D...) read back each time would cost quadratic time.
+            floor = max(previous, start - 3 * _MAX_NAME)
+            previous = eq.end()
             while start > floor and text[start - 1] in _NAME_CHARS:
                 start -= 1
             decoded = percent_decode(text[start : eq.start()])
@@ -470,9 +530,11 @@ class CredentialsDetector:
             return
         for flag in _FLAG.finditer(text):
             deadline.check()
-            if flag.start() > 0 and text[flag.start() - 1] not in " \t\r\n\x00\"'=([{,":
+            if not _word_starts(text, flag.start()):
                 continue  # inside a word (a-b--c)
-            if not is_credential_text_name(flag.group(1)) or text.startswith(ALREADY_TOKENS, flag.end()):
+            name = flag.group(1)
+            if (ascii_lower(name) in _BARE_WORDS or not is_credential_text_name(name)
+                    or text.startswith(ALREADY_TOKENS, flag.end())):
                 continue
             value = _VALUE.match(text, flag.end())
             span = self._value_span(value) if value else None
@@ -480,9 +542,16 @@ class CredentialsDetector:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
         for user in _USER_FLAG.finditer(text):
             deadline.check()
-            if (user.start() == 0 or text[user.start() - 1] in " \t\r\n\x00\"'") and \
-                    user.group(1) not in ALREADY_TOKENS:
+            if (_word_starts(text, user.start()) and user.group(1) not in ALREADY_TOKENS
+                    and _HTTP_CLIENT.search(_line_before(text, user.start()))):
                 found.append(Finding(user.start(1), user.end(1), TOKEN, NAME))
+        for header in _HEADER_FLAG.finditer(text):
+            deadline.check()
+            group = next(g for g in (1, 3, 5) if header.group(g))  # the double-quoted, single-quoted or bare form
+            start, end = header.span(group + 1)
+            if (_word_starts(text, header.start()) and is_credential_text_name(header.group(group))
+                    and not text.startswith(ALREADY_TOKENS, start)):
+                found.append(Finding(start, end, TOKEN, NAME))
 
     @classmethod
     def _whole_value(cls, text: str, after: int, pattern: re.Pattern[str], at: int) -> tuple[int, int] | None:
@@ -500,15 +569,19 @@ class CredentialsDetector:
         for group in (1, 2, 3):
             if match.group(group) is not None:
                 value = match.group(group)
-                if value == "" or value in ALREADY_TOKENS:
+                # A token this scan wrote is left, even when a quote never closed around it ("'[CREDENTIAL]").
+                if value == "" or value in ALREADY_TOKENS or match.string.startswith(ALREADY_TOKENS, match.start(group)):
                     return None
                 return match.start(group), match.end(group)
         return None
 
     def _key_value(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        covered = 0  # the end of the last value found: an "=" inside it is part of that value
         for eq in _EQ.finditer(text):
             deadline.check()
             at = eq.start()
+            if at < covered:
+                continue  # (password=[password=[... read again from each "=" took quadratic time)
             end = at
             while end > 0 and text[end - 1] in " \t":
                 end -= 1
@@ -538,6 +611,7 @@ class CredentialsDetector:
             span = self._whole_value(text, after, _VALUE, at + 1)
             if span:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
+                covered = span[1]
 
     def _quoted(
         self,
@@ -547,8 +621,11 @@ class CredentialsDetector:
         prefilter: bool,
         found: list[Finding],
     ) -> None:
+        covered = 0  # as in _key_value: a colon inside a value already found is part of it
         for colon in anchor.finditer(text):
             deadline.check()
+            if colon.start() < covered:
+                continue
             at = colon.start() + 1
             name = _QUOTED_NAME.search(text, max(0, at - 100), at)
             if name is None or not is_credential_text_name(name.group(2)):
@@ -575,6 +652,7 @@ class CredentialsDetector:
                 # "[CREDENTIAL]" is itself bracketed: a value this scan already wrote is left as it is.
                 if bracketed is not None and text[bracketed[0] : bracketed[1]] not in ALREADY_TOKENS:
                     found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
+                    covered = bracketed[1]
 
     def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         spans = []
