@@ -72,6 +72,14 @@ def test_the_session_artifact_redaction_masks_the_same_shapes(token: str) -> Non
     assert redactor.text(f"x {token} y") == "x *** y"
 
 
+def test_a_published_session_masks_a_private_key_but_never_across_another_begin_line() -> None:
+    """The session redaction's PEM pattern read from each BEGIN line to an END however far (quadratic on
+    many BEGIN lines); it now stops at the next BEGIN, which also keeps a stray BEGIN line before a key."""
+    key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAvR8example\nq7ZbWQ==\n-----END RSA PRIVATE KEY-----"
+    assert Redactor().text(f"a {key} b") == "a *** b"
+    assert Redactor().text(f"-----BEGIN PRIVATE KEY-----\n{key}") == "-----BEGIN PRIVATE KEY-----\n***"
+
+
 def test_every_shape_in_the_table_is_exercised_and_the_separated_ones_hold_a_separator() -> None:
     """A text with no "_" or "-" is searched for the separator-free shapes alone: every token of the
     others holds one (in its literal prefix: gh?_, github_pat_, glpat-, sk-, sk_, rk_, xox?-)."""

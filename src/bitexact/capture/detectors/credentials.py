@@ -155,6 +155,7 @@ def is_credential_name(name: str) -> bool:
     return lower in _NAMES or (lower.endswith(_ENDINGS) and _compound_credential(name, lower))
 
 
+@functools.lru_cache(maxsize=4096)
 def is_credential_text_name(name: str) -> bool:
     """Whether a name written in text (``api%5Fkey``, ``--token``, ``db.password``) is a credential."""
     decoded = percent_decode(name)
