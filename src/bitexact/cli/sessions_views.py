@@ -195,9 +195,10 @@ def sanitize_command(directory: Path, mask_values: tuple[str, ...], mask_files: 
     """Redact runtime masks in every file below DIR before it is uploaded (UAS T-UAS-060).
 
     The ::add-mask:: values of the agent stdio log are collected before
-    anything changes; with the --mask/--mask-file values and the recognized
-    credential shapes (GitHub, OpenAI/Anthropic, AWS, Slack, Google keys,
-    bearer tokens, PEM private keys) they become *** in every file: JSONL
+    anything changes; they, the --mask/--mask-file values and the recognized
+    credential shapes (GitHub, GitLab, OpenAI/Anthropic, Stripe, AWS, Slack,
+    Google keys, JSON Web Tokens, bearer tokens, PEM private keys: the
+    table the capture policy scrubs too) become *** in every file: JSONL
     per line and JSON on decoded strings (untouched lines stay
     byte-identical), other files as text. Symbolic links are never followed:
     they are removed, as is any file that cannot be redacted, so an upload
