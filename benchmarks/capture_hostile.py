@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from capture_scan import mixed_text  # noqa: E402 - the agent text the scan benchmark uses
 
 FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "password => [", "%3D", "a%3D",
-             "-----BEGIN PRIVATE KEY-----\n", "<a ", "<password>", ",x", ",a:", "a=", "--a ", "-u ", "-H 'a: ",
+             "-----BEGIN PRIVATE KEY-----\n", "<a ", "<password>", ",x", ",a:", "a=", "--a ", "-u ", "-u a:b ", "-H 'a: ",
              "ghp_", "eyJ", "sk-")
 
 

@@ -236,6 +236,8 @@ def test_a_mapping_in_another_language_and_an_xml_element_are_scrubbed(text: str
     # A user and a group, not a password.
     "docker run -u 1000:1000 image",
     "docker exec -u root:root c sh",
+    "git clone https://example.test/r && docker run -u 1000:1000 image",  # a URL's scheme runs no client
+    "curl https://example.test/a\ndocker run -u 1000:1000 image",  # the client is on another line
     # Prose that decodes as base64 once padded.
     "A basic OpenAI example, basic Operations on sets, Basic Options",
     # Code and prose around PEM armour lines, with no key body between them.

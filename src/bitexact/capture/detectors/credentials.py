@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import functools
 import re
 from dataclasses import dataclass, field
@@ -277,7 +278,7 @@ _HEADER_FLAG = re.compile(
     r"""-(?:H|-header)[ \t]*=?[ \t]*(?:"([A-Za-z0-9_-]{1,96}+)[ \t]*:[ \t]*([^"\r\n\x00]+)"|"""
     r"""'([A-Za-z0-9_-]{1,96}+)[ \t]*:[ \t]*([^'\r\n\x00]+)'|([A-Za-z0-9_-]{1,96}+):[ \t]*([^\s"'\x00]+))"""
 )
-_HTTP_CLIENT = re.compile(r"(?<![\w-])(?:curl|wget|http|https|xh)(?![\w-])")
+_HTTP_CLIENT = re.compile(r"(?<![\w-])(?:curl|wget|http|https|xh)(?=[ \t])")  # the command, not a URL's scheme
 _USER_FLAG = re.compile(r"-(?:u|-user)[ \t]+[\"']?[^\s\"':\x00]*:([^\s\"'\x00]+)")
 
 
@@ -371,10 +372,17 @@ def _word_starts(text: str, at: int) -> bool:
     return at == 0 or text[at - 1] in " \t\r\n\x00\"'=([{," or text[at - 2 : at] in ("\\n", "\\t", "\\r")
 
 
-def _line_before(text: str, at: int) -> str:
-    """The text of ``at``'s line before it (a NUL ends a line too: texts are scanned joined by one)."""
-    start = max(text.rfind("\n", 0, at), text.rfind("\x00", 0, at)) + 1
-    return text[start:at]
+_LINE_BREAK = re.compile("[\n\x00]")  # a NUL ends a line too: texts are scanned joined by one
+
+
+def _on_a_client_line(clients: list[int], breaks: list[int], at: int) -> bool:
+    """Whether an HTTP client's command (``clients``: where each ends, sorted) stands before ``at`` on its
+    line (``breaks``: every line break, sorted). Bisected, so many flags on one long line cost no rescan."""
+    client = bisect.bisect_right(clients, at) - 1
+    if client < 0:
+        return False
+    line_start = breaks[bisect.bisect_right(breaks, at) - 1] if bisect.bisect_right(breaks, at) else -1
+    return clients[client] > line_start
 
 
 def _bearer_token(token: str) -> bool:
@@ -541,10 +549,16 @@ class CredentialsDetector:
             span = self._value_span(value) if value else None
             if span:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
+        clients: list[int] | None = None  # where an HTTP client's command ends, found once a -u asks
+        breaks: list[int] = []
         for user in _USER_FLAG.finditer(text):
             deadline.check()
-            if (_word_starts(text, user.start()) and user.group(1) not in ALREADY_TOKENS
-                    and _HTTP_CLIENT.search(_line_before(text, user.start()))):
+            if not _word_starts(text, user.start()) or user.group(1) in ALREADY_TOKENS:
+                continue
+            if clients is None:
+                clients = [m.end() for m in _HTTP_CLIENT.finditer(text)]
+                breaks = [m.start() for m in _LINE_BREAK.finditer(text)] if clients else []
+            if _on_a_client_line(clients, breaks, user.start()):
                 found.append(Finding(user.start(1), user.end(1), TOKEN, NAME))
         for header in _HEADER_FLAG.finditer(text):
             deadline.check()
