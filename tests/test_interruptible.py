@@ -78,3 +78,15 @@ def test_the_waits_answer_as_the_waits_they_replace() -> None:
     thread.start()
     thread.join(30)
     assert answers == [False, False, False]
+
+
+def test_a_nan_timeout_waits_no_time_in_the_main_thread_too() -> None:
+    """max(nan, 0.0) is nan: the sliced main-thread wait never reached its deadline and spun for ever.
+    Off the main thread a NaN is a zero wait (the waits take max(0.0, nan), 0.0); so it is here."""
+    event, lock = threading.Event(), threading.Lock()
+    lock.acquire()
+    condition = threading.Condition()
+    with condition:
+        assert wait_for(condition, lambda: False, float("nan")) is False
+    assert wait_event(event, float("nan")) is False
+    assert acquire(lock, float("nan")) is False

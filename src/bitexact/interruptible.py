@@ -28,8 +28,9 @@ def _in_main_thread() -> bool:
 
 
 def _bounded(timeout: float | None) -> float | None:
-    """``timeout`` as a lock wait takes it: never negative, never past TIMEOUT_MAX (OverflowError)."""
-    return None if timeout is None else min(max(timeout, 0.0), threading.TIMEOUT_MAX)
+    """``timeout`` as a lock wait takes it: never negative, never past TIMEOUT_MAX (OverflowError). A NaN is
+    no wait (``max(0.0, nan)`` is 0.0; the other order kept the NaN, and a sliced wait never reached it)."""
+    return None if timeout is None else min(max(0.0, timeout), threading.TIMEOUT_MAX)
 
 
 def _in_slices(attempt: Callable[[float], bool], timeout: float | None) -> bool:

@@ -145,6 +145,8 @@ def test_a_compound_name_opening_a_pair_in_a_json_document_held_in_a_string_is_f
     stored = _stored({"tool": "t", "result": json.dumps({"headers": [["X-Auth-Token", "abc123x"],
                                                                      ["sort_key", "kept1"]]})})
     assert "abc123x" not in stored and "kept1" in stored
+    cookie = _stored({"tool": "t", "result": json.dumps([["Cookie", "sid=s3cr3t"], ["Accept", "a/b"]])})
+    assert "s3cr3t" not in cookie and "a/b" in cookie  # the prefilter's names are the detector's own
 
 
 @pytest.mark.parametrize("name", NOT_CREDENTIALS)

@@ -33,7 +33,7 @@ import orjson
 from bitexact.canon import STACK_SAFE_DEPTH, es6_number, nested_deeper_than
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import Detector, Finding, holds_credential, is_credential_name
-from bitexact.capture.detectors.credentials import CREDENTIAL_KEYS
+from bitexact.capture.detectors.credentials import COMPOUND_ENDINGS, CREDENTIAL_NAMES
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 
 MAX_NESTED_DOCUMENTS = 32
@@ -51,8 +51,8 @@ class DetectorFailed(Exception):
 
 
 _DOCUMENT_HIDES = re.compile(
-    r"\d[eE][+-]?\d|\[\s*\"(?:" + "|".join(re.escape(k) for k in sorted(CREDENTIAL_KEYS))
-    + r"|[A-Za-z0-9_.\-]{0,96}(?:password|passwd|passphrase|secret|token|key))\"\s*,",
+    r"\d[eE][+-]?\d|\[\s*\"(?:" + "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
+    + r"|[A-Za-z0-9_.\-]{0,96}(?:" + "|".join(COMPOUND_ENDINGS) + r"))\"\s*,",
     re.IGNORECASE | re.ASCII,
 )
 """What a JSON document in a string can hold that its text does not show as such: an exponent-form

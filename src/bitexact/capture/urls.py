@@ -26,14 +26,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from bitexact.capture.detectors.base import ascii_lower
-from bitexact.capture.detectors.credentials import CREDENTIAL_KEYS, HTTP_CREDENTIAL_HEADERS, percent_decode
+from bitexact.capture.detectors.credentials import CREDENTIAL_NAMES, TABLE_KEYS, percent_decode
 
 REDACTED: Final[str] = "[redacted]"
 REDACTED_ENCODED: Final[str] = "%5Bredacted%5D"
-_KEYS: Final[frozenset[str]] = frozenset(CREDENTIAL_KEYS)
+_KEYS: Final[frozenset[str]] = TABLE_KEYS
 URL_HEADERS: Final[frozenset[str]] = frozenset({"location", "content-location", "referer"})
 """Headers whose value is a URL (absolute or relative), recorded by :func:`redact_url`."""
-_HEADER_KEYS: Final[frozenset[str]] = _KEYS | HTTP_CREDENTIAL_HEADERS
+_HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
 
 
 def _is_credential_parameter(name: str) -> bool:

@@ -91,6 +91,8 @@ _STRUCTURE = re.compile(r'[\[\]{}]|"(?:[^"\\]++|\\.)*+"')
 def _deeper_from(text: str, start: int, limit: int = STACK_SAFE_DEPTH) -> bool:
     """Whether the JSON value opening at ``start`` nests deeper than ``limit``: counted bracket by bracket
     until it closes, so a value in the middle of a long text costs its own length, not the text's."""
+    if len(text) - start <= limit:
+        return False  # too short to nest deeper
     depth = 0
     for token in _STRUCTURE.finditer(text, start):
         first = token.group()[0]

@@ -110,8 +110,8 @@ class FragmentJoiner:
         """Append ``event`` to ``out`` or concatenate it onto the previous fragment.
 
         With no ``key``, the event's envelope (everything but ``data.content``)
-        is its key; a joiner is given keys always or never. Returns the event
-        that now holds the text.
+        is its key; a key of its own (``object()``: join nothing) never equals
+        an envelope. Returns the event that now holds the text.
         """
         held: Hashable | _Envelope = _Envelope(event) if key is None else key
         content = event.get("data", {}).get("content")

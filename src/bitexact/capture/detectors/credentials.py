@@ -75,10 +75,10 @@ CREDENTIAL_KEYS: Final[tuple[str, ...]] = (
     "token",
     "x-api-key",
 )
-_KEYS: Final[frozenset[str]] = frozenset(CREDENTIAL_KEYS)
+TABLE_KEYS: Final[frozenset[str]] = frozenset(CREDENTIAL_KEYS)
 HTTP_CREDENTIAL_HEADERS: Final[frozenset[str]] = frozenset({"cookie", "set-cookie", "proxy-authorization"})
 """Headers that hold a credential whatever their value (RFC 6265 cookies, RFC 9110 proxy credentials)."""
-_NAMES: Final[frozenset[str]] = _KEYS | HTTP_CREDENTIAL_HEADERS
+CREDENTIAL_NAMES: Final[frozenset[str]] = TABLE_KEYS | HTTP_CREDENTIAL_HEADERS
 """The detector's exact names: the table, and HTTP's credential headers (a wrapped client redacts those
 itself; another language's client may not, and its events meet this detector)."""
 
@@ -106,7 +106,7 @@ def percent_decode(text: str) -> str | None:
 # Where the table is silent: a compound name whose last word says credential (db_password,
 # CLIENT_SECRET, refreshToken, AWS_SECRET_ACCESS_KEY). "key" alone is too common a last word
 # (sort_key, cache_key): it counts after a word that says which key is secret.
-_ENDINGS: Final[tuple[str, ...]] = ("password", "passwd", "passphrase", "secret", "token", "key")
+COMPOUND_ENDINGS: Final[tuple[str, ...]] = ("password", "passwd", "passphrase", "secret", "token", "key")
 _ANYWHERE: Final[tuple[str, ...]] = ("password", "passwd", "passphrase")
 """Endings that name a credential even with no word boundary before them (PGPASSWORD)."""
 _SECRET_KEYS: Final[frozenset[str]] = frozenset(
@@ -124,9 +124,8 @@ _LAST_WORD = re.compile(r"(?:[A-Z]?[a-z0-9]+|[A-Z0-9]+)\Z")
 
 
 def _compound_credential(name: str, lower: str) -> bool:
-    """Whether ``name`` (``lower`` its ASCII lower case) is a compound name ending in a credential word."""
-    if not lower.endswith(_ENDINGS):
-        return False
+    """Whether ``name`` (``lower`` its ASCII lower case, which ends in one of :data:`COMPOUND_ENDINGS`) is
+    a compound name ending in a credential word."""
     if lower.endswith(_ANYWHERE):
         return True
     word = 3 if lower.endswith("key") else (5 if lower.endswith("token") else 6)
@@ -137,11 +136,11 @@ def _compound_credential(name: str, lower: str) -> bool:
         head = head.rstrip(_SEPARATORS)
     elif not ("A" <= last[0] <= "Z" and ("a" <= head[-1] <= "z" or "0" <= head[-1] <= "9")):
         return False  # no word boundary: monkey, xtoken
+    if word == 6:
+        return True  # secret: whatever word says whose
     before = _LAST_WORD.search(head)
     said = ascii_lower(before.group()) if before is not None else ""
-    if word == 5:
-        return said not in _NOT_SECRET_TOKENS
-    return word == 6 or said in _SECRET_KEYS
+    return said not in _NOT_SECRET_TOKENS if word == 5 else said in _SECRET_KEYS
 
 
 @functools.lru_cache(maxsize=4096)
@@ -153,7 +152,7 @@ def is_credential_name(name: str) -> bool:
     are kept (names only, never values), which makes the check cheaper than the table lookup was.
     """
     lower = ascii_lower(name)
-    return lower in _NAMES or (lower.endswith(_ENDINGS) and _compound_credential(name, lower))
+    return lower in CREDENTIAL_NAMES or (lower.endswith(COMPOUND_ENDINGS) and _compound_credential(name, lower))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -162,12 +161,8 @@ def is_credential_text_name(name: str) -> bool:
     decoded = percent_decode(name)
     if decoded is None:
         decoded = name
-    decoded = decoded.lstrip("-")
-    lower = ascii_lower(decoded)
-    if lower in _NAMES:
-        return True
-    last = decoded.rpartition(".")[2]
-    return ascii_lower(last) in _NAMES or _compound_credential(last, ascii_lower(last))
+    # No credential name holds a ".": the last dotted part decides (db.password).
+    return is_credential_name(decoded.lstrip("-").rpartition(".")[2])
 
 
 def holds_credential(value: Any) -> bool:
@@ -216,9 +211,9 @@ _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # path of every recorded call.
 # The name's last dotted part ends as a credential name can (the lookbehinds, one per ending: each
 # must be of fixed width); whether it is one (in the table, or a compound name) is checked after.
-_NAME_ENDS = "|".join(f"(?<={ending})" for ending in sorted(
-    {"token", "key", "auth", "authorization", "sig", "signature", "password", "passwd", "passphrase", "secret",
-     "cookie"}))
+_ALL_ENDS = CREDENTIAL_NAMES | set(COMPOUND_ENDINGS)
+_NAME_ENDS = "|".join(f"(?<={re.escape(ending)})" for ending in sorted(  # the shortest: each implies the rest
+    e for e in _ALL_ENDS if not any(e != other and e.endswith(other) for other in _ALL_ENDS)))
 _HEADER_REST = (
     rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?:{_NAME_ENDS})"
     rf"[ \t]*:[ \t]*(?P<value>[^\r\n\x00]*[^\s\x00])?"
@@ -381,8 +376,8 @@ def _on_a_client_line(clients: list[int], breaks: list[int], at: int) -> bool:
     client = bisect.bisect_right(clients, at) - 1
     if client < 0:
         return False
-    line_start = breaks[bisect.bisect_right(breaks, at) - 1] if bisect.bisect_right(breaks, at) else -1
-    return clients[client] > line_start
+    line = bisect.bisect_right(breaks, at)
+    return clients[client] > (breaks[line - 1] if line else -1)
 
 
 def _bearer_token(token: str) -> bool:

@@ -24,7 +24,7 @@ from bitexact.sessions.convert import is_native_event, make_event
 from bitexact.sessions.correlate import ToolTracker
 from bitexact.sessions.model import ParseResult
 from bitexact.sessions.parsers.base import Session, parse_objects
-from bitexact.sessions.streaming import FragmentJoiner, SnapshotTracker, envelope_key
+from bitexact.sessions.streaming import FragmentJoiner, SnapshotTracker
 from bitexact.sessions.usage import normalize_usage, valid_metric
 
 ENGINE = "gemini"
@@ -121,7 +121,8 @@ class GeminiMapper:
             self.snapshots.reconcile(self.session.events, channel_key, event, record)
             self.joiner.reset()
             return
-        holder = self.joiner.push(self.session.events, event, envelope_key(event) if record.get("delta") is True else object())
+        # A delta joins by its envelope (compared without building its key); anything else never joins.
+        holder = self.joiner.push(self.session.events, event, None if record.get("delta") is True else object())
         if identity is not None:
             self.snapshots.fragment(channel_key, holder, record)
 

@@ -27,9 +27,6 @@ from bitexact.credential_shapes import BOUNDARY, PEM_PRIVATE_KEY, TOKEN_SHAPES
 MASK = "***"
 
 _CREDENTIALS = tuple(BOUNDARY + shape for shape in TOKEN_SHAPES) + (PEM_PRIVATE_KEY,)
-_RAW_CREDENTIALS = TOKEN_SHAPES
-"""The shapes as undecoded JSON text is searched for them: with no boundary, since an escape written
-before a token (``\\n``) ends in a letter. Only a prefilter: a match there is walked, decoded."""
 # The scheme in any case (HTTP auth schemes are case-insensitive) and any run of spaces or tabs;
 # the prefix is kept, only the token masked (see _masked).
 _BEARER = r"(?P<bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/=-]{16,}"
@@ -71,7 +68,9 @@ class Redactor:
         alternatives = [re.escape(m) for m in unique] + list(_CREDENTIALS) + [_BEARER]
         self._pattern = re.compile("|".join(alternatives))
         literal = [re.escape(m).encode("utf-8") for m in unique] + [
-            c.encode("ascii") for c in _RAW_CREDENTIALS] + [_RAW_BEARER]
+            # The shapes with no boundary: an escape written before a token (\n) ends in a letter in undecoded
+            # JSON. Only a prefilter: a match there is walked, decoded.
+            c.encode("ascii") for c in TOKEN_SHAPES] + [_RAW_BEARER]
         self._raw_pattern = re.compile(b"|".join(literal))
         self._always_walk = any(_JSON_ESCAPED.search(m) for m in unique)
         self._prefilter = re.compile(b"|".join(
