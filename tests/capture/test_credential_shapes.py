@@ -165,7 +165,7 @@ def test_a_name_whose_last_word_is_no_credential_word_is_left(name: str) -> None
     ('mytool --api-key "two words" -v', 'mytool --api-key "[CREDENTIAL]" -v'),
     ("gh auth login --with-token --token ghx1234abcd", "gh auth login --with-token --token [CREDENTIAL]"),
     ("curl -u admin:hunter2 https://api.example.test", "curl -u admin:[CREDENTIAL] https://api.example.test"),
-    ("curl --user 'svc:pa ss' x", "curl --user 'svc:[CREDENTIAL] ss' x"),
+    ("curl --user 'svc:pa ss' x", "curl --user 'svc:[CREDENTIAL]' x"),
     ("wget --user=bob --password=hunter2 x", "wget --user=bob --password=[CREDENTIAL] x"),
 ])
 def test_a_credential_flag_and_curls_user_password_are_scrubbed(text: str, expected: str) -> None:

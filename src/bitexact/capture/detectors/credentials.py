@@ -25,11 +25,15 @@ credential is found as:
   ``-._~+/=``, or of 20 or more) and ``Basic TOKEN`` (valid base64 of text
   holding a colon);
 * ``scheme://user:password@`` in a URL, to the last ``@`` before the host;
-* ``--NAME VALUE`` (a flag and its value as two words) and curl's ``-u user:password``;
+* ``--NAME VALUE`` (a flag and its value as two words), and a command's own password flag on a line
+  that runs the command (``mysql -pSECRET``, ``sshpass -p SECRET``, curl's ``-u user:SECRET``,
+  ``openssl -passin pass:SECRET``: :data:`_COMMAND_PASSWORD_FLAGS`);
+* a ``.netrc`` entry's ``password VALUE`` (after ``machine HOST`` or ``default``);
 * ``NAME%3DVALUE``, a pair URL-encoded inside another value (to an encoded ``&`` or ``;``);
 * ``NAME => VALUE`` (Ruby, PHP, Perl; the name quoted or not), ``{NAME: "VALUE"`` / ``, NAME: 'VALUE'``
   (an unquoted name in a JavaScript object or a YAML flow mapping, its value quoted) and
-  ``<NAME>VALUE</NAME>`` (an XML element, with a namespace prefix and attributes or not); curl's
+  ``<NAME>VALUE</NAME>`` (an XML element, with a namespace prefix and attributes or not, its text or its
+  CDATA section's); curl's
   ``-H 'NAME: VALUE'``;
 * a token of a known shape (:mod:`~bitexact.credential_shapes`), replaced whole, and a PEM
   private key's lines between its armour lines.
@@ -253,6 +257,25 @@ _FLAG = re.compile(r"--([A-Za-z0-9][A-Za-z0-9_.-]{0,95}+)[ \t]+(?=[^\s-])")
 _ELEMENT = re.compile(
     r"<((?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,95}))(?:[ \t\r\n][^<>\x00]{0,1024})?>([^<\x00]{1,4096})</\1>"
 )
+# ... or what its CDATA section holds (<password><![CDATA[x]]></password>), found from the section's start:
+# the open tag just before it, read back from its ">".
+_CDATA = "<![CDATA["
+_OPEN_TAG = re.compile(r"<((?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,95}))(?:[ \t\r\n][^<>\x00]{0,1024})?>\Z")
+_MAX_OPEN_TAG: Final[int] = 1200
+_MAX_CDATA: Final[int] = 4096
+# A .netrc entry (curl, git, ftp and Python's netrc read it): "machine HOST", or "default", then its
+# login, account and port pairs in any order, on one line or several, and "password VALUE". An entry
+# starts a line (or a text, or a line written as \n in a string), as .netrc files write them: prose
+# about "the default password" or "the machine root password" is no entry. The pairs are read
+# possessively and the rest of the entry is optional, so one match tells how far an entry's pairs run
+# (a head inside them, a login named "default", reads no further).
+_NETRC_HEAD = re.compile(
+    r"(?:^|(?<=\\n)|(?<=\x00))[ \t]*(?:machine[ \t\r\n]+[^\s\x00]+|default)(?![^\s\x00])", re.MULTILINE
+)
+_NETRC_REST = re.compile(
+    r"(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+[^\s\x00]+)*+(?:[ \t\r\n]+password[ \t\r\n]+"
+    r'(?:"((?:[^"\\\x00]|\\.)*)"|([^\s\x00]+)))?'  # curl reads a quoted value, "\" escaping in it
+)
 # An unquoted name opening a value after "{" or "," (a JavaScript object literal, a YAML flow mapping).
 # Possessive: a name is never given back a character at a time when no colon follows it.
 _BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*+([A-Za-z_$][A-Za-z0-9_$-]{0,95}+)[ \t]*+:") for opening in (r"\{", ","))
@@ -266,15 +289,111 @@ _QUOTED_VALUE = re.compile(
 _ENCODED_EQ = re.compile(r"%3[Dd]")
 _ENCODED_VALUE = re.compile(r"""(?:(?!%2[6]|%3[Bb])[^\s&;,"'<>#)\]}\x00])+""")
 _ENCODED_SEPARATORS = re.compile(r"[?&;/=\s]")
-# curl's and wget's user:password (-u / --user); only what follows the first colon is the secret. Only on
-# a line that runs one of them: docker's and useradd's -u 1000:1000 is a user and a group.
 # curl's -H / --header with a credential header (-H 'X-Api-Key: k'): the header's value, to its quote.
 _HEADER_FLAG = re.compile(
     r"""-(?:H|-header)[ \t]*=?[ \t]*(?:"([A-Za-z0-9_-]{1,96}+)[ \t]*:[ \t]*([^"\r\n\x00]+)"|"""
     r"""'([A-Za-z0-9_-]{1,96}+)[ \t]*:[ \t]*([^'\r\n\x00]+)'|([A-Za-z0-9_-]{1,96}+):[ \t]*([^\s"'\x00]+))"""
 )
-_HTTP_CLIENT = re.compile(r"(?<![\w-])(?:curl|wget|http|https|xh)(?=[ \t])")  # the command, not a URL's scheme
-_USER_FLAG = re.compile(r"-(?:u|-user)[ \t]+[\"']?[^\s\"':\x00]*:([^\s\"'\x00]+)")
+
+
+@dataclass(frozen=True)
+class _PasswordFlag:
+    """A command's flag that takes a password (``mysql -pSECRET``, ``sshpass -p SECRET``)."""
+
+    spelling: str
+    attached: bool = True
+    """The value may stand in the flag's own word (``-pSECRET``; a ``--`` flag's after ``=``)."""
+    separate: bool = True
+    """The value may be the next word (``-p SECRET``), when that word is no flag."""
+    secret: str | None = None
+    """Where the value holds more than the secret: a pattern whose group 1 is the secret (``user:PASSWORD``)."""
+
+
+_USER_COLON = r"[^:]*:(.+)"
+# Commands whose password flags are short letters that mean other things to other commands (mkdir -p,
+# ssh -p 22, docker run -u 1000:1000): a flag counts only after one of its commands on the same line,
+# and within the same shell command (not past "&&", "||", "|" or ";" followed by a space). The value
+# is read as a shell word (quoted or not); ``secret`` takes the secret out of it.
+_COMMAND_PASSWORD_FLAGS: Final[tuple[tuple[tuple[str, ...], tuple[_PasswordFlag, ...]], ...]] = (
+    (("curl", "wget", "http", "https", "xh"),  # -u user:password, the part after the first colon
+     (_PasswordFlag("-u", secret=_USER_COLON), _PasswordFlag("--user", secret=_USER_COLON))),
+    (("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "mysqlslap",
+      "mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import", "mariadb-check", "mariadb-show"),
+     (_PasswordFlag("-p", separate=False),)),  # "-p db" asks for the password and names a database
+    (("sshpass",), (_PasswordFlag("-p"),)),
+    (("redis-cli",), (_PasswordFlag("-a", attached=False), _PasswordFlag("--pass", attached=False))),
+    (("docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "oras login",
+      "helm registry login", "az login"), (_PasswordFlag("-p"),)),
+    (("sqlcmd", "bcp", "osql"), (_PasswordFlag("-P"),)),
+    (("zip", "unzip"), (_PasswordFlag("-P", attached=False),)),
+    (("7z", "7za", "7zr", "rar", "unrar"), (_PasswordFlag("-p", separate=False),)),
+    (("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd", "ldapcompare",
+      "ldapmodrdn", "ldapexop"), (_PasswordFlag("-w"),)),
+    (("keytool",), tuple(_PasswordFlag(f"-{name}", attached=False) for name in (
+        "storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"))),
+    (("openssl",), (*(_PasswordFlag(f"-{name}", attached=False, secret=r"pass:(.+)")  # env:, file: name no secret
+                      for name in ("passin", "passout", "pass", "password")),
+                    _PasswordFlag("-k", attached=False))),
+    (("smbclient", "rpcclient", "smbmap", "smbcacls", "smbget"),  # -U user%password
+     (_PasswordFlag("-U", secret=r"[^%]*%(.+)"), _PasswordFlag("--user", secret=r"[^%]*%(.+)"))),
+    (("lftp",), (_PasswordFlag("-u", secret=r"[^,]*,(.+)"),)),  # -u user,password
+    (("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "mongostat", "mongotop",
+      "mongofiles"), (_PasswordFlag("-p"),)),
+    (("mosquitto_pub", "mosquitto_sub", "mosquitto_rr"), (_PasswordFlag("-P"),)),
+)
+_FLAGS_OF: Final[dict[str, tuple[_PasswordFlag, ...]]] = {
+    " ".join(command.split()): tuple(sorted(flags, key=lambda flag: -len(flag.spelling)))  # -passin before -pass
+    for commands, flags in _COMMAND_PASSWORD_FLAGS for command in commands
+}
+_SECRETS: Final[dict[str, re.Pattern[str]]] = {
+    flag.secret: re.compile(flag.secret, re.DOTALL)
+    for _, flags in _COMMAND_PASSWORD_FLAGS for flag in flags if flag.secret is not None
+}
+# The command, not a URL's scheme (https://) or a longer word (my-mysql, mysql.sock): a two-word command
+# (docker login) with any white space between its words.
+_COMMAND = re.compile(
+    r"(?<![\w./-])(" + "|".join(
+        r"[ \t]+".join(map(re.escape, command.split())) for command in sorted(_FLAGS_OF, key=len, reverse=True)
+    ) + r")(?=[ \t\"'\x00])"
+)
+# A flag starts a word, as _word_starts says, tested after the "-" (a literal first is what the regex
+# engine searches fast): "well-known" is never read as a flag.
+_PASSWORD_FLAG = re.compile(
+    r"-(?:(?<![^ \t\r\n\x00\"'=(\[{,]-)|(?<=\\[ntr]-))(?:"
+    + "|".join(sorted({re.escape(flag.spelling[1:]) for flags in _FLAGS_OF.values() for flag in flags},
+                      key=len, reverse=True))
+    + ")"
+)
+# A shell word: quoted (to its closing quote; in single quotes nothing is escaped) or up to white space
+# or a shell metacharacter.
+_SHELL_WORD = re.compile(r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'([^'\x00]*)'|([^\s"'\x00;|&<>()]+))""")
+# Between a flag and its value as the next word: white space, the NUL between an argv list's texts, or,
+# in an argv list written as text (["sshpass", "-p", "x"]), a closing quote and a comma. The value is no flag.
+_SEPARATE = re.compile(r"""(?:[ \t]+|\x00|["'][ \t]*,[ \t]*(?=["']))(?=[^\s\x00-])""")
+_COMMAND_BREAK = re.compile(r"\n|[;&|](?=[ \t])")
+_JOIN = re.compile("\x00")  # texts are scanned joined by one
+
+
+def _command_scopes(text: str, commands: list[re.Match[str]]) -> list[tuple[int, tuple[_PasswordFlag, ...]]]:
+    """For each command found in ``text``: where its words end (the next line break or shell operator, or
+    the end of its text, unless it is a whole text: an argv list's first element), and its password flags."""
+    breaks = [cut.start() for cut in _COMMAND_BREAK.finditer(text)]
+    joins = [join.start() for join in _JOIN.finditer(text)] if "\x00" in text else []
+    scopes = []
+    for command in commands:
+        start, end = command.span()
+        whole_text = text[start - 1 : start] in ("", "\x00") and text[end] == "\x00"
+        reach = _next_at(breaks, end, len(text))
+        if not whole_text:
+            reach = _next_at(joins, end, reach)
+        scopes.append((reach, _FLAGS_OF[" ".join(command.group(1).split())]))
+    return scopes
+
+
+def _next_at(positions: list[int], start: int, default: int) -> int:
+    """The first of ``positions`` (sorted) at or after ``start``, if before ``default``; else ``default``."""
+    index = bisect.bisect_left(positions, start)
+    return min(positions[index], default) if index < len(positions) else default
 
 
 _MAX_BRACKETED: Final[int] = 4096
@@ -367,19 +486,6 @@ def _word_starts(text: str, at: int) -> bool:
     return at == 0 or text[at - 1] in " \t\r\n\x00\"'=([{," or text[at - 2 : at] in ("\\n", "\\t", "\\r")
 
 
-_LINE_BREAK = re.compile("[\n\x00]")  # a NUL ends a line too: texts are scanned joined by one
-
-
-def _on_a_client_line(clients: list[int], breaks: list[int], at: int) -> bool:
-    """Whether an HTTP client's command (``clients``: where each ends, sorted) stands before ``at`` on its
-    line (``breaks``: every line break, sorted). Bisected, so many flags on one long line cost no rescan."""
-    client = bisect.bisect_right(clients, at) - 1
-    if client < 0:
-        return False
-    line = bisect.bisect_right(breaks, at)
-    return clients[client] > (breaks[line - 1] if line else -1)
-
-
 def _bearer_token(token: str) -> bool:
     return len(token) >= 20 or (len(token) >= 8 and _BEARER_MARKS.search(token) is not None)
 
@@ -435,6 +541,7 @@ class CredentialsDetector:
         self._private_keys(text, deadline, found)
         self._flags(text, deadline, found)
         self._elements(text, deadline, found)
+        self._netrc(text, deadline, found)
         self._bare_keys(text, deadline, found)
         self._encoded_pairs(text, deadline, found)
         found.sort()
@@ -477,7 +584,8 @@ class CredentialsDetector:
 
     @staticmethod
     def _elements(text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """``<NAME ...>VALUE</NAME>``: an XML element named as a credential (a SOAP header's password)."""
+        """``<NAME ...>VALUE</NAME>``: an XML element named as a credential (a SOAP header's password), its
+        text or its CDATA section's."""
         if "<" not in text:
             return
         for element in _ELEMENT.finditer(text):
@@ -487,6 +595,45 @@ class CredentialsDetector:
             if (ascii_lower(name) not in _BARE_WORDS and is_credential_text_name(name) and value.strip()
                     and value.strip() not in ALREADY_TOKENS):
                 found.append(Finding(element.start(3), element.end(3), TOKEN, NAME))
+        if _CDATA in text:
+            CredentialsDetector._cdata_elements(text, deadline, found)
+
+    @staticmethod
+    def _cdata_elements(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """``<NAME ...><![CDATA[VALUE]]></NAME>``: what the section of an element named as a credential holds."""
+        close = -1  # the next "]]>", found once for all the sections before it (many opens, one close)
+        at = text.find(_CDATA)
+        while at != -1:
+            deadline.check()
+            start = at + len(_CDATA)
+            if close < start:
+                close = text.find("]]>", start)
+                if close == -1:
+                    return  # no section closes from here on
+            opened = text.rfind("<", max(0, at - _MAX_OPEN_TAG), at) if text[at - 1 : at] == ">" else -1
+            tag = _OPEN_TAG.match(text, opened, at) if opened != -1 else None
+            if (tag is not None and close - start <= _MAX_CDATA and text.startswith(f"</{tag.group(1)}>", close + 3)
+                    and ascii_lower(tag.group(2)) not in _BARE_WORDS and is_credential_text_name(tag.group(2))
+                    and text[start:close].strip() and text[start:close].strip() not in ALREADY_TOKENS):
+                found.append(Finding(start, close, TOKEN, NAME))
+            at = text.find(_CDATA, start)
+
+    @staticmethod
+    def _netrc(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """A ``.netrc`` entry's password (``machine HOST login USER password VALUE``), at a line's start."""
+        if "password" not in text or ("machine" not in text and "default" not in text):
+            return
+        covered = 0
+        for head in _NETRC_HEAD.finditer(text):
+            deadline.check()
+            if head.start() < covered:
+                continue  # inside the entry read last: a login named "default" read it all again
+            entry = _NETRC_REST.match(text, head.end())
+            assert entry is not None  # every part is optional
+            covered = entry.end()
+            group = 1 if entry.group(1) is not None else 2
+            if entry.group(group) and entry.group(group) not in ALREADY_TOKENS:
+                found.append(Finding(entry.start(group), entry.end(group), TOKEN, NAME))
 
     def _bare_keys(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         """``{NAME: "VALUE"`` and ``, NAME: 'VALUE'``: an unquoted name in a JavaScript object or a YAML
@@ -529,7 +676,8 @@ class CredentialsDetector:
                 found.append(Finding(value.start(), value.end(), TOKEN, NAME))
 
     def _flags(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """``--NAME VALUE`` (a credential flag and its value as two words), and curl's ``-u user:password``."""
+        """``--NAME VALUE`` (a credential flag and its value as two words), a command's password flag
+        (``mysql -pSECRET``, curl's ``-u user:password``) and curl's ``-H 'NAME: VALUE'``."""
         if "-" not in text:
             return
         for flag in _FLAG.finditer(text):
@@ -544,17 +692,7 @@ class CredentialsDetector:
             span = self._value_span(value) if value else None
             if span:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
-        clients: list[int] | None = None  # where an HTTP client's command ends, found once a -u asks
-        breaks: list[int] = []
-        for user in _USER_FLAG.finditer(text):
-            deadline.check()
-            if not _word_starts(text, user.start()) or user.group(1) in ALREADY_TOKENS:
-                continue
-            if clients is None:
-                clients = [m.end() for m in _HTTP_CLIENT.finditer(text)]
-                breaks = [m.start() for m in _LINE_BREAK.finditer(text)] if clients else []
-            if _on_a_client_line(clients, breaks, user.start()):
-                found.append(Finding(user.start(1), user.end(1), TOKEN, NAME))
+        self._command_flags(text, deadline, found)
         for header in _HEADER_FLAG.finditer(text):
             deadline.check()
             group = next(g for g in (1, 3, 5) if header.group(g))  # the double-quoted, single-quoted or bare form
@@ -562,6 +700,63 @@ class CredentialsDetector:
             if (_word_starts(text, header.start()) and is_credential_text_name(header.group(group))
                     and not text.startswith(ALREADY_TOKENS, start)):
                 found.append(Finding(start, end, TOKEN, NAME))
+
+    @classmethod
+    def _command_flags(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """A command's password flag (:data:`_COMMAND_PASSWORD_FLAGS`), after that command in the same shell
+        command: ``mysql -pSECRET``, ``sshpass -p SECRET``, curl's ``-u user:SECRET``.
+
+        A NUL (texts are scanned joined by one) ends a command written in a text; a command that is a whole
+        text is an argv list's first element (``["sshpass", "-p", "x"]``), and the texts after it are its words
+        up to a line break."""
+        ends: list[int] | None = None  # where each command ends, found once a flag asks
+        scopes: list[tuple[int, tuple[_PasswordFlag, ...]]] = []  # each command's reach and its flags
+        for candidate in _PASSWORD_FLAG.finditer(text):
+            deadline.check()
+            at = candidate.start()
+            if ends is None:
+                commands = list(_COMMAND.finditer(text))
+                if not commands:
+                    return  # no flag of this text has a command to take it
+                ends = [command.end() for command in commands]
+                scopes = _command_scopes(text, commands)
+            index = bisect.bisect_right(ends, at) - 1  # the nearest command before the flag
+            if index < 0 or at >= scopes[index][0]:
+                continue
+            span = cls._password_flag_value(text, at, scopes[index][1])
+            if span is not None:
+                found.append(Finding(span[0], span[1], TOKEN, NAME))
+
+    @classmethod
+    def _password_flag_value(cls, text: str, at: int, flags: tuple[_PasswordFlag, ...]) -> tuple[int, int] | None:
+        """The span of the secret a flag of ``flags`` standing at ``at`` takes, if one does."""
+        for flag in flags:
+            if not text.startswith(flag.spelling, at):
+                continue
+            after = at + len(flag.spelling)
+            following = text[after : after + 1]
+            gap = _SEPARATE.match(text, after)
+            if gap is not None or following in ("", " ", "\t"):
+                if gap is None or not flag.separate:
+                    continue  # no value, the next word is a flag, or this flag's value is never a word apart
+                after = gap.end()
+            elif following in "\"'" and text[at - 1 : at] == following:
+                continue  # "-p": the quote closes the flag's own word
+            elif flag.spelling.startswith("--"):
+                if following != "=":
+                    continue  # --username: another flag
+                after += 1  # --user=bob%x: a long flag's value after "=", in its own word
+            elif not flag.attached or following.isspace():
+                continue
+            value = _SHELL_WORD.match(text, after)
+            span = cls._value_span(value) if value else None
+            if span is None or flag.secret is None:
+                return span
+            secret = _SECRETS[flag.secret].match(text, span[0], span[1])
+            if secret is not None and not text.startswith(ALREADY_TOKENS, secret.start(1)):
+                return secret.span(1)
+            return None
+        return None
 
     @classmethod
     def _whole_value(cls, text: str, after: int, pattern: re.Pattern[str], at: int) -> tuple[int, int] | None:

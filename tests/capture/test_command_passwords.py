@@ -1,0 +1,179 @@
+"""Passwords the default policy let through (rules version 3): a command's own password flag (mysql -pX,
+sshpass -p X, openssl -passin pass:X, ...), a .netrc entry, and an XML element's CDATA section.
+
+Each test drives ``scrub_text`` under the shipped default; one records through a real SDK run and reads
+every store row back. Every scrubbed text is scrubbed again to prove that a second pass declares nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from capture.support import recorded_in_store
+
+from bitexact.capture import load_policy
+from bitexact.capture.apply import scrub_text
+from bitexact.capture.policy import POLICY_VERSION
+
+
+def _scrubbed(text: str) -> str:
+    out, _ = scrub_text(load_policy(env={}), text)
+    assert scrub_text(load_policy(env={}), out) == (out, {}), "a second pass finds nothing new"
+    return out
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("mysql -u root -phunter2 shop", "mysql -u root -p[CREDENTIAL] shop"),
+    ("mysqldump -uroot -p'pa ss' db > out.sql", "mysqldump -uroot -p'[CREDENTIAL]' db > out.sql"),
+    ("mkdir -p out && mariadb -pS3cret", "mkdir -p out && mariadb -p[CREDENTIAL]"),
+    ("sshpass -p 's3 cret' ssh deploy@host", "sshpass -p '[CREDENTIAL]' ssh deploy@host"),
+    ("sshpass -pabc123 scp a b", "sshpass -p[CREDENTIAL] scp a b"),
+    ("redis-cli -h cache -a s3cret ping", "redis-cli -h cache -a [CREDENTIAL] ping"),
+    ("redis-cli --pass s3cret ping", "redis-cli --pass [CREDENTIAL] ping"),
+    ("docker login -u bob -p pw1 registry.example.test", "docker login -u bob -p [CREDENTIAL] registry.example.test"),
+    ("az login --service-principal -u app -p c1ient --tenant t",
+     "az login --service-principal -u app -p [CREDENTIAL] --tenant t"),
+    ("sqlcmd -S db -U sa -P 'Pa55w0rd!' -Q x", "sqlcmd -S db -U sa -P '[CREDENTIAL]' -Q x"),
+    ("zip -r -P zipPw out.zip dir", "zip -r -P [CREDENTIAL] out.zip dir"),
+    ("7z a -pArch1ve x.7z f", "7z a -p[CREDENTIAL] x.7z f"),
+    ("ldapsearch -x -D cn=admin -w adm1n -b dc=example", "ldapsearch -x -D cn=admin -w [CREDENTIAL] -b dc=example"),
+    ("keytool -importcert -storepass changeit -keypass k2 -file c.pem",
+     "keytool -importcert -storepass [CREDENTIAL] -keypass [CREDENTIAL] -file c.pem"),
+    ("openssl pkcs12 -export -passout pass:hunter2 -out k.p12",
+     "openssl pkcs12 -export -passout pass:[CREDENTIAL] -out k.p12"),
+    ("openssl enc -aes-256-cbc -k s3cret -in f", "openssl enc -aes-256-cbc -k [CREDENTIAL] -in f"),
+    ("smbclient //fs/share -U bob%pw1", "smbclient //fs/share -U bob%[CREDENTIAL]"),
+    ("lftp -u bob,pw1 ftp://files.example.test", "lftp -u bob,[CREDENTIAL] ftp://files.example.test"),
+    ("mongosh --host db -u admin -p pw1", "mongosh --host db -u admin -p [CREDENTIAL]"),
+    ("mosquitto_pub -u dev -P pw1 -t a/b -m on", "mosquitto_pub -u dev -P [CREDENTIAL] -t a/b -m on"),
+    ("curl --user 'svc:pa ss' x", "curl --user 'svc:[CREDENTIAL]' x"),
+    ("wget --user=bob:pw1 https://x", "wget --user=bob:[CREDENTIAL] https://x"),
+    ('$ docker login -u bob -p "pw 1" r\\n', '$ docker login -u bob -p "[CREDENTIAL]" r\\n'),
+    ('"argv": ["mysql", "-pS3cret"]', '"argv": ["mysql", "-p[CREDENTIAL]"]'),
+], ids=lambda value: value.split()[0] if " " in value else value)
+def test_a_commands_password_flag_is_scrubbed(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "mysql -u root -p shop",  # -p then a word: the password is asked for, "shop" is the database
+    "mysql -p",
+    "mkdir -p out/logs",
+    "ssh -p 2222 deploy@host",
+    "docker run -p 8080:80 -u 1000:1000 nginx",  # run, not login: a port and a user
+    "mysql -e 'select 1' && mkdir -pv out",  # the -p belongs to mkdir, after "&&"
+    "mysql -e 'select 1'\nmkdir -pv out",  # ... or on the next line
+    "curl https://example.test | grep -u x:y",
+    "openssl rsa -passin env:KEY_PASS -in k.pem",  # names where the password is, not the password
+    "openssl rsa -passin file:/run/secrets/pass -in k.pem",
+    "zip -P -r out.zip dir",  # the next word is a flag
+    "find . -name '*.py' -print",
+    "a well-known -p flag",
+    "the mysql-pool -p x",  # a longer word than the command
+    "cat /etc/mysql.cnf -p x",
+])
+def test_the_same_letters_elsewhere_are_left(text: str) -> None:
+    assert _scrubbed(text) == text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("machine api.example.test login bob password hunter2", "machine api.example.test login bob password [CREDENTIAL]"),
+    ("machine git.example.test\n  login bob\n  password ghx1234\n\nmachine b login c password d\n",
+     "machine git.example.test\n  login bob\n  password [CREDENTIAL]\n\nmachine b login c password [CREDENTIAL]\n"),
+    ("machine h password p1 login u", "machine h password [CREDENTIAL] login u"),
+    ("default login anonymous password me@example.test", "default login anonymous password [CREDENTIAL]"),
+    ('machine h login u password "two \\"words\\""', 'machine h login u password "[CREDENTIAL]"'),
+    ("machine h login default password x1", "machine h login default password [CREDENTIAL]"),
+    ("machine h account acct port 21 password x1", "machine h account acct port 21 password [CREDENTIAL]"),
+], ids=["one-line", "several", "password-first", "default", "quoted", "login-default", "account-port"])
+def test_a_netrc_entrys_password_is_scrubbed(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "a state machine learns the password policy",
+    "the default password is printed on the label",
+    "machine h login bob",  # no password in the entry
+    "default login default login default",
+])
+def test_prose_about_machines_and_passwords_is_left(text: str) -> None:
+    assert _scrubbed(text) == text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("<password><![CDATA[hunt<er&2]]></password>", "<password><![CDATA[[CREDENTIAL]]]></password>"),
+    ("<wsse:Password Type='t'><![CDATA[x1]]></wsse:Password>",
+     "<wsse:Password Type='t'><![CDATA[[CREDENTIAL]]]></wsse:Password>"),
+    ("<Key><![CDATA[photos/cat.jpg]]></Key>", "<Key><![CDATA[photos/cat.jpg]]></Key>"),  # the bare word key: an S3 name
+    ("<note><![CDATA[the password]]></note>", "<note><![CDATA[the password]]></note>"),
+])
+def test_an_xml_elements_cdata_section_is_read_as_its_text(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+def test_the_rules_version_names_these_rules() -> None:
+    """The digest changes with the rules (docs/capture.md, Digest): a step scrubbed under these rules must
+    not claim the digest of rules that let these values through."""
+    assert POLICY_VERSION == 3
+
+
+def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path) -> None:
+    secrets = ["myS3cretPw", "sshpassPw1", "netrcPw22", "cdataPw33", "p12Pw44"]
+    stored = recorded_in_store(tmp_path / "home", {
+        "tool": "shell",
+        "args": [f"mysql -uroot -p{secrets[0]} shop && sshpass -p {secrets[1]} ssh h"],
+        "result": {"netrc": f"machine h\n login bob\n password {secrets[2]}\n",
+                   "soap": f"<wsse:Password><![CDATA[{secrets[3]}]]></wsse:Password>",
+                   "argv": f'["openssl", "pkcs12", "-passout", "pass:{secrets[4]}"]'},
+    })
+    assert [s for s in secrets if s in stored] == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('["sshpass", "-p", "s3cret", "ssh", "h"]', '["sshpass", "-p", "[CREDENTIAL]", "ssh", "h"]'),
+    ("['openssl', 'rsa', '-passin', 'pass:x1']", "['openssl', 'rsa', '-passin', 'pass:[CREDENTIAL]']"),
+    ('["mysql", "-p", "shop"]', '["mysql", "-p", "shop"]'),  # a database, as on a command line
+    ('["mysql", "-p"], "next": "value"', '["mysql", "-p"], "next": "value"'),  # the quote ends the flag
+    ('mysql -p"S3 cret" shop', 'mysql -p"[CREDENTIAL]" shop'),
+], ids=["sshpass", "openssl-single-quotes", "mysql-database", "mysql-flag-alone", "mysql-quoted-attached"])
+def test_an_argv_list_written_as_text_is_read_as_a_command_line(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ls\n  machine h login u password x1\n", "ls\n  machine h login u password [CREDENTIAL]\n"),
+    ('{"netrc": "machine h\\nlogin u\\npassword x1"}', '{"netrc": "machine h\\nlogin u\\npassword [CREDENTIAL]"}'),
+    ("the machine root password is x", "the machine root password is x"),  # not at a line's start: prose
+], ids=["indented", "escaped-newlines", "prose-mid-line"])
+def test_a_netrc_entry_starts_a_line(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+def _stored(data: dict[str, object]) -> str:
+    from bitexact.capture import apply_policy
+
+    return json.dumps(apply_policy(load_policy(env={}), "tool_call", data).data)
+
+
+@pytest.mark.parametrize(("args", "secret"), [
+    (["sshpass", "-p", "s3cretA", "ssh", "host"], "s3cretA"),
+    (["mysql", "-uroot", "-ps3cretB", "shop"], "s3cretB"),
+    (["openssl", "pkcs12", "-passout", "pass:s3cretC"], "s3cretC"),
+    (["curl", "-u", "bob:s3cretD", "https://x"], "s3cretD"),
+])
+def test_an_argv_list_is_read_as_a_command_line(args: list[str], secret: str) -> None:
+    """A tool's argv as a list (subprocess.run(["sshpass", "-p", ...])): each word is a text of its own."""
+    stored = _stored({"tool": "run", "args": [args]})
+    assert secret not in stored
+    assert "[CREDENTIAL]" in stored
+
+
+@pytest.mark.parametrize("data", [
+    {"tool": "run", "args": [["mysql", "-u", "root", "-p", "shop"]]},  # -p, then the database
+    {"tool": "run", "args": [["docker", "run", "-p", "8080:80", "nginx"]]},
+    {"tool": "run", "args": ["curl https://example.test", "docker run -u 1000:1000 img"]},  # a command in a text
+], ids=["mysql-database", "docker-port", "two-texts"])
+def test_an_argv_list_without_a_password_is_left(data: dict[str, object]) -> None:
+    assert "[CREDENTIAL]" not in _stored(data)
