@@ -106,7 +106,8 @@ def test_a_collector_that_sent_what_the_recorder_removes_is_named(
     assert result.exit_code == 2
     [finding] = json.loads(result.stdout)["findings"]
     assert (finding["level"], finding["name"], finding["run_id"]) == ("critical", "collector-unscrubbed", writer.run_id)
-    assert finding["details"] == {"collector": "collector-eu-1", "fields": ["1:args"]}
+    assert finding["details"] == {"collector": "collector-eu-1", "fields": ["1:args"], "collector_policy": "d" * 64,
+                                  "recorder_policy": "e" * 64, "cause": "other-policy"}
     assert "collector-eu-1" in finding["message"]
 
 

@@ -219,11 +219,26 @@ class CapturePolicy:
         """Whether a rule keeps a field hash-only (health: capture-key-missing when no key)."""
         return any(rule.mode == "hash-only" for rule in self.rules)
 
+    def digest_under(self, version: int) -> str | None:
+        """The digest this configuration has under rules version ``version`` (1 .. ``POLICY_VERSION``):
+        what a collector with the same policy file but older rules declares (health: collector-unscrubbed).
+        ``None`` for ``off``, which has no digest."""
+        if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= POLICY_VERSION:
+            raise ValueError(f"a rules version is 1 to {POLICY_VERSION}, not {version!r}")
+        if self.off or self.normalized is None:
+            return None
+        return _digest({**self.normalized, "v": version})
+
     def describe(self) -> dict[str, Any]:
         """The policy as ``bitexact capture policy show`` prints it."""
         if self.off:
             return {"policy": "off"}
         return {"policy": self.name, "digest": self.digest, **(self.normalized or {})}
+
+
+def _digest(normalized: Mapping[str, Any]) -> str:
+    """Hex SHA-256 of a normalized policy's canonical JSON (the module docstring)."""
+    return hashlib.sha256(canonicalize(dict(normalized))).hexdigest()
 
 
 def off_policy() -> CapturePolicy:
@@ -275,7 +290,7 @@ def parse_policy(raw: object, *, name: str = "file", env: Mapping[str, str] | No
         "retired_keys": [{"key_id": k.key_id} for k in retired],
         "revoked_keys": revoked,
     }
-    digest = hashlib.sha256(canonicalize(normalized)).hexdigest()
+    digest = _digest(normalized)
     return CapturePolicy(
         name=name,
         off=False,

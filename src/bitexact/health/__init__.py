@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from bitexact.health.capture import CAPTURE_CHECKS
-from bitexact.health.context import HealthContext, RunCapture, scan_run
+from bitexact.health.context import CollectorSent, HealthContext, RunCapture, scan_run
 from bitexact.health.findings import CRITICAL, WARN, Finding, HealthReport
 from bitexact.health.recording import RECORDING_CHECKS
 
@@ -44,6 +44,7 @@ __all__ = [
     "CRITICAL",
     "WARN",
     "Check",
+    "CollectorSent",
     "Finding",
     "HealthContext",
     "HealthReport",

@@ -10,7 +10,7 @@
 | ``capture-key-revoked`` | each revoked key id and its date; warn, critical when it is the active key |
 | ``capture-key-unavailable`` | warn, per run: hash-only fields committed with no key, never openable |
 | ``scrub-failed`` | warn, per run: fields withheld because the scan could not finish |
-| ``collector-unscrubbed`` | critical, per run and collector: values the recorder's policy removed arrived |
+| ``collector-unscrubbed`` | critical, per run, collector and policy digests: values the recorder's policy removed arrived, and why when the digests tell it |
 | ``store-unreadable`` | critical, per run: its entries do not read back (a damaged store), so nothing above is known of it |
 """
 
@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bitexact.capture import CapturePolicy
-from bitexact.health.context import HealthContext
+from bitexact.capture.policy import POLICY_VERSION
+from bitexact.health.context import CollectorSent, HealthContext, RunCapture
 from bitexact.health.findings import CRITICAL, WARN, Finding, listed
 
 LISTED = 20
@@ -134,16 +135,67 @@ def check_scrub_failed(ctx: HealthContext) -> list[Finding]:
 
 
 def check_collector_unscrubbed(ctx: HealthContext) -> list[Finding]:
-    """collector-unscrubbed: a collector sent values the recorder's own policy removes."""
+    """collector-unscrubbed: a collector sent values the recorder's own policy removes; one finding per run,
+    collector and pair of policy digests, naming the cause when the digests tell it (`_cause`)."""
+    policy = _usable(ctx)
     findings = []
     for run in ctx.run_captures():
-        for collector, tokens in sorted(run.collector_unscrubbed.items()):
-            findings.append(Finding(
-                CRITICAL, "collector-unscrubbed",
-                f"collector {collector} sent {len(tokens)} value(s) the recorder's policy removes - they crossed"
-                f" the wire and sat in its spool: {_listed(tokens)}",
-                run_id=run.run_id, details={"collector": collector, "fields": list(tokens)}))
+        # Sorted by collector only: a collector's pairs stay in the order it first sent them.
+        for sent in sorted(_collector_sent(run), key=lambda item: item.collector):
+            findings.append(_unscrubbed(run.run_id, sent, policy))
     return findings
+
+
+def _collector_sent(run: RunCapture) -> tuple[CollectorSent, ...]:
+    # A RunCapture built without the digests (by hand) still names its collectors, with no cause.
+    if run.collector_sent or not run.collector_unscrubbed:
+        return run.collector_sent
+    return tuple(CollectorSent(name, None, None, tokens) for name, tokens in run.collector_unscrubbed.items())
+
+
+def _cause(collector_policy: str | None, recorder_policy: str | None,
+                     policy: CapturePolicy | None) -> tuple[str, int | None] | None:
+    """Why a collector sent what the recorder removed, from the digests: ``("older-rules", N)`` when the
+    collector declares the digest the policy in force has under rules version ``N`` (and that policy is the
+    one the recorder declared), ``("other-policy", None)`` for any other digest, ``None`` when the digests are
+    the same or one is unknown. ``policy`` is the policy in force (``None`` when unusable)."""
+    if collector_policy is None or recorder_policy is None or collector_policy == recorder_policy:
+        return None
+    # Only the policy in force has a configuration to hash again; a recorder digest from another policy
+    # (changed since the run) is compared as it stands.
+    if policy is not None and not policy.off and recorder_policy == policy.digest:
+        for version in range(POLICY_VERSION - 1, 0, -1):
+            if policy.digest_under(version) == collector_policy:
+                return "older-rules", version
+    return "other-policy", None
+
+
+def _short(digest: str) -> str:
+    """A policy digest as other messages shorten a hash (16 hex and an ellipsis); ``off`` as it is."""
+    return f"{digest[:16]}…" if len(digest) == 64 else digest
+
+
+def _unscrubbed(run_id: str, sent: CollectorSent, policy: CapturePolicy | None) -> Finding:
+    in_force = None if policy is None else policy.run_meta_value
+    # What the entry says the recorder applied wins over the policy in force, which may have changed since.
+    recorder = sent.recorder_policy if sent.recorder_policy is not None else in_force
+    message = (f"collector {sent.collector} sent {len(sent.fields)} value(s) the recorder's policy removes -"
+               f" they crossed the wire and sat in its spool: {_listed(sent.fields)}")
+    details: dict[str, object] = {"collector": sent.collector, "fields": list(sent.fields),
+                                  "collector_policy": sent.collector_policy, "recorder_policy": recorder}
+    cause = _cause(sent.collector_policy, recorder, policy)
+    if cause is not None and cause[1] is not None:
+        details.update(cause="older-rules", rules_version=cause[1])
+        message += (f"; the collector runs the recorder's policy under older rules (rules version {cause[1]},"
+                    f" the recorder's are version {POLICY_VERSION}): upgrade the collector with the recorder")
+    elif cause is not None:
+        details["cause"] = "other-policy"
+        message += (f"; the collector's policy ({_short(str(sent.collector_policy))}) is not the recorder's"
+                    f" ({_short(str(recorder))}): deploy the same policy to the collector")
+        if in_force is not None and recorder != in_force:
+            message += (f" (the recorder's is the digest it declared on these fields; the policy in force is now"
+                        f" {_short(in_force)})")
+    return Finding(CRITICAL, "collector-unscrubbed", message, run_id=run_id, details=details)
 
 
 def check_key_in_data_directory(ctx: HealthContext) -> list[Finding]:

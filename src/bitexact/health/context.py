@@ -19,6 +19,20 @@ from bitexact.store import RunInfo, Store
 
 
 @dataclass(frozen=True)
+class CollectorSent:
+    """Fields a collector sent that the recorder's policy changed, under one pair of policy digests.
+
+    ``collector_policy`` is the digest the collector's block declares (or ``off``), ``recorder_policy``
+    the one the recorder declared on the fields it changed; either is ``None`` when the block holds none.
+    """
+
+    collector: str
+    collector_policy: str | None
+    recorder_policy: str | None
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class RunCapture:
     """What one run's capture blocks declare that health reports on (``STEP:PATH`` tokens)."""
 
@@ -28,6 +42,9 @@ class RunCapture:
     collector_unscrubbed: dict[str, tuple[str, ...]]  # collector name -> fields the recorder changed
     unreadable: str | None = None
     """Why the run's entries could not be read (a damaged store), when they could not: nothing else is known."""
+    collector_sent: tuple[CollectorSent, ...] = ()
+    """``collector_unscrubbed`` split by the policy digests declared beside it, in the order first sent:
+    a collector or recorder whose policy changed mid-run has one item per pair of digests."""
 
 
 def scan_run(store: Store, run_id: str) -> RunCapture:
@@ -35,6 +52,7 @@ def scan_run(store: Store, run_id: str) -> RunCapture:
     unopenable: list[str] = []
     failed: list[str] = []
     collectors: dict[str, list[str]] = {}
+    sent: dict[tuple[str, str | None, str | None], list[str]] = {}
     for entry in store.entries(run_id):
         block = entry.get("capture")
         if not isinstance(block, dict) or not isinstance(block.get("fields"), dict):
@@ -42,6 +60,7 @@ def scan_run(store: Store, run_id: str) -> RunCapture:
         fields = block["fields"]
         applied_by = block.get("applied_by")
         from_collector = isinstance(applied_by, str) and applied_by != "recorder"
+        collector_policy = _digest_or_none(block.get("policy"))
         for path, declaration in fields.items():
             if not isinstance(declaration, dict):
                 continue
@@ -55,7 +74,15 @@ def scan_run(store: Store, run_id: str) -> RunCapture:
             # A field the recorder only declares unscanned removed nothing and names no one.
             if from_collector and declaration.get("applied_by") == "recorder" and mode in ("scrub", "hash-only"):
                 collectors.setdefault(str(applied_by), []).append(token)
-    return RunCapture(run_id, tuple(unopenable), tuple(failed), {k: tuple(v) for k, v in collectors.items()})
+                pair = (str(applied_by), collector_policy, _digest_or_none(declaration.get("policy")))
+                sent.setdefault(pair, []).append(token)
+    return RunCapture(run_id, tuple(unopenable), tuple(failed), {k: tuple(v) for k, v in collectors.items()},
+                      collector_sent=tuple(CollectorSent(*pair, tuple(tokens)) for pair, tokens in sent.items()))
+
+
+def _digest_or_none(value: object) -> str | None:
+    """A declared ``policy`` (a digest, or ``off``); ``None`` for a block that declares none (or not a string)."""
+    return value if isinstance(value, str) and value else None
 
 
 @dataclass
