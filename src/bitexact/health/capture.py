@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from bitexact.capture import CapturePolicy
 from bitexact.capture.policy import POLICY_VERSION
-from bitexact.health.context import CollectorSent, HealthContext, RunCapture
+from bitexact.health.context import CollectorSent, HealthContext
 from bitexact.health.findings import CRITICAL, WARN, Finding, listed
 
 LISTED = 20
@@ -141,20 +141,13 @@ def check_collector_unscrubbed(ctx: HealthContext) -> list[Finding]:
     findings = []
     for run in ctx.run_captures():
         # Sorted by collector only: a collector's pairs stay in the order it first sent them.
-        for sent in sorted(_collector_sent(run), key=lambda item: item.collector):
+        for sent in sorted(run.collector_sent, key=lambda item: item.collector):
             findings.append(_unscrubbed(run.run_id, sent, policy))
     return findings
 
 
-def _collector_sent(run: RunCapture) -> tuple[CollectorSent, ...]:
-    # A RunCapture built without the digests (by hand) still names its collectors, with no cause.
-    if run.collector_sent or not run.collector_unscrubbed:
-        return run.collector_sent
-    return tuple(CollectorSent(name, None, None, tokens) for name, tokens in run.collector_unscrubbed.items())
-
-
 def _cause(collector_policy: str | None, recorder_policy: str | None,
-                     policy: CapturePolicy | None) -> tuple[str, int | None] | None:
+           policy: CapturePolicy | None) -> tuple[str, int | None] | None:
     """Why a collector sent what the recorder removed, from the digests: ``("older-rules", N)`` when the
     collector declares the digest the policy in force has under rules version ``N`` (and that policy is the
     one the recorder declared), ``("other-policy", None)`` for any other digest, ``None`` when the digests are

@@ -39,19 +39,17 @@ class RunCapture:
     run_id: str
     unopenable: tuple[str, ...]
     scrub_failed: tuple[str, ...]
-    collector_unscrubbed: dict[str, tuple[str, ...]]  # collector name -> fields the recorder changed
+    collector_sent: tuple[CollectorSent, ...]
+    """Fields a collector sent that the recorder changed, per collector and pair of policy digests, in the
+    order first sent: a collector or recorder whose policy changed mid-run has one item per pair."""
     unreadable: str | None = None
     """Why the run's entries could not be read (a damaged store), when they could not: nothing else is known."""
-    collector_sent: tuple[CollectorSent, ...] = ()
-    """``collector_unscrubbed`` split by the policy digests declared beside it, in the order first sent:
-    a collector or recorder whose policy changed mid-run has one item per pair of digests."""
 
 
 def scan_run(store: Store, run_id: str) -> RunCapture:
     """One pass over a run's entries, reading only their capture blocks."""
     unopenable: list[str] = []
     failed: list[str] = []
-    collectors: dict[str, list[str]] = {}
     sent: dict[tuple[str, str | None, str | None], list[str]] = {}
     for entry in store.entries(run_id):
         block = entry.get("capture")
@@ -73,11 +71,10 @@ def scan_run(store: Store, run_id: str) -> RunCapture:
             # The recorder changed a value a collector sent: it crossed the wire and sat in the spool.
             # A field the recorder only declares unscanned removed nothing and names no one.
             if from_collector and declaration.get("applied_by") == "recorder" and mode in ("scrub", "hash-only"):
-                collectors.setdefault(str(applied_by), []).append(token)
                 pair = (str(applied_by), collector_policy, _digest_or_none(declaration.get("policy")))
                 sent.setdefault(pair, []).append(token)
-    return RunCapture(run_id, tuple(unopenable), tuple(failed), {k: tuple(v) for k, v in collectors.items()},
-                      collector_sent=tuple(CollectorSent(*pair, tuple(tokens)) for pair, tokens in sent.items()))
+    return RunCapture(run_id, tuple(unopenable), tuple(failed),
+                      tuple(CollectorSent(*pair, tuple(tokens)) for pair, tokens in sent.items()))
 
 
 def _digest_or_none(value: object) -> str | None:
@@ -132,4 +129,4 @@ class HealthContext:
         try:
             return scan_run(store, run_id)
         except BitExactError as exc:  # one damaged run must not hide what every other run declares
-            return RunCapture(run_id, (), (), {}, unreadable=str(exc))
+            return RunCapture(run_id, (), (), (), unreadable=str(exc))
