@@ -27,7 +27,8 @@ from capture_scan import mixed_text  # noqa: E402 - the agent text the scan benc
 FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "password => [", "%3D", "a%3D",
              "-----BEGIN PRIVATE KEY-----\n", "<a ", "<password>", ",x", ",a:", "a=", "--a ", "-u ", "-u a:b ", "-H 'a: ",
              "ghp_", "eyJ", "sk-", "curl -u a:b ", "mysql -pa ", "-p ", "machine a login b ", "default login ",
-             "<password><![CDATA[")
+             "<password><![CDATA[", "sqlplus a/b ", "\nconn a/b ", "userid=a/b ", "git config a.token b ",
+             "poetry config ")
 
 
 def _ms_per_mib(text: str, mib: float) -> float:

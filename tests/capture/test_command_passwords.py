@@ -1,5 +1,6 @@
 """Passwords the default policy let through (rules version 3): a command's own password flag (mysql -pX,
-sshpass -p X, openssl -passin pass:X, ...), a .netrc entry, and an XML element's CDATA section.
+sshpass -p X, openssl -passin pass:X, ...), a secret store's set command, a tool's "config set NAME VALUE",
+Oracle's USER/PASSWORD, a .netrc entry, and an XML element's CDATA section.
 
 Each test drives ``scrub_text`` under the shipped default; one records through a real SDK run and reads
 every store row back. Every scrubbed text is scrubbed again to prove that a second pass declares nothing.
@@ -177,3 +178,44 @@ def test_an_argv_list_is_read_as_a_command_line(args: list[str], secret: str) ->
 ], ids=["mysql-database", "docker-port", "two-texts"])
 def test_an_argv_list_without_a_password_is_left(data: dict[str, object]) -> None:
     assert "[CREDENTIAL]" not in _stored(data)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("gh secret set API_KEY --body s3cret", "gh secret set API_KEY --body [CREDENTIAL]"),
+    ("gh secret set API_KEY -b's3 cret'", "gh secret set API_KEY -b'[CREDENTIAL]'"),
+    ("az keyvault secret set --vault-name v --name n --value s3cret",
+     "az keyvault secret set --vault-name v --name n --value [CREDENTIAL]"),
+    ("""aws secretsmanager create-secret --name n --secret-string '{"a":1}'""",
+     "aws secretsmanager create-secret --name n --secret-string '[CREDENTIAL]'"),
+    ("aws configure set aws_secret_access_key wJalrXUtnFEMI --profile p",
+     "aws configure set aws_secret_access_key [CREDENTIAL] --profile p"),
+    ("git config --global github.token ghx123abc", "git config --global github.token [CREDENTIAL]"),
+    ("npm config set //registry.npmjs.org/:_authToken abc123",
+     "npm config set //registry.npmjs.org/:_authToken [CREDENTIAL]"),
+    ("poetry config pypi-token.pypi pypi-AgEIabc", "poetry config pypi-token.pypi [CREDENTIAL]"),
+    ("poetry config http-basic.private bob pw3", "poetry config http-basic.private bob [CREDENTIAL]"),
+    ("sqlplus scott/tiger@orcl", "sqlplus scott/[CREDENTIAL]@orcl"),
+    ("sqlplus -s -L system/Manager1@//db:1521/XE", "sqlplus -s -L system/[CREDENTIAL]@//db:1521/XE"),
+    ("expdp userid=system/pw1 directory=d", "expdp userid=system/[CREDENTIAL] directory=d"),
+    ("rman target sys/pw2@db", "rman target sys/[CREDENTIAL]@db"),
+    ("SET ECHO ON\n  CONNECT hr/hr_pw@pdb1\n", "SET ECHO ON\n  CONNECT hr/[CREDENTIAL]@pdb1\n"),
+], ids=["gh-body", "gh-b-attached", "az-keyvault", "aws-secretsmanager", "aws-configure", "git-config", "npm-config",
+        "poetry-token", "poetry-basic", "sqlplus", "sqlplus-flags", "expdp-userid", "rman", "sql-connect"])
+def test_a_secret_stores_set_a_tools_config_and_oracles_login_are_scrubbed(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "git config user.name 'Bob B'",
+    "git config --get github.token",  # a read: no value
+    "git config --global --unset github.token",
+    "poetry config virtualenvs.in-project true",
+    "gh variable set REGION --body eu-west-1",
+    "sqlplus /nolog",
+    "sqlplus / as sysdba",
+    "Connect via HTTP/2 and TLS/1.3",  # prose at a line's start
+    "the connect a/b test",
+    "see docs/api/v1 and the config file at etc/app.conf",
+])
+def test_settings_and_paths_that_hold_no_secret_are_left(text: str) -> None:
+    assert _scrubbed(text) == text
