@@ -418,8 +418,6 @@ def _command_scopes(
     """For each command found on a line of ``text``: where its words end (the next shell operator, the end
     of its text, unless it is a whole text, an argv list's first element, or the line's end), and its
     password flags."""
-    if not commands:
-        return []
     breaks = [cut.start() for cut in _COMMAND_BREAK.finditer(text, line_start, line_end)]
     joins = [join.start() for join in _JOIN.finditer(text, line_start, line_end)] if "\x00" in text else []
     scopes = []
@@ -806,7 +804,8 @@ class CredentialsDetector:
         line_end = -1  # the end of the line the last flag stood on
         ends: list[int] = []  # where each command on that line ends
         scopes: list[tuple[int, tuple[_PasswordFlag, ...]]] = []  # each one's reach and its flags
-        for candidate in _PASSWORD_FLAG.finditer(text):
+        candidate = _PASSWORD_FLAG.search(text)
+        while candidate is not None:
             deadline.check()
             at = candidate.start()
             if at > line_end:  # the first flag on its line: the line's commands, found once
@@ -815,14 +814,17 @@ class CredentialsDetector:
                 if line_end == -1:
                     line_end = len(text)
                 commands = list(_COMMAND.finditer(text, line_start, line_end))
+                if not commands:  # no flag on this line has a command to take it
+                    candidate = _PASSWORD_FLAG.search(text, line_end)
+                    continue
                 ends = [command.end() for command in commands]
                 scopes = _command_scopes(text, commands, line_start, line_end)
             index = bisect.bisect_right(ends, at) - 1  # the nearest command before the flag
-            if index < 0 or at >= scopes[index][0]:
-                continue
-            span = cls._password_flag_value(text, at, scopes[index][1])
-            if span is not None:
-                found.append(Finding(span[0], span[1], TOKEN, NAME))
+            if index >= 0 and at < scopes[index][0]:
+                span = cls._password_flag_value(text, at, scopes[index][1])
+                if span is not None:
+                    found.append(Finding(span[0], span[1], TOKEN, NAME))
+            candidate = _PASSWORD_FLAG.search(text, candidate.end())
 
     @classmethod
     def _password_flag_value(cls, text: str, at: int, flags: tuple[_PasswordFlag, ...]) -> tuple[int, int] | None:
