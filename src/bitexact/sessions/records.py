@@ -84,27 +84,79 @@ def decode_json(text: str) -> Any:
         raise _TooDeep("nested too deep to decode") from None
 
 
-_STRUCTURE = re.compile(r'[\[\]{}]|"(?:[^"\\]++|\\.)*+"')
-"""A bracket, or a whole string (skipped: brackets in it are text)."""
+# The JSON grammar between two brackets, as the stdlib decoder reads it, so that a value opening mid-text is
+# followed only as far as the decoder would read it.  Each pattern starts after a bracket and ends with the
+# next one (an open, or the close of the container it is in); it is no stricter than the decoder (escapes
+# are not checked), so a value the decoder reads is followed to its end.
+_WS = r"[ \t\n\r]*+"
+_STRING_HEAD = r'"(?:[^"\\\x00-\x1f]++|\\.)*+'  # up to the closing quote, or where the decoder refuses it
+_STRING = _STRING_HEAD + '"'
+_SCALAR = (
+    rf"(?>{_STRING}|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][-+]?[0-9]++)?+|true|false|null|NaN|-?Infinity)"
+)
+_MEMBER = rf"{_STRING}{_WS}:{_WS}"
+_ARRAY_REST = rf"{_WS}(?:,{_WS}{_SCALAR}{_WS})*+(?:,{_WS}[\[{{]|\])"
+_OBJECT_REST = rf"{_WS}(?:,{_WS}{_MEMBER}{_SCALAR}{_WS})*+(?:,{_WS}{_MEMBER}[\[{{]|\}})"
+_ARRAY_OPENED = re.compile(rf"{_WS}(?:\]|[\[{{]|{_SCALAR}{_ARRAY_REST})")
+_ARRAY_NEXT = re.compile(_ARRAY_REST)
+_OBJECT_OPENED = re.compile(rf"{_WS}(?:\}}|{_MEMBER}(?:[\[{{]|{_SCALAR}{_OBJECT_REST}))")
+_OBJECT_NEXT = re.compile(_OBJECT_REST)
+# The longest start of each of those that is still JSON: where a value that breaks off stops being JSON.
+_ARRAY_REST_PART = rf"{_WS}(?:,{_WS}{_SCALAR}{_WS})*+(?:,{_WS})?"
+_OBJECT_REST_PART = rf"{_WS}(?:,{_WS}{_MEMBER}{_SCALAR}{_WS})*+(?:,{_WS}(?:{_STRING}{_WS}(?::{_WS})?)?)?"
+_VALID_PART = {
+    _ARRAY_OPENED: re.compile(rf"{_WS}(?:{_SCALAR}{_ARRAY_REST_PART})?"),
+    _ARRAY_NEXT: re.compile(_ARRAY_REST_PART),
+    _OBJECT_OPENED: re.compile(rf"{_WS}(?:{_STRING}{_WS}(?::{_WS}(?:{_SCALAR}{_OBJECT_REST_PART})?)?)?"),
+    _OBJECT_NEXT: re.compile(_OBJECT_REST_PART),
+}
+_TOP_SCALAR = re.compile(_SCALAR)
+_REFUSED_STRING = re.compile(_STRING_HEAD)
+"""A string up to where the decoder refuses it (a control character, the end of the text), or its end."""
+_LOOKAHEAD = 10
+"""Characters past a refusal the decoder may read before it refuses (``-Infinity`` is nine)."""
 
 
-def _deeper_from(text: str, start: int, limit: int = STACK_SAFE_DEPTH) -> bool:
-    """Whether the JSON value opening at ``start`` nests deeper than ``limit``: counted bracket by bracket
-    until it closes, so a value in the middle of a long text costs its own length, not the text's."""
-    if len(text) - start <= limit:
-        return False  # too short to nest deeper
-    depth = 0
-    for token in _STRUCTURE.finditer(text, start):
-        first = token.group()[0]
-        if first in "[{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif first in "]}":
-            depth -= 1
-            if depth <= 0:
-                return False
-    return False
+def _value_stop(text: str, start: int, limit: int = STACK_SAFE_DEPTH) -> int:
+    """Where to cut ``text`` so that the JSON value opening at ``start`` reads as it does in the whole text.
+
+    Follows the value bracket by bracket (:data:`_ARRAY_OPENED` and kin) to where it closes; when it
+    breaks off first, stops a few characters past the first one that cannot continue it, or past the
+    string the decoder refuses there.  Either way the decoder, given ``text[start:stop]``, returns the
+    same value and end, or refuses it as it would the whole text, having read no more than it would.
+    Raises :class:`_TooDeep` where the value opens more than ``limit`` arrays or objects inside one
+    another, before the recursive decoder reads it.
+    """
+    first = text[start:start + 1]
+    if first not in ("[", "{"):  # a scalar (or no value): it nests nothing
+        scalar = _TOP_SCALAR.match(text, start)
+        return scalar.end() if scalar is not None else _past_refusal(text, start)
+    open_kinds = [first]
+    pattern = _ARRAY_OPENED if first == "[" else _OBJECT_OPENED
+    at = start + 1
+    while True:
+        step = pattern.match(text, at)
+        if step is None:
+            valid = _VALID_PART[pattern].match(text, at)  # matches at least nothing: all of it is optional
+            return _past_refusal(text, valid.end() if valid is not None else at)
+        at = step.end()
+        bracket = text[at - 1]
+        if bracket == "[" or bracket == "{":
+            if len(open_kinds) >= limit:
+                raise _TooDeep("nested too deep to decode")
+            open_kinds.append(bracket)
+            pattern = _ARRAY_OPENED if bracket == "[" else _OBJECT_OPENED
+        else:
+            open_kinds.pop()
+            if not open_kinds:
+                return at
+            pattern = _ARRAY_NEXT if open_kinds[-1] == "[" else _OBJECT_NEXT
+
+
+def _past_refusal(text: str, at: int) -> int:
+    """An end past all the decoder reads when it refuses the text at ``at``."""
+    string = _REFUSED_STRING.match(text, at)
+    return (string.end() if string is not None else at) + _LOOKAHEAD
 
 
 def raw_decode_at(text: str, start: int) -> tuple[Any, int]:
@@ -112,16 +164,19 @@ def raw_decode_at(text: str, start: int) -> tuple[Any, int]:
 
     Raises ``ValueError`` on malformed input, a value nested deeper than
     :data:`~bitexact.canon.STACK_SAFE_DEPTH` included, as :func:`decode_json`
-    does: its depth is counted before the recursive decoder reads it, up to
-    where it closes (:func:`_deeper_from`), since the rest of the text is no
-    part of it.
+    does.  The decoder reads only the value's own stretch of the text
+    (:func:`_value_stop`, which also counts its depth first): an error then
+    costs that stretch, not the text before it (the stdlib counts the lines
+    up to an error's position), so a log of many malformed arrays frames in
+    linear time.  A ``JSONDecodeError``'s position therefore counts from
+    ``start``.
     """
-    if _deeper_from(text, start):
-        raise _TooDeep("nested too deep to decode")
+    stop = _value_stop(text, start)
     try:
-        return _strict_decoder.raw_decode(text, start)
+        value, end = _strict_decoder.raw_decode(text[start:stop])
     except RecursionError:  # a caller already deep in its own stack
         raise _TooDeep("nested too deep to decode") from None
+    return value, start + end
 
 
 def may_hold_objects(text: str) -> bool:
