@@ -28,7 +28,10 @@ credential is found as:
 * ``--NAME VALUE`` (a flag and its value as two words), and a command's own password flag on a line
   that runs the command (``mysql -pSECRET``, ``sshpass -p SECRET``, curl's ``-u user:SECRET``,
   ``openssl -passin pass:SECRET``: :data:`_COMMAND_PASSWORD_FLAGS`);
-* a ``.netrc`` entry's ``password VALUE`` (after ``machine HOST`` or ``default``);
+* a secret store's set command (``gh secret set --body``, ``az keyvault secret set --value``), a tool's
+  ``config set NAME VALUE`` with a credential NAME (``git config github.token X``, ``aws configure set``),
+  poetry's tokens, and Oracle's ``USER/PASSWORD`` (``sqlplus scott/tiger@db``, ``userid=``, ``CONNECT``);
+* a ``.netrc`` entry's ``password VALUE`` (after ``machine HOST`` or ``default``, at a line's start);
 * ``NAME%3DVALUE``, a pair URL-encoded inside another value (to an encoded ``&`` or ``;``);
 * ``NAME => VALUE`` (Ruby, PHP, Perl; the name quoted or not), ``{NAME: "VALUE"`` / ``, NAME: 'VALUE'``
   (an unquoted name in a JavaScript object or a YAML flow mapping, its value quoted) and
@@ -41,8 +44,8 @@ credential is found as:
 Only the value is replaced, by ``[CREDENTIAL]``; the name stays. A value that
 is already a token (``[CREDENTIAL]``, ``[redacted]``) is left alone, so
 applying the policy twice declares nothing new. Every search is anchored on
-a literal (``=``, ``":``, a newline, ``earer``...) so the regex engine skips
-through text that holds none.
+a literal (``=``, ``":``, a newline, ``earer``, ``-``, ``/``...) so the regex engine
+skips through text that holds none.
 """
 
 from __future__ import annotations
