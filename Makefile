@@ -32,7 +32,7 @@ lint: setup
 BENCHMARKS = benchmarks/canon_bench.py benchmarks/store_append.py benchmarks/verify_jsonl.py \
 	benchmarks/sdk_overhead.py benchmarks/capture_scan.py benchmarks/capture_keys.py \
 	benchmarks/capture_verdict.py benchmarks/sessions_parse.py benchmarks/sessions_unify.py \
-	benchmarks/json_depth.py benchmarks/fragment_walk.py benchmarks/copilot_arrays.py \
+	benchmarks/json_depth.py benchmarks/fragment_walk.py benchmarks/copilot_arrays.py benchmarks/malformed_arrays.py \
 	benchmarks/capture_hostile.py
 
 bench: setup
