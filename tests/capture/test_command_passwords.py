@@ -127,13 +127,14 @@ def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path
         "args": [f"mysql -uroot -p{secrets[0]} shop && sshpass -p {secrets[1]} ssh h"],
         "result": {"netrc": f"machine h\n login bob\n password {secrets[2]}\n",
                    "soap": f"<wsse:Password><![CDATA[{secrets[3]}]]></wsse:Password>",
-                   "argv": f'["openssl", "pkcs12", "-passout", "pass:{secrets[4]}"]'},
+                   "cmd": f"openssl pkcs12 -export -passout pass:{secrets[4]} -out k.p12"},
     })
     assert [s for s in secrets if s in stored] == []
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ('["sshpass", "-p", "s3cret", "ssh", "h"]', '["sshpass", "-p", "[CREDENTIAL]", "ssh", "h"]'),
+    # (a whole JSON document is read as data, its strings one by one: see the argv tests below)
+    ('exec: ["sshpass", "-p", "s3cret", "ssh", "h"]', 'exec: ["sshpass", "-p", "[CREDENTIAL]", "ssh", "h"]'),
     ("['openssl', 'rsa', '-passin', 'pass:x1']", "['openssl', 'rsa', '-passin', 'pass:[CREDENTIAL]']"),
     ('["mysql", "-p", "shop"]', '["mysql", "-p", "shop"]'),  # a database, as on a command line
     ('["mysql", "-p"], "next": "value"', '["mysql", "-p"], "next": "value"'),  # the quote ends the flag
@@ -158,25 +159,16 @@ def _stored(data: dict[str, object]) -> str:
     return json.dumps(apply_policy(load_policy(env={}), "tool_call", data).data)
 
 
-@pytest.mark.parametrize(("args", "secret"), [
-    (["sshpass", "-p", "s3cretA", "ssh", "host"], "s3cretA"),
-    (["mysql", "-uroot", "-ps3cretB", "shop"], "s3cretB"),
-    (["openssl", "pkcs12", "-passout", "pass:s3cretC"], "s3cretC"),
-    (["curl", "-u", "bob:s3cretD", "https://x"], "s3cretD"),
-])
-def test_an_argv_list_is_read_as_a_command_line(args: list[str], secret: str) -> None:
-    """A tool's argv as a list (subprocess.run(["sshpass", "-p", ...])): each word is a text of its own."""
-    stored = _stored({"tool": "run", "args": [args]})
-    assert secret not in stored
-    assert "[CREDENTIAL]" in stored
-
-
 @pytest.mark.parametrize("data", [
     {"tool": "run", "args": [["mysql", "-u", "root", "-p", "shop"]]},  # -p, then the database
     {"tool": "run", "args": [["docker", "run", "-p", "8080:80", "nginx"]]},
     {"tool": "run", "args": ["curl https://example.test", "docker run -u 1000:1000 img"]},  # a command in a text
-], ids=["mysql-database", "docker-port", "two-texts"])
+    {"scheme": "http", "cmd": "docker run -u 1000:1000 img"},  # "http" is a whole text, not a command line
+    {"tool": "zip", "flags": "-P 8080"},
+    {"db": "mysql", "args": ["mkdir", "-pv", "out"]},
+], ids=["mysql-database", "docker-port", "two-texts", "http-value", "zip-value", "mysql-value"])
 def test_an_argv_list_without_a_password_is_left(data: dict[str, object]) -> None:
+    """No rule reads across a record's texts: a command in one text takes no flag from the next."""
     assert "[CREDENTIAL]" not in _stored(data)
 
 
@@ -218,4 +210,40 @@ def test_a_secret_stores_set_a_tools_config_and_oracles_login_are_scrubbed(text:
     "see docs/api/v1 and the config file at etc/app.conf",
 ])
 def test_settings_and_paths_that_hold_no_secret_are_left(text: str) -> None:
+    assert _scrubbed(text) == text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # A shell operator inside quotes ends no command (found by the session's review).
+    ("curl -H 'Content-Type: application/json; charset=utf-8' -u bob:pw https://x",
+     "curl -H 'Content-Type: application/json; charset=utf-8' -u bob:[CREDENTIAL] https://x"),
+    ("curl -H 'Cookie: a=1; b=2' -u bob:pw https://x", "curl -H 'Cookie: [CREDENTIAL]' -u bob:[CREDENTIAL] https://x"),
+    ("keytool -storepass 'a; b' -keypass k2", "keytool -storepass '[CREDENTIAL]' -keypass [CREDENTIAL]"),
+    # sshpass runs another command: its options end at that command's name.
+    ("sshpass -p pw ssh -p 2222 host", "sshpass -p [CREDENTIAL] ssh -p 2222 host"),
+    ('run: ["sshpass", "-p", "pw", "ssh", "-p", "2222"]', 'run: ["sshpass", "-p", "[CREDENTIAL]", "ssh", "-p", "2222"]'),
+    # Oracle's quoted password; git config with its file; CDATA with white space around it.
+    ('sqlplus scott/"p@ss w"@orcl', 'sqlplus scott/"[CREDENTIAL]"@orcl'),
+    ("git config -f x.cfg github.token X1", "git config -f x.cfg github.token [CREDENTIAL]"),
+    ("git config --file=x.cfg github.token X1", "git config --file=x.cfg github.token [CREDENTIAL]"),
+    ("<password>\n  <![CDATA[x1]]>\n</password>", "<password>\n  <![CDATA[[CREDENTIAL]]]>\n</password>"),
+    ("expdp system/pw1@db dumpfile=x", "expdp system/[CREDENTIAL]@db dumpfile=x"),
+], ids=["quoted-semicolon", "cookie-semicolon", "keytool-quoted", "sshpass-wrapped-port", "sshpass-argv-text",
+        "oracle-quoted", "git-config-f", "git-config-file", "cdata-spaced", "expdp-remote"])
+def test_what_the_review_found_missed(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "mysql -e x\\nmkdir -pv out",  # a newline written in a string ends the command too
+    "unrar x -p- a.rar",  # -p-: asks for no password
+    "7z a -p- x.7z f",
+    "default password is printed on the label",  # prose at a line's start is no .netrc entry
+    "machine learning password reset flow",
+    "node_modules/.pnpm/lodash@4.17.21/node_modules/lodash/index.js",  # a path's /name@version
+    "expdp system/pw1 dumpfile=x",  # expdp's login counts with its @database only (the docs say why)
+    "mysql -u root -p db; ls -pv",
+], ids=["written-newline", "unrar-dash", "7z-dash", "netrc-prose-default", "netrc-prose-machine", "pnpm-path",
+        "expdp-local", "after-semicolon"])
+def test_what_the_review_found_over_scrubbed_is_left(text: str) -> None:
     assert _scrubbed(text) == text

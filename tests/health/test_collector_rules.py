@@ -23,6 +23,8 @@ from bitexact.canon import canonicalize
 from bitexact.capture import CapturePolicy, apply_policy, load_policy, read_policy_file
 from bitexact.capture.policy import POLICY_VERSION, off_policy
 from bitexact.crypto import SigningKey
+from bitexact.health.capture import _unscrubbed
+from bitexact.health.context import CollectorSent
 from bitexact.recording import RunWriter
 from bitexact.store import Store
 from capture_verdict.support import VISA, policy_file, policy_with, recorder
@@ -178,3 +180,12 @@ def test_a_collector_whose_policy_changed_mid_run_is_named_once_per_digest(
         ("edge-5", "older-rules", ["1:result", "3:result"]),  # in the order each digest was first sent
         ("edge-5", "other-policy", ["2:result"]),
     ]
+
+
+def test_with_the_policy_off_and_no_digest_declared_the_recorders_policy_is_unknown() -> None:
+    """The policy in force being off gives no digest to compare: no cause is named, and the message never tells
+    the operator to deploy "off" (found by the session's review)."""
+    finding = _unscrubbed("run-1", CollectorSent("edge-1", "a" * 64, None, ("1:result",)), off_policy(), {})
+    assert finding.details["recorder_policy"] is None
+    assert "cause" not in finding.details
+    assert "deploy" not in finding.message

@@ -136,31 +136,17 @@ def check_scrub_failed(ctx: HealthContext) -> list[Finding]:
 
 def check_collector_unscrubbed(ctx: HealthContext) -> list[Finding]:
     """collector-unscrubbed: a collector sent values the recorder's own policy removes; one finding per run,
-    collector and pair of policy digests, naming the cause when the digests tell it (`_cause`)."""
+    collector and pair of policy digests, naming the cause when the digests tell it (`_older_rules`)."""
     policy = _usable(ctx)
+    # What the policy in force would be under each earlier rules version: hashed once for every finding.
+    older = ({} if policy is None or policy.off
+             else {policy.digest_under(version): version for version in range(POLICY_VERSION - 1, 0, -1)})
     findings = []
     for run in ctx.run_captures():
         # Sorted by collector only: a collector's pairs stay in the order it first sent them.
         for sent in sorted(run.collector_sent, key=lambda item: item.collector):
-            findings.append(_unscrubbed(run.run_id, sent, policy))
+            findings.append(_unscrubbed(run.run_id, sent, policy, older))
     return findings
-
-
-def _cause(collector_policy: str | None, recorder_policy: str | None,
-           policy: CapturePolicy | None) -> tuple[str, int | None] | None:
-    """Why a collector sent what the recorder removed, from the digests: ``("older-rules", N)`` when the
-    collector declares the digest the policy in force has under rules version ``N`` (and that policy is the
-    one the recorder declared), ``("other-policy", None)`` for any other digest, ``None`` when the digests are
-    the same or one is unknown. ``policy`` is the policy in force (``None`` when unusable)."""
-    if collector_policy is None or recorder_policy is None or collector_policy == recorder_policy:
-        return None
-    # Only the policy in force has a configuration to hash again; a recorder digest from another policy
-    # (changed since the run) is compared as it stands.
-    if policy is not None and not policy.off and recorder_policy == policy.digest:
-        for version in range(POLICY_VERSION - 1, 0, -1):
-            if policy.digest_under(version) == collector_policy:
-                return "older-rules", version
-    return "other-policy", None
 
 
 def _short(digest: str) -> str:
@@ -168,23 +154,33 @@ def _short(digest: str) -> str:
     return f"{digest[:16]}…" if len(digest) == 64 else digest
 
 
-def _unscrubbed(run_id: str, sent: CollectorSent, policy: CapturePolicy | None) -> Finding:
+def _unscrubbed(run_id: str, sent: CollectorSent, policy: CapturePolicy | None,
+                older: dict[str | None, int]) -> Finding:
+    """The finding for one collector and pair of digests. ``older`` maps the digests the policy in force has
+    under earlier rules versions to those versions."""
     in_force = None if policy is None else policy.run_meta_value
-    # What the entry says the recorder applied wins over the policy in force, which may have changed since.
-    recorder = sent.recorder_policy if sent.recorder_policy is not None else in_force
+    # What the entry says the recorder applied wins over the policy in force, which may have changed since;
+    # a policy that is off has no digest to fall back on (and a recorder that scrubbed was not off).
+    recorder = sent.recorder_policy
+    if recorder is None and policy is not None and not policy.off:
+        recorder = policy.digest
     message = (f"collector {sent.collector} sent {len(sent.fields)} value(s) the recorder's policy removes -"
                f" they crossed the wire and sat in its spool: {_listed(sent.fields)}")
     details: dict[str, object] = {"collector": sent.collector, "fields": list(sent.fields),
                                   "collector_policy": sent.collector_policy, "recorder_policy": recorder}
-    cause = _cause(sent.collector_policy, recorder, policy)
-    if cause is not None and cause[1] is not None:
-        details.update(cause="older-rules", rules_version=cause[1])
-        message += (f"; the collector runs the recorder's policy under older rules (rules version {cause[1]},"
-                    f" the recorder's are version {POLICY_VERSION}): upgrade the collector with the recorder")
-    elif cause is not None:
+    collector = sent.collector_policy
+    if collector is None or recorder is None or collector == recorder:
+        pass  # the digests tell no cause
+    elif policy is not None and recorder == policy.digest and collector in older:
+        # Only the policy in force has a configuration to hash again under older rules.
+        details.update(cause="older-rules", rules_version=older[collector])
+        message += (f"; the collector runs the recorder's policy under older rules (rules version"
+                    f" {older[collector]}, the recorder's are version {POLICY_VERSION}): upgrade the collector"
+                    " with the recorder")
+    else:
         details["cause"] = "other-policy"
-        message += (f"; the collector's policy ({_short(str(sent.collector_policy))}) is not the recorder's"
-                    f" ({_short(str(recorder))}): deploy the same policy to the collector")
+        message += (f"; the collector's policy ({_short(collector)}) is not the recorder's ({_short(recorder)}):"
+                    " deploy the same policy to the collector")
         if in_force is not None and recorder != in_force:
             message += (f" (the recorder's is the digest it declared on these fields; the policy in force is now"
                         f" {_short(in_force)})")

@@ -137,8 +137,9 @@ def _value_stop(text: str, start: int, limit: int = STACK_SAFE_DEPTH) -> int:
     while True:
         step = pattern.match(text, at)
         if step is None:
-            valid = _VALID_PART[pattern].match(text, at)  # matches at least nothing: all of it is optional
-            return _past_refusal(text, valid.end() if valid is not None else at)
+            valid = _VALID_PART[pattern].match(text, at)
+            assert valid is not None  # every part of it is optional: it matches at least nothing
+            return _past_refusal(text, valid.end())
         at = step.end()
         bracket = text[at - 1]
         if bracket == "[" or bracket == "{":

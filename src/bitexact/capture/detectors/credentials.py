@@ -258,15 +258,16 @@ _PEM_MIN_BASE64: Final[int] = 16
 # A flag and its value as two words (--password hunter2); the value may not be the next flag.
 _FLAG = re.compile(r"--([A-Za-z0-9][A-Za-z0-9_.-]{0,95}+)[ \t]+(?=[^\s-])")
 # An XML element named as a credential (<wsse:Password Type="...">x</wsse:Password>): its text.
-_ELEMENT = re.compile(
-    r"<((?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,95}))(?:[ \t\r\n][^<>\x00]{0,1024})?>([^<\x00]{1,4096})</\1>"
-)
+_OPEN_TAG_PART = r"<((?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,95}))(?:[ \t\r\n][^<>\x00]{0,1024})?>"
+_ELEMENT = re.compile(_OPEN_TAG_PART + r"([^<\x00]{1,4096})</\1>")
 # ... or what its CDATA section holds (<password><![CDATA[x]]></password>), found from the section's start:
-# the open tag just before it, read back from its ">".
+# the open tag just before it, read back from its ">". Not one pattern with _ELEMENT: a lazy search for
+# "]]>" from every element's start read 4 KiB each time (1 MiB of "<password><![CDATA[": 2.2 s).
 _CDATA = "<![CDATA["
-_OPEN_TAG = re.compile(r"<((?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,95}))(?:[ \t\r\n][^<>\x00]{0,1024})?>\Z")
+_OPEN_TAG = re.compile(_OPEN_TAG_PART + r"\Z")
 _MAX_OPEN_TAG: Final[int] = 1200
 _MAX_CDATA: Final[int] = 4096
+_XML_SPACE = " \t\r\n"
 # A .netrc entry (curl, git, ftp and Python's netrc read it): "machine HOST", or "default", then its
 # login, account and port pairs in any order, on one line or several, and "password VALUE". An entry
 # starts a line (_starts_a_line), as .netrc files write them: prose about "the default password" or
@@ -276,7 +277,9 @@ _MAX_CDATA: Final[int] = 4096
 _NETRC_HEADS: Final = (re.compile(r"machine(?![^ \t\r\n])[ \t\r\n]+[^\s\x00]+"), re.compile(r"default(?![^\s\x00])"))
 _NETRC_REST = re.compile(
     r"(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+[^\s\x00]+)*+(?:[ \t\r\n]+password[ \t\r\n]+"
-    r'(?:"((?:[^"\\\x00]|\\.)*)"|([^\s\x00]+)))?'  # curl reads a quoted value, "\" escaping in it
+    r'(?:"((?:[^"\\\x00]|\\.)*)"|([^\s\x00]+))'  # curl reads a quoted value, "\" escaping in it
+    # ... and ends its line, or another keyword follows it: "machine learning password reset flow" is prose.
+    r"(?=[ \t]*+(?:\r?\n|\x00|\\n|\Z)|[ \t\r\n]+(?:login|account|port|machine|default|macdef)(?![^\s\x00])))?"
 )
 # Every rule below opens with a literal and checks what stands before it after it: a pattern that opens
 # with a look-behind or an alternation is tried at every position (7-70 ms/MiB where a literal first
@@ -285,7 +288,9 @@ _NETRC_REST = re.compile(
 # A tool's own "set NAME VALUE" (git config github.token X, npm config set //host/:_authToken X, aws
 # configure set aws_secret_access_key X): the value, when NAME names a credential; and poetry's
 # "config pypi-token.REPO TOKEN" / "config http-basic.REPO USER PASSWORD", whose names say nothing.
-_SETTING_OPTIONS = r"(?:[ \t]+--?[A-Za-z][\w-]{0,40}+)*+[ \t]+"
+_SETTING_OPTIONS = (  # --global, --file=F, and the options that take a value as the next word (-f F)
+    r"(?:[ \t]+(?:(?:-f|--file|--blob)[ \t]+[^\s\x00]{1,400}+|--?[A-Za-z][\w-]{0,40}+(?:=[^\s\x00]{0,400}+)?))*+[ \t]+"
+)
 _CONFIG_SETS: Final = tuple(
     re.compile(rf"{tool}(?<![\w./-]{tool})[ \t]+{verb}{_SETTING_OPTIONS}([^\s\x00\"'=]{{1,200}}+)[ \t]+(?=[^\s-])")
     for tool, verb in (("git", "config"), ("npm", r"config[ \t]+set"), ("yarn", r"config[ \t]+set"),
@@ -296,22 +301,23 @@ _POETRY_CONFIG = re.compile(
     rf"poetry(?<![\w./-]poetry)[ \t]+config{_SETTING_OPTIONS}"
     r"(?:pypi-token\.[\w-]{1,100}+|http-basic\.[\w-]{1,100}+[ \t]+[^\s\x00]{1,200}+)[ \t]+(?=[^\s-])"
 )
-# Oracle's USER/PASSWORD@DATABASE, the part after the slash: after sqlplus, sqlldr, expdp, impdp and
-# DGMGRL (their own flags, -s, -L, before it), rman's target, userid=, and CONNECT at a line's start in
-# a script. Found from "/PASSWORD@" (one pass, a literal first), its context read back from the user;
-# and from "sqlplus" and "userid=" for a local login, with no "@".
-_USER_SLASH = r"[\"']?[A-Za-z0-9_$#.]{1,128}+/([^\s@/\"'\x00;]{1,256}+)"
-_PASSWORD_AT = re.compile(r"/([^\s@/\"'\x00;]{1,256}+)@")
-_ORACLE_USER = re.compile(r"[A-Za-z0-9_$#.]{1,128}+\Z")
-_ORACLE_CONTEXT = re.compile(
-    r"(?:(?<![\w./-])(?:sqlplus|sqlldr|expdp|impdp|dgmgrl)(?:[ \t]+-[A-Za-z]{1,20}+)*+[ \t]+|(?<![\w./-])rman[ \t]+"
-    r"target[ \t]+|(?<![\w-])(?:userid|USERID)=|(?P<connect>CONN(?:ECT)?|conn(?:ect)?)[ \t]+)[\"']?\Z"
+# Oracle's USER/PASSWORD@DATABASE, the part after the slash (in double quotes, as Oracle wants a password
+# with special characters, or bare). After sqlplus (its flags, -s, -L, before it) and userid=, with or
+# without "@DATABASE"; after sqlldr, expdp, impdp, DGMGRL, rman's target and CONNECT at a line's start in a
+# script, only with it, and only searched for in a text that holds a "/PASSWORD@" at all (one pass).
+_USER_SLASH = r"[\"']?[A-Za-z0-9_$#.]{1,128}+/(?:\"([^\"\x00\n]{1,256}+)\"|([^\s@/\"'\x00;]{1,256}+))"
+_PASSWORD_AT = re.compile(r"/(?:\"[^\"\x00\n]{1,256}+\"|[^\s@/\"'\x00;]{1,256}+)@")
+_TOOL_FLAGS = r"(?:[ \t]+-[A-Za-z]{1,20}+)*+[ \t]+"
+_ORACLE_LOGINS: Final = (
+    re.compile(rf"sqlplus(?<![\w./-]sqlplus){_TOOL_FLAGS}{_USER_SLASH}"),
+    *(re.compile(rf"{name}(?<![\w-]{name})={_USER_SLASH}") for name in ("userid", "USERID")),
 )
-_MAX_ORACLE_CONTEXT: Final[int] = 200
-_LOCAL_LOGINS: Final = (
-    re.compile(rf"sqlplus(?<![\w./-]sqlplus)(?:[ \t]+-[A-Za-z]{{1,20}}+)*+[ \t]+{_USER_SLASH}(?!@)"),
-    *(re.compile(rf"{name}(?<![\w-]{name})={_USER_SLASH}(?!@)") for name in ("userid", "USERID")),
+_ORACLE_REMOTE_LOGINS: Final = (
+    *(re.compile(rf"{tool}(?<![\w./-]{tool}){_TOOL_FLAGS}{_USER_SLASH}(?=@)")
+      for tool in ("sqlldr", "expdp", "impdp", "dgmgrl")),
+    re.compile(rf"rman(?<![\w./-]rman)[ \t]+target[ \t]+{_USER_SLASH}(?=@)"),
 )
+_ORACLE_CONNECTS: Final = tuple(re.compile(rf"{word}(?:ECT|ect)?[ \t]+{_USER_SLASH}(?=@)") for word in ("CONN", "conn"))
 # An unquoted name opening a value after "{" or "," (a JavaScript object literal, a YAML flow mapping).
 # Possessive: a name is never given back a character at a time when no colon follows it.
 _BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*+([A-Za-z_$][A-Za-z0-9_$-]{0,95}+)[ \t]*+:") for opening in (r"\{", ","))
@@ -395,7 +401,7 @@ _SECRETS: Final[dict[str, re.Pattern[str]]] = {
 _COMMAND = re.compile(
     r"(?<![\w./-])(" + "|".join(
         r"[ \t]+".join(map(re.escape, command.split())) for command in sorted(_FLAGS_OF, key=len, reverse=True)
-    ) + r")(?=[ \t\"'\x00])"
+    ) + r")(?=[ \t\"'])"
 )
 # A flag starts a word, as _word_starts says, tested after the "-" (a literal first is what the regex
 # engine searches fast): "well-known" is never read as a flag.
@@ -408,30 +414,45 @@ _PASSWORD_FLAG = re.compile(
 # A shell word: quoted (to its closing quote; in single quotes nothing is escaped) or up to white space
 # or a shell metacharacter.
 _SHELL_WORD = re.compile(r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'([^'\x00]*)'|([^\s"'\x00;|&<>()]+))""")
-# Between a flag and its value as the next word: white space, the NUL between an argv list's texts, or,
-# in an argv list written as text (["sshpass", "-p", "x"]), a closing quote and a comma. The value is no flag.
-_SEPARATE = re.compile(r"""(?:[ \t]+|\x00|["'][ \t]*,[ \t]*(?=["']))(?=[^\s\x00-])""")
-_COMMAND_BREAK = re.compile(r"[;&|](?=[ \t])")  # a shell operator; a line break ends a line's commands too
-_JOIN = re.compile("\x00")  # texts are scanned joined by one
+# Between a flag and its value as the next word: white space, or, in an argv list written as text
+# (["sshpass", "-p", "x"]), a closing quote and a comma. The value is no flag.
+_SEPARATE = re.compile(r"""(?:[ \t]+|["'][ \t]*,[ \t]*(?=["']))(?=[^\s\x00-])""")
+# A command's words end with its line: a newline, one written as \n in a string, or a NUL (texts are
+# scanned joined by one, and no rule reads across it); or at a shell operator outside quotes.
+_LINE_END = re.compile(r"[\n\x00]|\\n")
+_QUOTED_OR_OPERATOR = re.compile(r"""'[^'\n\x00]*+'|"(?:[^"\\\n\x00]|\\.)*+"|[;&|](?=[ \t])""")
+# Where a command that runs another stops taking options: at its first word that is no option (sshpass
+# -p pw ssh -p 2222 host: the second -p is ssh's port).
+_WORD_GAP = r"""["']?(?:[ \t]*,[ \t]*|[ \t]+)["']?"""  # between two words, on a line or in an argv list as text
+_OPTIONS_END: Final[dict[str, re.Pattern[str]]] = {
+    "sshpass": re.compile(rf"""(?:{_WORD_GAP}(?:-[fdPp]{_WORD_GAP}(?!-)[^\s\x00"']++|-[^\s\x00"']++))*+"""),
+}
 
 
 def _command_scopes(
     text: str, commands: list[re.Match[str]], line_start: int, line_end: int
 ) -> list[tuple[int, tuple[_PasswordFlag, ...]]]:
-    """For each command found on a line of ``text``: where its words end (the next shell operator, the end
-    of its text, unless it is a whole text, an argv list's first element, or the line's end), and its
-    password flags."""
-    breaks = [cut.start() for cut in _COMMAND_BREAK.finditer(text, line_start, line_end)]
-    joins = [join.start() for join in _JOIN.finditer(text, line_start, line_end)] if "\x00" in text else []
+    """For each command found on a line of ``text``: where its options end (the next shell operator outside
+    quotes, the line's end, or for a command running another, that one's name), and its password flags."""
+    breaks = [cut.start() for cut in _QUOTED_OR_OPERATOR.finditer(text, line_start, line_end)
+              if text[cut.start()] in ";&|"]
     scopes = []
     for command in commands:
-        start, end = command.span()
-        whole_text = text[start - 1 : start] in ("", "\x00") and text[end] == "\x00"
-        reach = _next_at(breaks, end, line_end)
-        if not whole_text:
-            reach = _next_at(joins, end, reach)
-        scopes.append((reach, _FLAGS_OF[" ".join(command.group(1).split())]))
+        name = " ".join(command.group(1).split())
+        reach = _next_at(breaks, command.end(), line_end)
+        options = _OPTIONS_END.get(name)
+        if options is not None:
+            reach = min(reach, options.match(text, command.end(), reach).end())  # type: ignore[union-attr]
+        scopes.append((reach, _FLAGS_OF[name]))
     return scopes
+
+
+def _line_start(text: str, floor: int, at: int) -> int:
+    """Where the line holding ``at`` starts, searched back no further than ``floor`` (each end of
+    :data:`_LINE_END`, by a search in C: the stretches between the lines a flag stands on are read once)."""
+    escaped = text.rfind("\\n", floor, at)
+    return max(floor, text.rfind("\n", floor, at) + 1, text.rfind("\x00", floor, at) + 1,
+               escaped + 2 if escaped != -1 else floor)
 
 
 def _next_at(positions: list[int], start: int, default: int) -> int:
@@ -528,6 +549,13 @@ def _word_starts(text: str, at: int) -> bool:
     """Whether a flag at ``at`` starts a word: at the start, after white space, a quote, an opening bracket,
     ``=`` or ``,`` (an argv list), or after a written escape (``\\n``, as a log line writes a newline)."""
     return at == 0 or text[at - 1] in " \t\r\n\x00\"'=([{," or text[at - 2 : at] in ("\\n", "\\t", "\\r")
+
+
+def _names_a_secret(name: str, value: str) -> bool:
+    """Whether an XML element named ``name`` holding ``value`` holds a credential to replace."""
+    value = value.strip()
+    return (bool(value) and value not in ALREADY_TOKENS and ascii_lower(name) not in _BARE_WORDS
+            and is_credential_text_name(name))
 
 
 def _starts_a_line(text: str, at: int) -> bool:
@@ -644,17 +672,15 @@ class CredentialsDetector:
             return
         for element in _ELEMENT.finditer(text):
             deadline.check()
-            value = element.group(3)
-            name = element.group(2)
-            if (ascii_lower(name) not in _BARE_WORDS and is_credential_text_name(name) and value.strip()
-                    and value.strip() not in ALREADY_TOKENS):
+            if _names_a_secret(element.group(2), element.group(3)):
                 found.append(Finding(element.start(3), element.end(3), TOKEN, NAME))
         if _CDATA in text:
             CredentialsDetector._cdata_elements(text, deadline, found)
 
     @staticmethod
     def _cdata_elements(text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """``<NAME ...><![CDATA[VALUE]]></NAME>``: what the section of an element named as a credential holds."""
+        """``<NAME ...><![CDATA[VALUE]]></NAME>``: what the section of an element named as a credential holds
+        (white space around the section allowed)."""
         close = -1  # the next "]]>", found once for all the sections before it (many opens, one close)
         at = text.find(_CDATA)
         while at != -1:
@@ -664,11 +690,14 @@ class CredentialsDetector:
                 close = text.find("]]>", start)
                 if close == -1:
                     return  # no section closes from here on
-            opened = text.rfind("<", max(0, at - _MAX_OPEN_TAG), at) if text[at - 1 : at] == ">" else -1
-            tag = _OPEN_TAG.match(text, opened, at) if opened != -1 else None
-            if (tag is not None and close - start <= _MAX_CDATA and text.startswith(f"</{tag.group(1)}>", close + 3)
-                    and ascii_lower(tag.group(2)) not in _BARE_WORDS and is_credential_text_name(tag.group(2))
-                    and text[start:close].strip() and text[start:close].strip() not in ALREADY_TOKENS):
+            tag_end = len(text[max(0, at - _MAX_OPEN_TAG) : at].rstrip(_XML_SPACE)) + max(0, at - _MAX_OPEN_TAG)
+            opened = text.rfind("<", max(0, at - _MAX_OPEN_TAG), tag_end) if text[tag_end - 1 : tag_end] == ">" else -1
+            tag = _OPEN_TAG.match(text, opened, tag_end) if opened != -1 else None
+            after = close + 3
+            while after < len(text) and text[after] in _XML_SPACE:
+                after += 1
+            if (tag is not None and close - start <= _MAX_CDATA and text.startswith(f"</{tag.group(1)}>", after)
+                    and _names_a_secret(tag.group(2), text[start:close])):
                 found.append(Finding(start, close, TOKEN, NAME))
             at = text.find(_CDATA, start)
 
@@ -704,23 +733,28 @@ class CredentialsDetector:
                 cls._shell_word_at(text, setting.end(), found)
         if "/" not in text:
             return
-        for login in _PASSWORD_AT.finditer(text):
-            deadline.check()
-            user = _ORACLE_USER.search(text, max(0, login.start() - 128), login.start())
-            context = None
-            if user is not None:
-                context = _ORACLE_CONTEXT.search(text, max(0, user.start() - _MAX_ORACLE_CONTEXT), user.start())
-            if context is not None and (context.group("connect") is None or _starts_a_line(text, context.start())):
-                cls._secret_group(text, login, found)
-        for pattern in _LOCAL_LOGINS:  # no "@" after the password
+        for pattern in _ORACLE_LOGINS:
             for login in pattern.finditer(text):
                 deadline.check()
                 cls._secret_group(text, login, found)
+        if _PASSWORD_AT.search(text) is None:
+            return
+        for pattern in _ORACLE_REMOTE_LOGINS:
+            for login in pattern.finditer(text):
+                deadline.check()
+                cls._secret_group(text, login, found)
+        for pattern in _ORACLE_CONNECTS:
+            for login in pattern.finditer(text):
+                deadline.check()
+                if _starts_a_line(text, login.start()):
+                    cls._secret_group(text, login, found)
 
     @staticmethod
     def _secret_group(text: str, match: re.Match[str], found: list[Finding]) -> None:
-        if not text.startswith(ALREADY_TOKENS, match.start(1)):
-            found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+        """The secret a match holds in group 1 (quoted) or group 2 (bare), unless already a token."""
+        group = 1 if match.group(1) is not None else 2
+        if not text.startswith(ALREADY_TOKENS, match.start(group)):
+            found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
 
     @classmethod
     def _shell_word_at(cls, text: str, at: int, found: list[Finding]) -> None:
@@ -800,10 +834,9 @@ class CredentialsDetector:
         """A command's password flag (:data:`_COMMAND_PASSWORD_FLAGS`), after that command in the same shell
         command: ``mysql -pSECRET``, ``sshpass -p SECRET``, curl's ``-u user:SECRET``.
 
-        A NUL (texts are scanned joined by one) ends a command written in a text; a command that is a whole
-        text is an argv list's first element (``["sshpass", "-p", "x"]``), and the texts after it are its words
-        up to a line break. Only the lines a flag stands on are searched for commands (the command pattern,
-        an alternation, costs 35 ms/MiB where the flag's literal "-" costs 1)."""
+        Only the lines a flag stands on are searched for commands (the command pattern, an alternation, costs
+        35 ms/MiB where the flag's literal "-" costs 1). An argv list given as data (``["sshpass", "-p", "x"]``)
+        is not read: its words are texts of their own, and no rule reads across texts."""
         line_end = -1  # the end of the line the last flag stood on
         ends: list[int] = []  # where each command on that line ends
         scopes: list[tuple[int, tuple[_PasswordFlag, ...]]] = []  # each one's reach and its flags
@@ -811,11 +844,10 @@ class CredentialsDetector:
         while candidate is not None:
             deadline.check()
             at = candidate.start()
-            if at > line_end:  # the first flag on its line: the line's commands, found once
-                line_start = text.rfind("\n", max(line_end, 0), at) + 1
-                line_end = text.find("\n", at)
-                if line_end == -1:
-                    line_end = len(text)
+            if at >= line_end:  # the first flag on its line: the line's commands, found once
+                line_start = _line_start(text, max(line_end, 0), at)
+                cut = _LINE_END.search(text, at)
+                line_end = cut.start() if cut is not None else len(text)
                 commands = list(_COMMAND.finditer(text, line_start, line_end))
                 if not commands:  # no flag on this line has a command to take it
                     candidate = _PASSWORD_FLAG.search(text, line_end)
@@ -852,6 +884,8 @@ class CredentialsDetector:
                 continue
             value = _SHELL_WORD.match(text, after)
             span = cls._value_span(value) if value else None
+            if span is not None and text[span[0] : span[1]] == "-":
+                return None  # 7z's and rar's -p-: asks for no password
             if span is None or flag.secret is None:
                 return span
             secret = _SECRETS[flag.secret].match(text, span[0], span[1])
