@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from capture.support import recorded_in_store
 
-from bitexact.capture import load_policy
+from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.apply import scrub_text
 from bitexact.capture.policy import POLICY_VERSION
 
@@ -154,9 +154,29 @@ def test_a_netrc_entry_starts_a_line(text: str, expected: str) -> None:
 
 
 def _stored(data: dict[str, object]) -> str:
-    from bitexact.capture import apply_policy
-
     return json.dumps(apply_policy(load_policy(env={}), "tool_call", data).data)
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["sshpass", "-p", "s3cretA", "ssh", "-p", "2222", "host"],
+     ["sshpass", "-p", "[CREDENTIAL]", "ssh", "-p", "2222", "host"]),
+    (["/usr/bin/mysql", "-uroot", "-ps3cretB", "shop"], ["/usr/bin/mysql", "-uroot", "-p[CREDENTIAL]", "shop"]),
+    (["openssl", "pkcs12", "-passout", "pass:s3cretC"], ["openssl", "pkcs12", "-passout", "pass:[CREDENTIAL]"]),
+    (["curl", "-u", "bob:s3cretD", "https://x"], ["curl", "-u", "bob:[CREDENTIAL]", "https://x"]),
+    (["docker", "login", "-u", "bob", "-p", "s3 cret", "r"],
+     ["docker", "login", "-u", "bob", "-p", "[CREDENTIAL]", "r"]),
+    (["gh", "secret", "set", "K", "--body=v1"], ["gh", "secret", "set", "K", "--body=[CREDENTIAL]"]),
+], ids=["sshpass", "mysql-path", "openssl", "curl", "docker-login", "gh-secret"])
+def test_an_argv_list_is_read_as_the_command_line_it_is(args: list[str], expected: list[str]) -> None:
+    """A tool's argv as a list (subprocess.run(["sshpass", "-p", ...])): the walk reads the list whole, as it
+    reads a [name, value] pair, and replaces the password in its word; the same list held in a string as a
+    JSON document is read the same way; a second pass finds nothing."""
+    policy = load_policy(env={})
+    stored = apply_policy(policy, "tool_call", {"tool": "run", "args": [args], "doc": json.dumps({"argv": args})})
+    assert stored.data["args"] == [expected]
+    assert json.loads(stored.data["doc"]) == {"argv": expected}
+    assert stored.block is not None and stored.block["fields"]["args"]["found"] == {"credentials": 1}
+    assert apply_policy(policy, "tool_call", stored.data).block is None
 
 
 @pytest.mark.parametrize("data", [
@@ -166,7 +186,10 @@ def _stored(data: dict[str, object]) -> str:
     {"scheme": "http", "cmd": "docker run -u 1000:1000 img"},  # "http" is a whole text, not a command line
     {"tool": "zip", "flags": "-P 8080"},
     {"db": "mysql", "args": ["mkdir", "-pv", "out"]},
-], ids=["mysql-database", "docker-port", "two-texts", "http-value", "zip-value", "mysql-value"])
+    {"tool": "run", "args": [["7z", "a", "-p-", "x.7z"]]},
+    {"doc": '["mysql", "-p", "db"]'},
+], ids=["mysql-database", "docker-port", "two-texts", "http-value", "zip-value", "mysql-value", "7z-dash",
+        "document-database"])
 def test_an_argv_list_without_a_password_is_left(data: dict[str, object]) -> None:
     """No rule reads across a record's texts: a command in one text takes no flag from the next."""
     assert "[CREDENTIAL]" not in _stored(data)
@@ -221,7 +244,8 @@ def test_settings_and_paths_that_hold_no_secret_are_left(text: str) -> None:
     ("keytool -storepass 'a; b' -keypass k2", "keytool -storepass '[CREDENTIAL]' -keypass [CREDENTIAL]"),
     # sshpass runs another command: its options end at that command's name.
     ("sshpass -p pw ssh -p 2222 host", "sshpass -p [CREDENTIAL] ssh -p 2222 host"),
-    ('run: ["sshpass", "-p", "pw", "ssh", "-p", "2222"]', 'run: ["sshpass", "-p", "[CREDENTIAL]", "ssh", "-p", "2222"]'),
+    ('run: ["sshpass", "-p", "pw", "ssh", "-p", "2222"]',
+     'run: ["sshpass", "-p", "[CREDENTIAL]", "ssh", "-p", "2222"]'),
     # Oracle's quoted password; git config with its file; CDATA with white space around it.
     ('sqlplus scott/"p@ss w"@orcl', 'sqlplus scott/"[CREDENTIAL]"@orcl'),
     ("git config -f x.cfg github.token X1", "git config -f x.cfg github.token [CREDENTIAL]"),

@@ -13,7 +13,7 @@ contexts (the key a value is stored under). It answers True only when the
 walk would change and declare nothing:
 
 * no value under a credential-named key (or a ``[name, value]`` pair) that
-  the credential table replaces whole;
+  the credential table replaces whole, and no argv list holding a password;
 * no string under ``b64`` (declared unscanned);
 * the detectors find nothing in any text. :meth:`Scanner.scrub_many` reads
   every text as it would alone, whichever texts it is joined with, so one
@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
+from bitexact.capture.detectors.credentials import argv_secrets
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
 from bitexact.capture.walk import credential_pair, replaced_whole
 
@@ -98,8 +99,8 @@ class _Texts:
         elif kind is list:
             if depth >= MAX_DEPTH:
                 raise _Unclean
-            if credential_pair(self.scanner, value):
-                raise _Unclean  # a [name, value] pair whose value is replaced whole
+            if credential_pair(self.scanner, value) or (self.scanner.by_key and argv_secrets(value)):
+                raise _Unclean  # a [name, value] pair whose value is replaced whole, an argv list's password
             for item in value:
                 self.value(item, context, depth + 1)
         elif isinstance(value, (dict, list, tuple)):

@@ -33,7 +33,7 @@ import orjson
 from bitexact.canon import STACK_SAFE_DEPTH, es6_number, nested_deeper_than
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import Detector, Finding, holds_credential, is_credential_name
-from bitexact.capture.detectors.credentials import COMPOUND_ENDINGS, CREDENTIAL_NAMES
+from bitexact.capture.detectors.credentials import COMMAND_WORDS, COMPOUND_ENDINGS, CREDENTIAL_NAMES, argv_secrets
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 
 MAX_NESTED_DOCUMENTS = 32
@@ -52,12 +52,14 @@ class DetectorFailed(Exception):
 
 _DOCUMENT_HIDES = re.compile(
     r"\d[eE][+-]?\d|\[\s*\"(?:" + "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
-    + r"|[A-Za-z0-9_.\-]{0,96}(?:" + "|".join(COMPOUND_ENDINGS) + r"))\"\s*,",
+    + r"|[A-Za-z0-9_.\-]{0,96}(?:" + "|".join(COMPOUND_ENDINGS) + r"))\"\s*,"
+    + r"|\[\s*\"(?:[^\"\\\s]{0,256}/)?(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")\"\s*,",
     re.IGNORECASE | re.ASCII,
 )
 """What a JSON document in a string can hold that its text does not show as such: an exponent-form
-number (a card number as 4.111111111111111E15) or a credential name opening a [name, value] pair (a
-table name, or a name ending as a compound credential name can: the document's walk decides)."""
+number (a card number as 4.111111111111111E15), a credential name opening a [name, value] pair (a
+table name, or a name ending as a compound credential name can: the document's walk decides), or a
+command opening an argv list (its password flag and value are two of the list's strings)."""
 
 
 def looks_like_document(text: str) -> bool:
@@ -284,6 +286,7 @@ class Scanner:
         replacements: dict[int, str] = {}  # token index -> new raw text
         skip_to: dict[int, int] = {}  # first token index -> index after a replaced value
         counts: Counter[str] = Counter()
+        written: set[int] = set()  # string tokens an argv list's password was replaced in: scanned no further
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -308,6 +311,11 @@ class Scanner:
                     counts["credentials"] += 1
                     i = end  # the "]" closing the pair, read next
                     continue
+                if first == "[" and self.by_key:
+                    for index, word in self._argv_passwords(tokens, i).items():
+                        replacements[index] = json.dumps(word, ensure_ascii=False)
+                        written.add(index)
+                        counts["credentials"] += 1
                 i += 1
                 continue
             if first in "}]":
@@ -325,6 +333,9 @@ class Scanner:
                 i += 1
                 continue
             deadline.check()
+            if i in written:
+                i += 1
+                continue
             if first == '"':
                 decoded = json.loads(raw)
                 if expect_key:
@@ -368,6 +379,27 @@ class Scanner:
             position = end
         out.append(text[position:])
         return "".join(out), counts
+
+    @staticmethod
+    def _argv_passwords(tokens: list[tuple[int, int, str]], index: int) -> dict[int, str]:
+        """An argv list opening at ``index`` (``["mysql", "-pX"]``, the same rule as ``argv_secrets`` for data):
+        each string token holding a password, and the word with it replaced."""
+        if index + 1 >= len(tokens) or tokens[index + 1][2][0] != '"':
+            return {}
+        first = json.loads(tokens[index + 1][2])
+        if not isinstance(first, str) or first.rpartition("/")[2] not in COMMAND_WORDS:
+            return {}  # the test every list takes: one token read
+        words: list[str] = []
+        at = index + 1
+        while at < len(tokens) and tokens[at][2][0] == '"':
+            words.append(json.loads(tokens[at][2]))
+            if at + 1 >= len(tokens) or tokens[at + 1][2] != ",":
+                break
+            at += 2
+        if at + 1 >= len(tokens) or tokens[at + 1][2] != "]":
+            return {}  # not a list of strings only
+        return {index + 1 + 2 * word: words[word][:start] + CREDENTIAL_TOKEN + words[word][end:]
+                for word, (start, end) in argv_secrets(words).items()}
 
     def _credential_pair(self, tokens: list[tuple[int, int, str]], index: int) -> tuple[int, int] | None:
         """The value's token range of a ``[name, value]`` pair opening at ``index`` whose name is in the

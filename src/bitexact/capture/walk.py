@@ -34,6 +34,7 @@ from bitexact.capture.block import HASH_ONLY_PLACEHOLDER, WITHHELD_KEY, WITHHELD
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import holds_credential, is_credential_name
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
+from bitexact.capture.detectors.credentials import argv_secrets
 from bitexact.capture.hints import Hint
 from bitexact.capture.output import ROOT, Chain, Output
 from bitexact.capture.paths import spell
@@ -282,7 +283,7 @@ class Walk:
             for key, item in value.items():
                 self._place(position, key, item, chain, min(rule, by_name.get(key, NONE)), hint, mode, depth)
             return
-        if mode == SCRUB and self._credential_pair(value, position, source):
+        if mode == SCRUB and self._credential_list(value, position, source, context):
             return
         for index, item in enumerate(value):
             if isinstance(item, CONTAINERS):
@@ -291,14 +292,26 @@ class Walk:
             elif mode == SCRUB:
                 self._scalar(position, index, item, source, context)
 
-    def _credential_pair(self, value: list[Any], position: int, source: int) -> bool:
-        """[name, value] pairs (headers as a list): the value under a credential name is replaced."""
+    def _credential_list(self, value: list[Any], position: int, source: int, context: str | None) -> bool:
+        """A list the credentials rule reads whole: a [name, value] pair (headers as a list), whose value under
+        a credential name is replaced; an argv list (``["mysql", "-pX"]``), whose passwords are replaced in
+        their words (:func:`argv_secrets`), its other words scanned as any list's."""
         if credential_pair(self.scanner, value):
             self._scalar(position, 0, value[0], source, None)
             self.writable(position)[1] = CREDENTIAL_TOKEN
             self._count("credentials", source)
             return True
-        return False
+        secrets = argv_secrets(value) if self.scanner.by_key else None
+        if not secrets:
+            return False
+        for index, item in enumerate(value):
+            span = secrets.get(index)
+            if span is None:
+                self._scalar(position, index, item, source, context)
+            else:
+                self.writable(position)[index] = item[: span[0]] + CREDENTIAL_TOKEN + item[span[1] :]
+                self._count("credentials", source)
+        return True
 
     def _scalar(self, container: int, key: Any, value: Any, source: int, context: str | None) -> None:
         kind = type(value)
@@ -350,7 +363,7 @@ class Walk:
                 elif kind is float or isinstance(item, (str, int)):  # a float, or a subclass (see _scalar)
                     self._scalar(position, key, item, source, key if text_key else None)
             return
-        if self._credential_pair(value, position, source):
+        if self._credential_list(value, position, source, context):
             return
         for index, item in enumerate(value):
             kind = type(item)

@@ -447,6 +447,86 @@ def _command_scopes(
     return scopes
 
 
+_MAX_COMMAND_WORDS: Final[int] = max(len(command.split()) for command in _FLAGS_OF)
+COMMAND_WORDS: Final[frozenset[str]] = frozenset(command.split()[0] for command in _FLAGS_OF)
+"""The first word of every command whose password flags the rules know: a list is an argv list only when
+its first item is one of these (by its file name)."""
+
+
+def argv_secrets(items: list[Any]) -> dict[int, tuple[int, int]]:
+    """An argv list's passwords (``["mysql", "-pX"]``, ``["/usr/bin/sshpass", "-p", "x", "ssh", "h"]``): for
+    each item holding one, the span of the secret in it; empty for any other list.
+
+    The words of a command given as data, read as :meth:`CredentialsDetector._command_flags` reads a command
+    line (the same table): the first item names the command (by its file name), a flag's value is in its own
+    item or the next, and a command that runs another (sshpass) takes options only up to that one's name.
+    The walk replaces what this finds, as it does a ``[name, value]`` pair's value: no rule reads across
+    texts, so a list's words are read here, where the list is.
+    """
+    if not items or type(items[0]) is not str or items[0].rpartition("/")[2] not in COMMAND_WORDS:
+        return {}  # the first test every list takes: no Python loop for a list that runs no command
+    if not all(type(item) is str for item in items):
+        return {}
+    words = [items[0].rpartition("/")[2], *items[1:_MAX_COMMAND_WORDS]]
+    command = next((" ".join(words[:count]) for count in range(len(words), 0, -1)
+                    if " ".join(words[:count]) in _FLAGS_OF), None)
+    if command is None:
+        return {}
+    flags = _FLAGS_OF[command]
+    wrapper = command in _OPTIONS_END
+    secrets: dict[int, tuple[int, int]] = {}
+    index = len(command.split())
+    while index < len(items):
+        item = items[index]
+        taken = _argv_flag(items, index, flags)
+        if taken is not None:
+            where, span = taken
+            if span is not None:
+                secrets[where] = span
+            index = where + 1
+            continue
+        if wrapper and not item.startswith("-"):
+            break  # the command it runs: its flags are its own
+        index += 1
+    return secrets
+
+
+def _argv_flag(items: list[str], index: int, flags: tuple[_PasswordFlag, ...]) -> tuple[int, tuple[int, int] | None] | None:
+    """A password flag at ``items[index]``: the item its value stands in and the secret's span there (None
+    when it holds none); None when the item is no password flag."""
+    item = items[index]
+    for flag in flags:
+        spelling = flag.spelling
+        if item == spelling:
+            if not flag.separate:
+                return None
+            if index + 1 >= len(items) or items[index + 1].startswith("-"):
+                return index, None  # no value: the password is asked for
+            return index + 1, _argv_secret(items[index + 1], 0, flag)
+        if flag.attached and item.startswith(spelling):
+            if spelling.startswith("--"):
+                if item[len(spelling)] != "=":
+                    continue  # --username: another flag
+                return index, _argv_secret(item, len(spelling) + 1, flag)
+            return index, _argv_secret(item, len(spelling), flag)
+        if spelling.startswith("--") and item.startswith(spelling + "="):
+            return index, _argv_secret(item, len(spelling) + 1, flag)
+    return None
+
+
+def _argv_secret(word: str, start: int, flag: _PasswordFlag) -> tuple[int, int] | None:
+    """The span of the secret in ``word[start:]``, the value of ``flag``."""
+    value = word[start:]
+    if not value or value == "-" or value.startswith(ALREADY_TOKENS):
+        return None
+    if flag.secret is None:
+        return start, len(word)
+    secret = _SECRETS[flag.secret].match(word, start)
+    if secret is None or word.startswith(ALREADY_TOKENS, secret.start(1)):
+        return None
+    return secret.span(1)
+
+
 def _line_start(text: str, floor: int, at: int) -> int:
     """Where the line holding ``at`` starts, searched back no further than ``floor`` (each end of
     :data:`_LINE_END`, by a search in C: the stretches between the lines a flag stands on are read once)."""
