@@ -916,7 +916,8 @@ class CredentialsDetector:
 
         Only the lines a flag stands on are searched for commands (the command pattern, an alternation, costs
         35 ms/MiB where the flag's literal "-" costs 1). An argv list given as data (``["sshpass", "-p", "x"]``)
-        is not read: its words are texts of their own, and no rule reads across texts."""
+        is read by the walk (:func:`argv_secrets`): its words are texts of their own, and no rule here reads
+        across texts."""
         line_end = -1  # the end of the line the last flag stood on
         ends: list[int] = []  # where each command on that line ends
         scopes: list[tuple[int, tuple[_PasswordFlag, ...]]] = []  # each one's reach and its flags
