@@ -28,7 +28,8 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "-----BEGIN PRIVATE KEY-----\n", "<a ", "<password>", ",x", ",a:", "a=", "--a ", "-u ", "-u a:b ", "-H 'a: ",
              "ghp_", "eyJ", "sk-", "curl -u a:b ", "mysql -pa ", "-p ", "machine a login b ", "default login ",
              "<password><![CDATA[", "sqlplus a/b ", "\nconn a/b ", "userid=a/b ", "git config a.token b ",
-             "poetry config ", "mysql -px\n", "a/b@ ", ".pnpm/lodash@4.17.21/", "sshpass -p a ")
+             "poetry config ", "mysql -px\n", "a/b@ ", ".pnpm/lodash@4.17.21/", "sshpass -p a ",
+             'mysql -px "\\')
 
 
 def _ms_per_mib(text: str, mib: float) -> float:

@@ -271,3 +271,42 @@ def test_what_the_review_found_missed(text: str, expected: str) -> None:
         "expdp-local", "after-semicolon"])
 def test_what_the_review_found_over_scrubbed_is_left(text: str) -> None:
     assert _scrubbed(text) == text
+
+
+class _Word(str):
+    """A str subclass, as an agent's own string type would be."""
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    # The rest of a word the password was replaced in is scanned as any text (a card number before the colon).
+    (["curl", "-u", "4111111111111111:pw", "https://x"],
+     ["curl", "-u", "[PAN ****1111]:[CREDENTIAL]", "https://x"]),
+    # Other scalars are words, neither flag nor value.
+    (["mysql", "-pS3cret", "-P", 3306], ["mysql", "-p[CREDENTIAL]", "-P", 3306]),
+    (["mysql", "-pS3cret", None, True], ["mysql", "-p[CREDENTIAL]", None, True]),
+    # A command run by a wrapper: found among the first words, as a command line's is anywhere on its line.
+    (["sudo", "mysql", "-pS3cret"], ["sudo", "mysql", "-p[CREDENTIAL]"]),
+    (["docker", "exec", "db", "mysql", "-uroot", "-pS3cret"],
+     ["docker", "exec", "db", "mysql", "-uroot", "-p[CREDENTIAL]"]),
+    (["kubectl", "exec", "pod", "--", "mysql", "-pS3cret"],
+     ["kubectl", "exec", "pod", "--", "mysql", "-p[CREDENTIAL]"]),
+    (["env", "A=1", "sshpass", "-p", "S3cret", "ssh", "h"],
+     ["env", "A=1", "sshpass", "-p", "[CREDENTIAL]", "ssh", "h"]),
+    # sshpass's options that take a value: the value is no command.
+    (["sshpass", "-P", "Password:", "-p", "S3cret", "ssh", "host"],
+     ["sshpass", "-P", "Password:", "-p", "[CREDENTIAL]", "ssh", "host"]),
+    (["/opt/My Tools/mysql", "-pS3cret"], ["/opt/My Tools/mysql", "-p[CREDENTIAL]"]),
+], ids=["pan-in-the-word", "a-number", "null-and-bool", "sudo", "docker-exec", "kubectl-exec", "env-sshpass",
+        "sshpass-prompt", "path-with-spaces"])
+def test_an_argv_list_as_the_review_found_it(args: list[object], expected: list[object]) -> None:
+    """Found by the session's second review: each as data and as a JSON document in a string, in one pass."""
+    policy = load_policy(env={})
+    stored = apply_policy(policy, "tool_call", {"args": [args], "doc": json.dumps({"argv": args})})
+    assert stored.data["args"] == [expected]
+    assert json.loads(stored.data["doc"]) == {"argv": expected}
+    assert apply_policy(policy, "tool_call", stored.data).block is None
+
+
+def test_an_argv_word_of_a_str_subclass_is_read_as_its_text() -> None:
+    stored = apply_policy(load_policy(env={}), "tool_call", {"args": [["mysql", _Word("-pS3cret")]]})
+    assert stored.data["args"] == [["mysql", "-p[CREDENTIAL]"]]

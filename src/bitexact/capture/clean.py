@@ -29,9 +29,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
-from bitexact.capture.detectors.credentials import argv_secrets
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
-from bitexact.capture.walk import credential_pair, replaced_whole
+from bitexact.capture.walk import argv_passwords, credential_pair, replaced_whole
 
 MAX_CHARS: Final[int] = 64 * 1024
 """Texts larger than this in total take the walk (it scans a large step in parts)."""
@@ -99,7 +98,7 @@ class _Texts:
         elif kind is list:
             if depth >= MAX_DEPTH:
                 raise _Unclean
-            if credential_pair(self.scanner, value) or (self.scanner.by_key and argv_secrets(value)):
+            if credential_pair(self.scanner, value) or argv_passwords(self.scanner, value):
                 raise _Unclean  # a [name, value] pair whose value is replaced whole, an argv list's password
             for item in value:
                 self.value(item, context, depth + 1)

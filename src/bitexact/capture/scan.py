@@ -33,7 +33,14 @@ import orjson
 from bitexact.canon import STACK_SAFE_DEPTH, es6_number, nested_deeper_than
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import Detector, Finding, holds_credential, is_credential_name
-from bitexact.capture.detectors.credentials import COMMAND_WORDS, COMPOUND_ENDINGS, CREDENTIAL_NAMES, argv_secrets
+from bitexact.capture.detectors.credentials import (
+    ARGV_COMMAND_AT,
+    COMMAND_WORDS,
+    COMPOUND_ENDINGS,
+    CREDENTIAL_NAMES,
+    argv_secrets,
+    names_a_command,
+)
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 
 MAX_NESTED_DOCUMENTS = 32
@@ -53,13 +60,13 @@ class DetectorFailed(Exception):
 _DOCUMENT_HIDES = re.compile(
     r"\d[eE][+-]?\d|\[\s*\"(?:" + "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
     + r"|[A-Za-z0-9_.\-]{0,96}(?:" + "|".join(COMPOUND_ENDINGS) + r"))\"\s*,"
-    + r"|\[\s*\"(?:[^\"\\\s]{0,256}/)?(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")\"\s*,",
+    + r"|\"(?:[^\"\\/]*+/)*+(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")\"\s*,",
     re.IGNORECASE | re.ASCII,
 )
 """What a JSON document in a string can hold that its text does not show as such: an exponent-form
 number (a card number as 4.111111111111111E15), a credential name opening a [name, value] pair (a
 table name, or a name ending as a compound credential name can: the document's walk decides), or a
-command opening an argv list (its password flag and value are two of the list's strings)."""
+command in an argv list, by its file name (its password flag and value are two of the list's strings)."""
 
 
 def looks_like_document(text: str) -> bool:
@@ -286,7 +293,7 @@ class Scanner:
         replacements: dict[int, str] = {}  # token index -> new raw text
         skip_to: dict[int, int] = {}  # first token index -> index after a replaced value
         counts: Counter[str] = Counter()
-        written: set[int] = set()  # string tokens an argv list's password was replaced in: scanned no further
+        argv_words: dict[int, str] = {}  # string tokens an argv list's password was replaced in: the new word
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -314,7 +321,7 @@ class Scanner:
                 if first == "[" and self.by_key:
                     for index, word in self._argv_passwords(tokens, i).items():
                         replacements[index] = json.dumps(word, ensure_ascii=False)
-                        written.add(index)
+                        argv_words[index] = word
                         counts["credentials"] += 1
                 i += 1
                 continue
@@ -333,11 +340,9 @@ class Scanner:
                 i += 1
                 continue
             deadline.check()
-            if i in written:
-                i += 1
-                continue
             if first == '"':
-                decoded = json.loads(raw)
+                # A word an argv list's password was replaced in is scanned as written, the rest of it as any text.
+                decoded = argv_words[i] if i in argv_words else json.loads(raw)
                 if expect_key:
                     key = decoded
                     items.append(i)
@@ -382,24 +387,23 @@ class Scanner:
 
     @staticmethod
     def _argv_passwords(tokens: list[tuple[int, int, str]], index: int) -> dict[int, str]:
-        """An argv list opening at ``index`` (``["mysql", "-pX"]``, the same rule as ``argv_secrets`` for data):
-        each string token holding a password, and the word with it replaced."""
-        if index + 1 >= len(tokens) or tokens[index + 1][2][0] != '"':
-            return {}
-        first = json.loads(tokens[index + 1][2])
-        if not isinstance(first, str) or first.rpartition("/")[2] not in COMMAND_WORDS:
-            return {}  # the test every list takes: one token read
-        words: list[str] = []
+        """An argv list opening at ``index`` (``["mysql", "-pX"]``, the rule ``argv_secrets`` reads data by):
+        each string token holding a password, and the word with it replaced. A list of scalars only; its
+        strings are words, its other scalars words that are no flag and no value."""
+        words: list[Any] = []
         at = index + 1
-        while at < len(tokens) and tokens[at][2][0] == '"':
-            words.append(json.loads(tokens[at][2]))
-            if at + 1 >= len(tokens) or tokens[at + 1][2] != ",":
+        while at + 1 < len(tokens) and tokens[at][2][0] not in "{}[]:,":
+            raw = tokens[at][2]
+            words.append(json.loads(raw) if raw[0] == '"' else None)
+            if len(words) == ARGV_COMMAND_AT and not any(names_a_command(word) for word in words):
+                return {}  # no command among its first words: read no further
+            if tokens[at + 1][2] == "]":
+                return {index + 1 + 2 * word: words[word][:start] + CREDENTIAL_TOKEN + words[word][end:]
+                        for word, (start, end) in argv_secrets(words).items()}
+            if tokens[at + 1][2] != ",":
                 break
             at += 2
-        if at + 1 >= len(tokens) or tokens[at + 1][2] != "]":
-            return {}  # not a list of strings only
-        return {index + 1 + 2 * word: words[word][:start] + CREDENTIAL_TOKEN + words[word][end:]
-                for word, (start, end) in argv_secrets(words).items()}
+        return {}  # empty, or not a list of scalars only
 
     def _credential_pair(self, tokens: list[tuple[int, int, str]], index: int) -> tuple[int, int] | None:
         """The value's token range of a ``[name, value]`` pair opening at ``index`` whose name is in the

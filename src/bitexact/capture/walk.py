@@ -63,6 +63,11 @@ def credential_pair(scanner: Scanner, value: list[Any]) -> bool:
     return len(value) == 2 and replaced_whole(scanner, value[0], value[1])
 
 
+def argv_passwords(scanner: Scanner, value: list[Any]) -> dict[int, tuple[int, int]]:
+    """The passwords of ``value`` read as an argv list (:func:`argv_secrets`), when the credentials rule is on."""
+    return argv_secrets(value) if scanner.by_key else {}
+
+
 @dataclass
 class Unit:
     """A committed field, or the top-level key of an object-valued field."""
@@ -301,16 +306,17 @@ class Walk:
             self.writable(position)[1] = CREDENTIAL_TOKEN
             self._count("credentials", source)
             return True
-        secrets = argv_secrets(value) if self.scanner.by_key else None
+        secrets = argv_passwords(self.scanner, value)
         if not secrets:
             return False
         for index, item in enumerate(value):
             span = secrets.get(index)
-            if span is None:
-                self._scalar(position, index, item, source, context)
-            else:
-                self.writable(position)[index] = item[: span[0]] + CREDENTIAL_TOKEN + item[span[1] :]
+            if span is not None:
+                item = str.__str__(item)
+                item = item[: span[0]] + CREDENTIAL_TOKEN + item[span[1] :]
+                self.writable(position)[index] = item
                 self._count("credentials", source)
+            self._scalar(position, index, item, source, context)  # the rest of a word is scanned as any text
         return True
 
     def _scalar(self, container: int, key: Any, value: Any, source: int, context: str | None) -> None:

@@ -420,12 +420,20 @@ _SEPARATE = re.compile(r"""(?:[ \t]+|["'][ \t]*,[ \t]*(?=["']))(?=[^\s\x00-])"""
 # A command's words end with its line: a newline, one written as \n in a string, or a NUL (texts are
 # scanned joined by one, and no rule reads across it); or at a shell operator outside quotes.
 _LINE_END = re.compile(r"[\n\x00]|\\n")
-_QUOTED_OR_OPERATOR = re.compile(r"""'[^'\n\x00]*+'|"(?:[^"\\\n\x00]|\\.)*+"|[;&|](?=[ \t])""")
+# A quote never closed runs to the line's end, as in a shell: tried from every quote, a closing quote
+# required made a line of unclosed quotes quadratic.
+_QUOTED_OR_OPERATOR = re.compile(r"""'[^'\n\x00]*+'?|"(?:[^"\\\n\x00]|\\.)*+"?|[;&|](?=[ \t])""")
 # Where a command that runs another stops taking options: at its first word that is no option (sshpass
 # -p pw ssh -p 2222 host: the second -p is ssh's port).
 _WORD_GAP = r"""["']?(?:[ \t]*,[ \t]*|[ \t]+)["']?"""  # between two words, on a line or in an argv list as text
+_WRAPPER_OPTIONS: Final[dict[str, frozenset[str]]] = {"sshpass": frozenset({"-f", "-d", "-P", "-p"})}
+"""A command that runs another, and its options that take the next word as their value."""
 _OPTIONS_END: Final[dict[str, re.Pattern[str]]] = {
-    "sshpass": re.compile(rf"""(?:{_WORD_GAP}(?:-[fdPp]{_WORD_GAP}(?!-)[^\s\x00"']++|-[^\s\x00"']++))*+"""),
+    command: re.compile(
+        rf"""(?:{_WORD_GAP}(?:(?:{"|".join(map(re.escape, sorted(options)))}){_WORD_GAP}(?!-)[^\s\x00"']++"""
+        rf"""|-[^\s\x00"']++))*+"""
+    )
+    for command, options in _WRAPPER_OPTIONS.items()
 }
 
 
@@ -449,80 +457,98 @@ def _command_scopes(
 
 _MAX_COMMAND_WORDS: Final[int] = max(len(command.split()) for command in _FLAGS_OF)
 COMMAND_WORDS: Final[frozenset[str]] = frozenset(command.split()[0] for command in _FLAGS_OF)
-"""The first word of every command whose password flags the rules know: a list is an argv list only when
-its first item is one of these (by its file name)."""
+"""The first word of every command whose password flags the rules know (an argv list holds one)."""
+ARGV_COMMAND_AT: Final[int] = 8
+"""How far into a list its command is looked for: after a wrapper's words (sudo, env A=1, docker exec -i db,
+kubectl exec pod --), as a command line's is found anywhere on its line. Bounded, so a long list of
+strings costs the walk no second loop."""
+
+
+def names_a_command(word: Any) -> bool:
+    """Whether ``word`` is the first word of a command of the table, by its file name (``/usr/bin/mysql``)."""
+    return isinstance(word, str) and str.__str__(word).rpartition("/")[2] in COMMAND_WORDS
 
 
 def argv_secrets(items: list[Any]) -> dict[int, tuple[int, int]]:
-    """An argv list's passwords (``["mysql", "-pX"]``, ``["/usr/bin/sshpass", "-p", "x", "ssh", "h"]``): for
-    each item holding one, the span of the secret in it; empty for any other list.
+    """An argv list's passwords (``["mysql", "-pX"]``, ``["sudo", "/usr/bin/sshpass", "-p", "x", "ssh"]``):
+    for each item holding one, the span of the secret in it; empty for any other list.
 
     The words of a command given as data, read as :meth:`CredentialsDetector._command_flags` reads a command
-    line (the same table): the first item names the command (by its file name), a flag's value is in its own
-    item or the next, and a command that runs another (sshpass) takes options only up to that one's name.
-    The walk replaces what this finds, as it does a ``[name, value]`` pair's value: no rule reads across
-    texts, so a list's words are read here, where the list is.
+    line (the same table): the command is among the first items (by its file name), a flag's value is in its
+    own item or the next, other scalars are words that are neither, and a command that runs another
+    (sshpass) takes options only up to that one's name. The walk replaces what this finds, as it does a
+    ``[name, value]`` pair's value: no rule reads across texts, so a list's words are read where the list is.
     """
-    if not items or type(items[0]) is not str or items[0].rpartition("/")[2] not in COMMAND_WORDS:
-        return {}  # the first test every list takes: no Python loop for a list that runs no command
-    if not all(type(item) is str for item in items):
-        return {}
-    words = [items[0].rpartition("/")[2], *items[1:_MAX_COMMAND_WORDS]]
-    command = next((" ".join(words[:count]) for count in range(len(words), 0, -1)
-                    if " ".join(words[:count]) in _FLAGS_OF), None)
-    if command is None:
-        return {}
+    starts = [index for index, item in enumerate(items[:ARGV_COMMAND_AT]) if names_a_command(item)]
+    if not starts:
+        return {}  # the test every list takes: its first few items, no loop over a long list
+    words = [str.__str__(item) if isinstance(item, str) else None for item in items]
+    found = next(((start, command) for start in starts if (command := _argv_command(words, start)) is not None), None)
+    if found is None:
+        return {}  # docker exec: the first word of a command of the table, but not the command
+    start, command = found
     flags = _FLAGS_OF[command]
-    wrapper = command in _OPTIONS_END
+    takes_value = _WRAPPER_OPTIONS.get(command)
     secrets: dict[int, tuple[int, int]] = {}
-    index = len(command.split())
-    while index < len(items):
-        item = items[index]
-        taken = _argv_flag(items, index, flags)
+    index = start + len(command.split())
+    while index < len(words):
+        word = words[index]
+        taken = _argv_flag(words, index, flags) if word is not None else None
         if taken is not None:
             where, span = taken
             if span is not None:
                 secrets[where] = span
             index = where + 1
-            continue
-        if wrapper and not item.startswith("-"):
-            break  # the command it runs: its flags are its own
-        index += 1
+        elif takes_value is not None and (word is None or not word.startswith("-")):
+            break  # the command a wrapper runs: its flags are its own
+        else:
+            index += 2 if takes_value is not None and word in takes_value else 1  # sshpass -P PROMPT
     return secrets
 
 
-def _argv_flag(items: list[str], index: int, flags: tuple[_PasswordFlag, ...]) -> tuple[int, tuple[int, int] | None] | None:
-    """A password flag at ``items[index]``: the item its value stands in and the secret's span there (None
-    when it holds none); None when the item is no password flag."""
-    item = items[index]
+def _argv_command(words: list[str | None], start: int) -> str | None:
+    """The command of the table whose words stand at ``words[start:]`` (the first by its file name), if any."""
+    first = words[start]
+    assert first is not None
+    head = [first.rpartition("/")[2], *(word or "" for word in words[start + 1 : start + _MAX_COMMAND_WORDS])]
+    return next((" ".join(head[:count]) for count in range(len(head), 0, -1) if " ".join(head[:count]) in _FLAGS_OF),
+                None)
+
+
+def _argv_flag(
+    words: list[str | None], index: int, flags: tuple[_PasswordFlag, ...]
+) -> tuple[int, tuple[int, int] | None] | None:
+    """A password flag at ``words[index]``: the item its value stands in and the secret's span there (None
+    when it holds none); None when the word is no password flag."""
+    word = words[index]
+    assert word is not None
     for flag in flags:
         spelling = flag.spelling
-        if item == spelling:
+        if word == spelling:
             if not flag.separate:
                 return None
-            if index + 1 >= len(items) or items[index + 1].startswith("-"):
+            value = words[index + 1] if index + 1 < len(words) else None
+            if value is None or value.startswith("-"):
                 return index, None  # no value: the password is asked for
-            return index + 1, _argv_secret(items[index + 1], 0, flag)
-        if flag.attached and item.startswith(spelling):
-            if spelling.startswith("--"):
-                if item[len(spelling)] != "=":
-                    continue  # --username: another flag
-                return index, _argv_secret(item, len(spelling) + 1, flag)
-            return index, _argv_secret(item, len(spelling), flag)
-        if spelling.startswith("--") and item.startswith(spelling + "="):
-            return index, _argv_secret(item, len(spelling) + 1, flag)
+            return index + 1, _flag_secret(value, 0, len(value), flag)
+        if spelling.startswith("--"):
+            if word.startswith(spelling + "="):
+                return index, _flag_secret(word, len(spelling) + 1, len(word), flag)
+        elif flag.attached and word.startswith(spelling):
+            return index, _flag_secret(word, len(spelling), len(word), flag)
     return None
 
 
-def _argv_secret(word: str, start: int, flag: _PasswordFlag) -> tuple[int, int] | None:
-    """The span of the secret in ``word[start:]``, the value of ``flag``."""
-    value = word[start:]
-    if not value or value == "-" or value.startswith(ALREADY_TOKENS):
+def _flag_secret(text: str, start: int, end: int, flag: _PasswordFlag) -> tuple[int, int] | None:
+    """The span of the secret in ``text[start:end]``, the value ``flag`` takes (on a command line or in an
+    argv list's word): none in an empty value, in ``-`` (7z's and rar's ``-p-`` ask for no password) or in a
+    token already written; only the part ``flag.secret`` names (``user:PASSWORD``)."""
+    if start >= end or text[start:end] == "-" or text.startswith(ALREADY_TOKENS, start):
         return None
     if flag.secret is None:
-        return start, len(word)
-    secret = _SECRETS[flag.secret].match(word, start)
-    if secret is None or word.startswith(ALREADY_TOKENS, secret.start(1)):
+        return start, end
+    secret = _SECRETS[flag.secret].match(text, start, end)
+    if secret is None or text.startswith(ALREADY_TOKENS, secret.start(1)):
         return None
     return secret.span(1)
 
@@ -965,14 +991,7 @@ class CredentialsDetector:
                 continue
             value = _SHELL_WORD.match(text, after)
             span = cls._value_span(value) if value else None
-            if span is not None and text[span[0] : span[1]] == "-":
-                return None  # 7z's and rar's -p-: asks for no password
-            if span is None or flag.secret is None:
-                return span
-            secret = _SECRETS[flag.secret].match(text, span[0], span[1])
-            if secret is not None and not text.startswith(ALREADY_TOKENS, secret.start(1)):
-                return secret.span(1)
-            return None
+            return _flag_secret(text, span[0], span[1], flag) if span is not None else None
         return None
 
     @classmethod
