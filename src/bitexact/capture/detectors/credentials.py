@@ -466,7 +466,11 @@ strings costs the walk no second loop."""
 
 def names_a_command(word: Any) -> bool:
     """Whether ``word`` is the first word of a command of the table, by its file name (``/usr/bin/mysql``)."""
-    return isinstance(word, str) and str.__str__(word).rpartition("/")[2] in COMMAND_WORDS
+    if type(word) is not str:  # asked of the first items of every list a step holds: the plain case first
+        if not isinstance(word, str):
+            return False
+        word = str.__str__(word)
+    return word in COMMAND_WORDS or ("/" in word and word.rpartition("/")[2] in COMMAND_WORDS)
 
 
 def argv_secrets(items: list[Any]) -> dict[int, tuple[int, int]]:
@@ -479,9 +483,10 @@ def argv_secrets(items: list[Any]) -> dict[int, tuple[int, int]]:
     (sshpass) takes options only up to that one's name. The walk replaces what this finds, as it does a
     ``[name, value]`` pair's value: no rule reads across texts, so a list's words are read where the list is.
     """
-    starts = [index for index, item in enumerate(items[:ARGV_COMMAND_AT]) if names_a_command(item)]
-    if not starts:
+    head = items[:ARGV_COMMAND_AT]
+    if not any(map(names_a_command, head)):
         return {}  # the test every list takes: its first few items, no loop over a long list
+    starts = [index for index, item in enumerate(head) if names_a_command(item)]
     words = [str.__str__(item) if isinstance(item, str) else None for item in items]
     found = next(((start, command) for start in starts if (command := _argv_command(words, start)) is not None), None)
     if found is None:
