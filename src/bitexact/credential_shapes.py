@@ -17,11 +17,13 @@ SEPARATED_SHAPES: Final[tuple[str, ...]] = (
     r"sk(?:-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+|_(?:live|test)_[A-Za-z0-9]{16,}+)",
     r"rk_(?:live|test)_[A-Za-z0-9]{16,}+",  # Stripe restricted keys
     r"xox[abposr]-[A-Za-z0-9-]{10,}+",  # Slack tokens
+    r"hf_[A-Za-z0-9]{30,}+",  # Hugging Face access tokens
 )
 """Shapes whose every token holds a literal ``_`` or ``-`` (in its prefix): a text holding neither
 holds none of them."""
 SEPARATOR_FREE_SHAPES: Final[tuple[str, ...]] = (
     r"A(?:KIA[0-9A-Z]{16}|SIA[0-9A-Z]{16}|Iza[0-9A-Za-z_-]{35})",  # AWS access key ids, Google API keys
+    r"hv[sbr]\.[A-Za-z0-9_-]{24,}+",  # HashiCorp Vault service, batch and recovery tokens
     # A JSON Web Token: base64url of '{"' opens its header and payload; the signature may be empty (alg none).
     # Its word boundary is checked right after "eyJ" and every run is possessive, so 1 MiB of "eyJeyJ..." is
     # not read to its end from each "eyJ" (a quadratic search; a boundary checked after the match was too late).

@@ -41,6 +41,8 @@ TOKENS = {
     "google": "AIza" + "SyA-abcdefghijklmnopqrstuvwxyz01234",
     "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbm4iLCJpYXQiOjE3MDB9.c2lnbmF0dXJlLWJ5dGVz",
     "jwt-unsigned": "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbm4ifQ.",
+    "hugging-face": "hf_" + "AbCdEfGhIj" * 3 + "kLmN",
+    "vault": "hvs." + "CAESIJx7q9Vd" * 3,
 }
 
 
@@ -82,7 +84,7 @@ def test_a_published_session_masks_a_private_key_but_never_across_another_begin_
 
 def test_every_shape_in_the_table_is_exercised_and_the_separated_ones_hold_a_separator() -> None:
     """A text with no "_" or "-" is searched for the separator-free shapes alone: every token of the
-    others holds one (in its literal prefix: gh?_, github_pat_, glpat-, sk-, sk_, rk_, xox?-)."""
+    others holds one (in its literal prefix: gh?_, github_pat_, glpat-, sk-, sk_, rk_, xox?-, hf_)."""
     import re
 
     for shape in TOKEN_SHAPES:

@@ -33,10 +33,12 @@ _BEARER = r"(?P<bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/=-]{16,}"
 _RAW_BEARER = rb"(?i:bearer)(?:[ \t]|\\t)+[A-Za-z0-9._~+/=-]{16,}"
 """``_BEARER`` as it appears in undecoded JSON text, where a tab is written ``\\t``."""
 _PEM_MARKER = b"PRIVATE KEY"
-_CREDENTIAL_PREFIXES = rb"[gsrAxe](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox|yJ)|(?i:earer)(?:[ \t]|\\t)"
+_CREDENTIAL_PREFIXES = (
+    rb"[gsrAxeh](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox|yJ|f_|v[sbr]\.)|(?i:earer)(?:[ \t]|\\t)"
+)
 """A literal part every credential match contains, for a fast prefilter.
 
-Factored by first byte (gh..., glpat-, sk-, sk_/rk_, AKIA/ASIA/AIza, xox, eyJ), and [B]earer in any
+Factored by first byte (gh..., glpat-, sk-, sk_/rk_, AKIA/ASIA/AIza, xox, eyJ, hf_, hvs.), and [B]earer in any
 case (tests/capture/test_credential_shapes.py checks a token of every shape passes), so the
 regex engine scans for one character class; cross-combinations such as
 ``gk-`` also pass the prefilter, which only ever costs a full-pattern check.
