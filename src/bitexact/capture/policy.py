@@ -36,9 +36,9 @@ POLICY_VERSION: Final[int] = 3
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
 forms; 3: commands' password flags, .netrc entries, CDATA sections) must give the same configuration a
-new digest. A reader of the record can then tell which rules
-scrubbed a step, and a replay (capture-controls: it refuses a step recorded under another digest) never
-reports what the new rules scrub as a change in the agent."""
+new digest. A reader of the record can then tell which rules scrubbed a step, and a replay
+(capture-controls: it refuses a step recorded under another digest) never reports what the new rules
+scrub as a change in the agent."""
 _TOP_KEYS: Final[frozenset[str]] = frozenset(
     {"detectors", "fields", "budget_ms", "hash_only_key", "retired_keys", "revoked_keys"}
 )

@@ -305,8 +305,9 @@ _POETRY_CONFIG = re.compile(
 # with special characters, or bare). After sqlplus (its flags, -s, -L, before it) and userid=, with or
 # without "@DATABASE"; after sqlldr, expdp, impdp, DGMGRL, rman's target and CONNECT at a line's start in a
 # script, only with it, and only searched for in a text that holds a "/PASSWORD@" at all (one pass).
-_USER_SLASH = r"[\"']?[A-Za-z0-9_$#.]{1,128}+/(?:\"([^\"\x00\n]{1,256}+)\"|([^\s@/\"'\x00;]{1,256}+))"
-_PASSWORD_AT = re.compile(r"/(?:\"[^\"\x00\n]{1,256}+\"|[^\s@/\"'\x00;]{1,256}+)@")
+_SLASH_PASSWORD = r"/(?:\"([^\"\x00\n]{1,256}+)\"|([^\s@/\"'\x00;]{1,256}+))"
+_USER_SLASH = r"[\"']?[A-Za-z0-9_$#.]{1,128}+" + _SLASH_PASSWORD
+_PASSWORD_AT = re.compile(_SLASH_PASSWORD + "@")
 _TOOL_FLAGS = r"(?:[ \t]+-[A-Za-z]{1,20}+)*+[ \t]+"
 _ORACLE_LOGINS: Final = (
     re.compile(rf"sqlplus(?<![\w./-]sqlplus){_TOOL_FLAGS}{_USER_SLASH}"),
@@ -801,8 +802,9 @@ class CredentialsDetector:
                 close = text.find("]]>", start)
                 if close == -1:
                     return  # no section closes from here on
-            tag_end = len(text[max(0, at - _MAX_OPEN_TAG) : at].rstrip(_XML_SPACE)) + max(0, at - _MAX_OPEN_TAG)
-            opened = text.rfind("<", max(0, at - _MAX_OPEN_TAG), tag_end) if text[tag_end - 1 : tag_end] == ">" else -1
+            floor = max(0, at - _MAX_OPEN_TAG)
+            tag_end = floor + len(text[floor:at].rstrip(_XML_SPACE))
+            opened = text.rfind("<", floor, tag_end) if text[tag_end - 1 : tag_end] == ">" else -1
             tag = _OPEN_TAG.match(text, opened, tag_end) if opened != -1 else None
             after = close + 3
             while after < len(text) and text[after] in _XML_SPACE:
@@ -838,10 +840,10 @@ class CredentialsDetector:
                 for setting in pattern.finditer(text):
                     deadline.check()
                     if is_credential_text_name(setting.group(1).rsplit("/", 1)[-1].lstrip(":")):
-                        cls._shell_word_at(text, setting.end(), found)
+                        cls._add(found, cls._read_value(_SHELL_WORD, text, setting.end()))
             for setting in _POETRY_CONFIG.finditer(text):
                 deadline.check()
-                cls._shell_word_at(text, setting.end(), found)
+                cls._add(found, cls._read_value(_SHELL_WORD, text, setting.end()))
         if "/" not in text:
             return
         for pattern in _ORACLE_LOGINS:
@@ -867,13 +869,6 @@ class CredentialsDetector:
         if not text.startswith(ALREADY_TOKENS, match.start(group)):
             found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
 
-    @classmethod
-    def _shell_word_at(cls, text: str, at: int, found: list[Finding]) -> None:
-        value = _SHELL_WORD.match(text, at)
-        span = cls._value_span(value) if value else None
-        if span is not None:
-            found.append(Finding(span[0], span[1], TOKEN, NAME))
-
     def _bare_keys(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         """``{NAME: "VALUE"`` and ``, NAME: 'VALUE'``: an unquoted name in a JavaScript object or a YAML
         flow mapping, its value quoted (:data:`_QUOTED_VALUE`)."""
@@ -884,10 +879,7 @@ class CredentialsDetector:
                 deadline.check()
                 if not is_credential_text_name(key.group(1)):
                     continue
-                value = _QUOTED_VALUE.match(text, key.end())
-                span = self._value_span(value) if value else None
-                if span:
-                    found.append(Finding(span[0], span[1], TOKEN, NAME))
+                self._add(found, self._read_value(_QUOTED_VALUE, text, key.end()))
 
     @staticmethod
     def _encoded_pairs(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -927,10 +919,7 @@ class CredentialsDetector:
             if (ascii_lower(name) in _BARE_WORDS or not is_credential_text_name(name)
                     or text.startswith(ALREADY_TOKENS, flag.end())):
                 continue
-            value = _VALUE.match(text, flag.end())
-            span = self._value_span(value) if value else None
-            if span:
-                found.append(Finding(span[0], span[1], TOKEN, NAME))
+            self._add(found, self._read_value(_VALUE, text, flag.end()))
         self._command_flags(text, deadline, found)
         for header in _HEADER_FLAG.finditer(text):
             deadline.check()
@@ -994,8 +983,7 @@ class CredentialsDetector:
                 after += 1  # --user=bob%x: a long flag's value after "=", in its own word
             elif not flag.attached or following.isspace():
                 continue
-            value = _SHELL_WORD.match(text, after)
-            span = cls._value_span(value) if value else None
+            span = cls._read_value(_SHELL_WORD, text, after)
             return _flag_secret(text, span[0], span[1], flag) if span is not None else None
         return None
 
@@ -1007,8 +995,18 @@ class CredentialsDetector:
         bracketed = _bracketed(text, after) if after < len(text) and text[after] in "[{(" else None
         if bracketed is not None:
             return bracketed
+        return cls._read_value(pattern, text, at)
+
+    @classmethod
+    def _read_value(cls, pattern: re.Pattern[str], text: str, at: int) -> tuple[int, int] | None:
+        """The span of the value ``pattern`` (groups 1-3: its quoted and bare forms) reads at ``at``, if any."""
         value = pattern.match(text, at)
         return cls._value_span(value) if value else None
+
+    @staticmethod
+    def _add(found: list[Finding], span: tuple[int, int] | None) -> None:
+        if span:
+            found.append(Finding(span[0], span[1], TOKEN, NAME))
 
     @staticmethod
     def _value_span(match: re.Match[str]) -> tuple[int, int] | None:
@@ -1083,10 +1081,9 @@ class CredentialsDetector:
                 if escaped is not None and text[escaped[0] : escaped[1]] not in ALREADY_TOKENS:
                     found.append(Finding(escaped[0], escaped[1], TOKEN, NAME))
                 continue
-            value = _COLON_VALUE.match(text, colon.end())
-            span = self._value_span(value) if value else None
+            span = self._read_value(_COLON_VALUE, text, colon.end())
             if span:
-                found.append(Finding(span[0], span[1], TOKEN, NAME))
+                self._add(found, span)
             elif prefilter:
                 # The value is an object or array: the scanner rescans this
                 # text as a JSON document and replaces the value whole.
