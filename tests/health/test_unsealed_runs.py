@@ -112,6 +112,40 @@ def test_a_live_recording_is_not_named_and_holds_its_lock_from_the_start(
     assert _health(home) == []  # sealed
 
 
+class _SealsAfterListing:
+    """The real store, but the recording seals and ends right after health lists the runs (and before
+    it looks at their locks): the order a run idle past the grace period and sealed at that moment gives."""
+
+    def __init__(self, store: Any, child: subprocess.Popen[str]) -> None:
+        self._store, self._child = store, child
+
+    def runs(self) -> list[Any]:
+        listed = self._store.runs()
+        assert self._child.stdin is not None
+        self._child.stdin.write("\n")
+        self._child.stdin.flush()
+        assert self._child.wait(30) == 0
+        return listed
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+def test_a_run_sealed_after_the_listing_is_not_named(home: Path, no_grace: None,
+                                                     recording: tuple[subprocess.Popen[str], str]) -> None:
+    """Health listed a live run as unsealed, the recording then sealed and gave its lock back, and health
+    named the sealed run: what it reports is read again once no process holds the lock."""
+    child, run_id = recording
+    close_stores()
+    store = open_store(home)
+    try:
+        sealing = _SealsAfterListing(store, child)
+        assert check_unsealed_runs(HealthContext(env={}, store=sealing, home=home)) == []  # type: ignore[arg-type]
+        assert store.run(run_id).sealed  # the seal did land between the listing and the check
+    finally:
+        store.close()
+
+
 def test_sealed_runs_and_runs_ended_in_process_are_not_named(home: Path, no_grace: None) -> None:
     with bitexact.run(name="done", home=home) as r:
         r.marker("fine")

@@ -366,10 +366,15 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
         if _recording(directory) or _left_behind(directory, ctx.home, now):
             continue
         try:
+            # Read again now that no process holds the run's lock: a recording seals before it gives the
+            # lock back, so a seal that landed after the listing is seen here, never reported as missing.
+            info = ctx.store.run(info.run_id)
+            if info.sealed or _idle_seconds(info.updated_at, now) < GRACE_SECONDS:
+                continue
             if _accepted(ctx.store, info.run_id, info.steps):
                 continue
         except BitExactError:
-            continue  # a damaged run: store-unreadable says so
+            continue  # a damaged run, or one removed meanwhile: store-unreadable says so
         # A run is made before its run_meta is appended: a recording killed in between left no entry.
         last = (f"its last entry, step {info.steps - 1}, was written at {info.updated_at}" if info.steps
                 else f"it holds no entry, not even its run_meta: it was made at {info.updated_at}")
