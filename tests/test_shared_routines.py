@@ -1,0 +1,116 @@
+"""The routines several layers share: writing a file whole (``bitexact.private_files.write_whole``)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bitexact.evidence.export import atomic_write
+from bitexact.private_files import write_whole
+from bitexact.sessions.unify.files import CollectionIOError
+from bitexact.sessions.unify.write import write_atomic
+
+posix_only = pytest.mark.skipif(os.name == "nt", reason="POSIX modes, symlinks and directory permissions")
+
+
+def entries(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+def cut_short(first: bytes) -> Iterator[bytes]:
+    """A producer that fails after its first chunk was handed over (and, batched, perhaps written)."""
+    yield first
+    raise RuntimeError("the producer failed midway")
+
+
+@pytest.mark.parametrize("private", [True, False])
+def test_a_producer_failing_midway_leaves_the_old_file_and_no_temporary(tmp_path: Path, private: bool) -> None:
+    path = tmp_path / "out"
+    path.write_bytes(b"old")
+    with pytest.raises(RuntimeError, match="midway"):
+        write_whole(path, cut_short(b"n" * 300_000), private=private)  # past one batch: written before it fails
+    assert path.read_bytes() == b"old"
+    assert entries(tmp_path) == ["out"]
+
+
+@posix_only
+def test_a_directory_that_refuses_new_files_leaves_the_target_as_it_was(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes into a read-only directory")
+    path = tmp_path / "out"
+    path.write_bytes(b"old")
+    tmp_path.chmod(0o555)
+    try:
+        with pytest.raises(PermissionError):
+            write_whole(path, b"new")
+    finally:
+        tmp_path.chmod(0o755)
+    assert path.read_bytes() == b"old" and entries(tmp_path) == ["out"]
+
+
+def test_a_full_disk_never_leaves_the_target_cut_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "out"
+    path.write_bytes(b"old")
+    real_writev = os.writev
+    calls: list[int] = []
+
+    def fills_up(fd: int, buffers: list[memoryview]) -> int:
+        calls.append(fd)
+        if len(calls) > 1:  # the first batch goes in, the second finds the disk full
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_writev(fd, buffers)
+
+    monkeypatch.setattr(os, "writev", fills_up)
+    with pytest.raises(OSError) as raised:
+        write_whole(path, [b"a" * 300_000, b"b" * 300_000])
+    assert raised.value.errno == errno.ENOSPC and len(calls) == 2
+    assert path.read_bytes() == b"old" and entries(tmp_path) == ["out"]
+
+
+def test_streamed_chunks_are_written_in_order_and_counted(tmp_path: Path) -> None:
+    chunks = [bytes([n % 251]) * (n * 997 % 70_000) for n in range(40)]  # about 1.4 MB: several batches
+    path = tmp_path / "out"
+    written = write_whole(path, iter(chunks))
+    assert written == sum(map(len, chunks))
+    assert path.read_bytes() == b"".join(chunks)
+
+
+@posix_only
+def test_the_mode_is_the_callers(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        write_whole(tmp_path / "private", b"x")
+        write_whole(tmp_path / "public", b"x", private=False)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "private").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "public").stat().st_mode) == 0o644
+
+
+@posix_only
+def test_a_symlink_at_the_target_is_replaced_never_written_through(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(b"keep")
+    link = tmp_path / "link"
+    link.symlink_to(elsewhere)
+    write_whole(link, b"new")
+    assert not link.is_symlink() and link.read_bytes() == b"new" and elsewhere.read_bytes() == b"keep"
+
+
+def test_a_name_at_the_file_systems_limit_is_written(tmp_path: Path) -> None:
+    path = tmp_path / ("n" * 250)
+    assert write_whole(path, b"whole") == 5 and path.read_bytes() == b"whole"
+
+
+def test_each_caller_keeps_its_message(tmp_path: Path) -> None:
+    nowhere = tmp_path / "missing" / "out"  # the temporary cannot be made: its directory is not there
+    with pytest.raises(OSError, match=r"^cannot write .*missing/out: No such file or directory$"):
+        atomic_write(nowhere, [b"x"])
+    with pytest.raises(CollectionIOError, match=r"^cannot write .*missing/out: No such file or directory$"):
+        write_atomic(nowhere, b"x")
+    assert entries(tmp_path) == []
