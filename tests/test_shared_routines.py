@@ -1,4 +1,5 @@
-"""The routines several layers share: writing a file whole (``bitexact.private_files.write_whole``)."""
+"""The routines several layers share: writing a file whole (``bitexact.private_files.write_whole``) and
+telling whether a path lies inside the data directory (``bitexact.config.inside``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from bitexact import config
+from bitexact.crypto.hostkey import HostKeyError, load_host_key
 from bitexact.evidence.export import atomic_write
 from bitexact.private_files import write_whole
 from bitexact.sessions.unify.files import CollectionIOError
@@ -114,3 +117,43 @@ def test_each_caller_keeps_its_message(tmp_path: Path) -> None:
     with pytest.raises(CollectionIOError, match=r"^cannot write .*missing/out: No such file or directory$"):
         write_atomic(nowhere, b"x")
     assert entries(tmp_path) == []
+
+
+@posix_only
+def test_inside_follows_symlinks_both_ways(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "keys").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "into-home").symlink_to(home / "keys")  # a name outside that leads in
+    (home / "out").symlink_to(outside)  # a name inside that leads out
+    (tmp_path / "home-link").symlink_to(home)
+    assert config.inside(home / "keys" / "k", home)
+    assert config.inside(home, home)
+    assert config.inside(tmp_path / "into-home" / "k", home)
+    assert not config.inside(home / "out" / "k", home)
+    assert config.inside(home / "keys" / "k", tmp_path / "home-link")  # the directory named through a link
+    assert not config.inside(tmp_path / "homework", home)  # a sibling sharing the prefix is not below it
+
+
+@posix_only
+def test_a_symlink_loop_is_a_name_never_an_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "a").symlink_to(home / "b")
+    (home / "b").symlink_to(home / "a")
+    (tmp_path / "x").symlink_to(tmp_path / "y")
+    (tmp_path / "y").symlink_to(tmp_path / "x")
+    assert config.inside(home / "a" / "key", home)
+    assert not config.inside(tmp_path / "x" / "key", home)
+    assert not config.inside(home / "key", tmp_path / "x")
+
+
+@posix_only
+def test_a_host_key_named_through_a_loop_is_refused_as_a_host_key_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    monkeypatch.setenv("BITEXACT_HOST_KEY", str(tmp_path / "a" / "host.key"))
+    with pytest.raises(HostKeyError, match="BITEXACT_HOST_KEY"):  # was a RuntimeError from Path.resolve
+        load_host_key(tmp_path / "home")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from bitexact import config
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.errors import RunNotFoundError
@@ -66,8 +67,7 @@ class AppContext:
         except OSError:
             pass
         owned.update(Path(os.path.realpath(key)) for key in capture_key_files())
-        inside = any(target.is_relative_to(home / part) for part in ("keys", "journals"))
-        if target in owned or inside:
+        if target in owned or any(config.inside(target, home / part) for part in ("keys", "journals")):
             raise click.UsageError(f"{option} {output}: that is one of BitExact's own files in {self.home}"
                                    " (the store, a key or a journal) or a capture key in force; write somewhere else")
 
