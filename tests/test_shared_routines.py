@@ -1,5 +1,6 @@
-"""The routines several layers share: writing a file whole (``bitexact.private_files.write_whole``) and
-telling whether a path lies inside the data directory (``bitexact.config.inside``)."""
+"""The routines several layers share: writing a file whole (``bitexact.private_files.write_whole``),
+telling whether a path lies inside the data directory (``bitexact.config.inside``) and reading a file
+no further than a limit (``bitexact.canon.read_within``)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ from pathlib import Path
 import pytest
 
 from bitexact import config
+from bitexact.canon import read_limited, read_within
 from bitexact.crypto.hostkey import HostKeyError, load_host_key
 from bitexact.evidence.export import atomic_write
+from bitexact.evidence.verify.bag_files import read as read_bag_file
+from bitexact.evidence.verify.failure import CheckFailed
+from bitexact.evidence.verify.pins import InputError, read_bounded
 from bitexact.private_files import write_whole
 from bitexact.sessions.unify.files import CollectionIOError
 from bitexact.sessions.unify.write import write_atomic
@@ -157,3 +162,43 @@ def test_a_host_key_named_through_a_loop_is_refused_as_a_host_key_error(
     monkeypatch.setenv("BITEXACT_HOST_KEY", str(tmp_path / "a" / "host.key"))
     with pytest.raises(HostKeyError, match="BITEXACT_HOST_KEY"):  # was a RuntimeError from Path.resolve
         load_host_key(tmp_path / "home")
+
+
+def test_the_bounded_reader_takes_exactly_the_limit(tmp_path: Path) -> None:
+    path = tmp_path / "doc"
+    path.write_bytes(b"x" * 10)
+    assert read_within(path, 10) == b"x" * 10
+    assert read_within(path, 11) == b"x" * 10
+
+
+def test_the_bounded_reader_refuses_one_byte_over_as_efbig(tmp_path: Path) -> None:
+    path = tmp_path / "doc"
+    path.write_bytes(b"x" * 11)
+    with pytest.raises(OSError) as raised:
+        read_within(path, 10)
+    assert raised.value.errno == errno.EFBIG and raised.value.strerror == "File too large"
+    assert raised.value.filename == str(path)
+    assert read_limited(path, 10) == b"x" * 11  # the read it makes stops one past the limit
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_an_endless_input_is_too_large_not_read_whole() -> None:
+    with pytest.raises(OSError) as raised:
+        read_within("/dev/zero", 1024)
+    assert raised.value.errno == errno.EFBIG
+
+
+def test_its_callers_say_too_large_as_they_say_unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bitexact.evidence.verify.bag_files as bag_files
+    import bitexact.evidence.verify.pins as pins
+
+    path = tmp_path / "manifest-sha256.txt"
+    path.write_bytes(b"x" * 11)
+    monkeypatch.setattr(bag_files, "read_within", lambda p: read_within(p, 10))
+    monkeypatch.setattr(pins, "read_within", lambda p: read_within(p, 10))
+    with pytest.raises(CheckFailed, match=r"^cannot read manifest-sha256.txt: File too large$"):
+        read_bag_file(path)
+    with pytest.raises(InputError, match=r"^no such file: .*manifest-sha256.txt \(File too large\)$"):
+        read_bounded(path)
+    with pytest.raises(CheckFailed, match=r"^cannot read missing: No such file or directory$"):
+        read_bag_file(tmp_path / "missing")
