@@ -202,3 +202,16 @@ def test_its_callers_say_too_large_as_they_say_unreadable(tmp_path: Path, monkey
         read_bounded(path)
     with pytest.raises(CheckFailed, match=r"^cannot read missing: No such file or directory$"):
         read_bag_file(tmp_path / "missing")
+
+
+@posix_only
+def test_a_databases_companions_sit_beside_the_file_a_symlink_names(tmp_path: Path) -> None:
+    from bitexact.store.sqlite import companions, lock_path
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "bitexact.db").write_bytes(b"")
+    (tmp_path / "link.db").symlink_to(tmp_path / "real" / "bitexact.db")
+    real = tmp_path.resolve() / "real" / "bitexact.db"
+    assert companions(tmp_path / "link.db", "", "-wal", ".lock") == [
+        real, real.with_name("bitexact.db-wal"), real.with_name("bitexact.db.lock")]
+    assert lock_path(tmp_path / "link.db") == f"{real}.lock"

@@ -55,13 +55,13 @@ class AppContext:
         """
         from bitexact.capture.keyfiles import capture_key_files
         from bitexact.crypto.hostkey import host_key_path
+        from bitexact.store.sqlite import companions
 
         home = Path(os.path.realpath(self.home))
         target = Path(os.path.realpath(output))
         # The file a symlink in the store's place points to (``target`` is resolved too), and its companions
         # beside it, where SQLite keeps them.
-        store = Path(os.path.realpath(home / DB_NAME))
-        owned = {store, *(Path(f"{store}{suffix}") for suffix in ("-wal", "-shm", "-journal", ".lock"))}
+        owned = set(companions(home / DB_NAME, "", "-wal", "-shm", "-journal", ".lock"))
         try:
             owned.add(Path(os.path.realpath(host_key_path(self.home))))
         except OSError:
