@@ -27,6 +27,17 @@ def home(explicit: Path | str | None = None) -> Path:
     return Path.home() / ".bitexact"
 
 
+def inside(path: Path | str, directory: Path | str) -> bool:
+    """True when ``path`` is ``directory`` or lies below it, symlinks on both sides followed.
+
+    For "is this inside the data directory?": a file a symlink leads into
+    it counts, one a symlink leads out of it does not. ``os.path.realpath``
+    rather than ``Path.resolve``: a symlink loop on either side is a name
+    left as it is, never a ``RuntimeError``.
+    """
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(directory))
+
+
 def env_float(name: str, default: float) -> float:
     """A positive number from the environment, with a clear error when it is not one."""
     raw = os.environ.get(name)

@@ -1,4 +1,4 @@
-"""Creating owner-only (0600) files: whole under their final name, or not there at all.
+"""Writing files whole under their final name, or not at all; owner-only (0600) ones among them.
 
 Keys, journals and the plaintext a journal opens to are files nobody but
 their owner may read. They are written the same way everywhere:
@@ -13,9 +13,13 @@ their owner may read. They are written the same way everywhere:
   directory fsynced, so a crash never leaves half a key or half a journal
   under the final name, and a reader never sees one.
 
+Any other file that must never be seen cut short (a bundle, a trust file,
+a session's records) is written by :func:`write_whole`: the same temporary,
+sync and rename, with the mode its caller asks for.
+
 This module knows nothing of what the bytes are; what a key or a journal is
 stays with its layer. It sits at the package root because crypto, store,
-recording and cli all use it.
+recording, evidence, sessions and cli all use it.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final, TypeAlias
 
@@ -43,6 +47,12 @@ _NO_HARD_LINKS: Final[frozenset[int]] = frozenset(
     {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS}
 )
 _IOV_MAX: Final[int] = 1024  # the POSIX minimum is 16, Linux and macOS allow 1024
+# Streamed buffers (a bundle's lines) are gathered up to this many bytes a write: few system calls, and
+# no more of a large file in memory than this.
+_BATCH_BYTES: Final[int] = 256 * 1024
+_SMALL_BYTES: Final[int] = 64 * 1024  # a buffer smaller than this is copied into its batch, a larger one is not
+# Where a file is placed once whole: True when the temporary's name went with it (a rename).
+_Place: TypeAlias = Callable[[Path, Path], bool]
 _POSIX: Final[bool] = os.name != "nt"
 
 
@@ -66,15 +76,7 @@ def create_private_file(path: Path | str, *, flags: int = os.O_WRONLY) -> int:
     The caller closes the descriptor. Nothing is synced: for contents that
     must survive a crash whole, use :func:`write_private_file`.
     """
-    fd = os.open(path, flags | _CREATE_FLAGS, PRIVATE_MODE)
-    try:
-        if hasattr(os, "fchmod"):  # the umask applied to open's mode; say the mode outright
-            os.fchmod(fd, PRIVATE_MODE)
-    except BaseException:
-        os.close(fd)
-        _unlink_quietly(path)
-        raise
-    return fd
+    return _create(path, flags, private=True)
 
 
 def write_private_file(path: Path | str, data: Buffer | Sequence[Buffer], *, replace: bool = False) -> None:
@@ -94,32 +96,86 @@ def write_private_file(path: Path | str, data: Buffer | Sequence[Buffer], *, rep
     fails, the file is in place but its name may not survive a crash. A
     directory that cannot be opened for reading is not synced.
     """
-    path = Path(path)
-    chunks: Sequence[Buffer] = [data] if isinstance(data, (bytes, bytearray, memoryview)) else data
+    if replace:
+        write_whole(path, data)
+        return
+    chunks = _chunks(data)
+
+    def link_or_write_in_place(temporary: Path, final: Path) -> bool:
+        if not _link(temporary, final):
+            _write_in_place(final, chunks)
+        return False  # after a link the temporary is a second name for the file
+
+    _write_then_place(Path(path), chunks, private=True, place=link_or_write_in_place)
+
+
+def write_whole(path: Path | str, data: Buffer | Iterable[Buffer], *, private: bool = True) -> int:
+    """Put ``data`` (bytes, or buffers in order) whole and durably at ``path``, over any file there; return its size.
+
+    As :func:`write_private_file` with ``replace``: written and fsynced
+    under a short temporary name beside ``path`` (so any name the file
+    system takes for ``path`` works, one near its 255-byte limit included),
+    renamed over ``path`` (a symlink there is replaced, never written
+    through) and the directory fsynced. A failure at any point, a full disk
+    or an exception raised by ``data``'s iterator, leaves ``path`` as it
+    was and no temporary behind. ``data`` may be a generator: it is read
+    once, a batch at a time, and a buffer it yields must not change after.
+
+    ``private`` makes the file owner-only (0600); without it the file gets
+    the mode any new file gets (0666 less the umask). Checking what is at
+    ``path`` (a device, a symlink) is the caller's: the rename replaces it.
+    Raises :class:`OSError` as the system call that failed raised it.
+    """
+    return _write_then_place(Path(path), _chunks(data), private=private, place=_rename)
+
+
+def _chunks(data: Buffer | Iterable[Buffer]) -> Iterable[Buffer]:
+    return [data] if isinstance(data, (bytes, bytearray, memoryview)) else data
+
+
+def _create(path: Path | str, flags: int, *, private: bool) -> int:
+    """A new file's descriptor: owner-only when ``private``, else with the umask's mode; never through a symlink."""
+    fd = os.open(path, flags | _CREATE_FLAGS, PRIVATE_MODE if private else 0o666)
+    if not private:
+        return fd
+    try:
+        if hasattr(os, "fchmod"):  # the umask applied to open's mode; say the mode outright
+            os.fchmod(fd, PRIVATE_MODE)
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(path)
+        raise
+    return fd
+
+
+def _write_then_place(path: Path, chunks: Iterable[Buffer], *, private: bool, place: _Place) -> int:
+    """Write ``chunks`` to a new temporary beside ``path``, fsync it, ``place`` it, fsync the directory."""
     # A random name, not the pid, so two writers of one path (threads or processes) never share a
-    # temporary; at 64 bits it never meets a stale one either.
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = create_private_file(temporary)
+    # temporary; at 64 bits it never meets a stale one either. Short, so it fits wherever ``path`` does.
+    temporary = path.with_name(f".bx-{secrets.token_hex(8)}.tmp")
+    fd = _create(temporary, os.O_WRONLY, private=private)
     renamed = False
     try:
         try:
-            _write_all(fd, chunks)
+            written = _write_stream(fd, chunks)
             os.fsync(fd)
         finally:
             os.close(fd)
-        if replace:
-            os.replace(temporary, path)
-            renamed = True
-        elif not _link(temporary, path):
-            _write_in_place(path, chunks)
+        renamed = place(temporary, path)
     finally:
-        if not renamed:  # after a link the temporary is a second name for the file; after a failure, debris
+        if not renamed:  # after a failure the temporary is debris
             _unlink_quietly(temporary)
     if _POSIX:  # Windows cannot open a directory to sync it
         try:
             fsync_directory(path.parent)
         except PermissionError:
             pass  # a directory one may write but not read (a drop box) cannot be opened to sync
+    return written
+
+
+def _rename(temporary: Path, path: Path) -> bool:
+    os.replace(temporary, path)
+    return True
 
 
 def fsync_directory(directory: Path | str) -> None:
@@ -149,7 +205,7 @@ def _link(temporary: Path, path: Path) -> bool:
     return True
 
 
-def _write_in_place(path: Path, chunks: Sequence[Buffer]) -> None:
+def _write_in_place(path: Path, chunks: Iterable[Buffer]) -> None:
     """Write the file directly under its final name (no hard links here), still never over an existing one.
 
     Exclusive, as with a link, but a crash part way through can leave a
@@ -158,13 +214,41 @@ def _write_in_place(path: Path, chunks: Sequence[Buffer]) -> None:
     """
     fd = create_private_file(path)
     try:
-        _write_all(fd, chunks)
+        _write_stream(fd, chunks)
         os.fsync(fd)
     except BaseException:
         os.close(fd)
         _unlink_quietly(path)  # ours: O_EXCL made it
         raise
     os.close(fd)
+
+
+def _write_stream(fd: int, chunks: Iterable[Buffer]) -> int:
+    """Write every buffer, in order, in writes of about ``_BATCH_BYTES``; return the bytes written.
+
+    Small buffers (a bundle's lines) are copied together, so a write costs
+    no Python work per line; large ones (a journal's payload) are handed to
+    the kernel as they are, never copied.
+    """
+    batch: list[Buffer] = []
+    small = bytearray()
+    pending = written = 0
+    for chunk in chunks:
+        size = chunk.nbytes if isinstance(chunk, memoryview) else len(chunk)
+        if size < _SMALL_BYTES:
+            small += chunk
+        else:
+            if small:
+                batch.append(small)
+                small = bytearray()
+            batch.append(chunk)
+        pending += size
+        if pending >= _BATCH_BYTES:
+            _write_all(fd, [*batch, small])
+            written += pending
+            batch, small, pending = [], bytearray(), 0
+    _write_all(fd, [*batch, small])
+    return written + pending
 
 
 def _write_all(fd: int, chunks: Sequence[Buffer]) -> None:

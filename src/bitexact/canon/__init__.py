@@ -6,7 +6,14 @@ uses for untrusted input.
 """
 
 from bitexact.canon.encode import MAX_DEPTH, canonicalize, es6_number
-from bitexact.canon.decode import DEFAULT_MAX_BYTES, STACK_SAFE_DEPTH, loads, nested_deeper_than, read_limited
+from bitexact.canon.decode import (
+    DEFAULT_MAX_BYTES,
+    STACK_SAFE_DEPTH,
+    loads,
+    nested_deeper_than,
+    read_limited,
+    read_within,
+)
 from bitexact.errors import CanonicalizationError, StrictJSONError
 
 __all__ = [
@@ -20,4 +27,5 @@ __all__ = [
     "loads",
     "nested_deeper_than",
     "read_limited",
+    "read_within",
 ]

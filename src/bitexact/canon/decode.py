@@ -7,6 +7,7 @@ other conforming verifier; the position travels separately on the error.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -165,6 +166,20 @@ def read_limited(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTE
     memory without bound. Raises :class:`OSError` as opening and reading do."""
     with open(path, "rb") as handle:
         return handle.read(max_bytes + 1)
+
+
+def read_within(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The whole file at ``path`` when it holds at most ``max_bytes``; else :class:`OSError` ``EFBIG``.
+
+    Read as :func:`read_limited` reads, never past ``max_bytes + 1``: a
+    device or a stuck pipe fails as a file too large, its ``strerror``
+    ("File too large") what a caller's message quotes for any other
+    failure to read.
+    """
+    data = read_limited(path, max_bytes)
+    if len(data) > max_bytes:
+        raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), os.fspath(path))
+    return data
 
 
 def loads(data: bytes | bytearray | memoryview | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:

@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 import click
 from rich.markup import escape
 
+from bitexact import config
 from bitexact.canon import DEFAULT_MAX_BYTES, loads, read_limited
 from bitexact.capture import (
     CapturePolicy,
@@ -253,7 +254,7 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     app.refuse_own_file(output)
     if is_special(output):  # refused as every -o is (README), not as a key already there
         fail(f"-o {output}: not a regular file (a device or a pipe); name a file", code=EXIT_INPUT)
-    if Path(os.path.realpath(output)).is_relative_to(Path(os.path.realpath(app.home))):
+    if config.inside(output, app.home):
         # A copy of the data directory would carry the key that makes its hash-only fields unguessable.
         fail(f"-o {output}: a capture key never goes under the data directory {app.home}; keep it apart",
              code=EXIT_INPUT)

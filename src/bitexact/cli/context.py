@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from bitexact import config
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.errors import RunNotFoundError
@@ -54,20 +55,19 @@ class AppContext:
         """
         from bitexact.capture.keyfiles import capture_key_files
         from bitexact.crypto.hostkey import host_key_path
+        from bitexact.store.sqlite import companions
 
         home = Path(os.path.realpath(self.home))
         target = Path(os.path.realpath(output))
         # The file a symlink in the store's place points to (``target`` is resolved too), and its companions
         # beside it, where SQLite keeps them.
-        store = Path(os.path.realpath(home / DB_NAME))
-        owned = {store, *(Path(f"{store}{suffix}") for suffix in ("-wal", "-shm", "-journal", ".lock"))}
+        owned = set(companions(home / DB_NAME, "", "-wal", "-shm", "-journal", ".lock"))
         try:
             owned.add(Path(os.path.realpath(host_key_path(self.home))))
         except OSError:
             pass
         owned.update(Path(os.path.realpath(key)) for key in capture_key_files())
-        inside = any(target.is_relative_to(home / part) for part in ("keys", "journals"))
-        if target in owned or inside:
+        if target in owned or any(config.inside(target, home / part) for part in ("keys", "journals")):
             raise click.UsageError(f"{option} {output}: that is one of BitExact's own files in {self.home}"
                                    " (the store, a key or a journal) or a capture key in force; write somewhere else")
 

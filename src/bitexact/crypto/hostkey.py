@@ -69,14 +69,6 @@ def host_key_path(home: Path | str | None = None) -> Path:
     return directory.parent / (directory.name + SUFFIX)
 
 
-def _inside(path: Path, directory: Path) -> bool:
-    try:
-        path.resolve().relative_to(directory.resolve())
-    except ValueError:
-        return False
-    return True
-
-
 def load_host_key(home: Path | str | None = None, *, create: bool = True) -> HostKey:
     """The host key for the data directory ``home``, made on first use when ``create``.
 
@@ -86,7 +78,7 @@ def load_host_key(home: Path | str | None = None, *, create: bool = True) -> Hos
     """
     directory = config.home(home)
     path = host_key_path(directory)
-    if _inside(path, directory):
+    if config.inside(path, directory):
         raise HostKeyError(
             f"host key {path} is inside the data directory {directory}: a copy of the store would carry "
             f"the key that opens its journals; set {ENV_VAR} to a path outside it"

@@ -8,8 +8,6 @@ binds, once to write) in constant memory.
 from __future__ import annotations
 
 import base64
-import os
-import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +16,7 @@ from typing import Any, Final, Literal, Protocol
 from bitexact.canon import DEFAULT_MAX_BYTES, canonicalize
 from bitexact.crypto import SigningKey
 from bitexact.errors import EvidenceError
-from bitexact.private_files import is_special
+from bitexact.private_files import is_special, write_whole
 from bitexact.evidence.entry import MAX_DATA_DEPTH, deeper_than
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import check_redactable, derived_digests, redact_entry, redactions_map
@@ -236,34 +234,20 @@ def dsse_envelope(bundle: dict[str, Any], key: SigningKey) -> dict[str, Any]:
 
 
 def atomic_write(path: Path, chunks: Iterable[bytes]) -> int:
-    """Write ``chunks`` to a short temporary name beside ``path``, sync, rename; an error names ``path``.
+    """Write ``chunks`` whole at ``path`` (:func:`~bitexact.private_files.write_whole`); an error names ``path``.
 
-    The temporary name is short, so any name the file system takes for
-    ``path`` works (one near its 255-byte limit included); it is made with
-    the mode any new file gets (0666 less the umask), as the bundle itself.
-    A target that exists and is not a regular file (a device such as
-    ``/dev/null``, a named pipe) is refused: the rename would replace it.
+    The file gets the mode any new file gets (0666 less the umask), as the
+    bundle itself. A target that exists and is not a regular file (a device
+    such as ``/dev/null``, a named pipe) is refused: the rename would
+    replace it. Returns the bytes written.
     """
     if is_special(path):
         raise OSError(f"cannot write {path}: not a regular file (a device or a pipe would be replaced by the"
                       " file); name a file")
-    tmp = path.parent / f".bx-{secrets.token_hex(6)}.tmp"
-    written = 0
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-        with open(fd, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-                written += len(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        return write_whole(path, chunks, private=False)
     except OSError as exc:
         raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return written
 
 
 def _jsonl_lines(

@@ -192,14 +192,10 @@ def check_key_in_data_directory(ctx: HealthContext) -> list[Finding]:
     copy of the store carries the key that keeps its hash-only fields from being guessed."""
     if ctx.home is None:
         return []
-    import os
-    from pathlib import Path
-
+    from bitexact import config
     from bitexact.capture.keyfiles import capture_key_files
 
-    home = Path(os.path.realpath(ctx.home))
-    inside = sorted({path for path in capture_key_files(ctx.env, ciphertexts=False)
-                     if Path(os.path.realpath(path)).is_relative_to(home)})
+    inside = sorted({path for path in capture_key_files(ctx.env, ciphertexts=False) if config.inside(path, ctx.home)})
     return [Finding(
         CRITICAL, "capture-key-in-data-directory",
         f"the capture key file {path} is inside the data directory {ctx.home}: every copy or backup of the"

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
+from bitexact import config
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.evidence.kinds import AUDIT_KINDS
 from bitexact.health.context import HealthContext
@@ -397,8 +398,7 @@ def check_host_key(ctx: HealthContext) -> list[Finding]:
 
     path = host_key_path(ctx.home)
     # A missing key is made owner-only on first use, but never inside the data directory: refused there.
-    inside = Path(os.path.realpath(path)).is_relative_to(os.path.realpath(ctx.home))  # realpath: a loop never raises
-    if not path.exists() and not path.is_symlink() and not inside:
+    if not path.exists() and not path.is_symlink() and not config.inside(path, ctx.home):
         return []
     try:
         load_host_key(ctx.home, create=False)

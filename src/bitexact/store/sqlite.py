@@ -151,9 +151,8 @@ class SQLiteStore(Store):
         self._read_lock = threading.Lock()
         self._closed = False
         self._presized = False
-        # SQLite keeps its -wal beside the file a symlink points to (it resolves the link), not beside the
-        # link; the lock file goes there too (lock_path), so every path to one database takes one lock.
-        self._wal_path = Path(f"{os.path.realpath(self.path)}-wal")
+        # The lock file goes beside the -wal (companions), so every path to one database takes one lock.
+        self._wal_path, lock_file = companions(self.path, "-wal", ".lock")
         self._committer: GroupCommitter[_Append, list[AppendResult]] | None = (
             GroupCommitter(self._commit_batch, max_batch=max_batch, hold=self._exclusive) if group_commit else None
         )
@@ -163,7 +162,7 @@ class SQLiteStore(Store):
             if self.path.is_file() and self.path.stat().st_size:
                 refuse_foreign_file(str(self.path))  # first: a file not ours is left exactly as it is
             _create_private(self.path)
-            lock_fd = os.open(lock_path(self.path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            lock_fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             self._lock_fd = lock_fd
             self._process_lock = flock.ProcessLock(lock_fd)
             opened.append(connect(str(self.path)))
@@ -695,9 +694,19 @@ class SQLiteStore(Store):
 # -- helpers (SQL stays in this module) ---------------------------------
 
 
+def companions(database: Path | str, *suffixes: str) -> list[Path]:
+    """The files beside ``database`` named by ``suffixes`` (``"-wal"``, ``".lock"``; ``""`` the file itself).
+
+    Beside the file itself, not a symlink to it: SQLite resolves the link and
+    keeps its -wal and -shm there, and the store's lock file goes with them.
+    """
+    real = os.path.realpath(database)
+    return [Path(real + suffix) for suffix in suffixes]
+
+
 def lock_path(database: Path | str) -> str:
     """The write lock file of ``database``: beside the file itself, as SQLite keeps its -wal (through a symlink too)."""
-    return f"{os.path.realpath(database)}.lock"
+    return str(companions(database, ".lock")[0])
 
 
 def _create_private(path: Path) -> None:
@@ -718,10 +727,8 @@ def _create_private(path: Path) -> None:
     except FileExistsError:
         _tighten(path)
         # SQLite made a -wal and -shm beside a loosened file with its mode, and keeps using them (it
-        # re-modes only an empty one): the -wal holds entries, so they are tightened with it. Beside
-        # the file itself: SQLite resolves a symlink to it.
-        real = os.path.realpath(path)
-        for companion in (Path(f"{real}-wal"), Path(f"{real}-shm")):
+        # re-modes only an empty one): the -wal holds entries, so they are tightened with it.
+        for companion in companions(path, "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):  # none, or its last connection just removed it
                 _tighten(companion)
         return

@@ -129,7 +129,7 @@ def test_write_failure_surfaces_and_symlinked_output_refused(tmp_path) -> None:
     blocked.mkdir()
     with pytest.raises(CollectionIOError, match="cannot write"):
         unify(tmp_path / "empty", blocked, env={})
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # no temporary left
     target = tmp_path / "elsewhere.jsonl"
     target.write_text("keep")
     link = tmp_path / "aw_session.jsonl"

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import re
 from pathlib import Path
 
-from bitexact.canon import DEFAULT_MAX_BYTES, read_limited
+from bitexact.canon import read_within
 from bitexact.evidence.verify.failure import CheckFailed
 
 BAGIT_TXT = b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
@@ -22,12 +21,9 @@ def read(path: Path) -> bytes:
     to a device (``/dev/zero``) would otherwise be read into memory without bound.
     """
     try:
-        data = read_limited(path)
+        return read_within(path)  # too large: EFBIG, said as any other failure to read
     except OSError as exc:
         raise CheckFailed(f"cannot read {path.name}: {exc.strerror}") from None
-    if len(data) > DEFAULT_MAX_BYTES:
-        raise CheckFailed(f"cannot read {path.name}: {os.strerror(errno.EFBIG)}")
-    return data
 
 
 def inside(base: Path, relative: str) -> Path:

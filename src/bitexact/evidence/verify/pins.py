@@ -9,11 +9,12 @@ a single exact key ("the trusted key") differently from a rejection by a set
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bitexact.canon import DEFAULT_MAX_BYTES, loads, read_limited
+from bitexact.canon import DEFAULT_MAX_BYTES, loads, read_limited, read_within
 from bitexact.errors import BitExactError, StrictJSONError
 
 _TRUST_KEYS = ("bundle_keys", "recorder_keys")
@@ -125,9 +126,14 @@ def _in(keys: frozenset[str] | None, public_key: object) -> bool:
 
 def read_bounded(path: Path | str) -> bytes:
     """``path``'s bytes, read no further than one past the largest document read: a device or a stuck pipe
-    (``/dev/zero``) is never read into memory without bound. :class:`InputError` if it cannot be read."""
+    (``/dev/zero``) is never read into memory without bound. :class:`InputError` if it cannot be read or
+    holds more (``no such file: PATH (File too large)``)."""
+    return _read(path, read_within)
+
+
+def _read(path: Path | str, reader: Callable[[Path | str], bytes]) -> bytes:
     try:
-        return read_limited(path)
+        return reader(path)
     except OSError as exc:
         raise InputError(f"no such file: {path} ({exc.strerror})") from None
 
@@ -141,7 +147,7 @@ def load_trust_file(path: Path | str) -> tuple[frozenset[str] | None, frozenset[
     Raises :class:`InputError` with the spec's message: the first of the
     listed problems that applies, before any bundle is read.
     """
-    raw = read_bounded(path)
+    raw = _read(path, read_limited)  # over the limit: said as JSON over the limit, below
     if len(raw) > DEFAULT_MAX_BYTES:
         raise InputError(f"trust file is not valid JSON: document is over the limit of {DEFAULT_MAX_BYTES} bytes")
     try:

@@ -12,15 +12,13 @@ file (the rename would replace a device or a named pipe).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from bitexact.private_files import is_special
+from bitexact.private_files import is_special, write_whole
 from bitexact.sessions.unify.files import CollectionIOError, SymlinkRefusedError
 
 
@@ -93,38 +91,10 @@ def write_atomic(out: Path, data: bytes | Iterable[bytes | bytearray]) -> None:
     if is_special(out):
         raise CollectionIOError(f"cannot write {out}: not a regular file (a device or a pipe would be replaced by"
                                 " the file); name a file")
-    directory = out.parent if str(out.parent) else Path(".")
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=directory)
+        write_whole(out, data)  # owner-only (0600), the mode this output has always had
     except OSError as exc:
         raise CollectionIOError(f"cannot write {out}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if isinstance(data, (bytes, bytearray, memoryview)):
-                handle.write(data)
-            else:
-                for chunk in data:
-                    handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, out)
-    except BaseException as exc:
-        # Also a failure while producing the chunks: never leave a partial temp file.
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise CollectionIOError(f"cannot write {out}: {exc.strerror}") from None
-        raise
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass  # directory fsync is best effort (not supported everywhere)
 
 
 def remove_stale(out: Path) -> None:
