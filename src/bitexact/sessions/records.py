@@ -88,16 +88,15 @@ def decode_json(text: str) -> Any:
 # The JSON grammar between two brackets, as the stdlib decoder reads it, so that a value opening mid-text is
 # followed only as far as the decoder would read it.  Each step pattern starts after a bracket and reads as far
 # as the text is JSON: to the next bracket (an open, or the close of the container it is in), which it then
-# captures in a group, or, where the value breaks off first, to the last character that can still start it (no
-# group matched).  It is no stricter than the decoder (escapes are not checked), so a value the decoder reads
+# captures in a group, or, where the value breaks off first, to the end of its longest start that is still
+# JSON (no group matched).  It is no stricter than the decoder (escapes are not checked), so a value the decoder reads
 # is followed to its end.  Every part after the first is optional, nested in the part before it, which is what
 # makes the one pattern stop at the longest start that is still JSON.
 _WS = r"[ \t\n\r]*+"
 _STRING_HEAD = r'"(?:[^"\\\x00-\x1f]++|\\.)*+'  # up to the closing quote, or where the decoder refuses it
 _STRING = _STRING_HEAD + '"'
-_SCALAR = (
-    rf"(?>{_STRING}|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][-+]?[0-9]++)?+|true|false|null|NaN|-?Infinity)"
-)
+_NON_FINITE = r"NaN|-?Infinity"  # read as numbers, then refused (:class:`_NonFiniteConstant`)
+_SCALAR = rf"(?>{_STRING}|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][-+]?[0-9]++)?+|true|false|null|{_NON_FINITE})"
 _OPEN = r"([\[{])"
 _ARRAY_TAIL = rf"{_WS}(?:,{_WS}{_SCALAR}{_WS})*+(?:,{_WS}{_OPEN}?|(\]))?"  # after an element
 _OBJECT_TAIL = (  # after a member's value
@@ -112,7 +111,7 @@ _REFUSED_STRING = re.compile(_STRING_HEAD)
 """A string up to where the decoder refuses it (a control character, the end of the text), or its end."""
 _LOOKAHEAD = 10
 """Characters past a refusal the decoder may read before it refuses (``-Infinity`` is nine)."""
-_CONSTANT = re.compile(r'"(?:[^"\\]++|\\.)*+"|(NaN|-?Infinity)')
+_CONSTANT = re.compile(rf"{_STRING}|({_NON_FINITE})")
 """A string, or a constant JSON has no number for (captured): the first captured one is where the decoder
 refused a value that is JSON up to it."""
 
