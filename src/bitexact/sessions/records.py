@@ -201,7 +201,8 @@ class ValueReader:
                     del opened[:base]
                     base = 0
                 return self._walk(opened, base, self._paused_at, self._paused_step)
-        self._stops = {}
+        if self._stops:  # what the last walk learned lies elsewhere
+            self._stops = {}
         self._refusal = None
         return self._walk([start], 0, start + 1, _ARRAY_OPENED if first == "[" else _OBJECT_OPENED)
 
@@ -209,7 +210,8 @@ class ValueReader:
         """Follow the value opened at ``opened[base]`` from ``at`` (``step`` reads on), noting each bracket's stop."""
         text = self.text
         stops = self._stops
-        self._open = []
+        if self._open:
+            self._open = []
         deepest = base + STACK_SAFE_DEPTH
         while True:
             read = step.match(text, at)
