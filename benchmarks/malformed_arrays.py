@@ -6,11 +6,14 @@ A line that opens a JSON array mid-log (``[`` alone, or ``[`` then ``{``) is
 decoded from where it stands. When the array broke off, the stdlib decoder
 counted the lines of the whole log up to the error, and the depth check first
 counted brackets up to 400 levels past it, so a log of many broken arrays
-framed in quadratic time. For each shape the log is framed (``frame``) and
-parsed as Copilot's (``parse(text, "copilot")``, which decodes such arrays
-itself); valid arrays are the control. Prints seconds and MB/s at each count;
-linear means MB/s stays flat as the count grows (the ratio of the last to the
-first, 1.0 when linear).
+framed in quadratic time. Lines that each open a bracket inside the last
+and never close it were read again from each line, up to 400 lines deep (the
+depth limit): linear, but 400 times the work. For each shape the log is framed
+(``frame``) and parsed as Copilot's (``parse(text, "copilot")``, which decodes
+such arrays itself); valid arrays are the control. Prints seconds and MB/s at
+each count (a shape's block repeated count / per times); linear means MB/s
+stays flat as the count grows (the ratio of the last to the first, 1.0 when
+linear), and the nested shapes' MB/s near the others' means they cost no more.
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from collections.abc import Callable
 from bitexact.sessions import parse
 from bitexact.sessions.records import frame
 
-SHAPES = {
-    "bare bracket, closed": "[\ndebug line\n]\n",
-    "bracket and object, closed": '[{"a": 1},\ndebug line\n]\n',
-    "bracket and object, unclosed": '[{"a": 1},\ndebug line\n',
-    "valid arrays": '[\n{"type": "assistant.message", "data": {"content": "hi"}},\n{"a": [1, "]"]}\n]\nnote line\n',
+SHAPES = {  # the block, and the count a block stands for (about four lines each)
+    "bare bracket, closed": ("[\ndebug line\n]\n", 1),
+    "bracket and object, closed": ('[{"a": 1},\ndebug line\n]\n', 1),
+    "bracket and object, unclosed": ('[{"a": 1},\ndebug line\n', 1),
+    "valid arrays": ('[\n{"type": "assistant.message", "data": {"content": "hi"}},\n{"a": [1, "]"]}\n]\nnote line\n', 1),
+    "nested brackets, never closed": ("[\n" * 4, 1),
+    "nested brackets, broken off": ("[\n" * 300 + "debug line\n", 75),
 }
 
 
@@ -41,11 +46,11 @@ def main() -> None:
     parser.add_argument("--counts", default="4000,16000,64000")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
-    for shape, block in SHAPES.items():
-        print(f"{shape}: {block!r}")
+    for shape, (block, per) in SHAPES.items():
+        print(f"{shape}: {block[:60]!r}{'...' if len(block) > 60 else ''}")
         rates: dict[str, list[float]] = {"frame": [], "copilot": []}
         for count in counts:
-            text = "copilot\n" + block * count
+            text = "copilot\n" + block * (count // per)
             megabytes = len(text) / 1e6
             cells = []
             for reader, read in (("frame", lambda: frame(text)), ("copilot", lambda: parse(text, "copilot"))):

@@ -57,13 +57,23 @@ def _old_raw_decode_at(text: str, start: int) -> tuple[Any, int]:
         raise ValueError("nested too deep to decode") from None
 
 
+class _OldReader:
+    """The reference, read as a :class:`records.ValueReader` is: each start on its own."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def decode_at(self, start: int) -> tuple[Any, int]:
+        return _old_raw_decode_at(self.text, start)
+
+
 def old_frame(text: str) -> list[Item]:
-    with mock.patch.object(records, "raw_decode_at", _old_raw_decode_at):
+    with mock.patch.object(records, "ValueReader", _OldReader):
         return frame(text)
 
 
 def old_copilot_parse(text: str) -> Any:
-    with mock.patch.object(copilot, "_RAW_DECODE", _old_raw_decode_at):
+    with mock.patch.object(copilot, "ValueReader", _OldReader):
         return parse(text, "copilot")
 
 
@@ -339,3 +349,131 @@ def test_the_decoder_reads_each_malformed_array_only_as_far_as_it_goes(block: st
         with mock.patch.object(records, "_strict_decoder", counter):
             frame(text)
         assert counter.read <= 2 * len(text)
+
+
+# --- brackets that open inside one another and never close: each stretch followed once ------------------
+
+_CHAINS = ["[\n", "[", "[{\n", '{"k": [\n', '[ "x",\n', "[1,\n", '["\\q",\n', "[NaN,\n", "[\r\n"]
+
+
+@st.composite
+def _nested_logs(draw: st.DrawFn) -> str:
+    """Logs of :func:`_logs`'s parts and of chains of brackets opened one inside another, some closed."""
+    parts = []
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.integers(0, 2))
+        if kind == 0:
+            parts.append(draw(_logs()))
+        elif kind == 1:
+            depth = draw(st.sampled_from([2, 5, STACK_SAFE_DEPTH - 1, STACK_SAFE_DEPTH, STACK_SAFE_DEPTH + 3]))
+            parts.append(draw(st.sampled_from(_CHAINS)) * depth)
+        else:
+            parts.append(draw(st.sampled_from(["]\n", "]", "}\n", "],\n"])) * draw(st.sampled_from([1, 3, 400])))
+    return "".join(parts)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(text=_nested_logs())
+def test_frame_gives_the_same_items_as_before_on_nested_brackets(text: str) -> None:
+    assert frame(text) == old_frame(text)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(text=_nested_logs())
+def test_the_copilot_reader_gives_the_same_result_as_before_on_nested_brackets(text: str) -> None:
+    assert parse("copilot\n" + text, "copilot") == old_copilot_parse("copilot\n" + text)
+
+
+def _refusal(read: Any, start: int) -> Any:
+    """What ``read(start)`` returns, or all the error it raises tells (the decoder's position, line and text)."""
+    try:
+        return read(start)
+    except json.JSONDecodeError as error:
+        return ("JSONDecodeError", error.msg, error.pos, error.lineno, error.colno, error.doc)
+    except ValueError as error:
+        return (type(error).__name__, str(error))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(text=_nested_logs())
+def test_a_reader_at_every_bracket_in_turn_reads_as_raw_decode_at(text: str) -> None:
+    """What a walk remembers (stops, brackets paused for depth, the decoder's refusal) gives what reading
+    each start on its own gives, errors included."""
+    reader = records.ValueReader(text)
+    for start in (match.start() for match in re.finditer(r"[\[{]", text)):
+        assert _refusal(reader.decode_at, start) == _refusal(lambda at: raw_decode_at(text, at), start)
+
+
+class _CountingSteps:
+    """The grammar walker's step patterns, adding up the characters each step reads."""
+
+    def __init__(self) -> None:
+        self.read = 0
+        self.patches = [
+            mock.patch.object(records, name, _CountingStep(getattr(records, name), self))
+            for name in ("_ARRAY_OPENED", "_ARRAY_NEXT", "_OBJECT_OPENED", "_OBJECT_NEXT")
+        ]
+
+    def __enter__(self) -> _CountingSteps:
+        for patch in self.patches:
+            patch.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for patch in self.patches:
+            patch.stop()
+
+
+class _CountingStep:
+    def __init__(self, pattern: re.Pattern[str], counter: _CountingSteps) -> None:
+        self.pattern = pattern
+        self.counter = counter
+
+    def match(self, text: str, at: int) -> re.Match[str] | None:
+        read = self.pattern.match(text, at)
+        self.counter.read += read.end() - at if read is not None else 0
+        return read
+
+
+_READER = records.ValueReader
+
+
+class _OneWalkPerStart:
+    """A reader that remembers nothing between starts: what each start cost before."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def decode_at(self, start: int) -> tuple[Any, int]:
+        return _READER(self.text).decode_at(start)
+
+
+NESTED = {
+    "never closed": "[\n",
+    "then broken off": "[\n" * 300 + "debug line\n",
+    "objects, then broken off": '[{"k": [\n' * 130 + "debug line\n",
+    "closed, a bad escape inside": "[\n" * 300 + '"\\q"\n' + "]\n" * 300,
+    "then NaN": "[\n" * 300 + "NaN\n" + "debug line\n",
+    "some closed, then broken off": "[\n" * 300 + "[1]\n" * 50 + "debug line\n",
+}
+
+
+def _work(text: str, reader: type = records.ValueReader) -> tuple[int, int, int, int]:
+    """Characters the walker read and the decoder was handed, framing ``text`` and reading it as Copilot's."""
+    counts = []
+    for read in (lambda: frame(text), lambda: parse(text, "copilot")):
+        decoder = _CountingDecoder()
+        with _CountingSteps() as steps, mock.patch.object(records, "_strict_decoder", decoder), \
+                mock.patch.object(records, "ValueReader", reader), mock.patch.object(copilot, "ValueReader", reader):
+            read()
+        counts += [steps.read, decoder.read]
+    return counts[0], counts[1], counts[2], counts[3]
+
+
+@pytest.mark.parametrize("shape", list(NESTED))
+def test_nested_brackets_are_each_read_a_few_times_not_once_a_start(shape: str) -> None:
+    """Each line opens a bracket inside the last; read from each start on its own, a stretch of up to 400
+    of them was followed (and decoded) again from every line, now it is followed once."""
+    text = "copilot\n" + NESTED[shape] * (4000 // NESTED[shape].count("\n"))
+    assert all(count <= 3 * len(text) for count in _work(text))
+    assert max(_work(text, _OneWalkPerStart)) > 50 * len(text)  # the same count tells the cost it had

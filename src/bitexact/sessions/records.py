@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,73 +86,34 @@ def decode_json(text: str) -> Any:
 
 
 # The JSON grammar between two brackets, as the stdlib decoder reads it, so that a value opening mid-text is
-# followed only as far as the decoder would read it.  Each pattern starts after a bracket and ends with the
-# next one (an open, or the close of the container it is in); it is no stricter than the decoder (escapes
-# are not checked), so a value the decoder reads is followed to its end.
+# followed only as far as the decoder would read it.  Each step pattern starts after a bracket and reads as far
+# as the text is JSON: to the next bracket (an open, or the close of the container it is in), which it then
+# captures in a group, or, where the value breaks off first, to the end of its longest start that is still
+# JSON (no group matched).  It is no stricter than the decoder (escapes are not checked), so a value the decoder reads
+# is followed to its end.  Every part after the first is optional, nested in the part before it, which is what
+# makes the one pattern stop at the longest start that is still JSON.
 _WS = r"[ \t\n\r]*+"
 _STRING_HEAD = r'"(?:[^"\\\x00-\x1f]++|\\.)*+'  # up to the closing quote, or where the decoder refuses it
 _STRING = _STRING_HEAD + '"'
-_SCALAR = (
-    rf"(?>{_STRING}|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][-+]?[0-9]++)?+|true|false|null|NaN|-?Infinity)"
+_NON_FINITE = r"NaN|-?Infinity"  # read as numbers, then refused (:class:`_NonFiniteConstant`)
+_SCALAR = rf"(?>{_STRING}|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][-+]?[0-9]++)?+|true|false|null|{_NON_FINITE})"
+_OPEN = r"([\[{])"
+_ARRAY_TAIL = rf"{_WS}(?:,{_WS}{_SCALAR}{_WS})*+(?:,{_WS}{_OPEN}?|(\]))?"  # after an element
+_OBJECT_TAIL = (  # after a member's value
+    rf"{_WS}(?:,{_WS}{_STRING}{_WS}:{_WS}{_SCALAR}{_WS})*+(?:,{_WS}(?:{_STRING}{_WS}(?::{_WS}{_OPEN}?)?)?|(\}}))?"
 )
-_MEMBER = rf"{_STRING}{_WS}:{_WS}"
-_ARRAY_REST = rf"{_WS}(?:,{_WS}{_SCALAR}{_WS})*+(?:,{_WS}[\[{{]|\])"
-_OBJECT_REST = rf"{_WS}(?:,{_WS}{_MEMBER}{_SCALAR}{_WS})*+(?:,{_WS}{_MEMBER}[\[{{]|\}})"
-_ARRAY_OPENED = re.compile(rf"{_WS}(?:\]|[\[{{]|{_SCALAR}{_ARRAY_REST})")
-_ARRAY_NEXT = re.compile(_ARRAY_REST)
-_OBJECT_OPENED = re.compile(rf"{_WS}(?:\}}|{_MEMBER}(?:[\[{{]|{_SCALAR}{_OBJECT_REST}))")
-_OBJECT_NEXT = re.compile(_OBJECT_REST)
-# The longest start of each of those that is still JSON: where a value that breaks off stops being JSON.
-_ARRAY_REST_PART = rf"{_WS}(?:,{_WS}{_SCALAR}{_WS})*+(?:,{_WS})?"
-_OBJECT_REST_PART = rf"{_WS}(?:,{_WS}{_MEMBER}{_SCALAR}{_WS})*+(?:,{_WS}(?:{_STRING}{_WS}(?::{_WS})?)?)?"
-_VALID_PART = {
-    _ARRAY_OPENED: re.compile(rf"{_WS}(?:{_SCALAR}{_ARRAY_REST_PART})?"),
-    _ARRAY_NEXT: re.compile(_ARRAY_REST_PART),
-    _OBJECT_OPENED: re.compile(rf"{_WS}(?:{_STRING}{_WS}(?::{_WS}(?:{_SCALAR}{_OBJECT_REST_PART})?)?)?"),
-    _OBJECT_NEXT: re.compile(_OBJECT_REST_PART),
-}
+_ARRAY_OPENED = re.compile(rf"{_WS}(?:([\[{{\]])|{_SCALAR}{_ARRAY_TAIL})?")
+_ARRAY_NEXT = re.compile(_ARRAY_TAIL)
+_OBJECT_OPENED = re.compile(rf"{_WS}(?:(\}})|{_STRING}{_WS}(?::{_WS}(?:{_OPEN}|{_SCALAR}{_OBJECT_TAIL})?)?)?")
+_OBJECT_NEXT = re.compile(_OBJECT_TAIL)
 _TOP_SCALAR = re.compile(_SCALAR)
 _REFUSED_STRING = re.compile(_STRING_HEAD)
 """A string up to where the decoder refuses it (a control character, the end of the text), or its end."""
 _LOOKAHEAD = 10
 """Characters past a refusal the decoder may read before it refuses (``-Infinity`` is nine)."""
-
-
-def _value_stop(text: str, start: int, limit: int = STACK_SAFE_DEPTH) -> int:
-    """Where to cut ``text`` so that the JSON value opening at ``start`` reads as it does in the whole text.
-
-    Follows the value bracket by bracket (:data:`_ARRAY_OPENED` and kin) to where it closes; when it
-    breaks off first, stops a few characters past the first one that cannot continue it, or past the
-    string the decoder refuses there.  Either way the decoder, given ``text[start:stop]``, returns the
-    same value and end, or refuses it as it would the whole text, having read no more than it would.
-    Raises :class:`_TooDeep` where the value opens more than ``limit`` arrays or objects inside one
-    another, before the recursive decoder reads it.
-    """
-    first = text[start:start + 1]
-    if first not in ("[", "{"):  # a scalar (or no value): it nests nothing
-        scalar = _TOP_SCALAR.match(text, start)
-        return scalar.end() if scalar is not None else _past_refusal(text, start)
-    open_kinds = [first]
-    pattern = _ARRAY_OPENED if first == "[" else _OBJECT_OPENED
-    at = start + 1
-    while True:
-        step = pattern.match(text, at)
-        if step is None:
-            valid = _VALID_PART[pattern].match(text, at)
-            assert valid is not None  # every part of it is optional: it matches at least nothing
-            return _past_refusal(text, valid.end())
-        at = step.end()
-        bracket = text[at - 1]
-        if bracket == "[" or bracket == "{":
-            if len(open_kinds) >= limit:
-                raise _TooDeep("nested too deep to decode")
-            open_kinds.append(bracket)
-            pattern = _ARRAY_OPENED if bracket == "[" else _OBJECT_OPENED
-        else:
-            open_kinds.pop()
-            if not open_kinds:
-                return at
-            pattern = _ARRAY_NEXT if open_kinds[-1] == "[" else _OBJECT_NEXT
+_CONSTANT = re.compile(rf"{_STRING}|({_NON_FINITE})")
+"""A string, or a constant JSON has no number for (captured): the first captured one is where the decoder
+refused a value that is JSON up to it."""
 
 
 def _past_refusal(text: str, at: int) -> int:
@@ -160,24 +122,149 @@ def _past_refusal(text: str, at: int) -> int:
     return (string.end() if string is not None else at) + _LOOKAHEAD
 
 
+class ValueReader:
+    """Reads the JSON values opening at several starts of one text, following each stretch once.
+
+    :meth:`decode_at` is :func:`raw_decode_at` for starts taken in increasing order (a line at a time).  A
+    value that does not decode leaves the values opening inside it to be tried next, and each of those
+    would follow the same stretch again, up to :data:`~bitexact.canon.STACK_SAFE_DEPTH` times for the
+    brackets of many lines that never close.  So the reader remembers what the last walk found: where each
+    bracket it met closed or broke off, the brackets still open where it stopped for depth (a start among
+    them goes on from there), and where the decoder refused the value (a start open at that place is refused
+    there too, unread).  Any order of starts gives the same results; a start outside the last walk begins
+    a new one.
+    """
+
+    __slots__ = ("text", "_stops", "_open", "_paused_at", "_paused_step", "_refusal")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._stops: dict[int, int] = {}
+        """The last walk's brackets: where the value each opens closes, or where it breaks off."""
+        self._open: list[int] = []
+        """The last walk's open brackets, outermost first, when it stopped for depth (else empty)."""
+        self._paused_at = 0
+        self._paused_step: re.Pattern[str] = _ARRAY_OPENED
+        self._refusal: tuple[int, int, int, ValueError] | None = None
+        """(start, stop, place, error) of the last value of the walk the decoder refused."""
+
+    def decode_at(self, start: int) -> tuple[Any, int]:
+        """The JSON value opening at ``start`` and its end in the text, or the error :func:`raw_decode_at` raises."""
+        text = self.text
+        stop = self.stop(start)
+        met = start in self._stops  # a bracket of the last walk: what the walk learned applies to it
+        refusal = self._refusal
+        if met and refusal is not None:
+            first, first_stop, place, error = refusal
+            # Opened after the refused value, before the place the decoder refused it, and still open there
+            # (the same break-off, or a close past it): the decoder reads it to the same place and refuses it so.
+            if first < start < place and (stop == first_stop or place < stop):
+                raise _refused_again(error, text, start, stop, place)
+        try:
+            value, end = _strict_decoder.raw_decode(text[start:stop])
+        except RecursionError:  # a caller already deep in its own stack
+            raise _TooDeep("nested too deep to decode") from None
+        except json.JSONDecodeError as error:
+            if met:
+                self._refusal = (start, stop, start + error.pos, error)
+            raise
+        except _NonFiniteConstant as error:
+            if met:
+                self._refusal = (start, stop, _constant_at(text, start, stop), error)
+            raise
+        return value, start + end
+
+    def stop(self, start: int) -> int:
+        """Where to cut the text so that the JSON value opening at ``start`` reads as it does in the whole text.
+
+        Follows the value bracket by bracket (:data:`_ARRAY_OPENED` and kin) to where it closes; when it
+        breaks off first, stops a few characters past the first one that cannot continue it, or past the
+        string the decoder refuses there.  Either way the decoder, given ``text[start:stop]``, returns the
+        same value and end, or refuses it as it would the whole text, having read no more than it would.
+        Raises :class:`_TooDeep` where the value opens more than
+        :data:`~bitexact.canon.STACK_SAFE_DEPTH` arrays or objects inside one another, before the recursive
+        decoder reads it.
+        """
+        known = self._stops.get(start)
+        if known is not None:
+            return known
+        text = self.text
+        first = text[start:start + 1]
+        if first != "[" and first != "{":  # a scalar (or no value): it nests nothing
+            scalar = _TOP_SCALAR.match(text, start)
+            return scalar.end() if scalar is not None else _past_refusal(text, start)
+        opened = self._open
+        if opened:
+            base = bisect_left(opened, start)
+            if base < len(opened) and opened[base] == start:  # open where the last walk stopped for depth
+                if base > STACK_SAFE_DEPTH:  # the brackets below, walked from already, are let go of
+                    del opened[:base]
+                    base = 0
+                return self._walk(opened, base, self._paused_at, self._paused_step)
+        if self._stops:  # what the last walk learned lies elsewhere
+            self._stops = {}
+        self._refusal = None
+        return self._walk([start], 0, start + 1, _ARRAY_OPENED if first == "[" else _OBJECT_OPENED)
+
+    def _walk(self, opened: list[int], base: int, at: int, step: re.Pattern[str]) -> int:
+        """Follow the value opened at ``opened[base]`` from ``at`` (``step`` reads on), noting each bracket's stop."""
+        text = self.text
+        stops = self._stops
+        if self._open:
+            self._open = []
+        deepest = base + STACK_SAFE_DEPTH
+        while True:
+            read = step.match(text, at)
+            assert read is not None  # every part of it is optional: it matches at least nothing
+            end = read.end()
+            if read.lastindex is None:  # no bracket: the value breaks off, and every bracket still open with it
+                stop = _past_refusal(text, end)
+                stops.update(dict.fromkeys(opened[base:], stop))
+                return stop
+            bracket = text[end - 1]
+            if bracket == "[" or bracket == "{":
+                if len(opened) >= deepest:
+                    self._open, self._paused_at, self._paused_step = opened, at, step
+                    raise _TooDeep("nested too deep to decode")
+                opened.append(end - 1)
+                step = _ARRAY_OPENED if bracket == "[" else _OBJECT_OPENED
+            else:
+                stops[opened.pop()] = end
+                if len(opened) == base:
+                    return end
+                step = _ARRAY_NEXT if text[opened[-1]] == "[" else _OBJECT_NEXT
+            at = end
+
+
+def _constant_at(text: str, start: int, stop: int) -> int:
+    """Where the decoder met the NaN or Infinity it refused in ``text[start:stop]`` (JSON up to it)."""
+    for token in _CONSTANT.finditer(text, start, stop):
+        if token.lastindex is not None:
+            return token.start()
+    return start  # not found: no value opening after ``start`` is taken to be refused there
+
+
+def _refused_again(error: ValueError, text: str, start: int, stop: int, place: int) -> ValueError:
+    """``error``, as the decoder raises it for ``text[start:stop]``, refused at ``place`` as before."""
+    if isinstance(error, json.JSONDecodeError):
+        return json.JSONDecodeError(error.msg, text[start:stop], place - start)
+    return type(error)(*error.args)
+
+
 def raw_decode_at(text: str, start: int) -> tuple[Any, int]:
     """Decode the JSON value starting at ``start`` in a longer text; returns (value, end index).
 
     Raises ``ValueError`` on malformed input, a value nested deeper than
     :data:`~bitexact.canon.STACK_SAFE_DEPTH` included, as :func:`decode_json`
     does.  The decoder reads only the value's own stretch of the text
-    (:func:`_value_stop`, which also counts its depth first): an error then
-    costs that stretch, not the text before it (the stdlib counts the lines
-    up to an error's position), so a log of many malformed arrays frames in
-    linear time.  A ``JSONDecodeError``'s position therefore counts from
-    ``start``.
+    (:meth:`ValueReader.stop`, which also counts its depth first): an error
+    then costs that stretch, not the text before it (the stdlib counts the
+    lines up to an error's position), so a log of many malformed arrays
+    frames in linear time.  A ``JSONDecodeError``'s position therefore
+    counts from ``start``.  To read several values of one text, a
+    :class:`ValueReader` follows each stretch once.
     """
-    stop = _value_stop(text, start)
-    try:
-        value, end = _strict_decoder.raw_decode(text[start:stop])
-    except RecursionError:  # a caller already deep in its own stack
-        raise _TooDeep("nested too deep to decode") from None
-    return value, start + end
+    return ValueReader(text).decode_at(start)
 
 
 def may_hold_objects(text: str) -> bool:
@@ -209,6 +296,7 @@ def frame(text: str) -> list[Item]:
     append = items.append
     decode = _strict_decoder.decode
     raw_decode = _strict_decoder.raw_decode
+    values: ValueReader | None = None  # made once a line opens an array on its own
     lines = text.split("\n")
     offset = 0
     index = 0
@@ -250,8 +338,10 @@ def frame(text: str) -> list[Item]:
             _append_array(append, value, number, line)
         elif first == "[" and (located == "[" or located[1:].lstrip().startswith("{")):
             start = line_offset + len(line) - len(line.lstrip())
+            if values is None:
+                values = ValueReader(text)
             try:
-                value, end = raw_decode_at(text, start)
+                value, end = values.decode_at(start)
             except ValueError:
                 append(Item(KIND_TEXT, number, line))
                 continue

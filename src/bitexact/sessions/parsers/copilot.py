@@ -56,11 +56,10 @@ from bitexact.sessions.model import ParseResult
 from bitexact.sessions.parsers.base import SHAPE_ERRORS, Session
 from bitexact.sessions.parsers.openai_chat import ChatResponseMapper
 from bitexact.sessions.parsers.openai_responses import ResponsesMapper, is_responses_payload
-from bitexact.sessions.records import KIND_OBJECT, decode_json, frame, raw_decode_at
+from bitexact.sessions.records import KIND_OBJECT, ValueReader, decode_json, frame
 from bitexact.sessions.streaming import reconcile_native_deltas
 
 ENGINE = "copilot"
-_RAW_DECODE = raw_decode_at
 
 DEBUG_DATA = "[DEBUG] data:"
 _DEBUG_PREFIX = re.compile(r"^\S*\s*\[DEBUG\] ?")
@@ -171,6 +170,7 @@ class CopilotParser:
         self.early_layout = False
         self.current_layout = False
         self.line_starts: list[int] | None = None  # where each line starts in the text, once an array asks
+        self.values: ValueReader | None = None  # the log's arrays, each stretch followed once, once one asks
 
     # -- native -----------------------------------------------------------
     def native(self, record: dict[str, Any]) -> None:
@@ -338,12 +338,15 @@ class CopilotParser:
         """Decode a JSON array opening on line ``index``; the next line index, or None."""
         if self.line_starts is None:  # summed once: per array, a log of many arrays took quadratic time
             self.line_starts = [0, *accumulate(len(line) + 1 for line in lines)]
+        values = self.values
+        if values is None:
+            values = self.values = ValueReader(text)
         offset = self.line_starts[index]
         line = lines[index]
         start = offset + len(line) - len(line.lstrip())
         try:
-            value, end = _RAW_DECODE(text, start)
-        except ValueError:  # a deep one included (raw_decode_at counts it)
+            value, end = values.decode_at(start)
+        except ValueError:  # a deep one included (the reader counts it)
             return None
         if not isinstance(value, list):
             return None
