@@ -226,8 +226,11 @@ def test_a_positional_password_is_scrubbed(text: str, expected: str) -> None:
     "nmcli con show Home --show-secrets",
     "nmcli dev wifi connect Home && echo password x",
     "the password is set with nmcli later",
+    "use nmcli and type the password when asked",  # no wifi command: prose
+    "nmcli con up Home --ask password later",
 ], ids=["prompt", "delete", "stdin", "b-no-password", "nb-no-password", "next-command", "next-line", "longer-name",
-        "prose", "no-password", "password-last", "psk-flags", "key-mgmt", "show-secrets", "after-and", "prose-nmcli"])
+        "prose", "no-password", "password-last", "psk-flags", "key-mgmt", "show-secrets", "after-and", "prose-nmcli",
+        "prose-nmcli-password", "no-wifi"])
 def test_a_positional_command_without_a_password_word_is_left(text: str) -> None:
     assert _scrubbed(text) == text
 

@@ -348,7 +348,7 @@ class Scanner:
             deadline.check()
             if first == '"':
                 # A word an argv list's password was replaced in is scanned as written, the rest of it as any text.
-                decoded = argv_words[i] if i in argv_words else json.loads(raw)
+                decoded = argv_words[i] if i in argv_words else _string_token(raw)
                 if expect_key:
                     key = decoded
                     items.append(i)
@@ -401,7 +401,7 @@ class Scanner:
         at = index + 1
         while at + 1 < len(tokens) and tokens[at][2][0] not in "{}[]:,":
             raw = tokens[at][2]
-            words.append(json.loads(raw) if raw[0] == '"' else None)
+            words.append(_string_token(raw) if raw[0] == '"' else None)
             if len(words) == ARGV_COMMAND_AT and not flags and not any(names_a_command(word) for word in words):
                 return {}  # no command among its first words: read no further
             if tokens[at + 1][2] == "]":
@@ -472,6 +472,12 @@ def _number_as_read(raw: str) -> str:
         return raw
     text = format(value, "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _string_token(raw: str) -> str:
+    """A document's string token as the text it holds: what is between its quotes when it holds no escape (a
+    document that parses holds no raw control character), else as JSON reads it."""
+    return raw[1:-1] if "\\" not in raw else json.loads(raw)
 
 
 def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:

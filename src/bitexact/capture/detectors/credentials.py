@@ -61,6 +61,7 @@ import binascii
 import bisect
 import functools
 import heapq
+import itertools
 import re
 import string
 from collections.abc import Callable, Sequence
@@ -181,11 +182,13 @@ def is_credential_text_name(name: str) -> bool:
     return is_credential_name(decoded.lstrip("-").rpartition(".")[2])
 
 
+@functools.lru_cache(maxsize=4096)
 def is_credential_word(name: str) -> bool:
     """Whether a name written where the credential table is silent names a credential: a long flag's
     (``--password``, ``--api-key``, ``--db.password``; its dashes may be left off), so the word after it is its
     value, or an XML element's. A credential text name, but not the bare table word ``key`` (``--key 2`` is a
-    sort column, ``<Key>`` an S3 object's name). One answer for a flag on a line and in an argv list."""
+    sort column, ``<Key>`` an S3 object's name). One answer for a flag on a line and in an argv list. Kept, as
+    :func:`is_credential_name` keeps its answers: asked of names only (a flag's, an element's), never values."""
     return ascii_lower(name.lstrip("-")) not in _BARE_WORDS and is_credential_text_name(name)
 
 
@@ -533,14 +536,20 @@ others are (``802-1x.password``, ``wifi-sec.leap-password``, ``wireguard.private
 
 
 def _nmcli_secrets(words: Sequence[str | None]) -> list[int]:
-    """nmcli's secrets given as words, each the word after its name: ``password X`` (``device wifi connect SSID
-    password X``, ``wifi hotspot ... password X``) and a secret property (``connection modify NAME wifi-sec.psk
-    X``, ``+802-1x.password X``). The word after ``connect`` is the network's name, whatever it says."""
+    """nmcli's secrets given as words, each the word after its name: ``password X`` after ``wifi`` (``device wifi
+    connect SSID password X``, ``device wifi hotspot ... password X``: prose that names nmcli and a password is
+    no such command) and a secret property (``connection modify NAME wifi-sec.psk X``, ``+802-1x.password X``).
+    The word after ``connect`` is the network's name, whatever it says."""
     found: list[int] = []
+    wifi = False
     index = 0
     while index + 1 < len(words):
         word = words[index]
-        if word is not None and (index == 0 or words[index - 1] != "connect") and _nmcli_names_secret(word):
+        if word is None or (index > 0 and words[index - 1] == "connect"):
+            index += 1
+            continue
+        wifi = wifi or word == "wifi"
+        if (wifi and word == "password") or _nmcli_property_secret(word):
             found.append(index + 1)
             index += 2
         else:
@@ -548,9 +557,8 @@ def _nmcli_secrets(words: Sequence[str | None]) -> list[int]:
     return found
 
 
-def _nmcli_names_secret(word: str) -> bool:
-    if word == "password":
-        return True
+def _nmcli_property_secret(word: str) -> bool:
+    """Whether ``word`` names a secret property (``wifi-sec.psk``, ``+802-1x.password``, ``gsm.pin``)."""
     setting, _, name = word.lstrip("+-").rpartition(".")
     return bool(setting) and (ascii_lower(name) in _NMCLI_SECRETS or is_credential_name(name))
 
@@ -572,18 +580,14 @@ _NEXT_WORD = re.compile(
 )
 
 
-def _command_words(text: str, at: int, end: int) -> tuple[list[tuple[int, int]], int]:
-    """The spans of the words after a command's name ending at ``at`` (a quoted word's inside), up to ``end`` (its
-    line's end) or a shell operator, at most :data:`_MAX_POSITIONAL_WORDS`; and where reading them stopped."""
-    spans: list[tuple[int, int]] = []
-    while len(spans) < _MAX_POSITIONAL_WORDS:
-        word = _NEXT_WORD.match(text, at, end)
-        if word is None:
-            break
-        group = 1 if word.group(1) is not None else (2 if word.group(2) is not None else 3)
-        spans.append(word.span(group))
-        at = word.end()
-    return spans, at
+def _command_words(text: str, at: int, end: int) -> list[re.Match[str]]:
+    """The words after a command's name ending at ``at``, up to ``end`` (its line's end) or a shell operator, at
+    most :data:`_MAX_POSITIONAL_WORDS`: each a match of :data:`_NEXT_WORD`, its last group the word (a quoted
+    word's inside)."""
+    # A scanner's match() takes each word where the last one ended, in C (a loop of match() calls cost twice as
+    # much); CPython's sre has had Pattern.scanner since 2.x, which typeshed leaves out.
+    scanner = _NEXT_WORD.scanner(text, at, end)  # type: ignore[attr-defined]
+    return list(itertools.islice(iter(scanner.match, None), _MAX_POSITIONAL_WORDS))
 
 
 def _word_secret(word: str | None) -> bool:
@@ -655,6 +659,8 @@ def _may_hold_flags(items: list[Any]) -> bool:
 def _argv_words(items: list[Any]) -> list[str | None] | None:
     """An argv list's words: its strings as their text (a subclass too), its other scalars None (words that are no
     flag and no value); None when it holds an object or a list."""
+    if set(map(type, items)) == {str}:
+        return list(items)  # the plain case, in C
     words: list[str | None] = []
     for item in items:
         if isinstance(item, str):
@@ -667,18 +673,24 @@ def _argv_words(items: list[Any]) -> list[str | None] | None:
 
 
 def _flag_values(words: list[str | None]) -> dict[int, tuple[int, int]]:
-    """``["--password", "X"]``: each item after a credential-named long flag (:func:`is_credential_word`, as a
-    line's ``--password X`` is read), whole, when it is a string and no flag itself (``-`` reads it from stdin).
-    ``--password=X`` in one item is a text's ``NAME=VALUE``, found when the item is scanned."""
+    """``["--password", "X"]``: each item after a credential-named long flag (:func:`_credential_flag`), whole, when
+    it is a string and no flag itself (``-`` reads it from stdin). ``--password=X`` in one item is a text's
+    ``NAME=VALUE``, found when the item is scanned."""
     found: dict[int, tuple[int, int]] = {}
-    for index in range(len(words) - 1):
-        word = words[index]
-        if word is None or not word.startswith("--") or _ARGV_FLAG.fullmatch(word, 2) is None:
-            continue
-        value = words[index + 1]
-        if value is not None and value[:1] != "-" and _word_secret(value) and is_credential_word(word[2:]):
-            found[index + 1] = (0, len(value))
+    for index, word in enumerate(words[:-1]):
+        if word is not None and word[:2] == "--" and "=" not in word and _credential_flag(word):
+            value = words[index + 1]
+            if value is not None and value[:1] != "-" and _word_secret(value):
+                found[index + 1] = (0, len(value))
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _credential_flag(word: str) -> bool:
+    """Whether an argv list's item is a long flag named as a credential, as a line's ``--NAME VALUE`` reads one
+    (:data:`_FLAG`, :func:`is_credential_word`). Kept, as names are: asked of a flag only (an item opening with
+    ``--`` and holding no ``=``), never of a value."""
+    return _ARGV_FLAG.fullmatch(word, 2) is not None and is_credential_word(word[2:])
 
 
 def _command_secrets(words: list[str | None]) -> dict[int, tuple[int, int]]:
@@ -1176,16 +1188,20 @@ class CredentialsDetector:
             for command in pattern.finditer(text):
                 deadline.check()
                 at = command.start()
-                if at < covered or not _command_starts(text, at):
+                if at < covered or (text[at - 1 : at] == "/" and not _command_starts(text, at)):
                     continue
                 if at >= line_end:
                     cut = _LINE_END.search(text, at)
                     line_end = cut.start() if cut is not None else len(text)
-                spans, covered = _command_words(text, command.end(), line_end)
-                words = [text[start:end] for start, end in spans]
+                matches = _command_words(text, command.end(), line_end)
+                if not matches:
+                    continue
+                covered = matches[-1].end()
+                words = [word.group(word.lastindex or 0) for word in matches]
                 for index in picker(words):
                     if _word_secret(words[index]):
-                        found.append(Finding(spans[index][0], spans[index][1], TOKEN, NAME))
+                        start, end = matches[index].span(matches[index].lastindex or 0)
+                        found.append(Finding(start, end, TOKEN, NAME))
 
     @classmethod
     def _password_flag_value(cls, text: str, at: int, flags: tuple[_PasswordFlag, ...]) -> tuple[int, int] | None:
