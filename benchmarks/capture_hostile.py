@@ -11,7 +11,8 @@ same text again for every candidate shows as a row many times the baseline;
 the policy's budget (1,000 ms per MiB by default) would withhold such a step.
 
 Then the same for lists, through ``apply_policy`` (the walk reads an argv list whole): a list of ``--mib``
-MiB of one short run of items repeated, against a list of as many agent words.
+MiB of one short run of items repeated, against a list of as many agent words; and each list as a JSON
+document held in a string (the document path reads it whole too).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _ms_per_mib(text: str, mib: float) -> float:
     return best * 1000 / mib
 
 
-def _list_ms_per_mib(items: list[object], mib: float) -> float:
+def _list_ms_per_mib(items: list[object] | str, mib: float) -> float:
     policy = load_policy("default")
     best = float("inf")
     for _ in range(3):
@@ -86,6 +87,11 @@ def main() -> None:
     for run in LISTS:
         ms = _list_ms_per_mib(_list_of(run, size), args.mib)
         print(f"{'list ' + repr(list(run)):<40} {ms:>9.1f} {ms / list_baseline:>13.2f}")
+    document_baseline = _list_ms_per_mib(json.dumps(_list_of(tuple(words), size)), args.mib)
+    print(f"{'document of agent words (baseline)':<40} {document_baseline:>9.1f} {1.0:>13.2f}")
+    for run in LISTS:
+        ms = _list_ms_per_mib(json.dumps(_list_of(run, size)), args.mib)
+        print(f"{'document ' + json.dumps(list(run)):<40} {ms:>9.1f} {ms / document_baseline:>13.2f}")
 
 
 if __name__ == "__main__":
