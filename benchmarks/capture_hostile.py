@@ -9,15 +9,21 @@ deadline) and its ratio to the same detector on mixed agent text of the
 same size (the baseline, measured in the same run). A rule that reads the
 same text again for every candidate shows as a row many times the baseline;
 the policy's budget (1,000 ms per MiB by default) would withhold such a step.
+
+Then the same for lists, through ``apply_policy`` (the walk reads an argv list whole): a list of ``--mib``
+MiB of one short run of items repeated, against a list of as many agent words; and each list as a JSON
+document held in a string (the document path reads it whole too).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
+from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors import CredentialsDetector
 
@@ -29,7 +35,12 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "ghp_", "eyJ", "sk-", "curl -u a:b ", "mysql -pa ", "-p ", "machine a login b ", "default login ",
              "<password><![CDATA[", "sqlplus a/b ", "\nconn a/b ", "userid=a/b ", "git config a.token b ",
              "poetry config ", "mysql -px\n", "a/b@ ", ".pnpm/lodash@4.17.21/", "sshpass -p a ",
-             'mysql -px "\\')
+             'mysql -px "\\', '"--password", "', "--password ", "/usr/bin/mysql -pa ", "/a", "./a/mysql ",
+             "/usr/bin/mysql -pa\n", "htpasswd -b a b c\n", "htpasswd -b ", "htpasswd ", "nmcli ",
+             "nmcli wifi password b\n", "nmcli c m a wifi-sec.psk b ", "password ")
+# Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
+LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
+                                         ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))
 
 
 def _ms_per_mib(text: str, mib: float) -> float:
@@ -40,6 +51,22 @@ def _ms_per_mib(text: str, mib: float) -> float:
         detector.find(text, Deadline.unlimited())
         best = min(best, time.perf_counter() - start)
     return best * 1000 / mib
+
+
+def _list_ms_per_mib(items: list[object] | str, mib: float) -> float:
+    policy = load_policy("default")
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        apply_policy(policy, "tool_call", {"args": items})
+        best = min(best, time.perf_counter() - start)
+    return best * 1000 / mib
+
+
+def _list_of(run: tuple[object, ...], size: int) -> list[object]:
+    """``run`` repeated until the list's JSON is about ``size`` bytes."""
+    per_run = len(json.dumps(list(run))) - 1
+    return list(run) * (size // per_run + 1)
 
 
 def main() -> None:
@@ -54,6 +81,17 @@ def main() -> None:
         text = (fragment * (size // len(fragment) + 1))[:size]
         ms = _ms_per_mib(text, args.mib)
         print(f"{fragment!r:<40} {ms:>9.1f} {ms / baseline:>13.2f}")
+    words = mixed_text(size).split(" ")
+    list_baseline = _list_ms_per_mib(_list_of(tuple(words), size), args.mib)
+    print(f"{'list of agent words (baseline)':<40} {list_baseline:>9.1f} {1.0:>13.2f}")
+    for run in LISTS:
+        ms = _list_ms_per_mib(_list_of(run, size), args.mib)
+        print(f"{'list ' + repr(list(run)):<40} {ms:>9.1f} {ms / list_baseline:>13.2f}")
+    document_baseline = _list_ms_per_mib(json.dumps(_list_of(tuple(words), size)), args.mib)
+    print(f"{'document of agent words (baseline)':<40} {document_baseline:>9.1f} {1.0:>13.2f}")
+    for run in LISTS:
+        ms = _list_ms_per_mib(json.dumps(_list_of(run, size)), args.mib)
+        print(f"{'document ' + json.dumps(list(run)):<40} {ms:>9.1f} {ms / document_baseline:>13.2f}")
 
 
 if __name__ == "__main__":

@@ -57,16 +57,19 @@ class DetectorFailed(Exception):
     """Internal: a detector raised, or a value could not be read; the field is withheld."""
 
 
+_CREDENTIAL_ENDS = "|".join([*(re.escape(k) for k in sorted(CREDENTIAL_NAMES)), *COMPOUND_ENDINGS])
 _DOCUMENT_HIDES = re.compile(
     r"\d[eE][+-]?\d|\[\s*\"(?:" + "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
     + r"|[A-Za-z0-9_.\-]{0,96}(?:" + "|".join(COMPOUND_ENDINGS) + r"))\"\s*,"
-    + r"|\"(?:[^\"\\/]*+/)*+(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")\"\s*,",
+    + r"|\"(?:[^\"\\/]*+/)*+(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")\"\s*,"
+    + r"|\"--[A-Za-z0-9_.\-]{0,96}(?:" + _CREDENTIAL_ENDS + r")\"\s*,",
     re.IGNORECASE | re.ASCII,
 )
 """What a JSON document in a string can hold that its text does not show as such: an exponent-form
 number (a card number as 4.111111111111111E15), a credential name opening a [name, value] pair (a
-table name, or a name ending as a compound credential name can: the document's walk decides), or a
-command in an argv list, by its file name (its password flag and value are two of the list's strings)."""
+table name, or a name ending as a compound credential name can: the document's walk decides), a
+command in an argv list, by its file name (its password flag and value are two of the list's strings),
+or a long flag named as a credential before another item (``"--api-key",`` then its value)."""
 
 
 def looks_like_document(text: str) -> bool:
@@ -294,6 +297,9 @@ class Scanner:
         skip_to: dict[int, int] = {}  # first token index -> index after a replaced value
         counts: Counter[str] = Counter()
         argv_words: dict[int, str] = {}  # string tokens an argv list's password was replaced in: the new word
+        # A list holding a long flag is read whole for one (["deploy", "--region", "eu", "--api-key", "X"]);
+        # in a document whose strings never open with "--" (or an escape), only its first few items are.
+        flags = '"--' in text or '"\\u' in text
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -319,7 +325,7 @@ class Scanner:
                     i = end  # the "]" closing the pair, read next
                     continue
                 if first == "[" and self.by_key:
-                    for index, word in self._argv_passwords(tokens, i).items():
+                    for index, word in self._argv_passwords(tokens, i, flags).items():
                         replacements[index] = json.dumps(word, ensure_ascii=False)
                         argv_words[index] = word
                         counts["credentials"] += 1
@@ -342,7 +348,7 @@ class Scanner:
             deadline.check()
             if first == '"':
                 # A word an argv list's password was replaced in is scanned as written, the rest of it as any text.
-                decoded = argv_words[i] if i in argv_words else json.loads(raw)
+                decoded = argv_words[i] if i in argv_words else _string_token(raw)
                 if expect_key:
                     key = decoded
                     items.append(i)
@@ -386,16 +392,17 @@ class Scanner:
         return "".join(out), counts
 
     @staticmethod
-    def _argv_passwords(tokens: list[tuple[int, int, str]], index: int) -> dict[int, str]:
+    def _argv_passwords(tokens: list[tuple[int, int, str]], index: int, flags: bool) -> dict[int, str]:
         """An argv list opening at ``index`` (``["mysql", "-pX"]``, the rule ``argv_secrets`` reads data by):
         each string token holding a password, and the word with it replaced. A list of scalars only; its
-        strings are words, its other scalars words that are no flag and no value."""
+        strings are words, its other scalars words that are no flag and no value. Unless the document may
+        hold a long flag (``flags``), a list with no command among its first words is read no further."""
         words: list[Any] = []
         at = index + 1
         while at + 1 < len(tokens) and tokens[at][2][0] not in "{}[]:,":
             raw = tokens[at][2]
-            words.append(json.loads(raw) if raw[0] == '"' else None)
-            if len(words) == ARGV_COMMAND_AT and not any(names_a_command(word) for word in words):
+            words.append(_string_token(raw) if raw[0] == '"' else None)
+            if len(words) == ARGV_COMMAND_AT and not flags and not any(names_a_command(word) for word in words):
                 return {}  # no command among its first words: read no further
             if tokens[at + 1][2] == "]":
                 return {index + 1 + 2 * word: words[word][:start] + CREDENTIAL_TOKEN + words[word][end:]
@@ -465,6 +472,12 @@ def _number_as_read(raw: str) -> str:
         return raw
     text = format(value, "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _string_token(raw: str) -> str:
+    """A document's string token as the text it holds: what is between its quotes when it holds no escape (a
+    document that parses holds no raw control character), else as JSON reads it."""
+    return raw[1:-1] if "\\" not in raw else json.loads(raw)
 
 
 def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:
