@@ -137,7 +137,7 @@ class ValueReader:
     a new one.
     """
 
-    __slots__ = ("text", "_stops", "_open", "_paused_at", "_paused_step", "_refusal", "_unrecorded")
+    __slots__ = ("text", "_stops", "_open", "_paused_at", "_paused_step", "_refusal")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -149,8 +149,6 @@ class ValueReader:
         self._paused_step: re.Pattern[str] = _ARRAY_OPENED
         self._refusal: tuple[int, int, int, ValueError] | None = None
         """(start, stop, place, error) of the last value of the walk the decoder refused."""
-        self._unrecorded = -1
-        """The start of the last value found to close by a walk that noted nothing inside it (or -1)."""
 
     def decode_at(self, start: int) -> tuple[Any, int]:
         """The JSON value opening at ``start`` and its end in the text, or the error :func:`raw_decode_at` raises."""
@@ -170,11 +168,11 @@ class ValueReader:
             raise _TooDeep("nested too deep to decode") from None
         except json.JSONDecodeError as error:
             if met:
-                self._note_refusal(start, stop, start + error.pos, error)
+                self._refusal = (start, stop, start + error.pos, error)
             raise
         except _NonFiniteConstant as error:
             if met:
-                self._note_refusal(start, stop, _constant_at(text, start, stop), error)
+                self._refusal = (start, stop, _constant_at(text, start, stop), error)
             raise
         return value, start + end
 
@@ -208,20 +206,7 @@ class ValueReader:
         if self._stops:  # what the last walk learned lies elsewhere
             self._stops = {}
         self._refusal = None
-        # Most values close: found so by a walk that notes nothing, they cost what the plain walk costs. A value
-        # that breaks off, nests too deep or is refused is walked again, noting each bracket (linear still).
-        closes = _closes_at(self.text, start)
-        if closes is not None:
-            self._stops[start], self._unrecorded = closes, start
-            return closes
         return self._walk([start], 0, start + 1, _ARRAY_OPENED if first == "[" else _OBJECT_OPENED)
-
-    def _note_refusal(self, start: int, stop: int, place: int, error: ValueError) -> None:
-        """Remember that the decoder refused the value at ``start`` at ``place``, with every bracket inside it."""
-        if start == self._unrecorded:  # its brackets were not noted: noted now, once
-            self._unrecorded = -1
-            self._walk([start], 0, start + 1, _ARRAY_OPENED if self.text[start] == "[" else _OBJECT_OPENED)
-        self._refusal = (start, stop, place, error)
 
     def _walk(self, opened: list[int], base: int, at: int, step: re.Pattern[str]) -> int:
         """Follow the value opened at ``opened[base]`` from ``at`` (``step`` reads on), noting each bracket's stop."""
@@ -251,31 +236,6 @@ class ValueReader:
                     return end
                 step = _ARRAY_NEXT if text[opened[-1]] == "[" else _OBJECT_NEXT
             at = end
-
-
-def _closes_at(text: str, start: int) -> int | None:
-    """Where the array or object opening at ``start`` closes, followed as :meth:`ValueReader._walk` follows it but
-    noting nothing; None when it breaks off first or nests deeper than :data:`~bitexact.canon.STACK_SAFE_DEPTH`."""
-    kinds = [text[start]]
-    step = _ARRAY_OPENED if kinds[0] == "[" else _OBJECT_OPENED
-    at = start + 1
-    while True:
-        read = step.match(text, at)
-        assert read is not None  # every part of it is optional: it matches at least nothing
-        if read.lastindex is None:
-            return None
-        at = read.end()
-        bracket = text[at - 1]
-        if bracket == "[" or bracket == "{":
-            if len(kinds) >= STACK_SAFE_DEPTH:
-                return None
-            kinds.append(bracket)
-            step = _ARRAY_OPENED if bracket == "[" else _OBJECT_OPENED
-        else:
-            kinds.pop()
-            if not kinds:
-                return at
-            step = _ARRAY_NEXT if kinds[-1] == "[" else _OBJECT_NEXT
 
 
 def _constant_at(text: str, start: int, stop: int) -> int:
