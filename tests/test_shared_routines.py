@@ -225,3 +225,23 @@ def test_a_databases_companions_sit_beside_the_file_a_symlink_names(tmp_path: Pa
     assert companions(tmp_path / "link.db", "", "-wal", ".lock") == [
         real, real.with_name("bitexact.db-wal"), real.with_name("bitexact.db.lock")]
     assert lock_path(tmp_path / "link.db") == f"{real}.lock"
+
+
+def test_a_directory_refusing_its_sync_fails_a_key_but_not_an_output(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review found it: an export or a collection that was whole and in place raised because its directory
+    refused the sync (the file system's EINVAL), where before it succeeded. A key or a journal still raises: its
+    name must survive a power loss."""
+    import bitexact.private_files as private_files
+
+    def refuses(directory: Path | str) -> None:
+        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+
+    monkeypatch.setattr(private_files, "fsync_directory", refuses)
+    bundle, collection, key = tmp_path / "b.json", tmp_path / "unified.jsonl", tmp_path / "k.key"
+    assert atomic_write(bundle, [b"{}"]) == 2 and bundle.read_bytes() == b"{}"
+    write_atomic(collection, b"[]\n")
+    assert collection.read_bytes() == b"[]\n"
+    with pytest.raises(OSError) as raised:
+        write_whole(key, b"secret")
+    assert raised.value.errno == errno.EINVAL

@@ -109,7 +109,8 @@ def write_private_file(path: Path | str, data: Buffer | Sequence[Buffer], *, rep
     _write_then_place(Path(path), chunks, private=True, place=link_or_write_in_place)
 
 
-def write_whole(path: Path | str, data: Buffer | Iterable[Buffer], *, private: bool = True) -> int:
+def write_whole(path: Path | str, data: Buffer | Iterable[Buffer], *, private: bool = True,
+                strict_directory: bool = True) -> int:
     """Put ``data`` (bytes, or buffers in order) whole and durably at ``path``, over any file there; return its size.
 
     As :func:`write_private_file` with ``replace``: written and fsynced
@@ -124,9 +125,14 @@ def write_whole(path: Path | str, data: Buffer | Iterable[Buffer], *, private: b
     ``private`` makes the file owner-only (0600); without it the file gets
     the mode any new file gets (0666 less the umask). Checking what is at
     ``path`` (a device, a symlink) is the caller's: the rename replaces it.
-    Raises :class:`OSError` as the system call that failed raised it.
+    Raises :class:`OSError` as the system call that failed raised it; with
+    ``strict_directory`` off, a directory that refuses its sync is let be
+    (the file is whole and in place, only its name may not survive a power
+    loss): for an output the caller can write again, never for a key or a
+    journal.
     """
-    return _write_then_place(Path(path), _chunks(data), private=private, place=_rename)
+    return _write_then_place(Path(path), _chunks(data), private=private, place=_rename,
+                             strict_directory=strict_directory)
 
 
 def _chunks(data: Buffer | Iterable[Buffer]) -> Iterable[Buffer]:
@@ -148,7 +154,8 @@ def _create(path: Path | str, flags: int, *, private: bool) -> int:
     return fd
 
 
-def _write_then_place(path: Path, chunks: Iterable[Buffer], *, private: bool, place: _Place) -> int:
+def _write_then_place(path: Path, chunks: Iterable[Buffer], *, private: bool, place: _Place,
+                      strict_directory: bool = True) -> int:
     """Write ``chunks`` to a new temporary beside ``path``, fsync it, ``place`` it, fsync the directory."""
     # A random name, not the pid, so two writers of one path (threads or processes) never share a
     # temporary; at 64 bits it never meets a stale one either. Short, so it fits wherever ``path`` does.
@@ -170,6 +177,9 @@ def _write_then_place(path: Path, chunks: Iterable[Buffer], *, private: bool, pl
             fsync_directory(path.parent)
         except PermissionError:
             pass  # a directory one may write but not read (a drop box) cannot be opened to sync
+        except OSError:
+            if strict_directory:
+                raise
     return written
 
 

@@ -124,12 +124,23 @@ def test_an_argv_list_written_in_a_line_of_text_is_read_so_too(text: str, expect
     assert _scrubbed(text) == expected
 
 
-def test_a_list_holding_an_object_is_no_argv_list_and_its_object_is_walked() -> None:
-    """An argv list is a list of scalars (the document path reads it so): a list holding an object has its items
-    walked as any list's, the object's values scrubbed under their keys."""
-    stored = apply_policy(load_policy(env={}), "tool_call",
-                          {"args": ["mysql", "-pX1", {"password": "y1", "n": "4111111111111111"}]}).data
-    assert stored["args"][2] == {"password": T, "n": "[PAN ****1111]"}
+@pytest.mark.parametrize(("args", "expected"), [
+    (["mysql", "-pX1", {"password": "y1", "n": "4111111111111111"}],
+     ["mysql", f"-p{T}", {"password": T, "n": "[PAN ****1111]"}]),
+    (["sshpass", "-p", "X1", "ssh", "h", ["x", "4111111111111111"]], ["sshpass", "-p", T, "ssh", "h", ["x", "[PAN ****1111]"]]),
+    (["myapp", "--password", "X1", {"a": 1}], ["myapp", "--password", T, {"a": 1}]),
+    ([{"cmd": "x"}, "myapp", "--api-key", "X1"], [{"cmd": "x"}, "myapp", "--api-key", T]),
+], ids=["mysql-object", "sshpass-list", "flag-object", "object-first"])
+def test_an_argv_list_holding_an_object_or_a_list_is_read_and_its_object_walked(args: list[Any],
+                                                                               expected: list[Any]) -> None:
+    """The review found it: a list holding an object was read as argv and its object never walked (a password and a
+    card number stored raw), and then, mended, such a list was not read as argv at all (``-pX1`` stored). Both now:
+    its scalars are the command's words (an object is a word that is no flag and no value), its objects walked."""
+    policy = load_policy(env={})
+    first = apply_policy(policy, "tool_call", {"args": args})
+    assert first.data["args"] == expected
+    again = apply_policy(policy, "tool_call", first.data)
+    assert again.data == first.data and again.block is None, "a second pass finds nothing new"
 
 
 @pytest.mark.parametrize(("data", "is_clean"), [
@@ -139,6 +150,13 @@ def test_a_list_holding_an_object_is_no_argv_list_and_its_object_is_walked() -> 
 ], ids=["flag-value", "near-misses", "mixed-kinds"])
 def test_the_clean_shortcut_leaves_a_flags_value_to_the_walk(data: dict[str, Any], is_clean: bool) -> None:
     assert clean(data, load_policy(env={}).scanner, Deadline.unlimited()) is is_clean
+
+
+def test_a_flags_value_naming_a_command_is_not_taken_for_the_command() -> None:
+    """The review's fuzzer found it: the first pass took ``nmcli`` (a flag's value) for the list's command, found no
+    password for it and left sshpass's; the second pass, ``nmcli`` replaced, found it."""
+    args, in_document, found = _as_data_and_document(["deploy", "--token", "nmcli", "sshpass", "-p", "S1"])
+    assert args == in_document == ["deploy", "--token", T, "sshpass", "-p", T] and found == 2
 
 
 # -- 2. a command written as a path ---------------------------------------------------------------------------------
@@ -288,3 +306,48 @@ def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path
                    "argv": ["nmcli", "con", "mod", "Home", "wifi-sec.psk", secrets[5]]},
     })
     assert [s for s in secrets if s in stored] == []
+
+
+# -- what the review found --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("x;/usr/bin/mysql -pS1", f"x;/usr/bin/mysql -p{T}"),
+    ("a&&/usr/bin/mysql -pS1", f"a&&/usr/bin/mysql -p{T}"),
+    ("run `/usr/bin/mysql -pS1 db`", f"run `/usr/bin/mysql -p{T} db`"),
+    ("cd x;/usr/bin/htpasswd -b f u S1", f"cd x;/usr/bin/htpasswd -b f u {T}"),
+    ("sudo /usr/bin/mysql -pS1", f"sudo /usr/bin/mysql -p{T}"),
+    ("env A=1 /usr/bin/sshpass -p S1 ssh h", f"env A=1 /usr/bin/sshpass -p {T} ssh h"),
+    ('"htpasswd" -b f u S1', f'"htpasswd" -b f u {T}'),
+    ("'htpasswd' -b f u S1", f"'htpasswd' -b f u {T}"),
+    ('"/usr/bin/htpasswd" -b f u S1', f'"/usr/bin/htpasswd" -b f u {T}'),
+    ("nmcli dev wifi connect connect password S1", f"nmcli dev wifi connect connect password {T}"),
+    ("nmcli -w 10 device wifi connect Home password S1 ifname wlan0",
+     f"nmcli -w 10 device wifi connect Home password {T} ifname wlan0"),
+    ("nmcli c m id Home wifi-sec.psk S1", f"nmcli c m id Home wifi-sec.psk {T}"),
+    ("nmcli connection add type wifi ssid H wifi-sec.key-mgmt wpa-psk wifi-sec.psk S1",
+     f"nmcli connection add type wifi ssid H wifi-sec.key-mgmt wpa-psk wifi-sec.psk {T}"),
+], ids=["after-semicolon", "after-and", "in-backticks", "htpasswd-after-semicolon", "after-sudo", "after-env",
+        "quoted-name", "single-quoted-name", "quoted-path", "ssid-connect", "nmcli-wait-option", "nmcli-id",
+        "nmcli-add"])
+def test_the_forms_the_review_found_are_scrubbed(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "find /var/lib/mysql -perm 600",
+    "find /etc/mysql -printf %p",
+    "ls /var/lib/mysql -pl",
+    "file /usr/local/bin/redis-cli -a x",
+    "Use htpasswd -b to pass the password on the command line",
+    "htpasswd -b is insecure because the password shows in ps",
+    "Syntax: htpasswd -b[cmBdpsDv] [-C cost] passwordfile username password",
+    "nmcli -s -g 802-11-wireless-security.psk connection show Home",
+    "nmcli docs: wifi-sec.psk is the preshared key and gsm.pin is the SIM's",
+    "nmcli connection show Home",
+], ids=["find-perm", "find-printf", "ls-pl", "file-path", "prose-use", "prose-insecure", "syntax-line",
+        "nmcli-get-values", "nmcli-prose", "nmcli-show"])
+def test_what_the_review_found_over_scrubbed_is_left(text: str) -> None:
+    """A path given as an argument is no command, prose naming a command is no command line, and nmcli's field
+    selector (``-g PROPERTY``) prints a secret rather than setting one."""
+    assert _scrubbed(text) == text

@@ -288,7 +288,7 @@ class Walk:
             for key, item in value.items():
                 self._place(position, key, item, chain, min(rule, by_name.get(key, NONE)), hint, mode, depth)
             return
-        if mode == SCRUB and self._credential_list(value, position, source, context):
+        if mode == SCRUB and self._credential_list(value, position, chain, source, context, depth, (rule, hint)):
             return
         for index, item in enumerate(value):
             if isinstance(item, CONTAINERS):
@@ -297,10 +297,13 @@ class Walk:
             elif mode == SCRUB:
                 self._scalar(position, index, item, source, context)
 
-    def _credential_list(self, value: list[Any], position: int, source: int, context: str | None) -> bool:
+    def _credential_list(self, value: list[Any], position: int, chain: Chain, source: int, context: str | None,
+                         depth: int, mixed: tuple[int, int] | None) -> bool:
         """A list the credentials rule reads whole: a [name, value] pair (headers as a list), whose value under
         a credential name is replaced; an argv list (``["mysql", "-pX"]``), whose passwords are replaced in
-        their words (:func:`argv_secrets`), its other words scanned as any list's."""
+        their words (:func:`argv_secrets`), its other words scanned as any list's and an object or a list
+        among them walked as its caller walks one (:meth:`_mixed` under ``mixed``'s rule and hint, else
+        :meth:`_scrub_tree`)."""
         if credential_pair(self.scanner, value):
             self._scalar(position, 0, value[0], source, None)
             self.writable(position)[1] = CREDENTIAL_TOKEN
@@ -310,6 +313,13 @@ class Walk:
         if not secrets:
             return False
         for index, item in enumerate(value):
+            if isinstance(item, CONTAINERS):
+                inner, below = self._enter(item, position, index, depth), (*chain, (position, index))
+                if mixed is None:
+                    self._scrub_tree(item, inner, below, source, context, depth + 1)
+                else:
+                    self._mixed(item, inner, below, *mixed, SCRUB, source, context, depth + 1)
+                continue
             span = secrets.get(index)
             if span is not None:
                 item = str.__str__(item)
@@ -369,7 +379,7 @@ class Walk:
                 elif kind is float or isinstance(item, (str, int)):  # a float, or a subclass (see _scalar)
                     self._scalar(position, key, item, source, key if text_key else None)
             return
-        if self._credential_list(value, position, source, context):
+        if self._credential_list(value, position, chain, source, context, depth, None):
             return
         for index, item in enumerate(value):
             kind = type(item)

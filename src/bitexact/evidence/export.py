@@ -245,7 +245,7 @@ def atomic_write(path: Path, chunks: Iterable[bytes]) -> int:
         raise OSError(f"cannot write {path}: not a regular file (a device or a pipe would be replaced by the"
                       " file); name a file")
     try:
-        return write_whole(path, chunks, private=False)
+        return write_whole(path, chunks, private=False, strict_directory=False)  # a bundle can be exported again
     except OSError as exc:
         raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
 

@@ -488,15 +488,53 @@ _MAX_PATH: Final[int] = 1024
 
 def _command_starts(text: str, at: int) -> bool:
     """Whether the command name at ``at`` (found with no letter, digit, ``.`` or ``-`` before it) is a command
-    word: it starts its word, or ends a POSIX path that does (``/usr/bin/mysql``, ``./bin/sshpass``,
-    ``~/bin/htpasswd``). Reads back over the path only: a name is followed by white space or a quote, which no
-    path holds, so no character is read back twice."""
+    word: it starts its word, or ends a POSIX path (``/usr/bin/mysql``, ``./bin/sshpass``, ``~/bin/htpasswd``)
+    that stands where a command does (:func:`_in_command_position`: ``find /var/lib/mysql -perm 600`` names a
+    directory). Reads back over the path only: a name is followed by white space or a quote, which no path holds,
+    so no character is read back twice."""
+    start = _path_start(text, at)
+    return start == at or (start >= 0 and _in_command_position(text, start))
+
+
+def _path_start(text: str, at: int) -> int:
+    """Where the POSIX path ending with the name at ``at`` starts (``at`` itself when no ``/`` stands before the
+    name); -1 when what stands before it is no path (a URL's ``https://host/``, ``$HOME/bin/``)."""
     if at == 0 or text[at - 1] != "/":
-        return True
+        return at
     start, floor = at - 1, max(0, at - _MAX_PATH)
     while start > floor and text[start - 1] in _PATH_CHARS:
         start -= 1
-    return _PATH_HEAD.fullmatch(text, start, at) is not None and _word_starts(text, start)
+    return start if _PATH_HEAD.fullmatch(text, start, at) is not None else -1
+
+
+_COMMAND_WRAPPERS: Final[frozenset[str]] = frozenset(
+    {"sudo", "doas", "env", "exec", "time", "nohup", "nice", "command", "builtin", "xargs", "stdbuf", "then", "do"}
+)
+"""Words after which a command still stands where a command does (``sudo htpasswd``, ``env A=1 /usr/bin/mysql``)."""
+_BEFORE_A_COMMAND: Final[str] = ";|&(`\"'{$#>,["
+"""What a command may follow directly: a shell operator, a quote or backtick, a prompt, an argv list written as text."""
+_MAX_WORD_BACK: Final[int] = 256
+
+
+def _in_command_position(text: str, at: int) -> bool:
+    """Whether the word at ``at`` stands where a shell reads a command: first on its line (after white space), after
+    a shell operator, a quote, a backtick, a prompt (``$``, ``#``, ``>``), or after a wrapper (``sudo``, ``env``,
+    ``nohup``...) or an assignment (``A=1``) that does. Reads back a few short words at most."""
+    for _ in range(4):
+        while at > 0 and text[at - 1] in " \t":
+            at -= 1
+        if at == 0 or text[at - 1] in "\n\r\x00" or text[at - 2 : at] in ("\\n", "\\r", "\\t"):
+            return True
+        if text[at - 1] in _BEFORE_A_COMMAND:
+            return True
+        start, floor = at, max(0, at - _MAX_WORD_BACK)
+        while start > floor and text[start - 1] not in " \t\n\r\x00" + _BEFORE_A_COMMAND:
+            start -= 1
+        word = text[start:at]
+        if word not in _COMMAND_WRAPPERS and "=" not in word:
+            return False
+        at = start
+    return False
 
 
 # Commands that take a password as a positional word, not after a flag of their own: each reads the words after
@@ -525,7 +563,8 @@ def _htpasswd_secrets(words: Sequence[str | None]) -> list[int]:
             batch = batch or word[at] == "b"
             no_file = no_file or word[at] == "n"
     target = index + (1 if no_file else 2)
-    return [target] if batch and target < len(words) else []
+    # The password is the last word: htpasswd takes nothing after it, and prose does ("htpasswd -b is insecure ...").
+    return [target] if batch and target == len(words) - 1 else []
 
 
 _NMCLI_SECRETS: Final[frozenset[str]] = frozenset(
@@ -535,26 +574,46 @@ _NMCLI_SECRETS: Final[frozenset[str]] = frozenset(
 others are (``802-1x.password``, ``wifi-sec.leap-password``, ``wireguard.private-key``)."""
 
 
+_NMCLI_VALUE_OPTIONS: Final[frozenset[str]] = frozenset(
+    {"-f", "--fields", "-g", "--get-values", "-e", "--escape", "-c", "--colors", "-m", "--mode", "-w", "--wait"}
+)
+"""nmcli's global options that take a value (``-g wifi-sec.psk`` selects the field to print: no secret follows)."""
+_NMCLI_NAMED_BY: Final[frozenset[str]] = frozenset({"id", "uuid", "path", "filename"})
+"""Words that may stand before a connection's name (``connection modify id Home``)."""
+
+
+def _abbreviates(word: str | None, full: str) -> bool:
+    """Whether ``word`` is ``full`` or an abbreviation of it, as nmcli reads its objects and commands."""
+    return word is not None and word != "" and full.startswith(word)
+
+
 def _nmcli_secrets(words: Sequence[str | None]) -> list[int]:
-    """nmcli's secrets given as words, each the word after its name: ``password X`` after ``wifi`` (``device wifi
-    connect SSID password X``, ``device wifi hotspot ... password X``: prose that names nmcli and a password is
-    no such command) and a secret property (``connection modify NAME wifi-sec.psk X``, ``+802-1x.password X``).
-    The word after ``connect`` is the network's name, whatever it says."""
-    found: list[int] = []
-    wifi = False
+    """nmcli's secrets given as words, read by its grammar: ``device wifi connect SSID password X`` and
+    ``device wifi hotspot ... password X`` (the SSID is a name, whatever it says), and a secret property set by
+    ``connection modify NAME wifi-sec.psk X`` (``+802-1x.password X``) or ``connection add ... wifi-sec.psk X``.
+    After the command, its arguments are pairs of a name and a value; a global option's value (``-g
+    wifi-sec.psk``, a field to print) and prose that names nmcli are no such pairs."""
     index = 0
-    while index + 1 < len(words):
-        word = words[index]
-        if word is None or (index > 0 and words[index - 1] == "connect"):
-            index += 1
-            continue
-        wifi = wifi or word == "wifi"
-        if (wifi and word == "password") or _nmcli_property_secret(word):
-            found.append(index + 1)
-            index += 2
+    while index < len(words) and (word := words[index]) is not None and word.startswith("-"):
+        index += 2 if word in _NMCLI_VALUE_OPTIONS else 1
+    what, verb, action = (list(words[index : index + 3]) + [None, None, None])[:3]
+    if _abbreviates(what, "device") and verb == "wifi":
+        if _abbreviates(action, "connect"):
+            pairs, secret = index + 4, lambda name: name == "password"
+        elif _abbreviates(action, "hotspot"):
+            pairs, secret = index + 3, lambda name: name == "password"
         else:
-            index += 1
-    return found
+            return []
+    elif _abbreviates(what, "connection") and (_abbreviates(verb, "modify") or _abbreviates(verb, "add")):
+        pairs = index + 2
+        while pairs < len(words) and (word := words[pairs]) is not None and word.startswith("--"):
+            pairs += 1  # connection modify --temporary
+        if _abbreviates(verb, "modify"):
+            pairs += 2 if words[pairs : pairs + 1] and words[pairs] in _NMCLI_NAMED_BY else 1  # the connection's name
+        secret = _nmcli_property_secret
+    else:
+        return []
+    return [at + 1 for at in range(pairs, len(words) - 1, 2) if (name := words[at]) is not None and secret(name)]
 
 
 def _nmcli_property_secret(word: str) -> bool:
@@ -573,10 +632,11 @@ _POSITIONAL: Final = tuple(
 )
 _MAX_POSITIONAL_WORDS: Final[int] = 64
 """How many words after a positional command's name are read, at most (nmcli's password may follow a few)."""
-# A command's next word on its line: after white space, or, in an argv list written as text, a closing quote and
-# a comma; quoted (to its closing quote, or, never closed, the line's end) or bare, up to a shell operator.
+# A command's next word on its line: after white space (a quoted name's closing quote first), or, in an argv list
+# written as text, a closing quote and a comma; quoted (to its closing quote, or, never closed, the line's end) or
+# bare, up to a shell operator.
 _NEXT_WORD = re.compile(
-    r"""(?:["']?[ \t]*,[ \t]*|[ \t]+)(?:"((?:[^"\\\n\x00]|\\.)*+)"?|'([^'\n\x00]*+)'?|([^\s"'\x00;|&<>()]++))"""
+    r"""(?:["']?[ \t]*,[ \t]*|["']?[ \t]+)(?:"((?:[^"\\\n\x00]|\\.)*+)"?|'([^'\n\x00]*+)'?|([^\s"'\x00;|&<>()]++))"""
 )
 
 
@@ -616,8 +676,8 @@ def names_a_command(word: Any) -> bool:
 def argv_secrets(items: list[Any]) -> dict[int, tuple[int, int]]:
     """An argv list's passwords (``["mysql", "-pX"]``, ``["sudo", "/usr/bin/sshpass", "-p", "x", "ssh"]``,
     ``["myapp", "--password", "X"]``, ``["htpasswd", "-b", "FILE", "USER", "X"]``): for each item holding one, the
-    span of the secret in it; empty for any other list, and for a list holding an object or a list (an argv list
-    is a list of scalars: the walk reads any other list's items as it reads every list's).
+    span of the secret in it; empty for any other list. An object or a list among the items is a word that is no
+    flag and no value (the walk reads it as it reads any list's items).
 
     The words of a command given as data, read as :meth:`CredentialsDetector._command_flags` reads a command
     line (the same table): the command is among the first items (by its file name), a flag's value is in its
@@ -634,10 +694,11 @@ def argv_secrets(items: list[Any]) -> dict[int, tuple[int, int]]:
     if not named and not _may_hold_flags(items):
         return {}  # the test every list takes: its first few items, and one search in C
     words = _argv_words(items)
-    if words is None:
-        return {}
+    flagged = _flag_values(words)
+    if flagged:  # a flag's value is a value, never a command's name: read as the next pass reads it, replaced
+        words = [None if index in flagged else word for index, word in enumerate(words)]
     secrets = _command_secrets(words) if named else {}
-    secrets.update(_flag_values(words))  # the whole item: it covers any part a command's flag took
+    secrets.update(flagged)  # the whole item: it covers any part a command's flag took
     return secrets
 
 
@@ -656,20 +717,12 @@ def _may_hold_flags(items: list[Any]) -> bool:
     return any(isinstance(item, str) and item.startswith("--") for item in items)
 
 
-def _argv_words(items: list[Any]) -> list[str | None] | None:
-    """An argv list's words: its strings as their text (a subclass too), its other scalars None (words that are no
-    flag and no value); None when it holds an object or a list."""
+def _argv_words(items: list[Any]) -> list[str | None]:
+    """An argv list's words: its strings as their text (a subclass too), any other item None (a word that is no
+    flag and no value)."""
     if set(map(type, items)) == {str}:
         return list(items)  # the plain case, in C
-    words: list[str | None] = []
-    for item in items:
-        if isinstance(item, str):
-            words.append(str.__str__(item))
-        elif isinstance(item, (dict, list, tuple)):
-            return None
-        else:
-            words.append(None)
-    return words
+    return [str.__str__(item) if isinstance(item, str) else None for item in items]
 
 
 def _flag_values(words: list[str | None]) -> dict[int, tuple[int, int]]:
@@ -1187,8 +1240,11 @@ class CredentialsDetector:
             for command in pattern.finditer(text):
                 deadline.check()
                 at = command.start()
-                if at < covered or (text[at - 1 : at] == "/" and not _command_starts(text, at)):
+                if at < covered:
                     continue
+                start = _path_start(text, at)  # a command's name, or the path it ends
+                if start < 0 or not _in_command_position(text, start):
+                    continue  # a path's middle, or prose naming the command ("use htpasswd -b to ...")
                 if at >= line_end:
                     cut = _LINE_END.search(text, at)
                     line_end = cut.start() if cut is not None else len(text)

@@ -92,7 +92,7 @@ def write_atomic(out: Path, data: bytes | Iterable[bytes | bytearray]) -> None:
         raise CollectionIOError(f"cannot write {out}: not a regular file (a device or a pipe would be replaced by"
                                 " the file); name a file")
     try:
-        write_whole(out, data)  # owner-only (0600), the mode this output has always had
+        write_whole(out, data, strict_directory=False)  # owner-only (0600); written again by the next collection
     except OSError as exc:
         raise CollectionIOError(f"cannot write {out}: {exc.strerror}") from None
 
