@@ -27,10 +27,11 @@ credential is found as:
 * ``scheme://user:password@`` in a URL, to the last ``@`` before the host;
 * ``--NAME VALUE`` (a flag and its value as two words, or two quoted items of a list written in text:
   ``["--password", "X"]``), and a command's own password flag on a line that runs the command, its name
-  bare or ending a POSIX path (``mysql -pSECRET``, ``/usr/bin/sshpass -p SECRET``, curl's ``-u user:SECRET``,
-  ``openssl -passin pass:SECRET``: :data:`_COMMAND_PASSWORD_FLAGS`);
-* a password a command takes as a positional word (``htpasswd -b FILE USER PASSWORD``, ``nmcli device wifi
-  connect SSID password X``, ``nmcli connection modify NAME wifi-sec.psk X``: :data:`_POSITIONAL_COMMANDS`);
+  bare or ending a POSIX path where a shell reads a command (``mysql -pSECRET``, ``/usr/bin/sshpass -p SECRET``,
+  curl's ``-u user:SECRET``, ``openssl -passin pass:SECRET``: :data:`_COMMAND_PASSWORD_FLAGS`);
+* a password a command standing where a shell reads one takes as a positional word (``htpasswd -b FILE USER
+  PASSWORD``, ``nmcli device wifi connect SSID password X``, ``nmcli connection modify NAME wifi-sec.psk X``:
+  :data:`_POSITIONAL_COMMANDS`);
 * a secret store's set command (``gh secret set --body``, ``az keyvault secret set --value``), a tool's
   ``config set NAME VALUE`` with a credential NAME (``git config github.token X``, ``aws configure set``),
   poetry's tokens, and Oracle's ``USER/PASSWORD`` (``sqlplus scott/tiger@db``, ``userid=``, ``CONNECT``);
@@ -44,8 +45,9 @@ credential is found as:
 * a token of a known shape (:mod:`~bitexact.credential_shapes`), replaced whole, and a PEM
   private key's lines between its armour lines.
 
-An argv list given as data (a list of scalars) is read as the command line it is by :func:`argv_secrets`,
-with the same tables, and a credential-named long flag's value is the next item of any such list.
+An argv list given as data is read as the command line it is by :func:`argv_secrets`, with the same tables (an
+object or a list among its items is a word that is no flag and no value), and a credential-named long flag's value
+is the next item of any list.
 
 Only the value is replaced, by ``[CREDENTIAL]``; the name stays. A value that
 is already a token (``[CREDENTIAL]``, ``[redacted]``) is left alone, so
