@@ -26,7 +26,10 @@ run_module = sys.modules["bitexact.sdk.run"]  # the module; bitexact.sdk.run is 
 
 
 def _held(home: Path, run_id: str) -> bool:
-    fd = take_live_lock(journal_dir(home, run_id))
+    try:
+        fd = take_live_lock(journal_dir(home, run_id))
+    except FileNotFoundError:
+        return False  # the run ended meanwhile and removed its emptied journal directory: nobody holds it
     if fd is None:
         return True
     os.close(fd)
