@@ -721,15 +721,15 @@ class Run:
             )
 
     def _queued_written(self, item: Pending, result: AppendResult) -> None:
+        if item.slot is not None:  # released first (one unsynced write): a handle read as written has its slot free
+            slots, index = item.slot
+            slots.release(index)
         self._settle(item.handle, result)
         if item.journal is not None:
             try:
                 remove_journal(item.journal)
             except OSError:  # the entry is in the chain; the journal stays for repair to name as written
                 self._orphans.add(item.journal.name)
-        if item.slot is not None:
-            slots, index = item.slot
-            slots.release(index)
 
     def _queued_failed(self, item: Pending, exc: BaseException) -> None:
         if item.own:
