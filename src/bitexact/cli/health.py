@@ -19,7 +19,7 @@ from bitexact.cli.output import console, plain, print_json
 from bitexact.config import SettingError, env_float
 from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
 from bitexact.store import DB_NAME, StoreError
-from bitexact.store.sqlite import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV
+from bitexact.store.sqlite import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV, companions
 
 
 def _unmakeable(home: Path) -> str | None:
@@ -50,7 +50,8 @@ def _no_store_yet(database: Path) -> bool:
     if not stat.S_ISREG(found.st_mode) or found.st_size:
         return False
     try:
-        return os.path.getsize(f"{os.path.realpath(database)}-wal") == 0
+        (wal,) = companions(database, "-wal")
+        return os.path.getsize(wal) == 0
     except OSError:
         return True  # no -wal beside the empty file
 

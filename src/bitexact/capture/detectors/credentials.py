@@ -743,8 +743,8 @@ def _flag_values(words: list[str | None]) -> dict[int, tuple[int, int]]:
 @functools.lru_cache(maxsize=4096)
 def _credential_flag(word: str) -> bool:
     """Whether an argv list's item is a long flag named as a credential, as a line's ``--NAME VALUE`` reads one
-    (:data:`_FLAG`, :func:`is_credential_word`). Kept, as names are: asked of a flag only (an item opening with
-    ``--`` and holding no ``=``), never of a value."""
+    (:data:`_FLAG`, :func:`is_credential_word`). Kept in memory (never written), as names are: asked only of an
+    item opening with ``--`` and holding no ``=``, which is a flag's name unless a value was written so."""
     return _ARGV_FLAG.fullmatch(word, 2) is not None and is_credential_word(word[2:])
 
 
