@@ -57,12 +57,12 @@ class DetectorFailed(Exception):
     """Internal: a detector raised, or a value could not be read; the field is withheld."""
 
 
-_CREDENTIAL_ENDS = "|".join([*(re.escape(k) for k in sorted(CREDENTIAL_NAMES)), *COMPOUND_ENDINGS])
+_NAMES = "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
+_ENDINGS = "|".join(COMPOUND_ENDINGS)
 _DOCUMENT_HIDES = re.compile(
-    r"\d[eE][+-]?\d|\[\s*\"(?:" + "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
-    + r"|[A-Za-z0-9_.\-]{0,96}(?:" + "|".join(COMPOUND_ENDINGS) + r"))\"\s*,"
+    r"\d[eE][+-]?\d|\[\s*\"(?:" + _NAMES + r"|[A-Za-z0-9_.\-]{0,96}(?:" + _ENDINGS + r"))\"\s*,"
     + r"|\"(?:[^\"\\/]*+/)*+(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")\"\s*,"
-    + r"|\"--[A-Za-z0-9_.\-]{0,96}(?:" + _CREDENTIAL_ENDS + r")\"\s*,",
+    + r"|\"--[A-Za-z0-9_.\-]{0,96}(?:" + _NAMES + "|" + _ENDINGS + r")\"\s*,",
     re.IGNORECASE | re.ASCII,
 )
 """What a JSON document in a string can hold that its text does not show as such: an exponent-form

@@ -515,6 +515,8 @@ _COMMAND_WRAPPERS: Final[frozenset[str]] = frozenset(
 """Words after which a command still stands where a command does (``sudo htpasswd``, ``env A=1 /usr/bin/mysql``)."""
 _BEFORE_A_COMMAND: Final[str] = ";|&(`\"'{$#>,["
 """What a command may follow directly: a shell operator, a quote or backtick, a prompt, an argv list written as text."""
+_WORD_ENDS: Final[str] = " \t\n\r\x00" + _BEFORE_A_COMMAND
+"""What ends the word before a command, read back from it."""
 _MAX_WORD_BACK: Final[int] = 256
 
 
@@ -530,7 +532,7 @@ def _in_command_position(text: str, at: int) -> bool:
         if text[at - 1] in _BEFORE_A_COMMAND:
             return True
         start, floor = at, max(0, at - _MAX_WORD_BACK)
-        while start > floor and text[start - 1] not in " \t\n\r\x00" + _BEFORE_A_COMMAND:
+        while start > floor and text[start - 1] not in _WORD_ENDS:
             start -= 1
         word = text[start:at]
         if word not in _COMMAND_WRAPPERS and "=" not in word:
@@ -601,11 +603,12 @@ def _nmcli_secrets(words: Sequence[str | None]) -> list[int]:
     what, verb, action = (list(words[index : index + 3]) + [None, None, None])[:3]
     if _abbreviates(what, "device") and verb == "wifi":
         if _abbreviates(action, "connect"):
-            pairs, secret = index + 4, lambda name: name == "password"
+            pairs = index + 4  # past the SSID
         elif _abbreviates(action, "hotspot"):
-            pairs, secret = index + 3, lambda name: name == "password"
+            pairs = index + 3
         else:
             return []
+        secret: Callable[[str], bool] = "password".__eq__
     elif _abbreviates(what, "connection") and (_abbreviates(verb, "modify") or _abbreviates(verb, "add")):
         pairs = index + 2
         while pairs < len(words) and (word := words[pairs]) is not None and word.startswith("--"):
