@@ -37,7 +37,10 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "poetry config ", "mysql -px\n", "a/b@ ", ".pnpm/lodash@4.17.21/", "sshpass -p a ",
              'mysql -px "\\', '"--password", "', "--password ", "/usr/bin/mysql -pa ", "/a", "./a/mysql ",
              "/usr/bin/mysql -pa\n", "htpasswd -b a b c\n", "htpasswd -b ", "htpasswd ", "nmcli ",
-             "nmcli wifi password b\n", "nmcli c m a wifi-sec.psk b ", "password ")
+             "nmcli wifi password b\n", "nmcli c m a wifi-sec.psk b ", "password ",
+             "sudo -u a /usr/bin/mysql -pa\n", "-a -a -a -a -a -a /usr/bin/mysql -pa\n", "$A/mysql -pa\n",
+             "/é/mysql -pa\n", "mysql.exe -pa ", "mysql -pa\\ ", "--password a\\ ", "[b'--password', b'",
+             "'--password',\n '")
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

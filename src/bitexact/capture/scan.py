@@ -61,15 +61,16 @@ _NAMES = "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
 _ENDINGS = "|".join(COMPOUND_ENDINGS)
 _DOCUMENT_HIDES = re.compile(
     r"\d[eE][+-]?\d|\[\s*\"(?:" + _NAMES + r"|[A-Za-z0-9_.\-]{0,96}(?:" + _ENDINGS + r"))\"\s*,"
-    + r"|\"(?:[^\"\\/]*+/)*+(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")\"\s*,"
+    + r"|\"(?:[^\"\\/]*+[/\\])*+(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")(?:\.exe)?\"\s*,"
     + r"|\"--[A-Za-z0-9_.\-]{0,96}(?:" + _NAMES + "|" + _ENDINGS + r")\"\s*,",
     re.IGNORECASE | re.ASCII,
 )
 """What a JSON document in a string can hold that its text does not show as such: an exponent-form
 number (a card number as 4.111111111111111E15), a credential name opening a [name, value] pair (a
 table name, or a name ending as a compound credential name can: the document's walk decides), a
-command in an argv list, by its file name (its password flag and value are two of the list's strings),
-or a long flag named as a credential before another item (``"--api-key",`` then its value)."""
+command in an argv list, by its file name (``/usr/bin/mysql``, ``C:\\\\bin\\\\mysql.exe`` as JSON writes it; its
+password flag and value are two of the list's strings), or a long flag named as a credential before another
+item (``"--api-key",`` then its value)."""
 
 
 def looks_like_document(text: str) -> bool:

@@ -26,9 +26,11 @@ credential is found as:
   holding a colon);
 * ``scheme://user:password@`` in a URL, to the last ``@`` before the host;
 * ``--NAME VALUE`` (a flag and its value as two words, or two quoted items of a list written in text:
-  ``["--password", "X"]``), and a command's own password flag on a line that runs the command, its name
-  bare or ending a POSIX path where a shell reads a command (``mysql -pSECRET``, ``/usr/bin/sshpass -p SECRET``,
-  curl's ``-u user:SECRET``, ``openssl -passin pass:SECRET``: :data:`_COMMAND_PASSWORD_FLAGS`);
+  ``["--password", "X"]``, one item a line or as bytes too; a switch, ``--no-password``, takes none), and a
+  command's own password flag on a line that runs the command, its name bare, with Windows's ``.exe``, or ending a
+  path where a shell reads a command, a wrapper's options between (``mysql -pSECRET``, ``/usr/bin/sshpass -p
+  SECRET``, ``sudo -u root $HOME/bin/mysql -pSECRET``, curl's ``-u user:SECRET``, ``openssl -passin pass:SECRET``:
+  :data:`_COMMAND_PASSWORD_FLAGS`); a bare value may hold a backslash-escaped blank (``-pS3cret\\ Pw1``);
 * a password a command standing where a shell reads one takes as a positional word (``htpasswd -b FILE USER
   PASSWORD``, ``nmcli device wifi connect SSID password X``, ``nmcli connection modify NAME wifi-sec.psk X``:
   :data:`_POSITIONAL_COMMANDS`);
@@ -140,6 +142,9 @@ _BARE_WORDS: Final[frozenset[str]] = frozenset({"key"})
 """Table names too common as a bare word for the forms where the spec is silent: ``<Key>`` is an S3
 object's name, ``--key 2`` a sort column (``key=VALUE`` and ``"key":`` stay the table's)."""
 _LAST_WORD = re.compile(r"(?:[A-Z]?[a-z0-9]+|[A-Z0-9]+)\Z")
+_SWITCH = re.compile(r"(?:no|without|skip|ask|prompt|disable)[-_.]", re.IGNORECASE)
+"""How a switch that takes no value opens (``--no-password``, ``--ask-password``, ``--skip-auth-token``): the word
+after it is no secret."""
 
 
 def _compound_credential(name: str, lower: str) -> bool:
@@ -189,9 +194,11 @@ def is_credential_word(name: str) -> bool:
     """Whether a name written where the credential table is silent names a credential: a long flag's
     (``--password``, ``--api-key``, ``--db.password``; its dashes may be left off), so the word after it is its
     value, or an XML element's. A credential text name, but not the bare table word ``key`` (``--key 2`` is a
-    sort column, ``<Key>`` an S3 object's name). One answer for a flag on a line and in an argv list. Kept, as
+    sort column, ``<Key>`` an S3 object's name), nor a switch (``--no-password``). One answer for a flag on a line
+    and in an argv list. Kept, as
     :func:`is_credential_name` keeps its answers: asked of names only (a flag's, an element's), never values."""
-    return ascii_lower(name.lstrip("-")) not in _BARE_WORDS and is_credential_text_name(name)
+    bare = name.lstrip("-")
+    return ascii_lower(bare) not in _BARE_WORDS and _SWITCH.match(bare) is None and is_credential_text_name(name)
 
 
 def holds_credential(value: Any) -> bool:
@@ -216,7 +223,7 @@ _MAX_NAME = 96
 # value, as "NAME": "..." reads); a quote never closed (a line cut short) still opens a value. A quote
 # may follow a "b": Python's repr of bytes (password=b'x') is the quoted value, not the "b" before it.
 _VALUE = re.compile(
-    r"""[ \t]*(?:[bB]?"((?:[^"\\\x00]|\\.)*)"|[bB]?'((?:[^'\\\x00]|\\.)*)'|["']?([^\s&;,"'<>#)\]}\x00]+))"""
+    r"""[ \t]*(?:[bB]?"((?:[^"\\\x00]|\\.)*)"|[bB]?'((?:[^'\\\x00]|\\.)*)'|["']?((?:\\[ \t]|[^\s&;,"'<>#)\]}\x00])+))"""
 )
 # A quoted name, then JSON's white space, then the colon: pretty printers write `"password" : "x"`.
 _DQ_COLON = re.compile('"[ \t\r\n]*:')
@@ -277,9 +284,10 @@ _PEM_BODY = re.compile(
 )
 _PEM_MIN_BASE64: Final[int] = 16
 # A flag and its value as two words (--password hunter2), or as two quoted items of an argv list written as
-# text (["--password", "hunter2"], a repr's ['--password', 'hunter2']); the value may not be the next flag.
+# text (["--password", "hunter2"], a repr's ['--password', 'hunter2'] or [b'--password', b'hunter2'], pretty-printed
+# one item a line); the value may not be the next flag.
 _FLAG_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}"
-_FLAG = re.compile(rf"""--({_FLAG_NAME}+)(?:[ \t]+(?=[^\s-])|["'][ \t]*,[ \t]*(?=["'][^\s"'-]))""")
+_FLAG = re.compile(rf"""--({_FLAG_NAME}+)(?:[ \t]+(?=[^\s-])|["'][ \t]*,[ \t\r\n]*+[bB]?(?=["'][^\s"'-]))""")
 _ARGV_FLAG = re.compile(_FLAG_NAME)  # a long flag as an argv list's item: the same names
 # An XML element named as a credential (<wsse:Password Type="...">x</wsse:Password>): its text.
 _OPEN_TAG_PART = r"<((?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,95}))(?:[ \t\r\n][^<>\x00]{0,1024})?>"
@@ -396,7 +404,7 @@ _COMMAND_PASSWORD_FLAGS: Final[tuple[tuple[tuple[str, ...], tuple[_PasswordFlag,
     (("7z", "7za", "7zr", "rar", "unrar"), (_PasswordFlag("-p", separate=False),)),
     (("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd", "ldapcompare",
       "ldapmodrdn", "ldapexop"), (_PasswordFlag("-w"),)),
-    (("keytool",), tuple(_PasswordFlag(f"-{name}", attached=False) for name in (
+    (("keytool", "jarsigner"), tuple(_PasswordFlag(f"-{name}", attached=False) for name in (
         "storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"))),
     (("openssl",), (*(_PasswordFlag(f"-{name}", attached=False, secret=r"pass:(.+)")  # env:, file: name no secret
                       for name in ("passin", "passout", "pass", "password")),
@@ -422,12 +430,12 @@ _SECRETS: Final[dict[str, re.Pattern[str]]] = {
     for _, flags in _COMMAND_PASSWORD_FLAGS for flag in flags if flag.secret is not None
 }
 # The command, not a URL's scheme (https://) or a longer word (my-mysql, mysql.sock): a two-word command
-# (docker login) with any white space between its words. After a "/", only as a path's last part
-# (/usr/bin/mysql: _command_starts).
+# (docker login) with any white space between its words; Windows names its programs with ".exe" (mysql.exe). After a
+# "/", only as a path's last part (/usr/bin/mysql: _command_starts).
 _COMMAND = re.compile(
     r"(?<![\w.-])(" + "|".join(
         r"[ \t]+".join(map(re.escape, command.split())) for command in sorted(_FLAGS_OF, key=len, reverse=True)
-    ) + r")(?=[ \t\"'])"
+    ) + r")(?:\.exe|\.EXE)?(?=[ \t\"'])"
 )
 # A flag starts a word, as _word_starts says, tested after the "-" (a literal first is what the regex
 # engine searches fast): "well-known" is never read as a flag.
@@ -438,11 +446,12 @@ _PASSWORD_FLAG = re.compile(
     + ")"
 )
 # A shell word: quoted (to its closing quote; in single quotes nothing is escaped) or up to white space
-# or a shell metacharacter.
-_SHELL_WORD = re.compile(r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'([^'\x00]*)'|([^\s"'\x00;|&<>()]+))""")
+# or a shell metacharacter; a blank escaped with a backslash is part of it (S3cret\ Pw1).
+_SHELL_WORD = re.compile(r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'([^'\x00]*)'|((?:\\[ \t]|[^\s"'\x00;|&<>()])+))""")
 # Between a flag and its value as the next word: white space, or, in an argv list written as text
-# (["sshpass", "-p", "x"]), a closing quote and a comma. The value is no flag.
-_SEPARATE = re.compile(r"""(?:[ \t]+|["'][ \t]*,[ \t]*(?=["']))(?=[^\s\x00-])""")
+# (["sshpass", "-p", "x"]; a repr of bytes, [b'sshpass', b'-p', b'x']), a closing quote and a comma. The value is
+# no flag.
+_SEPARATE = re.compile(r"""(?:[ \t]+|["'][ \t]*,[ \t]*[bB]?(?=["']))(?=[^\s\x00-])""")
 # A command's words end with its line: a newline, one written as \n in a string, or a NUL (texts are
 # scanned joined by one, and no rule reads across it); or at a shell operator outside quotes.
 _LINE_END = re.compile(r"[\n\x00]|\\n")
@@ -451,7 +460,8 @@ _LINE_END = re.compile(r"[\n\x00]|\\n")
 _QUOTED_OR_OPERATOR = re.compile(r"""'[^'\n\x00]*+'?|"(?:[^"\\\n\x00]|\\.)*+"?|[;&|](?=[ \t])""")
 # Where a command that runs another stops taking options: at its first word that is no option (sshpass
 # -p pw ssh -p 2222 host: the second -p is ssh's port).
-_WORD_GAP = r"""["']?(?:[ \t]*,[ \t]*|[ \t]+)["']?"""  # between two words, on a line or in an argv list as text
+# Between two words, on a line or in an argv list as text (a repr of bytes too: b'-p', b'x').
+_WORD_GAP = r"""["']?(?:[ \t]*,[ \t]*|[ \t]+)(?:[bB]?["'])?"""
 _WRAPPER_OPTIONS: Final[dict[str, frozenset[str]]] = {"sshpass": frozenset({"-f", "-d", "-P", "-p"})}
 """A command that runs another, and its options that take the next word as their value."""
 _OPTIONS_END: Final[dict[str, re.Pattern[str]]] = {
@@ -481,10 +491,11 @@ def _command_scopes(
     return scopes
 
 
-# A command written as a path (/usr/bin/mysql, ./bin/sshpass, ~/bin/htpasswd): the directories before its name,
-# read back from the name over these characters, and the form they must have (not a URL's https://host/).
-_PATH_CHARS: Final[frozenset[str]] = frozenset(string.ascii_letters + string.digits + "_.+-/~")
-_PATH_HEAD = re.compile(r"(?:~|\.{1,2})?/(?:[\w.+-]+/)*", re.ASCII)
+# A command written as a path (/usr/bin/mysql, ./bin/sshpass, ~/bin/htpasswd, $HOME/bin/mysql): the directories
+# before its name, read back from the name over these characters (and any script's letters and digits: /opt/données/),
+# and the form they must have (not a URL's https://host/).
+_PATH_CHARS: Final[frozenset[str]] = frozenset(string.ascii_letters + string.digits + "_.+-/~${}")
+_PATH_HEAD = re.compile(r"(?:~|\.{1,2}|\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\})?/(?:[\w.+-]+/)*")
 _MAX_PATH: Final[int] = 1024
 
 
@@ -500,43 +511,63 @@ def _command_starts(text: str, at: int) -> bool:
 
 def _path_start(text: str, at: int) -> int:
     """Where the POSIX path ending with the name at ``at`` starts (``at`` itself when no ``/`` stands before the
-    name); -1 when what stands before it is no path (a URL's ``https://host/``, ``$HOME/bin/``)."""
+    name); -1 when what stands before it is no path (a URL's ``https://host/``). A path may open with ``~``, ``.``,
+    ``..`` or a variable (``$HOME/bin/``, ``${TOOLS}/``)."""
     if at == 0 or text[at - 1] != "/":
         return at
     start, floor = at - 1, max(0, at - _MAX_PATH)
-    while start > floor and text[start - 1] in _PATH_CHARS:
+    while start > floor and ((char := text[start - 1]) in _PATH_CHARS or char.isalnum()):
         start -= 1
     return start if _PATH_HEAD.fullmatch(text, start, at) is not None else -1
 
 
 _COMMAND_WRAPPERS: Final[frozenset[str]] = frozenset(
-    {"sudo", "doas", "env", "exec", "time", "nohup", "nice", "command", "builtin", "xargs", "stdbuf", "then", "do"}
+    {"sudo", "doas", "env", "exec", "time", "nohup", "nice", "ionice", "timeout", "command", "builtin", "xargs",
+     "stdbuf", "then", "do"}
 )
-"""Words after which a command still stands where a command does (``sudo htpasswd``, ``env A=1 /usr/bin/mysql``)."""
+"""Words after which a command still stands where a command does (``sudo htpasswd``, ``env A=1 /usr/bin/mysql``),
+their options between (``sudo -u root``, ``nice -n 5``, ``timeout 10``)."""
 _BEFORE_A_COMMAND: Final[str] = ";|&(`\"'{$#>,["
 """What a command may follow directly: a shell operator, a quote or backtick, a prompt, an argv list written as text."""
 _WORD_ENDS: Final[str] = " \t\n\r\x00" + _BEFORE_A_COMMAND
 """What ends the word before a command, read back from it."""
 _MAX_WORD_BACK: Final[int] = 256
+_MAX_WORDS_BACK: Final[int] = 8
+"""How many words before a command are read back, at most: wrappers, their options and assignments."""
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?[smhd]?")
+"""A wrapper's numeric argument (``timeout 10``, ``timeout 2.5s``), or an option's (``nice -n 5``)."""
 
 
 def _in_command_position(text: str, at: int) -> bool:
     """Whether the word at ``at`` stands where a shell reads a command: first on its line (after white space), after
-    a shell operator, a quote, a backtick, a prompt (``$``, ``#``, ``>``), or after a wrapper (``sudo``, ``env``,
-    ``nohup``...) or an assignment (``A=1``) that does. Reads back a few short words at most."""
-    for _ in range(4):
+    a shell operator, a quote, a backtick, a prompt (``$``, ``#``, ``>``), or after an assignment (``A=1``) or a
+    wrapper (``sudo``, ``env``, ``nohup``...) that does. Between a wrapper and the command stand its options and
+    their values (``sudo -E -u root``, ``env -i PATH=/bin``, ``nice -n 5``, ``timeout 10``): a word that is no
+    option must be an option's value, or a number after the wrapper. Reads back a few short words at most."""
+    options = False  # options, or their values, read back since the last wrapper or assignment
+    value = ""  # the last word read back was an option's value: the word before it must be an option
+    for _ in range(_MAX_WORDS_BACK):
         while at > 0 and text[at - 1] in " \t":
             at -= 1
-        if at == 0 or text[at - 1] in "\n\r\x00" or text[at - 2 : at] in ("\\n", "\\r", "\\t"):
-            return True
-        if text[at - 1] in _BEFORE_A_COMMAND:
-            return True
+        if at == 0 or text[at - 1] in "\n\r\x00" or text[at - 2 : at] in ("\\n", "\\r", "\\t") or (
+                text[at - 1] in _BEFORE_A_COMMAND):
+            return not options  # a wrapper's options, with no wrapper: not a command line
         start, floor = at, max(0, at - _MAX_WORD_BACK)
         while start > floor and text[start - 1] not in _WORD_ENDS:
             start -= 1
         word = text[start:at]
-        if word not in _COMMAND_WRAPPERS and "=" not in word:
-            return False
+        if word in _COMMAND_WRAPPERS:
+            if value and _NUMBER.fullmatch(value) is None:
+                return False  # "echo hello /usr/bin/mysql": a word that no option takes
+            options, value = False, ""
+        elif word[:1] == "-" and len(word) > 1:
+            options, value = True, ""
+        elif "=" in word and not value:
+            pass  # an assignment (A=1 cmd, env PATH=/bin cmd)
+        elif value or names_a_command(word):
+            return False  # two words no option takes, or another command's name: this word is its argument
+        else:
+            options, value = True, word  # an option's value (sudo -u root), or a wrapper's number (timeout 10)
         at = start
     return False
 
@@ -633,7 +664,8 @@ _POSITIONAL_COMMANDS: Final[dict[str, Callable[[Sequence[str | None]], list[int]
 }
 # Each opens with its literal name; a longer word (myhtpasswd, htpasswd.py) is none.
 _POSITIONAL: Final = tuple(
-    (name, re.compile(rf"""{name}(?<![\w.-]{name})(?=[ \t"'])"""), picker) for name, picker in _POSITIONAL_COMMANDS.items()
+    (name, re.compile(rf"""{name}(?<![\w.-]{name})(?:\.exe|\.EXE)?(?=[ \t"'])"""), picker)
+    for name, picker in _POSITIONAL_COMMANDS.items()
 )
 _MAX_POSITIONAL_WORDS: Final[int] = 64
 """How many words after a positional command's name are read, at most (nmcli's password may follow a few)."""
@@ -641,7 +673,8 @@ _MAX_POSITIONAL_WORDS: Final[int] = 64
 # written as text, a closing quote and a comma; quoted (to its closing quote, or, never closed, the line's end) or
 # bare, up to a shell operator.
 _NEXT_WORD = re.compile(
-    r"""(?:["']?[ \t]*,[ \t]*|["']?[ \t]+)(?:"((?:[^"\\\n\x00]|\\.)*+)"?|'([^'\n\x00]*+)'?|([^\s"'\x00;|&<>()]++))"""
+    r"""(?:["']?[ \t]*,[ \t]*|["']?[ \t]+)"""
+    r"""(?:"((?:[^"\\\n\x00]|\\.)*+)"?|'([^'\n\x00]*+)'?|((?:\\[ \t]|[^\s"'\x00;|&<>()])++))"""
 )
 
 
@@ -670,12 +703,25 @@ strings costs the walk no second loop."""
 
 
 def names_a_command(word: Any) -> bool:
-    """Whether ``word`` is the first word of a command of the table, by its file name (``/usr/bin/mysql``)."""
+    """Whether ``word`` is the first word of a command of the table, by its file name (``/usr/bin/mysql``,
+    ``mysql.exe``)."""
     if type(word) is not str:  # asked of the first items of every list a step holds: the plain case first
         if not isinstance(word, str):
             return False
         word = str.__str__(word)
-    return word in COMMAND_WORDS or ("/" in word and word.rpartition("/")[2] in COMMAND_WORDS)
+    return word in COMMAND_WORDS or (("/" in word or "\\" in word or word.endswith(_EXE))
+                                     and _file_name(word) in COMMAND_WORDS)
+
+
+_EXE: Final[tuple[str, str]] = (".exe", ".EXE")
+"""How Windows names a program's file (``mysql.exe``); a name's other case mixes are not read."""
+
+
+def _file_name(word: str) -> str:
+    """A command's name as a path gives it: its last part (``/usr/bin/mysql``, ``C:\\bin\\mysql.exe``), without
+    Windows's ``.exe``."""
+    name = word.rpartition("/")[2].rpartition("\\")[2]
+    return name[:-4] if name.endswith(_EXE) else name
 
 
 def argv_secrets(items: list[Any]) -> dict[int, tuple[int, int]]:
@@ -785,7 +831,7 @@ def _argv_command(words: list[str | None], start: int) -> str | None:
     """The command of the table whose words stand at ``words[start:]`` (the first by its file name), if any."""
     first = words[start]
     assert first is not None
-    head = [first.rpartition("/")[2], *(word or "" for word in words[start + 1 : start + _MAX_COMMAND_WORDS])]
+    head = [_file_name(first), *(word or "" for word in words[start + 1 : start + _MAX_COMMAND_WORDS])]
     if head[0] in _POSITIONAL_COMMANDS:
         return head[0]
     return next((" ".join(head[:count]) for count in range(len(head), 0, -1) if " ".join(head[:count]) in _FLAGS_OF),

@@ -1,0 +1,156 @@
+"""Passwords the default policy let through under rules version 4, scrubbed under version 5: a command written as a
+path after a wrapper's options (``sudo -u root /usr/bin/mysql -pX``), after a variable (``$HOME/bin/mysql``), in a
+directory named in any script, or as Windows names it (``mysql.exe``); a blank escaped inside a bare value
+(``-pS3cret\\ Pw1`` kept `` Pw1``); an argv list written in text one item a line, or as a repr of bytes; jarsigner's
+``-storepass``. And one over-scrub: a switch (``--no-password keep``) took the next word for its value.
+
+Each form is scrubbed (only the secret), scrubbed again with nothing more declared, and set beside near-misses.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from capture.support import recorded_in_store
+
+from bitexact.capture import apply_policy, load_policy
+from bitexact.capture.apply import scrub_text
+
+T = "[CREDENTIAL]"
+
+
+def _scrubbed(text: str) -> str:
+    out, _ = scrub_text(load_policy(env={}), text)
+    assert scrub_text(load_policy(env={}), out) == (out, {}), "a second pass finds nothing new"
+    return out
+
+
+def _stored(args: list[Any]) -> tuple[list[Any], list[Any]]:
+    """``args`` stored as data and as a pretty-printed JSON document in a string."""
+    data = apply_policy(load_policy(env={}), "tool_call",
+                        {"args": args, "doc": json.dumps({"argv": args}, indent=2)}).data
+    return data["args"], json.loads(data["doc"])["argv"]
+
+
+# -- a command after a wrapper's options, a variable, any script's directory, Windows ------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("sudo -u root /usr/bin/mysql -pS1 shop", f"sudo -u root /usr/bin/mysql -p{T} shop"),
+    ("sudo -E -u app /usr/bin/mysql -pS1", f"sudo -E -u app /usr/bin/mysql -p{T}"),
+    ("sudo -- /usr/bin/mysql -pS1", f"sudo -- /usr/bin/mysql -p{T}"),
+    ("env -i PATH=/bin /usr/bin/mysql -pS1", f"env -i PATH=/bin /usr/bin/mysql -p{T}"),
+    ("nice -n 5 /usr/bin/mysql -pS1", f"nice -n 5 /usr/bin/mysql -p{T}"),
+    ("timeout 10 /usr/bin/mysql -pS1", f"timeout 10 /usr/bin/mysql -p{T}"),
+    ("timeout 2.5s ./bin/sshpass -p S1 ssh h", f"timeout 2.5s ./bin/sshpass -p {T} ssh h"),
+    ("x=$(sudo -u root /usr/bin/mysql -pS1 -e 'select 1')", f"x=$(sudo -u root /usr/bin/mysql -p{T} -e 'select 1')"),
+    ("sudo -u www-data /usr/bin/htpasswd -b f bob S1", f"sudo -u www-data /usr/bin/htpasswd -b f bob {T}"),
+    ("$HOME/bin/mysql -pS1", f"$HOME/bin/mysql -p{T}"),
+    ("${TOOLS}/bin/redis-cli -a S1 ping", f"${{TOOLS}}/bin/redis-cli -a {T} ping"),
+    ("/opt/données/bin/mysql -pS1", f"/opt/données/bin/mysql -p{T}"),
+    ("C:\\tools\\mysql.exe -uroot -pS1", f"C:\\tools\\mysql.exe -uroot -p{T}"),
+    ("mysql.exe -pS1 shop", f"mysql.exe -p{T} shop"),
+    ("mysql.EXE -pS1", f"mysql.EXE -p{T}"),
+    ("htpasswd.exe -b f bob S1", f"htpasswd.exe -b f bob {T}"),
+    ("jarsigner -storepass S1 app.jar key", f"jarsigner -storepass {T} app.jar key"),
+], ids=["sudo-u", "sudo-flags", "sudo-dashes", "env-i", "nice-n", "timeout", "timeout-seconds", "in-subshell",
+        "htpasswd-sudo", "home", "braced-variable", "non-ascii-dir", "windows-path", "exe", "exe-upper",
+        "htpasswd-exe", "jarsigner"])
+def test_a_wrapped_variable_or_windows_command_takes_its_password(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "echo hello /usr/bin/mysql -pX",  # a word no option takes: echo's argument
+    "sudo -u root echo /usr/bin/mysql -pX",
+    "-u root /usr/bin/mysql -pX",  # options with no wrapper before them
+    "find /var/lib/mysql -perm 600",  # a path given as an argument
+    "ls $HOME/bin/mysql -p",
+    "$HOME/bin/mysql.sock -pX",  # a longer name
+    "mysql.exe -p shop",  # asks for the password
+    "mysql.executor -pX",
+    "https://example.test/$HOME/mysql -pX",
+], ids=["echo-argument", "wrapped-echo", "no-wrapper", "find", "ls", "longer-name", "asks", "longer-exe", "url"])
+def test_a_path_that_stands_where_no_command_does_is_left(text: str) -> None:
+    assert _scrubbed(text) == text
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["C:\\tools\\mysql.exe", "-pS1"], ["C:\\tools\\mysql.exe", f"-p{T}"]),
+    (["sudo", "-u", "root", "/usr/bin/mysql", "-pS1"], ["sudo", "-u", "root", "/usr/bin/mysql", f"-p{T}"]),
+    (["htpasswd.exe", "-b", "f", "bob", "S1"], ["htpasswd.exe", "-b", "f", "bob", T]),
+    (["jarsigner", "-keypass", "S1", "app.jar"], ["jarsigner", "-keypass", T, "app.jar"]),
+], ids=["windows", "sudo-u", "htpasswd-exe", "jarsigner"])
+def test_the_same_commands_as_argv_lists(args: list[Any], expected: list[Any]) -> None:
+    assert _stored(args) == (expected, expected)
+
+
+# -- an escaped blank inside a bare value -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("mysql -pS3cret\\ Pw1 shop", f"mysql -p{T} shop"),
+    ("sshpass -p S3cret\\ Pw1 ssh h", f"sshpass -p {T} ssh h"),
+    ("myapp --password S3cret\\ Pw1 --verbose", f"myapp --password {T} --verbose"),
+    ("password=S3cret\\ Pw1 next=1", f"password={T} next=1"),
+    ("htpasswd -b f bob S3cret\\ Pw1", f"htpasswd -b f bob {T}"),
+    ("mysql -pS3cret\\ \\ Pw1", f"mysql -p{T}"),
+], ids=["mysql", "sshpass", "long-flag", "name-value", "htpasswd", "two-blanks"])
+def test_an_escaped_blank_is_part_of_the_value(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+# -- argv lists written one item a line, or as bytes ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("['myapp',\n  '--password',\n  'S1']", f"['myapp',\n  '--password',\n  '{T}']"),
+    ('[\n  "deploy",\n  "--api-key",\n  "S1",\n  "--region",\n  "eu"\n]',
+     f'[\n  "deploy",\n  "--api-key",\n  "{T}",\n  "--region",\n  "eu"\n]'),
+    ("argv: ['t', '--token',\r\n 'S1']", f"argv: ['t', '--token',\r\n '{T}']"),
+    ("[b'myapp', b'--password', b'S1']", f"[b'myapp', b'--password', b'{T}']"),
+    ("[b'sshpass', b'-p', b'S1', b'ssh', b'h']", f"[b'sshpass', b'-p', b'{T}', b'ssh', b'h']"),
+], ids=["python-pprint", "json-indented", "crlf", "bytes-flag", "bytes-command"])
+def test_an_argv_list_in_text_across_lines_or_as_bytes_is_read(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "['myapp',\n  '--password',\n  '--verbose']",  # the next item is a flag
+    "['myapp',\n  '--password-file',\n  '/run/x']",
+    "[b'myapp', b'--password', b'-']",
+], ids=["next-flag", "password-file", "stdin"])
+def test_an_argv_list_in_text_without_a_secret_is_left(text: str) -> None:
+    assert _scrubbed(text) == text
+
+
+# -- a switch takes no value ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["--no-password", "--ask-password", "--prompt-password", "--skip-auth-token",
+                                  "--without-password", "--disable-password", "--No-Password"])
+def test_a_switch_takes_no_value(flag: str) -> None:
+    assert _scrubbed(f"myapp {flag} keep") == f"myapp {flag} keep"
+    assert _stored(["myapp", flag, "keep"]) == (["myapp", flag, "keep"], ["myapp", flag, "keep"])
+
+
+@pytest.mark.parametrize("flag", ["--show-password", "--new-password", "--admin-password", "--notify-token"])
+def test_a_flag_that_is_no_switch_still_takes_its_value(flag: str) -> None:
+    """Only the switch words open a switch: ``--notify-token`` opens with ``no`` but not ``no-``."""
+    assert _scrubbed(f"myapp {flag} S1") == f"myapp {flag} {T}"
+    assert _stored(["myapp", flag, "S1"]) == (["myapp", flag, T], ["myapp", flag, T])
+
+
+def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path) -> None:
+    secrets = ["wrappedPw1", "windowsPw2", "escapedPw3", "listedPw4", "bytesPw5", "variablePw6"]
+    stored = recorded_in_store(tmp_path / "home", {
+        "tool": "shell",
+        "args": ["C:\\bin\\mysql.exe", f"-p{secrets[1]}"],
+        "result": {"log": f"$ sudo -u root /usr/bin/mysql -p{secrets[0]} shop\n$ mysql -pS\\ {secrets[2]}",
+                   "repr": f"['deploy',\n '--api-key',\n '{secrets[3]}']\n[b'x', b'--token', b'{secrets[4]}']",
+                   "home": f"$HOME/bin/mysql -p{secrets[5]}"},
+    })
+    assert [s for s in secrets if s in stored] == []
