@@ -40,7 +40,9 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "nmcli wifi password b\n", "nmcli c m a wifi-sec.psk b ", "password ",
              "sudo -u a /usr/bin/mysql -pa\n", "-a -a -a -a -a -a /usr/bin/mysql -pa\n", "$A/mysql -pa\n",
              "/é/mysql -pa\n", "mysql.exe -pa ", "mysql -pa\\ ", "--password a\\ ", "[b'--password', b'",
-             "'--password',\n '")
+             "'--password',\n '", "--password a ",
+             "x['password'] = 'a'\n", "a['b'] = ", "] = '", "rabbitmqctl add_user a b\n",
+             "ssh-keygen -N a ", "-s ", "-a ")
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

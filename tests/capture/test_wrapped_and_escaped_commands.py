@@ -2,7 +2,9 @@
 path after a wrapper's options (``sudo -u root /usr/bin/mysql -pX``), after a variable (``$HOME/bin/mysql``), in a
 directory named in any script, or as Windows names it (``mysql.exe``); a blank escaped inside a bare value
 (``-pS3cret\\ Pw1`` kept `` Pw1``); an argv list written in text one item a line, or as a repr of bytes; jarsigner's
-``-storepass``. And one over-scrub: a switch (``--no-password keep``) took the next word for its value.
+``-storepass`` and more commands' password flags (HTTPie's ``-a``, ``ssh-keygen -N``, ``useradd -p``...); rabbitmqctl's
+positional password; a credential key assigned a literal by subscript (``os.environ['DB_PASSWORD'] = 'x'``). And one
+over-scrub: a switch (``--no-password keep``) took the next word for its value.
 
 Each form is scrubbed (only the secret), scrubbed again with nothing more declared, and set beside near-misses.
 """
@@ -154,3 +156,84 @@ def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path
                    "home": f"$HOME/bin/mysql -p{secrets[5]}"},
     })
     assert [s for s in secrets if s in stored] == []
+
+
+# -- more commands' own password flags and positional passwords ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("http -a bob:S1 GET https://h", f"http -a bob:{T} GET https://h"),
+    ("xh --auth bob:S1 https://h", f"xh --auth {T} https://h"),  # a credential flag's whole value
+    ("https --auth=bob:S1 h", f"https --auth={T} h"),
+    ("ssh-keygen -t ed25519 -N S1 -f k", f"ssh-keygen -t ed25519 -N {T} -f k"),
+    ("ssh-keygen -p -P S1 -N S2 -f k", f"ssh-keygen -p -P {T} -N {T} -f k"),
+    ("useradd -m -p S1 bob", f"useradd -m -p {T} bob"),
+    ("usermod --password S1 bob", f"usermod --password {T} bob"),
+    ("psexec \\\\h -u admin -p S1 cmd", f"psexec \\\\h -u admin -p {T} cmd"),
+    ("rdesktop -u bob -p S1 h", f"rdesktop -u bob -p {T} h"),
+    ("cqlsh -u bob -p S1 h", f"cqlsh -u bob -p {T} h"),
+    ("influx -username bob -password S1", f"influx -username bob -password {T}"),
+    ("ldappasswd -x -D cn=admin -w S1 -a S2 -s S3 uid=bob", f"ldappasswd -x -D cn=admin -w {T} -a {T} -s {T} uid=bob"),
+    ("oc login -u bob -p S1 https://api", f"oc login -u bob -p {T} https://api"),
+    ("cf login -u bob -p S1", f"cf login -u bob -p {T}"),
+    ("rabbitmqctl add_user bob S1", f"rabbitmqctl add_user bob {T}"),
+    ("sudo rabbitmqctl -n rabbit@h change_password bob 'S 1'",
+     f"sudo rabbitmqctl -n rabbit@h change_password bob '{T}'"),
+], ids=["httpie", "xh", "https-equals", "keygen-new", "keygen-old-and-new", "useradd", "usermod", "psexec",
+        "rdesktop", "cqlsh", "influx", "ldappasswd", "oc-login", "cf-login", "rabbitmq-add", "rabbitmq-change"])
+def test_more_commands_take_their_passwords(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "ls -a -s /tmp",
+    "curl -s -a ftp://h/f",  # curl's -a appends: no value of its own
+    "ssh-keygen -t ed25519 -N '' -f k",  # no passphrase
+    "rdesktop -p - h",  # read from stdin
+    "rabbitmqctl add_user bob",  # asks for it
+    "rabbitmqctl list_users",
+    "ldapsearch -x -s sub -b dc=h",  # ldapsearch's -s is a scope
+    "http GET https://h -a",
+], ids=["ls", "curl-append", "keygen-empty", "rdesktop-stdin", "rabbitmq-prompt", "rabbitmq-list", "ldapsearch-scope",
+        "httpie-no-value"])
+def test_the_same_letters_elsewhere_are_left(text: str) -> None:
+    assert _scrubbed(text) == text
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["rabbitmqctl", "add_user", "bob", "S1"], ["rabbitmqctl", "add_user", "bob", T]),
+    (["ssh-keygen", "-N", "S1", "-f", "k"], ["ssh-keygen", "-N", T, "-f", "k"]),
+    (["http", "-a", "bob:S1", "h"], ["http", "-a", f"bob:{T}", "h"]),
+], ids=["rabbitmq", "keygen", "httpie"])
+def test_the_same_as_argv_lists(args: list[Any], expected: list[Any]) -> None:
+    assert _stored(args) == (expected, expected)
+
+
+# -- a credential key assigned by subscript ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("os.environ['DB_PASSWORD'] = 'S1'", f"os.environ['DB_PASSWORD'] = '{T}'"),
+    ('ENV["API_KEY"]="S1"', f'ENV["API_KEY"]="{T}"'),
+    ("$_ENV['SECRET'] = 'S1';", f"$_ENV['SECRET'] = '{T}';"),
+    ("headers[ 'X-Api-Key' ] = `S1`", f"headers[ 'X-Api-Key' ] = `{T}`"),
+], ids=["python", "ruby", "php", "backtick"])
+def test_a_credential_key_assigned_by_subscript_is_scrubbed(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "if cfg['password'] == 'x':",  # a comparison
+    "cfg['password'] = read_password()",  # code: the value is no literal
+    "cfg['user'] = 'bob'",
+    "rows[0] = 'x'",
+], ids=["comparison", "call", "other-key", "index"])
+def test_a_subscript_that_assigns_no_credential_literal_is_left(text: str) -> None:
+    assert _scrubbed(text) == text
+
+
+@pytest.mark.parametrize("text", ["mysql -u root --password S1", "psql -h db --password S1"])
+def test_a_database_clients_password_flag_keeps_its_value_scrubbed(text: str) -> None:
+    """mysql and psql read ``--password`` alone as "ask for it" and take the next word for a database; a password
+    written there by mistake is the likelier reading of a record, and is scrubbed (docs/capture.md)."""
+    assert _scrubbed(text) == text.replace("S1", T)

@@ -38,7 +38,8 @@ scrubbed under, so rules that find more (2: credential shapes, compound names, p
 forms; 3: commands' password flags, .netrc entries, CDATA sections; 4: a credential flag's value as an argv
 list's next item, a command written as a path, htpasswd's and nmcli's positional passwords; 5: a command after a
 wrapper's options or written as ``$VAR/``, a non-ASCII or a Windows path, an escaped blank inside a value, an argv
-list written one item a line or as bytes, ``--no-password`` no credential flag) must give the
+list written one item a line or as bytes, more commands' password flags and rabbitmqctl's positional one, a key
+assigned by subscript, ``--no-password`` no credential flag) must give the
 same configuration a new digest. A reader of the record can then tell which rules scrubbed a step, and a replay
 (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

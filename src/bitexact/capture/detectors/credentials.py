@@ -32,8 +32,9 @@ credential is found as:
   SECRET``, ``sudo -u root $HOME/bin/mysql -pSECRET``, curl's ``-u user:SECRET``, ``openssl -passin pass:SECRET``:
   :data:`_COMMAND_PASSWORD_FLAGS`); a bare value may hold a backslash-escaped blank (``-pS3cret\\ Pw1``);
 * a password a command standing where a shell reads one takes as a positional word (``htpasswd -b FILE USER
-  PASSWORD``, ``nmcli device wifi connect SSID password X``, ``nmcli connection modify NAME wifi-sec.psk X``:
-  :data:`_POSITIONAL_COMMANDS`);
+  PASSWORD``, ``nmcli device wifi connect SSID password X``, ``nmcli connection modify NAME wifi-sec.psk X``,
+  ``rabbitmqctl add_user USER PASSWORD``: :data:`_POSITIONAL_COMMANDS`);
+* ``["NAME"] = "VALUE"``, a credential key assigned a quoted literal by subscript (``os.environ['DB_PASSWORD']``);
 * a secret store's set command (``gh secret set --body``, ``az keyvault secret set --value``), a tool's
   ``config set NAME VALUE`` with a credential NAME (``git config github.token X``, ``aws configure set``),
   poetry's tokens, and Oracle's ``USER/PASSWORD`` (``sqlplus scott/tiger@db``, ``userid=``, ``CONNECT``);
@@ -359,6 +360,8 @@ _BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*+([A-Za-z_$][A-Za-z0-9_$-]{0
 _QUOTED_VALUE = re.compile(
     r"""[ \t\r\n]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|`((?:[^`\\\x00]|\\.)*)`)"""
 )
+# A subscript's quoted key, read back from its "]" (os.environ['DB_PASSWORD'] = ...).
+_SUBSCRIPT_KEY = re.compile(r"""\[[ \t]*(["'])([A-Za-z0-9_%.\-]{1,96}+)\1[ \t]*\]\Z""")
 # A pair written URL-encoded inside another value (next=%2Flogin%3Fpassword%3Dhunter2%26a%3Db): "=" is
 # %3D; the value ends where an encoded "&" or ";" does, or where a plain value would.
 _ENCODED_EQ = re.compile(r"%3[Dd]")
@@ -385,25 +388,34 @@ class _PasswordFlag:
 
 
 _USER_COLON = r"[^:]*:(.+)"
+_MYSQL_CLIENTS: Final[tuple[str, ...]] = (
+    "mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "mysqlslap",
+    "mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import", "mariadb-check", "mariadb-show")
 # Commands whose password flags are short letters that mean other things to other commands (mkdir -p,
 # ssh -p 22, docker run -u 1000:1000): a flag counts only after one of its commands on the same line,
 # and within the same shell command (not past "&&", "||", "|" or ";" followed by a space). The value
 # is read as a shell word (quoted or not); ``secret`` takes the secret out of it.
 _COMMAND_PASSWORD_FLAGS: Final[tuple[tuple[tuple[str, ...], tuple[_PasswordFlag, ...]], ...]] = (
-    (("curl", "wget", "http", "https", "xh"),  # -u user:password, the part after the first colon
+    (("curl", "wget"),  # -u user:password, the part after the first colon
      (_PasswordFlag("-u", secret=_USER_COLON), _PasswordFlag("--user", secret=_USER_COLON))),
-    (("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "mysqlslap",
-      "mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import", "mariadb-check", "mariadb-show"),
-     (_PasswordFlag("-p", separate=False),)),  # "-p db" asks for the password and names a database
+    (("http", "https", "xh", "xhs"),  # HTTPie's and xh's -a / --auth user:password (and -u, as curl's)
+     (_PasswordFlag("-a", secret=_USER_COLON), _PasswordFlag("--auth", secret=_USER_COLON),
+      _PasswordFlag("-u", secret=_USER_COLON), _PasswordFlag("--user", secret=_USER_COLON))),
+    (_MYSQL_CLIENTS, (_PasswordFlag("-p", separate=False),)),  # "-p db" asks for the password and names a database
     (("sshpass",), (_PasswordFlag("-p"),)),
     (("redis-cli",), (_PasswordFlag("-a", attached=False), _PasswordFlag("--pass", attached=False))),
     (("docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "oras login",
-      "helm registry login", "az login"), (_PasswordFlag("-p"),)),
+      "helm registry login", "az login", "oc login", "cf login"), (_PasswordFlag("-p"),)),
     (("sqlcmd", "bcp", "osql"), (_PasswordFlag("-P"),)),
     (("zip", "unzip"), (_PasswordFlag("-P", attached=False),)),
     (("7z", "7za", "7zr", "rar", "unrar"), (_PasswordFlag("-p", separate=False),)),
-    (("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd", "ldapcompare",
+    (("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldapcompare",
       "ldapmodrdn", "ldapexop"), (_PasswordFlag("-w"),)),
+    (("ldappasswd",), (_PasswordFlag("-w"), _PasswordFlag("-a"), _PasswordFlag("-s"))),  # the old and the new one
+    (("ssh-keygen",), (_PasswordFlag("-N"), _PasswordFlag("-P"))),  # the new and the old passphrase
+    (("useradd", "usermod"), (_PasswordFlag("-p"), _PasswordFlag("--password", attached=False))),  # a crypt(3) hash
+    (("psexec", "paexec", "rdesktop", "cqlsh"), (_PasswordFlag("-p"),)),
+    (("influx",), (_PasswordFlag("-password", attached=False),)),  # InfluxDB 1's shell
     (("keytool", "jarsigner"), tuple(_PasswordFlag(f"-{name}", attached=False) for name in (
         "storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"))),
     (("openssl",), (*(_PasswordFlag(f"-{name}", attached=False, secret=r"pass:(.+)")  # env:, file: name no secret
@@ -658,9 +670,24 @@ def _nmcli_property_secret(word: str) -> bool:
     return bool(setting) and (ascii_lower(name) in _NMCLI_SECRETS or is_credential_name(name))
 
 
+_RABBITMQCTL_VALUE_OPTIONS: Final[frozenset[str]] = frozenset({"-n", "--node", "-t", "--timeout"})
+
+
+def _rabbitmqctl_secrets(words: Sequence[str | None]) -> list[int]:
+    """``rabbitmqctl [options] add_user USER PASSWORD`` and ``change_password USER PASSWORD``: the password's index
+    (it may be left out, and is then read from the terminal)."""
+    index = 0
+    while index < len(words) and (word := words[index]) is not None and word.startswith("-"):
+        index += 2 if word in _RABBITMQCTL_VALUE_OPTIONS else 1
+    if index + 2 < len(words) and words[index] in ("add_user", "change_password"):
+        return [index + 2]
+    return []
+
+
 _POSITIONAL_COMMANDS: Final[dict[str, Callable[[Sequence[str | None]], list[int]]]] = {
     "htpasswd": _htpasswd_secrets,
     "nmcli": _nmcli_secrets,
+    "rabbitmqctl": _rabbitmqctl_secrets,
 }
 # Each opens with its literal name; a longer word (myhtpasswd, htpasswd.py) is none.
 _POSITIONAL: Final = tuple(
@@ -1377,6 +1404,9 @@ class CredentialsDetector:
             while end > 0 and text[end - 1] in " \t":
                 end -= 1
             arrow = text.startswith("=>", at)  # Ruby's, PHP's and Perl's 'password' => 'x'
+            if end > 4 and text[end - 1] == "]" and not arrow:
+                self._subscript(text, at, end, found)
+                continue
             if arrow and end > 1 and text[end - 1] in "'\"":
                 end -= 1  # a quoted name: read inside its quotes
                 start = text.rfind(text[end], max(0, end - _MAX_NAME - 1), end)
@@ -1403,6 +1433,20 @@ class CredentialsDetector:
             if span:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
                 covered = span[1]
+
+    @classmethod
+    def _subscript(cls, text: str, at: int, end: int, found: list[Finding]) -> None:
+        """A credential key assigned a quoted value by subscript (``os.environ['DB_PASSWORD'] = 'x'``,
+        ``ENV["API_KEY"] = "x"``, ``$_ENV['SECRET'] = 'x'``), the ``=`` at ``at``, the ``]`` before ``end``: the value.
+        Only a quoted one: ``config['password'] = read_password()`` is code. Not ``==``, a comparison."""
+        if text.startswith("==", at):
+            return
+        key = _SUBSCRIPT_KEY.search(text, max(0, end - _MAX_NAME - 8), end)
+        if key is None or not is_credential_text_name(key.group(2)):
+            return
+        value = _QUOTED_VALUE.match(text, at + 1)
+        if value is not None:
+            cls._add(found, cls._value_span(value))
 
     def _quoted(
         self,
