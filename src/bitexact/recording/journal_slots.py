@@ -12,7 +12,7 @@ inode whenever the ``pwrite`` moved its timestamps, one more disk round trip
 every call while other programs read the timestamps of files they change,
 which makes the kernel stamp every write finely. No way of writing keeps the
 timestamps still, so this module cannot avoid it; a journaled filesystem's
-``fdatasync`` leaves timestamps out. The entry is written into the chain
+``fdatasync`` is expected to leave timestamps to its journal (not measured there). The entry is written into the chain
 after the call returns, in record order, and its slot is released.
 
 Layout: ``<data directory>/journals/<run_id>/slots-<token>-<KiB>k.bxs``,
