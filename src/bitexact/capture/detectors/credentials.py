@@ -362,6 +362,10 @@ _QUOTED_VALUE = re.compile(
 )
 # A subscript's quoted key, read back from its "]" (os.environ['DB_PASSWORD'] = ...).
 _SUBSCRIPT_KEY = re.compile(r"""\[[ \t]*(["'])([A-Za-z0-9_%.\-]{1,96}+)\1[ \t]*\]\Z""")
+# ... and its value: a quoted literal, with Python's string prefixes (b'x', r'x', f'x', u'x', rb'x').
+_SUBSCRIPT_VALUE = re.compile(
+    r"""[ \t]*[bBrRuUfF]{0,2}(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|`((?:[^`\\\x00]|\\.)*)`)"""
+)
 # A pair written URL-encoded inside another value (next=%2Flogin%3Fpassword%3Dhunter2%26a%3Db): "=" is
 # %3D; the value ends where an encoded "&" or ";" does, or where a plain value would.
 _ENCODED_EQ = re.compile(r"%3[Dd]")
@@ -388,9 +392,9 @@ class _PasswordFlag:
 
 
 _USER_COLON = r"[^:]*:(.+)"
-_MYSQL_CLIENTS: Final[tuple[str, ...]] = (
-    "mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "mysqlslap",
-    "mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import", "mariadb-check", "mariadb-show")
+_EXE: Final[tuple[str, str]] = (".exe", ".EXE")
+"""How Windows names a program's file (``mysql.exe``); a name's other case mixes are not read."""
+_EXE_SUFFIX: Final[str] = "(?:" + "|".join(map(re.escape, _EXE)) + ")?"
 # Commands whose password flags are short letters that mean other things to other commands (mkdir -p,
 # ssh -p 22, docker run -u 1000:1000): a flag counts only after one of its commands on the same line,
 # and within the same shell command (not past "&&", "||", "|" or ";" followed by a space). The value
@@ -401,7 +405,9 @@ _COMMAND_PASSWORD_FLAGS: Final[tuple[tuple[tuple[str, ...], tuple[_PasswordFlag,
     (("http", "https", "xh", "xhs"),  # HTTPie's and xh's -a / --auth user:password (and -u, as curl's)
      (_PasswordFlag("-a", secret=_USER_COLON), _PasswordFlag("--auth", secret=_USER_COLON),
       _PasswordFlag("-u", secret=_USER_COLON), _PasswordFlag("--user", secret=_USER_COLON))),
-    (_MYSQL_CLIENTS, (_PasswordFlag("-p", separate=False),)),  # "-p db" asks for the password and names a database
+    (("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "mysqlslap",
+      "mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import", "mariadb-check", "mariadb-show"),
+     (_PasswordFlag("-p", separate=False),)),  # "-p db" asks for the password and names a database
     (("sshpass",), (_PasswordFlag("-p"),)),
     (("redis-cli",), (_PasswordFlag("-a", attached=False), _PasswordFlag("--pass", attached=False))),
     (("docker login", "podman login", "buildah login", "skopeo login", "nerdctl login", "oras login",
@@ -447,7 +453,7 @@ _SECRETS: Final[dict[str, re.Pattern[str]]] = {
 _COMMAND = re.compile(
     r"(?<![\w.-])(" + "|".join(
         r"[ \t]+".join(map(re.escape, command.split())) for command in sorted(_FLAGS_OF, key=len, reverse=True)
-    ) + r")(?:\.exe|\.EXE)?(?=[ \t\"'])"
+    ) + r")" + _EXE_SUFFIX + r"(?=[ \t\"'])"
 )
 # A flag starts a word, as _word_starts says, tested after the "-" (a literal first is what the regex
 # engine searches fast): "well-known" is never read as a flag.
@@ -458,8 +464,11 @@ _PASSWORD_FLAG = re.compile(
     + ")"
 )
 # A shell word: quoted (to its closing quote; in single quotes nothing is escaped) or up to white space
-# or a shell metacharacter; a blank escaped with a backslash is part of it (S3cret\ Pw1).
-_SHELL_WORD = re.compile(r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'([^'\x00]*)'|((?:\\[ \t]|[^\s"'\x00;|&<>()])+))""")
+# or a shell metacharacter; a blank escaped with a backslash is part of it (S3cret\ Pw1), and so is a command's
+# output, $(...) (useradd -p $(openssl passwd -1 S) bob).
+_SHELL_WORD = re.compile(
+    r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'([^'\x00]*)'|((?:\$\([^()\n\x00]*+\)|\\[ \t]|[^\s"'\x00;|&<>()])+))"""
+)
 # Between a flag and its value as the next word: white space, or, in an argv list written as text
 # (["sshpass", "-p", "x"]; a repr of bytes, [b'sshpass', b'-p', b'x']), a closing quote and a comma. The value is
 # no flag.
@@ -515,8 +524,7 @@ def _command_starts(text: str, at: int) -> bool:
     """Whether the command name at ``at`` (found with no letter, digit, ``.`` or ``-`` before it) is a command
     word: it starts its word, or ends a POSIX path (``/usr/bin/mysql``, ``./bin/sshpass``, ``~/bin/htpasswd``)
     that stands where a command does (:func:`_in_command_position`: ``find /var/lib/mysql -perm 600`` names a
-    directory). Reads back over the path only: a name is followed by white space or a quote, which no path holds,
-    so no character is read back twice."""
+    directory). Reads back over the path, then a few words before it at most (:data:`_MAX_WORDS_BACK`)."""
     start = _path_start(text, at)
     return start == at or (start >= 0 and _in_command_position(text, start))
 
@@ -546,42 +554,63 @@ _WORD_ENDS: Final[str] = " \t\n\r\x00" + _BEFORE_A_COMMAND
 _MAX_WORD_BACK: Final[int] = 256
 _MAX_WORDS_BACK: Final[int] = 8
 """How many words before a command are read back, at most: wrappers, their options and assignments."""
-_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?[smhd]?")
-"""A wrapper's numeric argument (``timeout 10``, ``timeout 2.5s``), or an option's (``nice -n 5``)."""
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]+)?[smhd]?)+")
+"""A wrapper's numeric argument (``timeout 10``, ``timeout 1m30s``), or an option's (``nice -n 5``)."""
+_WRAPPER_VALUE_OPTIONS: Final[frozenset[str]] = frozenset({
+    "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "-n", "-c", "-s", "-k", "-S", "-I", "-d", "-P",
+    "-a", "-L", "--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type", "--other-user",
+    "--close-from", "--command-timeout", "--chroot", "--adjustment", "--signal", "--kill-after", "--unset",
+    "--split-string", "--class", "--classdata", "--pid", "--replace", "--delimiter", "--max-args", "--max-procs",
+    "--max-lines", "--arg-file", "--eof",
+})
+"""The wrappers' options that take the next word as their value (``sudo -u root``, ``timeout -s KILL``): a word
+after another option (``sudo -E find``) is a command of its own, not an option's value."""
 
 
 def _in_command_position(text: str, at: int) -> bool:
     """Whether the word at ``at`` stands where a shell reads a command: first on its line (after white space), after
     a shell operator, a quote, a backtick, a prompt (``$``, ``#``, ``>``), or after an assignment (``A=1``) or a
     wrapper (``sudo``, ``env``, ``nohup``...) that does. Between a wrapper and the command stand its options and
-    their values (``sudo -E -u root``, ``env -i PATH=/bin``, ``nice -n 5``, ``timeout 10``): a word that is no
-    option must be an option's value, or a number after the wrapper. Reads back a few short words at most."""
+    their values (``sudo -E -u root``, ``sudo -u $USER``, ``env -i PATH=/bin``, ``nice -n 5``, ``timeout -s KILL
+    10``): a word that is no option must be a number, a variable, or the value of the option just before it that
+    takes one (:data:`_WRAPPER_VALUE_OPTIONS`). Reads back a few short words at most."""
     options = False  # options, or their values, read back since the last wrapper or assignment
-    value = ""  # the last word read back was an option's value: the word before it must be an option
+    value = ""  # a word read back that must be the value of the option before it
     for _ in range(_MAX_WORDS_BACK):
         while at > 0 and text[at - 1] in " \t":
             at -= 1
         if at == 0 or text[at - 1] in "\n\r\x00" or text[at - 2 : at] in ("\\n", "\\r", "\\t") or (
                 text[at - 1] in _BEFORE_A_COMMAND):
             return not options  # a wrapper's options, with no wrapper: not a command line
-        start, floor = at, max(0, at - _MAX_WORD_BACK)
-        while start > floor and text[start - 1] not in _WORD_ENDS:
-            start -= 1
+        start = _word_back(text, at)
         word = text[start:at]
         if word in _COMMAND_WRAPPERS:
-            if value and _NUMBER.fullmatch(value) is None:
+            if value:
                 return False  # "echo hello /usr/bin/mysql": a word that no option takes
-            options, value = False, ""
+            options = False
         elif word[:1] == "-" and len(word) > 1:
+            if value and word not in _WRAPPER_VALUE_OPTIONS:
+                return False  # sudo -E find /var/lib/mysql: find is a command, the path its argument
             options, value = True, ""
         elif "=" in word and not value:
             pass  # an assignment (A=1 cmd, env PATH=/bin cmd)
+        elif word[:1] == "$" or _NUMBER.fullmatch(word) is not None:
+            options = True  # a wrapper's number (timeout 10) or a variable (sudo -u $USER), whichever takes it
         elif value or names_a_command(word):
             return False  # two words no option takes, or another command's name: this word is its argument
         else:
-            options, value = True, word  # an option's value (sudo -u root), or a wrapper's number (timeout 10)
+            options, value = True, word  # an option's value (sudo -u root)
         at = start
     return False
+
+
+def _word_back(text: str, at: int) -> int:
+    """Where the word ending at ``at`` starts, read back at most :data:`_MAX_WORD_BACK` characters; a ``$`` or ``{``
+    followed by more of the word is part of it (``$USER``, ``${DB_USER}``, ``HOME=$HOME``), not a prompt."""
+    start, floor = at, max(0, at - _MAX_WORD_BACK)
+    while start > floor and (text[start - 1] not in _WORD_ENDS or (text[start - 1] in "${" and start < at)):
+        start -= 1
+    return start
 
 
 # Commands that take a password as a positional word, not after a flag of their own: each reads the words after
@@ -674,13 +703,18 @@ _RABBITMQCTL_VALUE_OPTIONS: Final[frozenset[str]] = frozenset({"-n", "--node", "
 
 
 def _rabbitmqctl_secrets(words: Sequence[str | None]) -> list[int]:
-    """``rabbitmqctl [options] add_user USER PASSWORD`` and ``change_password USER PASSWORD``: the password's index
-    (it may be left out, and is then read from the terminal)."""
+    """``rabbitmqctl [options] add_user USER PASSWORD``, ``change_password USER PASSWORD`` and ``authenticate_user USER
+    PASSWORD`` (``add_user --pre-hashed-password USER HASH`` too): the password's index (it may be left out, and is
+    then read from the terminal)."""
     index = 0
     while index < len(words) and (word := words[index]) is not None and word.startswith("-"):
         index += 2 if word in _RABBITMQCTL_VALUE_OPTIONS else 1
-    if index + 2 < len(words) and words[index] in ("add_user", "change_password"):
-        return [index + 2]
+    if index < len(words) and words[index] in ("add_user", "change_password", "authenticate_user"):
+        index += 1
+        while index < len(words) and (word := words[index]) is not None and word.startswith("--"):
+            index += 1  # add_user --pre-hashed-password USER HASH
+        if index + 1 < len(words):
+            return [index + 1]
     return []
 
 
@@ -691,7 +725,7 @@ _POSITIONAL_COMMANDS: Final[dict[str, Callable[[Sequence[str | None]], list[int]
 }
 # Each opens with its literal name; a longer word (myhtpasswd, htpasswd.py) is none.
 _POSITIONAL: Final = tuple(
-    (name, re.compile(rf"""{name}(?<![\w.-]{name})(?:\.exe|\.EXE)?(?=[ \t"'])"""), picker)
+    (name, re.compile(rf"""{name}(?<![\w.-]{name}){_EXE_SUFFIX}(?=[ \t"'])"""), picker)
     for name, picker in _POSITIONAL_COMMANDS.items()
 )
 _MAX_POSITIONAL_WORDS: Final[int] = 64
@@ -701,7 +735,7 @@ _MAX_POSITIONAL_WORDS: Final[int] = 64
 # bare, up to a shell operator.
 _NEXT_WORD = re.compile(
     r"""(?:["']?[ \t]*,[ \t]*|["']?[ \t]+)"""
-    r"""(?:"((?:[^"\\\n\x00]|\\.)*+)"?|'([^'\n\x00]*+)'?|((?:\\[ \t]|[^\s"'\x00;|&<>()])++))"""
+    r"""(?:[bB]?"((?:[^"\\\n\x00]|\\.)*+)"?|[bB]?'([^'\n\x00]*+)'?|((?:\\[ \t]|[^\s"'\x00;|&<>()])++))"""
 )
 
 
@@ -740,8 +774,6 @@ def names_a_command(word: Any) -> bool:
                                      and _file_name(word) in COMMAND_WORDS)
 
 
-_EXE: Final[tuple[str, str]] = (".exe", ".EXE")
-"""How Windows names a program's file (``mysql.exe``); a name's other case mixes are not read."""
 
 
 def _file_name(word: str) -> str:
@@ -909,6 +941,12 @@ def _line_start(text: str, floor: int, at: int) -> int:
     escaped = text.rfind("\\n", floor, at)
     return max(floor, text.rfind("\n", floor, at) + 1, text.rfind("\x00", floor, at) + 1,
                escaped + 2 if escaped != -1 else floor)
+
+
+def _inside(starts: list[int], spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether ``at`` is inside one of ``spans`` (sorted, ``starts`` their starts)."""
+    index = bisect.bisect_right(starts, at) - 1
+    return index >= 0 and at < spans[index][1]
 
 
 def _next_at(positions: list[int], start: int, default: int) -> int:
@@ -1255,14 +1293,18 @@ class CredentialsDetector:
         (``mysql -pSECRET``, curl's ``-u user:password``) and curl's ``-H 'NAME: VALUE'``."""
         if "-" not in text:
             return
+        values: list[tuple[int, int]] = []  # the values found, in text order
         for flag in _FLAG.finditer(text):
             deadline.check()
-            if not _word_starts(text, flag.start()):
-                continue  # inside a word (a-b--c)
+            if not _word_starts(text, flag.start()) or text[flag.start() - 1 : flag.start()] == "[":
+                continue  # inside a word (a-b--c), or a synopsis's placeholder ([--password PASSWORD])
             if not is_credential_word(flag.group(1)) or text.startswith(ALREADY_TOKENS, flag.end()):
                 continue
-            self._add(found, self._read_value(_VALUE, text, flag.end()))
-        self._command_flags(text, deadline, found)
+            span = self._read_value(_VALUE, text, flag.end())
+            if span:
+                found.append(Finding(span[0], span[1], TOKEN, NAME))
+                values.append(span)
+        self._command_flags(text, deadline, found, values)
         for header in _HEADER_FLAG.finditer(text):
             deadline.check()
             group = next(g for g in (1, 3, 5) if header.group(g))  # the double-quoted, single-quoted or bare form
@@ -1272,14 +1314,18 @@ class CredentialsDetector:
                 found.append(Finding(start, end, TOKEN, NAME))
 
     @classmethod
-    def _command_flags(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _command_flags(
+        cls, text: str, deadline: Deadline, found: list[Finding], values: list[tuple[int, int]]
+    ) -> None:
         """A command's password flag (:data:`_COMMAND_PASSWORD_FLAGS`), after that command in the same shell
         command: ``mysql -pSECRET``, ``sshpass -p SECRET``, curl's ``-u user:SECRET``.
 
         Only the lines a flag stands on are searched for commands (the command pattern, an alternation, costs
         35 ms/MiB where the flag's literal "-" costs 1). An argv list given as data (``["sshpass", "-p", "x"]``)
         is read by the walk (:func:`argv_secrets`): its words are texts of their own, and no rule here reads
-        across texts."""
+        across texts. A command's name inside ``values`` (a credential flag's value: ``--password ssh-keygen``) is
+        no command, as the next pass, the value replaced, reads it."""
+        value_starts = [start for start, _ in values]
         line_end = -1  # the end of the line the last flag stood on
         ends: list[int] = []  # where each command on that line ends
         scopes: list[tuple[int, tuple[_PasswordFlag, ...]]] = []  # each one's reach and its flags
@@ -1292,18 +1338,21 @@ class CredentialsDetector:
                 cut = _LINE_END.search(text, at)
                 line_end = cut.start() if cut is not None else len(text)
                 commands = [command for command in _COMMAND.finditer(text, line_start, line_end)
-                            if _command_starts(text, command.start())]
+                            if _command_starts(text, command.start())
+                            and not _inside(value_starts, values, command.start())]
                 if not commands:  # no flag on this line has a command to take it
                     candidate = _PASSWORD_FLAG.search(text, line_end)
                     continue
                 ends = [command.end() for command in commands]
                 scopes = _command_scopes(text, commands, line_start, line_end)
             index = bisect.bisect_right(ends, at) - 1  # the nearest command before the flag
+            after = candidate.end()
             if index >= 0 and at < scopes[index][0]:
                 span = cls._password_flag_value(text, at, scopes[index][1])
                 if span is not None:
                     found.append(Finding(span[0], span[1], TOKEN, NAME))
-            candidate = _PASSWORD_FLAG.search(text, candidate.end())
+                    after = max(after, span[1])  # a flag inside the value is part of it (-pa\ -pa\ ...: read once)
+            candidate = _PASSWORD_FLAG.search(text, after)
 
     @staticmethod
     def _positional(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -1338,7 +1387,10 @@ class CredentialsDetector:
 
     @classmethod
     def _password_flag_value(cls, text: str, at: int, flags: tuple[_PasswordFlag, ...]) -> tuple[int, int] | None:
-        """The span of the secret a flag of ``flags`` standing at ``at`` takes, if one does."""
+        """The span of the secret a flag of ``flags`` standing at ``at`` takes, if one does. A flag right after ``[``
+        is a synopsis's (``[-N new_passphrase]``), no command line's."""
+        if text[at - 1 : at] == "[":
+            return None
         for flag in flags:
             if not text.startswith(flag.spelling, at):
                 continue
@@ -1444,7 +1496,7 @@ class CredentialsDetector:
         key = _SUBSCRIPT_KEY.search(text, max(0, end - _MAX_NAME - 8), end)
         if key is None or not is_credential_text_name(key.group(2)):
             return
-        value = _QUOTED_VALUE.match(text, at + 1)
+        value = _SUBSCRIPT_VALUE.match(text, at + 1)
         if value is not None:
             cls._add(found, cls._value_span(value))
 
