@@ -1338,8 +1338,10 @@ class CredentialsDetector:
                 cut = _LINE_END.search(text, at)
                 line_end = cut.start() if cut is not None else len(text)
                 commands = [command for command in _COMMAND.finditer(text, line_start, line_end)
-                            if _command_starts(text, command.start())
-                            and not _inside(value_starts, values, command.start())]
+                            if _command_starts(text, command.start())]
+                if values:
+                    commands = [command for command in commands
+                                if not _inside(value_starts, values, command.start())]
                 if not commands:  # no flag on this line has a command to take it
                     candidate = _PASSWORD_FLAG.search(text, line_end)
                     continue
