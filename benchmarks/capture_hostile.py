@@ -42,7 +42,8 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "/é/mysql -pa\n", "mysql.exe -pa ", "mysql -pa\\ ", "--password a\\ ", "[b'--password', b'",
              "'--password',\n '", "--password a ",
              "x['password'] = 'a'\n", "a['b'] = ", "] = '", "rabbitmqctl add_user a b\n",
-             "ssh-keygen -N a ", "-s ", "-a ")
+             "ssh-keygen -N a ", "-s ", "-a ",
+             "timeout " + "1" * 200 + "x /a/mysql -pa\n")
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

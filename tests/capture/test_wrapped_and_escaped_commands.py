@@ -269,7 +269,8 @@ def test_the_forms_the_review_found_are_scrubbed(text: str, expected: str) -> No
     "usage: http [-a USER[:PASS]] URL",  # a synopsis's placeholders
     "ssh-keygen [-N new_passphrase] [-P old_passphrase] [-f file]",
     "usage: deploy [--password PASSWORD] [--region REGION]",
-], ids=["sudo-find", "xargs-ls", "http-synopsis", "keygen-synopsis", "argparse-usage"])
+    "sudo " + "1" * 60 + "x /usr/bin/mysql -pX",  # a long word of digits, read once (a nested repeat was exponential)
+], ids=["sudo-find", "xargs-ls", "http-synopsis", "keygen-synopsis", "argparse-usage", "digits-word"])
 def test_what_the_review_found_over_scrubbed_is_left(text: str) -> None:
     assert _scrubbed(text) == text
 

@@ -196,8 +196,8 @@ def is_credential_word(name: str) -> bool:
     (``--password``, ``--api-key``, ``--db.password``; its dashes may be left off), so the word after it is its
     value, or an XML element's. A credential text name, but not the bare table word ``key`` (``--key 2`` is a
     sort column, ``<Key>`` an S3 object's name), nor a switch (``--no-password``). One answer for a flag on a line
-    and in an argv list. Kept, as
-    :func:`is_credential_name` keeps its answers: asked of names only (a flag's, an element's), never values."""
+    and in an argv list. Kept, as :func:`is_credential_name` keeps its answers: asked of names only (a flag's, an
+    element's), never values."""
     bare = name.lstrip("-")
     return ascii_lower(bare) not in _BARE_WORDS and _SWITCH.match(bare) is None and is_credential_text_name(name)
 
@@ -224,7 +224,7 @@ _MAX_NAME = 96
 # value, as "NAME": "..." reads); a quote never closed (a line cut short) still opens a value. A quote
 # may follow a "b": Python's repr of bytes (password=b'x') is the quoted value, not the "b" before it.
 _VALUE = re.compile(
-    r"""[ \t]*(?:[bB]?"((?:[^"\\\x00]|\\.)*)"|[bB]?'((?:[^'\\\x00]|\\.)*)'|["']?((?:\\[ \t]|[^\s&;,"'<>#)\]}\x00])+))"""
+    r"""[ \t]*(?:[bB]?"((?:[^"\\\x00]|\\.)*)"|[bB]?'((?:[^'\\\x00]|\\.)*)'|["']?((?:\\[ \t]|[^\s&;,"'<>#)\]}\x00])++))"""
 )
 # A quoted name, then JSON's white space, then the colon: pretty printers write `"password" : "x"`.
 _DQ_COLON = re.compile('"[ \t\r\n]*:')
@@ -467,7 +467,7 @@ _PASSWORD_FLAG = re.compile(
 # or a shell metacharacter; a blank escaped with a backslash is part of it (S3cret\ Pw1), and so is a command's
 # output, $(...) (useradd -p $(openssl passwd -1 S) bob).
 _SHELL_WORD = re.compile(
-    r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'([^'\x00]*)'|((?:\$\([^()\n\x00]*+\)|\\[ \t]|[^\s"'\x00;|&<>()])+))"""
+    r"""[ \t]*(?:"((?:[^"\\\x00]|\\.)*)"|'([^'\x00]*)'|((?:\$\([^()\n\x00]*+\)|\\[ \t]|[^\s"'\x00;|&<>()])++))"""
 )
 # Between a flag and its value as the next word: white space, or, in an argv list written as text
 # (["sshpass", "-p", "x"]; a repr of bytes, [b'sshpass', b'-p', b'x']), a closing quote and a comma. The value is
@@ -554,7 +554,7 @@ _WORD_ENDS: Final[str] = " \t\n\r\x00" + _BEFORE_A_COMMAND
 _MAX_WORD_BACK: Final[int] = 256
 _MAX_WORDS_BACK: Final[int] = 8
 """How many words before a command are read back, at most: wrappers, their options and assignments."""
-_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]+)?[smhd]?)+")
+_NUMBER = re.compile(r"(?:[0-9]++(?:\.[0-9]++)?[smhd]?)++")  # possessive: a long run of digits is read once
 """A wrapper's numeric argument (``timeout 10``, ``timeout 1m30s``), or an option's (``nice -n 5``)."""
 _WRAPPER_VALUE_OPTIONS: Final[frozenset[str]] = frozenset({
     "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "-n", "-c", "-s", "-k", "-S", "-I", "-d", "-P",
@@ -772,8 +772,6 @@ def names_a_command(word: Any) -> bool:
         word = str.__str__(word)
     return word in COMMAND_WORDS or (("/" in word or "\\" in word or word.endswith(_EXE))
                                      and _file_name(word) in COMMAND_WORDS)
-
-
 
 
 def _file_name(word: str) -> str:
