@@ -288,3 +288,33 @@ def test_a_line_of_escaped_blanks_after_a_flag_is_read_once() -> None:
     text = "mysql " + "-pa\\ " * 20_000
     out, found = scrub_text(load_policy(env={}), text)
     assert out == f"mysql -p{T}" and found == {"credentials": 1}
+
+
+# -- a command's list written one item a line ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("['sshpass',\n '-p',\n 'S1',\n 'ssh',\n 'h']", f"['sshpass',\n '-p',\n '{T}',\n 'ssh',\n 'h']"),
+    ("['mysql',\n '-h',\n 'db',\n '-pS1']", f"['mysql',\n '-h',\n 'db',\n '-p{T}']"),
+    ('[\n  "mysql",\n  "-pS1"\n]', f'[\n  "mysql",\n  "-p{T}"\n]'),
+    ("args: ['mysql', '-uroot',\n       '-pS1', 'shop']", f"args: ['mysql', '-uroot',\n       '-p{T}', 'shop']"),
+    ("['sudo', '-u', 'root',\n '/usr/bin/mysql',\n '-pS1']", f"['sudo', '-u', 'root',\n '/usr/bin/mysql',\n '-p{T}']"),
+    ("[b'sshpass',\n b'-p',\n b'S1']", f"[b'sshpass',\n b'-p',\n b'{T}']"),
+    ("x = ['[a]', 'mysql',\n '-pS1']", f"x = ['[a]', 'mysql',\n '-p{T}']"),
+    ("['ssh-keygen',\n '-N',\n 'S1']", f"['ssh-keygen',\n '-N',\n '{T}']"),
+    ("['htpasswd',\n '-b',\n 'f',\n 'bob',\n 'S1']", f"['htpasswd',\n '-b',\n 'f',\n 'bob',\n '{T}']"),
+    ("['rabbitmqctl',\r\n 'add_user',\r\n 'bob',\r\n 'S1']", f"['rabbitmqctl',\r\n 'add_user',\r\n 'bob',\r\n '{T}']"),
+], ids=["sshpass", "mysql", "json-indented", "two-a-line", "after-sudo", "bytes", "bracket-in-an-item", "keygen",
+        "htpasswd", "rabbitmq-crlf"])
+def test_a_commands_list_written_one_item_a_line_is_read_as_the_list(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "['mkdir',\n '-p',\n 'out']",
+    "['ssh',\n '-p',\n '22',\n 'h']",
+    "['mysql',\n '-p',\n 'shop']",  # -p then a word: asks for the password
+    "  '-pS1',\n  'x'",  # items with no list and no command
+], ids=["mkdir", "ssh-port", "mysql-asks", "no-list"])
+def test_a_list_across_lines_without_a_commands_password_is_left(text: str) -> None:
+    assert _scrubbed(text) == text

@@ -941,6 +941,51 @@ def _line_start(text: str, floor: int, at: int) -> int:
                escaped + 2 if escaped != -1 else floor)
 
 
+# An argv list written in text one item a line (pprint's and json.dumps(indent=...)'s way with a long list): each
+# quoted item, across lines, and what follows it (a comma, the closing bracket, or neither: the list ends there).
+_LISTED_ITEM = re.compile(
+    r"""[ \t\r\n]*+[bB]?(?:"((?:[^"\\\n\x00]|\\.)*+)"|'((?:[^'\\\n\x00]|\\.)*+)')[ \t\r\n]*+([,\]]?)"""
+)
+# A line that is an item of such a list: white space, then a quote.
+_LISTED_LINE = re.compile(r"""[ \t]*+[bB]?["']""")
+# After a command's name, its list's next item on the next line.
+_LISTED_NEXT = re.compile(r"""["'][ \t]*,[ \t]*\r?\n""")
+_MAX_LISTED: Final[int] = 256
+"""How many items of an argv list written across lines are read, at most."""
+_MAX_LISTED_BACK: Final[int] = 4096
+"""How far back from an item its list's ``[`` is looked for."""
+
+
+def _listed_argv(text: str, at: int, floor: int) -> tuple[int, list[tuple[int, int]]] | None:
+    """The argv list written in text across lines that holds the item at ``at``: where it ends, and the spans of
+    the passwords :func:`argv_secrets` finds in its items (each item as written: an escape in it is not read).
+    None when no list of quoted items opens after ``floor`` (where the caller's last search ended: a ``[`` before
+    it is known to open no list reaching this far) and runs past ``at``."""
+    floor = max(floor, at - _MAX_LISTED_BACK)
+    opening = text.rfind("[", floor, at)
+    for _ in range(3):  # a "[" inside an item ('[x]') is tried and passed over
+        if opening == -1:
+            return None
+        words: list[str | None] = []
+        spans: list[tuple[int, int]] = []
+        position = opening + 1
+        for _ in range(_MAX_LISTED):
+            item = _LISTED_ITEM.match(text, position)
+            if item is None:
+                break
+            group = 1 if item.group(1) is not None else 2
+            words.append(item.group(group))
+            spans.append(item.span(group))
+            position = item.end()
+            if item.group(3) != ",":
+                break
+        if words and position > at:
+            return position, [(spans[index][0] + start, spans[index][0] + end)
+                              for index, (start, end) in argv_secrets(words).items()]
+        opening = text.rfind("[", floor, opening)
+    return None
+
+
 def _inside(starts: list[int], spans: list[tuple[int, int]], at: int) -> bool:
     """Whether ``at`` is inside one of ``spans`` (sorted, ``starts`` their starts)."""
     index = bisect.bisect_right(starts, at) - 1
@@ -1322,8 +1367,10 @@ class CredentialsDetector:
         35 ms/MiB where the flag's literal "-" costs 1). An argv list given as data (``["sshpass", "-p", "x"]``)
         is read by the walk (:func:`argv_secrets`): its words are texts of their own, and no rule here reads
         across texts. A command's name inside ``values`` (a credential flag's value: ``--password ssh-keygen``) is
-        no command, as the next pass, the value replaced, reads it."""
+        no command, as the next pass, the value replaced, reads it. A flag on a line with no command, the line an
+        item of an argv list written one item a line (``['mysql',\n '-pX']``), is read with that list's items."""
         value_starts = [start for start, _ in values]
+        listed_floor = 0  # where the last search for a list written across lines ended
         line_end = -1  # the end of the line the last flag stood on
         ends: list[int] = []  # where each command on that line ends
         scopes: list[tuple[int, tuple[_PasswordFlag, ...]]] = []  # each one's reach and its flags
@@ -1340,7 +1387,13 @@ class CredentialsDetector:
                 if values:
                     commands = [command for command in commands
                                 if not _inside(value_starts, values, command.start())]
-                if not commands:  # no flag on this line has a command to take it
+                if not commands:  # no flag on this line has a command to take it, unless the line is a list's item
+                    if _LISTED_LINE.fullmatch(text, line_start, at):
+                        listed = _listed_argv(text, at, listed_floor)
+                        listed_floor = listed[0] if listed is not None else at
+                        if listed is not None:
+                            found.extend(Finding(start, end, TOKEN, NAME) for start, end in listed[1])
+                            line_end = max(line_end, listed[0])
                     candidate = _PASSWORD_FLAG.search(text, line_end)
                     continue
                 ends = [command.end() for command in commands]
@@ -1358,7 +1411,8 @@ class CredentialsDetector:
     def _positional(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """A password given as a command's positional word (:data:`_POSITIONAL_COMMANDS`): ``htpasswd -b FILE USER
         PASSWORD``, ``nmcli device wifi connect SSID password X``; the command's words are read on its line, up to
-        a shell operator, each word once (a name among the words read last is one of them)."""
+        a shell operator, each word once (a name among the words read last is one of them), or, the command an item
+        of an argv list written one item a line, as that list's items."""
         for name, pattern, picker in _POSITIONAL:
             if name not in text:  # one search in C (about 0.5 ms/MiB): most text holds neither name
                 continue
@@ -1372,6 +1426,13 @@ class CredentialsDetector:
                 start = _path_start(text, at)  # a command's name, or the path it ends
                 if start < 0 or not _in_command_position(text, start):
                     continue  # a path's middle, or prose naming the command ("use htpasswd -b to ...")
+                if _LISTED_NEXT.match(text, command.end()) is not None:  # ['htpasswd',\n '-b', ...]
+                    listed = _listed_argv(text, at, covered)
+                    if listed is not None:
+                        found.extend(Finding(start, end, TOKEN, NAME) for start, end in listed[1])
+                        covered = listed[0]
+                        continue
+                    covered = at  # no list reaches here from before: the next search back stops here
                 if at >= line_end:
                     cut = _LINE_END.search(text, at)
                     line_end = cut.start() if cut is not None else len(text)
