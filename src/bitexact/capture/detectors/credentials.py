@@ -1368,7 +1368,7 @@ class CredentialsDetector:
         is read by the walk (:func:`argv_secrets`): its words are texts of their own, and no rule here reads
         across texts. A command's name inside ``values`` (a credential flag's value: ``--password ssh-keygen``) is
         no command, as the next pass, the value replaced, reads it. A flag on a line with no command, the line an
-        item of an argv list written one item a line (``['mysql',\n '-pX']``), is read with that list's items."""
+        item of an argv list written one item a line (``['mysql',\\n '-pX']``), is read with that list's items."""
         value_starts = [start for start, _ in values]
         listed_floor = 0  # where the last search for a list written across lines ended
         line_end = -1  # the end of the line the last flag stood on
