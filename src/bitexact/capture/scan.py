@@ -38,6 +38,7 @@ from bitexact.capture.detectors.credentials import (
     COMMAND_WORDS,
     COMPOUND_ENDINGS,
     CREDENTIAL_NAMES,
+    EXE_SUFFIX,
     argv_secrets,
     names_a_command,
 )
@@ -61,7 +62,7 @@ _NAMES = "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
 _ENDINGS = "|".join(COMPOUND_ENDINGS)
 _DOCUMENT_HIDES = re.compile(
     r"\d[eE][+-]?\d|\[\s*\"(?:" + _NAMES + r"|[A-Za-z0-9_.\-]{0,96}(?:" + _ENDINGS + r"))\"\s*,"
-    + r"|\"(?:[^\"\\/]*+[/\\])*+(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")(?:\.exe)?\"\s*,"
+    + r"|\"(?:[^\"\\/]*+[/\\])*+(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")" + EXE_SUFFIX + r"\"\s*,"
     + r"|\"--[A-Za-z0-9_.\-]{0,96}(?:" + _NAMES + "|" + _ENDINGS + r")\"\s*,",
     re.IGNORECASE | re.ASCII,
 )

@@ -357,15 +357,12 @@ _ORACLE_CONNECTS: Final = tuple(re.compile(rf"{word}(?:ECT|ect)?[ \t]+{_USER_SLA
 _BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*+([A-Za-z_$][A-Za-z0-9_$-]{0,95}+)[ \t]*+:") for opening in (r"\{", ","))
 # A bare key's value counts only when quoted (JavaScript's three quotes): a bare word after it is code
 # (password: str, a type; {token: authToken}, a destructuring; apiKey: process.env.KEY, a reference).
-_QUOTED_VALUE = re.compile(
-    r"""[ \t\r\n]*(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|`((?:[^`\\\x00]|\\.)*)`)"""
-)
+_QUOTED_LITERAL = r"""(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|`((?:[^`\\\x00]|\\.)*)`)"""
+_QUOTED_VALUE = re.compile(r"[ \t\r\n]*" + _QUOTED_LITERAL)
 # A subscript's quoted key, read back from its "]" (os.environ['DB_PASSWORD'] = ...).
 _SUBSCRIPT_KEY = re.compile(r"""\[[ \t]*(["'])([A-Za-z0-9_%.\-]{1,96}+)\1[ \t]*\]\Z""")
 # ... and its value: a quoted literal, with Python's string prefixes (b'x', r'x', f'x', u'x', rb'x').
-_SUBSCRIPT_VALUE = re.compile(
-    r"""[ \t]*[bBrRuUfF]{0,2}(?:"((?:[^"\\\x00]|\\.)*)"|'((?:[^'\\\x00]|\\.)*)'|`((?:[^`\\\x00]|\\.)*)`)"""
-)
+_SUBSCRIPT_VALUE = re.compile(r"[ \t]*[bBrRuUfF]{0,2}" + _QUOTED_LITERAL)
 # A pair written URL-encoded inside another value (next=%2Flogin%3Fpassword%3Dhunter2%26a%3Db): "=" is
 # %3D; the value ends where an encoded "&" or ";" does, or where a plain value would.
 _ENCODED_EQ = re.compile(r"%3[Dd]")
@@ -394,7 +391,8 @@ class _PasswordFlag:
 _USER_COLON = r"[^:]*:(.+)"
 _EXE: Final[tuple[str, str]] = (".exe", ".EXE")
 """How Windows names a program's file (``mysql.exe``); a name's other case mixes are not read."""
-_EXE_SUFFIX: Final[str] = "(?:" + "|".join(map(re.escape, _EXE)) + ")?"
+EXE_SUFFIX: Final[str] = "(?:" + "|".join(map(re.escape, _EXE)) + ")?"
+"""Windows's program suffix, optional, as a pattern (``mysql.exe``)."""
 # Commands whose password flags are short letters that mean other things to other commands (mkdir -p,
 # ssh -p 22, docker run -u 1000:1000): a flag counts only after one of its commands on the same line,
 # and within the same shell command (not past "&&", "||", "|" or ";" followed by a space). The value
@@ -453,7 +451,7 @@ _SECRETS: Final[dict[str, re.Pattern[str]]] = {
 _COMMAND = re.compile(
     r"(?<![\w.-])(" + "|".join(
         r"[ \t]+".join(map(re.escape, command.split())) for command in sorted(_FLAGS_OF, key=len, reverse=True)
-    ) + r")" + _EXE_SUFFIX + r"(?=[ \t\"'])"
+    ) + r")" + EXE_SUFFIX + r"(?=[ \t\"'])"
 )
 # A flag starts a word, as _word_starts says, tested after the "-" (a literal first is what the regex
 # engine searches fast): "well-known" is never read as a flag.
@@ -658,6 +656,14 @@ _NMCLI_NAMED_BY: Final[frozenset[str]] = frozenset({"id", "uuid", "path", "filen
 """Words that may stand before a connection's name (``connection modify id Home``)."""
 
 
+def _past_options(words: Sequence[str | None], takes_value: frozenset[str]) -> int:
+    """The index of the first of ``words`` past a command's leading options (each of ``takes_value`` with its value)."""
+    index = 0
+    while index < len(words) and (word := words[index]) is not None and word.startswith("-"):
+        index += 2 if word in takes_value else 1
+    return index
+
+
 def _abbreviates(word: str | None, full: str) -> bool:
     """Whether ``word`` is ``full`` or an abbreviation of it, as nmcli reads its objects and commands."""
     return word is not None and word != "" and full.startswith(word)
@@ -669,9 +675,7 @@ def _nmcli_secrets(words: Sequence[str | None]) -> list[int]:
     ``connection modify NAME wifi-sec.psk X`` (``+802-1x.password X``) or ``connection add ... wifi-sec.psk X``.
     After the command, its arguments are pairs of a name and a value; a global option's value (``-g
     wifi-sec.psk``, a field to print) and prose that names nmcli are no such pairs."""
-    index = 0
-    while index < len(words) and (word := words[index]) is not None and word.startswith("-"):
-        index += 2 if word in _NMCLI_VALUE_OPTIONS else 1
+    index = _past_options(words, _NMCLI_VALUE_OPTIONS)
     what, verb, action = (list(words[index : index + 3]) + [None, None, None])[:3]
     if _abbreviates(what, "device") and verb == "wifi":
         if _abbreviates(action, "connect"):
@@ -706,9 +710,7 @@ def _rabbitmqctl_secrets(words: Sequence[str | None]) -> list[int]:
     """``rabbitmqctl [options] add_user USER PASSWORD``, ``change_password USER PASSWORD`` and ``authenticate_user USER
     PASSWORD`` (``add_user --pre-hashed-password USER HASH`` too): the password's index (it may be left out, and is
     then read from the terminal)."""
-    index = 0
-    while index < len(words) and (word := words[index]) is not None and word.startswith("-"):
-        index += 2 if word in _RABBITMQCTL_VALUE_OPTIONS else 1
+    index = _past_options(words, _RABBITMQCTL_VALUE_OPTIONS)
     if index < len(words) and words[index] in ("add_user", "change_password", "authenticate_user"):
         index += 1
         while index < len(words) and (word := words[index]) is not None and word.startswith("--"):
@@ -725,7 +727,7 @@ _POSITIONAL_COMMANDS: Final[dict[str, Callable[[Sequence[str | None]], list[int]
 }
 # Each opens with its literal name; a longer word (myhtpasswd, htpasswd.py) is none.
 _POSITIONAL: Final = tuple(
-    (name, re.compile(rf"""{name}(?<![\w.-]{name}){_EXE_SUFFIX}(?=[ \t"'])"""), picker)
+    (name, re.compile(rf"""{name}(?<![\w.-]{name}){EXE_SUFFIX}(?=[ \t"'])"""), picker)
     for name, picker in _POSITIONAL_COMMANDS.items()
 )
 _MAX_POSITIONAL_WORDS: Final[int] = 64
@@ -956,9 +958,9 @@ _MAX_LISTED_BACK: Final[int] = 4096
 """How far back from an item its list's ``[`` is looked for."""
 
 
-def _listed_argv(text: str, at: int, floor: int) -> tuple[int, list[tuple[int, int]]] | None:
-    """The argv list written in text across lines that holds the item at ``at``: where it ends, and the spans of
-    the passwords :func:`argv_secrets` finds in its items (each item as written: an escape in it is not read).
+def _listed_argv(text: str, at: int, floor: int, found: list[Finding]) -> int | None:
+    """The argv list written in text across lines that holds the item at ``at``: the passwords :func:`argv_secrets`
+    finds in its items added to ``found`` (each item as written: an escape in it is not read), and where it ends.
     None when no list of quoted items opens after ``floor`` (where the caller's last search ended: a ``[`` before
     it is known to open no list reaching this far) and runs past ``at``."""
     floor = max(floor, at - _MAX_LISTED_BACK)
@@ -980,8 +982,9 @@ def _listed_argv(text: str, at: int, floor: int) -> tuple[int, list[tuple[int, i
             if item.group(3) != ",":
                 break
         if words and position > at:
-            return position, [(spans[index][0] + start, spans[index][0] + end)
-                              for index, (start, end) in argv_secrets(words).items()]
+            found.extend(Finding(spans[index][0] + start, spans[index][0] + end, TOKEN, NAME)
+                         for index, (start, end) in argv_secrets(words).items())
+            return position
         opening = text.rfind("[", floor, opening)
     return None
 
@@ -1086,6 +1089,12 @@ def _word_starts(text: str, at: int) -> bool:
     """Whether a flag at ``at`` starts a word: at the start, after white space, a quote, an opening bracket,
     ``=`` or ``,`` (an argv list), or after a written escape (``\\n``, as a log line writes a newline)."""
     return at == 0 or text[at - 1] in " \t\r\n\x00\"'=([{," or text[at - 2 : at] in ("\\n", "\\t", "\\r")
+
+
+def _in_synopsis(text: str, at: int) -> bool:
+    """Whether the flag at ``at`` opens a usage synopsis's bracket (``[-N new_passphrase]``, ``[--password PW]``):
+    a placeholder, no value."""
+    return text[at - 1 : at] == "["
 
 
 def _names_a_secret(name: str, value: str) -> bool:
@@ -1339,7 +1348,7 @@ class CredentialsDetector:
         values: list[tuple[int, int]] = []  # the values found, in text order
         for flag in _FLAG.finditer(text):
             deadline.check()
-            if not _word_starts(text, flag.start()) or text[flag.start() - 1 : flag.start()] == "[":
+            if not _word_starts(text, flag.start()) or _in_synopsis(text, flag.start()):
                 continue  # inside a word (a-b--c), or a synopsis's placeholder ([--password PASSWORD])
             if not is_credential_word(flag.group(1)) or text.startswith(ALREADY_TOKENS, flag.end()):
                 continue
@@ -1389,11 +1398,9 @@ class CredentialsDetector:
                                 if not _inside(value_starts, values, command.start())]
                 if not commands:  # no flag on this line has a command to take it, unless the line is a list's item
                     if _LISTED_LINE.fullmatch(text, line_start, at):
-                        listed = _listed_argv(text, at, listed_floor)
-                        listed_floor = listed[0] if listed is not None else at
-                        if listed is not None:
-                            found.extend(Finding(start, end, TOKEN, NAME) for start, end in listed[1])
-                            line_end = max(line_end, listed[0])
+                        listed = _listed_argv(text, at, listed_floor, found)
+                        listed_floor = at if listed is None else listed
+                        line_end = max(line_end, listed_floor)
                     candidate = _PASSWORD_FLAG.search(text, line_end)
                     continue
                 ends = [command.end() for command in commands]
@@ -1427,10 +1434,9 @@ class CredentialsDetector:
                 if start < 0 or not _in_command_position(text, start):
                     continue  # a path's middle, or prose naming the command ("use htpasswd -b to ...")
                 if _LISTED_NEXT.match(text, command.end()) is not None:  # ['htpasswd',\n '-b', ...]
-                    listed = _listed_argv(text, at, covered)
+                    listed = _listed_argv(text, at, covered, found)
                     if listed is not None:
-                        found.extend(Finding(start, end, TOKEN, NAME) for start, end in listed[1])
-                        covered = listed[0]
+                        covered = listed
                         continue
                     covered = at  # no list reaches here from before: the next search back stops here
                 if at >= line_end:
@@ -1450,7 +1456,7 @@ class CredentialsDetector:
     def _password_flag_value(cls, text: str, at: int, flags: tuple[_PasswordFlag, ...]) -> tuple[int, int] | None:
         """The span of the secret a flag of ``flags`` standing at ``at`` takes, if one does. A flag right after ``[``
         is a synopsis's (``[-N new_passphrase]``), no command line's."""
-        if text[at - 1 : at] == "[":
+        if _in_synopsis(text, at):
             return None
         for flag in flags:
             if not text.startswith(flag.spelling, at):
