@@ -43,7 +43,9 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "'--password',\n '", "--password a ",
              "x['password'] = 'a'\n", "a['b'] = ", "] = '", "rabbitmqctl add_user a b\n",
              "ssh-keygen -N a ", "-s ", "-a ",
-             "timeout " + "1" * 200 + "x /a/mysql -pa\n", "'-p',\n", "['htpasswd',\n", "['mysql',\n '-pa',\n 'b'],\n")
+             "timeout " + "1" * 200 + "x /a/mysql -pa\n", "'-p',\n", "['htpasswd',\n", "['mysql',\n '-pa',\n 'b'],\n",
+             "echo 'a:b' | chpasswd\n", "echo 'chpasswd ", "echo a | chpasswd ", "chpasswd <<< a:b\n", ";PWD=a;", "PWD=a ",
+             "a_pass=b ", "db_pwd=")
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

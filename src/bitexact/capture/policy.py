@@ -32,14 +32,15 @@ from bitexact.errors import StrictJSONError
 
 ENV_POLICY: Final[str] = "BITEXACT_CAPTURE_POLICY"
 ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
-POLICY_VERSION: Final[int] = 5
+POLICY_VERSION: Final[int] = 6
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
 forms; 3: commands' password flags, .netrc entries, CDATA sections; 4: a credential flag's value as an argv
 list's next item, a command written as a path, htpasswd's and nmcli's positional passwords; 5: a command after a
 wrapper's options or written as ``$VAR/``, a non-ASCII or a Windows path, an escaped blank inside a value, an argv
 list written one item a line or as bytes, more commands' password flags and rabbitmqctl's positional one, a key
-assigned by subscript, ``--no-password`` no credential flag) must give the
+assigned by subscript, ``--no-password`` no credential flag; 6: compound names ending ``_pass`` / ``_pwd``
+(``DB_PASS``, ``MYSQL_PWD``), a connection string's ``PWD=``, ``chpasswd``'s input, HTTPie's ``-a TOKEN``) must give the
 same configuration a new digest. A reader of the record can then tell which rules scrubbed a step, and a replay
 (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

@@ -4,7 +4,7 @@ A credential name is one in the table, protocol-vectors.json
 ``credential_keys.keys``, compared ignoring ASCII case only (a look-alike
 letter names another key), or a compound name whose last word is a
 credential word (``DB_PASSWORD``, ``client_secret``, ``X-Auth-Token``,
-``AWS_SECRET_ACCESS_KEY``; docs/capture.md says which). In text, a
+``AWS_SECRET_ACCESS_KEY``, ``DB_PASS``, ``MYSQL_PWD``; docs/capture.md says which). In text, a
 credential is found as:
 
 * ``NAME=VALUE`` - a query string, a command line, a config line; the name
@@ -13,7 +13,8 @@ credential is found as:
   ``& ; , " ' < > # ) ] }``, or is quoted (to the closing quote, past an
   escaped one and across lines; a quote never closed opens the value all
   the same; a quote after a ``b``, Python's repr of bytes, too), or opens an
-  object, array or tuple, replaced whole up to its closing bracket;
+  object, array or tuple, replaced whole up to its closing bracket; ``PWD=VALUE`` only among a
+  connection string's ``;``-separated pairs (``UID=sa;PWD=x``: alone, it is the shell's working directory);
 * ``"NAME": VALUE`` / ``'NAME': VALUE`` - a JSON-like or Python-repr mapping
   in text (values read as above), and ``\\"NAME\\": \\"VALUE\\"``, a JSON
   document held in a JSON string in text (the value read to its own escaped
@@ -33,7 +34,8 @@ credential is found as:
   :data:`_COMMAND_PASSWORD_FLAGS`); a bare value may hold a backslash-escaped blank (``-pS3cret\\ Pw1``);
 * a password a command standing where a shell reads one takes as a positional word (``htpasswd -b FILE USER
   PASSWORD``, ``nmcli device wifi connect SSID password X``, ``nmcli connection modify NAME wifi-sec.psk X``,
-  ``rabbitmqctl add_user USER PASSWORD``: :data:`_POSITIONAL_COMMANDS`);
+  ``rabbitmqctl add_user USER PASSWORD``: :data:`_POSITIONAL_COMMANDS`), and the ``USER:PASSWORD`` lines
+  ``chpasswd`` reads from ``echo``/``printf`` or a here-string;
 * ``["NAME"] = "VALUE"``, a credential key assigned a quoted literal by subscript (``os.environ['DB_PASSWORD']``);
 * a secret store's set command (``gh secret set --body``, ``az keyvault secret set --value``), a tool's
   ``config set NAME VALUE`` with a credential NAME (``git config github.token X``, ``aws configure set``),
@@ -126,9 +128,9 @@ def percent_decode(text: str) -> str | None:
 
 
 # Where the table is silent: a compound name whose last word says credential (db_password,
-# CLIENT_SECRET, refreshToken, AWS_SECRET_ACCESS_KEY). "key" alone is too common a last word
-# (sort_key, cache_key): it counts after a word that says which key is secret.
-COMPOUND_ENDINGS: Final[tuple[str, ...]] = ("password", "passwd", "passphrase", "secret", "token", "key")
+# CLIENT_SECRET, refreshToken, AWS_SECRET_ACCESS_KEY, DB_PASS, MYSQL_PWD). "key" alone is too common
+# a last word (sort_key, cache_key): it counts after a word that says which key is secret.
+COMPOUND_ENDINGS: Final[tuple[str, ...]] = ("password", "passwd", "passphrase", "secret", "token", "key", "pass", "pwd")
 _ANYWHERE: Final[tuple[str, ...]] = ("password", "passwd", "passphrase")
 """Endings that name a credential even with no word boundary before them (PGPASSWORD)."""
 _SECRET_KEYS: Final[frozenset[str]] = frozenset(
@@ -139,6 +141,27 @@ _NOT_SECRET_TOKENS: Final[frozenset[str]] = frozenset(
     {"bos", "eos", "pad", "unk", "cls", "sep", "mask", "stop", "start", "end"}
 )
 """Words before ``_token`` that name a tokenizer's special token (``eos_token``: ``"</s>"``), no secret."""
+_NOT_SECRET_PASSES: Final[frozenset[str]] = frozenset({
+    # which pass of a process (a compiler's, a renderer's, a scan's)
+    "first", "second", "third", "last", "final", "next", "prev", "one", "two", "single", "multi", "each", "every",
+    "render", "shadow", "depth", "lint", "compile", "opt", "num", "max", "min", "count", "total",
+    # a ticket, or a word the ending only looks like (by_pass, sur_pass)
+    "boarding", "bus", "day", "season", "ski", "free", "hall", "by", "sur", "over", "under",
+    # whether something passed (its value a flag or a count)
+    "test", "tests", "check", "checks", "all", "any", "did", "does", "is", "has", "can", "should", "must", "will",
+})
+"""Words before ``_pass`` that say which pass, or whether something passed: no secret (``first_pass``)."""
+_NOT_SECRET_PWDS: Final[frozenset[str]] = frozenset({"start", "initial", "orig", "saved", "work", "working", "home", "base"})
+"""Words before ``_pwd`` that name a working directory kept by a script (``start_pwd=$(pwd)``). ``old`` and ``new``
+are not among them: a change of password sends ``old_pwd`` and ``new_pwd``."""
+_ENDING_RULES: Final[dict[str, tuple[frozenset[str], bool]]] = {
+    "key": (_SECRET_KEYS, True),
+    "token": (_NOT_SECRET_TOKENS, False),
+    "pass": (_NOT_SECRET_PASSES, False),
+    "pwd": (_NOT_SECRET_PWDS, False),
+}
+"""For the endings a word before must qualify: its words, and whether they are the ones that make a credential
+(``api_key``) or the ones that do not (``eos_token``). ``secret`` counts whatever word says whose."""
 _BARE_WORDS: Final[frozenset[str]] = frozenset({"key"})
 """Table names too common as a bare word for the forms where the spec is silent: ``<Key>`` is an S3
 object's name, ``--key 2`` a sort column (``key=VALUE`` and ``"key":`` stay the table's)."""
@@ -153,19 +176,20 @@ def _compound_credential(name: str, lower: str) -> bool:
     a compound name ending in a credential word."""
     if lower.endswith(_ANYWHERE):
         return True
-    word = 3 if lower.endswith("key") else (5 if lower.endswith("token") else 6)
-    head, last = name[:-word], name[-word:]
+    ending = next(ending for ending in COMPOUND_ENDINGS if lower.endswith(ending))
+    head, last = name[: -len(ending)], name[-len(ending) :]
     if not head:
         return False  # the bare word: the table decides
     if head[-1] in _SEPARATORS:
         head = head.rstrip(_SEPARATORS)
     elif not ("A" <= last[0] <= "Z" and ("a" <= head[-1] <= "z" or "0" <= head[-1] <= "9")):
         return False  # no word boundary: monkey, xtoken
-    if word == 6:
+    if ending not in _ENDING_RULES:
         return True  # secret: whatever word says whose
+    words, say_secret = _ENDING_RULES[ending]
     before = _LAST_WORD.search(head)
     said = ascii_lower(before.group()) if before is not None else ""
-    return said not in _NOT_SECRET_TOKENS if word == 5 else said in _SECRET_KEYS
+    return (said in words) is say_secret
 
 
 @functools.lru_cache(maxsize=4096)
@@ -200,6 +224,16 @@ def is_credential_word(name: str) -> bool:
     element's), never values."""
     bare = name.lstrip("-")
     return ascii_lower(bare) not in _BARE_WORDS and _SWITCH.match(bare) is None and is_credential_text_name(name)
+
+
+def _in_connection_string(text: str, name: int, value_end: int) -> bool:
+    """Whether the pair whose name starts at ``name`` and whose value ends at ``value_end`` is one of a
+    connection string's ``;``-separated pairs (ODBC's and ADO.NET's ``UID=sa;PWD=x``): a ``;`` just before
+    the name or just after the value. ``PWD=/home/bob`` alone is the shell's working directory."""
+    before = name
+    while before > 0 and text[before - 1] in " \t":
+        before -= 1
+    return (before > 0 and text[before - 1] == ";") or text.startswith(";", value_end)
 
 
 def holds_credential(value: Any) -> bool:
@@ -375,6 +409,18 @@ _HEADER_FLAG = re.compile(
 )
 
 
+# chpasswd's input, USER:PASSWORD a line: a word echoed or printed into it through a pipe (sudo before it
+# allowed), or its here-string. Within the word, each pair's password: to the line's end, a written "\n"
+# (printf's) or the word's end.
+_CHPASSWD_WORD = r"""(?:"([^"\r\n\x00]*+)"|'([^'\r\n\x00]*+)'|([^\s|;&"'\x00]++))"""
+_CHPASSWD_INPUTS: Final = (
+    re.compile(r"(?:echo|printf)(?:[ \t]+-[A-Za-z]{1,3}+)*+[ \t]+" + _CHPASSWD_WORD
+               + r"[ \t]*+\|[ \t]*+(?:sudo(?:[ \t]+-[A-Za-z]{1,3}+)*+[ \t]+)?(?:[^\s|;&'\"]*/)?chpasswd(?![\w.-])"),
+    re.compile(r"chpasswd(?<![\w.-]chpasswd)(?:[ \t]+-[A-Za-z-]{1,20}+)*+[ \t]*+<<<[ \t]*+" + _CHPASSWD_WORD),
+)
+_CHPASSWD_PAIR = re.compile(r"[^:\\]*+:((?:[^\\]|\\(?!n))++)")
+
+
 @dataclass(frozen=True)
 class _PasswordFlag:
     """A command's flag that takes a password (``mysql -pSECRET``, ``sshpass -p SECRET``)."""
@@ -389,6 +435,8 @@ class _PasswordFlag:
 
 
 _USER_COLON = r"[^:]*:(.+)"
+_AUTH_VALUE = r"(?:[^:]*:)?(.+)"
+"""HTTPie's and xh's ``-a``: ``user:password``, or with ``-A bearer`` the token whole (no colon)."""
 _EXE: Final[tuple[str, str]] = (".exe", ".EXE")
 """How Windows names a program's file (``mysql.exe``); a name's other case mixes are not read."""
 EXE_SUFFIX: Final[str] = "(?:" + "|".join(map(re.escape, _EXE)) + ")?"
@@ -401,7 +449,7 @@ _COMMAND_PASSWORD_FLAGS: Final[tuple[tuple[tuple[str, ...], tuple[_PasswordFlag,
     (("curl", "wget"),  # -u user:password, the part after the first colon
      (_PasswordFlag("-u", secret=_USER_COLON), _PasswordFlag("--user", secret=_USER_COLON))),
     (("http", "https", "xh", "xhs"),  # HTTPie's and xh's -a / --auth user:password (and -u, as curl's)
-     (_PasswordFlag("-a", secret=_USER_COLON), _PasswordFlag("--auth", secret=_USER_COLON),
+     (_PasswordFlag("-a", secret=_AUTH_VALUE), _PasswordFlag("--auth", secret=_AUTH_VALUE),
       _PasswordFlag("-u", secret=_USER_COLON), _PasswordFlag("--user", secret=_USER_COLON))),
     (("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "mysqlslap",
       "mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import", "mariadb-check", "mariadb-show"),
@@ -1169,6 +1217,7 @@ class CredentialsDetector:
         self._positional(text, deadline, found)
         self._elements(text, deadline, found)
         self._netrc(text, deadline, found)
+        self._chpasswd(text, deadline, found)
         self._config_sets(text, deadline, found)
         self._bare_keys(text, deadline, found)
         self._encoded_pairs(text, deadline, found)
@@ -1265,6 +1314,21 @@ class CredentialsDetector:
             group = 1 if entry.group(1) is not None else 2
             if entry.group(group) and entry.group(group) not in ALREADY_TOKENS:
                 found.append(Finding(entry.start(group), entry.end(group), TOKEN, NAME))
+
+    @staticmethod
+    def _chpasswd(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """The passwords ``chpasswd`` reads as ``USER:PASSWORD`` lines: from ``echo``/``printf`` piped to it, or
+        from a here-string (``chpasswd <<< 'bob:x'``); each pair of a ``printf 'a:x\\nb:y'`` too."""
+        if "chpasswd" not in text:
+            return
+        for pattern in _CHPASSWD_INPUTS:
+            for match in pattern.finditer(text):
+                deadline.check()
+                group = next(group for group in (1, 2, 3) if match.group(group) is not None)
+                at, end = match.start(group), match.end(group)
+                for pair in _CHPASSWD_PAIR.finditer(text, at, end):
+                    if pair.group(1) not in ALREADY_TOKENS:
+                        found.append(Finding(pair.start(1), pair.end(1), TOKEN, NAME))
 
     @classmethod
     def _config_sets(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -1539,8 +1603,11 @@ class CredentialsDetector:
                     start -= 1
             if start == end or end - start > _MAX_NAME:
                 continue  # no name, or a longer one than any in the table
+            odbc = False
             if not is_credential_text_name(text[start:end]):
-                continue
+                odbc = ascii_lower(text[start:end]) == "pwd" and not arrow
+                if not odbc:
+                    continue
             if arrow:
                 at += 1
             after = at + 1
@@ -1549,6 +1616,8 @@ class CredentialsDetector:
             if text.startswith(ALREADY_TOKENS, after):
                 continue  # already a token (after the white space "NAME = VALUE" puts before it)
             span = self._whole_value(text, after, _VALUE, at + 1)
+            if span and odbc and not _in_connection_string(text, start, span[1]):
+                continue
             if span:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
                 covered = span[1]
