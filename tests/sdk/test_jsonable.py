@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from bitexact.sdk.jsonable import MAX_SAFE_INT, dump_json, to_jsonable
+from bitexact.sdk.jsonable import MAX_SAFE_INT, UnwritableValueError, dump_json, to_jsonable
 
 
 class Colour(enum.Enum):
@@ -43,6 +43,11 @@ CASES: list[tuple[str, Any, Any]] = [
     ("a set and a tuple", {"s": {3, 1, 2}, "t": (1, "a")}, {"s": [1, 2, 3], "t": [1, "a"]}),
     ("a non-string key", {1: "one"}, {"1": "one"}),
     ("a lone surrogate", {"s": "a\ud800b"}, {"s": "a\\ud800b"}),
+    # A valid pair is its astral character, as the canonical form folds it (bundle spec 1.2); a lone one beside it
+    # is still escaped.
+    ("a surrogate pair", {"s": "a\ud83d\ude00b"}, {"s": "a\U0001F600b"}),
+    ("a surrogate pair in a key", {"\ud83d\ude00": 1}, {"\U0001F600": 1}),
+    ("a pair and a lone surrogate", {"s": "\ud83d\ude00\udc00"}, {"s": "\U0001F600\\udc00"}),
 ]
 
 
@@ -84,3 +89,12 @@ def test_a_nan_among_many_values_is_found_through_the_output() -> None:
     recorded = orjson.loads(dump_json({"rows": rows}))
     assert recorded["rows"][4_321] == {"i": 4_321, "v": "nan"}
     assert recorded["rows"][0] == {"i": 0, "v": 1.5}
+
+
+def test_keys_that_are_one_key_once_a_pair_is_folded_are_refused() -> None:
+    """``{"\\ud83d\\ude00": 1, "\U0001F600": 2}`` would keep one of two values without a word: refused, naming both."""
+    value = {"\ud83d\ude00": 1, "\U0001F600": 2}
+    with pytest.raises(UnwritableValueError, match="same key"):
+        dump_json(value)
+    with pytest.raises(UnwritableValueError, match="same key"):
+        to_jsonable(value)

@@ -29,27 +29,60 @@ def clock_of(ts: str) -> str:
     return found.group(1) + (found.group(2) or "") if found else plain(ts)
 
 
+REDACTED = "[redacted]"
+"""What a summary shows for a value redaction removed: never a default that would read as the value."""
+
+
+def _redacted(entry: dict[str, Any], path: str) -> bool:
+    """Whether redaction removed the value at ``path`` (a dotted data path), the object holding it, or a
+    value inside it: a summary must not fill the gap with a default that reads as a recorded value."""
+    return any(gone == path or gone.startswith(path + ".") or path.startswith(gone + ".")
+               for gone in entry.get("redacted") or ())
+
+
+def _tool_status(entry: dict[str, Any], data: dict[str, Any]) -> str:
+    if _redacted(entry, "status"):
+        return REDACTED
+    if data.get("status"):
+        return str(data["status"])
+    return "error" if data.get("error") or _redacted(entry, "error") else "ok"
+
+
+def _context_source(entry: dict[str, Any], data: dict[str, Any]) -> str:
+    if _redacted(entry, "source"):
+        return REDACTED
+    source = data.get("source")
+    if isinstance(source, dict):  # an imported session event names its file, not a string
+        source = source.get("file") or source.get("name") or source.get("engine")
+    return str(source or "no source")
+
+
 def summarize(entry: dict[str, Any]) -> str:
-    """What a person scanning a run wants to see of one entry."""
+    """What a person scanning a run wants to see of one entry. A value redaction removed shows as
+    ``[redacted]``, never as the default an absent value gets (``ok``, ``error``, ``no source``)."""
     data = entry.get("data", {})
     kind = entry.get("kind")
+
+    def shown(path: str, value: Any) -> Any:
+        return REDACTED if _redacted(entry, path) else value
+
     if kind == "tool_call":
-        status = data.get("status") or ("error" if data.get("error") else "ok")
-        return _clip(f"{data.get('tool', '?')}() → {status}")
+        return _clip(f"{shown('tool', data.get('tool', '?'))}() → {_tool_status(entry, data)}")
     if kind == "http_call":
         request, response = data.get("request", {}), data.get("response", {})
         if not isinstance(request, dict) or not isinstance(response, dict):
             return "http exchange"
-        return _clip(f"{request.get('method', '?')} {request.get('path', '')} → {response.get('status', 'error')}")
+        method = shown("request.method", request.get("method", "?"))
+        path = shown("request.path", request.get("path", ""))
+        return _clip(f"{method} {path} → {shown('response.status', response.get('status', 'error'))}")
     if kind == "context":
-        source = data.get("source")
-        if isinstance(source, dict):  # an imported session event names its file, not a string
-            source = source.get("file") or source.get("name") or source.get("engine")
-        return _clip(f"{data.get('name') or data.get('type', '?')} ({source or 'no source'})")
+        name = shown("name", data.get("name")) or shown("type", data.get("type", "?"))
+        return _clip(f"{name} ({_context_source(entry, data)})")
     if kind == "identity":
         return _clip(", ".join(f"{k}={v}" for k, v in data.items() if isinstance(v, (str, int))))
     if kind == "human_decision":
-        return _clip(f"{data.get('actor', '?')}: {data.get('decision', '?')} step {data.get('binds_step', '-')}")
+        return _clip(f"{shown('actor', data.get('actor', '?'))}: {shown('decision', data.get('decision', '?'))} "
+                     f"step {data.get('binds_step', '-')}")
     if kind == "marker":
         return _clip(str(data.get("note", "")))
     if kind == "run_meta":

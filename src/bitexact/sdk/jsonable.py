@@ -10,7 +10,8 @@ ordinary value:
 * a dataclass, or a model with ``model_dump()`` -> its fields;
 * a datetime, date, time, UUID, Decimal, Path or Enum -> its text or value;
 * a set -> a sorted list; a tuple -> a list; a non-string key -> its text;
-* a string with a lone surrogate -> the string with that code point escaped;
+* a string holding a surrogate pair -> the pair folded into its character, as
+  the canonical form folds it; a lone surrogate -> that code point escaped;
 * an agent's own ``orjson.Fragment`` -> the JSON value it holds, read by the
   strict reader (text that is not strict JSON, a duplicate key say, makes the
   value unwritable: never spliced in unread, where a reader would keep one
@@ -45,10 +46,13 @@ MAX_DEPTH: Final[int] = 120
 
 
 def _text(value: str) -> str:
+    """``value`` as JSON text can hold it: each valid surrogate pair folded into its character (as the
+    canonical form folds one, bundle spec 1.2), each lone surrogate left escaped."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        folded = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        return folded.encode("utf-8", "backslashreplace").decode("utf-8")
     return value
 
 
@@ -169,7 +173,8 @@ def key_collision(value: Mapping[Any, Any]) -> str:
 
 
 def written_key(key: Any) -> str:
-    """A mapping key as the SDK writes it: text, with a lone surrogate escaped (JSON text cannot hold it)."""
+    """A mapping key as the SDK writes it: text, a surrogate pair folded, a lone surrogate escaped (JSON text cannot
+    hold it)."""
     if isinstance(key, enum.Enum) and not isinstance(key, str):
         key = key.value
     # A str subclass (a StrEnum member) is written as the text it holds, as orjson writes such a value:
