@@ -76,7 +76,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     collector-unscrubbed, capture-key-in-data-directory (a copy of the
     store would carry the capture key), environment-unknown (BITEXACT_ENV holds a value
     other than prod), setting-invalid (a BITEXACT_* setting every recording
-    reads holds a value it refuses), capture-policy-off under BITEXACT_ENV=prod, and
+    reads holds a value it refuses), recorder-key-unusable (others may read
+    or write the recorder key, or it is no key: no run starts, nothing is
+    signed), capture-policy-off under BITEXACT_ENV=prod, and
     capture-key-revoked for the active key.
     Exit 0 healthy, 1 warnings only, 2 anything critical.
 

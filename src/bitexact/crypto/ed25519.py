@@ -8,7 +8,9 @@ different libraries agree on every signature.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +25,8 @@ _P = 2**255 - 19
 _L = 2**252 + 27742317777372353535851937790883648493
 _KEY_HEX = re.compile(r"[0-9a-fA-F]{64}")
 _SIG_HEX = re.compile(r"[0-9a-fA-F]{128}")
+_MAX_PEM_BYTES = 64 * 1024
+"""An ed25519 PKCS#8 PEM is 119 bytes; a key file past this is no key (``/dev/zero`` named by mistake)."""
 
 
 def _blocked_encodings() -> frozenset[bytes]:
@@ -114,16 +118,27 @@ class SigningKey:
         return cls(private)
 
     @classmethod
-    def load(cls, path: Path) -> SigningKey:
-        """Read a key written by :meth:`save`."""
+    def load(cls, path: Path, *, owner_only: bool = False, advice: str = "") -> SigningKey:
+        """Read a key written by :meth:`save`. ``owner_only``: refuse a file others may read or write, as ssh
+        refuses such a private key (a key that signs must be one only its owner could have used); ``advice``
+        ends that refusal's message."""
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as file:
+                mode = os.fstat(file.fileno()).st_mode
+                if owner_only and mode & (stat.S_IRWXG | stat.S_IRWXO):
+                    raise KeyMaterialError(
+                        f"key {path}: permissions {stat.S_IMODE(mode):04o} let others read or write it;"
+                        f" it must be owner-only (chmod 600 {path}){advice}"
+                    )
+                data = file.read(_MAX_PEM_BYTES + 1)
         except FileNotFoundError:
             raise KeyMaterialError(
                 f"no key at {path}: create one with `bitexact keys init`"
             ) from None
         except OSError as exc:
             raise KeyMaterialError(f"cannot read key {path}: {exc.strerror}") from None
+        if len(data) > _MAX_PEM_BYTES:
+            raise KeyMaterialError(f"key {path} is larger than any PEM ed25519 key ({_MAX_PEM_BYTES} bytes at most)")
         return cls.from_pem(data, source=str(path))
 
     def pem(self) -> bytes:

@@ -88,8 +88,9 @@ class KeyStore:
         return key
 
     def current(self) -> SigningKey:
-        """The key that signs new checkpoints and bundles."""
-        return SigningKey.load(self.current_path)
+        """The key that signs new checkpoints and bundles; refused when others may read or write its file."""
+        return SigningKey.load(self.current_path, owner_only=True,
+                               advice="; if others may have read it, `bitexact keys rotate` replaces it")
 
     def current_or_init(self) -> SigningKey:
         """The current key, creating it on first use (another process creating it first: that one)."""
@@ -118,7 +119,7 @@ class KeyStore:
     def _rotate(self) -> tuple[SigningKey, SigningKey]:
         self._ensure_dir(self.retired_dir)
         with self._rotating():
-            old = self.current()
+            old = SigningKey.load(self.current_path)  # a key others could read is retired all the same: the remedy
             target = self.retired_dir / f"{old.key_id}.key"
             try:
                 os.link(self.current_path, target)
@@ -139,7 +140,7 @@ class KeyStore:
         """Current key first, then retired keys by id."""
         keys: list[PublicKeyInfo] = []
         if self.exists():
-            current = self.current()
+            current = SigningKey.load(self.current_path)  # only its public half: a loose file's still lists
             keys.append(PublicKeyInfo(current.key_id, current.public_hex, "current"))
         if self.retired_dir.is_dir():
             for path in sorted(self.retired_dir.glob("*.key")):

@@ -13,7 +13,8 @@ a run whose live lock a process holds: it is still recording the run, and
 A run no process records (its live lock, held from its start to its end,
 is free), idle for :data:`GRACE_SECONDS`, with no seal and no repair
 accepting where it ends, stopped before its seal: ``run-unsealed``. A host
-key that is there but refused stops every journal: ``host-key-unusable``.
+key that is there but refused stops every journal: ``host-key-unusable``; a recorder key that is there
+but refused stops every run: ``recorder-key-unusable``.
 
 The store's write lock is held for the milliseconds of a commit. Held for
 :data:`LOCK_PROBE_SECONDS` on end, it is a writer that is stopped or hung,
@@ -413,6 +414,28 @@ def check_host_key(ctx: HealthContext) -> list[Finding]:
     return []
 
 
-RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_host_key, check_orphan_journals,
-                    check_unsealed_runs, check_recording_gaps)
+def check_recorder_key(ctx: HealthContext) -> list[Finding]:
+    """recorder-key-unusable: the recorder key file is there but refused (others may read or write it, it is
+    no ed25519 PEM key), so no run starts and nothing is signed. A missing one is made on first use."""
+    if ctx.home is None:
+        return []
+    from bitexact.crypto.keystore import KeyStore
+
+    keys = KeyStore(ctx.home)
+    if not keys.current_path.exists() and not keys.current_path.is_symlink():
+        return []
+    try:
+        keys.current()
+    except BitExactError as exc:
+        return [Finding(
+            CRITICAL, "recorder-key-unusable",
+            f"{exc}. Until it is fixed, no run starts (SDK runs record nothing and declare the gap), and"
+            " nothing is exported or signed",
+            details={"path": str(keys.current_path)},
+        )]
+    return []
+
+
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_recorder_key, check_host_key,
+                    check_orphan_journals, check_unsealed_runs, check_recording_gaps)
 """The recording checks, in the order ``bitexact health`` runs them."""

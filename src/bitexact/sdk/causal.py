@@ -120,7 +120,19 @@ class HybridClock:
                 logical = remote[1] + 1
             else:
                 logical = 0
-            self._ms, self._logical = _carry(top, logical)
+            try:
+                self._ms, self._logical = _carry(top, logical)
+            except ContextFormatError:
+                # No reading after the remote one exists: the clock stays at its limit, so no later reading
+                # of it is taken from the wall clock, which would come before the remote one.
+                self._ms, self._logical = MAX_CLOCK, MAX_CLOCK
+                raise
+            return self._ms, self._logical
+
+    def at_limit(self) -> tuple[int, int]:
+        """The clock's last reading, ``(2^53 - 1, 2^53 - 1)``, once it has reached it: what a run hands on
+        when no later reading exists (the context is still one anyone can parse)."""
+        with self._lock:
             return self._ms, self._logical
 
 

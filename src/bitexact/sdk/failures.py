@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from bitexact.canon import canonicalize
-from bitexact.errors import StoreError
+from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.timefmt import now_iso
 
 if TYPE_CHECKING:
@@ -60,14 +60,17 @@ class Gap:
 
 def describe(exc: BaseException) -> str:
     """An exception as a gap states it: its type, and its message only where that holds no values."""
-    from bitexact.capture.errors import PolicyError
+    from bitexact.capture.errors import CaptureInputError, PolicyError
     from bitexact.config import SettingError
     from bitexact.crypto.hostkey import HostKeyError
     from bitexact.recording.journal import JournalError
 
-    # A host key error names the file and what is wrong with it, never the key. A policy error is raised
-    # only loading the policy, before any agent data: it names the setting or policy field and the file.
-    if isinstance(exc, (StoreError, OSError, JournalError, SettingError, HostKeyError, PolicyError)):
+    # A host key or recorder key error names the file and what is wrong with it, never the key. A policy
+    # error is raised only loading the policy, before any agent data: it names the setting or policy field
+    # and the file. A capture input error names the shape the data has (nested too deep, not an object),
+    # never a value.
+    if isinstance(exc, (StoreError, OSError, JournalError, SettingError, HostKeyError, PolicyError,
+                        KeyMaterialError, CaptureInputError)):
         return f"{type(exc).__name__}: {exc}"
     public = getattr(exc, "public", None)  # why, in words that quote none of the data (errors.stated)
     if isinstance(public, str):
@@ -133,7 +136,8 @@ class FailureLog:
                 writer.append_own("marker", data)
             except Exception:  # noqa: BLE001 - the chain is what failed; the record and the log still say so
                 pass
-        what = f" ({gap.kind} #{gap.seq})" if gap.kind else ""
+        # A record refused before it was given a number (made after the run ended) is named by its kind alone.
+        what = (f" ({gap.kind} #{gap.seq})" if gap.seq is not None else f" ({gap.kind})") if gap.kind else ""
         where = f"; journal {gap.journal} kept for `bitexact repair`" if gap.journal else ""
         logger.warning("bitexact: run %s: recording gap %s%s: %s%s", self.run_id or "(not started)", gap.cause,
                        what, gap.detail, where)

@@ -227,6 +227,9 @@ class Run:
                 try:
                     meta["causal"]["hlc"] = list(self.clock.observe(self.parent.hlc))
                 except ContextFormatError as exc:  # a valid parent at the clock's very limit: no later reading
+                    if self.strict:
+                        raise ContextFormatError(f"the run's clock cannot follow its parent context's: {exc}",
+                                                 field="hlc") from exc
                     clock_problem = str(exc)
             with active.busy():
                 writer = recorder.start(run_id=self.requested_run_id, name=self.name, meta=meta)
@@ -1011,8 +1014,19 @@ class Run:
     def causal_context(self) -> str:
         """A context (``bxc.<id>.<ms>.<logical>``) naming a new event of this run, recorded as a marker."""
         with active.busy():
-            hlc = self.clock.now()
             event_id = secrets.token_hex(8)
+            try:
+                hlc = self.clock.now()
+            except ContextFormatError as exc:  # the clock reached its limit (a parent read at it): none is later
+                if self.strict:
+                    raise
+                hlc = self.clock.at_limit()
+                gap = Gap(INVALID_ARGUMENT, f"the causal context handed on is not later than the last one: {exc}",
+                          fields={"hlc": str(exc)})
+                if self.open:
+                    self._declare_in_order(gap)
+                else:
+                    self.failures.declare(gap)
             context = format_context(event_id, hlc)  # checked before the marker says it was handed on
         self._submit("marker", {"note": "causal context handed on", "causal": {"id": event_id, "hlc": list(hlc)}},
                      ctx=active.current_tool(self))
