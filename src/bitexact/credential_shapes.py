@@ -38,8 +38,10 @@ BOUNDARY: Final[str] = r"(?:(?<![A-Za-z0-9_-])|(?<=\\[nrtbf]))"
 """What must stand before a shape: no letter, digit, ``_`` or ``-`` (it would be the tail of a longer
 word), or a written escape (``\\n``, as a log line or a repr writes a newline)."""
 
-PEM_BEGIN: Final[str] = r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----"
-PEM_END: Final[str] = r"-----END [A-Z ]{0,40}PRIVATE KEY-----"
+PEM_BEGIN: Final[str] = r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+PEM_END: Final[str] = r"-----END [A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+"""A private key's armour lines: PEM's (``-----BEGIN RSA PRIVATE KEY-----``) and OpenPGP's, whose armour says
+``BLOCK`` (``-----BEGIN PGP PRIVATE KEY BLOCK-----``, what ``gpg --export-secret-keys --armor`` prints)."""
 PEM_PRIVATE_KEY: Final[str] = PEM_BEGIN + r"(?:[^-]|-(?!----BEGIN ))*?" + PEM_END
 """A PEM private key block, armour lines included. Its body never runs past another BEGIN line: 1 MiB
 of BEGIN lines with no END, each read to the end of the text, took quadratic time (9 s for 200 KB)."""

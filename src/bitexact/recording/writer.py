@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from bitexact.capture import CapturePolicy, apply_policy, load_policy
+from bitexact.capture.budget import Deadline
 from bitexact.crypto import GENESIS, SigningKey, default_alg
 from bitexact.errors import EvidenceError, StaleHeadError
 from bitexact.evidence.checkpoint import make_checkpoint
@@ -342,13 +343,24 @@ class Recorder:
         name: str | None = None,
         meta: dict[str, Any] | None = None,
     ) -> RunWriter:
-        """Create a run and append its ``run_meta``."""
+        """Create a run and append its ``run_meta``. Its ``name`` is text an operator or an agent wrote, and
+        kept where no entry's capture block declares it (the runs table, ``run_meta``): the policy scrubs it
+        as any text before either holds it."""
         run_id = run_id if run_id is not None else new_run_id()  # "" is refused by the store, naming run_id
+        if name is not None:
+            name = self.scrubbed(name)
         self.store.create_run(run_id, {"name": name} if name else {})
         writer = RunWriter(self, run_id)
         meta_data = run_meta_data(name=name, capture_policy=self.policy.run_meta_value, extra=meta)
         writer.append_own("run_meta", meta_data)
         return writer
+
+    def scrubbed(self, text: str) -> str:
+        """``text`` as the capture policy leaves text (a card number or a password in a run's or a file's
+        name scrubbed); as given when the policy is off."""
+        if self.policy.off:
+            return text
+        return self.policy.scanner.scrub_text(text, Deadline.unlimited())[0]
 
     def attach(self, run_id: str) -> RunWriter:
         """A writer for an existing run (audit entries, resumed recording)."""

@@ -105,6 +105,11 @@ HTTP_CREDENTIAL_HEADERS: Final[frozenset[str]] = frozenset({"cookie", "set-cooki
 CREDENTIAL_NAMES: Final[frozenset[str]] = TABLE_KEYS | HTTP_CREDENTIAL_HEADERS
 """The detector's exact names: the table, and HTTP's credential headers (a wrapped client redacts those
 itself; another language's client may not, and its events meet this detector)."""
+TOOL_SECRET_NAMES: Final[frozenset[str]] = frozenset({"client-key-data", "secret_key_base", "secretstring",
+                                                      "secretbinary"})
+"""Names tools give a secret that no credential word ends: a kubeconfig's ``client-key-data`` (a private key),
+Rails' ``SECRET_KEY_BASE``, AWS Secrets Manager's ``SecretString`` / ``SecretBinary``. The detector's, not the
+table's: a wrapped client's URL and header rule stays the table's, as every SDK's."""
 
 # Values that are already a replacement token: left as they are.
 ALREADY_TOKENS: Final[tuple[str, ...]] = (TOKEN, "[redacted]", "%5Bredacted%5D", "%5bredacted%5d")
@@ -134,7 +139,8 @@ COMPOUND_ENDINGS: Final[tuple[str, ...]] = ("password", "passwd", "passphrase", 
 _ANYWHERE: Final[tuple[str, ...]] = ("password", "passwd", "passphrase")
 """Endings that name a credential even with no word boundary before them (PGPASSWORD)."""
 _SECRET_KEYS: Final[frozenset[str]] = frozenset(
-    {"api", "access", "secret", "private", "signing", "encryption", "master", "subscription"}
+    {"api", "access", "secret", "private", "signing", "encryption", "master", "subscription",
+     "tls", "ssl", "account", "auth", "functions"}  # tls.key, Azure's AccountKey, X-Auth-Key, x-functions-key
 )
 _SEPARATORS: Final[str] = "_-."
 _NOT_SECRET_TOKENS: Final[frozenset[str]] = frozenset(
@@ -201,7 +207,8 @@ def is_credential_name(name: str) -> bool:
     are kept (names only, never values), which makes the check cheaper than the table lookup was.
     """
     lower = ascii_lower(name)
-    return lower in CREDENTIAL_NAMES or (lower.endswith(COMPOUND_ENDINGS) and _compound_credential(name, lower))
+    return (lower in CREDENTIAL_NAMES or lower in TOOL_SECRET_NAMES
+            or (lower.endswith(COMPOUND_ENDINGS) and _compound_credential(name, lower)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -282,7 +289,7 @@ _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # path of every recorded call.
 # The name's last dotted part ends as a credential name can (the lookbehinds, one per ending: each
 # must be of fixed width); whether it is one (in the table, or a compound name) is checked after.
-_ALL_ENDS = CREDENTIAL_NAMES | set(COMPOUND_ENDINGS)
+_ALL_ENDS = CREDENTIAL_NAMES | TOOL_SECRET_NAMES | set(COMPOUND_ENDINGS)
 _NAME_ENDS = "|".join(f"(?<={re.escape(ending)})" for ending in sorted(  # the shortest: each implies the rest
     e for e in _ALL_ENDS if not any(e != other and e.endswith(other) for other in _ALL_ENDS)))
 _HEADER_REST = (
@@ -309,12 +316,13 @@ _PEM_BEGIN = re.compile(PEM_BEGIN)
 _PEM_END = re.compile(PEM_END)
 _MAX_PEM: Final[int] = 64 * 1024
 """How far a private key's END line is looked for; a key cut short is replaced up to where its lines end."""
-# A key's body, line by line: the Proc-Type / DEK-Info headers of an encrypted key, then lines of base64
+# A key's body, line by line: the Proc-Type / DEK-Info headers of an encrypted key (OpenPGP's armour headers,
+# Version / Comment / Hash / Charset, and the blank line after them), then lines of base64
 # with no space inside a line (indented, as YAML holds one, or not), the line breaks real or written (\n).
 # Code or prose between two armour lines (a parser's BEGIN and END constants) is no such body.
 _PEM_SPACE = re.compile(r"(?:\s|\\[nr])*")
 _PEM_BODY = re.compile(
-    r"(?:(?:Proc-Type|DEK-Info):[^\r\n\\\x00]{1,200}(?:[ \t]*(?:\r?\n|(?:\\r)?\\n))+)*"
+    r"(?:(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset):[^\r\n\\\x00]{1,200}(?:[ \t]*(?:\r?\n|(?:\\r)?\\n))+)*"
     r"(?:[A-Za-z0-9+/=]{1,128}(?:[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]*)*)+"
 )
 _PEM_MIN_BASE64: Final[int] = 16
@@ -419,6 +427,29 @@ _CHPASSWD_INPUTS: Final = (
     re.compile(r"chpasswd(?<![\w.-]chpasswd)(?:[ \t]+-[A-Za-z-]{1,20}+)*+[ \t]*+<<<[ \t]*+" + _CHPASSWD_WORD),
 )
 _CHPASSWD_PAIR = re.compile(r"[^:\\]*+:((?:[^\\]|\\(?!n))++)")
+
+
+# A password an SQL statement sets. A quoted literal ('' inside it is a quote), or for IDENTIFIED BY a bare word
+# (Oracle's IDENTIFIED BY tiger); each keyword spelt in upper and in lower case, each pattern opening with a
+# literal so the search skips through text that holds none.
+_SQL_QUOTED = r"""'((?:[^'\r\n\x00]|'')*+)'|"((?:[^"\r\n\x00]|"")*+)\""""
+_SQL_PASSWORD: Final = tuple(
+    re.compile(rf"{word}(?<![\w-]{word})[ \t]++(?:{_SQL_QUOTED})") for word in ("PASSWORD", "password")
+) + tuple(
+    re.compile(rf"{set_}[ \t]++{word}(?![\w-])[^=;\r\n\x00]{{0,200}}+=[ \t]*+(?:{word}[ \t]*+\([ \t]*+)?"
+               rf"(?:{_SQL_QUOTED})")
+    for set_, word in (("SET", "PASSWORD"), ("set", "password"))
+)
+_SQL_IDENTIFIED: Final = tuple(
+    re.compile(rf"{word}(?<![\w-]{word})[ \t]++(?:{with_}[ \t]++[A-Za-z0-9_]{{1,64}}+[ \t]++)?{by}[ \t]++"
+               rf"(?:(?:{values}|{password})[ \t]++)?(?:{_SQL_QUOTED}|(?!{random}[ \t])([^\s;,'\"()\x00]++))")
+    for word, with_, by, values, password, random in (
+        ("IDENTIFIED", "WITH", "BY", "VALUES", "PASSWORD", "RANDOM"),
+        ("identified", "with", "by", "values", "password", "random"))
+)
+# Lower case "identified by WORD" is prose as often as SQL ("a user identified by their email"): a bare word
+# after it counts only in a statement that makes or changes a user or role, opening its line.
+_SQL_USER_STATEMENT = re.compile(r"[ \t]*+(?:create|alter)[ \t]++(?:user|role)[ \t]", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -1218,6 +1249,7 @@ class CredentialsDetector:
         self._elements(text, deadline, found)
         self._netrc(text, deadline, found)
         self._chpasswd(text, deadline, found)
+        self._sql_passwords(text, deadline, found)
         self._config_sets(text, deadline, found)
         self._bare_keys(text, deadline, found)
         self._encoded_pairs(text, deadline, found)
@@ -1239,7 +1271,7 @@ class CredentialsDetector:
         """A PEM private key's body between its armour lines (which stay, saying what was there): only a
         body that reads as one (:data:`_PEM_BODY`), up to the END line, or, with none before the next
         BEGIN, as far as such lines go."""
-        if "PRIVATE KEY-----" not in text:
+        if "PRIVATE KEY-----" not in text and "PRIVATE KEY BLOCK-----" not in text:
             return
         begins = list(_PEM_BEGIN.finditer(text))
         for index, begin in enumerate(begins):
@@ -1329,6 +1361,23 @@ class CredentialsDetector:
                 for pair in _CHPASSWD_PAIR.finditer(text, at, end):
                     if pair.group(1) not in ALREADY_TOKENS:
                         found.append(Finding(pair.start(1), pair.end(1), TOKEN, NAME))
+
+    @classmethod
+    def _sql_passwords(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """A password an SQL statement sets: PostgreSQL's ``[ENCRYPTED] PASSWORD 'X'`` (``CREATE USER … WITH
+        PASSWORD 'X'``), MySQL's and Oracle's ``IDENTIFIED [WITH PLUGIN] BY 'X'`` (bare too: ``IDENTIFIED BY
+        tiger``), and MySQL's ``SET PASSWORD [FOR U] = 'X'``; the keywords in upper or lower case."""
+        for patterns, keyword in ((_SQL_PASSWORD, "PASSWORD"), (_SQL_IDENTIFIED, "IDENTIFIED")):
+            if keyword not in text and keyword.lower() not in text:
+                continue
+            for pattern in patterns:
+                for match in pattern.finditer(text):
+                    deadline.check()
+                    if match.lastindex == 3 and match.group().startswith("identified"):  # a bare word
+                        line = text.rfind("\n", 0, match.start()) + 1
+                        if _SQL_USER_STATEMENT.match(text, line, match.start()) is None:
+                            continue
+                    cls._add(found, cls._value_span(match))
 
     @classmethod
     def _config_sets(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:

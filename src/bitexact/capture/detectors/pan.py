@@ -136,8 +136,14 @@ SPAN = MAX_DIGITS + (MAX_DIGITS - 1) * 3 * 3
 a separator of at most three units of at most three characters (``%20``)."""
 # Where a group of digits starts as _PIECE reads a run: a digit with no digit before it (the
 # digits of a URL escape, %20, %22 or %A0, belong to the escape), one right after such an escape, or
-# one after a % that begins none.
-_GROUP_START = re.compile(rf"(?:(?<![\d%])(?<!%[A-Fa-f])|(?<={URL_ESCAPE}))\d|(?<=%)(?!{ESCAPE_TAIL})\d")
+# one after a % that begins none. And the first digit of a magnetic stripe's track 1, `%B4111…^DOE/J^…`: its
+# `%B` is the track's start sentinel and format code, not a URL escape of the byte B4, when a card number's
+# count of digits follows it. (Not "up to the `^`": a run's groups are searched with the run's end as the
+# text's, and the `^` lies past it.)
+_GROUP_START = re.compile(rf"(?:(?<![\d%])(?<!%[A-Fa-f])|(?<={URL_ESCAPE}))\d|(?<=%)(?!{ESCAPE_TAIL})\d"
+                          rf"|(?<=%B)\d(?=\d{{{MIN_DIGITS - 1},{MAX_DIGITS - 1}}}(?!\d))")
+
+
 
 # Digit values (bytes), and doubled as Luhn doubles them (the digit sum of twice the digit).
 _VALUE = bytes.maketrans(b"0123456789", bytes(range(10)))
@@ -190,7 +196,9 @@ def in_hex_digest(text: str, start: int, end: int) -> bool:
     glued to hex letters, so a run with a hex letter on neither side is read
     as any other.
     """
-    before = start > 0 and text[start - 1] in _HEX
+    # A magnetic stripe's track 1 opens `%B` before the card number (`%B4111…^`): its start sentinel and
+    # format code, no hex letter of a digest.
+    before = start > 0 and text[start - 1] in _HEX and not text.startswith("%B", start - 2)
     after = end < len(text) and text[end] in _HEX
     if not (before or after):
         return False

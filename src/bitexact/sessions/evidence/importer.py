@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from bitexact.capture.budget import Deadline
 from bitexact.capture.rules import StepRules
 from bitexact.errors import BitExactError, CanonicalizationError
 from bitexact.recording import Recorder, RunWriter
@@ -167,13 +166,6 @@ def _under_policy(recorder: Recorder, data: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def _scrubbed(recorder: Recorder, name: str) -> str:
-    """``name`` as the capture policy leaves text (a card number in a file name is scrubbed)."""
-    if recorder.policy.off:
-        return name
-    return recorder.policy.scanner.scrub_text(name, Deadline.unlimited())[0]
-
-
 _NO_TYPE: Final[str] = "engine event"
 """A display key's text under path rules, in place of the event type it would copy."""
 _STATUS_WORDS: Final[frozenset[str]] = frozenset({"ok", "failed", "unknown", "started", "update"})
@@ -252,7 +244,7 @@ def import_session(
     store = recorder.store
     # The file's name is the operator's text, not an engine's event, yet it is stored (the run's name,
     # run_meta, every entry's source): the policy's detectors read it as they read everything else.
-    source = dataclasses.replace(source, name=_scrubbed(recorder, source.name))
+    source = dataclasses.replace(source, name=recorder.scrubbed(source.name))
     earlier = find_earlier_import(store, source.sha256)
     if earlier is not None:
         # An unsealed run is an import that was interrupted or one still recording in another
