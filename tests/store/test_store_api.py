@@ -218,6 +218,21 @@ def test_a_wrong_step_is_stale_and_writes_nothing(store: Store) -> None:
     assert list(store.entries("r")) == chain
 
 
+@pytest.mark.parametrize(("step", "prev_of", "why"), [
+    (1, 1, "another writer appended first"),  # a step the run has taken
+    (3, 1, "step 2 was never appended"),  # one past the head
+    (5, 1, "steps 2 to 4 were never appended"),
+    (2, 0, "its prev is not the head's hash"),  # the head's step, built on another entry
+])
+def test_a_refusal_says_which_way_the_entry_misses_the_head(store: Store, step: int, prev_of: int, why: str) -> None:
+    """An entry ahead of the head, or built on another chain, was refused saying "another writer appended first"."""
+    store.create_run("r")
+    chain = _append_chain(store, "r", 2)
+    with pytest.raises(StaleHeadError, match=why):
+        store.append("r", make_entry("r", step, chain[prev_of]["hash"], tool_data(9)))
+    assert store.head("r") == (2, chain[-1]["hash"])
+
+
 def test_a_wrong_prev_is_stale_and_writes_nothing(store: Store) -> None:
     store.create_run("r")
     chain = _append_chain(store, "r", 2)

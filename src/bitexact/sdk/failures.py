@@ -15,6 +15,7 @@ policy errors, which speak of files, settings and the store, not of values).
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import threading
@@ -103,6 +104,11 @@ class FailureLog:
         self.path = home / "failures" / f"{run_id}.jsonl" if (home is not None and run_id) else None
         self._gaps: list[Gap] = []
         self._lock = threading.Lock()
+        # What could not be written when it was declared (a full disk, a locked store): the record's
+        # lines and the chain's markers, written, in order, as soon as they can be (flush), and at the
+        # latest before the run seals; a run sealed with one still missing would claim it complete.
+        self._unrecorded: list[Gap] = []
+        self._unmarked: list[dict[str, Any]] = []
 
     @property
     def gaps(self) -> list[Gap]:
@@ -127,15 +133,14 @@ class FailureLog:
                  marker: Callable[[dict[str, Any]], None] | None = None) -> Gap:
         with self._lock:
             self._gaps.append(gap)
-            self._persist(gap)
+            self._unrecorded.append(gap)
+            self._write_record()
         data = {"note": f"recording gap: {gap.cause}", "gap": gap.to_json()}
         if marker is not None:
-            marker(data)
+            marker(data)  # queued behind the entries before it; a failure comes back through unmarked()
         elif writer is not None and not writer.sealed:
-            try:
-                writer.append_own("marker", data)
-            except Exception:  # noqa: BLE001 - the chain is what failed; the record and the log still say so
-                pass
+            self.unmarked(data)
+            self.flush(writer)  # this marker, after any the chain refused before (a disk that was full)
         # A record refused before it was given a number (made after the run ended) is named by its kind alone.
         what = (f" ({gap.kind} #{gap.seq})" if gap.seq is not None else f" ({gap.kind})") if gap.kind else ""
         where = f"; journal {gap.journal} kept for `bitexact repair`" if gap.journal else ""
@@ -143,19 +148,58 @@ class FailureLog:
                        what, gap.detail, where)
         return gap
 
-    def _persist(self, gap: Gap) -> None:
-        if self.path is None:
+    def unmarked(self, data: dict[str, Any]) -> None:
+        """Keep a gap marker the chain did not take, to append when it takes writes again (:meth:`flush`)."""
+        with self._lock:
+            self._unmarked.append(data)
+
+    @property
+    def pending(self) -> int:
+        """Gaps or markers declared but not yet written where they last: the record, the chain."""
+        with self._lock:
+            return len(self._unrecorded) + len(self._unmarked)
+
+    def flush(self, writer: RunWriter | None) -> bool:
+        """Write what could not be written when declared: the record's lines, then the chain's markers (each
+        names its record's ``seq``, so one written late still says where the gap is). True when nothing is
+        left; what still fails stays for the next try."""
+        with self._lock:
+            self._write_record()
+            while self._unmarked and writer is not None and not writer.sealed:
+                try:
+                    writer.append_own("marker", self._unmarked[0])
+                except Exception:  # noqa: BLE001 - the chain still takes no writes: tried again later
+                    break
+                self._unmarked.pop(0)
+            return not self._unrecorded and not self._unmarked
+
+    def _write_record(self) -> None:
+        """Append every line of the failures record not written yet, in order, in one write and one fsync.
+        Called with the lock held. A write cut short (a disk that filled) is cut back to the last whole line."""
+        if self.path is None or not self._unrecorded:
             return
+        lines = b"".join(canonicalize(gap.to_json()) + b"\n" for gap in self._unrecorded)
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-            try:
-                os.write(fd, canonicalize(gap.to_json()) + b"\n")
-                os.fsync(fd)
-            finally:
-                os.close(fd)
         except OSError:
-            pass  # the log line below still declares it
+            return  # kept: written with the next gap, or before the seal
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                written = os.write(fd, lines)
+                if written != len(lines):
+                    raise OSError(errno.ENOSPC, "the failures record's write was cut short")
+                os.fsync(fd)
+            except OSError:
+                try:
+                    os.ftruncate(fd, size)  # never half a line: a reader would refuse the record
+                except OSError:
+                    pass
+                return
+            self._unrecorded.clear()
+        finally:
+            os.close(fd)
 
 
 def read_failures(home: Path, run_id: str) -> list[dict[str, Any]]:

@@ -323,6 +323,13 @@ class Run:
                 logger.warning("bitexact: run %s left unsealed: %d journal(s) wait for "
                                "`bitexact repair %s --by NAME --note TEXT`",
                                self.run_id, len(self._orphans), self.run_id)
+            if not self.failures.flush(self.writer):
+                # A gap the chain never took: sealed, the run would read as complete. Left unsealed, health
+                # names it (run-unsealed), and the log lines say what is missing.
+                seal = False
+                logger.warning("bitexact: run %s left unsealed: %d gap marker(s) or failures-record line(s) could"
+                               " not be written (the warning lines above declare each)",
+                               self.run_id, self.failures.pending)
             if seal:
                 self.writer.seal()
                 self.sealed = True
@@ -736,7 +743,12 @@ class Run:
 
     def _queued_failed(self, item: Pending, exc: BaseException) -> None:
         if item.own:
-            return  # a gap's marker: the gap is in the failures record and the log already
+            # A gap's marker: the gap is in the log (and the record, when the disk took it); its marker is
+            # appended when the chain takes writes again, before the seal at the latest. Not one a locked
+            # store refused: it would wait out the same lock again at the exit (docs/sdk.md).
+            if not isinstance(exc, StoreBusyError):
+                self.failures.unmarked(orjson.loads(item.raw))
+            return
         journal = self._journal_name(item)
         # The write failed whole: journaled again as known-unwritten (and the first copy dropped), so that
         # repair never takes a later identical entry for this one. Without the new copy, the old stays.

@@ -55,6 +55,7 @@ from bitexact.store.sqlite_schema import (
     migrate,
     needs_migration,
     refuse_foreign_file,
+    why_unopenable,
 )
 from bitexact.store.walcheckpoint import WalCheckpointer, presize
 
@@ -184,7 +185,7 @@ class SQLiteStore(Store):
                     self._process_lock.close()  # a wait for another process's lock may have started its thread
                 os.close(lock_fd)
             if isinstance(exc, (sqlite3.Error, OSError)):
-                raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
+                raise StoreError(f"cannot open the store at {self.path}: {exc}{why_unopenable(self.path)}") from exc
             raise
 
     # -- transactions ---------------------------------------------------
@@ -776,10 +777,19 @@ def _bindable(run_id: str) -> None:
 
 
 def _stale(run_id: str, entry: EntryFields, head: _Head) -> StaleHeadError:
+    """The refusal of an entry that does not extend the head, saying which way it misses: a step the run
+    has already taken (another writer appended first), a step past the head (one is missing between), or
+    the head's step with another ``prev`` (a chain built on something other than this run's head)."""
+    if entry.step < head.steps:
+        why = "another writer appended first - reload the head and rebuild the entry"
+    elif entry.step > head.steps:
+        missing = f"step {head.steps} was" if entry.step == head.steps + 1 else f"steps {head.steps} to {entry.step - 1} were"
+        why = f"{missing} never appended - append the entries before it first, in order"
+    else:
+        why = "its prev is not the head's hash: it was built on another chain - rebuild it on this run's head"
     return StaleHeadError(
         f"run {run_id}: the entry for step {entry.step} (prev {entry.prev[:16]}…) does not extend the head"
-        f" (steps {head.steps}, head {head.hash[:16]}…); another writer appended first -"
-        " reload the head and rebuild the entry"
+        f" (steps {head.steps}, head {head.hash[:16]}…); {why}"
     )
 
 

@@ -7,7 +7,9 @@ indexes. A run's row holds its head; appends check and move it inside one
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from pathlib import Path
 from typing import Final
 
 from bitexact.errors import StoreError
@@ -159,12 +161,30 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
     return bool(version < SCHEMA_VERSION)
 
 
+def why_unopenable(path: Path) -> str:
+    """What the directory holding the store says of a store that did not open, where SQLite's own words
+    ("unable to open database file", "disk I/O error") do not: a read-only file system, a directory this
+    user cannot write, a full disk. SQLite writes the store's -wal and -shm files even to read it."""
+    directory = path.parent
+    try:
+        fs = os.statvfs(directory)
+    except OSError:
+        return ""
+    copy = f"; copy the data directory to a writable place (cp -a {directory} DIR) and read the copy with --home DIR"
+    if fs.f_flag & os.ST_RDONLY:
+        return f" (the file system holding {directory} is mounted read-only, and SQLite writes beside a store even" \
+               f" to read it{copy})"
+    if not os.access(directory, os.W_OK):
+        return f" ({directory} is not writable by this user, and SQLite writes beside a store even to read it{copy})"
+    if fs.f_bavail == 0:
+        return f" (the disk holding {directory} is full)"
+    return ""
+
+
 def refuse_foreign_file(path: str) -> None:
     """Refuse an existing file that is another application's database (or no database), read-only:
     before the store tightens its mode or makes its lock file beside it, so a refused file is left
     exactly as it was."""
-    from pathlib import Path
-
     try:
         conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error:
@@ -173,7 +193,7 @@ def refuse_foreign_file(path: str) -> None:
         _refuse_foreign(conn)
         needs_migration(conn)  # a newer BitExact's store is refused here too, before anything is changed
     except sqlite3.DatabaseError as exc:  # not a database at all: left as it is too
-        raise StoreError(f"cannot open the store at {path}: {exc}") from exc
+        raise StoreError(f"cannot open the store at {path}: {exc}{why_unopenable(Path(path))}") from exc
     finally:
         conn.close()
 

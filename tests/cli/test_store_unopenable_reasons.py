@@ -1,0 +1,69 @@
+"""A store that does not open says why, where SQLite's own words do not.
+
+An audit remounted a data directory read-only: `bitexact runs`, `show`, `verify` and `export` all said
+"unable to open database file" and nothing more (SQLite writes the store's -wal and -shm files even to read it).
+On a full disk they said "disk I/O error". The message now names the read-only file system (and how to read the
+store anyway: a copy), or the full disk. The file systems are real tmpfs mounts (the suite runs as root, as CI does).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cli.real_command import run_bitexact
+
+import bitexact
+from bitexact.sdk import close_stores
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root (CI runs as root)")
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[Path]:
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        close_stores()
+        subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+def _recorded(home: Path) -> str:
+    with bitexact.run(home=home, run_id="kept") as r:
+        r.record_tool_call("t", args=[1], result="ok")
+    close_stores()
+    assert r.sealed
+    return "kept"
+
+
+def test_a_store_on_a_read_only_file_system_says_so_and_how_to_read_it(disk: Path) -> None:
+    home = disk / "home"
+    run_id = _recorded(home)
+    subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+    for args in (("runs",), ("show", run_id), ("verify", run_id)):
+        result = run_bitexact(home, *args)
+        assert result.returncode != 0
+        said = result.stdout + result.stderr
+        assert f"the file system holding {home} is mounted read-only" in said, said
+        assert f"cp -a {home} DIR" in said and "Traceback" not in said
+
+
+def test_a_store_on_a_full_disk_says_the_disk_is_full(disk: Path) -> None:
+    home = disk / "home"
+    run_id = _recorded(home)
+    with open(disk / "filler", "wb") as out:
+        try:
+            while True:
+                out.write(b"\0" * 65536)
+                out.flush()
+        except OSError:
+            pass
+    result = run_bitexact(home, "show", run_id)
+    assert result.returncode != 0, result.stdout
+    assert f"the disk holding {home} is full" in result.stderr, result.stderr
