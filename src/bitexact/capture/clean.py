@@ -31,7 +31,14 @@ from typing import Any, Final
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
-from bitexact.capture.walk import PLAIN, argv_passwords, credential_pair, name_value, replaced_member, role_in
+from bitexact.capture.walk import (
+    PLAIN,
+    argv_passwords,
+    credential_pair,
+    name_value,
+    replaced_member,
+    replaced_whole,
+)
 
 MAX_CHARS: Final[int] = 64 * 1024
 """Texts larger than this in total take the walk (it scans a large step in parts)."""
@@ -79,8 +86,12 @@ class _Texts:
     def members(self, value: dict[Any, Any], depth: int) -> None:
         """Every member of an object (the step itself included), each in its role (:func:`name_value`)."""
         pair = name_value(self.scanner, value)
+        if pair is None:  # nearly every object: no role to look up
+            for key, item in value.items():
+                self.member(key, item, depth)
+            return
         for key, item in value.items():
-            self.member(key, item, depth, role_in(pair, key))
+            self.member(key, item, depth, pair.role(key))
 
     def member(self, key: Any, value: Any, depth: int, role: int = PLAIN) -> None:
         """``key: value`` of an object, ``role`` its role in a name/value object."""
@@ -89,7 +100,9 @@ class _Texts:
             raise _Unclean  # a str subclass as a key
         if text_key:
             self.add(key, None)
-            if replaced_member(self.scanner, key, value, role):
+            # replaced_member(), its common case first: this runs once per key of every step.
+            if (replaced_whole(self.scanner, key, value) if role == PLAIN
+                    else replaced_member(self.scanner, key, value, role)):
                 raise _Unclean  # replaced whole by the credential token
             if key == _BYTES_KEY and isinstance(value, str):
                 raise _Unclean  # declared unscanned

@@ -40,6 +40,7 @@ from bitexact.capture.detectors.credentials import (
     COMPOUND_ENDINGS,
     CREDENTIAL_NAMES,
     EXE_SUFFIX,
+    _NAME_ENDS as NAME_ENDS,  # the lookbehinds for "ends as a credential name can", one per ending
     argv_secrets,
     names_a_command,
 )
@@ -75,12 +76,14 @@ def names_credential(name: str) -> bool:
 
 
 _NAMES = "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
+# A name/value object's name member whose string ends as a credential name can (read to its closing quote once,
+# then one lookbehind per ending): whether it names one is decided by the document's walk.
+_NAME_MEMBER = re.compile(r"\"(?:name|key)\"\s*:\s*\"[^\"\\]*+(?:" + NAME_ENDS + r")\"", re.IGNORECASE | re.ASCII)
 _ENDINGS = "|".join(COMPOUND_ENDINGS)
 _DOCUMENT_HIDES = re.compile(
     r"\d[eE][+-]?\d|\[\s*\"(?:" + _NAMES + r"|[A-Za-z0-9_.\-]{0,96}(?:" + _ENDINGS + r"))\"\s*,"
     + r"|\"(?:[^\"\\/]*+[/\\])*+(?:" + "|".join(re.escape(w) for w in sorted(COMMAND_WORDS)) + r")" + EXE_SUFFIX + r"\"\s*,"
-    + r"|\"--[A-Za-z0-9_.\-]{0,96}(?:" + _NAMES + "|" + _ENDINGS + r")\"\s*,"
-    + r"|\"(?:name|key)\"\s*:\s*\"[^\"\\]*(?:" + _NAMES + "|" + _ENDINGS + r")\"",
+    + r"|\"--[A-Za-z0-9_.\-]{0,96}(?:" + _NAMES + "|" + _ENDINGS + r")\"\s*,",
     re.IGNORECASE | re.ASCII,
 )
 """What a JSON document in a string can hold that its text does not show as such: an exponent-form
@@ -88,8 +91,8 @@ number (a card number as 4.111111111111111E15), a credential name opening a [nam
 table name, or a name ending as a compound credential name can: the document's walk decides), a
 command in an argv list, by its file name (``/usr/bin/mysql``, ``C:\\\\bin\\\\mysql.exe`` as JSON writes it; its
 password flag and value are two of the list's strings), or a long flag named as a credential before another
-item (``"--api-key",`` then its value), or a name/value object's name naming a credential (``"name":
-"DB_PASSWORD"``, ``"Name": "/prod/db/password"``: its value member may hold anything)."""
+item (``"--api-key",`` then its value). A name/value object naming a credential is asked apart
+(:func:`_may_hold_name_value`): only a document holding a ``"value"`` key pays for that search."""
 
 
 def looks_like_document(text: str) -> bool:
@@ -283,12 +286,12 @@ class Scanner:
             if looks_like_document(texts[index]):
                 rescan.add(index)
             position = joined.find("\\", starts[index + 1]) if index + 1 < len(texts) else -1
-        # So can one holding a number in exponent form, or a credential as a [name, value] pair:
-        # read as text, neither shows (the walk reads both, held as data). Only documents are searched.
+        # So can one holding a number in exponent form, or a credential as a [name, value] pair or a name/value
+        # object: read as text, none shows (the walk reads them, held as data). Only documents are searched.
         for index, text in enumerate(texts) if ("{" in joined or "[" in joined) else ():
             opening = text[:1]
             if (index not in rescan and (opening in "{[" or opening.isspace()) and looks_like_document(text)
-                    and _DOCUMENT_HIDES.search(text)):
+                    and (_DOCUMENT_HIDES.search(text) or (self.by_key and _may_hold_name_value(text)))):
                 rescan.add(index)
         for index in sorted(rescan.union(direct)):
             text = texts[index]
@@ -322,8 +325,8 @@ class Scanner:
         flags = '"--' in text or '"\\u' in text
         # A name/value object's members ({"name": "DB_PASSWORD", "value": "X"}): found before the walk, since
         # its name may follow its value. Only a document that may hold a "value" key is searched for one.
-        values, names = (_name_value_keys(tokens) if self.by_key and (
-            '"value"' in text or '"Value"' in text or "\\u" in text) else (_NO_TOKENS, _NO_TOKENS))
+        values, names = (_name_value_keys(tokens) if self.by_key and _may_hold_name_value(text)
+                         else (_NO_TOKENS, _NO_TOKENS))
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -506,6 +509,14 @@ def _string_token(raw: str) -> str:
 
 
 _NO_TOKENS: Final[frozenset[int]] = frozenset()
+
+
+def _may_hold_name_value(text: str) -> bool:
+    """Whether a document may hold a name/value object whose name names a credential: a value member, and a
+    name member ending as a credential name can - or an escape, which may spell either."""
+    if "\\" in text:
+        return True
+    return ('"value"' in text or '"Value"' in text) and _NAME_MEMBER.search(text) is not None
 
 
 def _name_value_keys(tokens: list[tuple[int, int, str]]) -> tuple[set[int], set[int]]:

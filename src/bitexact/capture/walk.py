@@ -90,8 +90,17 @@ def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
     Two lookups for any other object: this runs for every object of a step."""
     if not scanner.by_key or not ("value" in value or "Value" in value):
         return None
-    names = tuple(key for key in NAME_MEMBERS
-                  if isinstance(name := value.get(key), str) and names_credential(str.__str__(name)))
+    names: tuple[str, ...] = ()
+    for key in NAME_MEMBERS:  # a plain loop: most objects with a value member name no credential
+        if key not in value:
+            continue
+        name = value[key]
+        if type(name) is str:
+            if not names_credential(name):
+                continue
+        elif not (isinstance(name, str) and names_credential(str.__str__(name))):  # a subclass, as its text
+            continue
+        names += (key,)
     if not names:
         return None
     return NameValue(names, tuple(key for key in VALUE_MEMBERS if key in value))
