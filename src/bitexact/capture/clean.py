@@ -12,8 +12,9 @@ same texts (keys, strings, numbers long enough to matter) with the same
 contexts (the key a value is stored under). It answers True only when the
 walk would change and declare nothing:
 
-* no value under a credential-named key (or a ``[name, value]`` pair) that
-  the credential table replaces whole, and no argv list holding a password;
+* no value under a credential-named key (or a ``[name, value]`` pair, or
+  the value of a name/value object whose name names a credential) that the
+  credential table replaces whole, and no argv list holding a password;
 * no string under ``b64`` (declared unscanned);
 * the detectors find nothing in any text. :meth:`Scanner.scrub_many` reads
   every text as it would alone, whichever texts it is joined with, so one
@@ -30,7 +31,14 @@ from typing import Any, Final
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
-from bitexact.capture.walk import argv_passwords, credential_pair, replaced_whole
+from bitexact.capture.walk import (
+    PLAIN,
+    argv_passwords,
+    credential_pair,
+    name_value,
+    replaced_member,
+    replaced_whole,
+)
 
 MAX_CHARS: Final[int] = 64 * 1024
 """Texts larger than this in total take the walk (it scans a large step in parts)."""
@@ -75,14 +83,26 @@ class _Texts:
             if self.scanner.float_needs_scan(value):
                 self.add(number_text(value), context)
 
-    def member(self, key: Any, value: Any, depth: int) -> None:
-        """``key: value`` of an object (the step itself included)."""
+    def members(self, value: dict[Any, Any], depth: int) -> None:
+        """Every member of an object (the step itself included), each in its role (:func:`name_value`)."""
+        pair = name_value(self.scanner, value)
+        if pair is None:  # nearly every object: no role to look up
+            for key, item in value.items():
+                self.member(key, item, depth)
+            return
+        for key, item in value.items():
+            self.member(key, item, depth, pair.role(key))
+
+    def member(self, key: Any, value: Any, depth: int, role: int = PLAIN) -> None:
+        """``key: value`` of an object, ``role`` its role in a name/value object."""
         text_key = type(key) is str
         if not text_key and isinstance(key, str):
             raise _Unclean  # a str subclass as a key
         if text_key:
             self.add(key, None)
-            if replaced_whole(self.scanner, key, value):
+            # replaced_member(), its common case first: this runs once per key of every step.
+            if (replaced_whole(self.scanner, key, value) if role == PLAIN
+                    else replaced_member(self.scanner, key, value, role)):
                 raise _Unclean  # replaced whole by the credential token
             if key == _BYTES_KEY and isinstance(value, str):
                 raise _Unclean  # declared unscanned
@@ -93,8 +113,7 @@ class _Texts:
         if kind is dict:
             if depth >= MAX_DEPTH:
                 raise _Unclean
-            for key, item in value.items():
-                self.member(key, item, depth + 1)
+            self.members(value, depth + 1)
         elif kind is list:
             if depth >= MAX_DEPTH:
                 raise _Unclean
@@ -116,8 +135,7 @@ def clean(data: dict[str, Any], scanner: Scanner, deadline: Deadline) -> bool:
     """
     found = _Texts(scanner)
     try:
-        for key, value in data.items():
-            found.member(key, value, 1)
+        found.members(data, 1)
     except (_Unclean, RecursionError):
         return False
     try:

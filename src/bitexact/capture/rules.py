@@ -10,7 +10,8 @@ step's own top-level fields), the first that covers a position decides it.
 
 A rule that could never match is refused at load, because the value it was
 written for would be stored as captured (capture-controls.md): a kind the
-policy does not govern, a path of another shape, or a rule that an earlier
+policy does not govern, a path of another shape, a ``where`` field holding a
+dot (a nested path, which ``where`` does not read), or a rule that an earlier
 rule already covers entirely on every step it applies to.
 """
 
@@ -182,6 +183,13 @@ def parse_rule(raw: object, index: int) -> FieldRule:
         for name, value in clause.items():
             if name == "":
                 raise PolicyError(f"{field}.where", "a field name is empty")
+            if "." in name:
+                # A step's own fields are its top-level keys: no step has one named "request.method".
+                raise PolicyError(
+                    f"{field}.where.{esc(name)}",
+                    f"{name!r} could never match: where reads the step's own top-level fields by name, "
+                    "not a nested path",
+                )
             if not _scalar(value):
                 raise PolicyError(f"{field}.where.{esc(name)}", "a where value is a string, number, boolean or null")
             try:

@@ -19,6 +19,7 @@ a NUL) is scanned again on its own, where it is handled exactly.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 from decimal import Decimal, InvalidOperation
 import re
@@ -39,6 +40,7 @@ from bitexact.capture.detectors.credentials import (
     COMPOUND_ENDINGS,
     CREDENTIAL_NAMES,
     EXE_SUFFIX,
+    _NAME_ENDS as NAME_ENDS,  # the lookbehinds for "ends as a credential name can", one per ending
     argv_secrets,
     names_a_command,
 )
@@ -58,7 +60,25 @@ class DetectorFailed(Exception):
     """Internal: a detector raised, or a value could not be read; the field is withheld."""
 
 
+NAME_MEMBERS: Final[tuple[str, ...]] = ("name", "Name", "key", "Key")
+"""The members naming a name/value object's variable (Kubernetes' env, AWS SSM, GitLab CI, HAR)."""
+VALUE_MEMBERS: Final[tuple[str, ...]] = ("value", "Value")
+"""The members holding a name/value object's value."""
+_NAME_PARTS = re.compile(r"[/.]")
+
+
+@functools.lru_cache(maxsize=4096)
+def names_credential(name: str) -> bool:
+    """Whether a name/value object's name names a credential: the whole name, or its last ``/``- or
+    ``.``-separated part (an SSM parameter's path ``/prod/db/password``, ``spring.datasource.password``).
+    Kept per name, as :func:`is_credential_name` keeps its answers: asked of names only, never values."""
+    return is_credential_name(name) or is_credential_name(_NAME_PARTS.split(name)[-1])
+
+
 _NAMES = "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))
+# A name/value object's name member whose string ends as a credential name can (read to its closing quote once,
+# then one lookbehind per ending): whether it names one is decided by the document's walk.
+_NAME_MEMBER = re.compile(r"\"(?:name|key)\"\s*:\s*\"[^\"\\]*+(?:" + NAME_ENDS + r")\"", re.IGNORECASE | re.ASCII)
 _ENDINGS = "|".join(COMPOUND_ENDINGS)
 _DOCUMENT_HIDES = re.compile(
     r"\d[eE][+-]?\d|\[\s*\"(?:" + _NAMES + r"|[A-Za-z0-9_.\-]{0,96}(?:" + _ENDINGS + r"))\"\s*,"
@@ -71,7 +91,8 @@ number (a card number as 4.111111111111111E15), a credential name opening a [nam
 table name, or a name ending as a compound credential name can: the document's walk decides), a
 command in an argv list, by its file name (``/usr/bin/mysql``, ``C:\\\\bin\\\\mysql.exe`` as JSON writes it; its
 password flag and value are two of the list's strings), or a long flag named as a credential before another
-item (``"--api-key",`` then its value)."""
+item (``"--api-key",`` then its value). A name/value object naming a credential is asked apart
+(:func:`_may_hold_name_value`): only a document holding a ``"value"`` key pays for that search."""
 
 
 def looks_like_document(text: str) -> bool:
@@ -265,12 +286,12 @@ class Scanner:
             if looks_like_document(texts[index]):
                 rescan.add(index)
             position = joined.find("\\", starts[index + 1]) if index + 1 < len(texts) else -1
-        # So can one holding a number in exponent form, or a credential as a [name, value] pair:
-        # read as text, neither shows (the walk reads both, held as data). Only documents are searched.
+        # So can one holding a number in exponent form, or a credential as a [name, value] pair or a name/value
+        # object: read as text, none shows (the walk reads them, held as data). Only documents are searched.
         for index, text in enumerate(texts) if ("{" in joined or "[" in joined) else ():
             opening = text[:1]
             if (index not in rescan and (opening in "{[" or opening.isspace()) and looks_like_document(text)
-                    and _DOCUMENT_HIDES.search(text)):
+                    and (_DOCUMENT_HIDES.search(text) or (self.by_key and _may_hold_name_value(text)))):
                 rescan.add(index)
         for index in sorted(rescan.union(direct)):
             text = texts[index]
@@ -302,6 +323,10 @@ class Scanner:
         # A list holding a long flag is read whole for one (["deploy", "--region", "eu", "--api-key", "X"]);
         # in a document whose strings never open with "--" (or an escape), only its first few items are.
         flags = '"--' in text or '"\\u' in text
+        # A name/value object's members ({"name": "DB_PASSWORD", "value": "X"}): found before the walk, since
+        # its name may follow its value. Only a document that may hold a "value" key is searched for one.
+        values, names = (_name_value_keys(tokens) if self.by_key and _may_hold_name_value(text)
+                         else (_NO_TOKENS, _NO_TOKENS))
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -356,7 +381,8 @@ class Scanner:
                     items.append(i)
                     texts.append(decoded)
                     contexts.append(None)
-                    if self.by_key and is_credential_name(decoded):
+                    # A name/value object's value is replaced as a credential key's is; its name never is.
+                    if self.by_key and (i in values or (i not in names and is_credential_name(decoded))):
                         after = self._credential_value(tokens, i)
                         if after is not None:
                             start, end = after
@@ -480,6 +506,58 @@ def _string_token(raw: str) -> str:
     """A document's string token as the text it holds: what is between its quotes when it holds no escape (a
     document that parses holds no raw control character), else as JSON reads it."""
     return raw[1:-1] if "\\" not in raw else json.loads(raw)
+
+
+_NO_TOKENS: Final[frozenset[int]] = frozenset()
+
+
+def _may_hold_name_value(text: str) -> bool:
+    """Whether a document may hold a name/value object whose name names a credential: a value member, and a
+    name member ending as a credential name can - or an escape, which may spell either."""
+    if "\\" in text:
+        return True
+    return ('"value"' in text or '"Value"' in text) and _NAME_MEMBER.search(text) is not None
+
+
+def _name_value_keys(tokens: list[tuple[int, int, str]]) -> tuple[set[int], set[int]]:
+    """The key tokens of a document's name/value objects whose name names a credential (the rule
+    ``walk.name_value`` reads data by): their value members', and their name members'. Every member a repeated
+    key shadows counts, as the document's walk reads every pair."""
+    values: set[int] = set()
+    names: set[int] = set()
+    # Per open container: for an object, its credential-naming name members' and its value members' key tokens.
+    frames: list[tuple[list[int], list[int]] | None] = []
+    expect_key = False
+    last = len(tokens) - 1
+    for i, (_, _, raw) in enumerate(tokens):
+        first = raw[0]
+        if first == "{":
+            frames.append(([], []))
+            expect_key = True
+        elif first == "[":
+            frames.append(None)
+            expect_key = False
+        elif first in "}]":
+            frame = frames.pop() if frames else None
+            if frame is not None and frame[0] and frame[1]:
+                names.update(frame[0])
+                values.update(frame[1])
+            expect_key = False
+        elif first == ",":
+            expect_key = bool(frames) and frames[-1] is not None
+        elif first == '"' and expect_key:
+            expect_key = False
+            frame = frames[-1]
+            assert frame is not None  # expect_key is set only inside an object
+            key = _string_token(raw)
+            if key in VALUE_MEMBERS:
+                frame[1].append(i)
+            elif key in NAME_MEMBERS and i + 2 <= last and tokens[i + 2][2][0] == '"' and names_credential(
+                    _string_token(tokens[i + 2][2])):
+                frame[0].append(i)
+        else:
+            expect_key = False
+    return values, names
 
 
 def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:

@@ -39,7 +39,7 @@ from bitexact.capture.hints import Hint
 from bitexact.capture.output import ROOT, Chain, Output
 from bitexact.capture.paths import spell
 from bitexact.capture.rules import NONE, StepRules
-from bitexact.capture.scan import DetectorFailed, Scanner, number_text
+from bitexact.capture.scan import NAME_MEMBERS, VALUE_MEMBERS, DetectorFailed, Scanner, names_credential, number_text
 
 KEEP, SCRUB, HASH_ONLY = 0, 1, 2
 HINT = -1
@@ -61,6 +61,63 @@ def replaced_whole(scanner: Scanner, key: Any, value: Any) -> bool:
 def credential_pair(scanner: Scanner, value: list[Any]) -> bool:
     """Whether ``value`` is a ``[name, value]`` pair (headers as a list) whose value is replaced whole."""
     return len(value) == 2 and replaced_whole(scanner, value[0], value[1])
+
+
+PLAIN, NAME_MEMBER, VALUE_MEMBER = 0, 1, 2
+"""A member's role in its object: none, a name naming a credential, the value of such a name."""
+
+
+@dataclass(frozen=True)
+class NameValue:
+    """An object with a value member and a name member naming a credential (``{"name": "DB_PASSWORD",
+    "value": "X"}``): its value members are replaced whole, as a ``[name, value]`` pair's value is, and its
+    name members are read as text, never replaced whole (``{"key": "DEPLOY_TOKEN"}`` holds a name, no secret,
+    though ``key`` is a table word)."""
+
+    names: tuple[str, ...]
+    values: tuple[str, ...]
+
+    def role(self, key: Any) -> int:
+        """The role of the member stored under ``key``."""
+        if key in self.values:
+            return VALUE_MEMBER
+        return NAME_MEMBER if key in self.names else PLAIN
+
+
+def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
+    """``value`` as a name/value object whose name names a credential, when the credentials rule is on.
+
+    Two lookups for any other object: this runs for every object of a step."""
+    if not scanner.by_key or not ("value" in value or "Value" in value):
+        return None
+    names: tuple[str, ...] = ()
+    for key in NAME_MEMBERS:  # a plain loop: most objects with a value member name no credential
+        if key not in value:
+            continue
+        name = value[key]
+        if type(name) is str:
+            if not names_credential(name):
+                continue
+        elif not (isinstance(name, str) and names_credential(str.__str__(name))):  # a subclass, as its text
+            continue
+        names += (key,)
+    if not names:
+        return None
+    return NameValue(names, tuple(key for key in VALUE_MEMBERS if key in value))
+
+
+def role_in(found: NameValue | None, key: Any) -> int:
+    """The role of ``key``'s member in an object read as ``found`` (:func:`name_value`)."""
+    return PLAIN if found is None else found.role(key)
+
+
+def replaced_member(scanner: Scanner, key: Any, value: Any, role: int) -> bool:
+    """Whether ``value``, an object's member under ``key`` with ``role`` (:func:`name_value`), is replaced
+    whole: a name/value object's value holding a credential, or (:func:`replaced_whole`) a value under a key
+    that names a credential - but never a name/value object's name."""
+    if role == VALUE_MEMBER:
+        return holds_credential(value)
+    return role == PLAIN and replaced_whole(scanner, key, value)
 
 
 def argv_passwords(scanner: Scanner, value: list[Any]) -> dict[int, tuple[int, int]]:
@@ -182,18 +239,20 @@ class Walk:
         by_key = self.rules.by_key
         by_name = self.rules.by_name
         root_mode, _ = self._mode(star, 0)
+        pair = name_value(self.scanner, data)
         for key, value in data.items():
             rule = min(star, by_key.get(key, NONE), by_name.get(key, NONE))
             hint = self.hint_at.get((key,), 0)
             mode, source = self._mode(rule, hint)
             chain: Chain = ((ROOT, key),)
+            role = role_in(pair, key)
             if (
                 isinstance(value, dict)
                 and value
                 and mode != HASH_ONLY
                 and not (self.skip_paths and spell([key]) in self.skip_paths)
                 # A credential-named key holding an object is one field, replaced whole (as one level down).
-                and not (mode == SCRUB and replaced_whole(self.scanner, key, value))
+                and not (mode == SCRUB and replaced_member(self.scanner, key, value, role))
             ):
                 # An object-valued key: its key is a unit of its own, each sub-key a field.
                 top = self._new_unit(chain, value)
@@ -202,17 +261,19 @@ class Walk:
                     top.key_item = self._key_text(ROOT, key, source)
                 self._close_unit()
                 inner = self._enter(value, ROOT, key, 1)
+                inner_pair = name_value(self.scanner, value)
                 for sub, item in value.items():
                     sub_rule = min(rule, self.rules.by_subkey.get((key, sub), NONE), by_name.get(sub, NONE))
                     sub_hint = max(hint, self.hint_at.get((key, sub), 0))
                     self._new_unit((*chain, (inner, sub)), item)
                     top.children.append(self.unit)
-                    self._place(inner, sub, item, chain, sub_rule, sub_hint, mode, 2, unit_key=True)
+                    self._place(inner, sub, item, chain, sub_rule, sub_hint, mode, 2, unit_key=True,
+                                role=role_in(inner_pair, sub))
                     self._close_unit()
                 self.unit = top_index
                 continue
             self._new_unit(chain, value)
-            self._place(ROOT, key, value, (), rule, hint, root_mode, 1, unit_key=True)
+            self._place(ROOT, key, value, (), rule, hint, root_mode, 1, unit_key=True, role=role)
             self._close_unit()
 
     def _ref(self, text: str, container: int, key: Any, source: int, context: Any) -> None:
@@ -238,8 +299,10 @@ class Walk:
         depth: int,
         *,
         unit_key: bool = False,
+        role: int = PLAIN,
     ) -> None:
-        """Decide ``key`` of the container at position ``container`` (holding ``value``) and everything under it."""
+        """Decide ``key`` of the container at position ``container`` (holding ``value``) and everything under it;
+        ``role`` is the member's in a name/value object (:func:`name_value`)."""
         mode, source = self._mode(rule, hint)
         chain = (*parents, (container, key))
         if self.skip_paths and self.out.spell(chain) in self.skip_paths:
@@ -250,7 +313,7 @@ class Walk:
             if unit_key:
                 self.units[self.unit].key_item = index
         if mode == SCRUB and text_key:
-            if replaced_whole(self.scanner, key, value):
+            if replaced_member(self.scanner, key, value, role):
                 self.writable(container)[key] = CREDENTIAL_TOKEN
                 self._count("credentials", source)
                 return
@@ -285,8 +348,10 @@ class Walk:
         """A container (``value``, at ``position``) where a ``*.NAME`` rule may change the mode below."""
         if isinstance(value, dict):
             by_name = self.rules.by_name
+            pair = name_value(self.scanner, value)
             for key, item in value.items():
-                self._place(position, key, item, chain, min(rule, by_name.get(key, NONE)), hint, mode, depth)
+                self._place(position, key, item, chain, min(rule, by_name.get(key, NONE)), hint, mode, depth,
+                            role=role_in(pair, key))
             return
         if mode == SCRUB and self._credential_list(value, position, chain, source, context, depth, (rule, hint)):
             return
@@ -354,13 +419,15 @@ class Walk:
         by_key = self.scanner.by_key
         floor = self.scanner.int_floor if self.scanner.min_digits else None
         if isinstance(value, dict):
+            pair = name_value(self.scanner, value)
             for key, item in value.items():
                 kind = type(item)
                 text_key = type(key) is str or isinstance(key, str)
                 if text_key:
                     add(key, position, key, source, _KEY)
-                    # replaced_whole(), inline: this loop runs once per key of a large step.
-                    if by_key and is_credential_name(key) and holds_credential(item):
+                    # replaced_member(), inline: this loop runs once per key of a large step.
+                    if (replaced_member(self.scanner, key, item, pair.role(key)) if pair is not None
+                            else by_key and is_credential_name(key) and holds_credential(item)):
                         self.writable(position)[key] = CREDENTIAL_TOKEN
                         self._count("credentials", source)
                         continue
