@@ -7,7 +7,7 @@ from rich.text import Text
 
 from bitexact.capture import PolicyError
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, console, fail, ok
 from bitexact.config import SettingError
 from bitexact.errors import BitExactError, RunNotFoundError, StoreBusyError
 from bitexact.recording.audit import (
@@ -37,6 +37,8 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
     The redaction entry is appended (and checkpointed) before any value is
     removed, so a crash in between leaves a claim that `bitexact verify`
     reports as not applied until `bitexact redact --resume RUN` completes it.
+    A removal that fails after the claim landed (a full disk, a store kept
+    locked) exits 1, saying the claim is recorded and naming --resume.
     Commitments and hashes never change; audit entries cannot be redacted.
     Under BITEXACT_REQUIRE_DUAL_CONTROL it refuses (exit 1): a second
     principal must approve a request instead.
@@ -71,12 +73,7 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
                  code=EXIT_FAIL, hint=f"bitexact redact --resume {run_id}")
         writer = app.recorder().attach(run_id)
         tokens = record_claim(writer, list(fields), by=by, reason=reason)
-        try:
-            apply_pending(app.store, run_id)
-        except StoreBusyError:  # its "nothing was written" is not so: the claim is on the chain
-            fail(f"the redaction of {', '.join(tokens)} is recorded on {run_id}, but another process kept the store"
-                 " locked, so the values are not removed yet", code=EXIT_FAIL,
-                 hint=f"Once it lets go, `bitexact redact --resume {run_id}` removes them.")
+        _remove_claimed(app, run_id, tokens)
     except RunNotFoundError:
         fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
     except (SettingError, PolicyError):  # a setting, not an argument: exit 1 as in every command (cli._Group)
@@ -84,6 +81,30 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_INPUT)
     ok(f"redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
+
+
+def _remove_claimed(app: AppContext, run_id: str, tokens: list[str]) -> None:
+    """Step 2 of ``redact``: remove the values whose claim has just landed.
+
+    Whatever stops it (a full disk, a store kept locked, Ctrl-C) leaves the claim on the chain and values
+    still stored, which the error's own words ("disk is full", with exit 2 for bad input) would not tell:
+    the operator is told the claim is recorded, why the removal failed, and how to finish it. Exit
+    1 (an operation that failed, as a refused redaction exits), never 2: the input was good.
+    """
+    try:
+        apply_pending(app.store, run_id)
+        return
+    except StoreBusyError:  # its "nothing was written" is not so: the claim is on the chain
+        why, code = "another process kept the store locked", EXIT_FAIL
+    except KeyboardInterrupt:
+        why, code = "interrupted", EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - any failure, not only the store's: the claim is there all the same
+        why, code = (str(exc) if isinstance(exc, BitExactError) else f"{type(exc).__name__}: {exc}"), EXIT_FAIL
+    # "Did not finish", not "nothing was removed": a rewrite may have landed before the failure (the WAL left).
+    fail(f"the redaction of {', '.join(tokens)} is recorded on {run_id} (its claim is on the chain), but the removal"
+         f" of the values did not finish: {why}", code=code,
+         hint=f"Once the cause is fixed, `bitexact redact --resume {run_id}` finishes it; until then a value still"
+              " stored fails `bitexact verify` and `bitexact health` reports the run as redaction-pending.")
 
 
 def _left_unfolded(app: AppContext, run_id: str) -> list[str]:

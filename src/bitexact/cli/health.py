@@ -70,8 +70,10 @@ def health_command(app: AppContext, as_json: bool) -> None:
     run declared in the last day that the store or the disk failed its
     recording), run-unsealed (no process records a run that has no seal:
     it was killed or could not seal; `bitexact repair RUN` accepts where
-    it ends) and host-key-unusable (the host key file is refused, so
-    nothing is journaled); critical on
+    it ends), host-key-unusable (the host key file is refused, so
+    nothing is journaled) and redaction-pending (a redaction claim whose
+    values are still stored: finish it with `bitexact redact --resume RUN`);
+    critical on
     store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
     collector-unscrubbed, capture-key-in-data-directory (a copy of the
     store would carry the capture key), environment-unknown (BITEXACT_ENV holds a value

@@ -4,7 +4,8 @@ A check takes a :class:`HealthContext` and returns a list of
 :class:`Finding` (level ``warn`` or ``critical``, a name, a message). The
 report exits 0 healthy, 1 with warnings only, 2 with anything critical.
 Checks are grouped by area: the capture checks, then the recording checks
-(journals a stopped recording left); another area adds its tuple to
+(journals a stopped recording left), then the redaction check (a claim
+whose removal did not finish); another area adds its tuple to
 :data:`CHECKS`.
 """
 
@@ -16,10 +17,11 @@ from bitexact.health.capture import CAPTURE_CHECKS
 from bitexact.health.context import CollectorSent, HealthContext, RunCapture, scan_run
 from bitexact.health.findings import CRITICAL, WARN, Finding, HealthReport
 from bitexact.health.recording import RECORDING_CHECKS
+from bitexact.health.redaction import REDACTION_CHECKS
 
 Check = Callable[[HealthContext], list[Finding]]
 
-CHECKS: tuple[Check, ...] = (*CAPTURE_CHECKS, *RECORDING_CHECKS)
+CHECKS: tuple[Check, ...] = (*CAPTURE_CHECKS, *RECORDING_CHECKS, *REDACTION_CHECKS)
 """Every check ``bitexact health`` runs, in order."""
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from bitexact.errors import EvidenceError
 from bitexact.evidence.export import redaction_plan
@@ -18,6 +18,8 @@ from bitexact.store import ConflictError, Store
 
 @dataclass(frozen=True)
 class PendingClaim:
+    """One field a ``redaction`` entry (at ``claim_step``) claims: ``path`` of entry ``step``."""
+
     claim_step: int
     step: int
     path: str
@@ -91,12 +93,34 @@ def refuse_unfolded(store: Store, run_id: str) -> None:
         )
 
 
+_CLAIM_PAGE: Final[int] = 256
+"""Entries read at a time, from the head back, looking for a run's redaction claims."""
+
+
+def _claim_entries(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The run's ``redaction`` entries, oldest first, reading only as far back as the first of them.
+
+    The store counts a run's entries per kind in the same transaction that appends them, so the count
+    says when every claim has been found; claims are audit entries appended after the run's own, so that
+    is usually within the last page. A run never redacted reads no entry at all (``bitexact health``
+    asks this of every run that holds a claim, on every call).
+    """
+    info = store.run(run_id)
+    wanted = info.kinds.get("redaction", 0)
+    found: list[dict[str, Any]] = []
+    stop = info.steps
+    while len(found) < wanted and stop > 0:
+        start = max(0, stop - _CLAIM_PAGE)
+        page = [entry for entry in store.entries(run_id, start, stop) if entry["kind"] == "redaction"]
+        found = page + found
+        stop = start
+    return found
+
+
 def _claims(store: Store, run_id: str) -> list[PendingClaim]:
     """Every redaction claim on the chain, applied or not."""
     claims: list[PendingClaim] = []
-    for entry in store.entries(run_id):
-        if entry["kind"] != "redaction":
-            continue
+    for entry in _claim_entries(store, run_id):
         for token in entry.get("data", {}).get("fields", []):
             try:
                 step, path = parse_field(token)
