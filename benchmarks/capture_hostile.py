@@ -47,7 +47,8 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "echo 'a:b' | chpasswd\n", "echo 'chpasswd ", "echo a | chpasswd ", "chpasswd <<< a:b\n", ";PWD=a;", "PWD=a ",
              "a_pass=b ", "db_pwd=", "PASSWORD '", "PASSWORD 'a' ", "IDENTIFIED BY a ", "identified by a\n",
              "create user a identified by b\n", "SET PASSWORD ", "SET PASSWORD = 'a';", "%B4111111111111111^",
-             "-----BEGIN PGP PRIVATE KEY BLOCK-----\n")
+             "-----BEGIN PGP PRIVATE KEY BLOCK-----\n", "echo a | docker login --password-stdin\n",
+             "echo a | docker login ", "a:$6$aaaaaaaa:\n", ":$6$")
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

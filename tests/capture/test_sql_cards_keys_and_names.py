@@ -156,3 +156,44 @@ def test_with_the_policy_off_a_runs_name_is_kept_as_given(tmp_path: Path, monkey
     with bitexact.run(home=tmp_path / "home") as reader:  # the store API reads it back
         assert reader.recorder is not None
         assert reader.recorder.store.run(r.run_id).meta.get("name") == "db password=kept"
+
+
+# -- a password piped into a registry login, a shadow line's hash, card codes and PINs --------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('echo "$REG_PW" | docker login -u bob --password-stdin r.io', f'echo "{T}" | docker login -u bob --password-stdin r.io'),
+    ("echo 'S3cretTok' | sudo helm registry login r.io -u a --password-stdin",
+     f"echo '{T}' | sudo helm registry login r.io -u a --password-stdin"),
+    ("printf %s S3cretTok | /usr/bin/podman login --password-stdin -u a q.io",
+     f"printf %s {T} | /usr/bin/podman login --password-stdin -u a q.io"),
+])
+def test_a_password_piped_into_a_registry_login_is_scrubbed(text: str, expected: str) -> None:
+    assert _scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", ["cat token.txt | docker login --password-stdin",
+                                  "echo hi | docker ps; docker login --password-stdin", "echo x | docker logs c1"])
+def test_input_no_login_reads_is_left(text: str) -> None:
+    assert _scrubbed(text) == text
+
+
+def test_a_shadow_lines_hash_is_scrubbed() -> None:
+    shadow = ("root:$6$saltsalt$abcdefghijklmnopqrstuvwxyz0123456789ABCDEF./:19000:0:99999:7:::\n"
+              "daemon:*:19000:0:99999:7:::\nbob:$y$j9T$abcdefgh$ijklmnopqrstuv:19001:0:99999:7:::")
+    assert _scrubbed(shadow) == (f"root:{T}:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
+                                 f"bob:{T}:19001:0:99999:7:::")
+    assert _scrubbed(shadow.replace("\n", "\\n")).count(T) == 2
+
+
+@pytest.mark.parametrize("text", ["price:$100:tag", "note: $6$ is the price", "x = 'a:$6$short:1:'"])
+def test_text_like_a_shadow_line_is_left(text: str) -> None:
+    assert _scrubbed(text) == text
+
+
+def test_card_codes_pins_and_one_time_passcodes_are_scrubbed_as_keys() -> None:
+    data = apply_policy(load_policy(env={}), "tool_call", {"kwargs": {
+        "cvv": "123", "CVV2": 737, "cvc": "456", "pin": "4321", "pin_code": "0000", "otp": "998877",
+        "pinned": True, "pin_count": 3, "opt": "x"}}).data
+    assert data["kwargs"] == {"cvv": T, "CVV2": T, "cvc": T, "pin": T, "pin_code": T, "otp": T,
+                              "pinned": True, "pin_count": 3, "opt": "x"}

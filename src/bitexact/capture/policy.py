@@ -40,7 +40,9 @@ list's next item, a command written as a path, htpasswd's and nmcli's positional
 wrapper's options or written as ``$VAR/``, a non-ASCII or a Windows path, an escaped blank inside a value, an argv
 list written one item a line or as bytes, more commands' password flags and rabbitmqctl's positional one, a key
 assigned by subscript, ``--no-password`` no credential flag; 6: compound names ending ``_pass`` / ``_pwd``
-(``DB_PASS``, ``MYSQL_PWD``), a connection string's ``PWD=``, ``chpasswd``'s input, HTTPie's ``-a TOKEN``) must give the
+(``DB_PASS``, ``MYSQL_PWD``), a connection string's ``PWD=``, ``chpasswd``'s input, HTTPie's ``-a TOKEN``, SQL's
+passwords, track 1's card number, OpenPGP private keys, a name/value object's value, a password piped into a
+registry login, a shadow line's hash, more secret names: ``tls.key``, ``cvv``, ``pin``...) must give the
 same configuration a new digest. A reader of the record can then tell which rules scrubbed a step, and a replay
 (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

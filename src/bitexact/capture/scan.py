@@ -40,7 +40,7 @@ from bitexact.capture.detectors.credentials import (
     COMPOUND_ENDINGS,
     CREDENTIAL_NAMES,
     EXE_SUFFIX,
-    _NAME_ENDS as NAME_ENDS,  # the lookbehinds for "ends as a credential name can", one per ending
+    NAME_ENDS,
     argv_secrets,
     names_a_command,
 )

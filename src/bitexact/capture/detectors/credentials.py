@@ -105,11 +105,14 @@ HTTP_CREDENTIAL_HEADERS: Final[frozenset[str]] = frozenset({"cookie", "set-cooki
 CREDENTIAL_NAMES: Final[frozenset[str]] = TABLE_KEYS | HTTP_CREDENTIAL_HEADERS
 """The detector's exact names: the table, and HTTP's credential headers (a wrapped client redacts those
 itself; another language's client may not, and its events meet this detector)."""
-TOOL_SECRET_NAMES: Final[frozenset[str]] = frozenset({"client-key-data", "secret_key_base", "secretstring",
-                                                      "secretbinary"})
-"""Names tools give a secret that no credential word ends: a kubeconfig's ``client-key-data`` (a private key),
-Rails' ``SECRET_KEY_BASE``, AWS Secrets Manager's ``SecretString`` / ``SecretBinary``. The detector's, not the
-table's: a wrapped client's URL and header rule stays the table's, as every SDK's."""
+TOOL_SECRET_NAMES: Final[frozenset[str]] = frozenset({
+    "client-key-data", "secret_key_base", "secretstring", "secretbinary",
+    "cvv", "cvv2", "cvc", "cvc2", "csc", "pin", "pin_code", "pincode", "otp",
+})
+"""Names of a secret that no credential word ends: a kubeconfig's ``client-key-data`` (a private key), Rails'
+``SECRET_KEY_BASE``, AWS Secrets Manager's ``SecretString`` / ``SecretBinary``, a card's verification code and a
+PIN (``cvv``, ``pin``: PCI's sensitive authentication data) and a one-time passcode (``otp``). The detector's, not
+the table's: a wrapped client's URL and header rule stays the table's, as every SDK's."""
 
 # Values that are already a replacement token: left as they are.
 ALREADY_TOKENS: Final[tuple[str, ...]] = (TOKEN, "[redacted]", "%5Bredacted%5D", "%5bredacted%5d")
@@ -290,10 +293,12 @@ _HEADER_FLAGS = re.ASCII | re.IGNORECASE
 # The name's last dotted part ends as a credential name can (the lookbehinds, one per ending: each
 # must be of fixed width); whether it is one (in the table, or a compound name) is checked after.
 _ALL_ENDS = CREDENTIAL_NAMES | TOOL_SECRET_NAMES | set(COMPOUND_ENDINGS)
-_NAME_ENDS = "|".join(f"(?<={re.escape(ending)})" for ending in sorted(  # the shortest: each implies the rest
+NAME_ENDS = "|".join(f"(?<={re.escape(ending)})" for ending in sorted(  # the shortest: each implies the rest
     e for e in _ALL_ENDS if not any(e != other and e.endswith(other) for other in _ALL_ENDS)))
+"""Lookbehinds, one per ending, for "a name read up to here ends as a credential name can" (a pattern piece;
+the name is then asked :func:`is_credential_text_name`)."""
 _HEADER_REST = (
-    rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?:{_NAME_ENDS})"
+    rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?:{NAME_ENDS})"
     rf"[ \t]*:[ \t]*(?P<value>[^\r\n\x00]*[^\s\x00])?"
 )
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
@@ -427,6 +432,19 @@ _CHPASSWD_INPUTS: Final = (
     re.compile(r"chpasswd(?<![\w.-]chpasswd)(?:[ \t]+-[A-Za-z-]{1,20}+)*+[ \t]*+<<<[ \t]*+" + _CHPASSWD_WORD),
 )
 _CHPASSWD_PAIR = re.compile(r"[^:\\]*+:((?:[^\\]|\\(?!n))++)")
+# A registry login reading its password from standard input, the word echoed into it: the same shell command
+# (no other pipe or operator between), the flag within 200 characters of the command.
+_STDIN_LOGIN = re.compile(
+    r"(?:echo|printf)(?:[ \t]+-[A-Za-z]{1,3}+)*+(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"|%s))?[ \t]+" + _CHPASSWD_WORD
+    + r"[ \t]*+\|[ \t]*+(?:sudo(?:[ \t]+-[A-Za-z]{1,3}+)*+[ \t]+)?(?:[^\s|;&'\"]*/)?"
+    r"(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|regctl|helm[ \t]+registry)[ \t]+login(?![\w-])"
+    r"[^|;&\r\n\x00]{0,200}?--password-stdin"
+)
+# An /etc/shadow line's crypt(3) hash (MD5 $1$, bcrypt $2b$, SHA-256/512 $5$ / $6$, yescrypt $y$, scrypt $7$,
+# gost-yescrypt $gy$): after a user name opening the line, before the next colon.
+_SHADOW_LINE = re.compile(
+    r"(?:(?<![^\n\x00])|(?<=\\n))[a-z_][a-z0-9_.-]{0,31}+:(\$(?:1|2[abxy]|5|6|y|gy|7)\$[./0-9A-Za-z$]{8,}+)(?=:)"
+)
 
 
 # A password an SQL statement sets. A quoted literal ('' inside it is a quote), or for IDENTIFIED BY a bare word
@@ -1249,6 +1267,8 @@ class CredentialsDetector:
         self._elements(text, deadline, found)
         self._netrc(text, deadline, found)
         self._chpasswd(text, deadline, found)
+        self._stdin_passwords(text, deadline, found)
+        self._shadow_hashes(text, deadline, found)
         self._sql_passwords(text, deadline, found)
         self._config_sets(text, deadline, found)
         self._bare_keys(text, deadline, found)
@@ -1361,6 +1381,26 @@ class CredentialsDetector:
                 for pair in _CHPASSWD_PAIR.finditer(text, at, end):
                     if pair.group(1) not in ALREADY_TOKENS:
                         found.append(Finding(pair.start(1), pair.end(1), TOKEN, NAME))
+
+    @classmethod
+    def _stdin_passwords(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """A word ``echo`` or ``printf`` pipes into a registry login that reads its password from standard input
+        (``echo "$PW" | docker login -u bob --password-stdin``, podman's, helm's, oras'...): the word whole."""
+        if "--password-stdin" not in text:
+            return
+        for match in _STDIN_LOGIN.finditer(text):
+            deadline.check()
+            cls._add(found, cls._value_span(match))
+
+    @staticmethod
+    def _shadow_hashes(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """A password hash of an ``/etc/shadow`` line (``bob:$6$SALT$HASH:19000:0:99999:7:::``), the
+        ``$id$...`` field after the user name at a line's start (a real or a written ``\\n`` before it)."""
+        if ":$" not in text:
+            return
+        for match in _SHADOW_LINE.finditer(text):
+            deadline.check()
+            found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @classmethod
     def _sql_passwords(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
