@@ -54,3 +54,30 @@ def test_an_approval_that_cannot_be_carried_out_is_not_recorded_as_approved(
     approval = approve_request(writer, by="carol")
     assert approval.redacted == ("1:args",)
     assert store.entry(run_id, 1)["redacted"] == ["args"]
+
+
+def test_an_approval_whose_removal_fails_says_it_is_approved_and_what_finishes_it(
+    store: Store, recorder_key: SigningKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A removal failing with a full disk after the approval landed raised the store's own words ("database or
+    disk is full"), as if nothing had been recorded; the approval is on the custody chain all the same."""
+    from bitexact.errors import StoreError
+    from bitexact.recording import requests as requests_module
+    from bitexact.recording.requests import ApprovalUnfinishedError
+
+    run_id = _off_run(store, recorder_key)
+    file_request(store, run_id, ["1:args"], by="alice", reason="r")
+    writer = recorder(store, recorder_key, "default").attach(run_id)
+
+    def full_disk(store_: Store, run_id_: str) -> None:
+        raise StoreError(f"{run_id_}: database or disk is full")
+
+    monkeypatch.setattr(requests_module, "apply_pending", full_disk)
+    with pytest.raises(ApprovalUnfinishedError, match=r"approved by bob, but its values are not all removed: .*"
+                                                      r"disk is full.*redaction approve .* --by NAME` finishes it"):
+        approve_request(writer, by="bob")
+    [request] = list_requests(store, run_id)
+    assert request.status == "approved"
+    monkeypatch.undo()
+    approval = approve_request(writer, by="bob")  # the next approve finishes it
+    assert approval.completed and store.entry(run_id, 1)["redacted"] == ["args"]

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bitexact.config import env_flag
-from bitexact.errors import EvidenceError, StoreBusyError
+from bitexact.errors import EvidenceError, StoreBusyError, StoreError
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording.audit import apply_pending, check_claimable, record_claim, refuse_unfolded
@@ -298,6 +298,13 @@ def _carry_out(writer: RunWriter, request: RedactionRequest, approver: str, *, c
             f"request {request.request_id} is approved by {approver}, but another process kept the store locked,"
             f" so its values are not removed yet; once it lets go, `bitexact redaction approve {writer.run_id}"
             " --by NAME` finishes it"
+        ) from None
+    except (StoreError, OSError) as exc:
+        # A full disk, a failing one: the approval is on the custody chain all the same, which the store's own
+        # words ("database or disk is full") would not tell the approver.
+        raise ApprovalUnfinishedError(
+            f"request {request.request_id} is approved by {approver}, but its values are not all removed: {exc};"
+            f" once the cause is fixed, `bitexact redaction approve {writer.run_id} --by NAME` finishes it"
         ) from None
     return Approval(request, tuple(t for t in request.fields if t not in settled), already, completed)
 
