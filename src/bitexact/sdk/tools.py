@@ -138,14 +138,59 @@ class _Unwritable:
     error: Exception
 
 
-def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+@dataclass(frozen=True)
+class _Named:
+    """Where a tool's positional arguments must be recorded by name: from the parameter at ``first`` (the first
+    whose name names a credential, ``password`` in ``connect(host, user, password)``) on, ``names`` the
+    parameters that may be passed either way. Recorded as ``args`` alone, ``connect("db", "app", "X")`` kept
+    ``"X"`` with nothing saying it is a password; recorded as ``args: ["db", "app"], kwargs: {"password": "X"}``
+    (the same call) the capture policy reads its name."""
+
+    first: int
+    names: tuple[str, ...]
+
+
+def _named_positions(func: Callable[..., Any]) -> _Named | None:
+    """The :class:`_Named` of ``func``, read once where the tool is wrapped; None when no parameter that may
+    be passed by name names a credential, or the signature cannot be read (a builtin)."""
+    from bitexact.capture.detectors import is_credential_name
+
+    try:
+        parameters = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    movable = [p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters]
+    first = next((i for i, p in enumerate(parameters) if movable[i] and is_credential_name(p.name)), None)
+    if first is None:
+        return None
+    names: list[str] = []
+    for parameter, can_move in zip(parameters[first:], movable[first:]):
+        if not can_move:
+            break
+        names.append(parameter.name)
+    return _Named(first, tuple(names))
+
+
+def _by_name(named: _Named | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``args`` and ``kwargs`` as the same call with the positional arguments from ``named.first`` on passed by
+    name; as given when there are none there, or more than the parameters that can take them by name (the rest
+    fill ``*args``, which only a position reaches)."""
+    if named is None or len(args) <= named.first or len(args) - named.first > len(named.names):
+        return args, kwargs
+    moved = dict(zip(named.names, args[named.first:]))
+    return args[: named.first], {**moved, **kwargs}
+
+
+def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | None = None) -> tuple[Any, Any]:
     """The arguments as the tool is called, before it runs: a tool that changes a list it was handed
     must not have the changed list recorded as what it was called with. Serialized here, once: the
     JSON is spliced into the entry as it is (:class:`WrittenJSON`), never parsed back and written
-    again. Arguments no converter can write make the call a declared gap (:class:`_Unwritable`)."""
+    again. Arguments no converter can write make the call a declared gap (:class:`_Unwritable`).
+    A positional argument bound to a credential-named parameter is recorded by name (:class:`_Named`)."""
     from bitexact.sdk import active
     from bitexact.sdk.jsonable import dump_json
 
+    args, kwargs = _by_name(named, args, kwargs)
     try:
         with active.busy():  # the SDK's own work: never recorded as the agent's nondeterminism
             return (WrittenJSON(orjson.Fragment(dump_json(list(args)))),
@@ -210,7 +255,7 @@ class _OpenGenerator:
         self.end(_streamed(list(self.yielded), closed_early=True), None)
 
 
-def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any:
+def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None) -> Any:
     """A generator tool stays a generator. Each step runs inside the tool (entries carry its ``ctx``),
     never the caller's code between steps; ``send``/``throw``/``close`` reach it; the call is recorded
     once it is exhausted, raises, or is closed."""
@@ -220,7 +265,7 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
         if run is None:
             return (yield from func(*args, **kwargs))
         outer = current_tool(run)
-        called_args, called_kwargs = _as_called(args, kwargs)  # as called, as for any tool
+        called_args, called_kwargs = _as_called(args, kwargs, named)  # as called, as for any tool
         inner = func(*args, **kwargs)
         call = _OpenGenerator(run, tool, called_args, called_kwargs, checked, outer)
         yielded = call.yielded
@@ -252,14 +297,14 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any
     return generator_wrapper
 
 
-def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any) -> Any:
+def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None) -> Any:
     """The async twin of :func:`_generator_wrapper`; outside a run ``asend``/``athrow``/``aclose`` reach
     the tool as well (an ``async for`` alone would drop them), with nothing recorded."""
     @functools.wraps(func)
     async def async_generator_wrapper(*args: Any, **kwargs: Any) -> Any:
         run = current_run()
         outer = current_tool(run) if run is not None else None
-        called_args, called_kwargs = _as_called(args, kwargs) if run is not None else (args, kwargs)
+        called_args, called_kwargs = _as_called(args, kwargs, named) if run is not None else (args, kwargs)
         inner = func(*args, **kwargs)
         call = _OpenGenerator(run, tool, called_args, called_kwargs, checked, outer) if run is not None else None
 
@@ -327,10 +372,11 @@ def record_tool(
         same = _register(func, checked, tool)
         if same is not None:
             return same  # type: ignore[no-any-return]
+        named = _named_positions(func)
         if inspect.isgeneratorfunction(func):
-            wrapper: Any = _generator_wrapper(func, tool, checked)
+            wrapper: Any = _generator_wrapper(func, tool, checked, named)
         elif inspect.isasyncgenfunction(func):
-            wrapper = _async_generator_wrapper(func, tool, checked)
+            wrapper = _async_generator_wrapper(func, tool, checked, named)
         elif inspect.iscoroutinefunction(func) or async_callable(func):
             @functools.wraps(func)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -338,7 +384,7 @@ def record_tool(
                 if run is None:
                     return await func(*args, **kwargs)
                 outer = current_tool(run)
-                called_args, called_kwargs = _as_called(args, kwargs)
+                called_args, called_kwargs = _as_called(args, kwargs, named)
                 with inside_tool(tool, run):
                     try:
                         result = await func(*args, **kwargs)
@@ -356,7 +402,7 @@ def record_tool(
                 if run is None:
                     return func(*args, **kwargs)
                 outer = current_tool(run)
-                called_args, called_kwargs = _as_called(args, kwargs)
+                called_args, called_kwargs = _as_called(args, kwargs, named)
                 with inside_tool(tool, run):
                     try:
                         result = func(*args, **kwargs)
