@@ -1,10 +1,11 @@
 """Verify a large streamed JSONL bundle: entries per second and peak memory.
 
-Usage: ``python benchmarks/verify_jsonl.py [--entries N] [--keep PATH]``
+Usage: ``python benchmarks/verify_jsonl.py [--entries N] [--checkpoint-every K] [--keep PATH]``
 
 Generates, with the test-side producer, a signed JSONL bundle of N entries
 (about 1 KiB of data each, 4-6 committed paths, a recorder checkpoint every
-1000 entries, sealed), then verifies it in a fresh subprocess and reports
+K entries - by default the product's own interval, 64, so the header holds
+as many checkpoints as an exported run's - sealed), then verifies it in a fresh subprocess and reports
 entries/s and the peak RSS of that process (``resource.getrusage``). As a
 baseline measured in the same run, it also times the bare strict parse of
 every line, the floor any verifier that reads the file has to pay.
@@ -29,6 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from verify.producer import stream_jsonl  # noqa: E402
 
 from bitexact.crypto import SigningKey  # noqa: E402
+from bitexact.recording.checkpoints import DEFAULT_EVERY  # noqa: E402
 
 _TEXT = (
     "Customer 4471 asks whether water damage from the upstairs flat on 12 October is covered "
@@ -98,6 +100,8 @@ def _run(code: str, *args: str) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=1_000_000)
+    parser.add_argument("--checkpoint-every", type=int, default=DEFAULT_EVERY,
+                        help=f"entries per recorder checkpoint (default {DEFAULT_EVERY}, the product's)")
     parser.add_argument("--keep", type=Path, help="write the bundle here and keep it")
     args = parser.parse_args()
 
@@ -105,10 +109,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or Path(tmp) / "bench.bundle.jsonl"
         t0 = time.perf_counter()
-        count = stream_jsonl(path, "bench-run", realistic(args.entries), key=key, recorder=recorder)
+        count = stream_jsonl(path, "bench-run", realistic(args.entries), key=key, recorder=recorder,
+                             checkpoint_every=args.checkpoint_every)
         generated = time.perf_counter() - t0
         size = path.stat().st_size
-        print(f"generated {count} entries ({size / 2**20:.0f} MiB, {size / count:.0f} B/entry) in {generated:.1f} s")
+        with path.open("rb") as handle:
+            header = len(handle.readline())
+        print(f"generated {count} entries ({size / 2**20:.0f} MiB, {size / count:.0f} B/entry) in {generated:.1f} s;"
+              f" a checkpoint every {args.checkpoint_every}, header line {header / 2**20:.1f} MiB")
 
         base = _run(_BASELINE, str(path))
         result = _run(_CHILD, str(path), recorder.public_hex, key.public_hex)

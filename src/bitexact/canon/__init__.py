@@ -5,7 +5,7 @@ bytes that get hashed or signed; ``loads`` is the only JSON reader any door
 uses for untrusted input.
 """
 
-from bitexact.canon.encode import MAX_DEPTH, canonicalize, es6_number
+from bitexact.canon.encode import MAX_DEPTH, Streamed, canonical_chunks, canonicalize, es6_number
 from bitexact.canon.decode import (
     DEFAULT_MAX_BYTES,
     STACK_SAFE_DEPTH,
@@ -22,6 +22,8 @@ __all__ = [
     "STACK_SAFE_DEPTH",
     "CanonicalizationError",
     "StrictJSONError",
+    "Streamed",
+    "canonical_chunks",
     "canonicalize",
     "es6_number",
     "loads",

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -267,3 +270,49 @@ def _write(value: Any, depth: int, out: list[str]) -> None:
         out.append("]")
     else:
         raise _type_error(value)
+
+
+# --- canonical bytes in pieces, for objects holding an array too large to hold whole ---------
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """An array member of an object written by :func:`canonical_chunks` one item at a time.
+
+    ``items`` is called once per write, so the same object can be written
+    twice (signed, then written out) without the array ever being held whole.
+    """
+
+    items: Callable[[], Iterable[Any]]
+
+
+def canonical_chunks(value: dict[str, Any]) -> Iterator[bytes]:
+    """The canonical bytes of the object ``value``, in pieces.
+
+    Its top-level members that are :class:`Streamed` are written item by
+    item, each item canonicalized on its own (an array's canonical form is
+    its items' canonical forms joined by commas in brackets). Joined, the
+    pieces are exactly :func:`canonicalize` of ``value`` with every streamed
+    array given as a list. The rest of the object is canonicalized once, with
+    each streamed member standing as a random placeholder string that no
+    other value can hold by chance, so the member order is the encoder's own.
+    """
+    token = os.urandom(16).hex()
+    placeholders = {key: f"{token}-{index}" for index, key in enumerate(value) if type(value[key]) is Streamed}
+    frame = canonicalize({key: placeholders.get(key, item) for key, item in value.items()})
+    spots = sorted((frame.index(b'"%s"' % placeholders[key].encode()), key) for key in placeholders)
+    position = 0
+    for spot, key in spots:
+        yield frame[position:spot]
+        yield from _array_chunks(value[key])
+        position = spot + len(placeholders[key]) + 2  # the placeholder and its quotes
+    yield frame[position:]
+
+
+def _array_chunks(array: Streamed) -> Iterator[bytes]:
+    yield b"["
+    for index, item in enumerate(array.items()):
+        # Inside its object and array, as the whole document would hold it: the depth limit counts them.
+        text = canonicalize([[item]])[2:-2]
+        yield b"," + text if index else text
+    yield b"]"

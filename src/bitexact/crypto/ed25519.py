@@ -180,6 +180,6 @@ class SigningKey:
     def key_id(self) -> str:
         return key_id(self.public_raw)
 
-    def sign(self, message: bytes) -> bytes:
+    def sign(self, message: bytes | bytearray) -> bytes:
         """The 64-byte signature over ``message``."""
         return self.private.sign(message)

@@ -1,8 +1,11 @@
 """Export a run as a signed bundle: ``json``, streaming ``jsonl`` or ``dsse`` (bundle spec §3, §10).
 
-The exporter reads entries through a callable so JSONL can stream a run of
-any size twice (once for the head and the redaction markers the signature
-binds, once to write) in constant memory.
+The exporter reads entries and checkpoints through callables so JSONL can
+stream a run of any size twice (once for the head and the redaction markers
+the signature binds, once to write), entry by entry. The header's
+checkpoints are read and canonicalized one at a time, into the signed message
+and then into the file, never held as a list: the message (ed25519 signs it
+whole) is all an export holds in proportion to the run.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
-from bitexact.canon import DEFAULT_MAX_BYTES, canonicalize
+from bitexact.canon import DEFAULT_MAX_BYTES, Streamed, canonical_chunks, canonicalize
 from bitexact.crypto import SigningKey
 from bitexact.errors import EvidenceError
 from bitexact.private_files import is_special, write_whole
@@ -40,7 +43,7 @@ class RunReader(Protocol):
     def run(self, run_id: str) -> Any: ...
     def head(self, run_id: str) -> tuple[int, str]: ...
     def entries(self, run_id: str, start: int = 0, stop: int | None = None) -> Iterable[dict[str, Any]]: ...
-    def checkpoints(self, run_id: str) -> list[dict[str, Any]]: ...
+    def iter_checkpoints(self, run_id: str, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,8 @@ class RunSource:
 
     run_id: str
     entries: Callable[[], Iterable[dict[str, Any]]]
-    checkpoints: list[dict[str, Any]]
+    checkpoints: Callable[[], Iterable[dict[str, Any]]]
+    """The run's checkpoints in ``seq`` order, read afresh at each call (a JSONL export reads them twice)."""
     anchors: list[dict[str, Any]] = field(default_factory=list)
     refresh: Callable[[], RunSource] | None = None
     """The same run fixed again at its head as it stands then (a stored run), for an export that
@@ -61,11 +65,18 @@ class RunSource:
 
         The run's length is fixed here: every read of the entries (a JSONL
         export reads them twice) stops at it, and checkpoints past it are left
-        out, so a run still being recorded exports as the prefix it was.
+        out, so a run still being recorded exports as the prefix it was. So is
+        the number of checkpoints: every read of them sees the same ones, even
+        if one more is stored at the same head meanwhile. Nothing is held: the
+        checkpoints are counted here and streamed from the store at each read.
         """
         store.run(run_id)
         steps, _ = store.head(run_id)
-        checkpoints = [cp for cp in store.checkpoints(run_id) if cp.get("steps", 0) <= steps]
+        stored = sum(1 for _ in store.iter_checkpoints(run_id))
+
+        def checkpoints() -> Iterator[dict[str, Any]]:
+            return (cp for cp in store.iter_checkpoints(run_id, 0, stored) if cp.get("steps", 0) <= steps)
+
         return cls(run_id, lambda: store.entries(run_id, 0, steps), checkpoints,
                    refresh=lambda: cls.from_store(store, run_id))
 
@@ -177,9 +188,10 @@ def _summary(
     return steps, head, markers
 
 
-def _container(fmt: str, source: RunSource, head: str) -> dict[str, Any]:
+def _container(fmt: str, source: RunSource, head: str, *, streamed: bool = False) -> dict[str, Any]:
+    """The bundle without entries; ``streamed``: its checkpoints as a :class:`Streamed` array (JSONL)."""
     container: dict[str, Any] = {"format": fmt, "run_id": source.run_id, "chain": {"head_hash": head}}
-    container["checkpoints"] = list(source.checkpoints)
+    container["checkpoints"] = Streamed(source.checkpoints) if streamed else list(source.checkpoints())
     if source.anchors:
         container["anchors"] = list(source.anchors)
     return container
@@ -258,9 +270,10 @@ def _jsonl_lines(
     redactions: dict[str, list[str]],
     listed: dict[int, list[str]] | None = None,
 ) -> Iterator[bytes]:
-    header = _container(FORMAT_JSONL, source, head)
+    header = _container(FORMAT_JSONL, source, head, streamed=True)
     header["signature"] = sign_container(header, redactions, key)
-    yield canonicalize(header) + b"\n"
+    yield from canonical_chunks(header)  # the checkpoints read from the store again, one at a time
+    yield b"\n"
     for entry in _exported(source, plan, listed=listed, exporting=True):
         yield canonicalize(entry) + b"\n"
 
@@ -268,7 +281,7 @@ def _jsonl_lines(
 MAX_DOCUMENT_BYTES: Final[int] = DEFAULT_MAX_BYTES
 """The largest ``json`` or ``dsse`` bundle export writes: what ``bitexact verify`` (the strict reader,
 :func:`bitexact.canon.loads`) reads as one JSON document. A ``jsonl`` bundle is verified line by line,
-in constant memory, whatever the run's size."""
+whatever the run's size."""
 
 
 class BundleTooLargeError(EvidenceError):

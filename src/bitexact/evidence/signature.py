@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bitexact.canon import canonicalize
+from bitexact.canon import canonical_chunks
 from bitexact.crypto import SigningKey
 from bitexact.evidence.timefmt import now_iso
 
@@ -41,6 +41,18 @@ def sign_container(
         "public_key": key.public_hex,
         "signed_at": now_iso(),
     }
-    message = canonicalize(signed_body(container, signature, redactions))
-    signature["signature"] = key.sign(message).hex()
+    signature["signature"] = key.sign(signed_message(signed_body(container, signature, redactions))).hex()
     return signature
+
+
+def signed_message(body: dict[str, Any]) -> bytearray:
+    """The canonical bytes of a signed body whose checkpoints may be :class:`~bitexact.canon.Streamed`.
+
+    ed25519 signs a message held whole, so the bytes are gathered once, in
+    place: a streamed array (a JSONL header's checkpoints) is never held as
+    parsed objects or as a list of pieces besides them.
+    """
+    message = bytearray()
+    for chunk in canonical_chunks(body):
+        message += chunk
+    return message

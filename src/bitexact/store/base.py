@@ -177,6 +177,15 @@ class Store(ABC):
     def checkpoints(self, run_id: str) -> list[dict[str, Any]]:
         """The run's checkpoints in ``seq`` order."""
 
+    def iter_checkpoints(self, run_id: str, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
+        """Checkpoints ``start <= seq < stop`` in ``seq`` order; raises ``RunNotFoundError`` before iterating.
+
+        ``stop=None`` means every checkpoint stored when the call is made. A
+        backend that can read in pages streams them in constant memory (a
+        million-entry run carries thousands); this default reads the list.
+        """
+        return iter(self.checkpoints(run_id)[start:stop])
+
     @abstractmethod
     def add_checkpoint(self, run_id: str, checkpoint: dict[str, Any]) -> None:
         """Store a checkpoint minted apart from an append; its ``seq`` must be the next one."""

@@ -606,6 +606,35 @@ class SQLiteStore(Store):
             rows = conn.execute("SELECT body FROM checkpoints WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
         return [loads(body) for (body,) in rows]
 
+    def iter_checkpoints(self, run_id: str, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
+        _check_index(start, "start")
+        if stop is not None:
+            _check_index(stop, "stop")
+        _bindable(run_id)
+        with self._read() as conn:
+            row = conn.execute("SELECT checkpoints FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise _not_found(run_id)  # before iteration starts, as entries() does
+        stored = int(row[0])
+        return self._checkpoint_pages(run_id, start, stored if stop is None else min(stop, stored))
+
+    def _checkpoint_pages(self, run_id: str, start: int, stop: int) -> Iterator[dict[str, Any]]:
+        # Keyset pages, as _stream: no read transaction stays open while the caller holds the iterator.
+        seq = start
+        while seq < stop:
+            with self._read() as conn:
+                rows = conn.execute(
+                    "SELECT seq, body FROM checkpoints WHERE run_id = ? AND seq >= ? AND seq < ? ORDER BY seq LIMIT ?",
+                    (run_id, seq, stop, PAGE),
+                ).fetchall()
+            if not rows:
+                raise StoreError(f"run {run_id}: checkpoint {seq} is missing from the store; it is damaged")
+            for found, body in rows:
+                if found != seq:
+                    raise StoreError(f"run {run_id}: checkpoint {seq} is missing from the store; it is damaged")
+                yield loads(body)
+                seq += 1
+
     def add_checkpoint(self, run_id: str, checkpoint: dict[str, Any]) -> None:
         fields = checks.checkpoint(run_id, checkpoint)
         with self._write() as conn:

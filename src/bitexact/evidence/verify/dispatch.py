@@ -32,11 +32,21 @@ def verify_path(
     with path.open("rb") as handle:
         # Read as _lines reads: an endless input with no line break (/dev/zero) stops at the limit.
         first = next(non_blank(_lines(handle)), None)
-        header = _try_parse(first)
+        size = len(first or b"")
+        # A JSONL header carries every checkpoint (megabytes for a long run): the line is held once, as
+        # the text the parser reads, and not at all once parsed. Not UTF-8, or over the limit in bytes (the
+        # strict reader counts a text's characters): no document, no header.
+        text = _utf8(first) if size <= DEFAULT_MAX_BYTES else None
+        if text is not None:
+            first = None
+        header = _try_parse(text)
         if is_jsonl_header(header):
+            text = None
             return verify_stream(_lines(handle), pins, header=header, clauses=clauses)
+        if text is not None:
+            first = text.encode("utf-8")  # the bytes read: strict UTF-8 decodes and encodes back exactly
         # The rest from the same handle (a pipe is read once), never past the largest document read.
-        rest = handle.read(max(0, DEFAULT_MAX_BYTES + 1 - len(first or b"")))
+        rest = handle.read(max(0, DEFAULT_MAX_BYTES + 1 - size))
     # A one-line document need not be parsed twice; anything else is parsed whole (the blank lines skipped
     # before its first line are JSON whitespace).
     # JSON's whitespace only: bytes.strip() would also drop \x0b and \x0c, which a JSON parser refuses.
@@ -61,6 +71,16 @@ def _lines(handle: BinaryIO) -> Iterator[bytes]:
     """The handle's lines, none read past the largest document (a longer one is refused as over the limit)."""
     while line := handle.readline(DEFAULT_MAX_BYTES + 1):
         yield line
+
+
+def _utf8(line: bytes | None) -> str | None:
+    """``line`` as text, or None when there is none or it is not UTF-8 (then it does not parse either)."""
+    if line is None:
+        return None
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _try_parse(line: bytes | str | None) -> object:

@@ -62,6 +62,31 @@ def check_header(header: object) -> dict[str, Any]:
     return header
 
 
+_REPEATED = ("run_id", "alg", "key_id", "public_key")
+"""Checkpoint members that hold the same value in nearly every checkpoint of a run."""
+
+
+def share_repeated_values(header: dict[str, Any]) -> None:
+    """Let the header's checkpoints share one copy of each repeated value (:data:`_REPEATED`).
+
+    The parser makes a new string for every value; a million-entry run's
+    header holds thousands of checkpoints, each kept until the signature is
+    checked last. The values are replaced by equal strings of the same type,
+    so no check, message or signed byte differs.
+    """
+    checkpoints = header.get("checkpoints")
+    if not isinstance(checkpoints, list):
+        return  # the shape check names it
+    shared: dict[str, str] = {}
+    for checkpoint in checkpoints:
+        if not isinstance(checkpoint, dict):
+            continue
+        for key in _REPEATED:
+            value = checkpoint.get(key)
+            if type(value) is str:
+                checkpoint[key] = shared.setdefault(value, value)
+
+
 def _entries(lines: Iterable[bytes | str]) -> Iterator[Any]:
     """Parse the entry lines; blank ones are skipped here, in the hot loop, not by another generator."""
     number = 1
@@ -100,7 +125,9 @@ def verify_stream(
             if first is None:
                 raise CheckFailed("empty bundle")
             header = parse_line(1, first)
+            del first  # a header line can be megabytes: not held while the entries stream
         check = BundleCheck(check_header(header), pins, "jsonl", clauses)
+        share_repeated_values(check.header)
         summary = check.run(_entries(lines))
     except CheckFailed as failure:
         return check.failure(failure.message) if check else failed(failure.message, form="jsonl")
