@@ -74,7 +74,7 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{64}")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the bundle.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="json", show_default=True,
-              help="json: one document; jsonl: streamed, constant memory; dsse: an in-toto envelope.")
+              help="json: one document; jsonl: streamed entry by entry (memory flat in the run's entries; the signed header holds its checkpoints); dsse: an in-toto envelope.")
 @click.option("--redact", "redact", multiple=True, metavar="STEP:PATH",
               help="Strip a value from the exported copy only (repeatable). The signature binds the "
                    "markers; a recorder-pinned verify will refuse it, as the spec requires.")
