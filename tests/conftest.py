@@ -50,3 +50,22 @@ def sdk_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     from bitexact.sdk.stores import close_stores
 
     close_stores()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 24 MiB tmpfs mounted for the test (the suite runs as root, as CI does), unmounted after it:
+    a disk a test can fill, or remount read-only."""
+    import subprocess
+
+    from bitexact.sdk import close_stores
+
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        close_stores()  # the SDK's shared stores hold files on it
+        subprocess.run(["umount", "-l", str(mount)], check=True)
+

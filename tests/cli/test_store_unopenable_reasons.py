@@ -10,28 +10,16 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli.real_command import run_bitexact
+from disks import fill_disk
 
 import bitexact
 from bitexact.sdk import close_stores
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root (CI runs as root)")
-
-
-@pytest.fixture
-def disk(tmp_path: Path) -> Iterator[Path]:
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)], check=True)
-    try:
-        yield mount
-    finally:
-        close_stores()
-        subprocess.run(["umount", "-l", str(mount)], check=True)
 
 
 def _recorded(home: Path) -> str:
@@ -42,10 +30,10 @@ def _recorded(home: Path) -> str:
     return "kept"
 
 
-def test_a_store_on_a_read_only_file_system_says_so_and_how_to_read_it(disk: Path) -> None:
-    home = disk / "home"
+def test_a_store_on_a_read_only_file_system_says_so_and_how_to_read_it(small_disk: Path) -> None:
+    home = small_disk / "home"
     run_id = _recorded(home)
-    subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
     for args in (("runs",), ("show", run_id), ("verify", run_id)):
         result = run_bitexact(home, *args)
         assert result.returncode != 0
@@ -54,16 +42,10 @@ def test_a_store_on_a_read_only_file_system_says_so_and_how_to_read_it(disk: Pat
         assert f"cp -a {home} DIR" in said and "Traceback" not in said
 
 
-def test_a_store_on_a_full_disk_says_the_disk_is_full(disk: Path) -> None:
-    home = disk / "home"
+def test_a_store_on_a_full_disk_says_the_disk_is_full(small_disk: Path) -> None:
+    home = small_disk / "home"
     run_id = _recorded(home)
-    with open(disk / "filler", "wb") as out:
-        try:
-            while True:
-                out.write(b"\0" * 65536)
-                out.flush()
-        except OSError:
-            pass
+    fill_disk(small_disk)
     result = run_bitexact(home, "show", run_id)
     assert result.returncode != 0, result.stdout
     assert f"the disk holding {home} is full" in result.stderr, result.stderr

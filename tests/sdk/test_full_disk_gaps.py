@@ -7,19 +7,18 @@ markers failed on the same full disk and were dropped), and the run then sealed,
 `bitexact health` both called it complete. Now what could not be written when declared is written as soon as the
 disk takes writes again, at the latest before the seal; a run whose gaps still cannot be written is left unsealed.
 
-The disk is a real tmpfs of a few MiB, mounted for the test (the suite runs as root, as CI does).
+The disk is a real tmpfs of 24 MiB (the `small_disk` fixture), mounted for the test (the suite runs as root, as CI does).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli.real_command import run_bitexact
+from disks import fill_disk
 
 import bitexact
 from bitexact.sdk import close_stores
@@ -27,31 +26,6 @@ from bitexact.sdk.failures import read_failures
 from bitexact.store import open_store
 
 RESULT = "p" * 20_000
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 24 MiB tmpfs, unmounted after the test."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mount)], check=True)
-    try:
-        yield mount
-    finally:
-        close_stores()
-        subprocess.run(["umount", "-l", str(mount)], check=True)
-
-
-def _fill(disk: Path) -> Path:
-    filler = disk / "filler"
-    with open(filler, "wb") as out:
-        try:
-            while True:
-                out.write(b"\0" * 65536)
-                out.flush()
-        except OSError:
-            pass  # full
-    return filler
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root (CI runs as root)")
@@ -62,7 +36,7 @@ def test_calls_lost_to_a_full_disk_are_declared_in_the_record_and_the_chain_befo
         for _ in range(10):
             r.record_tool_call("t", args=[calls], result=RESULT)
             calls += 1
-        filler = _fill(small_disk)
+        filler = fill_disk(small_disk)
         while not r.failures.gaps and calls < 3000:  # until the store's WAL must grow on the full disk
             r.record_tool_call("t", args=[calls], result=RESULT)
             calls += 1
@@ -102,7 +76,7 @@ def test_a_run_whose_gaps_the_disk_never_takes_is_left_unsealed(small_disk: Path
     home = small_disk / "home"
     with bitexact.run(home=home, run_id="still-full") as r:
         r.record_tool_call("t", args=[0], result=RESULT)
-        _fill(small_disk)
+        fill_disk(small_disk)
         calls = 1
         while not r.failures.gaps and calls < 3000:
             r.record_tool_call("t", args=[calls], result=RESULT)
