@@ -298,7 +298,8 @@ NAME_ENDS = "|".join(f"(?<={re.escape(ending)})" for ending in sorted(  # the sh
 """Lookbehinds, one per ending, for "a name read up to here ends as a credential name can" (a pattern piece;
 the name is then asked :func:`is_credential_text_name`)."""
 _HEADER_REST = (
-    rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?:{NAME_ENDS})"
+    # The colon is looked for first: most line starts hold none, and the lookbehinds (one per ending) are the cost.
+    rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?=[ \t]*:)(?:{NAME_ENDS})"
     rf"[ \t]*:[ \t]*(?P<value>[^\r\n\x00]*[^\s\x00])?"
 )
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
@@ -440,6 +441,7 @@ _STDIN_LOGIN = re.compile(
     r"(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|regctl|helm[ \t]+registry)[ \t]+login(?![\w-])"
     r"[^|;&\r\n\x00]{0,200}?--password-stdin"
 )
+_COLON_DOLLAR = re.compile(r":\$")
 # An /etc/shadow line's crypt(3) hash (MD5 $1$, bcrypt $2b$, SHA-256/512 $5$ / $6$, yescrypt $y$, scrypt $7$,
 # gost-yescrypt $gy$): after a user name opening the line, before the next colon.
 _SHADOW_LINE = re.compile(
@@ -1265,11 +1267,14 @@ class CredentialsDetector:
         self._flags(text, deadline, found)
         self._positional(text, deadline, found)
         self._elements(text, deadline, found)
-        self._netrc(text, deadline, found)
+        # One search for "password" serves the three rules that need it (a 1 MiB search is 0.3-0.5 ms).
+        password = "password" in text
+        if password:
+            self._netrc(text, deadline, found)
+            self._stdin_passwords(text, deadline, found)
         self._chpasswd(text, deadline, found)
-        self._stdin_passwords(text, deadline, found)
         self._shadow_hashes(text, deadline, found)
-        self._sql_passwords(text, deadline, found)
+        self._sql_passwords(text, deadline, found, password=password)
         self._config_sets(text, deadline, found)
         self._bare_keys(text, deadline, found)
         self._encoded_pairs(text, deadline, found)
@@ -1351,8 +1356,9 @@ class CredentialsDetector:
 
     @staticmethod
     def _netrc(text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """A ``.netrc`` entry's password (``machine HOST login USER password VALUE``), at a line's start."""
-        if "password" not in text or ("machine" not in text and "default" not in text):
+        """A ``.netrc`` entry's password (``machine HOST login USER password VALUE``), at a line's start; asked only
+        of a text holding ``password``."""
+        if "machine" not in text and "default" not in text:
             return
         heads = heapq.merge(*(pattern.finditer(text) for pattern in _NETRC_HEADS), key=lambda head: head.start())
         covered = 0
@@ -1371,7 +1377,8 @@ class CredentialsDetector:
     def _chpasswd(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """The passwords ``chpasswd`` reads as ``USER:PASSWORD`` lines: from ``echo``/``printf`` piped to it, or
         from a here-string (``chpasswd <<< 'bob:x'``); each pair of a ``printf 'a:x\\nb:y'`` too."""
-        if "chpasswd" not in text:
+        # Its input comes through a pipe or a here-string: a one-character search (memchr) first, then the word's.
+        if "|" not in text and "<<<" not in text or "chpasswd" not in text:
             return
         for pattern in _CHPASSWD_INPUTS:
             for match in pattern.finditer(text):
@@ -1385,7 +1392,8 @@ class CredentialsDetector:
     @classmethod
     def _stdin_passwords(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
         """A word ``echo`` or ``printf`` pipes into a registry login that reads its password from standard input
-        (``echo "$PW" | docker login -u bob --password-stdin``, podman's, helm's, oras'...): the word whole."""
+        (``echo "$PW" | docker login -u bob --password-stdin``, podman's, helm's, oras'...): the word whole; asked
+        only of a text holding ``password``."""
         if "--password-stdin" not in text:
             return
         for match in _STDIN_LOGIN.finditer(text):
@@ -1396,19 +1404,21 @@ class CredentialsDetector:
     def _shadow_hashes(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """A password hash of an ``/etc/shadow`` line (``bob:$6$SALT$HASH:19000:0:99999:7:::``), the
         ``$id$...`` field after the user name at a line's start (a real or a written ``\\n`` before it)."""
-        if ":$" not in text:
+        # "$" alone is a one-character search (memchr); then a regex finds ":$" three times faster than `in`.
+        if "$" not in text or _COLON_DOLLAR.search(text) is None:
             return
         for match in _SHADOW_LINE.finditer(text):
             deadline.check()
             found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @classmethod
-    def _sql_passwords(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _sql_passwords(cls, text: str, deadline: Deadline, found: list[Finding], *, password: bool) -> None:
         """A password an SQL statement sets: PostgreSQL's ``[ENCRYPTED] PASSWORD 'X'`` (``CREATE USER … WITH
         PASSWORD 'X'``), MySQL's and Oracle's ``IDENTIFIED [WITH PLUGIN] BY 'X'`` (bare too: ``IDENTIFIED BY
-        tiger``), and MySQL's ``SET PASSWORD [FOR U] = 'X'``; the keywords in upper or lower case."""
+        tiger``), and MySQL's ``SET PASSWORD [FOR U] = 'X'``; the keywords in upper or lower case. ``password``:
+        whether the text holds the word in lower case (searched once for several rules)."""
         for patterns, keyword in ((_SQL_PASSWORD, "PASSWORD"), (_SQL_IDENTIFIED, "IDENTIFIED")):
-            if keyword not in text and keyword.lower() not in text:
+            if keyword not in text and not (password if keyword == "PASSWORD" else keyword.lower() in text):
                 continue
             for pattern in patterns:
                 for match in pattern.finditer(text):
