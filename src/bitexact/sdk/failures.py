@@ -19,6 +19,7 @@ import errno
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +97,10 @@ def cause_of(exc: BaseException) -> str:
     return RECORDING_ERROR
 
 
+RETRY_SECONDS: Final[float] = 1.0
+"""How long a failures record whose write failed waits before a later gap tries again (the run's exit always does)."""
+
+
 class FailureLog:
     """The failures record of one run: in memory, on disk, and (when it can be) in the chain."""
 
@@ -109,6 +114,9 @@ class FailureLog:
         # latest before the run seals; a run sealed with one still missing would claim it complete.
         self._unrecorded: list[Gap] = []
         self._unmarked: list[dict[str, Any]] = []
+        # After a failed write of the record, the next try waits this long: a disk full for minutes under many
+        # calls would otherwise be offered every pending line again with each new gap.
+        self._retry_at = 0.0
 
     @property
     def gaps(self) -> list[Gap]:
@@ -140,7 +148,7 @@ class FailureLog:
             marker(data)  # queued behind the entries before it; a failure comes back through unmarked()
         elif writer is not None and not writer.sealed:
             self.unmarked(data)
-            self.flush(writer)  # this marker, after any the chain refused before (a disk that was full)
+            self.flush(writer, force=False)  # this marker, after any the chain refused before (a disk that was full)
         # A record refused before it was given a number (made after the run ended) is named by its kind alone.
         what = (f" ({gap.kind} #{gap.seq})" if gap.seq is not None else f" ({gap.kind})") if gap.kind else ""
         where = f"; journal {gap.journal} kept for `bitexact repair`" if gap.journal else ""
@@ -159,12 +167,13 @@ class FailureLog:
         with self._lock:
             return len(self._unrecorded) + len(self._unmarked)
 
-    def flush(self, writer: RunWriter | None) -> bool:
+    def flush(self, writer: RunWriter | None, *, force: bool = True) -> bool:
         """Write what could not be written when declared: the record's lines, then the chain's markers (each
         names its record's ``seq``, so one written late still says where the gap is). True when nothing is
-        left; what still fails stays for the next try."""
+        left; what still fails stays for the next try. ``force=False``: the record is not tried again within
+        :data:`RETRY_SECONDS` of a failed write (a gap declared meanwhile)."""
         with self._lock:
-            self._write_record()
+            self._write_record(force=force)
             while self._unmarked and writer is not None and not writer.sealed:
                 try:
                     writer.append_own("marker", self._unmarked[0])
@@ -173,17 +182,19 @@ class FailureLog:
                 self._unmarked.pop(0)
             return not self._unrecorded and not self._unmarked
 
-    def _write_record(self) -> None:
+    def _write_record(self, *, force: bool = False) -> None:
         """Append every line of the failures record not written yet, in order, in one write and one fsync.
-        Called with the lock held. A write cut short (a disk that filled) is cut back to the last whole line."""
-        if self.path is None or not self._unrecorded:
+        Called with the lock held. A write cut short (a disk that filled) is cut back to the last whole line.
+        Within :data:`RETRY_SECONDS` of a failed write it waits for a later gap, unless ``force``."""
+        if self.path is None or not self._unrecorded or (not force and time.monotonic() < self._retry_at):
             return
         lines = b"".join(canonicalize(gap.to_json()) + b"\n" for gap in self._unrecorded)
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         except OSError:
-            return  # kept: written with the next gap, or before the seal
+            self._retry_at = time.monotonic() + RETRY_SECONDS
+            return  # kept: written with a later gap, or before the seal
         try:
             size = os.fstat(fd).st_size
             try:
@@ -196,6 +207,7 @@ class FailureLog:
                     os.ftruncate(fd, size)  # never half a line: a reader would refuse the record
                 except OSError:
                     pass
+                self._retry_at = time.monotonic() + RETRY_SECONDS
                 return
             self._unrecorded.clear()
         finally:
