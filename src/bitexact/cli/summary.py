@@ -40,21 +40,21 @@ def _redacted(entry: dict[str, Any], path: str) -> bool:
                for gone in entry.get("redacted") or ())
 
 
+def _shown(entry: dict[str, Any], path: str, value: Any) -> Any:
+    """``value``, read at ``path``, or :data:`REDACTED` when redaction removed it."""
+    return REDACTED if _redacted(entry, path) else value
+
+
 def _tool_status(entry: dict[str, Any], data: dict[str, Any]) -> str:
-    if _redacted(entry, "status"):
-        return REDACTED
-    if data.get("status"):
-        return str(data["status"])
-    return "error" if data.get("error") or _redacted(entry, "error") else "ok"
+    status = data.get("status") or ("error" if data.get("error") or _redacted(entry, "error") else "ok")
+    return str(_shown(entry, "status", status))
 
 
 def _context_source(entry: dict[str, Any], data: dict[str, Any]) -> str:
-    if _redacted(entry, "source"):
-        return REDACTED
     source = data.get("source")
     if isinstance(source, dict):  # an imported session event names its file, not a string
         source = source.get("file") or source.get("name") or source.get("engine")
-    return str(source or "no source")
+    return str(_shown(entry, "source", source or "no source"))
 
 
 def summarize(entry: dict[str, Any]) -> str:
@@ -64,7 +64,7 @@ def summarize(entry: dict[str, Any]) -> str:
     kind = entry.get("kind")
 
     def shown(path: str, value: Any) -> Any:
-        return REDACTED if _redacted(entry, path) else value
+        return _shown(entry, path, value)
 
     if kind == "tool_call":
         return _clip(f"{shown('tool', data.get('tool', '?'))}() → {_tool_status(entry, data)}")

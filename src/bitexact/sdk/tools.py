@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import threading
 import weakref
 from collections.abc import Callable, Mapping
@@ -159,16 +160,14 @@ def _named_positions(func: Callable[..., Any]) -> _Named | None:
         parameters = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):
         return None
-    movable = [p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters]
-    first = next((i for i, p in enumerate(parameters) if movable[i] and is_credential_name(p.name)), None)
+
+    def by_name(parameter: inspect.Parameter) -> bool:
+        return parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+
+    first = next((i for i, p in enumerate(parameters) if by_name(p) and is_credential_name(p.name)), None)
     if first is None:
         return None
-    names: list[str] = []
-    for parameter, can_move in zip(parameters[first:], movable[first:]):
-        if not can_move:
-            break
-        names.append(parameter.name)
-    return _Named(first, tuple(names))
+    return _Named(first, tuple(p.name for p in itertools.takewhile(by_name, parameters[first:])))
 
 
 def _by_name(named: _Named | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:

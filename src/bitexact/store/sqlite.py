@@ -507,23 +507,23 @@ class SQLiteStore(Store):
         return self._stream(run_id, start, steps if stop is None else min(stop, steps))
 
     def _stream(self, run_id: str, start: int, stop: int) -> Iterator[dict[str, Any]]:
-        # Keyset pages: no read transaction stays open while the caller holds
-        # the iterator, and memory stays at one page.
-        step = start
-        while step < stop:
+        return self._pages(_ENTRY_PAGE, "step", run_id, start, stop)
+
+    def _pages(self, query: str, what: str, run_id: str, start: int, stop: int) -> Iterator[dict[str, Any]]:
+        """The bodies ``query`` pages through, numbered ``start`` to ``stop`` with none missing (``what`` names
+        the number in the error). Keyset pages: no read transaction stays open while the caller holds the
+        iterator, and memory stays at one page."""
+        number = start
+        while number < stop:
             with self._read() as conn:
-                rows = conn.execute(
-                    "SELECT step, body FROM entries WHERE run_id = ? AND step >= ? AND step < ?"
-                    " ORDER BY step LIMIT ?",
-                    (run_id, step, stop, PAGE),
-                ).fetchall()
+                rows = conn.execute(query, (run_id, number, stop, PAGE)).fetchall()
             for found, body in rows:
-                if found != step:
-                    raise StoreError(f"run {run_id}: step {step} is missing from the store; it is damaged")
+                if found != number:
+                    raise StoreError(f"run {run_id}: {what} {number} is missing from the store; it is damaged")
                 yield loads(body)
-                step += 1
+                number += 1
             if not rows:
-                raise StoreError(f"run {run_id}: step {step} is missing from the store; it is damaged")
+                raise StoreError(f"run {run_id}: {what} {number} is missing from the store; it is damaged")
 
     def entry(self, run_id: str, step: int) -> dict[str, Any]:
         _check_index(step, "step")
@@ -616,24 +616,7 @@ class SQLiteStore(Store):
         if row is None:
             raise _not_found(run_id)  # before iteration starts, as entries() does
         stored = int(row[0])
-        return self._checkpoint_pages(run_id, start, stored if stop is None else min(stop, stored))
-
-    def _checkpoint_pages(self, run_id: str, start: int, stop: int) -> Iterator[dict[str, Any]]:
-        # Keyset pages, as _stream: no read transaction stays open while the caller holds the iterator.
-        seq = start
-        while seq < stop:
-            with self._read() as conn:
-                rows = conn.execute(
-                    "SELECT seq, body FROM checkpoints WHERE run_id = ? AND seq >= ? AND seq < ? ORDER BY seq LIMIT ?",
-                    (run_id, seq, stop, PAGE),
-                ).fetchall()
-            if not rows:
-                raise StoreError(f"run {run_id}: checkpoint {seq} is missing from the store; it is damaged")
-            for found, body in rows:
-                if found != seq:
-                    raise StoreError(f"run {run_id}: checkpoint {seq} is missing from the store; it is damaged")
-                yield loads(body)
-                seq += 1
+        return self._pages(_CHECKPOINT_PAGE, "checkpoint", run_id, start, stored if stop is None else min(stop, stored))
 
     def add_checkpoint(self, run_id: str, checkpoint: dict[str, Any]) -> None:
         fields = checks.checkpoint(run_id, checkpoint)
@@ -859,6 +842,11 @@ def _load_heads(conn: sqlite3.Connection, run_ids: set[str]) -> dict[str, _Head]
     ).fetchall()
     return {row[0]: _Head(int(row[1]), str(row[2]), int(row[3])) for row in rows}
 
+
+_ENTRY_PAGE: Final[str] = (
+    "SELECT step, body FROM entries WHERE run_id = ? AND step >= ? AND step < ? ORDER BY step LIMIT ?")
+_CHECKPOINT_PAGE: Final[str] = (
+    "SELECT seq, body FROM checkpoints WHERE run_id = ? AND seq >= ? AND seq < ? ORDER BY seq LIMIT ?")
 
 _MAX_ROWS: Final[int] = 128
 """Rows per multi-row statement; a few statement shapes keep SQLite's statement cache warm."""

@@ -423,22 +423,26 @@ _HEADER_FLAG = re.compile(
 )
 
 
-# chpasswd's input, USER:PASSWORD a line: a word echoed or printed into it through a pipe (sudo before it
-# allowed), or its here-string. Within the word, each pair's password: to the line's end, a written "\n"
-# (printf's) or the word's end.
-_CHPASSWD_WORD = r"""(?:"([^"\r\n\x00]*+)"|'([^'\r\n\x00]*+)'|([^\s|;&"'\x00]++))"""
+# A word echoed or printed into a command through a pipe, quoted or bare (``echo 'x' | sudo /usr/sbin/CMD``): the
+# head and the pipe up to the command's name (sudo and a path allowed), shared by the rules whose command reads a
+# secret from its standard input.
+_ECHOED_WORD = r"""(?:"([^"\r\n\x00]*+)"|'([^'\r\n\x00]*+)'|([^\s|;&"'\x00]++))"""
+_ECHO = r"(?:echo|printf)(?:[ \t]+-[A-Za-z]{1,3}+)*+"
+_PRINTF_FORMAT = r"(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"|%s))?"
+_PIPED_INTO = r"[ \t]*+\|[ \t]*+(?:sudo(?:[ \t]+-[A-Za-z]{1,3}+)*+[ \t]+)?(?:[^\s|;&'\"]*/)?"
+# chpasswd's input, USER:PASSWORD a line: a word piped into it, or its here-string. Within the word, each pair's
+# password: to the line's end, a written "\n" (printf's) or the word's end.
 _CHPASSWD_INPUTS: Final = (
-    re.compile(r"(?:echo|printf)(?:[ \t]+-[A-Za-z]{1,3}+)*+[ \t]+" + _CHPASSWD_WORD
-               + r"[ \t]*+\|[ \t]*+(?:sudo(?:[ \t]+-[A-Za-z]{1,3}+)*+[ \t]+)?(?:[^\s|;&'\"]*/)?chpasswd(?![\w.-])"),
-    re.compile(r"chpasswd(?<![\w.-]chpasswd)(?:[ \t]+-[A-Za-z-]{1,20}+)*+[ \t]*+<<<[ \t]*+" + _CHPASSWD_WORD),
+    re.compile(_ECHO + r"[ \t]+" + _ECHOED_WORD + _PIPED_INTO + r"chpasswd(?![\w.-])"),
+    re.compile(r"chpasswd(?<![\w.-]chpasswd)(?:[ \t]+-[A-Za-z-]{1,20}+)*+[ \t]*+<<<[ \t]*+" + _ECHOED_WORD),
 )
 _CHPASSWD_PAIR = re.compile(r"[^:\\]*+:((?:[^\\]|\\(?!n))++)")
-# A registry login reading its password from standard input, the word echoed into it: the same shell command
-# (no other pipe or operator between), the flag within 200 characters of the command.
+# A registry login reading its password from standard input, the word piped into it (printf's '%s' format
+# before it allowed): the same shell command (no other pipe or operator between), the flag within 200
+# characters of the command.
 _STDIN_LOGIN = re.compile(
-    r"(?:echo|printf)(?:[ \t]+-[A-Za-z]{1,3}+)*+(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"|%s))?[ \t]+" + _CHPASSWD_WORD
-    + r"[ \t]*+\|[ \t]*+(?:sudo(?:[ \t]+-[A-Za-z]{1,3}+)*+[ \t]+)?(?:[^\s|;&'\"]*/)?"
-    r"(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|regctl|helm[ \t]+registry)[ \t]+login(?![\w-])"
+    _ECHO + _PRINTF_FORMAT + r"[ \t]+" + _ECHOED_WORD + _PIPED_INTO
+    + r"(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|regctl|helm[ \t]+registry)[ \t]+login(?![\w-])"
     r"[^|;&\r\n\x00]{0,200}?--password-stdin"
 )
 _COLON_DOLLAR = re.compile(r":\$")
@@ -1373,8 +1377,8 @@ class CredentialsDetector:
             if entry.group(group) and entry.group(group) not in ALREADY_TOKENS:
                 found.append(Finding(entry.start(group), entry.end(group), TOKEN, NAME))
 
-    @staticmethod
-    def _chpasswd(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    @classmethod
+    def _chpasswd(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
         """The passwords ``chpasswd`` reads as ``USER:PASSWORD`` lines: from ``echo``/``printf`` piped to it, or
         from a here-string (``chpasswd <<< 'bob:x'``); each pair of a ``printf 'a:x\\nb:y'`` too."""
         # Its input comes through a pipe or a here-string: a one-character search (memchr) first, then the word's.
@@ -1383,9 +1387,8 @@ class CredentialsDetector:
         for pattern in _CHPASSWD_INPUTS:
             for match in pattern.finditer(text):
                 deadline.check()
-                group = next(group for group in (1, 2, 3) if match.group(group) is not None)
-                at, end = match.start(group), match.end(group)
-                for pair in _CHPASSWD_PAIR.finditer(text, at, end):
+                word = cls._value_span(match)
+                for pair in _CHPASSWD_PAIR.finditer(text, *word) if word else ():
                     if pair.group(1) not in ALREADY_TOKENS:
                         found.append(Finding(pair.start(1), pair.end(1), TOKEN, NAME))
 
@@ -1417,17 +1420,16 @@ class CredentialsDetector:
         PASSWORD 'X'``), MySQL's and Oracle's ``IDENTIFIED [WITH PLUGIN] BY 'X'`` (bare too: ``IDENTIFIED BY
         tiger``), and MySQL's ``SET PASSWORD [FOR U] = 'X'``; the keywords in upper or lower case. ``password``:
         whether the text holds the word in lower case (searched once for several rules)."""
-        for patterns, keyword in ((_SQL_PASSWORD, "PASSWORD"), (_SQL_IDENTIFIED, "IDENTIFIED")):
-            if keyword not in text and not (password if keyword == "PASSWORD" else keyword.lower() in text):
-                continue
-            for pattern in patterns:
-                for match in pattern.finditer(text):
-                    deadline.check()
-                    if match.lastindex == 3 and match.group().startswith("identified"):  # a bare word
-                        line = text.rfind("\n", 0, match.start()) + 1
-                        if _SQL_USER_STATEMENT.match(text, line, match.start()) is None:
-                            continue
-                    cls._add(found, cls._value_span(match))
+        patterns = (_SQL_PASSWORD if password or "PASSWORD" in text else ()) + (
+            _SQL_IDENTIFIED if "IDENTIFIED" in text or "identified" in text else ())
+        for pattern in patterns:
+            for match in pattern.finditer(text):
+                deadline.check()
+                if match.lastindex == 3 and match.group().startswith("identified"):  # a bare word
+                    line = text.rfind("\n", 0, match.start()) + 1
+                    if _SQL_USER_STATEMENT.match(text, line, match.start()) is None:
+                        continue
+                cls._add(found, cls._value_span(match))
 
     @classmethod
     def _config_sets(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
