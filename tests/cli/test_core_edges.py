@@ -18,7 +18,7 @@ import pytest
 from cli.real_command import clear_bitexact_env
 from click.testing import CliRunner, Result
 
-import bitexact.cli.bundles as bundles_module
+import bitexact.recording.audit as audit_module
 from bitexact.cli import cli
 from bitexact.crypto.keystore import KeyStore
 from bitexact.evidence.verify import Pins, verify_path
@@ -127,7 +127,7 @@ def test_export_racing_a_redaction_claim_never_writes_an_unverifiable_bundle(
     deterministically: the claim is appended right after the pending check returns."""
     home = tmp_path / "home"
     run_id = _demo_run(home)
-    real_pending = bundles_module.pending_claims
+    real_pending = audit_module.pending_claims
 
     def pending_then_another_operator_claims(store: Any, rid: str) -> Any:
         found = real_pending(store, rid)
@@ -135,7 +135,8 @@ def test_export_racing_a_redaction_claim_never_writes_an_unverifiable_bundle(
         record_claim(recorder.attach(rid), ["3:result.policy"], by="ops", reason="gdpr erasure")
         return found  # the removal (apply_pending) has not landed yet
 
-    monkeypatch.setattr(bundles_module, "pending_claims", pending_then_another_operator_claims)
+    # export_command imports pending_claims from its module when it runs
+    monkeypatch.setattr(audit_module, "pending_claims", pending_then_another_operator_claims)
     out = tmp_path / "bundle.json"
     result = _bx(home, "export", run_id, "-o", str(out))
     if result.exit_code != 0:  # refusing, as for any pending claim, is a fix

@@ -5,33 +5,85 @@ from __future__ import annotations
 import sys
 
 try:
+    import importlib
+    from typing import NamedTuple
+
     import click
 
     import bitexact
     from bitexact.config import SettingError
-    from bitexact.cli import sessions_views  # noqa: F401  (registers its commands on sessions_group)
-    from bitexact.cli.audit import redact_command, repair_command
-    from bitexact.cli.bundles import export_command, verify_command
-    from bitexact.cli.capture import capture_group
     from bitexact.cli.context import AppContext
-    from bitexact.cli.demo import demo_command
-    from bitexact.cli.health import health_command
-    from bitexact.cli.keys import keys_group
     from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, fail
-    from bitexact.cli.redaction import redaction_group
-    from bitexact.cli.runs import runs_command, show_command
-    from bitexact.cli.sessions import import_group, sessions_group
     from bitexact.config import home as resolve_home
     from bitexact.errors import BitExactError
 except KeyboardInterrupt:
-    # Ctrl-C while the modules load (about half a second): exit 130 as once a command runs, not a traceback.
+    # Ctrl-C while the modules load: exit 130 as once a command runs, not a traceback.
     sys.stderr.write("error: interrupted\n")
     raise SystemExit(130) from None
 
 
+class _Lazy(NamedTuple):
+    """Where a command lives, and the line ``bitexact --help`` shows for it."""
+
+    module: str
+    attribute: str
+    summary: str
+
+
+# Each command's module is imported when that command runs, not before: the capture
+# detectors, the sessions readers, httpx and the store cost about 0.4 s and 40 MiB
+# to import, which `bitexact verify FILE` and `bitexact --help` never use.
+COMMANDS: dict[str, _Lazy] = {
+    "capture": _Lazy("bitexact.cli.capture", "capture_group",
+                     "The capture policy: what the record keeps of each field."),
+    "demo": _Lazy("bitexact.cli.demo", "demo_command",
+                  "Record, export and verify a sample run (start here)."),
+    "export": _Lazy("bitexact.cli.bundles", "export_command",
+                    "Export a run as a signed bundle anyone can verify offline."),
+    "health": _Lazy("bitexact.cli.health", "health_command",
+                    "Check the policy, keys, runs, journals and store lock."),
+    "import": _Lazy("bitexact.cli.sessions", "import_group",
+                    "Bring outside evidence (agent session logs) into the store."),
+    "keys": _Lazy("bitexact.cli.keys", "keys_group",
+                  "Create, show, rotate and publish the recorder key."),
+    "redact": _Lazy("bitexact.cli.audit", "redact_command",
+                    "Destroy stored values, accountably: the claim lands first."),
+    "redaction": _Lazy("bitexact.cli.redaction", "redaction_group",
+                       "Approve, reject or inspect a dual-control redaction."),
+    "repair": _Lazy("bitexact.cli.audit", "repair_command",
+                    "Accept a truncated history; fold orphan journals in."),
+    "runs": _Lazy("bitexact.cli.runs", "runs_command",
+                  "List recorded runs, newest first."),
+    # The views register their commands on the sessions group when their module loads.
+    "sessions": _Lazy("bitexact.cli.sessions_views", "sessions_group",
+                      "Parse, render, unify and validate agent session logs."),
+    "show": _Lazy("bitexact.cli.runs", "show_command",
+                  "Show a run's steps: step, kind, prov, ts and a summary."),
+    "verify": _Lazy("bitexact.cli.bundles", "verify_command",
+                    "Verify a bundle file or a stored run (exit 0, 1 or 2)."),
+}
+"""Every top-level command, by name."""
+
+
 class _Group(click.Group):
-    """Typed BitExact errors that escape a command become one clear line and exit 1, not a traceback;
-    Ctrl-C exits 130."""
+    """The top-level group: commands load on first use (:data:`COMMANDS`); typed BitExact errors
+    that escape a command become one clear line and exit 1, not a traceback; Ctrl-C exits 130."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        lazy = COMMANDS.get(cmd_name)
+        if lazy is None:
+            return None
+        command = getattr(importlib.import_module(lazy.module), lazy.attribute)
+        assert isinstance(command, click.Command) and command.name == cmd_name, lazy
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # click's own listing would import every command for its help line.
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name].summary) for name in self.list_commands(ctx)])
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -90,12 +142,6 @@ def _printable_streams() -> None:
                 reconfigure(errors="backslashreplace")
             except (ValueError, OSError):  # a stream that cannot change its error handler keeps its own
                 pass
-
-
-for command in (runs_command, show_command, export_command, verify_command, keys_group,
-                redact_command, repair_command, demo_command, sessions_group, import_group, capture_group,
-                redaction_group, health_command):
-    cli.add_command(command)
 
 
 def main() -> None:

@@ -6,21 +6,12 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.markup import escape
 
-from bitexact.capture import PolicyError, load_policy
-from bitexact.capture.policy import revoked_in_force
 from bitexact.capture.clause import capture_clause
-from bitexact.capture.opening import (
-    OpeningResult,
-    open_hash_only,
-    open_withheld_gap,
-    parse_candidate,
-    read_candidate_bytes,
-)
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import (
     EXIT_FAIL,
@@ -49,7 +40,6 @@ from bitexact.evidence.export import (
     export_run,
 )
 from bitexact.evidence.paths import parse_field
-from bitexact.recording.audit import pending_claims
 from bitexact.evidence.verify import (
     ClauseProviderFactory,
     InputError,
@@ -60,7 +50,12 @@ from bitexact.evidence.verify import (
 )
 from bitexact.evidence.verify.bundle import EMPTY_CHAIN
 from bitexact.evidence.verify.verdict import ascii_line, failed
-from bitexact.store import DB_NAME
+
+if TYPE_CHECKING:
+    from bitexact.capture.opening import OpeningResult
+
+# The capture policy, the openings and the write path's audit are imported where they are used:
+# `bitexact verify FILE` needs none of them (see COMMANDS in bitexact.cli).
 
 EXIT_NO_MATCH = 2
 """``verify --open``: the candidate was tested and is not the value."""
@@ -90,10 +85,14 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
       bitexact export RUN -o shared.json --redact 3:result.account
     """
     app.refuse_own_file(output)
+    from bitexact.store import DB_NAME
+
     if not (app.home / DB_NAME).exists():  # no store, so no run: say so without making an empty store
         fail(f"no run {run_id!r} in {app.home} (it holds no store)", code=EXIT_INPUT,
              hint="List runs with `bitexact runs`.")
     try:
+        from bitexact.recording.audit import pending_claims
+
         pending = pending_claims(app.store, run_id)
         if pending:
             # A claim whose values are still stored: the bundle would carry what the chain says is
@@ -170,6 +169,9 @@ def _revoked_keys() -> dict[str, str]:
     rarely holds the capture key, and naming a revoked key id needs none. A
     policy that cannot be read names no revoked key, and says so on stderr.
     """
+    from bitexact.capture import PolicyError
+    from bitexact.capture.policy import revoked_in_force
+
     try:
         return revoked_in_force()
     except PolicyError as exc:
@@ -373,6 +375,9 @@ def _check_opening_options(field_ref: str | None, withheld_step: str | None, can
 def _open(app: AppContext, run_id: str, field_ref: str | None, withheld_step: int | None, candidate_file: Path,
           by: str) -> OpeningResult:
     """Make the test; raises ``BitExactError``/``ValueError`` when it cannot be made."""
+    from bitexact.capture import load_policy
+    from bitexact.capture.opening import open_hash_only, open_withheld_gap, parse_candidate, read_candidate_bytes
+
     policy = load_policy()
     raw = read_candidate_bytes(candidate_file)
     if field_ref is not None:

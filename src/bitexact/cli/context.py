@@ -5,14 +5,20 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from bitexact import config
-from bitexact.crypto.keystore import KeyStore
-from bitexact.recording import Recorder
 from bitexact.errors import RunNotFoundError
-from bitexact.store import DB_NAME, Store, open_store
+
+if TYPE_CHECKING:
+    from bitexact.crypto.keystore import KeyStore
+    from bitexact.recording import Recorder
+    from bitexact.store import Store
+
+# The store, the keys and the write path are imported when a command first uses them
+# (`bitexact --help` and `bitexact verify FILE` use none of them).
 
 
 @dataclass
@@ -23,6 +29,8 @@ class AppContext:
     @property
     def store(self) -> Store:
         if self._store is None:
+            from bitexact.store import open_store
+
             self._store = open_store(self.home)
         return self._store
 
@@ -30,16 +38,22 @@ class AppContext:
     def run_store(self) -> Store:
         """The store, for a command about runs already recorded: a data directory holding no store
         holds no run (:class:`RunNotFoundError`), and looking one up never makes an empty store."""
+        from bitexact.store import DB_NAME
+
         if self._store is None and not os.path.lexists(self.home / DB_NAME):  # a dangling link: opening says why
             raise RunNotFoundError(f"{self.home} holds no store")
         return self.store
 
     @property
     def keys(self) -> KeyStore:
+        from bitexact.crypto.keystore import KeyStore
+
         return KeyStore(self.home)
 
     def recorder(self) -> Recorder:
         """The write path, creating the recorder key on first use."""
+        from bitexact.recording import Recorder
+
         return Recorder(self.store, self.keys.current_or_init())
 
     def close(self) -> None:
@@ -55,6 +69,7 @@ class AppContext:
         """
         from bitexact.capture.keyfiles import capture_key_files
         from bitexact.crypto.hostkey import host_key_path
+        from bitexact.store import DB_NAME
         from bitexact.store.sqlite import companions
 
         home = Path(os.path.realpath(self.home))
