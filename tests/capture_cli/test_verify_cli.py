@@ -36,7 +36,9 @@ def test_the_clause_and_scope_line_in_every_bundle_form(
     plain = verify_cli(str(bundle)).line  # the verifier with no clause: what any conforming verifier prints
     result = bx("verify", str(bundle), env=keyed_env)
     assert result.exit_code == 0
-    assert result.stdout == plain + CONTRACT["example_clause"] + "\n" + CONTRACT["scope_line"] + "\n"
+    # Bundle spec §12.3: exactly one line on stdout; the contract's scope line goes to stderr.
+    assert result.stdout == plain + CONTRACT["example_clause"] + "\n"
+    assert result.stderr == CONTRACT["scope_line"] + "\n"
     as_json = json.loads(bx("verify", str(bundle), "--json").stdout)
     assert as_json["scope_lines"] == [CONTRACT["scope_line"]]
 
@@ -90,8 +92,8 @@ def test_open_exits_0_on_a_match_and_2_on_none_and_records_each_test(
                  env=keyed_env)
     assert matched.exit_code == 0, matched.stderr
     lines = matched.stdout.splitlines()
-    assert lines[0].startswith("OK: ") and lines[1] == CONTRACT["scope_line"]
-    assert lines[2].startswith("MATCH: the candidate is step 2 on_behalf_of")
+    assert lines[0].startswith("OK: ") and matched.stderr.splitlines()[0] == CONTRACT["scope_line"]
+    assert lines[1].startswith("MATCH: the candidate is step 2 on_behalf_of")
     missed = bx("verify", contract, "--open", "2:on_behalf_of", "--candidate-file", str(bad), "--by", "bob",
                 env=keyed_env)
     assert missed.exit_code == 2 and missed.stdout.splitlines()[-1].startswith("NO MATCH: ")

@@ -195,13 +195,11 @@ def _on_terminal(line: str) -> str:
 
 
 def _print_verdict(verdict: Verdict) -> None:
-    if sys.stdout.isatty():
-        for line in (verdict.line, *map(ascii_line, verdict.scope_lines)):
-            click.echo(_on_terminal(line))
-        return
+    """The verdict line alone on stdout (bundle spec §12.3: exactly one line); the scope line on stderr."""
     # color=True: click would otherwise strip what looks like colour codes from a pipe, and the line is the spec's.
-    for line in (verdict.line, *map(ascii_line, verdict.scope_lines)):
-        click.echo(line, color=True)
+    click.echo(_on_terminal(verdict.line) if sys.stdout.isatty() else verdict.line, color=True)
+    for line in map(ascii_line, verdict.scope_lines):
+        click.echo(_on_terminal(line) if sys.stderr.isatty() else line, err=True, color=True)
 
 
 @click.command("verify")
@@ -229,10 +227,10 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     """Verify a bundle file (or a run in the store) and print the verdict.
 
     TARGET is a bundle file (json, jsonl or dsse), a bag directory, or a run id
-    in the store. Prints exactly one OK:/FAIL: line, the same line any
-    conforming verifier prints, with a capture clause at its end when the run
-    declares what its capture policy did, and the verdict's scope on the lines
-    after it. Exit codes: 0 verifies, 1 does not, 2 cannot read the input (a
+    in the store. Prints exactly one OK:/FAIL: line on stdout, the line any
+    conforming verifier prints; when the run declares what its capture policy
+    did, a capture clause ends it and the verdict's scope follows on stderr.
+    Exit codes: 0 verifies, 1 does not, 2 cannot read the input (a
     missing or unreadable bundle, trust file or TSA pin, or a key pin that is
     not 64 hex characters).
 
