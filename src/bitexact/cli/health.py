@@ -71,7 +71,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     recording), run-unsealed (no process records a run that has no seal:
     it was killed or could not seal; `bitexact repair RUN` accepts where
     it ends), host-key-unusable (the host key file is refused, so
-    nothing is journaled) and redaction-pending (a redaction claim whose
+    nothing is journaled), recorder-key-missing (the store knows a
+    recorder key no key file holds any more), failures-record-unusable
+    (a run's failures record is not a file) and redaction-pending (a redaction claim whose
     values are still stored: finish it with `bitexact redact --resume RUN`);
     critical on
     store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
@@ -80,7 +82,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     other than prod), setting-invalid (a BITEXACT_* setting every recording
     reads holds a value it refuses), recorder-key-unusable (others may read
     or write the recorder key, or it is no key: no run starts, nothing is
-    signed), capture-policy-off under BITEXACT_ENV=prod, and
+    signed), journals-unusable (the data directory's journals/ is a file
+    or a link to nothing: no run holds its live lock, so none is called
+    unsealed and repair refuses), capture-policy-off under BITEXACT_ENV=prod, and
     capture-key-revoked for the active key.
     Exit 0 healthy, 1 warnings only, 2 anything critical.
 

@@ -9,9 +9,12 @@ import click
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json
+from bitexact.crypto.keystore import PublicKeyInfo
 from bitexact.errors import KeyMaterialError
 from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
+from bitexact.recording.recorder_keys import recorder_keys
+from bitexact.store import DB_NAME
 
 
 @click.group("keys")
@@ -51,19 +54,22 @@ def keys_init(app: AppContext) -> None:
 def keys_show(app: AppContext, as_json: bool) -> None:
     """Print the key id and public key of the current and retired recorder keys.
 
+    A key the store recorded whose file is gone is listed as missing: it
+    signs nothing more, and its public half still verifies what it signed.
+
     \b
     Examples:
       bitexact keys show
       bitexact keys show --json | jq -r '.[] | select(.status == "current") | .public_key'
     """
-    keys = app.keys.public_keys()
+    keys = _listed_keys(app)
     if not keys:
         fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
     if as_json:
         print_json([{"key_id": k.key_id, "public_key": k.public_key, "status": k.status} for k in keys])
         return
     for k in keys:
-        colour = "green" if k.status == "current" else "dim"
+        colour = {"current": "green", "missing": "red"}.get(k.status, "dim")
         # Never wrapped: a key is copied (or cut) from its line whole, whatever the terminal's width.
         console.print(f"[{colour}]{k.status:8}[/] {k.key_id}  {k.public_key}", soft_wrap=True)
 
@@ -98,14 +104,15 @@ def keys_rotate(app: AppContext) -> None:
 @pass_app
 def keys_trust_file(app: AppContext, output: Path) -> None:
     """Write a trust file for relying parties: every current and retired key,
-    as both bundle and recorder keys (bitexact verify --trust-file F).
+    as both bundle and recorder keys (bitexact verify --trust-file F), and
+    any key the store recorded whose file is gone, so its runs still verify.
 
     \b
     Examples:
       bitexact keys trust-file -o trust.json
       bitexact verify run.bundle.json --trust-file trust.json --require-sealed
     """
-    keys = app.keys.public_keys()
+    keys = _listed_keys(app)
     if not keys:
         fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
     listed = [{"key_id": k.key_id, "public_key": k.public_key} for k in keys]
@@ -116,3 +123,10 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
     except OSError as exc:
         fail(f"-o {output}: {exc}", code=EXIT_INPUT)
     ok(f"trust file with {len(listed)} key(s) written to {output}")
+
+
+def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:
+    """The key files' keys, then those the store recorded whose file is gone (a data directory with no store
+    yet has none, and listing makes none)."""
+    store = app.store if (app.home / DB_NAME).exists() else None
+    return recorder_keys(app.keys, store)

@@ -132,6 +132,11 @@ class SigningKey:
                     )
                 data = file.read(_MAX_PEM_BYTES + 1)
         except FileNotFoundError:
+            if os.path.islink(path):  # the link is in the way: `keys init` cannot make the key through it
+                raise KeyMaterialError(
+                    f"key {path}: a symlink to {os.readlink(path)}, which does not exist (an unmounted secrets"
+                    " volume?): restore the file it names, or remove the link and run `bitexact keys init`"
+                ) from None
             raise KeyMaterialError(
                 f"no key at {path}: create one with `bitexact keys init`"
             ) from None

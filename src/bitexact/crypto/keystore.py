@@ -27,7 +27,7 @@ from bitexact.private_files import fsync_directory, write_private_file
 class PublicKeyInfo:
     key_id: str
     public_key: str
-    status: str  # "current" | "retired"
+    status: str  # "current" | "retired" | "missing" (bitexact.recording.recorder_keys: the store's, its file gone)
 
 
 class KeyStore:
@@ -76,7 +76,9 @@ class KeyStore:
             os.close(fd)  # releases the lock
 
     def init(self) -> SigningKey:
-        """Create the recorder key; refuses when one exists."""
+        """Create the recorder key; refuses when one exists (or a link to one that does not)."""
+        if os.path.islink(self.current_path) and not self.current_path.exists():
+            self.current()  # raises, naming the link and what it points to
         if self.current_path.exists():
             raise KeyMaterialError(
                 f"a recorder key already exists at {self.current_path}: refusing to overwrite it"
@@ -94,7 +96,7 @@ class KeyStore:
 
     def current_or_init(self) -> SigningKey:
         """The current key, creating it on first use (another process creating it first: that one)."""
-        if self.exists():
+        if self.exists() or os.path.islink(self.current_path):  # a link to nowhere: refused, naming it
             return self.current()
         try:
             return self.init()
@@ -139,7 +141,7 @@ class KeyStore:
     def public_keys(self) -> list[PublicKeyInfo]:
         """Current key first, then retired keys by id."""
         keys: list[PublicKeyInfo] = []
-        if self.exists():
+        if self.exists() or os.path.islink(self.current_path):  # a link to nowhere: refused, naming it
             current = SigningKey.load(self.current_path)  # only its public half: a loose file's still lists
             keys.append(PublicKeyInfo(current.key_id, current.public_hex, "current"))
         if self.retired_dir.is_dir():

@@ -35,7 +35,14 @@ from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.evidence.kinds import AUDIT_KINDS
 from bitexact.health.context import HealthContext
 from bitexact.health.findings import CRITICAL, WARN, Finding, listed
-from bitexact.recording.journal import LIVE_LOCK, JournalError, journal_dir, marked_journals, orphan_journals
+from bitexact.recording.journal import (
+    LIVE_LOCK,
+    JournalError,
+    journal_dir,
+    journals_root_unusable,
+    marked_journals,
+    orphan_journals,
+)
 from bitexact.recording.journal_slots import slot_blobs, slot_files
 from bitexact.store import DB_NAME, Store, flock
 from bitexact.store.sqlite import lock_path
@@ -230,6 +237,33 @@ stayed locked) in the last day is news; an older one was seen, or is in the run'
 _INFRASTRUCTURE_CAUSES: Final[frozenset[str]] = frozenset({"storage_unavailable", "recording_error"})
 
 
+_GAP_LINE_MAX: Final[int] = 64 * 1024
+"""Longer than any gap the SDK declares: a longer line is no gap, and is skipped unread."""
+
+
+class _NotARecord(Exception):
+    """A failures record that is not a regular file (a FIFO, a device a link points at)."""
+
+
+def _gap_lines(path: Path) -> Iterator[bytes]:
+    """The lines of one failures record, streamed: memory stays bounded whatever the file holds, and a
+    path that is not a regular file raises :class:`_NotARecord` before anything is read from it."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without a writer, and is refused below
+    with open(fd, "rb") as file:
+        mode = os.fstat(file.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise _NotARecord("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                              else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+        while line := file.readline(_GAP_LINE_MAX + 1):
+            if len(line) <= _GAP_LINE_MAX or line.endswith(b"\n"):
+                yield line
+                continue
+            while (rest := file.readline(_GAP_LINE_MAX)) and not rest.endswith(b"\n"):
+                pass  # the rest of an over-long line, read in bounded pieces and dropped
+
+
 def _recent_gaps(path: Path, since: float) -> dict[str, int]:
     """The causes of the infrastructure gaps one failures record declared at ``since`` or later (counted);
     a line that does not read (cut short by a crash, or no gap at all) is skipped."""
@@ -238,7 +272,7 @@ def _recent_gaps(path: Path, since: float) -> dict[str, int]:
     from bitexact.canon import loads
 
     causes: dict[str, int] = {}
-    for line in path.read_bytes().splitlines():
+    for line in _gap_lines(path):
         if not line.strip():
             continue
         try:
@@ -266,6 +300,15 @@ def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
             causes = _recent_gaps(path, since)
         except OSError:
             continue  # removed meanwhile, or not ours to read: nothing to say of it
+        except _NotARecord as exc:
+            findings.append(Finding(
+                WARN, "failures-record-unusable",
+                f"{path} is {exc}, not a file: the SDK appends the gaps it declares for run"
+                f" {path.name.removesuffix('.jsonl')} there, so they are lost; remove it (BitExact makes the"
+                " record again on the run's next gap)",
+                run_id=path.name.removesuffix(".jsonl"), details={"failures_record": str(path)},
+            ))
+            continue
         if not causes:
             continue
         run_id = path.name.removesuffix(".jsonl")
@@ -348,8 +391,8 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
     left to ``orphan-journals``, which names them; a run whose id names no journal directory has no
     live lock to read and is left out.
     """
-    if ctx.store is None or ctx.home is None:
-        return []
+    if ctx.store is None or ctx.home is None or journals_root_unusable(ctx.home) is not None:
+        return []  # with no live lock to read, a live run would be named: journals-unusable says why
     now = time.time()
     findings: list[Finding] = []
     try:
@@ -390,6 +433,22 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
+def check_journals_root(ctx: HealthContext) -> list[Finding]:
+    """journals-unusable: ``<home>/journals`` is in the way (a file, a link to nothing), so no SDK run holds
+    its live lock or journals an entry, and neither health nor repair can tell a live run from a dead one."""
+    if ctx.home is None:
+        return []
+    blocked = journals_root_unusable(ctx.home)
+    if blocked is None:
+        return []
+    return [Finding(
+        CRITICAL, "journals-unusable",
+        f"{blocked}. Until it is moved away, SDK runs journal nothing (an entry over 1 MiB is written in the"
+        " agent's call), `bitexact repair` refuses every run, and run-unsealed is not reported",
+        details={"path": str(ctx.home / "journals")},
+    )]
+
+
 def check_host_key(ctx: HealthContext) -> list[Finding]:
     """host-key-unusable: the host key file is there but refused (loose permissions, malformed, inside the
     data directory), so no journal is made or opened on this host."""
@@ -416,7 +475,8 @@ def check_host_key(ctx: HealthContext) -> list[Finding]:
 
 def check_recorder_key(ctx: HealthContext) -> list[Finding]:
     """recorder-key-unusable: the recorder key file is there but refused (others may read or write it, it is
-    no ed25519 PEM key), so no run starts and nothing is signed. A missing one is made on first use."""
+    no ed25519 PEM key, a link to nothing), so no run starts and nothing is signed. A missing one is made on
+    first use."""
     if ctx.home is None:
         return []
     from bitexact.crypto.keystore import KeyStore
@@ -436,6 +496,30 @@ def check_recorder_key(ctx: HealthContext) -> list[Finding]:
     return []
 
 
-RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_recorder_key, check_host_key,
-                    check_orphan_journals, check_unsealed_runs, check_recording_gaps)
+def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
+    """recorder-key-missing: the store recorded a recorder key that no key file holds any more (deleted by
+    hand, lost with a volume), so it signs nothing more, and a recording made a new key in its place."""
+    if ctx.home is None or ctx.store is None:
+        return []
+    from bitexact.crypto.keystore import KeyStore
+    from bitexact.recording.recorder_keys import missing_keys
+
+    keys = KeyStore(ctx.home)
+    try:
+        gone = missing_keys(keys, ctx.store)
+    except BitExactError:
+        return []  # the key files do not list: recorder-key-unusable says why
+    return [Finding(
+        WARN, "recorder-key-missing",
+        f"recorder key {info.key_id} signed for this store but its file is gone from {keys.dir} (neither"
+        f" {keys.current_path.name} nor retired/{info.key_id}.key): restore it from a backup if you have one."
+        " Its public half is still listed by `bitexact keys show` and in trust files (`bitexact keys"
+        " trust-file`), so the runs it signed still verify; hand relying parties a new trust file",
+        details={"key_id": info.key_id, "public_key": info.public_key},
+    ) for info in gone]
+
+
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_recorder_key, check_missing_recorder_keys,
+                    check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
+                    check_recording_gaps)
 """The recording checks, in the order ``bitexact health`` runs them."""

@@ -37,6 +37,7 @@ from bitexact.recording.journal import (
     JournalError,
     JournalRecord,
     journal_dir,
+    journals_root_unusable,
     orphan_journals,
     read_journal,
     remove_journal,
@@ -313,6 +314,9 @@ def fold_orphans(
         directory = journal_dir(home, run_id)
     except JournalError:
         return []  # an id no journal directory can be named for (the SDK then writes in the call): no journal
+    blocked = journals_root_unusable(home)
+    if blocked is not None:  # accepting a live run's end mid-run would put a repair inside its history
+        raise JournalError(f"cannot repair run {run_id}: {blocked}; move it away, then repair")
     if not directory.is_dir():
         return []  # no journal was ever made for the run: nothing to fold
     try:

@@ -104,6 +104,17 @@ def journal_dir(home: Path, run_id: str) -> Path:
     return Path(home) / "journals" / check_run_id(run_id)
 
 
+def journals_root_unusable(home: Path) -> str | None:
+    """Why no run of ``home`` can have a journal directory, so no recording holds a run's live lock and
+    whether a run is still recorded cannot be told; None when nothing is in the way."""
+    root = Path(home) / "journals"
+    if os.path.lexists(root) and not root.is_dir():
+        kind = "a symlink to nothing" if root.is_symlink() and not root.exists() else "not a directory"
+        return (f"{root} is {kind}: no recording can make a run's journal directory there, so none holds"
+                " its live lock, and a run still being recorded cannot be told from one whose process stopped")
+    return None
+
+
 def ensure_journal_dir(directory: Path) -> None:
     """Create ``journals/<run_id>/`` owner-only, durably, if it is not there.
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -191,10 +192,15 @@ class FailureLog:
         lines = b"".join(canonicalize(gap.to_json()) + b"\n" for gap in self._unrecorded)
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+            # O_NONBLOCK: a FIFO in the record's place fails the open (ENXIO) instead of hanging the writer.
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
         except OSError:
             self._retry_at = time.monotonic() + RETRY_SECONDS
             return  # kept: written with a later gap, or before the seal
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a device (a link to /dev/null) would swallow the gaps
+            os.close(fd)
+            self._retry_at = time.monotonic() + RETRY_SECONDS
+            return
         try:
             size = os.fstat(fd).st_size
             try:

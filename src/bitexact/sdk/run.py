@@ -622,8 +622,10 @@ class Run:
             self._hold_live_lock()
         except (JournalError, OSError) as exc:
             # No lock (an id no journal directory can be named for, an unwritable journals/): the run
-            # records as before; a journal it needs later tries again and warns then.
-            logger.debug("bitexact: run %s: no live lock (%s)", self.run_id, describe(exc))
+            # records as before; a journal it needs later tries again and warns then. Said once: without
+            # the lock, `bitexact repair` and `bitexact health` cannot tell that this run is live.
+            logger.warning("bitexact: run %s holds no live lock (%s): `bitexact health` and `bitexact repair`"
+                           " cannot tell that it is still recording", self.run_id, describe(exc))
 
     def _release_live_lock(self) -> None:
         with self._host_key_lock:
