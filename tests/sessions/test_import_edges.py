@@ -9,13 +9,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
 from click.testing import CliRunner
 
 from bitexact.capture import load_policy
 from bitexact.cli import cli
-from bitexact.cli.sessions import import_group, sessions_group
 from bitexact.crypto import SigningKey
 from bitexact.recording import CheckpointPolicy, Recorder
 from bitexact.sessions.evidence import import_session, load_session
@@ -35,8 +33,7 @@ def _default_recorder(store: Store, key: SigningKey) -> Recorder:
 
 
 def _cli(home: Path) -> Any:
-    root = click.Group(cli.name, commands={**cli.commands, "import": import_group, "sessions": sessions_group},
-                       callback=cli.callback, params=cli.params)
+    root = cli  # the real root command: it loads every command, the session ones included, on first use
     runner = CliRunner()
 
     def invoke(*args: str) -> Any:

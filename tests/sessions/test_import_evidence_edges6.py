@@ -9,12 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import click
 from click.testing import CliRunner, Result
 
 from bitexact.capture.policy import parse_policy
 from bitexact.cli import cli
-from bitexact.cli.sessions import import_group, sessions_group
 from bitexact.crypto import SigningKey
 from bitexact.recording import CheckpointPolicy, Recorder
 from bitexact.sessions.evidence import import_session, load_session
@@ -24,8 +22,7 @@ CLAUDE = Path(__file__).resolve().parent / "fixtures" / "claude" / "jsonl_full_s
 
 
 def _bx(home: Path, *args: str) -> Result:
-    root = click.Group(cli.name, commands={**cli.commands, "import": import_group, "sessions": sessions_group},
-                       callback=cli.callback, params=cli.params)
+    root = cli  # the real root command: it loads every command, the session ones included, on first use
     return CliRunner().invoke(root, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
 
 

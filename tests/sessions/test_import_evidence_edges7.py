@@ -7,14 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
 from sessions.probe_suite import probe_suite
 from click.testing import CliRunner, Result
 
 from bitexact.capture.policy import parse_policy
 from bitexact.cli import cli
-from bitexact.cli.sessions import import_group, sessions_group
 from bitexact.crypto import SigningKey
 from bitexact.recording import CheckpointPolicy, Recorder
 from bitexact.sessions.conformance import conformance_report
@@ -23,8 +21,7 @@ from bitexact.store import Store
 
 
 def _bx(home: Path, *args: str) -> Result:
-    root = click.Group(cli.name, commands={**cli.commands, "import": import_group, "sessions": sessions_group},
-                       callback=cli.callback, params=cli.params)
+    root = cli  # the real root command: it loads every command, the session ones included, on first use
     return CliRunner().invoke(root, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
 
 

@@ -6,14 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
 from click.testing import CliRunner, Result
 
 from bitexact.canon import canonicalize, loads
 from bitexact.capture import load_policy
 from bitexact.cli import cli
-from bitexact.cli.sessions import import_group, sessions_group
 from bitexact.crypto import SigningKey
 from bitexact.evidence.export import RunSource, bundle_document
 from bitexact.evidence.verify import Pins, Verdict, verify_bundle
@@ -48,9 +46,8 @@ def entries(store: Store, run_id: str) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def bx(home: Path) -> Invoke:
-    """The real root command with the session commands attached (the lead registers them in cli/__init__)."""
-    root = click.Group(cli.name, commands={**cli.commands, "import": import_group, "sessions": sessions_group},
-                       callback=cli.callback, params=cli.params)
+    """The real root command, run against ``home``."""
+    root = cli  # the real root command: it loads every command, the session ones included, on first use
     runner = CliRunner()  # click 8.2+: result.stdout and result.stderr are kept apart
 
     def invoke(*args: str) -> Result:
