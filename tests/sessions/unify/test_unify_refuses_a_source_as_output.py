@@ -11,6 +11,8 @@ from uas_unify_helpers import tree_bytes, write_tree
 from bitexact.cli import cli
 from bitexact.sessions.unify import UnifyError, unify
 
+pytestmark = pytest.mark.uas("T-UAS-059")
+
 CANONICAL = '{"type":"assistant.message","data":{"content":"hi"},"id":"a1","timestamp":"2026-10-02T00:00:00Z"}\n'
 
 

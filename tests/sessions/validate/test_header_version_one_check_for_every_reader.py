@@ -62,6 +62,7 @@ def test_every_reader_refuses_anything_else_with_the_same_words(tmp_path: Path, 
         assert said in _bx(tmp_path, *command, str(path)).stderr, command
 
 
+@pytest.mark.uas("T-UAS-064")
 def test_the_imported_run_records_the_version_as_the_integer(tmp_path: Path) -> None:
     imported = _bx(tmp_path, "import", "session", str(_file(tmp_path, "1.0")), "--json")
     assert imported.exit_code == 0, imported.output
@@ -69,6 +70,7 @@ def test_the_imported_run_records_the_version_as_the_integer(tmp_path: Path) -> 
     assert type(json.loads(imported.stdout)["source"]["format_version"]) is int
 
 
+@pytest.mark.uas("T-UAS-064")
 def test_render_names_the_version_as_the_integer(tmp_path: Path) -> None:
     rendered = _bx(tmp_path, "sessions", "render", str(_file(tmp_path, "1.0")), "--format", "text")
     assert rendered.exit_code == 0 and "file format version 1 " in rendered.stdout
