@@ -33,11 +33,10 @@ def _default_recorder(store: Store, key: SigningKey) -> Recorder:
 
 
 def _cli(home: Path) -> Any:
-    root = cli  # the real root command: it loads every command, the session ones included, on first use
     runner = CliRunner()
 
     def invoke(*args: str) -> Any:
-        return runner.invoke(root, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
+        return runner.invoke(cli, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
 
     return invoke
 

@@ -22,8 +22,7 @@ CLAUDE = Path(__file__).resolve().parent / "fixtures" / "claude" / "jsonl_full_s
 
 
 def _bx(home: Path, *args: str) -> Result:
-    root = cli  # the real root command: it loads every command, the session ones included, on first use
-    return CliRunner().invoke(root, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
+    return CliRunner().invoke(cli, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
 
 
 def _claude_log_with(tmp_path: Path, *records: dict[str, Any]) -> Path:

@@ -21,8 +21,7 @@ from bitexact.store import Store
 
 
 def _bx(home: Path, *args: str) -> Result:
-    root = cli  # the real root command: it loads every command, the session ones included, on first use
-    return CliRunner().invoke(root, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
+    return CliRunner().invoke(cli, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"})
 
 
 # --------------------------------------------------------------------------- conformance report (T-UAS-051)

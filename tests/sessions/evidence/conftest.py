@@ -46,12 +46,11 @@ def entries(store: Store, run_id: str) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def bx(home: Path) -> Invoke:
-    """The real root command, run against ``home``."""
-    root = cli  # the real root command: it loads every command, the session ones included, on first use
+    """The real root command."""
     runner = CliRunner()  # click 8.2+: result.stdout and result.stderr are kept apart
 
     def invoke(*args: str) -> Result:
-        return runner.invoke(root, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"},
+        return runner.invoke(cli, list(args), env={"BITEXACT_HOME": str(home), "COLUMNS": "200"},
                              catch_exceptions=False)
 
     return invoke
