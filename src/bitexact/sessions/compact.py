@@ -36,6 +36,12 @@ from typing import Any
 
 from bitexact.canon import loads
 from bitexact.errors import BitExactError, StrictJSONError
+from bitexact.sessions.unified_model import (
+    FormatVersionError,
+    header_version,
+    is_format_header,
+    supported_header,
+)
 from bitexact.sessions.unify.write import record_line
 
 COMPACT_VERSION = 1
@@ -126,14 +132,28 @@ def project(event: Any) -> dict[str, Any] | None:
     return out
 
 
+def _check_header(event: Any, where: str) -> None:
+    """Refuse a first record that is the file-format header with a version no reader accepts (T-UAS-064)."""
+    if is_format_header(event):
+        try:
+            header_version(event.get("data"))
+        except FormatVersionError as exc:
+            raise CompactSourceError(f"{where}: the session.format header: {exc}") from None
+
+
 class _Budget:
     def __init__(self) -> None:
         self.lines: list[bytes] = []
         self.used = 0
         self.omitted = 0
         self.budget_hit = False
+        self.first = True
 
-    def offer(self, event: Any) -> None:
+    def offer(self, event: Any, where: str = "record 1") -> None:
+        """Project ``event`` and keep it if it fits; the first one offered, if a header, is checked first."""
+        if self.first:
+            self.first = False
+            _check_header(event, where)
         projected = project(event)
         if projected is None:
             self.omitted += 1
@@ -264,7 +284,7 @@ def compact(path: Path) -> dict[str, Any]:
                     oversized += 1
                     skipping = False
                 elif line.strip():
-                    budget.offer(_decode(bytes(line), number))
+                    budget.offer(_decode(bytes(line), number), f"line {number}")
                 line = bytearray()
                 start = end + 1
     except OSError as exc:
@@ -274,7 +294,7 @@ def compact(path: Path) -> dict[str, Any]:
     scan_truncated = snapshot > MAX_SCAN_BYTES
     if not skipping and line.strip() and consumed == snapshot:
         # A final unterminated record counts only when it reaches the snapshotted end.
-        budget.offer(_decode(bytes(line), number + 1))
+        budget.offer(_decode(bytes(line), number + 1), f"line {number + 1}")
     if skipping and consumed == snapshot:
         # The same record, too long to keep: a completed oversized line, lost and reported as such
         # (one cut off by the scan limit is not complete, and counts under scanTruncated instead).
@@ -398,8 +418,7 @@ def _full_session_file(directory: Path, candidate: str) -> Path | str:
         header = loads(first)
     except StrictJSONError:
         return "aw_session.jsonl has no valid format header"
-    if not (isinstance(header, dict) and header.get("type") == "session.format"
-            and isinstance(header.get("data"), dict) and header["data"].get("version") == 1):
+    if not supported_header(header):
         return "aw_session.jsonl has no version-1 format header"
     return path
 

@@ -21,6 +21,7 @@ Conventions
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Required, TypeAlias, TypedDict, Union
 
@@ -30,6 +31,58 @@ FORMAT_VERSION = 1
 
 UNIFIED_PATH = "usage/aw_session.jsonl"
 """Logical artifact path of the unified file, used in collector provenance."""
+
+
+def whole_number(value: Any) -> int | None:
+    """``value`` as the integer Draft-07 takes it for (``1.0`` is the integer 1), else None (a boolean too)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+class FormatVersionError(ValueError):
+    """A ``session.format`` header's version is not a positive integer, or not one this reader supports."""
+
+
+def header_version(data: Any) -> int:
+    """The checked file-format version of a ``session.format`` header's ``data`` (T-UAS-064).
+
+    The one check every reader of the unified file applies (validate,
+    render, compact, import): an integral float is the integer Draft-07 and
+    the schema take it for (``1.0`` is version 1); a missing version, a
+    boolean, a string or any other number is invalid, and a positive
+    integer other than ``FORMAT_VERSION`` unsupported. Raises
+    ``FormatVersionError``, whose message each reader frames.
+    """
+    version = whole_number(data.get("version") if isinstance(data, Mapping) else None)
+    if version is None or version < 1:
+        raise FormatVersionError("invalid file-format version (a positive integer is required)")
+    if version != FORMAT_VERSION:
+        raise FormatVersionError(f"unsupported file-format version {version} (supported: {FORMAT_VERSION})")
+    return version
+
+
+def is_format_header(record: Any) -> bool:
+    """Whether ``record`` is the collector's ``session.format`` header (a source's own record of that type is not)."""
+    if not isinstance(record, Mapping) or record.get("type") != "session.format":
+        return False
+    provenance = record.get("provenance")
+    return isinstance(provenance, Mapping) and provenance.get("component") == "collector"
+
+
+def supported_header(record: Any) -> bool:
+    """Whether ``record`` is a ``session.format`` record whose version passes ``header_version``."""
+    if not (isinstance(record, Mapping) and record.get("type") == "session.format"):
+        return False
+    try:
+        header_version(record.get("data"))
+    except FormatVersionError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -26,23 +26,19 @@ from bitexact.errors import BitExactError, StrictJSONError
 from bitexact.sessions.draft7 import Check, compile_schema
 from bitexact.sessions.render.escape import shown as _shown
 from bitexact.sessions.schema import CANONICAL_SCHEMA_FILE, UNIFIED_SCHEMA_FILE, load_schema
-from bitexact.sessions.unified_model import FORMAT_VERSION, UNIFIED_PATH
+from bitexact.sessions.unified_model import (
+    UNIFIED_PATH,
+    FormatVersionError,
+    header_version,
+    is_format_header,
+    whole_number,
+)
 
 Kind = Literal["agent", "unified"]
 MAX_DIAGNOSTICS = 200
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
-
-def _whole(value: Any) -> int | None:
-    """``value`` as the integer Draft-07 takes it for (``1.0`` is the integer 1), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
 
 class ValidationInputError(BitExactError, ValueError):
     """The validator was asked for an unknown kind or format."""
@@ -162,18 +158,14 @@ class _UnifiedRules:
 
     def header(self, where: str, record: Any) -> bool:
         """Check the leading record; True when it is a file-format header."""
-        provenance = record.get("provenance") if isinstance(record, dict) else None
-        if not isinstance(record, dict) or record.get("type") != "session.format" or not (
-                isinstance(provenance, dict) and provenance.get("component") == "collector"):
+        if not is_format_header(record):
             self.d.add(f"{where}: missing file-format header (the first record must be the collector's "
                        "session.format)")
             return False
-        data = record.get("data")
-        version = _whole(data.get("version") if isinstance(data, dict) else None)
-        if not (version is not None and version > 0):
-            self.d.add(f"{where}: invalid file-format version (a positive integer is required)")
-        elif version != FORMAT_VERSION:
-            self.d.add(f"{where}: unsupported file-format version {version} (supported: {FORMAT_VERSION})")
+        try:
+            header_version(record.get("data"))
+        except FormatVersionError as exc:
+            self.d.add(f"{where}: {exc}")
         return True
 
     def record(self, where: str, record: Any) -> None:
@@ -201,7 +193,7 @@ class _UnifiedRules:
         if wrong is not None:  # a list or object cannot name a source (nor key one): reported, left out of ordering
             self.d.add(f"{where}: provenance.{wrong} must be a string, not {type(provenance.get(wrong)).__name__}")
             return
-        index = _whole(provenance.get("index"))
+        index = whole_number(provenance.get("index"))
         # OTLP batches are unordered: their records follow their own clocks.
         if index is not None and source[0] != "otel":
             last = self.last_index.get(source)
@@ -211,7 +203,7 @@ class _UnifiedRules:
             self.last_index[source] = index
         if collector or self.count == 1:
             return
-        self.observed.append((where, source, _whole(provenance.get("timestampMs"))))
+        self.observed.append((where, source, whole_number(provenance.get("timestampMs"))))
 
     def _anchors(self) -> list[int | None]:
         # The merge-only anchors of T-UAS-056 at millisecond precision: OTLP

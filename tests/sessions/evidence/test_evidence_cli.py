@@ -92,4 +92,4 @@ def test_unsupported_unified_version_exits_2(bx: Invoke, tmp_path: Path) -> None
     future = tmp_path / "aw_session.jsonl"
     future.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = bx("import", "session", str(future))
-    assert result.exit_code == 2 and "version 2 is not supported" in result.stderr
+    assert result.exit_code == 2 and "unsupported file-format version 2" in result.stderr

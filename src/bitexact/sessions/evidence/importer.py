@@ -47,52 +47,84 @@ def run_name(source: SessionSource) -> str:
 def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
     """The run that imported bytes with this SHA-256, or None.
 
-    Scans the runs' store metadata (O(runs), no entry reads) for the digest
-    in the name :func:`run_name` gives, then confirms it in the candidate's
-    ``run_meta`` (the chain, not the free-text name, is authoritative). A run
-    with no name (its name redacted since, or never given) is confirmed the
-    same way, so a redaction of ``0:name`` never lets the same bytes in twice; nor does one of
-    ``0:import.source_sha256``: the name's digest, or the first entries' own ``source`` blocks, confirm
-    such a run.
-    A run whose import stopped before its run_meta recorded nothing and is
-    ignored.
+    The chain is authoritative, not the run's name: the capture policy
+    scrubs the name (a custom detector may hit the digest in it) and a
+    redaction may remove it. So a run is passed over on its store metadata
+    alone only when its name proves it is no import of these bytes
+    (:func:`_names_other_bytes`); every other run is confirmed from its
+    entries (:func:`_imported`), one entry read each. A run with no entries
+    (its import stopped before run_meta) is ignored.
     """
     for info in store.runs():
-        name = info.meta.get("name") if isinstance(info.meta, dict) else None
-        match = _NAME_DIGEST.search(name) if isinstance(name, str) else None
-        named_it = match is not None and match.group(1) == sha256
-        if info.steps == 0 or not (named_it or name is None):
+        if info.steps == 0 or _names_other_bytes(info, sha256):
             continue
-        try:
-            meta = store.entry(info.run_id, 0)
-        except BitExactError:
-            continue
-        if meta.get("kind") != "run_meta":
-            continue
-        block = meta.get("data", {}).get("import")
-        if isinstance(block, dict) and "source_sha256" in block:
-            if block["source_sha256"] == sha256:
-                return info
-        elif _DIGEST_PATH in (meta.get("redacted") or ()) and (named_it or _events_name(store, info, sha256)):
-            return info  # the digest was redacted from run_meta: the name or the entries' own blocks still say it
+        if _imported(store, info, sha256):
+            return info
     return None
+
+
+_TOKEN_OPEN: Final[str] = "["
+"""What every capture-policy replacement token starts with (``[CREDENTIAL]``, ``[PAN ****1111]``, ``[NAME]``)."""
+
+
+def _names_other_bytes(info: RunInfo, sha256: str) -> bool:
+    """Whether the run's store name proves the run is no import of ``sha256``.
+
+    Scrubbing replaces findings with bracketed tokens and a redaction
+    removes the name, so an import's name is either :func:`run_name`'s
+    whole (ending in ``sha256:`` and its well-formed digest), or holds a
+    ``[``, or is gone. Hence a name ending in another well-formed digest, or
+    one not of that form with no ``[`` at all (an ordinary run's name), is
+    proof; a scrubbed name or no name is none, and the chain decides.
+    """
+    name = info.meta.get("name") if isinstance(info.meta, dict) else None
+    if not isinstance(name, str):
+        return False
+    match = _NAME_DIGEST.search(name)
+    if match is not None:
+        return match.group(1) != sha256
+    return _TOKEN_OPEN not in name
+
+
+def _imported(store: Store, info: RunInfo, sha256: str) -> bool:
+    """Whether the run's chain says it imported ``sha256``: run_meta's ``import.source_sha256``, or, once
+    that was redacted, the run's name or any later entry's own ``source.sha256``."""
+    try:
+        meta = store.entry(info.run_id, 0)
+    except BitExactError:
+        return False
+    if meta.get("kind") != "run_meta":
+        return False
+    block = meta.get("data", {}).get("import")
+    if isinstance(block, dict) and "source_sha256" in block:
+        return bool(block["source_sha256"] == sha256)
+    if _DIGEST_PATH not in (meta.get("redacted") or ()):
+        return False  # not an import: run_meta never declared a digest
+    name = info.meta.get("name") if isinstance(info.meta, dict) else None
+    match = _NAME_DIGEST.search(name) if isinstance(name, str) else None
+    return (match is not None and match.group(1) == sha256) or _events_declare(store, info, sha256)
 
 
 _DIGEST_PATH: Final[str] = "import.source_sha256"
 """The committed path of run_meta's digest (a redaction of it leaves the path in ``redacted``)."""
 
 
-def _events_name(store: Store, info: RunInfo, sha256: str) -> bool:
-    """Whether the first entries after run_meta (a reader's gap marker, the first event) declare ``sha256``
-    in the importer's own ``source`` block."""
-    for step in range(1, min(info.steps, 3)):
-        try:
-            data = store.entry(info.run_id, step).get("data", {})
-        except BitExactError:
-            return False
-        source = data.get(SOURCE_KEY) if isinstance(data, dict) else None
-        if isinstance(source, dict) and "sha256" in source:
-            return bool(source["sha256"] == sha256)
+def _events_declare(store: Store, info: RunInfo, sha256: str) -> bool:
+    """Whether the run's entries after run_meta declare ``sha256`` in the importer's own ``source`` block.
+
+    The first entry that still holds a ``source.sha256`` decides; entries
+    whose digest was redacted too are passed over (read one at a time, only
+    for a run whose run_meta digest was redacted), so redacting the first
+    few never lets the same bytes in again while a later entry declares them.
+    """
+    try:
+        for entry in store.entries(info.run_id, 1):
+            data = entry.get("data")
+            source = data.get(SOURCE_KEY) if isinstance(data, dict) else None
+            if isinstance(source, dict) and "sha256" in source:
+                return bool(source["sha256"] == sha256)
+    except BitExactError:
+        return False
     return False
 
 

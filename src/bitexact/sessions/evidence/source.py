@@ -13,7 +13,7 @@ from bitexact.sessions import parse
 from bitexact.sessions.evidence.errors import SessionInputError
 from bitexact.sessions.evidence.mapping import IMPORTER, UNIFIED
 from bitexact.sessions.parsers.errors import SessionParseError
-from bitexact.sessions.unified_model import FORMAT_VERSION
+from bitexact.sessions.unified_model import FormatVersionError, header_version
 
 
 @dataclass(frozen=True)
@@ -165,14 +165,10 @@ def _strict_cause(exc: StrictJSONError) -> str:
 
 
 def _read_unified(text: str, header: dict[str, Any], name: str) -> tuple[tuple[SourceEvent, ...], tuple[str, ...], int]:
-    version = header["data"].get("version")
-    if type(version) is not int or version < 1:
-        raise SessionInputError(f"{name}: the session.format header's data.version must be a positive integer")
-    if version != FORMAT_VERSION:
-        raise SessionInputError(
-            f"{name}: aw_session.jsonl format version {version} is not supported (this reader supports "
-            f"{FORMAT_VERSION})"
-        )
+    try:
+        version = header_version(header["data"])
+    except FormatVersionError as exc:
+        raise SessionInputError(f"{name}: the session.format header: {exc}") from None
     events: list[SourceEvent] = []
     diagnostics: list[str] = []
     for number, raw in enumerate(text.split("\n"), start=1):

@@ -23,7 +23,7 @@ from bitexact.sessions.render.markdown import conversation_markdown
 from bitexact.sessions.render.privacy import Publisher
 from bitexact.sessions.render.text import cli_style_summary, plain_text_summary
 from bitexact.sessions.render.unified import unified_markdown, unified_text
-from bitexact.sessions.unified_model import FORMAT_VERSION
+from bitexact.sessions.unified_model import FormatVersionError, header_version, is_format_header
 
 Format = Literal["markdown", "text"]
 
@@ -34,24 +34,17 @@ class UnifiedFormatError(BitExactError, ValueError):
 
 def is_unified(events: Sequence[Mapping[str, Any]]) -> bool:
     """True when ``events`` start with a collector-owned ``session.format`` header."""
-    if not events or not isinstance(events[0], Mapping):
-        return False
-    first = events[0]
-    provenance = first.get("provenance")
-    return first.get("type") == "session.format" and isinstance(provenance, Mapping) and (
-        provenance.get("component") == "collector")
+    return bool(events) and is_format_header(events[0])
 
 
 def check_unified(records: Sequence[Mapping[str, Any]]) -> None:
     """Reader checks before rendering (T-UAS-064, T-UAS-065, T-UAS-067)."""
     if not is_unified(records):
         raise UnifiedFormatError("missing file-format header: the first record must be the collector's session.format")
-    data = records[0].get("data")
-    version = data.get("version") if isinstance(data, Mapping) else None
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise UnifiedFormatError("invalid file-format version in the session.format header")
-    if version != FORMAT_VERSION:
-        raise UnifiedFormatError(f"unsupported file-format version {version}; this reader supports {FORMAT_VERSION}")
+    try:
+        header_version(records[0].get("data"))
+    except FormatVersionError as exc:
+        raise UnifiedFormatError(f"the session.format header: {exc}") from None
     executions = sum(1 for r in records if isinstance(r, Mapping) and r.get("type") == "agent.execution")
     if executions > 1:
         raise UnifiedFormatError(f"{executions} agent.execution records; a unified file has at most one")

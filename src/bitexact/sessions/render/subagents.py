@@ -59,6 +59,7 @@ from typing import Any
 
 from bitexact.canon import loads
 from bitexact.errors import StrictJSONError
+from bitexact.sessions.unified_model import supported_header
 from bitexact.sessions.unify.files import CollectionIOError, SymlinkRefusedError, probe, read_file
 
 MIXED = "mixed"
@@ -460,8 +461,7 @@ def _read_source(root: Path, relative: str) -> list[Any] | str:
             return f"{relative}: line {number}: invalid JSON; source skipped"
     if relative.endswith("aw_session.jsonl"):
         head = records[0] if records else None
-        if not (isinstance(head, dict) and head.get("type") == "session.format"
-                and isinstance(head.get("data"), dict) and head["data"].get("version") == 1):
+        if not supported_header(head):
             return f"{relative}: no version-1 session.format header; source skipped"
     return records
 

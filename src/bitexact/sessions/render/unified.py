@@ -28,6 +28,7 @@ from bitexact.sessions.render.transcript import (
     scalar,
     transcript_lines,
 )
+from bitexact.sessions.unified_model import header_version
 from bitexact.sessions.unify.agent import explicit_failure
 
 
@@ -146,7 +147,7 @@ def timeline_lines(records: Sequence[Mapping[str, Any]], pub: Publisher) -> list
 
 
 def _sections(records: Sequence[Mapping[str, Any]], pub: Publisher) -> tuple[list[str], list[tuple[str, list[str]]], list[tuple[str, list[str]]], list[str]]:
-    version = records[0].get("data", {}).get("version")
+    version = header_version(records[0].get("data"))  # checked before rendering: 1.0 is shown as 1
     overview = [f"Unified session — file format version {version} — {len(records)} records",
                 "Records by component: " + " · ".join(component_counts(records, pub))]
     conversations = agent_conversations(records)

@@ -27,6 +27,7 @@ from bitexact.sessions.unify.files import (
     UnifyError,
 )
 from bitexact.sessions.unify.merge import collect
+from bitexact.sessions.unify.sources import is_source_path
 from bitexact.sessions.unify.write import remove_stale, write_records_atomic
 
 
@@ -60,6 +61,21 @@ class UnifyReport:
         return "\n".join(lines) + "\n"
 
 
+def source_output(artifact_dir: Path, out: Path) -> str | None:
+    """The root-relative path of ``out`` when it names a file the collection of ``artifact_dir`` reads.
+
+    Both are resolved first (symbolic links in their directories, ``..``),
+    so another spelling of the same place is found too.
+    """
+    try:
+        target = Path(out).parent.resolve() / Path(out).name
+        relative = target.relative_to(Path(artifact_dir).resolve())
+    except (ValueError, OSError):  # outside the root, or a directory that cannot be resolved
+        return None
+    posix = relative.as_posix()
+    return posix if is_source_path(posix) else None
+
+
 def unify(
     artifact_dir: Path,
     out: Path,
@@ -75,8 +91,16 @@ def unify(
     Memory does not grow with the collected volume: sources are serialized
     into anonymous temporary files in ``out``'s directory and merged into
     the atomic temporary output as a stream (see ``merge.py``).
+
+    An ``out`` that names a file the collection reads (``source_output``)
+    is refused with ``UnifyError`` before anything is read or removed: the
+    unified file would replace the evidence it was made from.
     """
     out = Path(out)
+    source = source_output(Path(artifact_dir), out)
+    if source is not None:
+        raise UnifyError(f"{out} is {source} in {artifact_dir}, a file the collection reads: writing the unified "
+                         "file there would replace that evidence; name another output file")
     # Source stores spill next to the output (the filesystem that must hold
     # the result anyway; the system temporary directory may be RAM-backed).
     spill_dir = out.parent if out.parent.is_dir() else None
@@ -94,4 +118,4 @@ def unify(
     return UnifyReport(Path(out), records, size, collection.coverage, warnings)
 
 
-__all__ = ["CollectionIOError", "SymlinkRefusedError", "UnifyError", "UnifyReport", "unify"]
+__all__ = ["CollectionIOError", "SymlinkRefusedError", "UnifyError", "UnifyReport", "source_output", "unify"]

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from bitexact.canon import MAX_DEPTH, nested_deeper_than
 from bitexact.sessions.unify.clock import to_ms
 from bitexact.sessions.unify.project import MISSING, Projection
 from bitexact.sessions.unify.redact import Redactor
@@ -32,6 +33,38 @@ RETAINED_TYPES = frozenset({"model.config"})
 Other types a later collector step reads (the baseline estimate's
 ``firewall.token_usage`` / ``firewall.model_routing``) are decoded back from
 the store on demand instead of being held for the whole collection."""
+
+
+DEPTH_PLACEHOLDER = f"[omitted: nested deeper than {MAX_DEPTH} levels]"
+"""What stands in a unified record for a value that would open level ``MAX_DEPTH + 1``.
+
+The strict readers (validate, render, compact, import) refuse a record
+nested deeper than ``MAX_DEPTH`` levels, the envelope being level 1; a
+source value may be deeper (the engine parsers accept 400 levels, and a
+native ``provenance`` moves one level down, under ``provenance.native``).
+Each such value is replaced by this string and the source gets a
+``nesting_too_deep`` warning; the source file itself keeps the value."""
+
+
+def _nests_too_deep(line: bytes) -> bool:
+    """Whether the serialized record ``line`` nests deeper than ``MAX_DEPTH`` (exact: the line is balanced)."""
+    return nested_deeper_than(line.decode("utf-8"), MAX_DEPTH)
+
+
+def _within_depth(value: Any, level: int, replaced: list[int]) -> Any:
+    """A copy of ``value`` (a container opening ``level``) with every container past ``MAX_DEPTH`` replaced.
+
+    The walk stops at the limit, so it recurses at most ``MAX_DEPTH + 1``
+    frames however deep the value is; ``replaced[0]`` counts the replacements.
+    """
+    if not isinstance(value, (dict, list)):
+        return value
+    if level > MAX_DEPTH:
+        replaced[0] += 1
+        return DEPTH_PLACEHOLDER
+    if isinstance(value, dict):
+        return {key: _within_depth(item, level + 1, replaced) for key, item in value.items()}
+    return [_within_depth(item, level + 1, replaced) for item in value]
 
 
 @dataclass(frozen=True)
@@ -79,6 +112,8 @@ class SourceBuilder:
     """Where the store's temporary file goes (``None``: the system temporary directory)."""
     count: int = 0
     """Number of events added so far."""
+    reading_line: int | None = None
+    """The 1-based source line of the record being projected, while a JSONL reader knows it (warnings name it)."""
     untimed: int = 0
     """Events added without a valid observed timestamp."""
     first_key: int | None = None
@@ -216,6 +251,10 @@ class SourceBuilder:
             provenance["native"] = native
         event["provenance"] = provenance
         line = event_line(event)
+        # Two C-speed counts settle almost every record (fewer brackets than levels cannot nest past them),
+        # inline: this runs once per collected event.
+        if line.count(b"{") + line.count(b"[") > MAX_DEPTH and _nests_too_deep(line):
+            event, line = self._within_depth(event, index)
         if self.sequential:
             self.store.append(key, line)
         elif self._sealed:
@@ -232,6 +271,16 @@ class SourceBuilder:
         elif self.first_key is None:
             self.first_key = key
         return event
+
+    def _within_depth(self, event: dict[str, Any], index: int) -> tuple[dict[str, Any], bytes]:
+        """``event`` with its too-deep values replaced by ``DEPTH_PLACEHOLDER``, its line, and a warning."""
+        replaced = [0]
+        clipped = _within_depth(event, 1, replaced)
+        # A parsed engine log keeps no line numbers: its event's position in the parsed array is named instead.
+        where = f"line {self.reading_line}" if self.reading_line is not None else f"event {index}"
+        self.warn("nesting_too_deep", f"{where}: {replaced[0]} value(s) nested deeper than {MAX_DEPTH} levels "
+                  "replaced by the depth placeholder", self.reading_line)
+        return clipped, event_line(clipped)
 
     def redact(self, value: Any, raw_json: bytes | None = None) -> Any:
         """A redacted copy of a decoded source value (``raw_json``: its source text)."""

@@ -7,8 +7,9 @@ or could decode lossily, goes through ``bitexact.canon.loads`` (the
 project's strict reader), which either accepts it exactly or names the
 fault.  "Lossily" covers the two places orjson differs from the strict
 reader on valid input: integers past 64 bits (orjson yields a float) and
-nesting deeper than the strict reader's 128 levels - so every record that
-reaches the unified file is one the project's own strict readers accept.
+nesting deeper than the strict reader's 128 levels - so every value
+decoded is one the project's own strict readers accept (``SourceBuilder.add``
+then keeps each written record within those 128 levels).
 
 A malformed JSONL line produces one warning naming the original 1-based
 line number (blank and malformed lines still count) and the cause, never the
@@ -122,8 +123,10 @@ def json_lines(builder: SourceBuilder, payload: bytes) -> Iterator[tuple[int, in
         if not isinstance(record, dict):
             builder.warn("malformed_jsonl", f"line {number}: not a JSON object; record skipped", number)
             continue
+        builder.reading_line = number
         yield ordinal, number, builder.redact(record, line) if may_redact else record
         ordinal += 1
+    builder.reading_line = None
 
 
 def json_object(builder: SourceBuilder, payload: bytes) -> dict[str, Any] | None:

@@ -22,7 +22,7 @@ from bitexact.sessions.unify.project import MISSING, Projector, first_present
 
 
 def read_prompt(event_type: str):  # -> reader
-    """Reader of one split activation prompt file: exact content, untimed."""
+    """Reader of one split activation prompt file: exact content, untimed, redacted like every source (T-UAS-060)."""
 
     def read(builder: SourceBuilder, payload: bytes) -> None:
         try:
@@ -30,7 +30,7 @@ def read_prompt(event_type: str):  # -> reader
         except UnicodeDecodeError as exc:
             builder.warn("invalid_utf8", f"invalid UTF-8 at byte {exc.start}; prompt omitted")
             return
-        builder.add(event_type, {"content": text}, index=0)
+        builder.add(event_type, {"content": builder.redact(text)}, index=0)
 
     return read
 

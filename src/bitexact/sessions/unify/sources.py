@@ -174,3 +174,24 @@ CATALOGUE: tuple[SourceSpec, ...] = (
                "eval_results"),
 )
 """Every collected source, in enumeration order."""
+
+
+def is_source_path(relative: str) -> bool:
+    """Whether the root-relative POSIX path ``relative`` names a file a collection may read.
+
+    Every catalogued candidate, the runtime ``aw_info.json``, the exit-code and
+    agent-errors files, agent stdio and a native Copilot session's
+    ``events.jsonl`` (``copilot-session-state/<session>/events.jsonl``).
+    Writing the unified file to one of them would replace the evidence it
+    was made from.
+    """
+    parts = relative.split("/")
+    if len(parts) == 3 and parts[0] == COPILOT_SESSIONS_DIR and parts[2] == "events.jsonl":
+        return True
+    return relative in _SOURCE_PATHS
+
+
+_SOURCE_PATHS: frozenset[str] = frozenset(
+    {c.path for spec in CATALOGUE for c in spec.candidates if c.path != COPILOT_SESSIONS_DIR}
+    | {RUNTIME_AW_INFO.path, STDIO_PATH, *EXIT_CODE_CANDIDATES, *AGENT_ERRORS_CANDIDATES}
+)
