@@ -60,9 +60,9 @@ _LONGEST_WAIT: Final[float] = 1e6
 """Seconds: about eleven days, far past any sensible bound, and well within every platform's timed wait."""
 
 
-def env_int(name: str, default: int) -> int:
-    """A positive whole number from the environment."""
-    raw = os.environ.get(name)
+def env_int(name: str, default: int, *, env: Mapping[str, str] | None = None) -> int:
+    """A positive whole number from ``env`` (default: the environment), ``default`` when unset or empty."""
+    raw = (os.environ if env is None else env).get(name)
     if raw is None or raw.strip() == "":
         return default
     try:

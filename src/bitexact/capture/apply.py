@@ -139,6 +139,10 @@ def apply_policy(
     if not parsed and rules.star >= NONE and not (rules.by_key or rules.by_subkey or rules.by_name):
         return Captured(data, None, (), False)  # nothing to do: every field kept as captured
     size = _size(data)
+    # Only a step past the bound as JSON is measured field by field: what a field gives the scan is no
+    # larger than the step's JSON (but for a double JSON writes with an exponent, read as its up to 21
+    # digits). With the policy off nothing is scanned for it to bound (a hinted scrub is never withheld).
+    bounded = not policy.off and size > policy.max_body_bytes
     if policy.off:
         deadline = Deadline.unlimited()  # a hint's scrub with the policy off is never withheld
     else:
@@ -153,6 +157,7 @@ def apply_policy(
         and not (rules.by_key or rules.by_subkey or rules.by_name)
         and rules.mode(rules.star) == SCRUB
         and size <= CLEAN_MAX_CHARS
+        and not bounded
     ):
         try:
             if clean(data, policy.scanner, deadline):
@@ -163,6 +168,8 @@ def apply_policy(
     # A large step's scan allocates millions of findings and pieces: keep it linear.
     with gc_paused() if size >= _PAUSE_GC_FROM else nullcontext():
         walk.run(data)
+        if bounded:
+            walk.withhold_larger_than(policy.max_body_bytes)
         walk.scan(deadline)
         out = walk.finish()
         walk.release()

@@ -28,10 +28,14 @@ from bitexact.capture.detectors import BUILTIN, PatternRefused, build, validate_
 from bitexact.capture.errors import PolicyError
 from bitexact.capture.rules import FieldRule, parse_rules
 from bitexact.capture.scan import Scanner
+from bitexact.config import SettingError, env_int
 from bitexact.errors import StrictJSONError
 
 ENV_POLICY: Final[str] = "BITEXACT_CAPTURE_POLICY"
 ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
+ENV_MAX_BODY: Final[str] = "BITEXACT_MAX_BODY_BYTES"
+DEFAULT_MAX_BODY_BYTES: Final[int] = 64 << 20
+"""A field the policy would scan is withheld, unscanned, past this many bytes (``BITEXACT_MAX_BODY_BYTES``)."""
 POLICY_VERSION: Final[int] = 6
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
@@ -132,6 +136,20 @@ def _budget(raw: object) -> int:
     return raw
 
 
+def max_body_bytes(env: Mapping[str, str] | None = None) -> int:
+    """``BITEXACT_MAX_BODY_BYTES`` (default 64 MiB): the largest field the policy scans and stores.
+
+    Read with the policy, so a wrong value refuses the process at start as a wrong policy does (and
+    ``bitexact health`` reports it as ``capture-policy-invalid``). It is a setting of the host, not of the
+    policy document: it is not in the digest, and each field it withholds is declared where it was.
+    """
+    try:
+        return env_int(ENV_MAX_BODY, DEFAULT_MAX_BODY_BYTES, env=env)
+    except SettingError:
+        raw = (os.environ if env is None else env).get(ENV_MAX_BODY)
+        raise PolicyError(ENV_MAX_BODY, f"{raw!r} is not a whole number of bytes greater than 0") from None
+
+
 def _revoked(raw: object) -> dict[str, str]:
     if not isinstance(raw, dict):
         raise PolicyError("revoked_keys", "an object mapping a key id to the date it may be in other hands")
@@ -176,7 +194,9 @@ class CapturePolicy:
 
     ``key`` is the capture key new hash-only fields are committed under (an
     ``HmacKey``, or ``None``); ``retired`` the keys of earlier rotations, which
-    commit nothing new but still open what they committed.
+    commit nothing new but still open what they committed; ``max_body_bytes``
+    the largest field scanned and stored (:func:`max_body_bytes`; ``off``
+    scans nothing, so it never applies there).
     """
 
     name: str
@@ -190,6 +210,7 @@ class CapturePolicy:
     normalized: dict[str, Any] | None
     digest: str | None
     scanner: Scanner = field(repr=False)
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
 
     @property
     def run_meta_value(self) -> str:
@@ -285,6 +306,7 @@ def parse_policy(raw: object, *, name: str = "file", env: Mapping[str, str] | No
     if not isinstance(retired_raw, list):
         raise PolicyError("retired_keys", "a list of key specs")
     retired = tuple(_load_key(spec, f"retired_keys[{i}]") for i, spec in enumerate(retired_raw))
+    limit = max_body_bytes(environ)
     ids = [k.key_id for k in (key, *retired) if k is not None]
     if len(set(ids)) != len(ids):
         raise PolicyError("retired_keys", "a key is listed twice (or is also hash_only_key)")
@@ -310,6 +332,7 @@ def parse_policy(raw: object, *, name: str = "file", env: Mapping[str, str] | No
         normalized=normalized,
         digest=digest,
         scanner=Scanner(build(detectors)),
+        max_body_bytes=limit,
     )
 
 
@@ -367,6 +390,7 @@ def load_policy(source: str | None = None, *, env: Mapping[str, str] | None = No
     if chosen == "" or chosen == "default":
         return parse_policy(PRESETS["default"], name="default", env=environ)
     if chosen == "off":
+        max_body_bytes(environ)  # refused here too: a wrong value must not wait for the policy to be on
         return off_policy()
     if chosen == "pci":
         return parse_policy(PRESETS["pci"], name="pci", env=environ)

@@ -10,7 +10,9 @@ texts field by field, in batches, under the step's deadline:
   declared ``scrub_failed`` (reason ``budget``) - never written raw;
 * a batch in which a detector raises is scanned again field by field, and
   the fields that fail are withheld (reason ``detector_error``);
-* a field whose own key was not read is stored under ``[withheld key]``.
+* a field whose own key was not read is stored under ``[withheld key]``;
+* a field larger than the policy's ``max_body_bytes`` (:meth:`Walk.withhold_larger_than`)
+  is withheld before the scan, unread (reason ``too_large``); its key alone is read.
 
 Nothing found in a batch is applied until the whole batch has scanned.
 
@@ -48,9 +50,24 @@ BATCH_CHARS = 256 * 1024
 _SIZE_BLOCK = 1024  # texts whose sizes are summed at once when a batch is cut into parts
 BYTES_KEY = "b64"
 """A key holding base64 bytes: no detector reads them; declared unscanned."""
+TOO_LARGE = "too_large"
+"""The reason a field larger than the policy's ``max_body_bytes`` is withheld."""
 _KEY = object()  # marks a text that is an object key, not a value
 CONTAINERS = (dict, list, tuple)
 """What the walk descends into: canonical JSON writes a tuple as an array, and a subclass as its base."""
+
+
+def utf8_size(text: str) -> int:
+    """The bytes of ``text`` in UTF-8 (a lone surrogate, which canonical JSON refuses later, as three)."""
+    if text.isascii():  # a flag CPython keeps: no copy of a large text
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def encoded_size(text: str) -> int:
+    """The bytes a base64 text encodes: three for every four characters, less its padding."""
+    padding = 2 if text.endswith("==") else 1 if text.endswith("=") else 0
+    return max(0, len(text) * 3 // 4 - padding)
 
 
 def replaced_whole(scanner: Scanner, key: Any, value: Any) -> bool:
@@ -139,6 +156,8 @@ class Unit:
     source: int | None = None
     withheld: str | None = None
     children: list[int] = field(default_factory=list)
+    encoded_bytes: int = 0
+    """The bytes its ``b64`` values encode (kept unscanned, so not among the walk's texts)."""
 
     @property
     def container(self) -> int:
@@ -192,6 +211,7 @@ class Walk:
         self.units: list[Unit] = []
         self.hash_only: list[HashOnly] = []
         self.unscanned: list[tuple[Chain, int, int]] = []
+        self.too_large: list[int] = []  # the units withheld for their size, before the scan
         self.out = Output({})
         self.unit = -1
 
@@ -276,6 +296,11 @@ class Walk:
             self._place(ROOT, key, value, (), rule, hint, root_mode, 1, unit_key=True, role=role)
             self._close_unit()
 
+    def _unscanned(self, chain: Chain, source: int, value: str) -> None:
+        """A ``b64`` value under scrub: kept unread and declared unscanned; its bytes count to its field's size."""
+        self.unscanned.append((chain, source, self.unit))
+        self.units[self.unit].encoded_bytes += encoded_size(value)
+
     def _ref(self, text: str, container: int, key: Any, source: int, context: Any) -> None:
         self.texts.append(text)
         self.ref_container.append(container)
@@ -318,7 +343,7 @@ class Walk:
                 self._count("credentials", source)
                 return
             if key == BYTES_KEY and isinstance(value, str):
-                self.unscanned.append((chain, source, self.unit))
+                self._unscanned(chain, source, value)
                 return
         if mode == HASH_ONLY:
             self.hash_only.append(HashOnly(chain, value, source, self._linkable(source), self.unit))
@@ -433,7 +458,7 @@ class Walk:
                         continue
                 if kind is str:
                     if key == BYTES_KEY:
-                        self.unscanned.append(((*chain, (position, key)), source, self.unit))
+                        self._unscanned((*chain, (position, key)), source, item)
                         continue
                     add(item, position, key, source, key if text_key else None)
                 elif kind is int:
@@ -461,11 +486,44 @@ class Walk:
             elif kind is float or isinstance(item, (str, int)):  # a float, or a subclass (see _scalar)
                 self._scalar(position, index, item, source, context)
 
+    # -- the size bound ----------------------------------------------------
+
+    def withhold_larger_than(self, limit: int) -> None:
+        """Withhold, before any scan, each field whose value is larger than ``limit`` bytes.
+
+        A field's size is what the scan would read in it - its strings, the
+        keys inside it and the numbers long enough to be read, in UTF-8 - plus
+        the bytes its ``b64`` values encode; its own key is not counted. A
+        position no detector reads (kept or hash-only by a rule) is not
+        counted either. :meth:`scan` reads only their keys.
+        """
+        for index, unit in enumerate(self.units):
+            if unit.withheld is None and self._larger_than(unit, limit):
+                unit.withheld = TOO_LARGE
+                self.too_large.append(index)
+
+    def _larger_than(self, unit: Unit, limit: int) -> bool:
+        texts = self.texts[unit.first : unit.end]
+        own = 0 if unit.key_item is None else len(self.texts[unit.key_item])
+        chars = sum(map(len, texts)) - own
+        # UTF-8 takes one to four bytes a character: encode only a field that could fall either side.
+        if chars + unit.encoded_bytes > limit:
+            return True
+        if 4 * chars + unit.encoded_bytes <= limit:
+            return False
+        own_bytes = 0 if unit.key_item is None else utf8_size(self.texts[unit.key_item])
+        return sum(map(utf8_size, texts)) - own_bytes + unit.encoded_bytes > limit
+
     # -- scanning ---------------------------------------------------------
 
     def scan(self, deadline: Deadline) -> None:
         """Scan every collected text, unit by unit in batches, under ``deadline``."""
-        order = [i for i, unit in enumerate(self.units) if unit.end > unit.first]
+        for index in self.too_large:
+            try:
+                self._read_key(index, deadline)  # as for a field a detector failed on: a readable key is kept
+            except BudgetExhausted:
+                pass  # its key unread, stored as [withheld key]; the scan below runs out as well
+        order = [i for i, unit in enumerate(self.units) if unit.end > unit.first and unit.withheld is None]
         start = 0
         while start < len(order):
             end = start
