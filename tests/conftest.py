@@ -43,7 +43,7 @@ def sdk_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """``home``, with no SDK setting inherited from the machine and the capture policy off (tests of what
     the SDK hands the write path set a policy themselves); the SDK's shared stores closed afterwards."""
     for name in ("BITEXACT_HOST_KEY", "BITEXACT_CONTEXT", "BITEXACT_DRAIN_TIMEOUT", "BITEXACT_CAPTURE_KEY",
-                 "BITEXACT_QUEUE_MAX_BYTES", "BITEXACT_JOURNAL_SMALL"):
+                 "BITEXACT_QUEUE_MAX_BYTES", "BITEXACT_JOURNAL_SMALL", "BITEXACT_MAX_BODY_BYTES"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
     yield home

@@ -209,11 +209,15 @@ def test_with_no_capture_key_the_digest_is_dropped_and_said_so() -> None:
                    "withheld": {"bytes": len(canonicalize(data)), "digest": "dropped: no capture key"}}
 
 
-def test_the_verdict_counts_it_in_the_withheld_clause() -> None:
+def test_the_verdict_counts_it_apart_from_fields_whose_scan_ran_out() -> None:
     captured = apply_policy(bounded(), "tool_call", {"result": "r" * (LIMIT + 1), "tool": "t"})
     counts = CaptureCounts()
     counts.add_block("run", 1, captured.block)
-    assert clause_text(counts, {}) == "1 field withheld (the scan could not finish)"
+    assert clause_text(counts, {}) == "1 field withheld (larger than the size bound, never scanned)"
+    counts.add_block("run", 2, {"v": 1, "fields": {"args": {"mode": "withheld", "cause": "scrub_failed",
+                                                            "reason": "budget"}}})
+    assert clause_text(counts, {}) == ("1 field withheld (the scan could not finish), 1 field withheld (larger"
+                                       " than the size bound, never scanned)")
 
 
 # -- what the bound does not cover ----------------------------------------------------

@@ -68,6 +68,7 @@ class CaptureCounts:
     unopenable: int = 0
     linkable: int = 0
     withheld: int = 0
+    too_large: int = 0  # of the withheld: past the size bound (BITEXACT_MAX_BODY_BYTES), never scanned
     unscanned: int = 0
     claimed: int = 0
     under_key: dict[str, list[str]] = field(default_factory=dict)  # key id -> the first ["RUN step:path"]
@@ -142,6 +143,8 @@ class CaptureCounts:
                 self.linkable += 1
         elif mode == "withheld":
             self.withheld += 1
+            if declaration.get("reason") == "too_large":
+                self.too_large += 1
         elif mode == "unscanned":
             self.unscanned += 1
         if mode == UPSTREAM or declaration.get("claim") == UPSTREAM:
@@ -188,8 +191,10 @@ def clause_text(counts: CaptureCounts, revoked: Mapping[str, str]) -> str | None
         parts.append(
             f"{_plural(counts.linkable, 'field')} linkable (equal values give equal commitments under its key)"
         )
-    if counts.withheld:
-        parts.append(f"{_plural(counts.withheld, 'field')} withheld (the scan could not finish)")
+    if counts.withheld > counts.too_large:
+        parts.append(f"{_plural(counts.withheld - counts.too_large, 'field')} withheld (the scan could not finish)")
+    if counts.too_large:
+        parts.append(f"{_plural(counts.too_large, 'field')} withheld (larger than the size bound, never scanned)")
     if counts.unscanned:
         parts.append(f"{_plural(counts.unscanned, 'field')} kept unscanned (bytes no detector reads)")
     if counts.claimed:

@@ -125,10 +125,12 @@ def check_key_unavailable(ctx: HealthContext) -> list[Finding]:
 
 
 def check_scrub_failed(ctx: HealthContext) -> list[Finding]:
-    """scrub-failed, per run: fields the policy could not scrub in time, withheld as a declared gap."""
+    """scrub-failed, per run: fields the policy could not scrub (in time, without a detector failing, or at
+    all: past the size bound), withheld as a declared gap."""
     return [
         Finding(WARN, "scrub-failed",
-                f"{len(run.scrub_failed)} field(s) could not be scrubbed in time and were withheld:"
+                f"{len(run.scrub_failed)} field(s) could not be scrubbed (the scan ran out of time or failed, or"
+                f" the field was larger than BITEXACT_MAX_BODY_BYTES) and were withheld:"
                 f" {_listed(run.scrub_failed)}", run_id=run.run_id, details={"fields": list(run.scrub_failed)})
         for run in ctx.run_captures() if run.scrub_failed
     ]
