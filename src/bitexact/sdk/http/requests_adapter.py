@@ -5,14 +5,20 @@ own hook for transports). The response body reaches the agent chunk by
 chunk as urllib3 reads it (``stream=True`` and ``iter_content``/
 ``iter_lines``, SSE included); the entry is written once, when the body has
 been read to its end or the response closed.
+
+``response.raw`` stays urllib3's own response object, of its own type: the
+recording shadows its reading methods on that instance only (:class:`_Tee`),
+and takes them away again once the body is over.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+import sys
+import types
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Final
 
 import requests
 from requests.adapters import BaseAdapter
@@ -23,187 +29,253 @@ from bitexact.sdk.http.exchange import Exchange, HeldFromOthers, claim_request, 
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
 
+# The reads the agent may call on ``response.raw`` that return the bytes they read, and those that are
+# generators of chunks. Every other read of urllib3's response (readinto, iteration, next(), readlines, data,
+# json()) is made of these, through the instance, so it is recorded by them.
+_CALLS: Final = ("read", "read1", "readline")
+_STREAMS: Final = ("stream", "read_chunked")
 
-class _TeeRaw:
-    """Stands in for ``response.raw``: passes every read through, and keeps what the agent read."""
+
+class _Tee:
+    """The recording of one response body, set on urllib3's response instance itself.
+
+    Each read above is shadowed on the instance by one that calls the class's own and records what it
+    returned; a read made inside another (``stream`` calls ``read``, ``readline`` calls ``read(1)``) passes
+    through, so every byte is recorded once, by the read the agent called. The type, the class's methods
+    and every other attribute stay urllib3's: ``isinstance(raw, HTTPResponse)`` and ``io.IOBase`` hold as
+    unwrapped. When the body is over (read to its end, failed or closed) the shadows go.
+    """
 
     def __init__(self, raw: Any, exchange: Exchange, response: requests.Response) -> None:
-        self._raw = raw
-        self._exchange = exchange
-        self._response = response
-        self._ended = False
-        self._decoded = True
-        exchange.responded(response.status_code, list(response.headers.items()),
-                           "content-length" not in response.headers)
+        self.raw = raw
+        self.exchange = exchange
+        # The head as it came: a response hook changing response.headers later changes no evidence.
+        self.status = response.status_code
+        self.headers = list(response.headers.items())
+        self.streamed = "content-length" not in response.headers
+        self.depth = 0  # how deep inside the recorded reads the current one is (0: the agent's own)
+        self.ended = False  # the body was read to its end
+        self.done = False  # the body is recorded: a read method the agent kept reads through
+        self.shadows: dict[str, Any] = {}
 
-    _OWN = frozenset({"_raw", "_exchange", "_response", "_ended", "_decoded"})
-
-    @property
-    def _decoded(self) -> bool:
-        """Whether the reads so far were decoded (kept on the exchange, which the run's end may record)."""
-        return self._exchange.decoded
-
-    @_decoded.setter
-    def _decoded(self, value: bool) -> None:
-        self._exchange.decoded = value
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._raw, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # What the agent sets (``raw.decode_content = True``) must reach the response it reads from.
-        if name in _TeeRaw._OWN:
-            object.__setattr__(self, name, value)
-        else:
-            setattr(self._raw, name, value)
-
-    def __iter__(self) -> Iterator[bytes]:
-        """Lines, as iterating urllib3's response gives them (decoded), each recorded as read."""
-        self._decoded = True
+    def install(self) -> None:
+        """Shadow the reads the raw object's class has (an adapter's own raw may lack some); then the body is
+        the agent's to read."""
+        cls = type(self.raw)
+        for names, make in ((_CALLS, _reading), (_STREAMS, _streaming), (("close",), _closing)):
+            for name in names:
+                original = getattr(cls, name, None)
+                if callable(original):
+                    self.shadows[name] = types.MethodType(make(self, name, original), self.raw)
         try:
-            for line in self._raw:
-                self._exchange.received(line)
-                yield line
-        except GeneratorExit:
-            raise  # closed early by its consumer: the close records it
-        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
-            self._finish(complete=False, error=exc)
+            for name, method in self.shadows.items():
+                setattr(self.raw, name, method)
+        except (AttributeError, TypeError):  # a raw object that takes no attribute: left as it was
+            self.uninstall()
             raise
-        self._ended = True
-        self._finish(complete=True)
+        self.exchange.responded(self.status, self.headers, self.streamed)
 
-    def __enter__(self) -> _TeeRaw:
-        return self
+    def uninstall(self) -> None:
+        """Take the shadows away (one the agent replaced meanwhile is the agent's: left)."""
+        own = getattr(self.raw, "__dict__", {})
+        for name, method in self.shadows.items():
+            if own.get(name) is method:
+                del own[name]
+
+    def __enter__(self) -> None:
+        """``with tee:`` runs a read of urllib3 inside a recorded one (its bytes are the outer read's). A plain
+        context manager, not a generator one: readline runs one per byte."""
+        self.depth += 1
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        self.depth -= 1
 
-    def _decodes(self, decode_content: bool | None) -> bool:
-        """Whether a read decodes: its own argument, else what the response was set to (the agent may set it)."""
-        return bool(decode_content if decode_content is not None else getattr(self._raw, "decode_content", False))
+    def decoding(self, decode_content: bool | None) -> None:
+        """Whether a read decodes: its own argument, else what the response is set to (the agent may set it)."""
+        flag = decode_content if decode_content is not None else getattr(self.raw, "decode_content", False)
+        self.exchange.decoded = bool(flag)
 
-    def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
-        headers = list(self._response.headers.items())
-        self._exchange.finish(status=self._response.status_code, headers=headers,
-                              streamed="content-length" not in self._response.headers,
-                              complete=complete, error=error, decoded=self._decoded)
+    def received(self, data: bytes, *, asked: int | None, whole: bool = False) -> None:
+        """What a read gave the agent. An empty read is the end of the body (not when it asked for no bytes),
+        and so is a read of all that was left (``whole``) or one that left none."""
+        if data:
+            self.exchange.received(bytes(data))
+        if (not data and asked != 0) or whole or (data and _drained(self.raw)):
+            self.ended = True
+            self.finish(complete=True)
 
-    def stream(self, amt: int | None = 2**16, decode_content: bool | None = None) -> Iterator[bytes]:
-        return self._passing(self._raw.stream(amt, decode_content=decode_content), decode_content)
+    def failed(self, error: BaseException) -> None:
+        """A read failed: recorded with the error the agent gets (requests' own, when requests was reading).
+        A generator closed early by its consumer is no failure: the response's close records the body."""
+        if isinstance(error, GeneratorExit):
+            return
+        try:
+            seen = _as_agent_gets(error, self.raw)
+        except Exception:  # noqa: BLE001 - recording must never change the agent's error: the read's own, then
+            seen = error
+        self.finish(complete=False, error=seen)
 
-    def read_chunked(self, amt: int | None = None, decode_content: bool | None = None) -> Iterator[bytes]:
-        return self._passing(self._raw.read_chunked(amt, decode_content=decode_content), decode_content)
+    def finish(self, *, complete: bool, error: BaseException | None = None) -> None:
+        self.done = True
+        self.uninstall()
+        # Nothing of the tee holds the response now: dropped by the agent, it goes at once, as unwrapped (a
+        # read method the agent kept still reads, through).
+        self.shadows.clear()
+        self.exchange.finish(status=self.status, headers=self.headers, streamed=self.streamed,
+                             complete=complete, error=error, decoded=self.exchange.decoded)
 
-    @property
-    def data(self) -> Any:
-        # urllib3's own ``data`` (which ``json()`` reads), run with its reads through this tee: on the raw
-        # response itself, they would give the agent the body and the record none.
-        own = getattr(type(self._raw), "data", None)
-        return own.fget(self) if isinstance(own, property) and own.fget else self._raw.data
-
-    def json(self) -> Any:
-        own = getattr(type(self._raw), "json", None)
-        return own(self) if callable(own) else self._raw.json()
-
-    def _passing(self, chunks: Iterator[bytes], decode_content: bool | None) -> Iterator[bytes]:
+    def passing(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         """The chunks of a streaming read, each recorded as it reaches the agent."""
-        self._decoded = self._decodes(decode_content)
-        try:
-            for chunk in chunks:
-                self._exchange.received(chunk)
-                yield chunk
-        except GeneratorExit:
-            raise  # closed early by its consumer: the close records it
-        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
-            self._finish(complete=False, error=exc)
-            raise
-        self._ended = True
-        self._finish(complete=True)
-
-    def read(self, amt: int | None = None, *args: Any, **kwargs: Any) -> bytes:
-        self._decoded = self._decodes(kwargs.get("decode_content", args[0] if args else None))
-        try:
-            data = self._raw.read(amt, *args, **kwargs)
-        except GeneratorExit:
-            raise  # closed early by its consumer: the close records it
-        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
-            self._finish(complete=False, error=exc)
-            raise
-        if data:
-            self._exchange.received(data)
-        if (not data and amt != 0) or amt is None or self._at_end():  # read(0) is no end: nothing was asked
-            self._ended = True
-            self._finish(complete=True)
-        return data
-
-    def _at_end(self) -> bool:
-        """The body is read to its end (a sized read took its last bytes): urllib3 closed it, or counts none left."""
-        try:
-            return bool(self._raw.isclosed()) or getattr(self._raw, "length_remaining", None) == 0
-        except Exception:  # noqa: BLE001 - an unusual raw object: its end is an empty read, as before
-            return False
-
-    def _read_through(self, data: bytes, asked: int | None) -> bytes:
-        """What a line or buffer read gave the agent, recorded; an empty read is the end of the body (not
-        when the agent asked for no bytes at all)."""
-        if data:
-            self._exchange.received(data)
-        elif asked != 0:
-            self._ended = True
-            self._finish(complete=True)
-        return data
-
-    def _reading(self, read: Any, *args: Any, asked_: int | None = None, decode_: bool | None = None,
-                 **kwargs: Any) -> bytes:
-        self._decoded = self._decodes(decode_)
-        try:
-            data = read(*args, **kwargs)
-        except GeneratorExit:
-            raise  # closed early by its consumer: the close records it
-        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
-            self._finish(complete=False, error=exc)
-            raise
-        return self._read_through(bytes(data), asked_)
-
-    def readline(self, *args: Any) -> bytes:
-        return self._reading(self._raw.readline, *args, asked_=args[0] if args else None)
-
-    def read1(self, *args: Any, **kwargs: Any) -> bytes:
-        # urllib3's read1(amt=None, decode_content=None), by position or keyword, passed on as given.
-        return self._reading(self._raw.read1, *args, asked_=args[0] if args else kwargs.get("amt"),
-                             decode_=args[1] if len(args) > 1 else kwargs.get("decode_content"), **kwargs)
-
-    def readinto(self, buffer: Any) -> int:
-        self._decoded = self._decodes(None)
-        try:
-            count = self._raw.readinto(buffer)
-        except GeneratorExit:
-            raise  # closed early by its consumer: the close records it
-        except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
-            self._finish(complete=False, error=exc)
-            raise
-        self._read_through(bytes(memoryview(buffer)[:count]), memoryview(buffer).nbytes)
-        return int(count)
-
-    def readlines(self, hint: int = -1) -> list[bytes]:
-        lines: list[bytes] = []
-        while line := self.readline():
-            lines.append(line)
-            if 0 < hint <= sum(len(x) for x in lines):
+        while True:
+            try:
+                with self:
+                    chunk = next(chunks)
+            except StopIteration:
                 break
-        return lines
+            except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
+                self.failed(exc)
+                raise
+            self.exchange.received(chunk)
+            try:
+                yield chunk
+            except GeneratorExit:
+                # Closed early by its consumer: so is urllib3's stream (which lets its connection go), as
+                # unwrapped; the response's close records the body.
+                with self:
+                    close = getattr(chunks, "close", None)
+                    if close is not None:
+                        close()
+                raise
+        self.ended = True
+        self.finish(complete=True)
 
-    def __next__(self) -> bytes:
-        line = self.readline()
-        if not line:
-            raise StopIteration
-        return line
 
-    def close(self) -> None:
+def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str) -> Any:
+    """A read's argument, given by position or by name (None when not given)."""
+    return args[index] if len(args) > index else kwargs.get(name)
+
+
+def _reading(tee: _Tee, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    """``read``, ``read1`` or ``readline`` recorded: (amt | size, decode_content) as urllib3 takes them."""
+
+    @functools.wraps(original)
+    def read(raw: Any, *args: Any, **kwargs: Any) -> Any:
+        if tee.depth or tee.done:  # a read inside a recorded one (readline's read(1)s), or after the body
+            return original(raw, *args, **kwargs)
+        asked = _argument(args, kwargs, 0, "size" if name == "readline" else "amt")
+        tee.decoding(None if name == "readline" else _argument(args, kwargs, 1, "decode_content"))
         try:
-            self._raw.close()
+            with tee:
+                data = original(raw, *args, **kwargs)
+        except BaseException as exc:  # a cancel or Ctrl-C mid-read is the stream's error too
+            tee.failed(exc)
+            raise
+        # read() with no size (or a negative one) reads all that is left.
+        whole = name == "read" and (asked is None or (isinstance(asked, int) and asked < 0)) and data is not None
+        tee.received(data or b"", asked=asked, whole=whole)
+        return data
+
+    return read
+
+
+def _streaming(tee: _Tee, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    """``stream`` or ``read_chunked`` recorded: (amt, decode_content) as urllib3 takes them."""
+
+    @functools.wraps(original)
+    def stream(raw: Any, *args: Any, **kwargs: Any) -> Any:
+        if tee.depth or tee.done or _argument(args, kwargs, 0, "amt") == 0:  # amt=0 reads nothing, ends nothing
+            return original(raw, *args, **kwargs)
+        decode = _argument(args, kwargs, 1, "decode_content")
+        try:
+            with tee:
+                chunks = original(raw, *args, **kwargs)
+        except BaseException as exc:
+            tee.failed(exc)
+            raise
+        tee.decoding(decode)
+        return tee.passing(iter(chunks))
+
+    return stream
+
+
+def _closing(tee: _Tee, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    """``close`` recorded: the body as read so far, complete if it was read to its end."""
+
+    @functools.wraps(original)
+    def close(raw: Any, *args: Any, **kwargs: Any) -> Any:
+        if tee.depth or tee.done or getattr(raw, "_finalizing", False):
+            # io's finalizer closes a response dropped unclosed, at a moment of the collector's choosing (a
+            # lock of the run may be held): the run's end records it instead.
+            return original(raw, *args, **kwargs)
+        try:
+            with tee:
+                return original(raw, *args, **kwargs)
         finally:
-            self._finish(complete=self._ended)
+            tee.finish(complete=tee.ended)
+
+    return close
+
+
+def _drained(raw: Any) -> bool:
+    """No byte of the body is left for the agent: the wire is read (urllib3 closed it, or counts none left)
+    and urllib3 holds nothing decoded back (its own ``stream()`` reads on while it does)."""
+    try:
+        if not (raw.isclosed() or getattr(raw, "length_remaining", None) == 0):
+            return False
+        decoder = getattr(raw, "_decoder", None)
+        held = len(getattr(raw, "_decoded_buffer", b"")) or getattr(decoder, "has_unconsumed_tail", False)
+        return not held
+    except Exception:  # noqa: BLE001 - an unusual raw object: its end is an empty read
+        return False
+
+
+@functools.cache
+def _iter_content_reader() -> types.CodeType | None:
+    """The code of the generator in ``requests.Response.iter_content`` that reads ``raw`` (under ``content``,
+    ``text``, ``json()``, ``iter_lines``): it turns urllib3's errors into requests' own."""
+    for const in requests.Response.iter_content.__code__.co_consts:
+        if isinstance(const, types.CodeType) and const.co_name == "generate":
+            return const
+    return None
+
+
+def _as_agent_gets(error: BaseException, raw: Any) -> BaseException:
+    """The error the agent gets for ``error``, raised by a read of ``raw``: when requests' own reading made
+    that read, the one requests raises for it (ChunkedEncodingError for urllib3's ProtocolError...), found
+    by running requests' own code on it; else ``error`` itself (the agent read ``raw``)."""
+    reader = _iter_content_reader()
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is reader and getattr(frame.f_locals.get("self"), "raw", None) is raw:
+            return _raised_by_requests(error)
+        frame = frame.f_back  # type: ignore[assignment]
+    return error
+
+
+class _Failing:
+    """A raw response whose stream fails with ``error``: what requests' reading raises for it."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def stream(self, *args: Any, **kwargs: Any) -> Iterator[bytes]:
+        raise self.error
+
+
+def _raised_by_requests(error: BaseException) -> BaseException:
+    """What ``requests.Response.iter_content`` raises when its raw read fails with ``error``. The agent's
+    ``error`` object is left as it was (raising it again would lengthen its traceback)."""
+    probe = requests.Response()
+    probe.raw = _Failing(error)
+    kept = (error.__traceback__, error.__context__, error.__cause__, error.__suppress_context__)
+    try:
+        for _ in requests.Response.iter_content(probe, 1):
+            pass
+    except BaseException as raised:  # noqa: BLE001 - whatever requests raises is the answer
+        return raised
+    finally:
+        error.__traceback__, error.__context__, error.__cause__, error.__suppress_context__ = kept
+    return error
 
 
 def _request_body(exchange: Exchange, request: requests.PreparedRequest) -> Any:
@@ -318,7 +390,10 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
         exchange.finish(status=response.status_code, headers=list(response.headers.items()),
                         streamed="content-length" not in response.headers, complete=True, decoded=True)
         return response
-    response.raw = _TeeRaw(response.raw, exchange, response)
+    try:
+        _Tee(response.raw, exchange, response).install()
+    except Exception as exc:  # noqa: BLE001 - a raw object the body cannot be recorded from: a gap, as declared
+        run._declare_failure("http_call", exc)
     return response
 
 
