@@ -124,7 +124,7 @@ def test_requests_raw_is_still_iterable(server: LoopbackServer) -> None:
         expected = list(plain.get(server.base_url + "/json", stream=True).raw)
     with bitexact.run(), bitexact.wrap(requests.Session()) as session:
         response = session.get(server.base_url + "/json", stream=True)
-        assert list(response.raw) == expected  # TypeError: '_TeeRaw' object is not iterable
+        assert list(response.raw) == expected  # was: TypeError: '_TeeRaw' object is not iterable (the former proxy)
 
 
 def test_a_wrapped_session_adapter_still_takes_its_options_positionally(server: LoopbackServer) -> None:

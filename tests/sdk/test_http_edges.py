@@ -109,7 +109,7 @@ def test_an_exchange_made_while_another_request_is_being_sent_is_recorded(
 
 def test_a_body_read_with_raw_readline_is_recorded(srv: tuple[str, list[dict[str, Any]]]) -> None:
     # response.raw is a file object (urllib3's HTTPResponse is an io.IOBase); readline/read1/readinto pass
-    # through _TeeRaw.__getattr__ to urllib3 and are never seen by the exchange.
+    # through the former proxy _TeeRaw.__getattr__ to urllib3 and are never seen by the exchange.
     base, _ = srv
     with bitexact.run() as r, bitexact.wrap(requests.Session()) as session:
         with session.get(base + "/lines", stream=True) as reply:
@@ -132,7 +132,7 @@ def test_next_on_a_wrapped_sessions_raw_works_as_unwrapped(srv: tuple[str, list[
     assert expected == b"line one\n"
     with bitexact.run(), bitexact.wrap(requests.Session()) as session:
         reply = session.get(base + "/lines", stream=True)
-        assert next(reply.raw) == expected  # TypeError: '_TeeRaw' object is not an iterator
+        assert next(reply.raw) == expected  # was: TypeError: '_TeeRaw' object is not an iterator (the former proxy)
         reply.close()
 
 

@@ -117,7 +117,7 @@ def test_a_re_iterable_body_is_sent_whole_again_when_urllib3_retries_the_request
 def test_raw_read1_takes_urllib3s_keywords_and_a_decoded_read_is_recorded_as_text(
     srv: tuple[str, list[dict[str, Any]]]
 ) -> None:
-    """_TeeRaw.read1 took positional arguments only (raw.read1(amt=100) raised TypeError), and ignored a
+    """The former proxy _TeeRaw.read1 took positional arguments only (raw.read1(amt=100) raised TypeError), and ignored a
     decode_content it was given: the decoded text was recorded as b64 said to be gzip."""
     base, _ = srv
     with requests.Session() as plain:
