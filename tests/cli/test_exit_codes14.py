@@ -198,6 +198,22 @@ def test_runs_off_a_terminal_keeps_a_long_run_id_on_one_line(tmp_path: Path) -> 
     assert max(map(len, narrow.stdout.splitlines())) <= 80, narrow.stdout
 
 
+def test_capture_backfill_s_hint_off_a_terminal_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bitexact
+    from bitexact.sdk.stores import close_stores
+
+    home = tmp_path / "home"
+    run_id = "run-20261201T061823-e5071230-from-the-nightly-pipeline"
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")  # recorded whole: the backfill finds the card
+    with bitexact.run(name="kept", run_id=run_id, home=home) as run:
+        run.marker("paid with 4111 1111 1111 1111")
+    close_stores()
+    monkeypatch.delenv("BITEXACT_CAPTURE_POLICY")
+    result = _invoke(home, "capture", "backfill", "--run", run_id, "--by", "dpo:alice", columns=None)
+    assert result.exit_code == 0, result.output
+    assert f"`bitexact redaction approve {run_id} --by NAME`" in result.stdout, result.stdout
+
+
 # -- 5. every command's help states its exit codes -----------------------------------------------------------
 
 
