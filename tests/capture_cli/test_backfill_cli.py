@@ -92,9 +92,10 @@ def test_backfill_exits_1_with_the_policy_off(bx: Any, off_run: str) -> None:
     assert result.exit_code == 1 and "nothing to backfill against" in result.stderr
 
 
-def test_backfill_exits_1_for_a_run_that_does_not_exist(bx: Any, policy_env: dict[str, str], store: Store) -> None:
+def test_backfill_exits_2_for_a_run_that_does_not_exist(bx: Any, policy_env: dict[str, str], store: Store) -> None:
+    """An unknown run id is input that is not valid: exit 2, as from show, export, repair and redact."""
     result = bx("capture", "backfill", "--run", "run-nope", "--by", "alice", env=policy_env)
-    assert result.exit_code == 1 and "no run 'run-nope'" in result.stderr
+    assert result.exit_code == 2 and "no run 'run-nope'" in result.stderr
 
 
 @pytest.mark.parametrize("value", ["1", "true", "maybe"])
@@ -121,10 +122,11 @@ def test_a_run_holding_nothing_the_policy_removes_exits_0(
     assert store.custody(writer.run_id) == []
 
 
-def test_redaction_commands_on_a_missing_run_exit_1(bx: Any, store: Store) -> None:
-    assert bx("redaction", "status", "run-nope").exit_code == 1
-    assert bx("redaction", "approve", "run-nope", "--by", "bob").exit_code == 1
-    assert bx("redaction", "reject", "run-nope", "--by", "bob", "--reason", "x").exit_code == 1
+def test_redaction_commands_on_a_missing_run_exit_2(bx: Any, store: Store) -> None:
+    """An unknown run id is input that is not valid: exit 2, as from show, export, repair and redact."""
+    assert bx("redaction", "status", "run-nope").exit_code == 2
+    assert bx("redaction", "approve", "run-nope", "--by", "bob").exit_code == 2
+    assert bx("redaction", "reject", "run-nope", "--by", "bob", "--reason", "x").exit_code == 2
     assert bx("capture", "backfill", "--run", "r").exit_code == 2  # --by is required (usage)
 
 

@@ -101,7 +101,7 @@ def test_a_live_recording_is_not_named_and_holds_its_lock_from_the_start(
     assert take_live_lock(directory) is None  # what repair takes: held by the child
     assert _health(home) == []
     refused = bx("repair", run_id, "--by", "ops:alice", "--note", "too early")
-    assert refused.exit_code == 2
+    assert refused.exit_code == 1  # refused (the run is live), not input that cannot be used
     assert "still being recorded by a live process" in refused.output
 
     assert child.stdin is not None

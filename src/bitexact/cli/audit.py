@@ -47,6 +47,15 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
     Examples:
       bitexact redact RUN --field 3:result.account --by dpo:alice --reason "erasure request 118"
       bitexact redact RUN --resume
+
+    \b
+    Exit codes:
+      0  redacted (with --resume: pending claims applied, or none pending)
+      1  refused or failed: BITEXACT_REQUIRE_DUAL_CONTROL, claims to finish first, the store kept
+         locked or damaged, a removal that did not finish after its claim landed
+      2  no such run; a field that cannot be redacted (an audit entry, a path the step does not
+         commit); --reason missing; --field with --resume
+      130  Ctrl-C
     """
     try:
         app.run_store.run(run_id)
@@ -75,11 +84,13 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
         tokens = record_claim(writer, list(fields), by=by, reason=reason)
         _remove_claimed(app, run_id, tokens)
     except RunNotFoundError:
-        fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
+        app.no_run(run_id)
     except (SettingError, PolicyError):  # a setting, not an argument: exit 1 as in every command (cli._Group)
         raise
-    except (BitExactError, ValueError) as exc:
+    except ValueError as exc:  # a field, a --by or a --note that cannot be used (EvidenceError, RecordError)
         fail(str(exc), code=EXIT_INPUT)
+    # Any other BitExactError (a store kept locked, a full disk before the claim lands, a key that does not
+    # load) is an operation that failed: cli._Group prints it and exits 1, as every command does.
     ok(f"redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
 
 
@@ -133,6 +144,12 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
     \b
     Examples:
       bitexact repair RUN --by ops:alice --note "host lost power at 02:10"
+
+    \b
+    Exit codes:
+      0  recorded
+      1  failed: the store kept locked or damaged, a setting or the capture policy unusable
+      2  no such run, --by or --note empty, or a usage error
     """
     try:
         check_repair(by, note)  # before the fold writes anything
@@ -143,11 +160,13 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
         writer = recorder.attach(run_id)
         step = record_repair(writer, by=by, note=note, extra={"journals_folded": folded} if folded else None)
     except RunNotFoundError:
-        fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT)
+        app.no_run(run_id)
     except (SettingError, PolicyError):  # a setting, not an argument: exit 1 as in every command (cli._Group)
         raise
-    except (BitExactError, ValueError) as exc:
+    except ValueError as exc:  # a field, a --by or a --note that cannot be used (EvidenceError, RecordError)
         fail(str(exc), code=EXIT_INPUT)
+    # Any other BitExactError (a store kept locked, a full disk before the claim lands, a key that does not
+    # load) is an operation that failed: cli._Group prints it and exits 1, as every command does.
     if folded:
         ok(f"{len(folded)} orphan journal(s) folded into {run_id}: {', '.join(folded)}")
     ok(f"repair recorded at step {step} of {run_id}")
@@ -159,4 +178,4 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
                                     f" kept (the repair entry names why): {', '.join(left)}"), soft_wrap=True)
     if pending:
         console.print(Text.assemble(("!", "yellow"), f" {len(pending)} redaction claim(s) are still pending: run "
-                                    f"`bitexact redact --resume {run_id}`"))
+                                    f"`bitexact redact --resume {run_id}`"), soft_wrap=True)

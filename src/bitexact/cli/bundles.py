@@ -57,6 +57,9 @@ if TYPE_CHECKING:
 # The capture policy, the openings and the write path's audit are imported where they are used:
 # `bitexact verify FILE` needs none of them (see COMMANDS in bitexact.cli).
 
+STORE_FORM = "store"
+"""The verdict form of ``verify RUN`` when the store does not open: it fails (exit 1), the input was read."""
+
 EXIT_NO_MATCH = 2
 """``verify --open``: the candidate was tested and is not the value."""
 
@@ -83,16 +86,20 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
       bitexact export run-20261129T213000-1f3a9c2b -o run.bundle.json
       bitexact export RUN -o run.jsonl --format jsonl
       bitexact export RUN -o shared.json --redact 3:result.account
+
+    \b
+    Exit codes:
+      0  written
+      1  refused or failed: redaction claims not yet applied, the store does not open or the run
+         does not read back (damaged, kept locked)
+      2  no such run; -o, --redact or the recorder key cannot be used (one of BitExact's own files,
+         not writable, a path the run does not hold, no key); a run too large for --format json
     """
     app.refuse_own_file(output)
-    from bitexact.store import DB_NAME
-
-    if not (app.home / DB_NAME).exists():  # no store, so no run: say so without making an empty store
-        fail(f"no run {run_id!r} in {app.home} (it holds no store)", code=EXIT_INPUT,
-             hint="List runs with `bitexact runs`.")
     try:
         from bitexact.recording.audit import pending_claims
 
+        app.run_store.run(run_id)  # no store holds no run: said without making an empty one
         pending = pending_claims(app.store, run_id)
         if pending:
             # A claim whose values are still stored: the bundle would carry what the chain says is
@@ -106,15 +113,15 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         with progress_bar(f"exporting {escape(run_id)}", app.store.run(run_id).steps * passes) as update:
             result = export_run(_counted(source, update), output, key, fmt=fmt, redact=redact)
     except RunNotFoundError:
-        fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
+        app.no_run(run_id)
     except UnappliedClaimError as exc:  # a redaction began after the check above, and has not landed
         fail(str(exc), code=EXIT_FAIL, hint=f"Finish it (or wait for it): bitexact redact --resume {run_id}")
     except BundleTooLargeError as exc:
         fail(str(exc), code=EXIT_INPUT, hint=f"bitexact export {run_id} -o {output.with_suffix('.jsonl')}"
                                              " --format jsonl")
-    except SettingError:  # a setting, not an argument: exit 1 as in every command (cli._Group says it)
-        raise
-    except (BitExactError, ValueError, OSError) as exc:
+    except (SettingError, StoreError):  # a setting, or a store that does not open or read back (a locked or
+        raise  # damaged one): the operation failed, exit 1 as in every command (cli._Group says it)
+    except (BitExactError, ValueError, OSError) as exc:  # -o, --redact or the key cannot be used
         fail(str(exc), code=EXIT_INPUT)
     if as_json:
         print_json({"path": str(result.path), "format": result.format, "run_id": result.run_id,
@@ -230,21 +237,29 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     in the store. Prints exactly one OK:/FAIL: line on stdout, the line any
     conforming verifier prints; when the run declares what its capture policy
     did, a capture clause ends it and the verdict's scope follows on stderr.
-    Exit codes: 0 verifies, 1 does not, 2 cannot read the input (a
-    missing or unreadable bundle, trust file or TSA pin, or a key pin that is
-    not 64 hex characters).
 
     With --open STEP:PATH (or --open-withheld STEP), --candidate-file F and
     --by NAME, TARGET is a run in the store: once it verifies, the test is
-    recorded on its custody chain, then made. Exit 0 match, 2 no match, 1 the
-    run does not verify or the test cannot be made (not hash-only, committed
-    with no capture key, the key not held, the record not written).
+    recorded on its custody chain, then made.
 
     \b
     Examples:
       bitexact verify run.bundle.json --trust-file trust.json --require-sealed
       bitexact verify run.jsonl --expect-key 3b6a27bc...
       bitexact verify RUN --open 4:on_behalf_of --candidate-file candidate.json --by alice
+
+    \b
+    Exit codes:
+      0  verifies
+      1  does not verify, or the store does not open (a locked or damaged store)
+      2  cannot read the input: a missing or unreadable bundle, trust file or TSA pin, a key pin
+         that is not 64 hex characters, a TARGET that is neither a file nor a stored run, a
+         recorder key on this host that does not load
+    With --open:
+      0  the candidate matches
+      1  the run does not verify, or the test cannot be made (not hash-only, committed with no
+         capture key, the key not held, the record not written, an opening option missing)
+      2  the candidate does not match
     """
     opening = open_field_ref is not None or open_withheld_step is not None
     if not target.strip():
@@ -285,7 +300,8 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     except (SettingError, StoreBusyError):  # a setting, or a store another process keeps locked (as it is
         raise  # upgraded on open): reported as in every command (exit 1), never as "no such file"
     except StoreError as exc:  # a store that does not open cannot say TARGET is no run: its error is the reason
-        verdict = failed(f"no such file: {target}, nor a run that can be looked up: {exc}", form="input")
+        # Exit 1, as every command reports a store that does not open: the input was read, the store failed.
+        verdict = failed(f"no such file: {target}, nor a run that can be looked up: {exc}", form=STORE_FORM)
     else:
         verdict = _verify_stored(app, target, clauses=clauses, **options) if stored else \
             verify_cli(target, clauses=clauses, **options)
@@ -412,15 +428,22 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
         key = app.keys.current() if app.keys.exists() else None
     except KeyMaterialError as exc:  # a key file that does not load: a verdict (--json included), not a bare error
         return failed(str(exc), form="input", run_id=run_id)
-    source = RunSource.from_store(app.store, run_id)
-    if app.store.run(run_id).steps == 0:  # created, never written: what a verifier says of an empty chain
-        return failed(EMPTY_CHAIN, form="json")
     try:
+        source = RunSource.from_store(app.store, run_id)
+        if app.store.run(run_id).steps == 0:  # created, never written: what a verifier says of an empty chain
+            return failed(EMPTY_CHAIN, form="json")
         document = bundle_document(source, key)
     except SettingError:
         raise
-    except StoreError as exc:  # a step missing: the run does not verify, said as a verdict (--json included)
-        return failed(str(exc), form="json", run_id=run_id)
+    except StoreError as exc:  # a step missing, a damaged page: the run does not verify, said as a verdict
+        return failed(_of_run(run_id, str(exc)), form="json", run_id=run_id)
     except StrictJSONError as exc:  # a stored entry that no longer parses
         return failed(f"run {run_id}: a stored entry does not read back: {exc}", form="json", run_id=run_id)
     return verify_bundle(document, pins, clauses=clauses)
+
+
+def _of_run(run_id: str, message: str) -> str:
+    """``message`` naming the run it is about (docs/verifier.md: ``FAIL: run RUN: ...``): the store's own
+    words for a damaged page name only its file."""
+    prefix = f"run {run_id}: "
+    return message if message.startswith(prefix) else prefix + message

@@ -2,8 +2,8 @@
 
 Exit codes: 0 done; 1 refused or failed (a policy that cannot be used, a
 scan that could not finish, and every backfill refusal the contract lists:
-policy off, no such run, a request already pending,
-BITEXACT_REQUIRE_DUAL_CONTROL); 2 usage errors and unreadable input files.
+policy off, a request already pending, BITEXACT_REQUIRE_DUAL_CONTROL); 2
+usage errors, unreadable input files and a run id the store does not hold.
 `capture journal` has its own: 0 opened and complete, 1 opened but cut
 short, 2 cannot be opened.
 """
@@ -63,6 +63,14 @@ def capture_group() -> None:
       bitexact capture keygen -o /run/secrets/bitexact-capture.key
       bitexact capture backfill --run RUN --by alice
       bitexact capture journal ~/.bitexact/journals/RUN/000000000002-1a2b3c4d.bxj
+
+    \b
+    Exit codes:
+      0  done
+      1  refused or failed: the policy cannot be used, a scan could not finish, a backfill refused
+         (policy off, a request already pending, BITEXACT_REQUIRE_DUAL_CONTROL)
+      2  a usage error, an input file that cannot be read, no such run
+         (`capture journal` has its own: see its --help)
     """
 
 
@@ -105,6 +113,12 @@ def policy_group() -> None:
     Examples:
       bitexact capture policy show
       bitexact capture policy check policy.json
+
+    \b
+    Exit codes:
+      0  done
+      1  the policy cannot be used
+      2  a usage error
     """
 
 
@@ -117,6 +131,12 @@ def policy_show(as_json: bool) -> None:
     Examples:
       bitexact capture policy show
       BITEXACT_CAPTURE_POLICY=pci bitexact capture policy show --json
+
+    \b
+    Exit codes:
+      0  printed
+      1  the policy in force cannot be used
+      2  a usage error
     """
     policy = _policy_in_force()
     described = policy.describe()
@@ -154,6 +174,12 @@ def policy_check(source: str, as_json: bool) -> None:
     Examples:
       bitexact capture policy check policy.json
       bitexact capture policy check policy.json --json
+
+    \b
+    Exit codes:
+      0  usable
+      1  not usable (the field is named)
+      2  a usage error
     """
     try:
         policy = _policy_from(source)
@@ -180,6 +206,12 @@ def policy_digest(source: str) -> None:
     \b
     Examples:
       bitexact capture policy digest policy.json
+
+    \b
+    Exit codes:
+      0  printed
+      1  FILE cannot be used, or is the policy off (which has no digest)
+      2  a usage error
     """
     try:
         policy = _policy_from(source)
@@ -197,12 +229,16 @@ def policy_digest(source: str) -> None:
 def capture_test(text: str | None, file: Path | None, as_json: bool) -> None:
     """Show what the policy in force scrubs from TEXT (or --file): the text as stored, and counts.
 
-    Exit 0 scanned, 1 the policy cannot be used or the scan could not finish.
-
     \b
     Examples:
       bitexact capture test 'card 4111 1111 1111 1111, password=hunter2'
       bitexact capture test --file response.json --json
+
+    \b
+    Exit codes:
+      0  scanned
+      1  the policy cannot be used, or the scan could not finish
+      2  neither or both of TEXT and --file, or --file cannot be read (too large, not UTF-8)
     """
     if (text is None) == (file is None):
         fail("give TEXT or --file, one of them", code=EXIT_INPUT)
@@ -246,6 +282,13 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     Examples:
       bitexact capture keygen -o /run/secrets/bitexact-capture.key
       BITEXACT_CAPTURE_KEY=/run/secrets/bitexact-capture.key bitexact capture policy show
+
+    \b
+    Exit codes:
+      0  written
+      1  the key could not be made (the file is already there, not writable)
+      2  -o unusable: a directory, a device or a pipe, under the data directory, or one of
+         BitExact's own files
     """
     from bitexact.crypto.keysources import generate_key_file
 
@@ -279,15 +322,21 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
 
     Never rewrites the run: the request names every stored field the policy
     keeps hash-only or a detector finds something in, by STEP:PATH, and
-    `bitexact redaction approve RUN --by OTHER` destroys them. Exit 0 filed
-    (or nothing to request), 1 refused: the policy is off, the run does not
-    exist, a request is already pending, or BITEXACT_REQUIRE_DUAL_CONTROL is
-    set (there --by is typed, not authenticated: request it in the viewer).
+    `bitexact redaction approve RUN --by OTHER` destroys them. Under
+    BITEXACT_REQUIRE_DUAL_CONTROL it refuses: there --by is typed, not
+    authenticated, so request it in the viewer.
 
     \b
     Examples:
       bitexact capture backfill --run RUN --by dpo:alice
       bitexact redaction approve RUN --by dpo:bob
+
+    \b
+    Exit codes:
+      0  filed, or nothing to request
+      1  refused or failed: the policy is off or cannot be used, a request is already pending,
+         BITEXACT_REQUIRE_DUAL_CONTROL set, the store does not open
+      2  no such run, --by empty, or a usage error
     """
     try:
         required = dual_control_required()
@@ -317,7 +366,7 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
             return
         request = file_request(app.store, run_id, plan.tokens, by=by, reason=plan.reason)
     except RunNotFoundError:
-        fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL, hint="List runs with `bitexact runs`.")
+        app.no_run(run_id)
     except (BackfillError, RequestError) as exc:
         fail(str(exc), code=EXIT_FAIL)
     if as_json:
@@ -328,9 +377,10 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
                   f"{escape(plain(by))}: {len(plan.fields)} field(s) (policy {policy.digest})", soft_wrap=True)
     for item in plan.fields:
         # A field's path is the recorded data's own keys: its control characters are shown as escapes.
-        console.print(f"  {escape(plain(item.token))}  [dim]{escape(plain(item.why))}[/]")
+        console.print(f"  {escape(plain(item.token))}  [dim]{escape(plain(item.why))}[/]", soft_wrap=True)
+    # The command is copied from its line whole: never wrapped (nor the step paths above).
     console.print("Nothing changes until a different principal approves: `bitexact redaction approve "
-                  f"{escape(plain(run_id))} --by NAME` (or `bitexact redaction reject ...`).")
+                  f"{escape(plain(run_id))} --by NAME` (or `bitexact redaction reject ...`).", soft_wrap=True)
 
 
 # -- bitexact capture journal ---------------------------------------------------

@@ -27,6 +27,13 @@ def demo_command(app: AppContext, as_json: bool) -> None:
     Examples:
       bitexact demo
       BITEXACT_HOME=/tmp/bx-demo bitexact demo --json
+
+    \b
+    Exit codes:
+      0  recorded, exported and verified
+      1  the sample run does not verify, or could not be recorded (the store does not open, the
+         data directory cannot be used)
+      2  a usage error, or BITEXACT_HOME (--home) is empty or a file
     """
     if as_json:
         result = run_demo(app.store, app.home)  # stdout holds the one document, nothing else

@@ -14,28 +14,16 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import console, plain, print_json
+from bitexact.cli.context import AppContext, pass_app, unusable_home
+from bitexact.cli.output import console, kept_whole, plain, print_json
 from bitexact.config import SettingError, env_float
 from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
 from bitexact.store import DB_NAME, StoreError
 from bitexact.store.sqlite import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV, companions
 
-
-def _unmakeable(home: Path) -> str | None:
-    """Why the data directory, not there yet, can never be made by a recording: the nearest ancestor that
-    is there is a file, or a symlink to nowhere (an unmounted volume); None when it can be, or is there."""
-    if os.path.lexists(home):
-        return None
-    for ancestor in Path(os.path.abspath(home)).parents:
-        if not os.path.lexists(ancestor):
-            continue
-        if ancestor.is_dir():
-            return None
-        if ancestor.is_symlink() and not ancestor.exists():
-            return f"{ancestor} is a symlink to {os.readlink(ancestor)}, which does not exist"
-        return f"{ancestor} is a file, not a directory"
-    return None
+_MESSAGE_AND_BORDERS = 29
+"""The width the health table needs beside its level, check and run cells: a message column of 16, and
+the cells' padding and borders (13)."""
 
 
 def _no_store_yet(database: Path) -> bool:
@@ -86,30 +74,22 @@ def health_command(app: AppContext, as_json: bool) -> None:
     or a link to nothing: no run holds its live lock, so none is called
     unsealed and repair refuses), capture-policy-off under BITEXACT_ENV=prod, and
     capture-key-revoked for the active key.
-    Exit 0 healthy, 1 warnings only, 2 anything critical.
 
     \b
     Examples:
       bitexact health
       bitexact health --json || alert "bitexact needs attention"
+
+    \b
+    Exit codes:
+      0  healthy
+      1  warnings only
+      2  anything critical, or a usage error
     """
     # Health never creates a data directory: with none there are no runs to check.
     store, unreadable = None, []
-    if app.home.exists() and not app.home.is_dir():
-        unreadable.append(Finding(CRITICAL, "store-unreadable",
-                                  f"the data directory {app.home} is a file, not a directory: nothing can be"
-                                  " recorded or read until BITEXACT_HOME (or --home) names a directory"))
-    elif app.home.is_symlink() and not app.home.exists():
-        # Not a directory still to make: mkdir cannot make one where a link is, so nothing ever records.
-        unreadable.append(Finding(CRITICAL, "store-unreadable",
-                                  f"the data directory {app.home} is a symlink to {os.readlink(app.home)}, which"
-                                  " does not exist: nothing can be recorded or read until it does (create it, or"
-                                  " point BITEXACT_HOME or --home at a directory)"))
-    elif (blocked := _unmakeable(app.home)) is not None:
-        unreadable.append(Finding(CRITICAL, "store-unreadable",
-                                  f"the data directory {app.home} cannot be made: {blocked}, so nothing can be"
-                                  " recorded or read until it is (or BITEXACT_HOME or --home names a directory"
-                                  " that can be)"))
+    if (why := unusable_home(app.home)) is not None:  # a file, a symlink to nowhere, or cannot be made
+        unreadable.append(Finding(CRITICAL, "store-unreadable", why))
     elif not _no_store_yet(app.home / DB_NAME):  # a dangling symlink in the store's place is a finding too
         try:
             store = app.store
@@ -134,11 +114,14 @@ def health_command(app: AppContext, as_json: bool) -> None:
         console.print("[green]healthy[/]: nothing needs attention")
         sys.exit(report.exit_code())
     table = Table(title=f"bitexact health - {report.status}", title_justify="left")
-    # Folded like the message on a narrow terminal, never cut short with an ellipsis: the check's name and
-    # the run id say what and which.
+    # A run id stays on one line while the check and a message column keep room (the message wraps
+    # instead); on a terminal too narrow for that it folds like the message, never cut short with an
+    # ellipsis: the check's name and the run id say what and which.
+    others = _MESSAGE_AND_BORDERS + max(len(finding.level) + len(finding.name) for finding in report.findings)
+    whole = kept_whole((plain(finding.run_id or "") for finding in report.findings), others)
     table.add_column("level", no_wrap=True)
     table.add_column("check", overflow="fold")
-    table.add_column("run", overflow="fold")
+    table.add_column("run", no_wrap=whole, overflow="fold")
     table.add_column("message", overflow="fold")
     for finding in report.findings:
         colour = "red" if finding.level == "critical" else "yellow"

@@ -26,6 +26,13 @@ def keys_group() -> None:
       bitexact keys init
       bitexact keys show --json
       bitexact keys trust-file -o trust.json
+
+    \b
+    Exit codes:
+      0  done
+      1  refused or failed: no recorder key (show, rotate, trust-file), one already there (init),
+         a key that does not load, the store does not open
+      2  a usage error, or an -o that cannot be written
     """
 
 
@@ -38,6 +45,12 @@ def keys_init(app: AppContext) -> None:
     Examples:
       bitexact keys init
       BITEXACT_HOME=/srv/bitexact bitexact keys init
+
+    \b
+    Exit codes:
+      0  created
+      1  a key is already there, or the store does not open
+      2  a usage error
     """
     store = app.store  # opened first: a store that does not open leaves no key made (a retry would be refused)
     try:
@@ -61,6 +74,12 @@ def keys_show(app: AppContext, as_json: bool) -> None:
     Examples:
       bitexact keys show
       bitexact keys show --json | jq -r '.[] | select(.status == "current") | .public_key'
+
+    \b
+    Exit codes:
+      0  printed
+      1  no recorder key, or one that does not load
+      2  a usage error
     """
     keys = _listed_keys(app)
     if not keys:
@@ -82,6 +101,12 @@ def keys_rotate(app: AppContext) -> None:
     \b
     Examples:
       bitexact keys rotate && bitexact keys trust-file -o trust.json
+
+    \b
+    Exit codes:
+      0  rotated
+      1  no key to rotate, one that does not load, or the store does not open
+      2  a usage error
     """
     if not app.keys.exists():  # nothing to rotate: refused before the store (and keys/retired/) is made
         fail(f"no key at {app.keys.current_path}: there is nothing to rotate",
@@ -95,7 +120,7 @@ def keys_rotate(app: AppContext) -> None:
     store.put_key(old.key_id, old.public_hex, "recorder", now, retired_at=now)
     store.put_key(new.key_id, new.public_hex, "recorder", now)
     console.print(f"[green]✓[/] rotated: {old.key_id} retired, {new.key_id} current.\n"
-                  "  Publish a new trust file (bitexact keys trust-file) so relying parties accept both.")
+                  "  Publish a new trust file (bitexact keys trust-file) so relying parties accept both.", soft_wrap=True)
 
 
 @keys_group.command("trust-file")
@@ -111,6 +136,12 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
     Examples:
       bitexact keys trust-file -o trust.json
       bitexact verify run.bundle.json --trust-file trust.json --require-sealed
+
+    \b
+    Exit codes:
+      0  written
+      1  no recorder key, or one that does not load
+      2  -o cannot be written (one of BitExact's own files, not writable), or a usage error
     """
     keys = _listed_keys(app)
     if not keys:

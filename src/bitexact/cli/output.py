@@ -5,15 +5,50 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterable
 from typing import Any, NoReturn
 
 import click
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.text import Text
 
+UNWRAPPED_WIDTH = 10_000
+"""The width of output that is not read on a terminal (a pipe, a file, a CI log): wide enough that no
+run id, step path or command is ever broken across lines, narrow enough that rich's layout stays cheap."""
+
+
+class _Console(Console):
+    """A rich console that wraps to the terminal's width on a terminal, and not at all elsewhere.
+
+    Off a terminal rich assumes 80 columns: ``bitexact health | cat`` split a run id in two and a
+    ``bitexact repair RUN --by NAME --note TEXT`` hint over four lines, which no script (nor a person
+    copying from a CI log) can use. There it is :data:`UNWRAPPED_WIDTH` wide instead: a table is as wide
+    as its content. ``COLUMNS``, when set, still says how wide.
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        if "width" not in options:
+            # rich fixes the width from COLUMNS once, here; read when printing, it follows the environment the
+            # command runs in (a console made at import time serves every command a process runs).
+            self._width = None
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        measured = super().size
+        columns = self._environ.get("COLUMNS")
+        if self._width is None and not self.is_terminal and not (columns and columns.isdigit()):
+            return ConsoleDimensions(UNWRAPPED_WIDTH, measured.height)
+        return measured
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+
 # No emoji codes: recorded text such as "ops:a: note" would print ":a:" as an emoji.
-console = Console(highlight=False, emoji=False)
-err_console = Console(stderr=True, highlight=False, emoji=False)
+console = _Console(highlight=False, emoji=False)
+err_console = _Console(stderr=True, highlight=False, emoji=False)
 
 EXIT_OK = 0
 EXIT_FAIL = 1
@@ -67,6 +102,14 @@ def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoR
     if hint:
         err_console.print(Text(plain(hint), style="dim"), soft_wrap=True)
     sys.exit(code)
+
+
+def kept_whole(values: Iterable[str], others: int) -> bool:
+    """Whether a table column of ``values`` (run ids) can hold each on one line (``no_wrap``) while the
+    other columns keep the ``others`` cells of width they need at the least (their cells, padding and
+    borders). When it cannot, the column folds: kept whole past that, it took the other columns' width
+    (their cells printed empty) or was cut with "…"."""
+    return max(map(len, values), default=0) + others <= console.width
 
 
 def ok(message: str) -> None:

@@ -3,10 +3,11 @@
 A request is filed by `bitexact capture backfill` (or the viewer). A
 principal other than the requester approves it - which appends the
 `redaction` claim (with `requested_by`) and destroys the values - or rejects
-it, and nothing changes. Exit codes: 0 done; 1 refused (no such run, no
-pending request, the requester deciding their own request, another decision
-recorded first, or BITEXACT_REQUIRE_DUAL_CONTROL set: there --by is typed,
-not authenticated, so decide in the viewer); 2 usage errors.
+it, and nothing changes. Exit codes: 0 done; 1 refused (no pending request,
+the requester deciding their own request, another decision recorded first,
+or BITEXACT_REQUIRE_DUAL_CONTROL set: there --by is typed, not
+authenticated, so decide in the viewer); 2 usage errors and a run id the
+store does not hold.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ def redaction_group() -> None:
       bitexact redaction status RUN
       bitexact redaction approve RUN --by bob
       bitexact redaction reject RUN --by bob --reason "keep for the dispute"
+
+    \b
+    Exit codes:
+      0  done
+      1  refused or failed: no pending request, the requester deciding their own request,
+         another decision recorded first, BITEXACT_REQUIRE_DUAL_CONTROL set, the store does not open
+      2  no such run, or a usage error
     """
 
 
@@ -60,13 +68,20 @@ def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> N
     \b
     Examples:
       bitexact redaction approve RUN --by dpo:bob
+
+    \b
+    Exit codes:
+      0  approved (or an earlier approval completed)
+      1  refused or failed: no pending request, the requester approving, another decision
+         recorded first, BITEXACT_REQUIRE_DUAL_CONTROL set, the store does not open
+      2  no such run, or a usage error (--by missing)
     """
     _refuse_typed_principal("approve")
     try:
         app.run_store.run(run_id)
         approval = approve_request(app.recorder().attach(run_id), by=by)
     except RunNotFoundError:
-        fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL)
+        app.no_run(run_id)
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_FAIL)
     if as_json:
@@ -77,10 +92,10 @@ def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> N
     what = "completed the approval of" if approval.completed else "approved"
     # Names and field paths were typed by people and recorded (as `status` shows them): text, never escapes.
     console.print(f"[green]✓[/] {_shown(request.decided_by or by)} {what} request {request.request_id} by "
-                  f"{_shown(request.requested_by)}: {len(approval.redacted)} field(s) redacted on {escape(run_id)}")
+                  f"{_shown(request.requested_by)}: {len(approval.redacted)} field(s) redacted on {escape(run_id)}", soft_wrap=True)
     if approval.already:
         already = _shown(", ".join(approval.already))
-        console.print(f"  {len(approval.already)} field(s) were already redacted: {already}")
+        console.print(f"  {len(approval.already)} field(s) were already redacted: {already}", soft_wrap=True)
 
 
 @redaction_group.command("reject")
@@ -95,19 +110,26 @@ def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json
     \b
     Examples:
       bitexact redaction reject RUN --by dpo:bob --reason 'the field is needed for the audit'
+
+    \b
+    Exit codes:
+      0  rejected
+      1  refused or failed: no pending request, the requester rejecting, another decision
+         recorded first, BITEXACT_REQUIRE_DUAL_CONTROL set, the store does not open
+      2  no such run, or a usage error (--by or --reason missing)
     """
     _refuse_typed_principal("reject")
     try:
         request = reject_request(app.run_store, run_id, by=by, reason=reason)
     except RunNotFoundError:
-        fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL)
+        app.no_run(run_id)
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_FAIL)
     if as_json:
         print_json(request.to_json())
         return
     console.print(f"[green]✓[/] {_shown(by)} rejected request {request.request_id} by {_shown(request.requested_by)}"
-                  f" on {escape(run_id)}; nothing changed")
+                  f" on {escape(run_id)}; nothing changed", soft_wrap=True)
 
 
 def _shown(text: object) -> str:
@@ -120,14 +142,14 @@ def _show(request: RedactionRequest) -> None:
     shown = _shown
     colour = {"pending": "yellow", "approved": "green", "rejected": "red"}.get(request.status, "dim")
     console.print(f"[{colour}]{request.status}[/] request {shown(request.request_id)} by {shown(request.requested_by)}"
-                  f" at {shown(request.requested_at)} ({shown(request.source)}): {len(request.fields)} field(s)")
-    console.print(f"  reason  {shown(request.reason)}")
+                  f" at {shown(request.requested_at)} ({shown(request.source)}): {len(request.fields)} field(s)", soft_wrap=True)
+    console.print(f"  reason  {shown(request.reason)}", soft_wrap=True)
     if request.decided_by:
         extra = f" - {shown(request.decision_reason)}" if request.decision_reason else ""
-        console.print(f"  {request.status} by {shown(request.decided_by)} at {shown(request.decided_at)}{extra}")
+        console.print(f"  {request.status} by {shown(request.decided_by)} at {shown(request.decided_at)}{extra}", soft_wrap=True)
     if request.status == "pending":
         for token in request.fields:
-            console.print(f"  {shown(token)}")
+            console.print(f"  {shown(token)}", soft_wrap=True)
 
 
 @redaction_group.command("status")
@@ -141,17 +163,23 @@ def redaction_status(app: AppContext, run_id: str, as_json: bool) -> None:
     Examples:
       bitexact redaction status RUN
       bitexact redaction status RUN --json
+
+    \b
+    Exit codes:
+      0  shown (no requests too)
+      1  the store does not open
+      2  no such run, or a usage error
     """
     try:
         requests = list_requests(app.run_store, run_id)
     except RunNotFoundError:
-        fail(f"no run {run_id!r} in {app.home}", code=EXIT_FAIL)
+        app.no_run(run_id)
     if as_json:
         print_json({"run_id": run_id, "pending": next((r.request_id for r in requests if r.status == "pending"), None),
                     "requests": [r.to_json() for r in requests]})
         return
     if not requests:
-        console.print(f"no redaction requests on {escape(run_id)}")
+        console.print(f"no redaction requests on {escape(run_id)}", soft_wrap=True)
         return
     for request in requests:
         _show(request)

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_INPUT, console, fail, print_json
+from bitexact.cli.output import console, kept_whole, print_json
 from bitexact.cli.summary import clock_of, summarize
 from bitexact.errors import RunNotFoundError
 
@@ -27,6 +27,12 @@ def runs_command(app: AppContext, as_json: bool) -> None:
     Examples:
       bitexact runs
       bitexact runs --json | jq -r '.[].run_id'
+
+    \b
+    Exit codes:
+      0  listed (no runs too)
+      1  the store does not open (damaged, kept locked) or the data directory cannot be used
+      2  a usage error, or BITEXACT_HOME (--home) is empty or a file
     """
     try:
         runs = app.run_store.runs()
@@ -42,13 +48,12 @@ def runs_command(app: AppContext, as_json: bool) -> None:
         )
         return
     if not runs:
-        console.print(f"No runs in {escape(str(app.home))} yet. Record one with [bold]bitexact demo[/].")
+        console.print(f"No runs in {escape(str(app.home))} yet. Record one with [bold]bitexact demo[/].", soft_wrap=True)
         return
     table = Table(title=Text(f"Runs in {app.home}"))
-    # A run id stays on one line while that leaves the other columns room, else it folds: kept whole
-    # past that, it took their width (their cells printed empty) or was cut with "…". A kind longer
+    # A run id stays on one line while that leaves the other columns room, else it folds. A kind longer
     # than its column folds too: "human_decision×2" cut short lost its count.
-    whole = max(len(r.run_id) for r in runs) + _OTHER_COLUMNS <= console.width
+    whole = kept_whole((r.run_id for r in runs), _OTHER_COLUMNS)
     table.add_column("run", style="cyan", no_wrap=whole, overflow="fold")
     table.add_column("steps", justify="right", no_wrap=True)
     table.add_column("sealed", no_wrap=True)
@@ -72,11 +77,17 @@ def show_command(app: AppContext, run_id: str, as_json: bool) -> None:
     Examples:
       bitexact show run-20261129T213000-1f3a9c2b
       bitexact show RUN --json | jq '.steps[] | select(.kind == "tool_call")'
+
+    \b
+    Exit codes:
+      0  shown
+      1  the store does not open or the run does not read back (damaged, kept locked)
+      2  no such run, or a usage error
     """
     try:
         info = app.run_store.run(run_id)
     except RunNotFoundError:
-        fail(f"no run {run_id!r} in {app.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
+        app.no_run(run_id)
     entries = app.store.entries(run_id)
     if as_json:
         print_json(

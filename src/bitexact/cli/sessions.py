@@ -86,6 +86,12 @@ def sessions_group() -> None:
     Examples:
       bitexact sessions parse ~/.claude/projects/app/session.jsonl --json
       bitexact sessions render session.jsonl --format text
+
+    \b
+    Exit codes:
+      0  done
+      1  what was read does not pass (validate, conformance) or could not all be sanitized
+      2  the input cannot be read or is not a session log, or a usage error
     """
 
 
@@ -101,6 +107,12 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
       bitexact sessions parse claude-session.jsonl
       bitexact sessions parse codex.jsonl --engine codex --json > trace.json
     Skipped records are listed on stderr, by position and cause.
+
+    \b
+    Exit codes:
+      0  parsed
+      2  LOG cannot be read, is not UTF-8, holds no recognizable events or is in no known
+         format, or a usage error
     """
     text = _read_text(log)
     try:
@@ -141,6 +153,13 @@ def import_group() -> None:
     Examples:
       bitexact import session ~/.claude/projects/app/session.jsonl
       bitexact import session aw_session.jsonl --json
+
+    \b
+    Exit codes:
+      0  imported
+      1  refused or stopped: these bytes already imported, the run id taken, the store failed
+      2  the log cannot be read (missing, not UTF-8, no recognizable events, an unsupported
+         unified version), or a bad --run-id
     """
 
 
@@ -164,6 +183,13 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
     Examples:
       bitexact import session ~/.claude/projects/x/session.jsonl
       bitexact import session aw_session.jsonl --run-id ci-4711
+
+    \b
+    Exit codes:
+      0  imported
+      1  refused or stopped: these bytes already imported, the run id taken, the store failed
+      2  the log cannot be read (missing, not UTF-8, no recognizable events, an unsupported
+         unified version), or a bad --run-id
     """
     try:
         source = read_session(log, engine=engine)

@@ -43,6 +43,11 @@ def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int |
     Examples:
       bitexact sessions render ~/.codex/sessions/run.jsonl
       bitexact sessions render aw_session.jsonl --format text --budget 4096
+
+    \b
+    Exit codes:
+      0  rendered
+      2  PATH cannot be read or is not a session log, or a usage error
     """
     try:
         click.echo(render_path(path, fmt, engine=engine, budget_bytes=budget_bytes, show_prompts=show_prompts),  # type: ignore[arg-type]
@@ -62,6 +67,11 @@ def unify_command(app: AppContext, artifact_dir: Path, output: Path) -> None:
     \b
     Examples:
       bitexact sessions unify artifacts/ -o aw_session.jsonl
+
+    \b
+    Exit codes:
+      0  written
+      2  the directory cannot be read, -o cannot be written, or a usage error
     """
     app.refuse_own_file(output)
     try:
@@ -262,6 +272,11 @@ def compact_command(path: Path, as_json: bool) -> None:
     Examples:
       bitexact sessions compact aw_session.jsonl
       bitexact sessions compact aw_session.jsonl --json
+
+    \b
+    Exit codes:
+      0  shown
+      2  PATH cannot be read or is not a unified session, or a usage error
     """
     try:
         result = compact(path)
@@ -280,12 +295,17 @@ def validate_command(kind: str, path: Path) -> None:
     """Check a canonical trace (agent) or a unified file against its JSON Schema.
 
     Record counts go to stdout, diagnostics to stderr; no payload is printed.
-    Exits non-zero when any record fails.
 
     \b
     Examples:
       bitexact sessions validate agent trace.json
       bitexact sessions validate unified aw_session.jsonl
+
+    \b
+    Exit codes:
+      0  every record is valid
+      1  a record fails (or the file does not read as one)
+      2  no such file, or a usage error
     """
     report = validate(kind, path)  # type: ignore[arg-type]
     click.echo(report.stdout(), nl=False)
@@ -301,6 +321,12 @@ def conformance_command() -> None:
     \b
     Examples:
       bitexact sessions conformance
+
+    \b
+    Exit codes:
+      0  every requirement passes
+      1  a requirement fails
+      2  the suite could not run
     """
     try:
         report = conformance_report()
