@@ -12,7 +12,7 @@ import click
 from rich.markup import escape
 
 from bitexact.capture.clause import capture_clause
-from bitexact.cli.context import AppContext, pass_app
+from bitexact.cli.context import AppContext, pass_app, unusable_home
 from bitexact.cli.output import (
     EXIT_FAIL,
     EXIT_INPUT,
@@ -405,7 +405,10 @@ def _open(app: AppContext, run_id: str, field_ref: str | None, withheld_step: in
 def _in_store(app: AppContext, run_id: str) -> bool:
     """Whether ``run_id`` names a stored run. No store holds none: a file path that does not exist must
     still read as a missing file, and never make a store. A store that exists but does not open raises
-    its :class:`StoreError`: whether it holds the run is unknown, so it is never "no such file"."""
+    its :class:`StoreError`: whether it holds the run is unknown, so it is never "no such file". A data
+    directory that cannot be (a file in its way) holds no store either."""
+    if unusable_home(app.home) is not None:
+        return False
     try:
         app.run_store.run(run_id)
     except RunNotFoundError:
