@@ -27,6 +27,44 @@ def home(explicit: Path | str | None = None) -> Path:
     return Path.home() / ".bitexact"
 
 
+def _unmakeable(home: Path) -> str | None:
+    """Why the data directory, not there yet, can never be made by a recording: the nearest ancestor that
+    is there is a file, or a symlink to nowhere (an unmounted volume); None when it can be, or is there."""
+    if os.path.lexists(home):
+        return None
+    for ancestor in Path(os.path.abspath(home)).parents:
+        if not os.path.lexists(ancestor):
+            continue
+        if ancestor.is_dir():
+            return None
+        if ancestor.is_symlink() and not ancestor.exists():
+            return f"{ancestor} is a symlink to {os.readlink(ancestor)}, which does not exist"
+        return f"{ancestor} is a file, not a directory"
+    return None
+
+
+def unusable_home(home: Path) -> str | None:
+    """Why nothing can be recorded in or read from the data directory ``home``, in a sentence that says
+    what to do; None when it is a directory or can be made as one.
+
+    A symlink to nowhere (an unmounted volume) is no empty data directory: a command that read it as one
+    listed no runs, then a recording failed on a bare "No such file or directory".
+    """
+    if home.exists() and not home.is_dir():
+        return (f"the data directory {home} is a file, not a directory: nothing can be recorded or read until"
+                " BITEXACT_HOME (or --home) names a directory")
+    if home.is_symlink() and not home.exists():
+        # Not a directory still to make: mkdir cannot make one where a link is, so nothing ever records.
+        return (f"the data directory {home} is a symlink to {os.readlink(home)}, which does not exist: nothing"
+                " can be recorded or read until it does (create it, or point BITEXACT_HOME or --home at a"
+                " directory)")
+    blocked = _unmakeable(home)
+    if blocked is not None:
+        return (f"the data directory {home} cannot be made: {blocked}, so nothing can be recorded or read until"
+                " it is (or BITEXACT_HOME or --home names a directory that can be)")
+    return None
+
+
 def inside(path: Path | str, directory: Path | str) -> bool:
     """True when ``path`` is ``directory`` or lies below it, symlinks on both sides followed.
 

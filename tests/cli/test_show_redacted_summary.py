@@ -33,6 +33,14 @@ from bitexact.store import open_store
     ({"kind": "context", "data": {"name": "policy"}, "redacted": ["source.file"]}, f"policy ({REDACTED})"),
     ({"kind": "human_decision", "data": {"decision": "approve", "binds_step": 3}, "redacted": ["actor"]},
      f"{REDACTED}: approve step 3"),
+    # A decision whose bound step was redacted is no decision that bound none (`step -`).
+    ({"kind": "human_decision", "data": {"actor": "ann", "decision": "approve"}, "redacted": ["binds_step"]},
+     f"ann: approve step {REDACTED}"),
+    ({"kind": "marker", "data": {}, "redacted": ["note"]}, REDACTED),
+    ({"kind": "nondet", "data": {"source": "random.random"}, "redacted": ["value"]}, f"random.random = {REDACTED}"),
+    ({"kind": "model", "data": {"type": "chat"}, "redacted": ["model"]}, REDACTED),
+    ({"kind": "run_meta", "data": {"python": "3.11", "capture_policy": "off"}, "redacted": ["name"]},
+     f"{REDACTED} · python 3.11 · policy off"),
 ])
 def test_a_redacted_value_reads_redacted(entry: dict[str, Any], expected: str) -> None:
     assert summarize(entry) == expected

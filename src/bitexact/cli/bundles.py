@@ -12,7 +12,8 @@ import click
 from rich.markup import escape
 
 from bitexact.capture.clause import capture_clause
-from bitexact.cli.context import AppContext, pass_app, unusable_home
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.config import unusable_home
 from bitexact.cli.output import (
     EXIT_FAIL,
     EXIT_INPUT,

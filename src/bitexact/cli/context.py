@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from bitexact import config
+from bitexact.config import unusable_home
 from bitexact.cli.output import EXIT_INPUT, fail
 from bitexact.errors import RunNotFoundError, StoreError
 
@@ -22,44 +23,6 @@ if TYPE_CHECKING:
 # (`bitexact --help` and `bitexact verify FILE` use none of them).
 
 
-def _unmakeable(home: Path) -> str | None:
-    """Why the data directory, not there yet, can never be made by a recording: the nearest ancestor that
-    is there is a file, or a symlink to nowhere (an unmounted volume); None when it can be, or is there."""
-    if os.path.lexists(home):
-        return None
-    for ancestor in Path(os.path.abspath(home)).parents:
-        if not os.path.lexists(ancestor):
-            continue
-        if ancestor.is_dir():
-            return None
-        if ancestor.is_symlink() and not ancestor.exists():
-            return f"{ancestor} is a symlink to {os.readlink(ancestor)}, which does not exist"
-        return f"{ancestor} is a file, not a directory"
-    return None
-
-
-def unusable_home(home: Path) -> str | None:
-    """Why nothing can be recorded in or read from the data directory ``home``, in a sentence that says
-    what to do; None when it is a directory or can be made as one.
-
-    A symlink to nowhere (an unmounted volume) is no empty data directory: a command that read it as one
-    listed no runs, then a recording failed on a bare "No such file or directory".
-    """
-    if home.exists() and not home.is_dir():
-        return (f"the data directory {home} is a file, not a directory: nothing can be recorded or read until"
-                " BITEXACT_HOME (or --home) names a directory")
-    if home.is_symlink() and not home.exists():
-        # Not a directory still to make: mkdir cannot make one where a link is, so nothing ever records.
-        return (f"the data directory {home} is a symlink to {os.readlink(home)}, which does not exist: nothing"
-                " can be recorded or read until it does (create it, or point BITEXACT_HOME or --home at a"
-                " directory)")
-    blocked = _unmakeable(home)
-    if blocked is not None:
-        return (f"the data directory {home} cannot be made: {blocked}, so nothing can be recorded or read until"
-                " it is (or BITEXACT_HOME or --home names a directory that can be)")
-    return None
-
-
 @dataclass
 class AppContext:
     home: Path
@@ -70,7 +33,7 @@ class AppContext:
         if self._store is None:
             from bitexact.store import open_store
 
-            self._refuse_unusable_home()
+            self.refuse_unusable_home()
             self._store = open_store(self.home)
         return self._store
 
@@ -81,11 +44,11 @@ class AppContext:
         from bitexact.store import DB_NAME
 
         if self._store is None and not os.path.lexists(self.home / DB_NAME):  # a dangling link: opening says why
-            self._refuse_unusable_home()  # a data directory that cannot be is not one that holds no run
+            self.refuse_unusable_home()  # a data directory that cannot be is not one that holds no run
             raise RunNotFoundError(f"{self.home} holds no store")
         return self.store
 
-    def _refuse_unusable_home(self) -> None:
+    def refuse_unusable_home(self) -> None:
         """Raise :class:`StoreError` saying what is wrong when the data directory cannot hold a store."""
         why = unusable_home(self.home)
         if why is not None:

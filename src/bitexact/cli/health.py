@@ -14,7 +14,8 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from bitexact.cli.context import AppContext, pass_app, unusable_home
+from bitexact.cli.context import AppContext, pass_app
+from bitexact.config import unusable_home
 from bitexact.cli.output import console, kept_whole, plain, print_json
 from bitexact.config import SettingError, env_float
 from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health

@@ -108,6 +108,7 @@ def keys_rotate(app: AppContext) -> None:
       1  no key to rotate, one that does not load, or the store does not open
       2  a usage error
     """
+    app.refuse_unusable_home()
     if not app.keys.exists():  # nothing to rotate: refused before the store (and keys/retired/) is made
         fail(f"no key at {app.keys.current_path}: there is nothing to rotate",
              hint="Create one with `bitexact keys init`.")
@@ -159,5 +160,6 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
 def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:
     """The key files' keys, then those the store recorded whose file is gone (a data directory with no store
     yet has none, and listing makes none)."""
+    app.refuse_unusable_home()  # an unmounted data directory is no empty one: it is not told to make a key
     store = app.store if (app.home / DB_NAME).exists() else None
     return recorder_keys(app.keys, store)

@@ -82,11 +82,12 @@ def summarize(entry: dict[str, Any]) -> str:
         return _clip(", ".join(f"{k}={v}" for k, v in data.items() if isinstance(v, (str, int))))
     if kind == "human_decision":
         return _clip(f"{shown('actor', data.get('actor', '?'))}: {shown('decision', data.get('decision', '?'))} "
-                     f"step {data.get('binds_step', '-')}")
+                     f"step {shown('binds_step', data.get('binds_step', '-'))}")
     if kind == "marker":
-        return _clip(str(data.get("note", "")))
+        return _clip(str(shown("note", data.get("note", ""))))
     if kind == "run_meta":
-        return _clip(f"{data.get('name') or 'run'} · python {data.get('python', '?')} · policy {data.get('capture_policy', '?')}")
+        return _clip(f"{shown('name', data.get('name')) or 'run'} · python {shown('python', data.get('python', '?'))}"
+                     f" · policy {shown('capture_policy', data.get('capture_policy', '?'))}")
     if kind == "run_end":
         return f"sealed at {data.get('steps')} steps"
     if kind == "redaction":
@@ -94,7 +95,7 @@ def summarize(entry: dict[str, Any]) -> str:
     if kind == "repair":
         return _clip(f"{data.get('by', '?')}: {data.get('note', '')}")
     if kind == "model":
-        return _clip(str(data.get("model") or data.get("type") or "model call"))
+        return _clip(str(shown("model", data.get("model")) or shown("type", data.get("type")) or "model call"))
     if kind == "nondet":
-        return _clip(f"{data.get('source')} = {data.get('value')}")
+        return _clip(f"{shown('source', data.get('source'))} = {shown('value', data.get('value'))}")
     return _clip(", ".join(sorted(data)))

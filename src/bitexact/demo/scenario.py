@@ -48,7 +48,7 @@ def record_demo_run(recorder: Recorder) -> str:
         lookup_policy("HX-20931")
         with claims_api() as base_url, wrap(httpx.Client(timeout=10, trust_env=False)) as client:  # loopback: never through a proxy
             claim = client.get(base_url + "/v1/claims/CLM-4471", headers={"accept": "application/json"}).json()
-        fetched = r.steps - 1  # the claim lookup's http_call is the newest entry
+        fetched = r.last_step("http_call")  # the claim lookup (a gap marker may follow it: not r.steps - 1)
         decision = "approve" if claim["estimate_eur"] <= 5000 else "escalate"
         r.human_decision("adjuster:m.okafor", decision, reason="within single-adjuster limit", binds_step=fetched)
         r.marker(f"claim {claim['claim']} {decision}d; payout {claim['estimate_eur'] - 350} EUR")

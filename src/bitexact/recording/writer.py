@@ -93,6 +93,7 @@ class RunWriter:
         self.run_id = run_id
         self._lock = threading.RLock()  # seal() appends while holding it
         self._head = self._load_head()
+        self._last: dict[str, int] = {}  # kind -> the step of the newest entry of it this writer wrote
 
     def _load_head(self) -> _Head:
         store = self.recorder.store
@@ -117,6 +118,13 @@ class RunWriter:
     @property
     def sealed(self) -> bool:
         return self._head.sealed
+
+    def last_step(self, kind: str) -> int | None:
+        """The step of the newest ``kind`` entry this writer appended (a gap marker the policy or a door
+        declared is none), or None. For binding a decision to what was just recorded: the head is not it
+        when the policy put a gap marker after the entry."""
+        with self._lock:
+            return self._last.get(kind)
 
     def append(
         self,
@@ -251,6 +259,9 @@ class RunWriter:
                     self._head = self._load_head()
                     continue
                 self._head = state
+                for item, result in zip(staged, results):
+                    if not (item.gap or (item.kind == "marker" and "gap" in item.data)):  # a gap marker is ours
+                        self._last[item.kind] = result.step
                 return results
         raise StaleHeadError(
             f"run {self.run_id}: the head kept moving under {STALE_RETRIES} attempts to append; "

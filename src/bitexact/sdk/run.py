@@ -415,6 +415,17 @@ class Run:
         """Entries in the run's chain so far (entries still queued are not counted yet)."""
         return self.writer.steps if self.writer is not None else 0
 
+    def last_step(self, kind: str, timeout: float | None = None) -> int | None:
+        """The step of the newest ``kind`` entry this run wrote, once the entries queued before the call are
+        written (at most ``timeout``, default the drain timeout); None when there is none.
+
+        For ``human_decision(..., binds_step=r.last_step("http_call"))`` after a wrapped client's call, which
+        gives no handle: ``r.steps - 1`` names the capture policy's gap marker when it declared one after the
+        entry. A gap marker is never a ``marker`` here.
+        """
+        self.drain(timeout)
+        return self.writer.last_step(kind) if self.writer is not None else None
+
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until every queued entry is written (at most ``timeout``, default the drain timeout)."""
         if self._queue is None:

@@ -31,6 +31,9 @@ def open_store(home: Path | None = None) -> SQLiteStore:
     if a_file:
         raise StoreError(f"{named} is a file, not a directory: the data directory holds the store, keys and journals")
     if not exists:
+        blocked = config.unusable_home(directory)  # a symlink to nowhere (an unmounted volume), a file above it
+        if blocked is not None:
+            raise StoreError(blocked)
         try:
             directory.mkdir(mode=0o700, parents=True)
             os.chmod(directory, 0o700)  # mkdir's mode passes through the umask; say it exactly
