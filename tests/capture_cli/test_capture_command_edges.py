@@ -90,3 +90,22 @@ def test_journal_slot_output_never_replaces_its_own_slots_file(bx: Any, home: Pa
     assert path.read_bytes() == before, "the sealed slots file was replaced by a journal's plaintext"
     assert result.exit_code == 2 and "the journal itself" in result.stderr
 
+
+
+@pytest.mark.parametrize(("slot", "error", "said"), [
+    ("7", "no_such_slot", "has 4 slots (#0 to #3): there is no slot 7"),
+    ("4", "no_such_slot", "has 4 slots (#0 to #3): there is no slot 4"),
+    ("abc", "no_such_slot", "'abc' is not a slot number"),
+    ("-1", "no_such_slot", "'-1' is not a slot number"),
+    ("3", "empty_slot", "slot 3 of"),
+])
+def test_journal_names_a_slot_past_the_file_or_not_a_number_as_such(bx: Any, home: Path, slot: str, error: str,
+                                                                     said: str) -> None:
+    """A 4-slot file asked for `#7` said slot 7 "holds no journal (it is free)", a slot it does not have, and
+    `#abc` or `#-1` said "cannot read: No such file or directory" of a path ending `.bxs#abc`."""
+    path, _ = _slots(home, load_host_key(home))
+    result = bx("capture", "journal", f"{path}#{slot}", "--json")
+    assert result.exit_code == 2
+    document = json.loads(result.stdout)
+    assert document["opened"] is False and document["error"] == error, document
+    assert said in document["message"], document

@@ -78,7 +78,9 @@ def test_verify_refuses_a_malformed_pin_naming_its_flag(tmp_path: Path, flag: st
     for target, bad in ((str(bundle), "abc"), (run_id, "zz" * 32), (str(bundle), "ab" * 33), (run_id, "")):
         result = bx(home, "verify", target, flag, bad)
         assert result.returncode == 2, (target, bad, result.stdout, result.stderr)
-        assert flag in result.stderr and "64 hex" in result.stderr, result.stderr
+        # The FAIL verdict on stdout, one line, as for any input verify cannot read (bundle spec §12.3).
+        assert result.stdout.startswith("FAIL: ") and result.stdout.count("\n") == 1, result.stdout
+        assert flag in result.stdout and "64 hex" in result.stdout, result.stdout
         assert "Traceback" not in result.stderr
 
 

@@ -348,10 +348,14 @@ def _refuse_argument(message: str, opening: bool, as_json: bool) -> NoReturn:
     Under --open, 2 means "tested, no match", so it is 1 there, and with --json still one document: the verdict
     with the reason no test was made."""
     if not opening:
-        if as_json:  # --json is JSON: the FAIL verdict, as for a trust file that cannot be read
-            print_json(_verdict_json(failed(message, form="input")))
-            sys.exit(EXIT_INPUT)
-        fail(message, code=EXIT_INPUT)
+        # The FAIL verdict, as for a trust file that cannot be read: one line on stdout (bundle spec §12.3),
+        # or with --json that verdict as JSON.
+        verdict = failed(message, form="input")
+        if as_json:
+            print_json(_verdict_json(verdict))
+        else:
+            _print_verdict(verdict)
+        sys.exit(EXIT_INPUT)
     if as_json:
         print_json({**_verdict_json(failed(message, form="input")), "opening": None, "error": message})
         sys.exit(EXIT_FAIL)

@@ -41,7 +41,7 @@ from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
 from bitexact.private_files import is_special, write_private_file
 from bitexact.recording.journal import PURPOSE as SDK_JOURNAL
 from bitexact.recording.journal import JournalError
-from bitexact.recording.journal_slots import is_slots_file, slot_blobs
+from bitexact.recording.journal_slots import is_slots_file, slot_blobs, slot_count
 from bitexact.recording.requests import (
     ENV_DUAL_CONTROL,
     RequestError,
@@ -449,12 +449,18 @@ def _header_of(data: bytes) -> dict[str, Any]:
 def _sealed_bytes(file: Path) -> bytes:
     """FILE's sealed bytes; for ``SLOTS#N`` (a slot of an SDK slots file), that slot's."""
     name, hash_sign, number = file.name.rpartition("#")
-    if hash_sign and number.isdigit() and is_slots_file(file.with_name(name)) and not file.exists():
+    if hash_sign and is_slots_file(file.with_name(name)) and not file.exists():
         slots_path = file.with_name(name)
+        if not (number.isascii() and number.isdigit()):
+            raise _Unopened("no_such_slot", f"{file}: {number!r} is not a slot number (SLOTS#N, N from 0)")
         try:
+            count = slot_count(slots_path)
             full = {index: (blob, problem) for index, blob, problem in slot_blobs(slots_path)}
         except (OSError, JournalError) as exc:
             raise _Unopened("unreadable", f"{slots_path}: cannot read its slots: {exc}") from None
+        if int(number) >= count:
+            raise _Unopened("no_such_slot", f"{slots_path} has {count} slot{'s' if count != 1 else ''}"
+                                            f" (#0 to #{count - 1}): there is no slot {number}")
         if int(number) not in full:
             raise _Unopened("empty_slot", f"slot {number} of {slots_path} holds no journal (it is free)")
         blob, problem = full[int(number)]

@@ -239,7 +239,7 @@ def slot_blobs(path: Path) -> list[tuple[int, bytes, str | None]]:
     :class:`JournalError` for a file that is not a slots file.
     """
     data = Path(path).read_bytes()
-    size = _slot_size(path, data)
+    size = _slot_size(path, len(data))
     found: list[tuple[int, bytes, str | None]] = []
     for index in range(len(data) // size):
         offset = index * size
@@ -251,6 +251,13 @@ def slot_blobs(path: Path) -> list[tuple[int, bytes, str | None]]:
             continue
         found.append((index, data[offset + _LENGTH.size: offset + _LENGTH.size + length], None))
     return found
+
+
+def slot_count(path: Path) -> int:
+    """How many slots a slots file has, full or free; raises :class:`JournalError` for a file that is not
+    whole slots of the size its name gives (or not named as a slots file)."""
+    length = Path(path).stat().st_size
+    return length // _slot_size(path, length)
 
 
 def read_slots(path: Path, host_key: HostKey) -> list[SlotRecord]:
@@ -279,18 +286,18 @@ def has_full_slot(path: Path) -> bool:
     whole slots, so that a fold looks at it and names it."""
     try:
         data = Path(path).read_bytes()
-        size = _slot_size(path, data)
+        size = _slot_size(path, len(data))
     except (OSError, JournalError):
         return True
     return any(_LENGTH.unpack_from(data, offset)[0] for offset in range(0, len(data) - size + 1, size))
 
 
-def _slot_size(path: Path, data: bytes) -> int:
-    """The slot size the file's name gives, checked against the file's length."""
+def _slot_size(path: Path, length: int) -> int:
+    """The slot size the file's name gives, checked against the file's length (bytes)."""
     named = _FILE_NAME.fullmatch(Path(path).name)
     if named is None:
         raise JournalError(f"{Path(path).name} is not named as a slots file (slots-<token>-<KiB>k.bxs)")
     size = int(named.group(1)) * 1024
-    if len(data) % size:
-        raise JournalError(f"{Path(path).name}: {len(data)} bytes is not a whole number of {size}-byte slots")
+    if length % size:
+        raise JournalError(f"{Path(path).name}: {length} bytes is not a whole number of {size}-byte slots")
     return size
