@@ -170,6 +170,7 @@ class Run:
         # keeps it).
         self._open_calls: dict[EndsWithRun, None] = {}
         self._open_calls_lock = threading.Lock()
+        self._open_calls_ended = False  # the exit recorded the calls open: one opened later is never held
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -383,7 +384,8 @@ class Run:
 
     def _call_opened(self, call: EndsWithRun) -> None:
         with self._open_calls_lock:
-            self._open_calls[call] = None
+            if not self._open_calls_ended:
+                self._open_calls[call] = None
 
     def _call_ended(self, call: EndsWithRun) -> None:
         with self._open_calls_lock:
@@ -395,6 +397,7 @@ class Run:
         they stand, in the run they were made in: their own end may come after the run's, or never."""
         with self._open_calls_lock:
             still_open, self._open_calls = list(self._open_calls), {}
+            self._open_calls_ended = True
         for call in still_open:
             call.run_ending()
 

@@ -5,6 +5,7 @@ The entry's data::
     request   method, url (by the credential rule), path, query, headers, text | b64
     response  status, streamed, media_type, complete, headers, text | b64   (null when none came)
     error     type, message (when the request or the stream failed)
+    note      why no response is recorded when the run ended before it came (the request was sent)
     model     the model an OpenAI-compatible request or stream names, else null
 
 Bodies are text when they decode (by the content type's charset, else
@@ -12,7 +13,9 @@ UTF-8), and ``b64`` for bytes. A compressed body is recorded decompressed
 (gzip, deflate; brotli when its module is installed); any other encoding
 (zstd included) is recorded as ``b64`` with ``content_encoding`` saying
 why. Credential headers are ``[redacted]``. The entry is written once, when the exchange is over (or
-the run is: a response still open then is recorded as it stands).
+the run is: an exchange still open then, its request sent and its response not come yet included, is
+recorded as it stands). A reply HTTP gives no body (1xx, 204, 304, a reply to HEAD, ``content-length: 0``)
+is complete however it was closed: there was nothing to read.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
 _recorded: weakref.WeakSet[Any] = weakref.WeakSet()
 _recorded_lock = threading.Lock()
 MAX_MODEL_SNIFF: Final[int] = 1 << 20
+NO_RESPONSE_NOTE: Final[str] = "the run ended before the response came (the request was sent)"
 
 
 def claim_request(request: Any) -> bool:
@@ -258,22 +262,32 @@ class Exchange:
         self._done = False
         self._lock = threading.Lock()
 
+    def sending(self) -> None:
+        """The request goes out. From now on the run's end records the exchange as it stands if it is not over
+        by then (:meth:`run_ending`): its response may come after the run's exit began, or never."""
+        self.run._call_opened(self)
+
     def responded(self, status: int, headers: Iterable[tuple[str, str]], streamed: bool) -> None:
         """The response's head came; its body is the agent's to read. If the run ends before the agent has
         read it to its end or closed it, the run's end records it as it stands (:meth:`run_ending`)."""
         self._head = (status, list(headers), streamed)
-        self.run._call_opened(self)
 
     def run_ending(self) -> None:
-        """The run ends with the response still open: recorded now, incomplete, with what was read so far."""
-        if self._head is not None:
-            status, headers, streamed = self._head
-            self.finish(status=status, headers=headers, streamed=streamed, complete=False, decoded=self.decoded)
+        """The run ends with the exchange still open: recorded now, incomplete, with what was read so far; with
+        no response (and a note saying so) when its head has not come yet."""
+        head = self._head
+        if head is None:
+            self.finish(status=None, complete=False, note=NO_RESPONSE_NOTE)
+            return
+        status, headers, streamed = head
+        self.finish(status=status, headers=headers, streamed=streamed, complete=False, decoded=self.decoded)
 
     # -- bodies as they pass ----------------------------------------------
 
     def sent(self, chunk: bytes) -> None:
-        """A chunk of a streamed request body, as it went out."""
+        """A chunk of a streamed request body, as it went out (none once the exchange is recorded)."""
+        if self._done:
+            return
         self._request_chunks.append(bytes(chunk))
         self.request_body = None
 
@@ -282,7 +296,10 @@ class Exchange:
         self._request_chunks = []
 
     def received(self, chunk: bytes) -> None:
-        """A chunk of the response body, as it reached the agent."""
+        """A chunk of the response body, as it reached the agent. Once the exchange is recorded (the run's end
+        may record it first) what the agent reads on is its own: nothing is kept of it."""
+        if self._done:
+            return
         self._chunks.append(bytes(chunk))
 
     # -- the end ----------------------------------------------------------
@@ -314,23 +331,51 @@ class Exchange:
         complete: bool = True,
         error: BaseException | None = None,
         decoded: bool = False,
+        note: str | None = None,
     ) -> None:
-        """Record the exchange (once; later calls do nothing)."""
+        """Record the exchange (once; later calls do nothing), then let its bodies go: a response the agent
+        keeps holds the recording's stream, which must not hold a second copy of its body."""
         with self._lock:
             if self._done:
                 return
             self._done = True
-        if self._head is not None:
-            self.run._call_ended(self)
-        self.run._record_built("http_call", lambda: self._data(status, headers, streamed, complete, error, decoded),
-                               prov="observed", ctx=self.ctx)
+        self.run._call_ended(self)
+        headers = list(headers)
+        # A reply with no body to read is whole however it was closed (unread, or by the run's end).
+        complete = complete or (status is not None and error is None and self._bodiless(status, headers))
+        try:
+            self.run._record_built(
+                "http_call", lambda: self._data(status, headers, streamed, complete, error, decoded, note),
+                prov="observed", ctx=self.ctx)
+        finally:
+            self._release()
+
+    def abandon(self) -> None:
+        """The exchange cannot be recorded (its gap is declared already): nothing of it is recorded, by the run's
+        end either, and nothing of its bodies is kept."""
+        with self._lock:
+            self._done = True
+        self.run._call_ended(self)
+        self._release()
+
+    def _release(self) -> None:
+        self._chunks = []
+        self._request_chunks = []
+        self.request_body = b""
 
     def _may_have_body(self, status: int) -> bool:
         """False for a reply HTTP gives no body (RFC 9110 6.4.1: 1xx, 204, 304, and any reply to HEAD)."""
         return not (100 <= status < 200 or status in (204, 304) or self.method.upper() == "HEAD")
 
+    def _bodiless(self, status: int, headers: list[tuple[str, str]]) -> bool:
+        """The reply has no body: HTTP gives it none, or its ``content-length`` is 0."""
+        if not self._may_have_body(status):
+            return True
+        lengths = [str(value).strip() for name, value in headers if str(name).lower() == "content-length"]
+        return bool(lengths) and all(length == "0" for length in lengths)
+
     def _data(self, status: int | None, headers: Iterable[tuple[str, str]], streamed: bool, complete: bool,
-              error: BaseException | None, decoded: bool) -> dict[str, Any]:
+              error: BaseException | None, decoded: bool, note: str | None = None) -> dict[str, Any]:
         request = self._request_data()
         data: dict[str, Any] = {"request": request, "response": None}
         response_text: str | None = None
@@ -350,6 +395,8 @@ class Exchange:
             data["response"] = response
         if error is not None:
             data["error"] = _error(error, self.url, self.request_headers)
+        if note is not None:
+            data["note"] = note
         data["model"] = _model(request.get("text"), media, response_text)
         return data
 

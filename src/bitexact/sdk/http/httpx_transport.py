@@ -64,6 +64,7 @@ class _ResponseTee:
         self._exchange = exchange
         self._response = response
         self._ended = False
+        self._cut = False  # its consumer closed the stream before its end: a later iteration ends nothing
         exchange.responded(response.status_code, response.headers.multi_items(), _streamed(response))
 
     def _finish(self, *, complete: bool, error: BaseException | None = None) -> None:
@@ -78,11 +79,12 @@ class _TeeResponse(_ResponseTee, httpx.SyncByteStream):
                 self._exchange.received(chunk)
                 yield chunk
         except GeneratorExit:
+            self._cut = True
             raise  # closed early by its consumer: the close records it
         except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
-        self._ended = True
+        self._ended = not self._cut
 
     def close(self) -> None:
         try:
@@ -98,11 +100,12 @@ class _AsyncTeeResponse(_ResponseTee, httpx.AsyncByteStream):
                 self._exchange.received(chunk)
                 yield chunk
         except GeneratorExit:
+            self._cut = True
             raise  # closed early by its consumer: the close records it
         except BaseException as exc:  # a cancel or Ctrl-C mid-stream is the stream's error too
             self._finish(complete=False, error=exc)
             raise
-        self._ended = True
+        self._ended = not self._cut
 
     async def aclose(self) -> None:
         try:
@@ -139,6 +142,7 @@ def record_sync(
         release_request(request)
         return send(request)
     try:
+        exchange.sending()
         response = send(request)
     except BaseException as exc:  # a KeyboardInterrupt too: the request may have reached the server
         exchange.fail(exc)
@@ -176,6 +180,7 @@ async def record_async(
         release_request(request)
         return await send(request)
     try:
+        exchange.sending()
         response = await send(request)
     except BaseException as exc:  # asyncio.CancelledError too: the request may have reached the server
         exchange.fail(exc)

@@ -55,6 +55,7 @@ class _Tee:
         self.streamed = "content-length" not in response.headers
         self.depth = 0  # how deep inside the recorded reads the current one is (0: the agent's own)
         self.ended = False  # the body was read to its end
+        self.cut = False  # closing urllib3's stream early (its consumer let it go) closed the connection
         self.done = False  # the body is recorded: a read method the agent kept reads through
         self.shadows: dict[str, Any] = {}
 
@@ -96,13 +97,19 @@ class _Tee:
         self.exchange.decoded = bool(flag)
 
     def received(self, data: bytes, *, asked: int | None, whole: bool = False) -> None:
-        """What a read gave the agent. An empty read is the end of the body (not when it asked for no bytes),
-        and so is a read of all that was left (``whole``) or one that left none."""
+        """What a read gave the agent. An empty read is the end of what can be read (not when it asked for no
+        bytes), and so is a read of all that was left (``whole``) or one that left none."""
         if data:
             self.exchange.received(bytes(data))
         if (not data and asked != 0) or whole or (data and _drained(self.raw)):
-            self.ended = True
-            self.finish(complete=True)
+            self.nothing_left()
+
+    def nothing_left(self) -> None:
+        """No more bytes come: the body's end, unless it was cut short first. A stream closed early under the
+        tee (``next(r.iter_lines())`` dropping its generator: urllib3 closes the connection, as unwrapped) or a
+        body the wire still owes bytes of leaves later reads empty, which is no end of the body."""
+        self.ended = not (self.cut or _owed(self.raw))
+        self.finish(complete=self.ended)
 
     def failed(self, error: BaseException) -> None:
         """A read failed: recorded with the error the agent gets (requests' own, when requests was reading).
@@ -139,15 +146,16 @@ class _Tee:
             try:
                 yield chunk
             except GeneratorExit:
-                # Closed early by its consumer: so is urllib3's stream (which lets its connection go), as
-                # unwrapped; the response's close records the body.
+                # Closed early by its consumer: so is urllib3's stream, as unwrapped; the response's close
+                # records the body. A chunked one lets its connection go: the rest of the body is lost.
+                was_open = not _closed(self.raw)
                 with self:
                     close = getattr(chunks, "close", None)
                     if close is not None:
                         close()
+                self.cut = self.cut or (was_open and _closed(self.raw))
                 raise
-        self.ended = True
-        self.finish(complete=True)
+        self.nothing_left()
 
 
 def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str) -> Any:
@@ -214,6 +222,26 @@ def _closing(tee: _Tee, name: str, original: Callable[..., Any]) -> Callable[...
             tee.finish(complete=tee.ended)
 
     return close
+
+
+def _closed(raw: Any) -> bool:
+    """urllib3 has let the response's connection go (False for a raw object that cannot say)."""
+    try:
+        return bool(raw.isclosed())
+    except Exception:  # noqa: BLE001 - an unusual raw object
+        return False
+
+
+def _owed(raw: Any) -> bool:
+    """The wire still owes bytes of the body: a sized one short of its length, or a chunk not read to its end
+    (urllib3 counts both; a chunked body read through ``read()`` is counted by http.client, which tells no
+    cut from an end once closed: the tee's own ``cut`` says that)."""
+    try:
+        remaining = getattr(raw, "length_remaining", None)
+        chunk_left = getattr(raw, "chunk_left", None) if getattr(raw, "chunked", False) else None
+        return (isinstance(remaining, int) and remaining > 0) or (isinstance(chunk_left, int) and chunk_left > 0)
+    except Exception:  # noqa: BLE001 - an unusual raw object: its end is an empty read
+        return False
 
 
 def _drained(raw: Any) -> bool:
@@ -372,6 +400,7 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
         release_request(request)
         return send(request)
     try:
+        exchange.sending()
         response = send(request)
     except BaseException as exc:  # a KeyboardInterrupt too: the request may have reached the server
         exchange.fail(exc)
@@ -393,6 +422,7 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
     try:
         _Tee(response.raw, exchange, response).install()
     except Exception as exc:  # noqa: BLE001 - a raw object the body cannot be recorded from: a gap, as declared
+        exchange.abandon()
         run._declare_failure("http_call", exc)
     return response
 
