@@ -11,7 +11,7 @@ from bitexact.errors import StrictJSONError
 from bitexact.evidence.verify.bag import verify_bag
 from bitexact.evidence.verify.bundle import verify_bundle_document
 from bitexact.evidence.verify.dsse import verify_envelope
-from bitexact.evidence.verify.jsonl import JSON_SPACE, is_jsonl_header, non_blank, verify_stream
+from bitexact.evidence.verify.jsonl import JSON_SPACE, is_blank, is_jsonl_header, non_blank, verify_stream
 from bitexact.evidence.verify.pins import InputError, Pins, load_trust_file, read_bounded
 from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed
 
@@ -31,7 +31,8 @@ def verify_path(
         return failed(f"no such file: {shown}", form="input")
     with path.open("rb") as handle:
         # Read as _lines reads: an endless input with no line break (/dev/zero) stops at the limit.
-        first = next(non_blank(_lines(handle)), None)
+        skipped = _Skipped()
+        first = next(non_blank(skipped.counting(_lines(handle))), None)
         size = len(first or b"")
         # A JSONL header carries every checkpoint (megabytes for a long run): the line is held once, as
         # the text the parser reads, and not at all once parsed. Not UTF-8, or over the limit in bytes (the
@@ -60,11 +61,45 @@ def verify_path(
         try:
             doc = loads(whole)
         except StrictJSONError as exc:
-            return failed(f"bundle is not valid JSON: {exc}", form="json")
+            return failed(f"bundle is not valid JSON: {skipped.placed(whole) or exc}", form="json")
     if isinstance(doc, dict) and "payloadType" in doc:
         return verify_envelope(doc, pins, clauses=clauses)
     verdict, _ = verify_bundle_document(doc, pins, clauses=clauses)
     return verdict
+
+
+class _Skipped:
+    """The blank lines read before a file's first line, counted (never kept: there may be any number).
+
+    The whole-file parse starts at the first non-blank line; a parser message
+    must still place its error where a parser of the whole file would (line
+    and character counted from the file's top), as the spec's ``{diag}`` is
+    the parser's message.
+    """
+
+    def __init__(self) -> None:
+        self.chars = 0
+        self.newlines = 0
+
+    def counting(self, lines: Iterator[bytes]) -> Iterator[bytes]:
+        """``lines``, counting the blank ones (only those before the first line are read through it)."""
+        for line in lines:
+            if is_blank(line):
+                self.chars += len(line)
+                self.newlines += line.count(b"\n")
+            yield line
+
+    def placed(self, whole: bytes) -> StrictJSONError | None:
+        """The parser's error for ``whole`` read after the skipped lines (JSON whitespace ending in a newline,
+        so any such lines of the same counts place it alike); None when none were skipped."""
+        if not self.chars or self.chars > DEFAULT_MAX_BYTES:
+            return None
+        prefix = b" " * (self.chars - self.newlines) + b"\n" * self.newlines
+        try:
+            loads(prefix + whole, max_bytes=len(prefix) + DEFAULT_MAX_BYTES)
+        except StrictJSONError as exc:
+            return exc
+        return None
 
 
 def _lines(handle: BinaryIO) -> Iterator[bytes]:
