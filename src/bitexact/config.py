@@ -27,6 +27,14 @@ def home(explicit: Path | str | None = None) -> Path:
     return Path.home() / ".bitexact"
 
 
+def dangling(path: Path | str) -> str | None:
+    """``"a symlink to TARGET, which does not exist"`` when ``path`` is a link to nothing (an unmounted
+    volume): what no mkdir or file creation can go through, and what "no such file" would hide; else None."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return f"a symlink to {os.readlink(path)}, which does not exist"
+    return None
+
+
 def _unmakeable(home: Path) -> str | None:
     """Why the data directory, not there yet, can never be made by a recording: the nearest ancestor that
     is there is a file, or a symlink to nowhere (an unmounted volume); None when it can be, or is there."""
@@ -37,9 +45,8 @@ def _unmakeable(home: Path) -> str | None:
             continue
         if ancestor.is_dir():
             return None
-        if ancestor.is_symlink() and not ancestor.exists():
-            return f"{ancestor} is a symlink to {os.readlink(ancestor)}, which does not exist"
-        return f"{ancestor} is a file, not a directory"
+        link = dangling(ancestor)
+        return f"{ancestor} is {link}" if link else f"{ancestor} is a file, not a directory"
     return None
 
 
@@ -53,11 +60,11 @@ def unusable_home(home: Path) -> str | None:
     if home.exists() and not home.is_dir():
         return (f"the data directory {home} is a file, not a directory: nothing can be recorded or read until"
                 " BITEXACT_HOME (or --home) names a directory")
-    if home.is_symlink() and not home.exists():
+    link = dangling(home)
+    if link is not None:
         # Not a directory still to make: mkdir cannot make one where a link is, so nothing ever records.
-        return (f"the data directory {home} is a symlink to {os.readlink(home)}, which does not exist: nothing"
-                " can be recorded or read until it does (create it, or point BITEXACT_HOME or --home at a"
-                " directory)")
+        return (f"the data directory {home} is {link}: nothing can be recorded or read until it does (create"
+                " it, or point BITEXACT_HOME or --home at a directory)")
     blocked = _unmakeable(home)
     if blocked is not None:
         return (f"the data directory {home} cannot be made: {blocked}, so nothing can be recorded or read until"

@@ -62,3 +62,13 @@ def recorded_in_store(home: Path, data: dict[str, Any], name: str = "capture-lea
     finally:
         conn.close()
     return json.dumps(entry["data"], ensure_ascii=False) + "\n" + "\n".join(rows)
+
+
+def scrubbed(text: str) -> str:
+    """``text`` as the default policy stores it; asserts a second pass finds nothing new (a scrub is final)."""
+    from bitexact.capture import load_policy
+    from bitexact.capture.apply import scrub_text
+
+    out, _ = scrub_text(load_policy(env={}), text)
+    assert scrub_text(load_policy(env={}), out) == (out, {}), "a second pass finds nothing new"
+    return out

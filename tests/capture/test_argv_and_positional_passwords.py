@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from capture.support import recorded_in_store
+from capture.support import recorded_in_store, scrubbed
 
 from bitexact.capture import apply_policy, load_policy
-from bitexact.capture.apply import scrub_text
 from bitexact.capture.budget import Deadline
 from bitexact.capture.clean import clean
 from bitexact.capture.policy import POLICY_VERSION
@@ -26,12 +25,6 @@ V5_DIGEST = "73290d24da81c9dd3a19e8797d6e31f03bf10d12b56e0907f5c4763bd827bcab"
 """The shipped default policy's digest under rules version 5 (docs/capture.md, "Digest"); version 6 is pinned in
 test_names_and_connection_strings.py."""
 T = "[CREDENTIAL]"
-
-
-def _scrubbed(text: str) -> str:
-    out, _ = scrub_text(load_policy(env={}), text)
-    assert scrub_text(load_policy(env={}), out) == (out, {}), "a second pass finds nothing new"
-    return out
 
 
 def _as_data_and_document(args: list[Any]) -> tuple[list[Any], list[Any], int]:
@@ -107,7 +100,7 @@ def test_an_argv_item_is_read_as_the_same_flag_on_a_line_is(flag: str, value: st
     """One notion of a credential flag: whatever the text rule does with ``FLAG VALUE`` on a line, the list does
     with ``[FLAG, VALUE]`` (``--no-password y`` is a switch and ``y`` is left in both; ``--show-password y`` is
     read as a value after a credential name in both)."""
-    on_a_line = _scrubbed(f"t {flag} {value}")
+    on_a_line = scrubbed(f"t {flag} {value}")
     as_data, _, _ = _as_data_and_document(["t", flag, value])
     assert (on_a_line == f"t {flag} {T}") == (as_data == ["t", flag, T])
     assert on_a_line in (f"t {flag} {value}", f"t {flag} {T}")
@@ -122,7 +115,7 @@ def test_an_argv_item_is_read_as_the_same_flag_on_a_line_is(flag: str, value: st
     ('exec: ["myapp", "--password-file", "/run/x"]', 'exec: ["myapp", "--password-file", "/run/x"]'),
 ], ids=["json-list", "python-repr", "next-flag", "stdin", "password-file"])
 def test_an_argv_list_written_in_a_line_of_text_is_read_so_too(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -175,7 +168,7 @@ def test_a_flags_value_naming_a_command_is_not_taken_for_the_command() -> None:
     ("/usr/bin/mysql -pX8\n/usr/bin/zip -P x9 o.zip d", f"/usr/bin/mysql -p{T}\n/usr/bin/zip -P {T} o.zip d"),
 ], ids=["usr-bin", "dot-slash", "dot-dot", "tilde", "prompt", "two-words", "json-text", "assigned", "two-lines"])
 def test_a_command_written_as_a_path_takes_its_password_flag(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -188,7 +181,7 @@ def test_a_command_written_as_a_path_takes_its_password_flag(text: str, expected
     "/var/lib/mkdir -p out",
 ], ids=["url", "inside-a-word", "empty-dir", "longer-name", "prefixed-name", "asks", "other-command"])
 def test_a_path_that_is_no_command_of_the_table_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 # -- 3. positional passwords ------------------------------------------------------------------------------------------
@@ -224,7 +217,7 @@ def test_a_path_that_is_no_command_of_the_table_is_left(text: str) -> None:
         "wifi-connect", "quoted-ssid", "after-options", "ssid-password", "hotspot", "psk", "8021x", "plus",
         "long-setting", "wep-pin"])
 def test_a_positional_password_is_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -250,7 +243,7 @@ def test_a_positional_password_is_scrubbed(text: str, expected: str) -> None:
         "prose", "no-password", "password-last", "psk-flags", "key-mgmt", "show-secrets", "after-and", "prose-nmcli",
         "prose-nmcli-password", "no-wifi"])
 def test_a_positional_command_without_a_password_word_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -332,7 +325,7 @@ def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path
         "quoted-name", "single-quoted-name", "quoted-path", "ssid-connect", "nmcli-wait-option", "nmcli-id",
         "nmcli-add"])
 def test_the_forms_the_review_found_are_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -351,4 +344,4 @@ def test_the_forms_the_review_found_are_scrubbed(text: str, expected: str) -> No
 def test_what_the_review_found_over_scrubbed_is_left(text: str) -> None:
     """A path given as an argument is no command, prose naming a command is no command line, and nmcli's field
     selector (``-g PROPERTY``) prints a secret rather than setting one."""
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text

@@ -12,17 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from capture.support import recorded_in_store
+from capture.support import recorded_in_store, scrubbed
 
 from bitexact.capture import apply_policy, load_policy
-from bitexact.capture.apply import scrub_text
 from bitexact.capture.policy import POLICY_VERSION
-
-
-def _scrubbed(text: str) -> str:
-    out, _ = scrub_text(load_policy(env={}), text)
-    assert scrub_text(load_policy(env={}), out) == (out, {}), "a second pass finds nothing new"
-    return out
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -55,7 +48,7 @@ def _scrubbed(text: str) -> str:
     ('"argv": ["mysql", "-pS3cret"]', '"argv": ["mysql", "-p[CREDENTIAL]"]'),
 ], ids=lambda value: value.split()[0] if " " in value else value)
 def test_a_commands_password_flag_is_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -76,7 +69,7 @@ def test_a_commands_password_flag_is_scrubbed(text: str, expected: str) -> None:
     "cat /etc/mysql.cnf -p x",
 ])
 def test_the_same_letters_elsewhere_are_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -90,7 +83,7 @@ def test_the_same_letters_elsewhere_are_left(text: str) -> None:
     ("machine h account acct port 21 password x1", "machine h account acct port 21 password [CREDENTIAL]"),
 ], ids=["one-line", "several", "password-first", "default", "quoted", "login-default", "account-port"])
 def test_a_netrc_entrys_password_is_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -100,7 +93,7 @@ def test_a_netrc_entrys_password_is_scrubbed(text: str, expected: str) -> None:
     "default login default login default",
 ])
 def test_prose_about_machines_and_passwords_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -111,7 +104,7 @@ def test_prose_about_machines_and_passwords_is_left(text: str) -> None:
     ("<note><![CDATA[the password]]></note>", "<note><![CDATA[the password]]></note>"),
 ])
 def test_an_xml_elements_cdata_section_is_read_as_its_text(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 def test_the_rules_version_names_these_rules() -> None:
@@ -141,7 +134,7 @@ def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path
     ('mysql -p"S3 cret" shop', 'mysql -p"[CREDENTIAL]" shop'),
 ], ids=["sshpass", "openssl-single-quotes", "mysql-database", "mysql-flag-alone", "mysql-quoted-attached"])
 def test_an_argv_list_written_as_text_is_read_as_a_command_line(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -150,7 +143,7 @@ def test_an_argv_list_written_as_text_is_read_as_a_command_line(text: str, expec
     ("the machine root password is x", "the machine root password is x"),  # not at a line's start: prose
 ], ids=["indented", "escaped-newlines", "prose-mid-line"])
 def test_a_netrc_entry_starts_a_line(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 def _stored(data: dict[str, object]) -> str:
@@ -217,7 +210,7 @@ def test_an_argv_list_without_a_password_is_left(data: dict[str, object]) -> Non
 ], ids=["gh-body", "gh-b-attached", "az-keyvault", "aws-secretsmanager", "aws-configure", "git-config", "npm-config",
         "poetry-token", "poetry-basic", "sqlplus", "sqlplus-flags", "expdp-userid", "rman", "sql-connect"])
 def test_a_secret_stores_set_a_tools_config_and_oracles_login_are_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -233,7 +226,7 @@ def test_a_secret_stores_set_a_tools_config_and_oracles_login_are_scrubbed(text:
     "see docs/api/v1 and the config file at etc/app.conf",
 ])
 def test_settings_and_paths_that_hold_no_secret_are_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -255,7 +248,7 @@ def test_settings_and_paths_that_hold_no_secret_are_left(text: str) -> None:
 ], ids=["quoted-semicolon", "cookie-semicolon", "keytool-quoted", "sshpass-wrapped-port", "sshpass-argv-text",
         "oracle-quoted", "git-config-f", "git-config-file", "cdata-spaced", "expdp-remote"])
 def test_what_the_review_found_missed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -270,7 +263,7 @@ def test_what_the_review_found_missed(text: str, expected: str) -> None:
 ], ids=["written-newline", "unrar-dash", "7z-dash", "netrc-prose-default", "netrc-prose-machine", "pnpm-path",
         "expdp-local", "after-semicolon"])
 def test_what_the_review_found_over_scrubbed_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 class _Word(str):

@@ -13,22 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from capture.support import recorded_in_store
+from capture.support import recorded_in_store, scrubbed
 
 from bitexact.capture import apply_policy, load_policy
-from bitexact.capture.apply import scrub_text
 from bitexact.capture.detectors import is_credential_name
 from bitexact.capture.policy import POLICY_VERSION
 
 DEFAULT_DIGEST = "3860a892549f26d5648aea0a4a8e85f8559e9e9f0e10cfd1f6da102c34fa4e0d"
 """The shipped default policy's digest under rules version 6 (docs/capture.md, "Digest")."""
 T = "[CREDENTIAL]"
-
-
-def _scrubbed(text: str) -> str:
-    out, _ = scrub_text(load_policy(env={}), text)
-    assert scrub_text(load_policy(env={}), out) == (out, {}), "a second pass finds nothing new"
-    return out
 
 
 # -- compound names ending _pass / _pwd -----------------------------------------------------------------------------
@@ -42,8 +35,8 @@ def test_a_compound_name_ending_pass_or_pwd_names_a_credential(name: str) -> Non
     assert is_credential_name(name.rpartition(".")[2])
     data = apply_policy(load_policy(env={}), "tool_call", {"kwargs": {name: "S3cretPw1"}}).data
     assert data["kwargs"] == {name: T}
-    assert _scrubbed(f"{name}=S3cretPw1 ./deploy.sh") == f"{name}={T} ./deploy.sh"
-    assert _scrubbed(f"{name}: S3cretPw1") == f"{name}: {T}"
+    assert scrubbed(f"{name}=S3cretPw1 ./deploy.sh") == f"{name}={T} ./deploy.sh"
+    assert scrubbed(f"{name}: S3cretPw1") == f"{name}: {T}"
 
 
 @pytest.mark.parametrize("name", [
@@ -54,7 +47,7 @@ def test_a_pass_that_is_no_password_is_left(name: str) -> None:
     assert not is_credential_name(name)
     data = apply_policy(load_policy(env={}), "tool_call", {"kwargs": {name: "value-1"}}).data
     assert data["kwargs"] == {name: "value-1"}
-    assert _scrubbed(f"{name}=value-1") == f"{name}=value-1"
+    assert scrubbed(f"{name}=value-1") == f"{name}=value-1"
 
 
 # -- a connection string's PWD= -------------------------------------------------------------------------------------
@@ -70,14 +63,14 @@ def test_a_pass_that_is_no_password_is_left(name: str) -> None:
     ('conn = pyodbc.connect("DSN=prod;UID=app;PWD=S3cret")', f'conn = pyodbc.connect("DSN=prod;UID=app;PWD={T}")'),
 ])
 def test_a_connection_strings_pwd_is_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
     "PWD=/home/bob", "cd /srv && PWD=/srv/app ./run.sh", "echo $PWD", "'PWD' => '/home/bob'", "env | grep PWD=",
 ])
 def test_the_shells_working_directory_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 # -- chpasswd's input -----------------------------------------------------------------------------------------------
@@ -92,14 +85,14 @@ def test_the_shells_working_directory_is_left(text: str) -> None:
     ("sudo chpasswd <<<bob:S3cret", f"sudo chpasswd <<<bob:{T}"),
 ])
 def test_the_passwords_chpasswd_reads_are_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
     "echo 'bob:x1' | tee users.txt", "man chpasswd", "echo 'bob:x1' | chpasswd.sh", "echo 'bob:x1' | mychpasswd",
 ])
 def test_input_chpasswd_does_not_read_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 # -- HTTPie's and xh's -a -------------------------------------------------------------------------------------------
@@ -112,11 +105,11 @@ def test_input_chpasswd_does_not_read_is_left(text: str) -> None:
     ("http -a bob:S3cret example.org", f"http -a bob:{T} example.org"),
 ])
 def test_httpies_auth_value_is_scrubbed_with_or_without_a_colon(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 def test_curls_user_without_a_colon_is_still_a_user_name() -> None:
-    assert _scrubbed("curl -u bob https://h") == "curl -u bob https://h"
+    assert scrubbed("curl -u bob https://h") == "curl -u bob https://h"
 
 
 # -- the rules version and the store --------------------------------------------------------------------------------

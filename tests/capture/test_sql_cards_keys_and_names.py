@@ -16,20 +16,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from capture.support import scrubbed
 
 import bitexact
 from bitexact.capture import apply_policy, load_policy
-from bitexact.capture.apply import scrub_text
 from bitexact.sdk import close_stores
 from bitexact.store import DB_NAME
 
 T = "[CREDENTIAL]"
-
-
-def _scrubbed(text: str) -> str:
-    out, _ = scrub_text(load_policy(env={}), text)
-    assert scrub_text(load_policy(env={}), out) == (out, {}), "a second pass finds nothing new"
-    return out
 
 
 # -- SQL ------------------------------------------------------------------------------------------------------------
@@ -49,7 +43,7 @@ def _scrubbed(text: str) -> str:
     ("SET PASSWORD FOR 'app'@'%' = 'S3cret';", f"SET PASSWORD FOR 'app'@'%' = '{T}';"),
 ])
 def test_a_password_an_sql_statement_sets_is_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -57,7 +51,7 @@ def test_a_password_an_sql_statement_sets_is_scrubbed(text: str, expected: str) 
     "CREATE USER u IDENTIFIED BY RANDOM PASSWORD;", "SELECT password_hash FROM users;",
 ])
 def test_sql_and_prose_that_set_no_password_are_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 # -- track 1 ----------------------------------------------------------------------------------------------------------
@@ -69,12 +63,12 @@ def test_sql_and_prose_that_set_no_password_are_left(text: str) -> None:
      "%B[PAN ****5559]^SMITH/A^29121010000?;[PAN ****5559]=2912101?"),
 ])
 def test_a_card_number_on_track_one_is_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", ["%B4111111111111112^DOE", "%B41^DOE/JOHN^", "q=%B4%20x"])
 def test_track_one_shapes_holding_no_card_number_are_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 # -- OpenPGP ----------------------------------------------------------------------------------------------------------
@@ -92,13 +86,13 @@ m5tQ2YtF0x5T8w4kG9JWbJ9sQ0sA7qLvR2F4uC1kXz3nD5tM9xH8yW0vB6jK2pQ3
 @pytest.mark.parametrize("newline", ["\n", "\\n"], ids=["lines", "escaped"])
 def test_an_openpgp_private_key_block_is_scrubbed_between_its_armour_lines(newline: str) -> None:
     text = _PGP.replace("\n", newline)
-    assert _scrubbed(text) == newline.join(
+    assert scrubbed(text) == newline.join(
         ["-----BEGIN PGP PRIVATE KEY BLOCK-----", T, "-----END PGP PRIVATE KEY BLOCK-----"])
 
 
 def test_a_public_key_block_is_left() -> None:
     public = _PGP.replace("PRIVATE", "PUBLIC")
-    assert _scrubbed(public) == public
+    assert scrubbed(public) == public
 
 
 # -- names ------------------------------------------------------------------------------------------------------------
@@ -109,7 +103,7 @@ def test_a_public_key_block_is_left() -> None:
 def test_a_secret_under_a_tools_name_is_scrubbed(name: str) -> None:
     data = apply_policy(load_policy(env={}), "tool_call", {"result": {name: "c2VjcmV0S2V5MQ=="}}).data
     assert data["result"] == {name: T}
-    assert _scrubbed(f"{name}: c2VjcmV0S2V5MQ==") == f"{name}: {T}"
+    assert scrubbed(f"{name}: c2VjcmV0S2V5MQ==") == f"{name}: {T}"
 
 
 @pytest.mark.parametrize("name", ["sort_key", "cache_key", "idempotency_key", "AccountName", "client-certificate-data",
@@ -121,7 +115,7 @@ def test_names_beside_them_that_hold_no_secret_are_left(name: str) -> None:
 
 def test_an_azure_connection_strings_account_key_is_scrubbed() -> None:
     text = "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=QmFzZTY0S2V5PT0=;EndpointSuffix=core.windows.net"
-    assert _scrubbed(text) == text.replace("QmFzZTY0S2V5PT0=", T)
+    assert scrubbed(text) == text.replace("QmFzZTY0S2V5PT0=", T)
 
 
 # -- a run's name -----------------------------------------------------------------------------------------------------
@@ -169,26 +163,26 @@ def test_with_the_policy_off_a_runs_name_is_kept_as_given(tmp_path: Path, monkey
      f"printf %s {T} | /usr/bin/podman login --password-stdin -u a q.io"),
 ])
 def test_a_password_piped_into_a_registry_login_is_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", ["cat token.txt | docker login --password-stdin",
                                   "echo hi | docker ps; docker login --password-stdin", "echo x | docker logs c1"])
 def test_input_no_login_reads_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 def test_a_shadow_lines_hash_is_scrubbed() -> None:
     shadow = ("root:$6$saltsalt$abcdefghijklmnopqrstuvwxyz0123456789ABCDEF./:19000:0:99999:7:::\n"
               "daemon:*:19000:0:99999:7:::\nbob:$y$j9T$abcdefgh$ijklmnopqrstuv:19001:0:99999:7:::")
-    assert _scrubbed(shadow) == (f"root:{T}:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
+    assert scrubbed(shadow) == (f"root:{T}:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
                                  f"bob:{T}:19001:0:99999:7:::")
-    assert _scrubbed(shadow.replace("\n", "\\n")).count(T) == 2
+    assert scrubbed(shadow.replace("\n", "\\n")).count(T) == 2
 
 
 @pytest.mark.parametrize("text", ["price:$100:tag", "note: $6$ is the price", "x = 'a:$6$short:1:'"])
 def test_text_like_a_shadow_line_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 def test_card_codes_pins_and_one_time_passcodes_are_scrubbed_as_keys() -> None:

@@ -16,18 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from capture.support import recorded_in_store
+from capture.support import recorded_in_store, scrubbed
 
 from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.apply import scrub_text
 
 T = "[CREDENTIAL]"
-
-
-def _scrubbed(text: str) -> str:
-    out, _ = scrub_text(load_policy(env={}), text)
-    assert scrub_text(load_policy(env={}), out) == (out, {}), "a second pass finds nothing new"
-    return out
 
 
 def _stored(args: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -62,7 +56,7 @@ def _stored(args: list[Any]) -> tuple[list[Any], list[Any]]:
         "htpasswd-sudo", "home", "braced-variable", "non-ascii-dir", "windows-path", "exe", "exe-upper",
         "htpasswd-exe", "jarsigner"])
 def test_a_wrapped_variable_or_windows_command_takes_its_password(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -77,7 +71,7 @@ def test_a_wrapped_variable_or_windows_command_takes_its_password(text: str, exp
     "https://example.test/$HOME/mysql -pX",
 ], ids=["echo-argument", "wrapped-echo", "no-wrapper", "find", "ls", "longer-name", "asks", "longer-exe", "url"])
 def test_a_path_that_stands_where_no_command_does_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -102,7 +96,7 @@ def test_the_same_commands_as_argv_lists(args: list[Any], expected: list[Any]) -
     ("mysql -pS3cret\\ \\ Pw1", f"mysql -p{T}"),
 ], ids=["mysql", "sshpass", "long-flag", "name-value", "htpasswd", "two-blanks"])
 def test_an_escaped_blank_is_part_of_the_value(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 # -- argv lists written one item a line, or as bytes ----------------------------------------------------------------
@@ -117,7 +111,7 @@ def test_an_escaped_blank_is_part_of_the_value(text: str, expected: str) -> None
     ("[b'sshpass', b'-p', b'S1', b'ssh', b'h']", f"[b'sshpass', b'-p', b'{T}', b'ssh', b'h']"),
 ], ids=["python-pprint", "json-indented", "crlf", "bytes-flag", "bytes-command"])
 def test_an_argv_list_in_text_across_lines_or_as_bytes_is_read(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -126,7 +120,7 @@ def test_an_argv_list_in_text_across_lines_or_as_bytes_is_read(text: str, expect
     "[b'myapp', b'--password', b'-']",
 ], ids=["next-flag", "password-file", "stdin"])
 def test_an_argv_list_in_text_without_a_secret_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 # -- a switch takes no value ------------------------------------------------------------------------------------------
@@ -135,14 +129,14 @@ def test_an_argv_list_in_text_without_a_secret_is_left(text: str) -> None:
 @pytest.mark.parametrize("flag", ["--no-password", "--ask-password", "--prompt-password", "--skip-auth-token",
                                   "--without-password", "--disable-password", "--No-Password"])
 def test_a_switch_takes_no_value(flag: str) -> None:
-    assert _scrubbed(f"myapp {flag} keep") == f"myapp {flag} keep"
+    assert scrubbed(f"myapp {flag} keep") == f"myapp {flag} keep"
     assert _stored(["myapp", flag, "keep"]) == (["myapp", flag, "keep"], ["myapp", flag, "keep"])
 
 
 @pytest.mark.parametrize("flag", ["--show-password", "--new-password", "--admin-password", "--notify-token"])
 def test_a_flag_that_is_no_switch_still_takes_its_value(flag: str) -> None:
     """Only the switch words open a switch: ``--notify-token`` opens with ``no`` but not ``no-``."""
-    assert _scrubbed(f"myapp {flag} S1") == f"myapp {flag} {T}"
+    assert scrubbed(f"myapp {flag} S1") == f"myapp {flag} {T}"
     assert _stored(["myapp", flag, "S1"]) == (["myapp", flag, T], ["myapp", flag, T])
 
 
@@ -182,7 +176,7 @@ def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path
 ], ids=["httpie", "xh", "https-equals", "keygen-new", "keygen-old-and-new", "useradd", "usermod", "psexec",
         "rdesktop", "cqlsh", "influx", "ldappasswd", "oc-login", "cf-login", "rabbitmq-add", "rabbitmq-change"])
 def test_more_commands_take_their_passwords(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -197,7 +191,7 @@ def test_more_commands_take_their_passwords(text: str, expected: str) -> None:
 ], ids=["ls", "curl-append", "keygen-empty", "rdesktop-stdin", "rabbitmq-prompt", "rabbitmq-list", "ldapsearch-scope",
         "httpie-no-value"])
 def test_the_same_letters_elsewhere_are_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -219,7 +213,7 @@ def test_the_same_as_argv_lists(args: list[Any], expected: list[Any]) -> None:
     ("headers[ 'X-Api-Key' ] = `S1`", f"headers[ 'X-Api-Key' ] = `{T}`"),
 ], ids=["python", "ruby", "php", "backtick"])
 def test_a_credential_key_assigned_by_subscript_is_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -229,14 +223,14 @@ def test_a_credential_key_assigned_by_subscript_is_scrubbed(text: str, expected:
     "rows[0] = 'x'",
 ], ids=["comparison", "call", "other-key", "index"])
 def test_a_subscript_that_assigns_no_credential_literal_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 @pytest.mark.parametrize("text", ["mysql -u root --password S1", "psql -h db --password S1"])
 def test_a_database_clients_password_flag_keeps_its_value_scrubbed(text: str) -> None:
     """mysql and psql read ``--password`` alone as "ask for it" and take the next word for a database; a password
     written there by mistake is the likelier reading of a record, and is scrubbed (docs/capture.md)."""
-    assert _scrubbed(text) == text.replace("S1", T)
+    assert scrubbed(text) == text.replace("S1", T)
 
 
 # -- what the review found --------------------------------------------------------------------------------------------
@@ -260,7 +254,7 @@ def test_a_database_clients_password_flag_keeps_its_value_scrubbed(text: str) ->
         "timeout-signal", "timeout-kill-after", "sudo-option-after-value", "command-output", "bytes-positional",
         "rabbitmq-authenticate", "subscript-bytes", "subscript-raw-bytes"])
 def test_the_forms_the_review_found_are_scrubbed(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -272,13 +266,13 @@ def test_the_forms_the_review_found_are_scrubbed(text: str, expected: str) -> No
     "sudo " + "1" * 60 + "x /usr/bin/mysql -pX",  # a long word of digits, read once (a nested repeat was exponential)
 ], ids=["sudo-find", "xargs-ls", "http-synopsis", "keygen-synopsis", "argparse-usage", "digits-word"])
 def test_what_the_review_found_over_scrubbed_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text
 
 
 def test_a_command_named_inside_a_credential_flags_value_is_no_command() -> None:
     """The first pass read ``ssh-keygen`` (the ``--password`` value) as the command nearest ``-pS1``, and ssh-keygen
     takes no ``-p``: S1 was left until a second pass, the value replaced, found mysql's ``-p``."""
-    assert _scrubbed("mysql --password ssh-keygen -pS1") == f"mysql --password {T} -p{T}"
+    assert scrubbed("mysql --password ssh-keygen -pS1") == f"mysql --password {T} -p{T}"
 
 
 def test_a_line_of_escaped_blanks_after_a_flag_is_read_once() -> None:
@@ -307,7 +301,7 @@ def test_a_line_of_escaped_blanks_after_a_flag_is_read_once() -> None:
 ], ids=["sshpass", "mysql", "json-indented", "two-a-line", "after-sudo", "bytes", "bracket-in-an-item", "keygen",
         "htpasswd", "rabbitmq-crlf"])
 def test_a_commands_list_written_one_item_a_line_is_read_as_the_list(text: str, expected: str) -> None:
-    assert _scrubbed(text) == expected
+    assert scrubbed(text) == expected
 
 
 @pytest.mark.parametrize("text", [
@@ -317,4 +311,4 @@ def test_a_commands_list_written_one_item_a_line_is_read_as_the_list(text: str, 
     "  '-pS1',\n  'x'",  # items with no list and no command
 ], ids=["mkdir", "ssh-port", "mysql-asks", "no-list"])
 def test_a_list_across_lines_without_a_commands_password_is_left(text: str) -> None:
-    assert _scrubbed(text) == text
+    assert scrubbed(text) == text

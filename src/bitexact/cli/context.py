@@ -33,8 +33,7 @@ class AppContext:
         if self._store is None:
             from bitexact.store import open_store
 
-            self.refuse_unusable_home()
-            self._store = open_store(self.home)
+            self._store = open_store(self.home)  # a data directory that cannot be is refused there, saying why
         return self._store
 
     @property

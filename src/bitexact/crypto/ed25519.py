@@ -18,6 +18,7 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from bitexact.config import dangling
 from bitexact.errors import KeyMaterialError
 from bitexact.private_files import write_private_file
 
@@ -132,10 +133,11 @@ class SigningKey:
                     )
                 data = file.read(_MAX_PEM_BYTES + 1)
         except FileNotFoundError:
-            if os.path.islink(path):  # the link is in the way: `keys init` cannot make the key through it
+            link = dangling(path)
+            if link is not None:  # the link is in the way: `keys init` cannot make the key through it
                 raise KeyMaterialError(
-                    f"key {path}: a symlink to {os.readlink(path)}, which does not exist (an unmounted secrets"
-                    " volume?): restore the file it names, or remove the link and run `bitexact keys init`"
+                    f"key {path}: {link} (an unmounted secrets volume?): restore the file it names, or remove"
+                    " the link and run `bitexact keys init`"
                 ) from None
             raise KeyMaterialError(
                 f"no key at {path}: create one with `bitexact keys init`"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from bitexact import config
+from bitexact.config import dangling
 from bitexact.errors import KeyMaterialError
 from bitexact.private_files import write_private_file
 
@@ -126,10 +127,10 @@ def _read(path: Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        if os.path.islink(path):  # the link is in the way: no recording can make the key there
-            raise HostKeyError(f"host key {path}: a symlink to {os.readlink(path)}, which does not exist"
-                               " (a recording cannot make it through the link): create the file it names,"
-                               " or remove the link") from None
+        link = dangling(path)
+        if link is not None:  # the link is in the way: no recording can make the key there
+            raise HostKeyError(f"host key {path}: {link} (a recording cannot make it through the link): create"
+                               " the file it names, or remove the link") from None
         raise HostKeyError(f"host key {path}: no such file (it is made on first use by a recording)") from None
     except OSError as exc:
         raise HostKeyError(f"host key {path}: cannot open: {exc.strerror or exc}") from None

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bitexact.config import dangling
 from bitexact.crypto.ed25519 import SigningKey
 from bitexact.errors import KeyMaterialError
 from bitexact.private_files import fsync_directory, write_private_file
@@ -77,7 +78,7 @@ class KeyStore:
 
     def init(self) -> SigningKey:
         """Create the recorder key; refuses when one exists (or a link to one that does not)."""
-        if os.path.islink(self.current_path) and not self.current_path.exists():
+        if dangling(self.current_path):
             self.current()  # raises, naming the link and what it points to
         if self.current_path.exists():
             raise KeyMaterialError(
