@@ -6,9 +6,11 @@ not collected. Real servers on loopback.
 from __future__ import annotations
 
 import asyncio
-import gc
+import weakref
+from typing import Any
 
 import httpx
+import pytest
 import requests
 
 import bitexact
@@ -25,9 +27,27 @@ class _Big(HandlerBase):
         self._send(200, BLOCK * BLOCKS, "application/octet-stream")
 
 
+_made: weakref.WeakSet[Exchange] = weakref.WeakSet()
+"""Every exchange made in these tests, held weakly: found without ``gc.get_objects()``, which hands out
+references to objects other threads are still building (a tuple a recording thread is still filling then
+fails to resize: SystemError)."""
+
+
+@pytest.fixture(autouse=True)
+def _track_exchanges(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = Exchange.__init__
+
+    def init(self: Exchange, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        _made.add(self)
+
+    monkeypatch.setattr(Exchange, "__init__", init)
+
+
 def _held(url: str) -> int:
-    """Bytes the recording of ``url``'s exchange still holds (its exchange found among the live objects)."""
-    found = [o for o in gc.get_objects() if isinstance(o, Exchange) and o.url == url]
+    """Bytes the recording of ``url``'s exchange still holds (its exchange still alive: the agent's response
+    holds it)."""
+    found = [o for o in list(_made) if o.url == url]
     assert found, "the exchange is alive (the agent's response holds it)"
     return sum(len(chunk) for o in found for chunk in o._chunks)
 
