@@ -27,6 +27,17 @@ def stated(error: _Error, public: str | None = None) -> _Error:
     return error
 
 
+class StateRefusedError(BitExactError):
+    """The operation is refused by a state of the data directory or of a run, not by what was asked.
+
+    The same request succeeds, its arguments unchanged, once that state changes (a recorder key made with
+    ``bitexact keys init``, a run's journals folded by ``bitexact repair``), and the message says how to
+    change it. The command line exits 1 for it (a refusal), never 2 (an input to correct), whatever the
+    error's other bases: a subclass may also be an :class:`EvidenceError`, so a ``ValueError``, for
+    callers that caught it as one before it had its own type.
+    """
+
+
 class CanonicalizationError(BitExactError, ValueError):
     """A value cannot be written as canonical JSON (bundle spec §1.2)."""
 

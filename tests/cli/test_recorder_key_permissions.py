@@ -92,7 +92,8 @@ def test_an_sdk_run_says_why_it_could_not_start(tmp_path: Path, strict: str) -> 
     else:
         assert proc.stdout.strip() == "ran"  # the agent goes on as it would unrecorded
         [line] = [line for line in proc.stderr.splitlines() if "recording gap" in line]
-        assert "KeyMaterialError: key " in line and "must be owner-only (chmod 600" in line
+        # RecorderKeyError: the KeyMaterialError the data directory's key raises, typed as a state (exit 1).
+        assert "RecorderKeyError: key " in line and "must be owner-only (chmod 600" in line
 
 
 def test_rotation_replaces_it_with_an_owner_only_key(tmp_path: Path) -> None:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from cli.real_command import run_bitexact
 from sessions.probe_suite import probe_suite
 
-from bitexact.sessions.compact import compact
+from bitexact.sessions.compact import CompactSourceError, compact
 from bitexact.sessions.conformance import conformance_report
 from bitexact.sessions.schema import UNIFIED_SCHEMA_FILE, load_schema
 from bitexact.sessions.validate import validate
@@ -39,9 +40,9 @@ def test_compact_final_oversized_line_ending_at_snapshot_end_is_reported_as_loss
     Today it vanishes silently: 0 oversized, 0 omitted, truncated false."""
     path = tmp_path / "aw_session.jsonl"
     giant = '{"type":"usage.report","data":{"model":"' + "x" * 20_000 + '"}}'
-    path.write_text(_usage_line(0) + "\n" + giant, encoding="utf-8")  # no LF: the line ends at the file end
+    path.write_text(HEADER_LINE + "\n" + _usage_line(0) + "\n" + giant, encoding="utf-8")  # no final LF
     result = compact(path)
-    assert result["includedEvents"] == 1
+    assert result["includedEvents"] == 2
     # Same file with a final LF reports the loss; without it the same discarded record must not disappear.
     assert result["oversizedLines"] == 1
     assert result["omittedEvents"] == 1
@@ -55,12 +56,52 @@ def test_compact_overflowing_number_is_omitted_not_a_failed_file(tmp_path: Path)
     Infinity).  Today the strict reader refuses the record and the whole compaction fails with
     CompactSourceError ("non-finite number is not allowed"); the field must just be dropped."""
     path = tmp_path / "aw_session.jsonl"
-    path.write_text('{"type":"usage.report","data":{"model":"m","aic":1e400}}\n'
+    path.write_text(HEADER_LINE + '\n{"type":"usage.report","data":{"model":"m","aic":1e400}}\n'
                     '{"type":"workflow.job_result","data":{"jobId":"j"}}\n', encoding="utf-8")
     result = compact(path)
     lines = [json.loads(x) for x in result["session"].splitlines()]
-    assert lines == [{"type": "usage.report", "data": {"model": "m"}},
+    assert lines == [HEADER, {"type": "usage.report", "data": {"model": "m"}},
                      {"type": "workflow.job_result", "data": {"jobId": "j"}}]
+
+
+_EXPECTED = ("missing file-format header: the first record of a unified session must be the collector's"
+             ' session.format header, e.g. {"type":"session.format","data":{"version":1},"provenance":'
+             '{"component":"collector","phase":"conclusion","path":"usage/aw_session.jsonl","index":0}}; found ')
+
+
+@pytest.mark.uas("T-UAS-064", "T-UAS-078")
+@pytest.mark.parametrize(("first", "where", "found"), [
+    ('{"type":"workflow.job_result","data":{"jobId":"j","result":"success"}}', "line 1",
+     "a 'workflow.job_result' record"),
+    ('{"type":"session.format","data":{"version":1}}', "line 1",  # a source's own: no collector provenance
+     "a session.format record without the collector's provenance (a source's own, not the header)"),
+    ("[1, 2]", "line 1", "a JSON list"),
+    ("\n\n", "line 1", "no record, only blank lines"),
+    ('{"type":"session.format","pad":"' + "p" * 17_000 + '"}', "line 1", "a line over 16384 bytes"),
+], ids=["another-kind", "source-native-format", "not-an-object", "blank-lines", "oversized-first-line"])
+def test_compact_refuses_a_file_without_the_format_header_naming_line_1_and_the_header_expected(
+        tmp_path: Path, first: str, where: str, found: str) -> None:
+    """T-UAS-064: "Readers claiming support for this file format MUST inspect the first record before consuming
+    the remaining stream and MUST report a missing, invalid, or unsupported version instead of silently
+    assuming compatibility"; 3.8 compacts "an already redacted unified session". `sessions compact` projected
+    a file with no header as if it were one (exit 0), while `sessions validate unified` refused it."""
+    path = tmp_path / "aw_session.jsonl"
+    path.write_text(first + "\n" + (_usage_line(0) + "\n" if first.strip() else ""), encoding="utf-8")
+    result = run_bitexact(tmp_path / "home", "sessions", "compact", str(path))
+    assert result.returncode == 2, result.stdout + result.stderr  # what compact gives every input it cannot read
+    assert result.stdout == ""
+    assert result.stderr.strip() == f"error: {path}: {where}: {_EXPECTED}{found}", result.stderr
+
+
+@pytest.mark.uas("T-UAS-064")
+def test_compact_still_reads_a_header_after_leading_blank_lines_and_names_their_line(tmp_path: Path) -> None:
+    """Blank lines are skipped before the first record as between records; the message counts them."""
+    path = tmp_path / "aw_session.jsonl"
+    path.write_text("\n" + HEADER_LINE + "\n" + _usage_line(0) + "\n", encoding="utf-8")
+    assert compact(path)["includedEvents"] == 2
+    path.write_text("\n" + _usage_line(0) + "\n", encoding="utf-8")
+    with pytest.raises(CompactSourceError, match=r"^line 2: missing file-format header: .*; found a 'usage.report' record$"):
+        compact(path)
 
 
 # ----------------------------------------------------------------- validate (3.6)

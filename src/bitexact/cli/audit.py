@@ -9,7 +9,7 @@ from bitexact.capture import PolicyError
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, console, fail, ok
 from bitexact.config import SettingError
-from bitexact.errors import BitExactError, RunNotFoundError, StoreBusyError
+from bitexact.errors import BitExactError, RunNotFoundError, StateRefusedError, StoreBusyError
 from bitexact.recording.audit import (
     apply_pending,
     check_repair,
@@ -50,11 +50,15 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
 
     \b
     Exit codes:
-      0  redacted (with --resume: pending claims applied, or none pending)
-      1  refused or failed: BITEXACT_REQUIRE_DUAL_CONTROL, claims to finish first, the store kept
-         locked or damaged, a removal that did not finish after its claim landed
-      2  no such run; a field that cannot be redacted (an audit entry, a path the step does not
-         commit); --reason missing; --field with --resume
+      0  redacted (with --resume: pending claims applied, or none pending - nothing is left to
+         finish, which is what --resume is run for, so it is not refused)
+      1  refused or failed, the arguments good (the same command works once the state changes):
+         BITEXACT_REQUIRE_DUAL_CONTROL, claims to finish first (--resume), journals to fold
+         first (`bitexact repair RUN`), the store kept locked or damaged, a removal that did not
+         finish after its claim landed
+      2  the arguments must change: no such run; a field that cannot be redacted (an audit
+         entry, a path the step does not commit, one already redacted); --reason missing;
+         --field with --resume
       130  Ctrl-C
     """
     try:
@@ -87,6 +91,8 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
         app.no_run(run_id)
     except (SettingError, PolicyError):  # a setting, not an argument: exit 1 as in every command (cli._Group)
         raise
+    except StateRefusedError as exc:  # journals to fold first: the same command works after `repair` (exit 1)
+        fail(str(exc), code=EXIT_FAIL)
     except ValueError as exc:  # a field, a --by or a --note that cannot be used (EvidenceError, RecordError)
         fail(str(exc), code=EXIT_INPUT)
     # Any other BitExactError (a store kept locked, a full disk before the claim lands, a key that does not
@@ -147,9 +153,12 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
 
     \b
     Exit codes:
-      0  recorded
-      1  failed: the store kept locked or damaged, a setting or the capture policy unusable
-      2  no such run, --by or --note empty, or a usage error
+      0  recorded (a sealed run with nothing to fold too: a repair may follow a seal, accepting
+         a history found damaged, so "nothing to repair" is not refused)
+      1  refused or failed, the arguments good: a live process still recording the run, its
+         journals directory unusable, orphans of a sealed run not in its chain, the store kept
+         locked or damaged, a setting or the capture policy unusable
+      2  the arguments must change: no such run, --by or --note empty, or a usage error
     """
     try:
         check_repair(by, note)  # before the fold writes anything

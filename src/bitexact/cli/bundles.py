@@ -28,6 +28,7 @@ from bitexact.errors import (
     BitExactError,
     KeyMaterialError,
     RunNotFoundError,
+    StateRefusedError,
     StoreBusyError,
     StoreError,
     StrictJSONError,
@@ -91,10 +92,12 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
     \b
     Exit codes:
       0  written
-      1  refused or failed: redaction claims not yet applied, the store does not open or the run
+      1  refused or failed, the arguments good: redaction claims not yet applied, no recorder key
+         (`bitexact keys init`) or one that does not load, the store does not open or the run
          does not read back (damaged, kept locked)
-      2  no such run; -o, --redact or the recorder key cannot be used (one of BitExact's own files,
-         not writable, a path the run does not hold, no key); a run too large for --format json
+      2  the arguments must change: no such run; -o or --redact cannot be used (one of BitExact's
+         own files, not writable, a path the run does not hold); a run too large for --format json
+         or dsse (use --format jsonl)
     """
     app.refuse_own_file(output)
     try:
@@ -122,7 +125,9 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
                                              " --format jsonl")
     except (SettingError, StoreError):  # a setting, or a store that does not open or read back (a locked or
         raise  # damaged one): the operation failed, exit 1 as in every command (cli._Group says it)
-    except (BitExactError, ValueError, OSError) as exc:  # -o, --redact or the key cannot be used
+    except StateRefusedError as exc:  # no recorder key, or one that does not load: `keys init` (its message says)
+        fail(str(exc), code=EXIT_FAIL)
+    except (BitExactError, ValueError, OSError) as exc:  # -o or --redact cannot be used
         fail(str(exc), code=EXIT_INPUT)
     if as_json:
         print_json({"path": str(result.path), "format": result.format, "run_id": result.run_id,

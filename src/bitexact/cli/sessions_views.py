@@ -276,7 +276,8 @@ def compact_command(path: Path, as_json: bool) -> None:
     \b
     Exit codes:
       0  shown
-      2  PATH cannot be read or is not a unified session, or a usage error
+      2  PATH cannot be read or is not a unified session (its first record is not the collector's
+         session.format header, or a record is not JSON), or a usage error
     """
     try:
         result = compact(path)

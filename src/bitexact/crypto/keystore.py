@@ -20,8 +20,14 @@ from pathlib import Path
 
 from bitexact.config import dangling
 from bitexact.crypto.ed25519 import SigningKey
-from bitexact.errors import KeyMaterialError
+from bitexact.errors import KeyMaterialError, StateRefusedError
 from bitexact.private_files import fsync_directory, write_private_file
+
+
+class RecorderKeyError(KeyMaterialError, StateRefusedError):
+    """The data directory's recorder key is missing or unusable (a link to nowhere, others may read it, not
+    a PEM key): a state of the data directory that `bitexact keys init` (or a chmod, or `keys rotate`)
+    changes, not an input of the command that needed the key. Its message says which."""
 
 
 @dataclass(frozen=True)
@@ -91,9 +97,13 @@ class KeyStore:
         return key
 
     def current(self) -> SigningKey:
-        """The key that signs new checkpoints and bundles; refused when others may read or write its file."""
-        return SigningKey.load(self.current_path, owner_only=True,
-                               advice="; if others may have read it, `bitexact keys rotate` replaces it")
+        """The key that signs new checkpoints and bundles; refused (:class:`RecorderKeyError`) when it is
+        missing or does not load, or when others may read or write its file."""
+        try:
+            return SigningKey.load(self.current_path, owner_only=True,
+                                   advice="; if others may have read it, `bitexact keys rotate` replaces it")
+        except KeyMaterialError as exc:  # the same words, typed as the state it is
+            raise RecorderKeyError(str(exc)) from None
 
     def current_or_init(self) -> SigningKey:
         """The current key, creating it on first use (another process creating it first: that one)."""

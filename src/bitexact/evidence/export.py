@@ -332,6 +332,6 @@ def _export_once(
             raise BundleTooLargeError(
                 f"run {source.run_id} as a {fmt} bundle is {len(text)} bytes, over the {MAX_DOCUMENT_BYTES}"
                 " bytes a verifier reads as one JSON document (`bitexact verify` refuses it): export it as"
-                " jsonl, which is verified line by line")
+                " jsonl (`--format jsonl`), which is verified line by line")
         written = atomic_write(path, [text])
     return ExportResult(path, fmt, source.run_id, steps, head, count, written)

@@ -7,13 +7,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from bitexact.errors import EvidenceError
+from bitexact.errors import EvidenceError, StateRefusedError
 from bitexact.evidence.export import redaction_plan
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import check_redactable, claim_token, derived_digests, redact_entry
 from bitexact.recording.journal import discard_folded, unfolded_journals
 from bitexact.recording.writer import RunWriter
 from bitexact.store import ConflictError, Store
+
+
+class UnfoldedJournalsError(EvidenceError, StateRefusedError):
+    """A redaction refused because the run's journals are not all folded into its chain yet: a state of
+    the run (``bitexact repair`` folds them, then the same redaction goes through), not a bad field."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ def record_claim(
 
 
 def refuse_unfolded(store: Store, run_id: str) -> None:
-    """Refuse a claim on a run whose journals are not all folded into its chain: one may hold a copy of
+    """Refuse (:class:`UnfoldedJournalsError`) a claim on a run whose journals are not all folded into its chain: one may hold a copy of
     the value (an entry written just before its process died keeps its journal until a repair), and a copy
     under the host key would outlive the redaction. The repair folds or removes them all."""
     path = getattr(store, "path", None)
@@ -86,7 +91,7 @@ def refuse_unfolded(store: Store, run_id: str) -> None:
     left = unfolded_journals(Path(path).parent, run_id)
     if left:
         shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
-        raise EvidenceError(
+        raise UnfoldedJournalsError(
             f"run {run_id} has {len(left)} journal(s) not folded into its chain ({shown}); one may hold "
             f"a copy of the value, which would outlive the redaction: run `bitexact repair {run_id} "
             "--by NAME --note TEXT` first (or redact once its recording has ended)"

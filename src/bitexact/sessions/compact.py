@@ -17,8 +17,10 @@ size is snapshotted, at most 64 MiB of it is inspected, no line longer than
 16 KiB is retained (an oversized line is skipped through its LF without
 being decoded), and a final unterminated record is decoded only when it
 ends at the snapshotted end.  Invalid retained records, I/O errors, missing,
-empty, symlinked and non-regular files fail with ``CompactSourceError``.
-Inputs are never modified.
+empty, symlinked and non-regular files fail with ``CompactSourceError``, and
+so does a file whose first record is not the collector's ``session.format``
+header (T-UAS-064: a reader of the unified file inspects it first and reports
+a missing header rather than assume the format).  Inputs are never modified.
 """
 
 from __future__ import annotations
@@ -132,8 +134,31 @@ def project(event: Any) -> dict[str, Any] | None:
     return out
 
 
-def _check_header(event: Any, where: str) -> None:
-    """Refuse a first record that is the file-format header with a version no reader accepts (T-UAS-064)."""
+_EXPECTED_HEADER = ("the first record of a unified session must be the collector's session.format header,"
+                    ' e.g. {"type":"session.format","data":{"version":1},"provenance":{"component":"collector",'
+                    '"phase":"conclusion","path":"usage/aw_session.jsonl","index":0}}')
+"""What a file without the header is told was expected (T-UAS-064's header line)."""
+
+
+def _found(event: Any) -> str:
+    """What stands where the header was expected, by its type only: a record's values are never quoted."""
+    kind = event.get("type") if isinstance(event, Mapping) else None
+    if kind == "session.format":
+        return "a session.format record without the collector's provenance (a source's own, not the header)"
+    if isinstance(kind, str) and 0 < len(kind) <= 64 and kind.isprintable():
+        return f"a {kind!r} record"
+    return "a record with no usable type" if isinstance(event, Mapping) else f"a JSON {type(event).__name__}"
+
+
+def _missing_header(where: str, found: str) -> CompactSourceError:
+    return CompactSourceError(f"{where}: missing file-format header: {_EXPECTED_HEADER}; found {found}")
+
+
+def _check_header(event: Any, where: str, *, required: bool = False) -> None:
+    """Refuse a first record that is the file-format header with a version no reader accepts (T-UAS-064),
+    and, when ``required`` (a file), a first record that is not the header at all."""
+    if required and not is_format_header(event):
+        raise _missing_header(where, _found(event))
     if is_format_header(event):
         try:
             header_version(event.get("data"))
@@ -142,18 +167,20 @@ def _check_header(event: Any, where: str) -> None:
 
 
 class _Budget:
-    def __init__(self) -> None:
+    def __init__(self, *, header_required: bool = False) -> None:
         self.lines: list[bytes] = []
         self.used = 0
         self.omitted = 0
         self.budget_hit = False
         self.first = True
+        self.header_required = header_required
 
     def offer(self, event: Any, where: str = "record 1") -> None:
-        """Project ``event`` and keep it if it fits; the first one offered, if a header, is checked first."""
+        """Project ``event`` and keep it if it fits; the first one offered is checked first: a header's
+        version always, and that it is the header at all when ``header_required``."""
         if self.first:
             self.first = False
-            _check_header(event, where)
+            _check_header(event, where, required=self.header_required)
         projected = project(event)
         if projected is None:
             self.omitted += 1
@@ -256,7 +283,7 @@ def compact(path: Path) -> dict[str, Any]:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         raise CompactSourceError(f"{path}: cannot open ({exc.strerror})") from None
-    budget = _Budget()
+    budget = _Budget(header_required=True)
     oversized = 0
     number = 0
     line = bytearray()
@@ -281,6 +308,8 @@ def compact(path: Path) -> dict[str, Any]:
                     break
                 number += 1
                 if skipping:
+                    if budget.first:  # the header is one short line: a longer first one is not it
+                        raise _missing_header(f"line {number}", f"a line over {MAX_LINE_BYTES} bytes")
                     oversized += 1
                     skipping = False
                 elif line.strip():
@@ -295,6 +324,9 @@ def compact(path: Path) -> dict[str, Any]:
     if not skipping and line.strip() and consumed == snapshot:
         # A final unterminated record counts only when it reaches the snapshotted end.
         budget.offer(_decode(bytes(line), number + 1), f"line {number + 1}")
+    if budget.first:  # no record at all: blank lines, or one first line too long to be the header
+        found = f"a line over {MAX_LINE_BYTES} bytes" if skipping else "no record, only blank lines"
+        raise _missing_header(f"line {number + 1}" if skipping else "line 1", found)
     if skipping and consumed == snapshot:
         # The same record, too long to keep: a completed oversized line, lost and reported as such
         # (one cut off by the scan limit is not complete, and counts under scanTruncated instead).

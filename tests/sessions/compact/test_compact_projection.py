@@ -19,6 +19,12 @@ def _lines(result):
     return [json.loads(x) for x in result["session"].splitlines()]
 
 
+HEADER = {"type": "session.format", "data": {"version": 1},
+          "provenance": {"component": "collector", "phase": "conclusion", "path": "usage/aw_session.jsonl", "index": 0}}
+HEADER_LINE = json.dumps(HEADER)
+"""The file producer reads a unified session: its first record is this header (T-UAS-064), itself retained."""
+
+
 def _usage_event(i=0, **extra):
     return {"type": "usage.report", "data": {"model": "m", "aic": 1.5, "stepIndex": i, **extra},
             "provenance": {"component": "usage", "phase": "agent", "path": "usage/x.jsonl", "index": i}}
@@ -125,9 +131,9 @@ def test_oversized_line_skipped_without_decoding_and_later_records_kept(tmp_path
     path = tmp_path / "s.jsonl"
     good = json.dumps(_usage_event(1))
     giant = '{"type":"usage.report","data":{"model":"' + "x" * 20000 + '"}} not json'
-    path.write_text(good + "\n" + giant + "\n" + good + "\n", encoding="utf-8")
+    path.write_text(HEADER_LINE + "\n" + good + "\n" + giant + "\n" + good + "\n", encoding="utf-8")
     result = compact(path)
-    assert result["includedEvents"] == 2 and result["oversizedLines"] == 1
+    assert result["includedEvents"] == 3 and result["oversizedLines"] == 1
     assert result["omittedEvents"] == 1 and result["truncated"] is True
 
 
@@ -139,30 +145,31 @@ def test_line_of_exactly_16_kib_is_retained(tmp_path) -> None:
     line = json.dumps(record, separators=(",", ":"))
     assert len(line) == 16384
     path = tmp_path / "s.jsonl"
-    path.write_text(line + "\n" + line + "x\n", encoding="utf-8")
+    path.write_text(HEADER_LINE + "\n" + line + "\n" + line + "x\n", encoding="utf-8")
     result = compact(path)
-    assert result["includedEvents"] == 1 and result["oversizedLines"] == 1
+    assert result["includedEvents"] == 2 and result["oversizedLines"] == 1
 
 
 @pytest.mark.uas("T-UAS-078")
 def test_final_unterminated_record_decoded_only_at_snapshot_end(tmp_path, monkeypatch) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_text(json.dumps(_usage_event(0)) + "\n" + json.dumps(_usage_event(1)), encoding="utf-8")
-    assert compact(path)["includedEvents"] == 2
+    path.write_text(HEADER_LINE + "\n" + json.dumps(_usage_event(0)) + "\n" + json.dumps(_usage_event(1)),
+                    encoding="utf-8")
+    assert compact(path)["includedEvents"] == 3
     size = path.stat().st_size
     monkeypatch.setattr(compact_module, "MAX_SCAN_BYTES", size - 5)
     result = compact(path)
-    assert result["includedEvents"] == 1 and result["scanTruncated"] is True and result["truncated"] is True
+    assert result["includedEvents"] == 2 and result["scanTruncated"] is True and result["truncated"] is True
 
 
 @pytest.mark.uas("T-UAS-078")
 def test_real_scan_limit_of_64_mib(tmp_path) -> None:
     path = tmp_path / "big.jsonl"
     with path.open("wb") as handle:
-        handle.write((json.dumps(_usage_event(0)) + "\n").encode())
+        handle.write((HEADER_LINE + "\n" + json.dumps(_usage_event(0)) + "\n").encode())
         handle.write(b"x" * (64 * 1024 * 1024))  # one unterminated giant line past the scan limit
     result = compact(path)
-    assert result["includedEvents"] == 1 and result["scanTruncated"] is True
+    assert result["includedEvents"] == 2 and result["scanTruncated"] is True
     assert result["oversizedLines"] == 0  # the cut-off line never completed
 
 
@@ -179,8 +186,10 @@ def test_invalid_sources_fail_explicitly(tmp_path, case) -> None:
         target.write_text(json.dumps(_usage_event()) + "\n")
         os.symlink(target, path)
     elif case == "bad_json":
-        path.write_text(json.dumps(_usage_event()) + "\n{not json}\n")
+        path.write_text(HEADER_LINE + "\n" + json.dumps(_usage_event()) + "\n{not json}\n")
     elif case == "bad_utf8":
         path.write_bytes(b'{"type":"usage.report","data":{"model":"\xff"}}\n')
-    with pytest.raises(CompactSourceError):
+    with pytest.raises(CompactSourceError) as refused:
         compact(path)
+    if case == "bad_json":  # refused for the record that is not JSON, past a good header
+        assert str(refused.value).startswith("line 3: invalid record"), refused.value

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from uas_unify_helpers import ALL, of_type, run, warnings, write_tree
+from cli.real_command import run_bitexact
+from uas_unify_helpers import ALL, FIXTURES, of_type, run, warnings, write_tree
 
 from bitexact.sessions.unify.inventory import normalize_inventory
 from bitexact.sessions.unify.observations import MODEL_ROUTING
@@ -275,6 +276,58 @@ def test_github_rate_limit_plugins_guardrail_prompts_execution(merged) -> None:
     assert system["data"]["content"] == "You are a helpful agent.\n  keep  spaces  \n"
     assert "timestamp" not in system and system["provenance"]["phase"] == "activation"
     assert of_type(records, "execution.result")[0]["data"]["exitCode"] == 0
+
+
+ESCAPED = FIXTURES / "job_results_escaped_secrets"
+"""GH_AW_JOB_RESULTS (raw text, as the runner sets it) whose job IDs are a GitHub token with its first letter
+written as a JSON escape (``\\u0067hp_``) and the mask registered in ``artifacts/agent-stdio.log`` written with
+escaped ``"`` and ``/``; GH_AW_JOB_DURATIONS keys the token's duration by the ID as decoded."""
+TOKEN = "ghp_A1b2C3d4A1b2C3d4A1b2C3d4A1b2C3d4ZZZZ"
+MASK = 's3cr"et-v/alue'
+
+
+def _escaped_env(results: str | None = None) -> dict[str, str]:
+    return {"GH_AW_JOB_RESULTS": results if results is not None else (ESCAPED / "GH_AW_JOB_RESULTS").read_text("utf-8"),
+            "GH_AW_JOB_DURATIONS": (ESCAPED / "GH_AW_JOB_DURATIONS").read_text("utf-8")}
+
+
+@pytest.mark.uas("T-UAS-060", "T-UAS-061")
+def test_job_results_are_redacted_after_their_json_escapes_are_decoded(tmp_path) -> None:
+    """T-UAS-060: "Redaction MUST process decoded string values". GH_AW_JOB_RESULTS was redacted as raw
+    text, where neither ``\\u0067hp_...`` nor ``s3cr\\"et-v\\/alue`` is the needle, then decoded: both came
+    through whole as job IDs. The records keep the form of 4.7: jobId, result, durationMs, in job-ID order."""
+    fixture = (ESCAPED / "GH_AW_JOB_RESULTS").read_text("utf-8")
+    assert TOKEN not in fixture and MASK not in fixture  # only their escaped spellings are in the raw text
+    records, _, written = run(ESCAPED / "artifacts", tmp_path, env=_escaped_env())
+    assert TOKEN.encode() not in written and MASK.encode() not in written
+    assert [j["data"] for j in of_type(records, "workflow.job_result")] == [
+        {"jobId": "***", "result": "success", "durationMs": 1200},  # the token: its duration found by its ID
+        {"jobId": "***#2", "result": "skipped"},  # the mask: a second job masked alike keeps its own ID
+        {"jobId": "build", "result": "failure", "durationMs": 5000},  # outputs are never copied
+    ]
+    assert [j["provenance"]["index"] for j in of_type(records, "workflow.job_result")] == [0, 1, 2]
+
+
+@pytest.mark.uas("T-UAS-060", "T-UAS-061")
+def test_job_results_in_the_real_command_s_environment_are_redacted_decoded(tmp_path) -> None:
+    out = tmp_path / "aw_session.jsonl"
+    done = run_bitexact(tmp_path / "home", "sessions", "unify", str(ESCAPED / "artifacts"), "-o", str(out),
+                        **_escaped_env())
+    assert done.returncode == 0, done.stderr
+    written = out.read_text("utf-8")
+    assert TOKEN not in written and MASK not in written and '"jobId":"***"' in written
+    assert TOKEN not in done.stdout + done.stderr
+
+
+@pytest.mark.uas("T-UAS-060", "T-UAS-061")
+def test_job_results_with_a_shell_escape_json_does_not_decode_are_refused_whole(tmp_path) -> None:
+    """A backslash escape JSON does not have (a shell's ``\\x67``) leaves no text to redact or to leak: the
+    variable is not JSON, no job result is recorded, and the warning quotes none of it."""
+    raw = '{"\\x67hp_A1b2C3d4A1b2C3d4A1b2C3d4A1b2C3d4ZZZZ":{"result":"success"}}'
+    records, _, written = run(ESCAPED / "artifacts", tmp_path, env=_escaped_env(raw))
+    assert of_type(records, "workflow.job_result") == [] and b"A1b2C3d4" not in written
+    assert [w["message"] for w in warnings(records) if w["code"] == "malformed_job_results"] == [
+        "GH_AW_JOB_RESULTS is not valid JSON; no job results"]
 
 
 @pytest.mark.uas("T-UAS-061")

@@ -13,6 +13,8 @@ source being read, not the size of the output.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +29,7 @@ from bitexact.sessions.unify.files import (
     UnifyError,
 )
 from bitexact.sessions.unify.merge import collect
-from bitexact.sessions.unify.sources import is_source_path
+from bitexact.sessions.unify.sources import existing_source_paths, is_source_path
 from bitexact.sessions.unify.write import remove_stale, write_records_atomic
 
 
@@ -62,18 +64,42 @@ class UnifyReport:
 
 
 def source_output(artifact_dir: Path, out: Path) -> str | None:
-    """The root-relative path of ``out`` when it names a file the collection of ``artifact_dir`` reads.
+    """The root-relative path of the source ``out`` is, when it names a file the collection of
+    ``artifact_dir`` reads.
 
     Both are resolved first (symbolic links in their directories, ``..``),
-    so another spelling of the same place is found too.
+    so another spelling of the same place is found too. An ``out`` under
+    another name that is the same file as an existing source - a hard link
+    to it, or a symbolic link to it, inside the root or not - is found by its
+    identity (``st_dev``, ``st_ino``): the rename would take that name from the
+    evidence, and a failed collection removes a previous output.
     """
     try:
         target = Path(out).parent.resolve() / Path(out).name
         relative = target.relative_to(Path(artifact_dir).resolve())
     except (ValueError, OSError):  # outside the root, or a directory that cannot be resolved
+        relative = None
+    if relative is not None and is_source_path(relative.as_posix()):
+        return relative.as_posix()
+    return _same_file_as_a_source(Path(artifact_dir), Path(out))
+
+
+def _same_file_as_a_source(root: Path, out: Path) -> str | None:
+    """The existing source that ``out`` (followed through a symbolic link) is the very file of, if any."""
+    try:
+        found = os.stat(out)
+    except (OSError, ValueError):  # nothing there (or a link to nothing): no file to be the same as
         return None
-    posix = relative.as_posix()
-    return posix if is_source_path(posix) else None
+    if not stat.S_ISREG(found.st_mode):
+        return None
+    for relative in existing_source_paths(root):
+        try:
+            source = os.lstat(root / relative)  # a source that is a link is not read: the link itself
+        except OSError:
+            continue
+        if stat.S_ISREG(source.st_mode) and (source.st_dev, source.st_ino) == (found.st_dev, found.st_ino):
+            return relative
+    return None
 
 
 def unify(
@@ -92,8 +118,9 @@ def unify(
     into anonymous temporary files in ``out``'s directory and merged into
     the atomic temporary output as a stream (see ``merge.py``).
 
-    An ``out`` that names a file the collection reads (``source_output``)
-    is refused with ``UnifyError`` before anything is read or removed: the
+    An ``out`` that names a file the collection reads, or is one under
+    another name (a hard or symbolic link to it: ``source_output``), is
+    refused with ``UnifyError`` before anything is read or removed: the
     unified file would replace the evidence it was made from.
     """
     out = Path(out)

@@ -455,8 +455,8 @@ def _job_results(ctx: _Context) -> SourceBuilder | None:
     if not results:
         return None
     builder = ctx.derived("workflow.job_result", "workflow", "conclusion", um.UNIFIED_PATH)
-    workflow.read_job_results(builder, ctx.redactor.text(results),
-                              ctx.env.get("GH_AW_JOB_DURATIONS"))
+    # Raw: decoded first, then redacted as a value (a credential written with a JSON escape is found).
+    workflow.read_job_results(builder, results, ctx.env.get("GH_AW_JOB_DURATIONS"))
     return builder
 
 

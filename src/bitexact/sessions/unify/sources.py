@@ -14,7 +14,11 @@ timestamp ties (T-UAS-057).  The file layout is documented in
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 FIREWALL_DIRS = ("sandbox/firewall/logs", "sandbox/firewall/audit", "firewall-logs")
 """Replicated AWF log directories, most authoritative first."""
@@ -189,6 +193,26 @@ def is_source_path(relative: str) -> bool:
     if len(parts) == 3 and parts[0] == COPILOT_SESSIONS_DIR and parts[2] == "events.jsonl":
         return True
     return relative in _SOURCE_PATHS
+
+
+def existing_source_paths(root: Path) -> Iterator[str]:
+    """The root-relative paths of the files a collection of ``root`` may read that exist now, as
+    :func:`is_source_path` names them: every fixed candidate, then each native Copilot session's
+    ``events.jsonl`` (a linked session directory is not listed: the collection does not follow it)."""
+    for relative in sorted(_SOURCE_PATHS):
+        if os.path.lexists(root / relative):
+            yield relative
+    sessions = root / COPILOT_SESSIONS_DIR
+    try:
+        if not stat.S_ISDIR(os.lstat(sessions).st_mode):
+            return
+        names = sorted(entry.name for entry in os.scandir(sessions))
+    except OSError:
+        return
+    for name in names:
+        relative = f"{COPILOT_SESSIONS_DIR}/{name}/events.jsonl"
+        if os.path.lexists(root / relative):
+            yield relative
 
 
 _SOURCE_PATHS: frozenset[str] = frozenset(

@@ -297,15 +297,26 @@ _JOB_RESULTS = ("success", "failure", "cancelled", "skipped")
 
 
 def read_job_results(builder: SourceBuilder, results_json: str, durations_json: str | None) -> None:
-    """Conclusion's ``needs`` snapshot -> ``workflow.job_result`` in job-ID order."""
+    """Conclusion's ``needs`` snapshot -> ``workflow.job_result`` in job-ID order.
+
+    ``results_json`` is the variable's raw text. It is decoded first and the decoded value redacted
+    (T-UAS-060: redaction processes decoded strings, object keys included): matched on the raw text, a
+    credential or registered mask written with a JSON escape inside it (``\\u0067hp_...``, ``\\"``,
+    ``\\/``) came through as a job ID, and a mask holding a quote could break the JSON it was replaced in.
+    Records are in the order of the job IDs as written (redacted); durations are found by the IDs as sent.
+    """
     try:
-        needs = loads(results_json)
+        decoded = loads(results_json)
     except StrictJSONError:
         builder.warn("malformed_job_results", "GH_AW_JOB_RESULTS is not valid JSON; no job results")
         return
-    if not isinstance(needs, dict):
+    if not isinstance(decoded, dict):
         builder.warn("malformed_job_results", "GH_AW_JOB_RESULTS is not a JSON object; no job results")
         return
+    redacted = builder.redact(decoded)
+    # The redactor keeps a dict's order and gives two keys masked alike distinct names: one shown ID per job.
+    shown = dict(zip(redacted, decoded))  # shown (redacted) job ID -> the ID as sent
+    needs = {job_id: redacted[job_id] for job_id in shown}
     durations: Mapping[str, Any] = {}
     if durations_json:
         try:
@@ -323,7 +334,7 @@ def read_job_results(builder: SourceBuilder, results_json: str, durations_json: 
             builder.warn("malformed_job_result", f"job {index}: missing or unknown result; omitted")
             continue
         data: dict[str, Any] = {"jobId": job_id, "result": result}
-        duration = durations.get(job_id, MISSING)
+        duration = durations.get(shown[job_id], MISSING)
         # Skipped jobs and invalid durations omit timing rather than report zero.
         if result != "skipped" and duration is not MISSING and is_count(duration):
             data["durationMs"] = duration
