@@ -48,7 +48,14 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "a_pass=b ", "db_pwd=", "PASSWORD '", "PASSWORD 'a' ", "IDENTIFIED BY a ", "identified by a\n",
              "create user a identified by b\n", "SET PASSWORD ", "SET PASSWORD = 'a';", "%B4111111111111111^",
              "-----BEGIN PGP PRIVATE KEY BLOCK-----\n", "echo a | docker login --password-stdin\n",
-             "echo a | docker login ", "a:$6$aaaaaaaa:\n", ":$6$")
+             "echo a | docker login ", "a:$6$aaaaaaaa:\n", ":$6$",
+             "a:1:b:c:d\n", ":1:b:c:", ":1:", ":*:a:", "a\\:1:b:c:d ", "'a:1:b:c:d' > ", "'a:1:b:c:d'>", "a:1:b:c:d'",
+             "a password: b ", "password:", "Password: ", "a pwd :", "a Password:(", "**Password:** ", "a passwd: `",
+             "ya29.", "ya29.a.", "SG.", "SG." + "a" * 22 + ".", "npm_", "npm_" + "a" * 36, "_", "eyJ", "AKIA",
+             "net user ", "net user a b\n", "net user a b c ", "NET USER ", "; net user a ", "x net user a b\n",
+             "('password', ", "('password', '", "[\"password\", ", "{'name': 'password', ", "{'name': 'password', 'a': [",
+             "{'name': 'password', 'a': 1, ", "{'value': 'a', ", "{'value': 'a', 'name': '", "name='token', ",
+             "value='a', ", "Field(name='token', x=1, ", "'key': 'token', 'value': [")
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

@@ -23,7 +23,7 @@ from bitexact.capture.policy import POLICY_VERSION
 
 V5_DIGEST = "73290d24da81c9dd3a19e8797d6e31f03bf10d12b56e0907f5c4763bd827bcab"
 """The shipped default policy's digest under rules version 5 (docs/capture.md, "Digest"); version 6 is pinned in
-test_names_and_connection_strings.py."""
+test_names_and_connection_strings.py, version 7 in test_leak_edges15.py."""
 T = "[CREDENTIAL]"
 
 

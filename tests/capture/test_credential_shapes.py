@@ -22,7 +22,7 @@ from capture.support import recorded_in_store
 from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.apply import scrub_text
 from bitexact.capture.detectors import is_credential_name
-from bitexact.credential_shapes import SEPARATED_SHAPES, TOKEN_SHAPES
+from bitexact.credential_shapes import TOKEN_SHAPES
 from bitexact.sessions.unify.redact import Redactor
 
 TOKENS = {
@@ -43,6 +43,9 @@ TOKENS = {
     "jwt-unsigned": "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbm4ifQ.",
     "hugging-face": "hf_" + "AbCdEfGhIj" * 3 + "kLmN",
     "vault": "hvs." + "CAESIJx7q9Vd" * 3,
+    "google-oauth": "ya29.a0AfH6SMBx" + "Kq3_zT-9wE" * 4,
+    "npm": "npm_" + "a1B2c3D4e5F6" * 3,
+    "sendgrid": "SG." + "ngeVfQFYQlKU0ufo8x5d1A" + "." + "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
 }
 
 
@@ -82,17 +85,21 @@ def test_a_published_session_masks_a_private_key_but_never_across_another_begin_
     assert Redactor().text(f"-----BEGIN PRIVATE KEY-----\n{key}") == "-----BEGIN PRIVATE KEY-----\n***"
 
 
-def test_every_shape_in_the_table_is_exercised_and_the_separated_ones_hold_a_separator() -> None:
-    """A text with no "_" or "-" is searched for the separator-free shapes alone: every token of the
-    others holds one (in its literal prefix: gh?_, github_pat_, glpat-, sk-, sk_, rk_, xox?-, hf_)."""
+def test_every_shape_in_the_table_is_exercised_and_holds_its_mark() -> None:
+    """A text without a shape's mark is searched for none of that mark's shapes: every token of a shape holds
+    its mark, and the search from the mark finds the token where its whole pattern does."""
     import re
 
-    for shape in TOKEN_SHAPES:
-        assert any(re.fullmatch(shape, token) for token in TOKENS.values()), shape
-    for shape in SEPARATED_SHAPES:
-        for token in TOKENS.values():
-            if re.fullmatch(shape, token):
-                assert "_" in token or "-" in token, (shape, token)
+    from bitexact.credential_shapes import SHAPES
+
+    for shape in SHAPES:
+        tokens = [token for token in TOKENS.values() if re.fullmatch(shape.pattern, token)]
+        assert tokens, shape.pattern
+        for token in tokens:
+            assert shape.mark in token, (shape, token)
+            found = re.compile(re.escape(shape.mark) + shape.search).search(f"x {token} y")
+            assert found is not None and (found.start() - shape.width, found.end()) == (2, 2 + len(token)), shape
+    assert TOKEN_SHAPES == tuple(shape.pattern for shape in SHAPES)
     assert "_" not in "AKIAIOSFODNN7EXAMPLE" and _text("id AKIAIOSFODNN7EXAMPLE ok") == "id [CREDENTIAL] ok"
 
 

@@ -19,7 +19,6 @@ a NUL) is scanned again on its own, where it is handled exactly.
 from __future__ import annotations
 
 import bisect
-import functools
 import json
 from decimal import Decimal, InvalidOperation
 import re
@@ -41,8 +40,11 @@ from bitexact.capture.detectors.credentials import (
     CREDENTIAL_NAMES,
     EXE_SUFFIX,
     NAME_ENDS,
+    NAME_MEMBERS,
+    VALUE_MEMBERS,
     argv_secrets,
     names_a_command,
+    names_credential,
 )
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 
@@ -58,21 +60,6 @@ _DOCUMENT_END = re.compile(r"[\]}]\s*\Z")
 
 class DetectorFailed(Exception):
     """Internal: a detector raised, or a value could not be read; the field is withheld."""
-
-
-NAME_MEMBERS: Final[tuple[str, ...]] = ("name", "Name", "key", "Key")
-"""The members naming a name/value object's variable (Kubernetes' env, AWS SSM, GitLab CI, HAR)."""
-VALUE_MEMBERS: Final[tuple[str, ...]] = ("value", "Value")
-"""The members holding a name/value object's value."""
-_NAME_PARTS = re.compile(r"[/.]")
-
-
-@functools.lru_cache(maxsize=4096)
-def names_credential(name: str) -> bool:
-    """Whether a name/value object's name names a credential: the whole name, or its last ``/``- or
-    ``.``-separated part (an SSM parameter's path ``/prod/db/password``, ``spring.datasource.password``).
-    Kept per name, as :func:`is_credential_name` keeps its answers: asked of names only, never values."""
-    return is_credential_name(name) or is_credential_name(_NAME_PARTS.split(name)[-1])
 
 
 _NAMES = "|".join(re.escape(k) for k in sorted(CREDENTIAL_NAMES))

@@ -21,7 +21,10 @@ credential is found as:
   closing quote);
 * ``NAME: VALUE`` at the start of a line (dotted too) - a header or config line; the rest
   of the line is the value, or, in YAML, the lines indented under it (after a
-  block scalar's ``|`` or ``>``, or a bare ``NAME:``);
+  block scalar's ``|`` or ``>``, or a bare ``NAME:``); inside a line, a password's label and the one
+  word after it (``login failed for bob. Password: hunter2``; not a type, ``password: str``, nor code);
+* a name/value object written in text (``{'name': 'password', 'value': 'x'}``, ``Field(name='api_key',
+  value='x')``) and a ``[name, value]`` pair (``[('password', 'x')]``), as the walk reads them in data;
 * ``Bearer TOKEN`` (a token of 8 or more characters holding a digit or one of
   ``-._~+/=``, or of 20 or more) and ``Basic TOKEN`` (valid base64 of text
   holding a colon);
@@ -34,8 +37,9 @@ credential is found as:
   :data:`_COMMAND_PASSWORD_FLAGS`); a bare value may hold a backslash-escaped blank (``-pS3cret\\ Pw1``);
 * a password a command standing where a shell reads one takes as a positional word (``htpasswd -b FILE USER
   PASSWORD``, ``nmcli device wifi connect SSID password X``, ``nmcli connection modify NAME wifi-sec.psk X``,
-  ``rabbitmqctl add_user USER PASSWORD``: :data:`_POSITIONAL_COMMANDS`), and the ``USER:PASSWORD`` lines
-  ``chpasswd`` reads from ``echo``/``printf`` or a here-string;
+  ``rabbitmqctl add_user USER PASSWORD``, Windows's ``net user NAME PASSWORD``: :data:`_POSITIONAL_COMMANDS`), and
+  the ``USER:PASSWORD`` lines ``chpasswd`` reads from ``echo``/``printf`` or a here-string;
+* a PostgreSQL password file's line, ``HOST:PORT:DATABASE:USER:PASSWORD``, its password;
 * ``["NAME"] = "VALUE"``, a credential key assigned a quoted literal by subscript (``os.environ['DB_PASSWORD']``);
 * a secret store's set command (``gh secret set --body``, ``az keyvault secret set --value``), a tool's
   ``config set NAME VALUE`` with a credential NAME (``git config github.token X``, ``aws configure set``),
@@ -77,7 +81,7 @@ from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
-from bitexact.credential_shapes import BOUNDARY, PEM_BEGIN, PEM_END, SEPARATOR_FREE_SHAPES, TOKEN_SHAPES
+from bitexact.credential_shapes import BOUNDARY, MARKS, PEM_BEGIN, PEM_END, SHAPES, Shape
 
 NAME = "credentials"
 TOKEN = "[CREDENTIAL]"
@@ -236,6 +240,23 @@ def is_credential_word(name: str) -> bool:
     return ascii_lower(bare) not in _BARE_WORDS and _SWITCH.match(bare) is None and is_credential_text_name(name)
 
 
+NAME_MEMBERS: Final[tuple[str, ...]] = ("name", "Name", "key", "Key")
+"""The members naming a name/value object's variable (Kubernetes' env, AWS SSM, GitLab CI, HAR); the walk reads them in
+data, a document's walk in a JSON document, :meth:`CredentialsDetector._quoted` and ``_key_value`` in text."""
+VALUE_MEMBERS: Final[tuple[str, ...]] = ("value", "Value")
+"""The members holding a name/value object's value."""
+_MEMBER_KEYS: Final[frozenset[str]] = frozenset(NAME_MEMBERS + VALUE_MEMBERS)
+_NAME_PARTS = re.compile(r"[/.]")
+
+
+@functools.lru_cache(maxsize=4096)
+def names_credential(name: str) -> bool:
+    """Whether a name/value object's name names a credential: the whole name, or its last ``/``- or
+    ``.``-separated part (an SSM parameter's path ``/prod/db/password``, ``spring.datasource.password``).
+    Kept per name, as :func:`is_credential_name` keeps its answers: asked of names only, never values."""
+    return is_credential_name(name) or is_credential_name(_NAME_PARTS.split(name)[-1])
+
+
 def _in_connection_string(text: str, name: int, value_end: int) -> bool:
     """Whether the pair whose name starts at ``name`` and whose value ends at ``value_end`` is one of a
     connection string's ``;``-separated pairs (ODBC's and ADO.NET's ``UID=sa;PWD=x``): a ``;`` just before
@@ -315,8 +336,15 @@ _BASIC = (re.compile(r"asic(?<=[Bb]asic)" + _B64TOKEN), re.compile(r"ASIC(?<=BAS
 # user name) holding an unencoded "@" is read whole. An empty user name too (redis://:pw@).
 _USERINFO = re.compile(r"://([^\s/?#:\x00]{0,256}:[^\s/?#\x00]{1,256})@")
 _BEARER_MARKS = re.compile(r"[\d\-._~+/=]")
-_SHAPES: Final = tuple(re.compile(shape) for shape in TOKEN_SHAPES)
-_SEPARATOR_FREE: Final = tuple(re.compile(shape) for shape in SEPARATOR_FREE_SHAPES)
+_SHAPE_SEARCHES: Final[tuple[tuple[str, re.Pattern[str], tuple[Shape, ...]], ...]] = tuple(
+    (mark, re.compile(re.escape(mark) + "(?:" + "|".join(f"({shape.search})" for shape in shapes) + ")"), shapes)
+    for mark in MARKS
+    for shapes in [tuple(shape for shape in SHAPES if shape.mark == mark)]
+)
+"""Per mark, one search for its shapes opening with the mark (a literal the regex engine skips to in C), each
+shape's own group saying which matched: a text holding no ``_`` (a one-character search, memchr) is searched
+for none of ``ghp_``, ``sk_live_``, ``hf_``, ``npm_``... (each its own search from its first letter cost 0.5-1.2
+ms/MiB of prose: all nine took 7.6 ms/MiB, these five 3.2)."""
 _BEFORE_SHAPE = re.compile(BOUNDARY)
 _PEM_BEGIN = re.compile(PEM_BEGIN)
 _PEM_END = re.compile(PEM_END)
@@ -423,6 +451,27 @@ _HEADER_FLAG = re.compile(
 )
 
 
+# A name/value object written in text (docs/capture.md): a Python repr's or a log line's object, ``{'name': 'password',
+# 'value': 'x'}``, or a call's keywords, ``Field(name='api_key', value='x')``; its other members read past, one at a
+# time, to its value member (or, the value first, its name member just after it).
+_NEXT_MEMBER: Final = {
+    quote: re.compile(rf"[ \t\r\n]*+,[ \t\r\n]*+{quote}([A-Za-z_][A-Za-z0-9_-]{{0,63}}+){quote}[ \t\r\n]*+:[ \t\r\n]*+")
+    for quote in ("'", '"')
+}
+_NEXT_KEYWORD = re.compile(r"[ \t\r\n]*+,[ \t\r\n]*+([A-Za-z_][A-Za-z0-9_]{0,63}+)[ \t]*+=(?![=>])[ \t]*+")
+_MAX_MEMBERS: Final[int] = 16
+"""How many members after a name member its value member is looked for among, at most."""
+# A [name, value] pair written in text, as the walk reads one in data: a repr's tuple ([('password', 'x')], a header
+# list's ('Authorization', 'Bearer x')) or a list (["password", "x"]), its name quoted, its value quoted or bare,
+# the pair closed after it. Each opens with its bracket, a literal; a text holding none is not searched.
+_PAIR_NAME = r"""[ \t]*+[bB]?(["'])([A-Za-z0-9_.\-]{1,96}+)\1[ \t]*+,[ \t]*+"""
+_PAIRS: Final = (("(", ")", re.compile(r"\(" + _PAIR_NAME)), ("[", "]", re.compile(r"\[" + _PAIR_NAME)))
+_PAIR_VALUE = re.compile(r"""[bB]?(?:"((?:[^"\\\x00]|\\.)*+)"|'((?:[^'\\\x00]|\\.)*+)'|([^\s,)\]"'\x00]++))[ \t]*+""")
+_LITERAL_OPENINGS: Final[str] = "[{(-0123456789"
+"""How a bare value in a repr opens when it is a literal: a number, an object, a list or a tuple (a bare word is a
+name in code, ``('password', pw)``, or ``None`` / ``True``, which hold no secret)."""
+
+
 # A word echoed or printed into a command through a pipe, quoted or bare (``echo 'x' | sudo /usr/sbin/CMD``): the
 # head and the pipe up to the command's name (sudo and a path allowed), shared by the rules whose command reads a
 # secret from its standard input.
@@ -451,6 +500,47 @@ _COLON_DOLLAR = re.compile(r":\$")
 _SHADOW_LINE = re.compile(
     r"(?:(?<![^\n\x00])|(?<=\\n))[a-z_][a-z0-9_.-]{0,31}+:(\$(?:1|2[abxy]|5|6|y|gy|7)\$[./0-9A-Za-z$]{8,}+)(?=:)"
 )
+
+# Two forms found from a colon, in one search (a colon is a literal the regex engine skips to; each form alone was a
+# pass of its own): a password's label inside a line (``login failed for bob. Password: hunter2``), and a
+# PostgreSQL password file's line (``HOST:PORT:DATABASE:USER:PASSWORD``), found from the colon before its port.
+_LABEL_ENDS: Final[tuple[str, ...]] = ("ssword", "sswd", "phrase", "pass", "pwd")
+"""How a password's name ends (``Password``, ``passwd``, ``passphrase``, ``DB_PASS``, ``MYSQL_PWD``): a colon after
+one, or after one and a blank, is a label's; the name read back is then asked :func:`is_credential_text_name`."""
+_PGPASS_FIELD = r"(?:[^\s:\\\x00]|\\.)++"  # a field of a .pgpass line: "\:" and "\\" are its escapes; no blank
+_PGPASS_LAST = r"(?:[^\s:\\\x00]|\\[^nr\s])++"  # its password: to the line's end (a written "\n" ends it too)
+_PGPASS_QUOTED_LAST = r"""(?:[^\s:\\'"\x00]|\\[^nr\s'"])++"""  # ... or to the quote closing an echoed word
+_COLON_FORMS = re.compile(
+    # The .pgpass line first (a digit or "*" after the colon fails most colons at once: a time's, a URL's), then the
+    # label, each colon's last letter tested before the look-behinds (ten of them at every colon of a document's
+    # timestamps cost 5 ms/MiB where these cost 1).
+    rf":(?:(?:[0-9]{{1,5}}+|\*):{_PGPASS_FIELD}:{_PGPASS_FIELD}:"
+    rf"(?:(?P<pgpass>{_PGPASS_LAST})[ \t]*+(?=\r?\n|\x00|\\n|\Z)"
+    rf"""|(?P<echoed>{_PGPASS_QUOTED_LAST})(?=["'][ \t]*+[>|]))"""
+    "|(?P<label>(?<=[des]:)(?:" + "|".join(f"(?<={end}:)" for end in _LABEL_ENDS) + ")"
+    "|(?<=[des][ \t]:)(?:" + "|".join(f"(?<={end}[ \t]:)" for end in _LABEL_ENDS) + ")))",
+    re.IGNORECASE,
+)
+# A label's value: one word of at most 256 characters (a candidate's word is never read further, however many
+# labels a long word holds), after markdown's bold or italic marks or in backticks; not a quoted string (code
+# writing the label: "Password: " + pw), not a variable ($PW, ${PW}), and not a word code follows with a call, a
+# subscript or a type's parameters (password: Optional[str], z.string(), Option<String>).
+_LABEL_VALUE = re.compile(
+    r"[ \t]*+(?:\*{1,2}|_{1,2})?[ \t]*+(?:`([^`\s\x00]++)`|(?![\"'`]|\$[A-Za-z_{(])"
+    r"([^\s\"'`<>()\[\]{},;&|=\x00*]{1,256}+)(?![(\[<]))"
+)
+_NOT_PASSWORDS: Final[frozenset[str]] = frozenset({
+    # a type written after a parameter's or a field's name (Python, TypeScript, Kotlin, Scala, Swift, Go's docs)
+    "str", "string", "bytes", "bytearray", "secretstr", "secretbytes", "secretstring", "securestring", "any",
+    "unknown", "none", "null", "undefined", "object", "text", "char", "int", "number", "bool", "boolean", "optional",
+    # a word saying what a password is, not one
+    "incorrect", "invalid", "wrong", "required", "expired", "changed", "updated", "reset", "missing", "empty",
+    "hidden", "redacted", "masked", "set", "unset", "true", "false", "yes", "no", "ok", "n/a",
+})
+"""Words after a label inside a line that are no password (compared in ASCII lower case)."""
+_PGPASS_STOPS: Final[str] = " \t\r\n\x00:'\""
+_MAX_PGPASS_FIELD: Final[int] = 256
+_HEX_LINE = re.compile(r"[0-9A-Fa-f:]++")
 
 
 # A password an SQL statement sets. A quoted literal ('' inside it is a quote), or for IDENTIFIED BY a bare word
@@ -823,15 +913,36 @@ def _rabbitmqctl_secrets(words: Sequence[str | None]) -> list[int]:
     return []
 
 
+def _net_user_secrets(words: Sequence[str | None]) -> list[int]:
+    """Windows's ``net user NAME PASSWORD`` (``/add``, ``/domain`` and its other options anywhere after ``user``):
+    the password's index, when ``user`` is followed by exactly two words that are no option, the second no ``*``
+    (``net user NAME *`` prompts for it). ``net user`` alone lists the users and ``net user NAME`` shows one; a
+    third word that is no option is prose (``net user bob shows his groups``)."""
+    if not words or words[0] not in ("user", "USER"):
+        return []
+    plain = [index for index, word in enumerate(words[1:], 1) if word is None or not word.startswith("/")]
+    return [plain[1]] if len(plain) == 2 and words[plain[1]] != "*" else []
+
+
 _POSITIONAL_COMMANDS: Final[dict[str, Callable[[Sequence[str | None]], list[int]]]] = {
     "htpasswd": _htpasswd_secrets,
     "nmcli": _nmcli_secrets,
     "rabbitmqctl": _rabbitmqctl_secrets,
+    "net": _net_user_secrets,
 }
+_BY_OWN_SEARCH: Final[frozenset[str]] = frozenset({"net"})
+"""Positional commands a text is not searched for by name (``net`` is a common word): ``net user`` has its own
+search (:data:`_NET_USER`); an argv list naming ``net`` is read by the table all the same."""
 # Each opens with its literal name; a longer word (myhtpasswd, htpasswd.py) is none.
 _POSITIONAL: Final = tuple(
     (name, re.compile(rf"""{name}(?<![\w.-]{name}){EXE_SUFFIX}(?=[ \t"'])"""), picker)
-    for name, picker in _POSITIONAL_COMMANDS.items()
+    for name, picker in _POSITIONAL_COMMANDS.items() if name not in _BY_OWN_SEARCH
+)
+_NET_USER: Final = (
+    # Only these two spellings (cmd.exe reads any case; agents write these): a one-search gate for the lower case,
+    # "USER" first for the upper case (an upper-case letter is rare in text, where a search for "n" stops often).
+    ("net user", re.compile(r"net user(?<![\w.-]net user)(?=[ \t])")),
+    ("", re.compile(r"USER(?<=NET USER)(?<![\w.-]NET USER)(?=[ \t])")),
 )
 _MAX_POSITIONAL_WORDS: Final[int] = 64
 """How many words after a positional command's name are read, at most (nmcli's password may follow a few)."""
@@ -1270,6 +1381,7 @@ class CredentialsDetector:
         self._private_keys(text, deadline, found)
         self._flags(text, deadline, found)
         self._positional(text, deadline, found)
+        self._net_user(text, deadline, found)
         self._elements(text, deadline, found)
         # One search for "password" serves the three rules that need it (a 1 MiB search is 0.3-0.5 ms).
         password = "password" in text
@@ -1277,23 +1389,28 @@ class CredentialsDetector:
             self._netrc(text, deadline, found)
             self._stdin_passwords(text, deadline, found)
         self._chpasswd(text, deadline, found)
+        self._colon_forms(text, deadline, found)
         self._shadow_hashes(text, deadline, found)
         self._sql_passwords(text, deadline, found, password=password)
         self._config_sets(text, deadline, found)
         self._bare_keys(text, deadline, found)
+        self._pairs(text, deadline, found)
         self._encoded_pairs(text, deadline, found)
         found.sort()
         return found
 
     @staticmethod
     def _shapes(text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """Tokens known by their own form (:mod:`~bitexact.credential_shapes`), each replaced whole.
-        A text with no ``_`` or ``-`` (a short call's often) is searched for the shapes that need neither."""
-        for pattern in _SHAPES if "_" in text or "-" in text else _SEPARATOR_FREE:
+        """Tokens known by their own form (:mod:`~bitexact.credential_shapes`), each replaced whole: each mark's
+        shapes searched from the mark, in a text that holds it (:data:`_SHAPE_SEARCHES`)."""
+        for mark, pattern, shapes in _SHAPE_SEARCHES:
+            if mark not in text:
+                continue
             for match in pattern.finditer(text):
                 deadline.check()
-                if _BEFORE_SHAPE.match(text, match.start()) is not None:
-                    found.append(Finding(match.start(), match.end(), TOKEN, NAME))
+                start = match.start() - shapes[(match.lastindex or 1) - 1].width  # the token's first character
+                if _BEFORE_SHAPE.match(text, start) is not None:
+                    found.append(Finding(start, match.end(), TOKEN, NAME))
 
     @staticmethod
     def _private_keys(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -1391,6 +1508,88 @@ class CredentialsDetector:
                 for pair in _CHPASSWD_PAIR.finditer(text, *word) if word else ():
                     if pair.group(1) not in ALREADY_TOKENS:
                         found.append(Finding(pair.start(1), pair.end(1), TOKEN, NAME))
+
+    @classmethod
+    def _colon_forms(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """What a colon opens (:data:`_COLON_FORMS`): a password's label inside a line, one word its value
+        (:meth:`_label_value`), and a ``.pgpass`` line's password (:meth:`_pgpass_password`)."""
+        if ":" not in text:
+            return
+        covered = 0  # the end of the last label's value: a colon inside it is part of it (password:a:b:c read once)
+        for match in _COLON_FORMS.finditer(text):
+            deadline.check()
+            if match.start() < covered:
+                continue
+            if match.group("label") is not None:
+                covered = cls._label_value(text, match.start(), found)
+            else:
+                cls._pgpass_password(text, match, found)
+
+    @classmethod
+    def _label_value(cls, text: str, colon: int, found: list[Finding]) -> int:
+        """``NAME: VALUE`` inside a line (``login failed for bob. Password: hunter2``, ``user=bob Password: x``,
+        ``**Password:** x``), NAME a credential name ending as a password's does (``password``, ``passwd``,
+        ``passphrase``, ``DB_PASS``, ``MYSQL_PWD``): one word, :data:`_LABEL_VALUE` (a word of
+        :data:`_NOT_PASSWORDS` is left). At a line's start the header rule reads the rest of the line. Returns where
+        the word read ends (0 when none was read)."""
+        end = colon
+        while end > 0 and text[end - 1] in " \t":
+            end -= 1
+        start, floor = end, max(0, end - _MAX_NAME - 1)
+        while start > floor and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        name = text[start:end]
+        if not name or _starts_a_line(text, start) or not is_credential_text_name(name):
+            return 0
+        if not ascii_lower(name).endswith(("password", "passwd", "passphrase", "pass", "pwd")):
+            return 0  # token: 5, auth: ok, Signature: valid - a label whose word is as often prose
+        value = _LABEL_VALUE.match(text, colon + 1)
+        if value is None:
+            return 0
+        group = 1 if value.group(1) is not None else 2
+        word = value.group(group)
+        if ascii_lower(word) not in _NOT_PASSWORDS and not text.startswith(ALREADY_TOKENS, value.start(group)):
+            found.append(Finding(value.start(group), value.end(group), TOKEN, NAME))
+        return value.end()
+
+    @staticmethod
+    def _pgpass_password(text: str, match: re.Match[str], found: list[Finding]) -> None:
+        """A PostgreSQL password file's line, ``HOST:PORT:DATABASE:USER:PASSWORD`` (``*`` in any of the first four;
+        ``\\:`` and ``\\\\`` its escapes), its PORT a number or ``*``: its password, when the line is one of the
+        file's (the host opening its line, the password ending it, no blank in any field) or a word ``echo``
+        writes into a ``.pgpass`` file (``echo 'h:5432:d:u:pw' >> ~/.pgpass``). Five fields exactly: a time
+        (``12:30:45``), an IPv6 address (eight fields, or an empty one) and a log line's ``a:b:c:d:e`` prefix (its
+        second field no number) are none; nor is a line of hex digits alone (``00:1a:2b:3c:4d``)."""
+        colon = match.start()
+        start, floor = colon, max(0, colon - _MAX_PGPASS_FIELD)
+        while start > floor:
+            char = text[start - 1]
+            if char == ":" or char == "'" or char == '"':
+                slashes = start - 1
+                while slashes > floor and text[slashes - 1] == "\\":
+                    slashes -= 1
+                if (start - 1 - slashes) % 2 == 0:
+                    break  # not escaped: the host's first character is after it
+                start -= 1
+            elif char in _PGPASS_STOPS:
+                break
+            else:
+                start -= 1
+        if start == colon or (start == floor and floor > 0):
+            return  # no host, or one longer than any host name
+        group = "pgpass" if match.group("pgpass") is not None else "echoed"
+        end = match.end(group)
+        if group == "pgpass":
+            if not _starts_a_line(text, start):
+                return
+        else:  # the file's name within the rest of the command (a bounded look: many words on one line read once)
+            named = text.find(".pgpass", end, end + _MAX_PGPASS_FIELD)
+            if text[start - 1 : start] != text[end] or named == -1 or _LINE_END.search(text, end, named) is not None:
+                return
+        if _HEX_LINE.fullmatch(text, start, end) is not None:
+            return
+        if not text.startswith(ALREADY_TOKENS, match.start(group)):
+            found.append(Finding(match.start(group), end, TOKEN, NAME))
 
     @classmethod
     def _stdin_passwords(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -1617,6 +1816,29 @@ class CredentialsDetector:
                         start, end = matches[index].span(matches[index].lastindex or 0)
                         found.append(Finding(start, end, TOKEN, NAME))
 
+    @staticmethod
+    def _net_user(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Windows's ``net user NAME PASSWORD [/add]`` (:func:`_net_user_secrets`) where a shell reads a command:
+        first on its line, after ``;``, ``&&``, ``|``, a prompt (``C:\\>``, ``PS C:\\>``) or a wrapper; its words on
+        its line, up to a shell operator."""
+        for gate, pattern in _NET_USER:
+            if gate and gate not in text:  # one search in C, 0.8 ms/MiB of prose (the regex's "n" stops 1.1)
+                continue
+            line_end = -1
+            for command in pattern.finditer(text):
+                deadline.check()
+                net = command.end() - len("net user")
+                if not _in_command_position(text, net):
+                    continue  # prose ("use net user bob to see his groups")
+                if net >= line_end:  # searched once a line: a line of many "net user" is not read to its end each time
+                    cut = _LINE_END.search(text, net)
+                    line_end = cut.start() if cut is not None else len(text)
+                matches = _command_words(text, net + len("net"), line_end)
+                words = [word.group(word.lastindex or 0) for word in matches]
+                for index in _net_user_secrets(words):
+                    if _word_secret(words[index]):
+                        found.append(Finding(*matches[index].span(matches[index].lastindex or 0), TOKEN, NAME))
+
     @classmethod
     def _password_flag_value(cls, text: str, at: int, flags: tuple[_PasswordFlag, ...]) -> tuple[int, int] | None:
         """The span of the secret a flag of ``flags`` standing at ``at`` takes, if one does. A flag right after ``[``
@@ -1704,9 +1926,17 @@ class CredentialsDetector:
                     start -= 1
             if start == end or end - start > _MAX_NAME:
                 continue  # no name, or a longer one than any in the table
+            name = text[start:end]
+            if name in _MEMBER_KEYS and not arrow:
+                member = self._name_value_member(text, "", name, at + 1)
+                if member is not None:  # Field(name='api_key', value='x'): the value, never the name
+                    if member:
+                        found.append(Finding(member[0], member[1], TOKEN, NAME))
+                        covered = member[1]
+                    continue
             odbc = False
-            if not is_credential_text_name(text[start:end]):
-                odbc = ascii_lower(text[start:end]) == "pwd" and not arrow
+            if not is_credential_text_name(name):
+                odbc = ascii_lower(name) == "pwd" and not arrow
                 if not odbc:
                     continue
             if arrow:
@@ -1722,6 +1952,88 @@ class CredentialsDetector:
             if span:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
                 covered = span[1]
+
+    @classmethod
+    def _name_value_member(cls, text: str, quote: str, key: str, after: int) -> tuple[int, int] | tuple[()] | None:
+        """A member of a name/value object written in text, ``key`` its key (``'name'`` in ``{'name': 'password',
+        'value': 'x'}``, or ``name`` in ``Field(name='api_key', value='x')``, ``quote`` then empty), its value at
+        ``after``. When the object's name member names a credential (:func:`names_credential`, as the walk reads
+        one in data) and it has a value member: the value member's span, or ``()`` when it holds nothing to
+        replace. None when the member is no part of such an object (a ``key`` member is then read as the table
+        word it is)."""
+        name_first = key in NAME_MEMBERS
+        # A value first is a string or a number: no bracket is read again from each value member that names nothing.
+        own = cls._member_value(text, after, quote, whole=False)
+        if own is None:
+            return None
+        if name_first and not (own[2] and names_credential(text[own[0] : own[1]])):
+            return None
+        wanted = VALUE_MEMBERS if name_first else NAME_MEMBERS
+        members = _NEXT_MEMBER[quote] if quote else _NEXT_KEYWORD
+        position = own[1] + own[2]  # past the closing quote
+        # The value first: its name member is the next one (a search from every value member past the ones after it
+        # cost 3 s/MiB of "value='a', "). The name first: its value member among the next few, up to another name.
+        for _ in range(_MAX_MEMBERS if name_first else 1):
+            member = members.match(text, position)
+            if member is None or (name_first and member.group(1) in _MEMBER_KEYS and member.group(1) not in wanted):
+                return None
+            wanted_here = member.group(1) in wanted
+            other = cls._member_value(text, member.end(), quote, whole=wanted_here and name_first)
+            if other is None:
+                return None
+            if wanted_here:
+                if name_first:
+                    value = other
+                elif other[2] and names_credential(text[other[0] : other[1]]):
+                    value = own
+                else:
+                    return None
+                written = text[value[0] : value[1]]
+                # A bare word is a literal only as a number (value=8042); value=token, a variable, is code.
+                if not written or written in ALREADY_TOKENS or not (value[2] or written[0] in _LITERAL_OPENINGS):
+                    return ()
+                return value[0], value[1]
+            position = other[1] + other[2]
+        return None
+
+    @classmethod
+    def _member_value(cls, text: str, at: int, quote: str, *, whole: bool) -> tuple[int, int, int] | None:
+        """The span of the member's value at ``at`` and the width of its closing quote (0 for a bare value or an
+        object, array or tuple, read whole to its closing bracket). ``whole``: whether an object, array or tuple is
+        read (the value to replace); elsewhere it ends the search, so no bracket is read again from each member
+        before it (1 MiB of ``{'name': 'password', 'a': [``: each up to 4 KiB)."""
+        if at < len(text) and text[at] in "[{(":
+            if not whole:
+                return None
+            bracketed = _bracketed(text, at)
+            return (bracketed[0], bracketed[1], 0) if bracketed is not None else None
+        value = (_COLON_VALUE if quote else _VALUE).match(text, at)
+        if value is None:
+            return None
+        group = next((group for group in (1, 2, 3) if value.group(group) is not None), 0)
+        if not group:
+            return None
+        return value.start(group), value.end(group), 1 if group < 3 else 0
+
+    @staticmethod
+    def _pairs(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """``('password', 'x')`` and ``["password", "x"]``: a ``[name, value]`` pair written in text, its name
+        a credential name (:func:`is_credential_name`, as the walk reads a pair in data), its value quoted or bare
+        and the last item (a repr's header list, ``[('Authorization', 'Bearer x')]``)."""
+        for opening, closing, pattern in _PAIRS:
+            if opening not in text:  # one character: a memchr
+                continue
+            for pair in pattern.finditer(text):
+                deadline.check()
+                if not is_credential_name(pair.group(2)):
+                    continue
+                value = _PAIR_VALUE.match(text, pair.end())
+                if value is None or not text.startswith(closing, value.end()):
+                    continue
+                group = next(group for group in (1, 2, 3) if value.group(group) is not None)
+                word = value.group(group)
+                if word and word not in ALREADY_TOKENS and (group < 3 or word[0] in _LITERAL_OPENINGS):
+                    found.append(Finding(value.start(group), value.end(group), TOKEN, NAME))
 
     @classmethod
     def _subscript(cls, text: str, at: int, end: int, found: list[Finding]) -> None:
@@ -1752,7 +2064,16 @@ class CredentialsDetector:
                 continue
             at = colon.start() + 1
             name = _QUOTED_NAME.search(text, max(0, at - 100), at)
-            if name is None or not is_credential_text_name(name.group(2)):
+            if name is None:
+                continue
+            if name.group(2) in _MEMBER_KEYS and name.group(1) in _NEXT_MEMBER:
+                member = self._name_value_member(text, name.group(1), name.group(2), colon.end())
+                if member is not None:  # {'name': 'password', 'value': 'x'}: the value, never the name
+                    if member:
+                        self._add(found, member)
+                        covered = member[1]
+                    continue
+            if not is_credential_text_name(name.group(2)):
                 continue
             after = _ESCAPED_SPACE.match(text, colon.end()).end()  # type: ignore[union-attr]
             if name.group(1)[0] == "\\" and text.startswith(name.group(1), after):

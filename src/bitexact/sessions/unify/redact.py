@@ -11,7 +11,7 @@ Two kinds of needles are replaced with ``***`` (the GitHub Actions mask):
 - registered masks: values from ``::add-mask::`` workflow commands in agent
   stdio, plus any masks the caller supplies;
 - recognized credential shapes (GitHub, OpenAI/Anthropic, AWS, Slack,
-  Google API keys, bearer tokens, PEM private keys).
+  Google API keys and OAuth access tokens, npm, SendGrid, bearer tokens, PEM private keys).
 """
 
 from __future__ import annotations
@@ -34,12 +34,13 @@ _RAW_BEARER = rb"(?i:bearer)(?:[ \t]|\\t)+[A-Za-z0-9._~+/=-]{16,}"
 """``_BEARER`` as it appears in undecoded JSON text, where a tab is written ``\\t``."""
 _PEM_MARKER = b"PRIVATE KEY"
 _CREDENTIAL_PREFIXES = (
-    rb"[gsrAxeh](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox|yJ|f_|v[sbr]\.)|(?i:earer)(?:[ \t]|\\t)"
+    rb"[gsrAxehynS](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox|yJ|f_|v[sbr]\.|a29\.|pm_|G\.)"
+    rb"|(?i:earer)(?:[ \t]|\\t)"
 )
 """A literal part every credential match contains, for a fast prefilter.
 
-Factored by first byte (gh..., glpat-, sk-, sk_/rk_, AKIA/ASIA/AIza, xox, eyJ, hf_, hvs.), and [B]earer in any
-case (tests/capture/test_credential_shapes.py checks a token of every shape passes), so the
+Factored by first byte (gh..., glpat-, sk-, sk_/rk_, AKIA/ASIA/AIza, xox, eyJ, hf_, hvs., ya29., npm_, SG.),
+and [B]earer in any case (tests/capture/test_credential_shapes.py checks a token of every shape passes), so the
 regex engine scans for one character class; cross-combinations such as
 ``gk-`` also pass the prefilter, which only ever costs a full-pattern check.
 """
