@@ -1036,6 +1036,8 @@ class Run:
         the run is not recording (the record is then refused as after its end)."""
         if not self.open or self.writer is None:
             return None
+        # Queued first, then written: an entry the writer lands between the two reads is counted twice, never
+        # missed (read the other way round it would be in neither, and its step refused).
         pending = self._queue.pending if self._queue is not None else 0
         return self.writer.steps + 2 * pending
 
