@@ -9,7 +9,9 @@ agent gets the real value::
     random.*   uuid.uuid4    os.urandom             secrets.*
 
 A read inside another recorded read (``secrets.token_hex`` calls
-``secrets.token_bytes``) is recorded once, as the outer one. The patches are
+``secrets.token_bytes``) is recorded once, as the outer one. The values of
+``secrets.*`` and ``os.urandom`` are recorded hash-only (a custody hint
+``{"value": "hash-only"}``): an agent mints its keys and tokens from them. The patches are
 module attributes: code that bound a source before the run opened
 (``from time import time``) reads it unrecorded. ``datetime.datetime``
 becomes a stand-in class whose ``isinstance`` checks still accept every
@@ -40,6 +42,20 @@ RANDOM_FUNCTIONS: Final[tuple[str, ...]] = (
 SECRETS_FUNCTIONS: Final[tuple[str, ...]] = (
     "token_bytes", "token_hex", "token_urlsafe", "randbelow", "randbits", "choice",
 )
+
+SECRET_HINTS: Final[dict[str, str]] = {"value": "hash-only"}
+"""The custody of a ``nondet`` entry whose value is entropy an agent may mint a credential from."""
+
+
+def is_secret_source(source: str) -> bool:
+    """Whether a read of ``source`` gives entropy keys and tokens are made of: ``secrets.*`` and ``os.urandom``.
+
+    Their values are recorded hash-only (:data:`SECRET_HINTS`): ``secrets.token_urlsafe()`` is the very
+    Bearer token the agent then sends, which the HTTP capture redacts. ``random.*``, ``uuid.uuid4`` and the
+    clock are kept as read: they are what a replay needs, and nobody should make a secret of them.
+    """
+    return source.startswith("secrets.") or source == "os.urandom"
+
 
 _lock = threading.Lock()
 _users = 0

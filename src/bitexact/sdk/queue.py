@@ -99,6 +99,7 @@ class OrderedWriter:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._abandoned = False
+        self._abandoned_inflight: set[int] = set()  # ids of the entries whose batch was being written at abandon
         self._closing = False  # the run's exit has begun: a call waiting for room queues at once
         self.max_bytes = max_bytes
         self._bytes = 0  # entry JSON queued and in flight
@@ -183,11 +184,30 @@ class OrderedWriter:
         """Stop after the entry in flight; return what is left unwritten (queued and in flight)."""
         with self._cond:
             self._abandoned = True
+            self._abandoned_inflight = {id(item) for item in self._inflight}
             left = self._inflight + list(self._queue)
             self._queue.clear()
             self._bytes = sum(len(item.raw) for item in self._inflight)
             self._cond.notify_all()
             return left
+
+    def was_in_flight(self, item: Pending) -> bool:
+        """Whether ``item`` (one :meth:`abandon` returned) was in the batch being written when the writer was
+        abandoned: that batch may still land, so whether the entry reaches the chain is not known yet."""
+        with self._cond:
+            return id(item) in self._abandoned_inflight
+
+    @property
+    def pending(self) -> int:
+        """Entries queued or being written."""
+        with self._cond:
+            return len(self._queue) + len(self._inflight)
+
+    @property
+    def busy(self) -> bool:
+        """A batch is being written (an abandoned writer still finishes the one it holds)."""
+        with self._cond:
+            return bool(self._inflight)
 
     def after_inflight(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` once the writer has nothing more to write: now, or in the writer thread when the

@@ -42,10 +42,14 @@ def _optional_text(value: Any, field: str) -> str | None:
     return None if value is None else _text(value, field, empty=True)
 
 
-def _binding(value: Any, field: str, run_id: str | None) -> dict[str, Any]:
+def _binding(value: Any, field: str, run_id: str | None, bound: int | None = None) -> dict[str, Any]:
     """What ``binds_step`` records: ``{field: step}``; for a handle of this run whose entry became a
     declared gap, ``{field: None, "binds_record": "<kind> #<seq>"}`` (the decision is still recorded,
-    naming the record its gap declares); ``{}`` for None. A wrong value raises, naming ``field``."""
+    naming the record its gap declares); ``{}`` for None. A wrong value raises, naming ``field``.
+
+    ``bound``: the steps the run has so far, counting those its entries still being written may take
+    (none known: not checked); a step at or past it is none the decision can review (its own, or one the
+    run never reaches), and is refused."""
     if value is None:
         return {}
     if isinstance(value, RecordHandle):  # the step it became
@@ -58,6 +62,10 @@ def _binding(value: Any, field: str, run_id: str | None) -> dict[str, Any]:
         return {field: step}
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SAFE_INT:
         raise SdkArgumentError(f"{field} must be a step number (0 to 2^53 - 1) or a RecordHandle", field=field)
+    if bound is not None and value >= bound:
+        raise SdkArgumentError(f"{field} {value} is not a step of run {run_id}: it has {bound} step(s) so far"
+                               f" (0 to {bound - 1}, counting entries still being written); a decision binds an"
+                               " entry recorded before it (its RecordHandle, or r.last_step(kind))", field=field)
     return {field: value}
 
 
@@ -93,13 +101,14 @@ def bytes_context_data(name: Any, data: Any, source: Any, alg: str) -> dict[str,
 
 
 def human_decision_data(actor: Any, decision: Any, reason: Any, binds_step: Any,
-                        run_id: str | None = None) -> dict[str, Any]:
-    """A ``human_decision``: who decided what, why, and the step under review (of run ``run_id``)."""
+                        run_id: str | None = None, bound: int | None = None) -> dict[str, Any]:
+    """A ``human_decision``: who decided what, why, and the step under review (of run ``run_id``, below
+    ``bound``)."""
     data: dict[str, Any] = {"actor": _text(actor, "actor"), "decision": _text(decision, "decision")}
     reason = _optional_text(reason, "reason")
     if reason is not None:
         data["reason"] = reason
-    data.update(_binding(binds_step, "binds_step", run_id))
+    data.update(_binding(binds_step, "binds_step", run_id, bound))
     return data
 
 
@@ -132,7 +141,7 @@ def check_name(check: Any) -> str:
 
 def policy_check_data(
     check: Any, outcome: Any, *, reason: Any = None, detail: Any = None, binds_step: Any = None,
-    run_id: str | None = None, returned: bool = False,
+    run_id: str | None = None, returned: bool = False, bound: int | None = None,
 ) -> dict[str, Any]:
     """A policy check's marker data: ``note`` and ``policy_check`` {check, outcome, decided, ...};
     ``binds_step`` names a step of run ``run_id``; ``returned``: the check returned ``outcome``."""
@@ -149,5 +158,5 @@ def policy_check_data(
         record["reason"] = reason
     if detail is not None:
         record["detail"] = to_jsonable(detail)
-    record.update(_binding(binds_step, "binds_step", run_id))
+    record.update(_binding(binds_step, "binds_step", run_id, bound))
     return {"note": f"policy check {check}: {word}", "policy_check": record}

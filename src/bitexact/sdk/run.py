@@ -44,6 +44,7 @@ import orjson
 
 from bitexact import config
 from bitexact.crypto import default_alg
+from bitexact.errors import stated
 from bitexact.evidence.kinds import ALLOWED_PROV, AUDIT_KINDS, KINDS
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording import Recorder, RunWriter
@@ -65,7 +66,7 @@ from bitexact.recording.journal_slots import (
     JournalSlots,
 )
 from bitexact.store import AppendResult, StoreBusyError
-from bitexact.sdk import active, nondet
+from bitexact.sdk import active, nondet, stores
 from bitexact.sdk.causal import ENV_VAR, CausalContext, ContextFormatError, HybridClock, format_context, parse_context
 from bitexact.sdk.custody import check_custody
 from bitexact.sdk.errors import (
@@ -209,8 +210,8 @@ class Run:
                 _check_run_id(self.requested_run_id)
             if isinstance(self._home_arg, str) and not self._home_arg.strip():
                 # Path("") is the working directory: the store and keys would land wherever the agent runs
-                raise SdkArgumentError("home is empty: name the data directory (or leave it None for "
-                                       "BITEXACT_HOME, else ~/.bitexact)", field="home")
+                raise stated(SdkArgumentError("home is empty: name the data directory (or leave it None for "
+                                              "BITEXACT_HOME, else ~/.bitexact)", field="home"))
             self.parent, bad_context = self._causal_parent()
             if self._recorder_arg is not None:
                 recorder = self._recorder_arg
@@ -241,7 +242,7 @@ class Run:
                 raise RecordingError(f"the run could not start: {describe(exc)}", cause=cause_of(exc)) from exc
             named = {exc.field: str(exc)} if isinstance(exc, SdkArgumentError) else None  # the argument at fault
             self.failures.declare(Gap(cause_of(exc), f"the run could not start, so nothing is recorded: "
-                                                     f"{describe(exc)}", fields=named))
+                                                     f"{_start_refusal(exc)}", fields=named))
             return self
         self.recorder, self.writer, self.home = recorder, writer, home
         self.run_id = writer.run_id
@@ -308,13 +309,21 @@ class Run:
             if not self._queue.drain(self._timeout):
                 left = self._queue.abandon()
                 seal = not left  # the last batch may have landed between the timeout and the abandon
+                if self._queue.busy:
+                    # The batch it holds waits on the store (another process's lock, the disk): the process's
+                    # exit must not wait for it again when it closes the store (stores.close_stores).
+                    stores.gave_up_on(self.recorder.store if self.recorder is not None else None, self._queue)
                 for item in left:
                     if item.own:
                         continue  # a gap's marker: the gap is declared already
                     journal = self._journal_name(item)
+                    # An entry of the batch being written may still land: its fate is not known, and the gap
+                    # must not say it was not written (a repair then names its journal already_written).
+                    fate = ("its write was under way and may still land (`bitexact repair` then names its journal"
+                            " already_written)" if self._queue.was_in_flight(item) else "never handed to the store")
                     gap = Gap(STORAGE_UNAVAILABLE,
-                              f"not written within BITEXACT_DRAIN_TIMEOUT ({self._timeout:g} s) of the run's exit",
-                              kind=item.kind, seq=item.handle.seq, journal=journal)
+                              f"not written within BITEXACT_DRAIN_TIMEOUT ({self._timeout:g} s) of the run's exit:"
+                              f" {fate}", kind=item.kind, seq=item.handle.seq, journal=journal)
                     self.failures.declare(gap)
                     item.handle._fail(gap)
                     if journal:
@@ -534,16 +543,22 @@ class Run:
             handle = RecordHandle(self.recorder.store, self.run_id, kind, self._seq, self._timeout)
             if failure is not None or raw is None:
                 unwritable = failure if failure is not None else ValueError("not serialized")
+                # Declared in strict mode too, before the raise: the call it stands for (a tool's side
+                # effect) happened, and a run sealed without a word of it would read as complete.
+                handle._fail(self._declare_in_order(Gap(INVALID_ARGUMENT, describe(unwritable), kind=kind,
+                                                        seq=handle.seq)))
                 if self.strict:
                     raise RecordingError(f"{kind} #{handle.seq} could not be serialized: {describe(unwritable)}",
                                          cause=INVALID_ARGUMENT) from unwritable
-                handle._fail(self._declare_in_order(Gap(INVALID_ARGUMENT, describe(unwritable), kind=kind,
-                                                        seq=handle.seq)))
                 return handle
             if self.strict:
                 try:
                     result = self.writer.append(kind, orjson.loads(raw), prov=prov, ctx=ctx, hints=hints)
                 except Exception as exc:
+                    # Declared as a non-strict run declares it (journaled for repair when the storage failed,
+                    # the run then left unsealed; the failures record; a chain marker when the chain takes
+                    # one), then raised: the agent hears it, and the evidence says it too.
+                    self._write_failed(handle, kind, raw, prov, ctx, hints, exc)
                     raise RecordingError(f"{kind} #{handle.seq} was not recorded: {describe(exc)}",
                                          cause=cause_of(exc)) from exc
                 if isinstance(result, WithheldResult):
@@ -817,15 +832,18 @@ class Run:
         self._put(Pending(handle, "marker", dump_json(data), None, None, None, None, own=True))
 
     def _declare_failure(self, kind: str, exc: BaseException) -> RecordHandle:
-        """A capture path (HTTP, a tool wrapper) failed before it had an entry to write."""
-        if self.strict:
-            raise RecordingError(f"{kind} was not recorded: {describe(exc)}", cause=cause_of(exc)) from exc
+        """A capture path (HTTP, a tool wrapper) failed before it had an entry to write: a declared gap, and in
+        strict mode then raised (the call it stands for happened: the evidence must say so as well)."""
         with self._order:  # as in _withheld: one hold for its place and its gap; refused once the exit began
             if not self.open or not self._takes_records():
+                if self.strict:
+                    raise RecordingError(f"{kind} was not recorded: {describe(exc)}", cause=cause_of(exc)) from exc
                 return self._closed(kind)
             seq = self._next_seq()
             gap = self._declare_in_order(Gap(cause_of(exc), f"capture failed: {describe(exc)}", kind=kind,
                                              seq=seq))
+        if self.strict:
+            raise RecordingError(f"{kind} was not recorded: {describe(exc)}", cause=cause_of(exc)) from exc
         return self._empty_handle(kind, gap, seq)
 
     def _record_built(self, kind: str, build: Callable[[], dict[str, Any]], *, prov: str | None = None,
@@ -845,8 +863,11 @@ class Run:
             prov="observed" if observed else "asserted", ctx=ctx, hints=custody)
 
     def _record_nondet(self, source: str, value: Any, *, ctx: str | None) -> RecordHandle:
+        # What secrets and os.urandom give is what an agent mints keys and tokens from: kept as a keyed
+        # commitment (a capture-key holder opens it with `verify --open`), never as sent.
+        hints = dict(nondet.SECRET_HINTS) if nondet.is_secret_source(source) else None
         return self._record_built("nondet", lambda: {"source": source, "value": to_jsonable(value)},
-                                  prov="observed", ctx=ctx)
+                                  prov="observed", ctx=ctx, hints=hints)
 
     # -- public records -----------------------------------------------------
 
@@ -873,6 +894,9 @@ class Run:
                 copied = dict(data)
         except Exception as exc:  # noqa: BLE001 - a mapping that fails to read: declared, never raised
             return self._declare_failure(kind, exc)
+        refused = _reserved(kind, copied)
+        if refused is not None:
+            return self._withheld(kind, refused)
         if kind == "identity":
             # The one identity rule every door applies: never written as sent (workflow_digest is never
             # accepted, a party is text of a known type).
@@ -910,6 +934,9 @@ class Run:
         """
         if not self.open:
             return self._closed("identity")  # one gap, naming identity (not its entry and its marker)
+        refused = _reserved("identity", fields)
+        if refused is not None:
+            return self._withheld("identity", refused)
         try:
             with active.busy():
                 # A number is judged as a number (refused: a party is a string), however large and at any
@@ -999,8 +1026,20 @@ class Run:
     def human_decision(self, actor: str, decision: str, reason: str | None = None,
                        binds_step: int | RecordHandle | None = None) -> RecordHandle:
         """Record a person's decision; ``binds_step`` names the step under review (or its handle)."""
-        return self._submit("human_decision", human_decision_data(actor, decision, reason, binds_step, self.run_id),
-                            ctx=active.current_tool(self))
+        data = human_decision_data(actor, decision, reason, binds_step, self.run_id, self._step_bound())
+        return self._submit("human_decision", data, ctx=active.current_tool(self))
+
+    def _step_bound(self) -> int | None:
+        """The steps the run has so far, counting those its entries still queued may take: a step at or past it
+        is one no entry recorded before this call can have. Each entry queued or being written counts twice
+        (it, and the capture policy's gap marker it may bring), so a valid step is never refused; None when
+        the run is not recording (the record is then refused as after its end)."""
+        if not self.open or self.writer is None:
+            return None
+        # Queued first, then written: an entry the writer lands between the two reads is counted twice, never
+        # missed (read the other way round it would be in neither, and its step refused).
+        pending = self._queue.pending if self._queue is not None else 0
+        return self.writer.steps + 2 * pending
 
     def marker(self, note: str) -> RecordHandle:
         """Record an annotation."""
@@ -1016,7 +1055,7 @@ class Run:
         try:
             with active.busy():
                 data = policy_check_data(check, outcome, reason=reason, detail=detail, binds_step=binds_step,
-                                         run_id=self.run_id, returned=returned)
+                                         run_id=self.run_id, returned=returned, bound=self._step_bound())
         except SdkArgumentError:
             raise  # misuse, raised where it happens, naming the field
         except Exception as exc:  # noqa: BLE001 - a detail that cannot be written: declared, never raised
@@ -1039,8 +1078,29 @@ class Run:
 
     # -- causal context -------------------------------------------------------
 
+    def _not_handing_on(self) -> RunClosedError | None:
+        """Why no causal context can be handed on now (the run is not recording), else None."""
+        if self._forked:
+            return RunClosedError(f"run {self.run_id} is recorded by the process this one was forked from: no causal"
+                                  " context can name an event of it here", field="run")
+        if not self._started or self.writer is None:
+            return RunClosedError("this run is not recording (it did not start: its start gap says why), so no"
+                                  " causal context can name an event of it", field="run")
+        if not self.open or not self._takes_records():
+            return RunClosedError(f"run {self.run_id} has ended: a causal context handed on now would name an event"
+                                  " its chain never records; call causal_context() or child_env() inside the run",
+                                  field="run")
+        return None
+
     def causal_context(self) -> str:
-        """A context (``bxc.<id>.<ms>.<logical>``) naming a new event of this run, recorded as a marker."""
+        """A context (``bxc.<id>.<ms>.<logical>``) naming a new event of this run, recorded as a marker.
+
+        Raises :class:`RunClosedError` when the run is not recording (it ended, or never started): the
+        context would name an event no chain holds, and a sub-agent would record a cause nobody can find.
+        """
+        refused = self._not_handing_on()
+        if refused is not None:
+            raise refused
         with active.busy():
             event_id = secrets.token_hex(8)
             try:
@@ -1061,8 +1121,17 @@ class Run:
         return context
 
     def child_env(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
-        """An environment for a sub-agent process: ``env`` (default ``os.environ``) plus BITEXACT_CONTEXT."""
+        """An environment for a sub-agent process: ``env`` (default ``os.environ``) plus BITEXACT_CONTEXT.
+
+        Once the run has ended it raises :class:`RunClosedError`, as :meth:`causal_context` does. A non-strict
+        run that could not start (its store, keys or policy: a declared gap) is no misuse of the agent's,
+        which runs on: the environment is returned without ``BITEXACT_CONTEXT`` (one inherited is dropped
+        too, since this process is not what it names), so the sub-agent records with no cause.
+        """
         child = dict(os.environ if env is None else env)
+        if self._started and self.writer is None and not self.strict:  # its start failed: declared already
+            child.pop(ENV_VAR, None)
+            return child
         child[ENV_VAR] = self.causal_context()
         return child
 
@@ -1274,8 +1343,42 @@ def _check_run_id(run_id: Any) -> None:
     try:
         check_run_id(run_id)
     except JournalError:
-        raise SdkArgumentError(f"run_id {run_id!r:.80} cannot name the run's files: 1 to 200 letters, digits "
-                               "and ._:- (not starting with . : or -, and no ..)", field="run_id") from None
+        rule = ("cannot name the run's files: 1 to 200 letters, digits and ._:- (not starting with . : or -,"
+                " and no ..)")
+        # The log line and the gap's detail state the rule, not the id: an id is the agent's text.
+        raise stated(SdkArgumentError(f"run_id {run_id!r:.80} {rule}", field="run_id"),
+                     f"run_id {rule}") from None
+
+
+def _start_refusal(exc: BaseException) -> str:
+    """Why a run could not start, as its gap and log line say it: an argument refused is named with the
+    SDK's own words for what is wrong (never the value, which is the agent's); any other error as
+    :func:`describe` states it."""
+    if isinstance(exc, SdkArgumentError) and not isinstance(getattr(exc, "public", None), str):
+        return f"{type(exc).__name__}: {exc.field} was refused (not a value the run can use)"
+    return describe(exc)
+
+
+RESERVED: Final[dict[str, str]] = {
+    "aer_source": "aer_source is the recorder's field alone (it names the source of an event a collector "
+                  "relayed); an agent may not set it: name the key otherwise",
+}
+"""Top-level keys of an entry's data that only BitExact writes, refused in an agent's record of any kind:
+``capture`` is refused by the capture policy itself (docs/capture.md)."""
+RESERVED_IN_MARKER: Final[dict[str, str]] = {
+    "gap": "gap in a marker is the recorder's declaration of a recording gap; an agent may not set it: "
+           "say it in the note, or name the key otherwise",
+}
+"""Keys a ``marker`` recorded by an agent may not hold: what reads gaps (health, ``capture backfill``)
+trusts a marker's ``gap`` as the recorder's own."""
+
+
+def _reserved(kind: str, data: Mapping[Any, Any]) -> SdkArgumentError | None:
+    """The error for a key of ``data`` only BitExact writes, naming it; None when there is none."""
+    for key, reason in (*RESERVED.items(), *(RESERVED_IN_MARKER.items() if kind == "marker" else ())):
+        if key in data:
+            return SdkArgumentError(reason, field=key)
+    return None
 
 
 def _is_number(value: Any) -> bool:

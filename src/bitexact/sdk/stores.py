@@ -11,7 +11,9 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import weakref
 from pathlib import Path
+from typing import Any, Final, Protocol
 
 from bitexact import config
 from bitexact.capture import CaptureLogFilter
@@ -19,8 +21,18 @@ from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.store import Store, open_store
 
+logger: Final = logging.getLogger("bitexact.sdk")
+
 _lock = threading.Lock()
 _recorders: dict[Path, Recorder] = {}
+# Per store (by id), the run writers whose exit gave up on a batch they were still writing (a store locked by
+# another process, a stalled disk): weakly held, each done with once its batch ends.
+_given_up: dict[int, weakref.WeakSet[Any]] = {}
+
+
+class _Busy(Protocol):
+    @property
+    def busy(self) -> bool: ...
 
 
 def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
@@ -61,15 +73,43 @@ def store_home(store: Store) -> Path | None:
     return Path(path).parent if path is not None else None
 
 
+def gave_up_on(store: Store | None, writer: _Busy) -> None:
+    """A run's exit gave up on ``writer``'s batch still being written to ``store`` (its drain timed out)."""
+    if store is None:
+        return
+    with _lock:
+        _given_up.setdefault(id(store), weakref.WeakSet()).add(writer)
+
+
+def _abandoned_batch(store: Store) -> bool:
+    """Whether a batch a run's exit gave up on is still being written to ``store``."""
+    writers = _given_up.get(id(store))
+    return writers is not None and any(writer.busy for writer in list(writers))
+
+
 def close_stores() -> None:
-    """Close every shared store (at exit; tests that reopen a directory call it too)."""
+    """Close every shared store (at exit; tests that reopen a directory call it too).
+
+    A store still writing a batch that a run's exit gave up on (its drain
+    timed out: the store locked by another process, a stalled disk) is left
+    to the process's end rather than closed: closing waits for what is in
+    flight, and the exit would wait out the same lock or disk a second time,
+    up to ``BITEXACT_LOCK_TIMEOUT`` past the drain timeout. Its entries are
+    journaled and declared, so ``bitexact repair`` folds whatever did not land.
+    """
     with _lock:
         for recorder in _recorders.values():
+            if _abandoned_batch(recorder.store):
+                logger.warning("bitexact: the store at %s is left to the process's end, not closed: a run's exit"
+                               " gave up on a write still waiting on it (its journals wait for `bitexact repair`)",
+                               store_home(recorder.store) or "(its data directory)")
+                continue
             try:
                 recorder.store.close()
             except Exception:  # noqa: BLE001 - closing at exit must not raise
                 pass
         _recorders.clear()
+        _given_up.clear()
 
 
 atexit.register(close_stores)

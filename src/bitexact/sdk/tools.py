@@ -145,10 +145,12 @@ class _Named:
     whose name names a credential, ``password`` in ``connect(host, user, password)``) on, ``names`` the
     parameters that may be passed either way. Recorded as ``args`` alone, ``connect("db", "app", "X")`` kept
     ``"X"`` with nothing saying it is a password; recorded as ``args: ["db", "app"], kwargs: {"password": "X"}``
-    (the same call) the capture policy reads its name."""
+    (the same call) the capture policy reads its name. ``varargs``: the function takes ``*args`` right after
+    ``names``, which the positionals past them fill."""
 
     first: int
     names: tuple[str, ...]
+    varargs: bool = False
 
 
 def _named_positions(func: Callable[..., Any]) -> _Named | None:
@@ -167,36 +169,74 @@ def _named_positions(func: Callable[..., Any]) -> _Named | None:
     first = next((i for i, p in enumerate(parameters) if by_name(p) and is_credential_name(p.name)), None)
     if first is None:
         return None
-    return _Named(first, tuple(p.name for p in itertools.takewhile(by_name, parameters[first:])))
+    names = tuple(p.name for p in itertools.takewhile(by_name, parameters[first:]))
+    after = first + len(names)
+    varargs = after < len(parameters) and parameters[after].kind is inspect.Parameter.VAR_POSITIONAL
+    return _Named(first, names, varargs)
 
 
-def _by_name(named: _Named | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+def _by_name(named: _Named | None, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], tuple[str, ...]]:
     """``args`` and ``kwargs`` as the same call with the positional arguments from ``named.first`` on passed by
-    name; as given when there are none there, or more than the parameters that can take them by name (the rest
-    fill ``*args``, which only a position reaches)."""
-    if named is None or len(args) <= named.first or len(args) - named.first > len(named.names):
-        return args, kwargs
-    moved = dict(zip(named.names, args[named.first:]))
-    return args[: named.first], {**moved, **kwargs}
+    name, and the names they moved to. The positionals past the parameters that can take them by name fill
+    ``*args``, which only a position reaches: they stay positional (``call_api(api_key, *paths)`` called
+    ``call_api("sk-1", "/a")`` is ``args: ["/a"], kwargs: {"api_key": "sk-1"}``). As given when no positional
+    reaches ``named.first``, or more than the parameters take with no ``*args`` (a call Python refuses)."""
+    if named is None or len(args) <= named.first:
+        return args, kwargs, ()
+    past = len(args) - named.first - len(named.names)  # positionals that fill *args
+    if past > 0 and not named.varargs:
+        return args, kwargs, ()
+    end = named.first + len(named.names)
+    moved = dict(zip(named.names, args[named.first:end]))
+    return (*args[: named.first], *args[end:]), {**moved, **kwargs}, tuple(moved)
 
 
-def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | None = None) -> tuple[Any, Any]:
+_STRICTNESS: Final[dict[str, int]] = {"scrub": 1, "hash-only": 2}
+"""How strict a hint is (a ``scrubbed-upstream`` claim: 0); of two hints for one path the stricter is kept."""
+
+
+def _stricter(one: str | None, other: str) -> str:
+    """The stricter of two hints (``other`` when ``one`` is None, or when they are equally strict)."""
+    if one is None:
+        return other
+    return one if _STRICTNESS.get(one, 0) > _STRICTNESS.get(other, 0) else other
+
+
+def _carried(custody: dict[str, str] | None, moved: tuple[str, ...]) -> dict[str, str] | None:
+    """``custody`` for a call whose positionals ``moved`` to ``kwargs`` by name (:func:`_by_name`): a hint on
+    ``args`` covers them where they were called, so it is carried to each ``kwargs.<name>`` (the stricter
+    kept where the custody names one too). ``args.N`` names nothing (``args`` is a list): nothing to carry."""
+    if custody is None or not moved or "args" not in custody:
+        return custody
+    hint = custody["args"]
+    out = dict(custody)
+    for name in moved:  # a parameter's name is an identifier: no dot or ~ to escape in the path
+        path = f"kwargs.{name}"
+        out[path] = _stricter(out.get(path), hint)
+    return out
+
+
+def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | None = None,
+               custody: dict[str, str] | None = None) -> tuple[Any, Any, dict[str, str] | None]:
     """The arguments as the tool is called, before it runs: a tool that changes a list it was handed
     must not have the changed list recorded as what it was called with. Serialized here, once: the
     JSON is spliced into the entry as it is (:class:`WrittenJSON`), never parsed back and written
     again. Arguments no converter can write make the call a declared gap (:class:`_Unwritable`).
-    A positional argument bound to a credential-named parameter is recorded by name (:class:`_Named`)."""
+    A positional argument bound to a credential-named parameter is recorded by name (:class:`_Named`),
+    and the call's ``custody`` comes back with an ``args`` hint carried to the names (:func:`_carried`)."""
     from bitexact.sdk import active
     from bitexact.sdk.jsonable import dump_json
 
-    args, kwargs = _by_name(named, args, kwargs)
+    args, kwargs, moved = _by_name(named, args, kwargs)
+    hints = _carried(custody, moved)
     try:
         with active.busy():  # the SDK's own work: never recorded as the agent's nondeterminism
             return (WrittenJSON(orjson.Fragment(dump_json(list(args)))),
-                    WrittenJSON(orjson.Fragment(dump_json(kwargs))))
+                    WrittenJSON(orjson.Fragment(dump_json(kwargs))), hints)
     except Exception as exc:  # noqa: BLE001 - declared when the call is recorded, never raised to the agent
         unwritable = _Unwritable(exc)
-        return unwritable, unwritable
+        return unwritable, unwritable, hints
 
 
 def _as_yielded(item: Any) -> Any:
@@ -210,6 +250,39 @@ def _as_yielded(item: Any) -> Any:
             return orjson.loads(dump_json(item))
     except Exception:  # noqa: BLE001 - recorded later from the object itself, with its gap if any
         return item
+
+
+_STREAMED_KEYS: Final[frozenset[str]] = frozenset({"yielded", "returned", "closed_early"})
+
+
+def _streamed_custody(custody: dict[str, str] | None, tool: str) -> dict[str, str] | None:
+    """``custody`` for a generator tool, whose result is recorded as ``{"yielded": [...], "returned"?}``.
+
+    A hint on ``result.X`` (``X`` a key of what each item holds) would name nothing there, and the value
+    would be stored as sent. A hint names at most ``KEY.SUBKEY``, so ``result.yielded.*.X`` cannot be said:
+    the hint is given to ``result.yielded`` and ``result.returned`` instead, every item whole, stricter than
+    asked and never looser. A ``scrubbed-upstream`` claim on ``result.X`` cannot be widened to the items whole
+    (the agent claimed ``X`` alone), so it is refused where the tool is wrapped, naming the path.
+    """
+    if custody is None:
+        return None
+    out: dict[str, str] = {}
+    widened: list[tuple[str, str]] = []
+    for path, hint in custody.items():
+        top, dot, sub = path.partition(".")
+        if top == "result" and dot and sub not in _STREAMED_KEYS:
+            if hint.startswith("scrubbed-upstream"):
+                raise CustodyHintError(
+                    f"tool {tool!r} is a generator: its result is recorded as {{\"yielded\": [...], \"returned\"}}, "
+                    f"where a claim on {path!r} names nothing, and it cannot be widened to every item whole; "
+                    "claim result.yielded or result.returned instead", field=f"custody.{path}")
+            widened.append((path, hint))
+            continue
+        out[path] = _stricter(out.get(path), hint)
+    for _path, hint in widened:
+        for target in ("result.yielded", "result.returned"):
+            out[target] = _stricter(out.get(target), hint)
+    return out or None
 
 
 def _streamed(yielded: list[Any], returned: Any = None, *, closed_early: bool = False) -> dict[str, Any]:
@@ -264,9 +337,9 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named:
         if run is None:
             return (yield from func(*args, **kwargs))
         outer = current_tool(run)
-        called_args, called_kwargs = _as_called(args, kwargs, named)  # as called, as for any tool
+        called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked)  # as for any tool
         inner = func(*args, **kwargs)
-        call = _OpenGenerator(run, tool, called_args, called_kwargs, checked, outer)
+        call = _OpenGenerator(run, tool, called_args, called_kwargs, hints, outer)
         yielded = call.yielded
         step, value = inner.send, None
         while True:
@@ -303,9 +376,10 @@ def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, 
     async def async_generator_wrapper(*args: Any, **kwargs: Any) -> Any:
         run = current_run()
         outer = current_tool(run) if run is not None else None
-        called_args, called_kwargs = _as_called(args, kwargs, named) if run is not None else (args, kwargs)
+        called_args, called_kwargs, hints = (_as_called(args, kwargs, named, checked) if run is not None
+                                             else (args, kwargs, checked))
         inner = func(*args, **kwargs)
-        call = _OpenGenerator(run, tool, called_args, called_kwargs, checked, outer) if run is not None else None
+        call = _OpenGenerator(run, tool, called_args, called_kwargs, hints, outer) if run is not None else None
 
         def record(result: Any, error: BaseException | None) -> None:
             if call is not None:
@@ -341,6 +415,19 @@ def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, 
     return async_generator_wrapper
 
 
+def _unwrapped(func: Any) -> Any:
+    """The function a ``functools.partial`` (of a partial...) calls; ``func`` itself otherwise."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    return func
+
+
+def _tool_name(func: Any) -> str:
+    """A tool's default name: its function's ``__name__`` (a partial's, the function it calls), else its type's."""
+    inner = _unwrapped(func)
+    return getattr(inner, "__name__", None) or type(inner).__name__
+
+
 @overload
 def record_tool(fn: F, /) -> F: ...
 @overload
@@ -367,15 +454,15 @@ def record_tool(
             return type(func)(decorate(func.__func__))  # type: ignore[return-value]
         if not callable(func):
             raise SdkArgumentError(f"record_tool wraps a function, not {type(func).__name__}", field="fn")
-        tool = name or getattr(func, "__name__", None) or type(func).__name__
+        tool = name or _tool_name(func)
         same = _register(func, checked, tool)
         if same is not None:
             return same  # type: ignore[no-any-return]
         named = _named_positions(func)
         if inspect.isgeneratorfunction(func):
-            wrapper: Any = _generator_wrapper(func, tool, checked, named)
+            wrapper: Any = _generator_wrapper(func, tool, _streamed_custody(checked, tool), named)
         elif inspect.isasyncgenfunction(func):
-            wrapper = _async_generator_wrapper(func, tool, checked, named)
+            wrapper = _async_generator_wrapper(func, tool, _streamed_custody(checked, tool), named)
         elif inspect.iscoroutinefunction(func) or async_callable(func):
             @functools.wraps(func)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -383,14 +470,14 @@ def record_tool(
                 if run is None:
                     return await func(*args, **kwargs)
                 outer = current_tool(run)
-                called_args, called_kwargs = _as_called(args, kwargs, named)
+                called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked)
                 with inside_tool(tool, run):
                     try:
                         result = await func(*args, **kwargs)
                     except BaseException as exc:
-                        run._record_tool(tool, called_args, called_kwargs, None, exc, checked, outer, observed=True)
+                        run._record_tool(tool, called_args, called_kwargs, None, exc, hints, outer, observed=True)
                         raise
-                run._record_tool(tool, called_args, called_kwargs, result, None, checked, outer, observed=True)
+                run._record_tool(tool, called_args, called_kwargs, result, None, hints, outer, observed=True)
                 return result
 
             wrapper = async_wrapper
@@ -401,14 +488,14 @@ def record_tool(
                 if run is None:
                     return func(*args, **kwargs)
                 outer = current_tool(run)
-                called_args, called_kwargs = _as_called(args, kwargs, named)
+                called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked)
                 with inside_tool(tool, run):
                     try:
                         result = func(*args, **kwargs)
                     except BaseException as exc:
-                        run._record_tool(tool, called_args, called_kwargs, None, exc, checked, outer, observed=True)
+                        run._record_tool(tool, called_args, called_kwargs, None, exc, hints, outer, observed=True)
                         raise
-                run._record_tool(tool, called_args, called_kwargs, result, None, checked, outer, observed=True)
+                run._record_tool(tool, called_args, called_kwargs, result, None, hints, outer, observed=True)
                 return result
 
             wrapper = sync_wrapper
