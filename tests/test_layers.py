@@ -27,7 +27,7 @@ LAYERS: dict[str, int] = {
     "recording": 6,
     "sdk": 7, "sessions": 7, "context": 7,  # context: the SDK's public face for causal context
     "health": 8, "demo": 8,
-    "cli": 9,
+    "cli": 9, "__main__": 9,  # __main__: `python -m bitexact`, the command line
 }
 """Top-level module or package -> its layer (docs/architecture.md, "Layers")."""
 
