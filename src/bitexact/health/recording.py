@@ -496,6 +496,29 @@ def check_recorder_key(ctx: HealthContext) -> list[Finding]:
     return []
 
 
+def check_retired_keys(ctx: HealthContext) -> list[Finding]:
+    """retired-key-loose, per key: a retired recorder key file others may read or write (retired before
+    rotation made retired keys owner-only, or loosened since). Every trust file listing it accepts what it
+    signs, so a copy of it can sign a forged run that verifies."""
+    if ctx.home is None:
+        return []
+    from bitexact.crypto.keystore import KeyStore
+
+    findings: list[Finding] = []
+    for path, mode in KeyStore(ctx.home).loose_retired():
+        key_id = path.name.removesuffix(".key")
+        findings.append(Finding(
+            CRITICAL, "retired-key-loose",
+            f"retired recorder key {path} has permissions {mode:04o}: others may read or write it, and every"
+            " trust file listing it accepts runs and bundles it signs. `chmod 600"
+            f" {path}`; if others may have"
+            f" read it, `bitexact keys mark-compromised {key_id}` removes it and leaves it out of trust files"
+            " (then hand relying parties a new one: `bitexact keys trust-file`)",
+            details={"path": str(path), "key_id": key_id, "mode": f"{mode:04o}"},
+        ))
+    return findings
+
+
 def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     """recorder-key-missing: the store recorded a recorder key that no key file holds any more (deleted by
     hand, lost with a volume), so it signs nothing more, and a recording made a new key in its place."""
@@ -519,7 +542,8 @@ def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     ) for info in gone]
 
 
-RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_recorder_key, check_missing_recorder_keys,
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_recorder_key, check_retired_keys,
+                    check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
                     check_recording_gaps)
 """The recording checks, in the order ``bitexact health`` runs them."""

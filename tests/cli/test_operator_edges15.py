@@ -1,0 +1,150 @@
+"""Operator defects an audit found (round 15): keys, redaction approvals, journals, -o, folds, health words.
+
+Each test runs the real command (or the real SDK in its own process) against a data directory of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from cli.real_command import demo_run, run_bitexact
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def _findings(home: Path, name: str) -> list[dict[str, object]]:
+    health = run_bitexact(home, "health", "--json")
+    return [f for f in json.loads(health.stdout)["findings"] if f["name"] == name]
+
+
+# -- 1. rotating an exposed recorder key -------------------------------------------------------------------
+
+
+def test_a_rotated_key_is_retired_owner_only_whatever_mode_it_had(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    os.chmod(home / "keys" / "recorder.key", 0o644)
+    rotated = run_bitexact(home, "keys", "rotate")
+    assert rotated.returncode == 0, rotated.stderr
+    [retired] = (home / "keys" / "retired").glob("*.key")
+    assert _mode(retired) == 0o600
+    assert _mode(home / "keys" / "recorder.key") == 0o600
+
+
+def test_health_reports_a_retired_key_others_may_read(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    assert run_bitexact(home, "keys", "rotate").returncode == 0
+    [retired] = (home / "keys" / "retired").glob("*.key")
+    os.chmod(retired, 0o640)
+    [finding] = _findings(home, "retired-key-loose")
+    key_id = retired.name.removesuffix(".key")
+    assert finding["level"] == "critical"
+    assert finding["details"] == {"path": str(retired), "key_id": key_id, "mode": "0640"}
+    message = str(finding["message"])
+    assert f"chmod 600 {retired}" in message and f"bitexact keys mark-compromised {key_id}" in message
+    os.chmod(retired, 0o600)
+    assert _findings(home, "retired-key-loose") == []
+
+
+def test_the_loose_current_key_hint_names_rotate_compromised(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    os.chmod(home / "keys" / "recorder.key", 0o644)
+    [finding] = _findings(home, "recorder-key-unusable")
+    assert "`bitexact keys rotate --compromised` replaces it and leaves it out of trust files" in str(finding["message"])
+
+
+def _key_ids(home: Path) -> dict[str, dict[str, str]]:
+    shown = run_bitexact(home, "keys", "show", "--json")
+    assert shown.returncode == 0, shown.stderr
+    return {k["key_id"]: k for k in json.loads(shown.stdout)}
+
+
+def test_rotate_compromised_destroys_the_old_key_and_trust_files_leave_it_out(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    run_id = demo_run(home)
+    bundle = tmp_path / "signed-by-old.json"
+    assert run_bitexact(home, "export", run_id, "-o", str(bundle)).returncode == 0
+    [old_id] = _key_ids(home)
+    old_public = _key_ids(home)[old_id]["public_key"]
+
+    rotated = run_bitexact(home, "keys", "rotate", "--compromised")
+    assert rotated.returncode == 0, rotated.stderr
+    assert f"{old_id} retired as compromised" in rotated.stdout
+    # Its private half is gone: no file under keys/ holds it; its public half and the date are kept.
+    assert not list((home / "keys" / "retired").glob("*.key"))
+    record = home / "keys" / "compromised.json"
+    assert _mode(record) == 0o600
+    [entry] = json.loads(record.read_text())["compromised"]
+    assert entry["key_id"] == old_id and entry["public_key"] == old_public
+    keys = _key_ids(home)
+    assert keys[old_id]["status"] == "compromised" and keys[old_id]["compromised_at"] == entry["compromised_at"]
+    [new_id] = [k for k, v in keys.items() if v["status"] == "current"]
+    assert new_id != old_id
+    shown = run_bitexact(home, "keys", "show")
+    assert f"compromised {old_id}  {old_public}  since {entry['compromised_at']}" in shown.stdout
+
+    trust = tmp_path / "trust.json"
+    written = run_bitexact(home, "keys", "trust-file", "-o", str(trust))
+    assert written.returncode == 0, written.stderr
+    listed = json.loads(trust.read_text())
+    assert [k["key_id"] for k in listed["bundle_keys"]] == [new_id] == [k["key_id"] for k in listed["recorder_keys"]]
+    assert (f"recorder key {old_id} was retired as compromised at {entry['compromised_at']} and is left out: runs"
+            " signed only by it no longer verify against this trust file") in written.stderr
+    # What the old key signed no longer verifies against the new trust file.
+    verdict = run_bitexact(home, "verify", str(bundle), "--trust-file", str(trust), "--require-sealed")
+    assert verdict.returncode == 1 and "not signed by a trusted recorder key" in verdict.stdout + verdict.stderr
+    # Health says nothing of the destroyed key: it is neither loose nor missing.
+    health = json.loads(run_bitexact(home, "health", "--json").stdout)
+    assert not [f for f in health["findings"] if f["name"].startswith(("recorder-key", "retired-key"))]
+
+
+def test_mark_compromised_retires_an_already_retired_key_as_compromised(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    assert run_bitexact(home, "keys", "rotate").returncode == 0
+    [retired] = (home / "keys" / "retired").glob("*.key")
+    old_id = retired.name.removesuffix(".key")
+    [current_id] = [k for k, v in _key_ids(home).items() if v["status"] == "current"]
+
+    assert run_bitexact(home, "keys", "mark-compromised", current_id).returncode == 1  # rotate --compromised does it
+    assert run_bitexact(home, "keys", "mark-compromised", "0123456789abcdef").returncode == 2
+    marked = run_bitexact(home, "keys", "mark-compromised", old_id)
+    assert marked.returncode == 0, marked.stderr
+    assert not retired.exists()
+    assert _key_ids(home)[old_id]["status"] == "compromised"
+    first = _key_ids(home)[old_id]["compromised_at"]
+    assert run_bitexact(home, "keys", "mark-compromised", old_id).returncode == 0  # again: its first date stays
+    assert _key_ids(home)[old_id]["compromised_at"] == first
+    trust = tmp_path / "trust.json"
+    assert run_bitexact(home, "keys", "trust-file", "-o", str(trust)).returncode == 0
+    assert [k["key_id"] for k in json.loads(trust.read_text())["recorder_keys"]] == [current_id]
+
+
+def test_a_compromised_rotation_cut_short_signs_nothing_until_it_is_finished(tmp_path: Path) -> None:
+    """Killed after recording the key as compromised, before the new key replaced it: the current key file
+    is still there, and must not sign; the same command finishes it and keeps the first date."""
+    home = tmp_path / "home"
+    run_id = demo_run(home)
+    [old_id] = _key_ids(home)
+    public = _key_ids(home)[old_id]["public_key"]
+    at = "2026-01-02T03:04:05+00:00"
+    record = home / "keys" / "compromised.json"
+    record.write_text(json.dumps({"compromised": [{"key_id": old_id, "public_key": public, "compromised_at": at}]}))
+    os.chmod(record, 0o600)
+
+    exported = run_bitexact(home, "export", run_id, "-o", str(tmp_path / "b.json"))
+    assert exported.returncode == 1 and "recorded as compromised" in exported.stderr
+    assert "bitexact keys rotate --compromised" in exported.stderr
+    assert run_bitexact(home, "keys", "rotate").returncode == 1  # a plain rotation would retire it as trusted
+    finished = run_bitexact(home, "keys", "rotate", "--compromised")
+    assert finished.returncode == 0, finished.stderr
+    keys = _key_ids(home)
+    assert keys[old_id] == {"key_id": old_id, "public_key": public, "status": "compromised", "compromised_at": at}
+    assert run_bitexact(home, "export", run_id, "-o", str(tmp_path / "b.json")).returncode == 0
