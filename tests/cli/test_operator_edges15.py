@@ -10,6 +10,7 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
 from cli.real_command import demo_run, run_bitexact
 
 
@@ -148,3 +149,70 @@ def test_a_compromised_rotation_cut_short_signs_nothing_until_it_is_finished(tmp
     keys = _key_ids(home)
     assert keys[old_id] == {"key_id": old_id, "public_key": public, "status": "compromised", "compromised_at": at}
     assert run_bitexact(home, "export", run_id, "-o", str(tmp_path / "b.json")).returncode == 0
+
+
+# -- 2. a dual-control approval killed after it is recorded, before its claim -----------------------------
+
+
+def _run_with_request(home: Path, secret: str) -> str:
+    """A sealed run holding ``secret`` at 1:result.account, with alice's pending request to redact it."""
+    from bitexact.crypto.keystore import KeyStore
+    from bitexact.recording import Recorder
+    from bitexact.recording.requests import file_request
+    from bitexact.store import open_store
+
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).start(name="cards")
+        writer.append("tool_call", {"tool": "lookup", "result": {"account": secret}})
+        writer.seal()
+        file_request(store, writer.run_id, ["1:result.account"], by="alice", reason="erasure request 7")
+        return writer.run_id
+    finally:
+        store.close()
+
+
+def test_an_approval_killed_before_its_claim_is_reported_and_finished_by_redact_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed at the claim (after the approval's custody record): the value stayed stored while `status`
+    said approved, verify passed, health said nothing and `redact --resume` said "nothing pending"."""
+    from store.pausing import kill_at, stored
+
+    home = tmp_path / "home"
+    secret = "ZQX-SECRET-5150"
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "off")
+    run_id = _run_with_request(home, secret)
+    kill_at(home, "bitexact.recording.requests:record_claim", "before",
+            ["redaction", "approve", run_id, "--by", "bob"])
+
+    def stored_secret() -> bool:
+        return secret in json.dumps(stored(home, run_id))
+
+    assert stored_secret()
+    status = run_bitexact(home, "redaction", "status", run_id)
+    assert status.returncode == 0
+    assert "approved, not carried out" in status.stdout
+    assert f"`bitexact redact --resume {run_id}` carries it out under this approval" in status.stdout
+    doc = json.loads(run_bitexact(home, "redaction", "status", run_id, "--json").stdout)
+    [request] = doc["requests"]
+    assert doc["unfinished"] == request["request"] and doc["finish"] == f"bitexact redact --resume {run_id}"
+    assert request["status"] == "approved" and request["carried_out"] is False
+    [finding] = _findings(home, "redaction-pending")
+    assert finding["run_id"] == run_id and finding["details"] == {
+        "fields": ["1:result.account"], "request": request["request"], "approved_by": "bob"}
+    assert f"`bitexact redact --resume {run_id}` carries it out" in str(finding["message"])
+
+    resumed = run_bitexact(home, "redact", run_id, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert (f"finished the approval of request {request['request']} (by alice, approved by bob): 1 field(s)"
+            f" redacted on {run_id}") in resumed.stdout
+    assert not stored_secret()
+    assert run_bitexact(home, "verify", run_id).returncode == 0
+    assert _findings(home, "redaction-pending") == []
+    after = json.loads(run_bitexact(home, "redaction", "status", run_id, "--json").stdout)
+    assert after["unfinished"] is None and after["requests"][0]["carried_out"] is True
+    # The claim names the approver who approved, and the requester.
+    [claim] = [e for e in stored(home, run_id) if e["kind"] == "redaction"]
+    assert claim["data"]["by"] == "bob" and claim["data"]["requested_by"] == "alice"
+    assert run_bitexact(home, "redact", run_id, "--resume").stdout.strip() == f"nothing pending on {run_id}"

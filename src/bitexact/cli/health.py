@@ -63,7 +63,8 @@ def health_command(app: AppContext, as_json: bool) -> None:
     nothing is journaled), recorder-key-missing (the store knows a
     recorder key no key file holds any more), failures-record-unusable
     (a run's failures record is not a file) and redaction-pending (a redaction claim whose
-    values are still stored: finish it with `bitexact redact --resume RUN`);
+    values are still stored, or an approval recorded whose claim never landed: finish either
+    with `bitexact redact --resume RUN`);
     critical on
     store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
     collector-unscrubbed, capture-key-in-data-directory (a copy of the
@@ -71,7 +72,8 @@ def health_command(app: AppContext, as_json: bool) -> None:
     other than prod), setting-invalid (a BITEXACT_* setting every recording
     reads holds a value it refuses), recorder-key-unusable (others may read
     or write the recorder key, or it is no key: no run starts, nothing is
-    signed), journals-unusable (the data directory's journals/ is a file
+    signed), retired-key-loose (a retired recorder key others may read or write:
+    trust files still accept what it signs), journals-unusable (the data directory's journals/ is a file
     or a link to nothing: no run holds its live lock, so none is called
     unsealed and repair refuses), capture-policy-off under BITEXACT_ENV=prod, and
     capture-key-revoked for the active key.
