@@ -216,3 +216,63 @@ def test_an_approval_killed_before_its_claim_is_reported_and_finished_by_redact_
     [claim] = [e for e in stored(home, run_id) if e["kind"] == "redaction"]
     assert claim["data"]["by"] == "bob" and claim["data"]["requested_by"] == "alice"
     assert run_bitexact(home, "redact", run_id, "--resume").stdout.strip() == f"nothing pending on {run_id}"
+
+
+# -- 3. `capture journal FILE` reads nothing it cannot bound ----------------------------------------------
+
+
+def _journal_command(home: Path, file: Path | str, *extra: str) -> tuple[int, str]:
+    """`bitexact capture journal FILE` in a process capped at 1.5 GB of address space: a command that reads
+    without bound fails there (MemoryError), never starving the host."""
+    import resource
+    import subprocess
+
+    from cli.real_command import BITEXACT, command_env
+
+    from bitexact.crypto.hostkey import load_host_key
+
+    load_host_key(home)  # this host's key exists: only the file is in question
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+
+    done = subprocess.run([BITEXACT, "capture", "journal", str(file), *extra], env=command_env(home),
+                          capture_output=True, text=True, timeout=60, preexec_fn=cap, check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
+def _sparse(path: Path, size: int, head: bytes = b"") -> Path:
+    with path.open("wb") as out:
+        out.write(head)
+        out.truncate(size)  # sparse: nothing is written to the disk past the head
+    return path
+
+
+def test_capture_journal_refuses_a_device_and_a_pipe_before_reading(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    code, said = _journal_command(home, "/dev/zero")
+    assert code == 2 and "/dev/zero is a device, not a file" in said and "nothing was read from it" in said
+    fifo = tmp_path / "journal.bxj"
+    os.mkfifo(fifo)
+    code, said = _journal_command(home, fifo, "--json")
+    assert code == 2, said
+    assert json.loads(said)["error"] == "unreadable" and "is a named pipe (FIFO), not a file" in said
+    code, said = _journal_command(home, tmp_path)
+    assert code == 2 and f"{tmp_path} is a directory, not a file" in said
+
+
+def test_capture_journal_checks_the_magic_before_reading_the_rest(tmp_path: Path) -> None:
+    """A 2 GB file that is not sealed is refused on its first bytes; before, it was read whole first."""
+    big = _sparse(tmp_path / "not-a-journal.bin", 2 << 30)
+    code, said = _journal_command(tmp_path / "home", big)
+    assert code == 2 and "does not start with the sealed-envelope magic" in said, said
+
+
+def test_capture_journal_caps_what_it_reads_at_one_gib(tmp_path: Path) -> None:
+    from bitexact.crypto.sealed import MAGIC
+
+    huge = _sparse(tmp_path / "huge.bxj", (1 << 30) + 1, MAGIC)
+    code, said = _journal_command(tmp_path / "home", huge, "--json")
+    assert code == 2, said
+    doc = json.loads(said)
+    assert doc["error"] == "too_large" and "over the 1,073,741,824 bytes (1 GiB) this command reads" in doc["message"]
