@@ -276,3 +276,33 @@ def test_capture_journal_caps_what_it_reads_at_one_gib(tmp_path: Path) -> None:
     assert code == 2, said
     doc = json.loads(said)
     assert doc["error"] == "too_large" and "over the 1,073,741,824 bytes (1 GiB) this command reads" in doc["message"]
+
+
+# -- 4. -o never replaces the data directory's failures records ---------------------------------------------
+
+
+def test_o_into_the_failures_record_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    run_id = demo_run(home)
+    record = home / "failures" / f"{run_id}.jsonl"
+    record.parent.mkdir(mode=0o700, exist_ok=True)
+    declared = b'{"at":"2026-12-01T09:00:00+00:00","cause":"storage_unavailable","detail":"x","where":"sdk"}\n'
+    record.write_bytes(declared)
+    for args in (["export", run_id, "-o", str(record)], ["keys", "trust-file", "-o", str(record)],
+                 ["export", run_id, "-o", str(home / "failures" / "other-run.jsonl")]):
+        refused = run_bitexact(home, *args)
+        assert refused.returncode == 2, (args, refused.stdout)
+        assert "one of BitExact's own files" in refused.stderr and "a failures record" in refused.stderr
+    assert record.read_bytes() == declared
+    assert not (home / "failures" / "other-run.jsonl").exists()
+
+
+def test_o_where_the_failures_directory_goes_is_refused(tmp_path: Path) -> None:
+    """No failures record yet: a file named `failures` would keep the SDK from ever writing one."""
+    home = tmp_path / "home"
+    run_id = demo_run(home)
+    assert not (home / "failures").exists()
+    refused = run_bitexact(home, "export", run_id, "-o", str(home / "failures"))
+    assert refused.returncode == 2 and not (home / "failures").exists()
+    # exports/ and other names in the data directory stay writable.
+    assert run_bitexact(home, "export", run_id, "-o", str(home / "exports" / "again.json")).returncode == 0
