@@ -306,3 +306,51 @@ def test_o_where_the_failures_directory_goes_is_refused(tmp_path: Path) -> None:
     assert refused.returncode == 2 and not (home / "failures").exists()
     # exports/ and other names in the data directory stay writable.
     assert run_bitexact(home, "export", run_id, "-o", str(home / "exports" / "again.json")).returncode == 0
+
+
+# -- 5. a folded entry keeps the instant it was recorded ----------------------------------------------------
+
+_AGENT = r'''
+import os, subprocess, sys
+import bitexact
+with bitexact.run(name="fold-ts") as r:
+    r.marker("started"); r.drain()
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl,sys,time; f=open(sys.argv[1],'a');"
+                               " fcntl.flock(f, fcntl.LOCK_EX); print(1, flush=True); time.sleep(600)",
+                               os.environ["BITEXACT_HOME"] + "/bitexact.db.lock"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    holder.stdout.readline()  # the store is locked from here: the entry below is journaled, never written
+    r.record_tool_call("pay", kwargs={"q": "B" * (2 << 20)}, result={"ok": True})
+    r.drain(3)
+    print(r.run_id, holder.pid, flush=True)
+    os.kill(os.getpid(), 9)
+'''
+
+
+def test_a_folded_entry_gets_its_journals_recorded_at_as_ts(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from cli.real_command import command_env
+    from store.pausing import stored
+
+    home = tmp_path / "home"
+    agent = subprocess.run([sys.executable, "-c", _AGENT], env=command_env(home, BITEXACT_LOCK_TIMEOUT="1"),
+                           capture_output=True, text=True, timeout=120, check=False)
+    run_id, holder = agent.stdout.split()
+    os.kill(int(holder), signal.SIGKILL)  # the store's lock goes with it; repair waits for it to let go
+    [journal] = (home / "journals" / run_id).glob("*.bxj")
+    opened = run_bitexact(home, "capture", "journal", str(journal), "--json")
+    recorded_at = json.loads(opened.stdout)["sdk_entry"]["recorded_at"]
+
+    repaired = run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "agent killed",
+                            BITEXACT_LOCK_TIMEOUT="30")
+    assert repaired.returncode == 0, repaired.stderr
+    entries = stored(home, run_id)
+    [folded] = [e for e in entries if e["kind"] == "tool_call"]
+    assert folded["ts"] == recorded_at
+    [fold_repair] = [e for e in entries if e["kind"] == "repair" and "journals" in e["data"]]
+    assert fold_repair["data"]["recorded_at"] == {journal.name: recorded_at}
+    assert fold_repair["data"]["steps"] == {journal.name: folded["step"]}
+    assert fold_repair["ts"] > recorded_at  # the fold's own entry keeps the fold's time
