@@ -354,3 +354,86 @@ def test_a_folded_entry_gets_its_journals_recorded_at_as_ts(tmp_path: Path) -> N
     assert fold_repair["data"]["recorded_at"] == {journal.name: recorded_at}
     assert fold_repair["data"]["steps"] == {journal.name: folded["step"]}
     assert fold_repair["ts"] > recorded_at  # the fold's own entry keeps the fold's time
+
+
+# -- 6. health says what is true ------------------------------------------------------------------------------
+
+
+def test_recording_gaps_says_where_the_gaps_are_and_that_a_repair_folded_their_entries(tmp_path: Path) -> None:
+    """The store stayed locked: the gaps reached only the failures record, their entries only journals.
+    Before, the message sent the operator to "the gap markers in `bitexact show RUN`" (there were none) and
+    said entries "wait in its journals" even after a repair had folded them all."""
+    import signal
+    import subprocess
+    import sys
+
+    from cli.real_command import command_env
+
+    home = tmp_path / "home"
+    agent = subprocess.run([sys.executable, "-c", _AGENT], env=command_env(home, BITEXACT_LOCK_TIMEOUT="1"),
+                           capture_output=True, text=True, timeout=120, check=False)
+    run_id, holder = agent.stdout.split()
+    os.kill(int(holder), signal.SIGKILL)
+    for journal in (home / "journals" / run_id).iterdir():
+        os.utime(journal, (0, 0))  # left long ago: no recording in progress
+    record = home / "failures" / f"{run_id}.jsonl"
+
+    [before] = _findings(home, "recording-gaps")
+    said = str(before["message"])
+    assert (f"None reached the chain (the store refused every write meanwhile): they are declared in {record}"
+            f" only, and `bitexact show {run_id}` shows no marker for them.") in said, said
+    assert f"1 entry waits in its journals: once no process records the run, `bitexact repair {run_id}" in said
+    assert "gap markers in" not in said
+
+    assert run_bitexact(home, "repair", run_id, "--by", "ops", "--note", "x", BITEXACT_LOCK_TIMEOUT="30").returncode == 0
+    [after] = _findings(home, "recording-gaps")
+    said = str(after["message"])
+    assert "1 entry they journaled was folded into the run since, by the repair at step 3." in said, said
+    assert "waits in its journals" not in said and "declared in" in said
+
+
+def test_recording_gaps_names_the_markers_when_the_chain_holds_them(tmp_path: Path) -> None:
+    """A gap the chain marked (the store took the marker once it let go) is named as such."""
+    from bitexact.canon import canonicalize
+    from bitexact.crypto.keystore import KeyStore
+    from bitexact.evidence.timefmt import now_iso
+    from bitexact.recording import Recorder
+    from bitexact.store import open_store
+
+    home = tmp_path / "home"
+    gap = {"at": now_iso(), "cause": "storage_unavailable", "detail": "StoreBusyError: locked", "kind": "tool_call",
+           "seq": 9, "where": "sdk"}
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).start(name="gaps")
+        writer.append_own("marker", {"note": "recording gap: storage_unavailable", "gap": gap})  # as the SDK does
+        writer.seal()
+        run_id = writer.run_id
+    finally:
+        store.close()
+    (home / "failures").mkdir(mode=0o700)
+    (home / "failures" / f"{run_id}.jsonl").write_bytes(canonicalize(gap) + b"\n")
+    [finding] = _findings(home, "recording-gaps")
+    said = str(finding["message"])
+    assert f"Each is marked in the chain: the gap markers in `bitexact show {run_id}`." in said, said
+    assert "1 gap declares an entry no journal holds now" in said
+
+
+def test_store_unreadable_for_a_file_that_is_no_database_says_move_it_aside(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "bitexact.db").write_bytes(os.urandom(8192))
+    [finding] = _findings(home, "store-unreadable")
+    said = str(finding["message"])
+    assert "file is not a database" in said
+    assert f"`mv {home / 'bitexact.db'} {home / 'bitexact.db'}.unreadable`" in said
+    assert "never delete it" in said and "restore the store from a backup" in said
+
+
+def test_capture_policy_off_says_how_to_turn_the_policy_back_on(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    health = run_bitexact(home, "health", "--json", BITEXACT_CAPTURE_POLICY="off")
+    [finding] = [f for f in json.loads(health.stdout)["findings"] if f["name"] == "capture-policy-off"]
+    said = finding["message"]
+    assert "Unset BITEXACT_CAPTURE_POLICY (the shipped default policy), or set it to `pci` or a policy file" in said
+    assert "`bitexact capture backfill --run RUN --by NAME`" in said
