@@ -20,7 +20,13 @@ from bitexact.recording.audit import (
 from bitexact.evidence.redaction import claim_token
 from bitexact.recording.fold import fold_orphans
 from bitexact.recording.journal import JournalError, journal_dir, marked_journals, unfolded_journals
-from bitexact.recording.requests import ENV_DUAL_CONTROL, dual_control_required
+from bitexact.recording.requests import (
+    ENV_DUAL_CONTROL,
+    ApprovalUnfinishedError,
+    dual_control_required,
+    finish_approval,
+    unfinished_approval,
+)
 
 
 @click.command("redact")
@@ -37,6 +43,9 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
     The redaction entry is appended (and checkpointed) before any value is
     removed, so a crash in between leaves a claim that `bitexact verify`
     reports as not applied until `bitexact redact --resume RUN` completes it.
+    --resume also carries out a dual-control approval that was recorded but
+    stopped before its claim (`bitexact redaction status RUN` says
+    "approved, not carried out"), under the approver who gave it.
     A removal that fails after the claim landed (a full disk, a store kept
     locked) exits 1, saying the claim is recorded and naming --resume.
     Commitments and hashes never change; audit entries cannot be redacted.
@@ -50,8 +59,8 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
 
     \b
     Exit codes:
-      0  redacted (with --resume: pending claims applied, or none pending - nothing is left to
-         finish, which is what --resume is run for, so it is not refused)
+      0  redacted (with --resume: pending claims applied or an approval carried out, or none
+         pending - nothing is left to finish, which is what --resume is run for, so it is not refused)
       1  refused or failed, the arguments good (the same command works once the state changes):
          BITEXACT_REQUIRE_DUAL_CONTROL, claims to finish first (--resume), journals to fold
          first (`bitexact repair RUN`), the store kept locked or damaged, a removal that did not
@@ -66,10 +75,17 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
         if resume:
             if fields:
                 fail("--resume finishes existing claims; do not name new fields with it", code=EXIT_INPUT)
+            # An approval killed before its claim landed: the custody records say it was given, the chain
+            # says nothing yet. Carried out first (claim, then removal), under the approver who gave it.
+            finished = finish_approval(app.recorder().attach(run_id)) if unfinished_approval(app.store, run_id) else None
             done = apply_pending(app.store, run_id)
+            if finished is not None:
+                ok(f"finished the approval of request {finished.request.request_id} (by"
+                   f" {finished.request.requested_by}, approved by {finished.request.decided_by}):"
+                   f" {len(finished.redacted)} field(s) redacted on {run_id}")
             if done:
                 ok(f"{len(done)} pending redaction(s) applied on {run_id}")
-            else:
+            elif finished is None:
                 console.print(Text(f"nothing pending on {run_id}"))
             return
         if dual_control_required():
@@ -91,8 +107,8 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
         app.no_run(run_id)
     except (SettingError, PolicyError):  # a setting, not an argument: exit 1 as in every command (cli._Group)
         raise
-    except StateRefusedError as exc:  # journals to fold first: the same command works after `repair` (exit 1)
-        fail(str(exc), code=EXIT_FAIL)
+    except (StateRefusedError, ApprovalUnfinishedError) as exc:  # the same command works after `repair`, or once
+        fail(str(exc), code=EXIT_FAIL)                          # the store lets go (exit 1)
     except ValueError as exc:  # a field, a --by or a --note that cannot be used (EvidenceError, RecordError)
         fail(str(exc), code=EXIT_INPUT)
     # Any other BitExactError (a store kept locked, a full disk before the claim lands, a key that does not

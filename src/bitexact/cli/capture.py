@@ -14,6 +14,7 @@ import base64
 import io
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -446,6 +447,77 @@ def _header_of(data: bytes) -> dict[str, Any]:
     return header if isinstance(header, dict) else {}
 
 
+JOURNAL_READ_MAX = 1 << 30
+"""The largest file ``capture journal`` reads (1 GiB). A journal holds one SDK entry's JSON as the agent
+recorded it, before the capture policy ran, so BITEXACT_MAX_BODY_BYTES (64 MiB a field) does not bound it;
+the SDK's queue bound (BITEXACT_QUEUE_MAX_BYTES, 256 MiB) is the size past which an entry waits alone. This
+is four times that; a larger one is left to `bitexact repair`, which folds it."""
+_READ_PIECE = 16 << 20
+
+
+def _file_kind(mode: int) -> str:
+    return ("a directory" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "not a regular file")
+
+
+def _too_large(file: Path, size: int) -> _Unopened:
+    return _Unopened("too_large", f"{file} is {size:,} bytes, over the {JOURNAL_READ_MAX:,} bytes (1 GiB) this"
+                                  " command reads; `bitexact repair RUN` folds a journal that large")
+
+
+def _open_regular(file: Path) -> tuple[io.FileIO, int]:
+    """``file`` open for reading, and its size; refused (exit 2) when it is not a regular file (a device such
+    as /dev/zero or a pipe never ends; a directory holds no bytes), before anything is read. Opened without
+    blocking, so a FIFO with no writer opens, and is refused."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise _Unopened("unreadable", f"{file}: cannot read: {exc.strerror or exc}") from None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise _Unopened("unreadable", f"{file} is {_file_kind(status.st_mode)}, not a file: a journal or spool"
+                                          " is a regular file (nothing was read from it)")
+        return io.FileIO(fd, "rb"), status.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _checked_slots_file(file: Path) -> None:
+    """Refuse a slots file that is not a regular file, or is larger than this command reads, before a byte of
+    it is read (a slots file is a few MiB; a link to /dev/zero under its name never ends)."""
+    stream, size = _open_regular(file)
+    stream.close()
+    if size > JOURNAL_READ_MAX:
+        raise _too_large(file, size)
+
+
+def _read_sealed_file(file: Path) -> bytes:
+    """A journal or spool file's bytes: refused unless it is a regular file, its first bytes read and checked
+    for the sealed-envelope magic before anything else (a file that is not sealed is refused having read
+    only those), then read in pieces up to :data:`JOURNAL_READ_MAX` (Ctrl-C stops it between pieces)."""
+    stream, size = _open_regular(file)
+    with stream:
+        try:
+            head = stream.read(len(MAGIC)) or b""
+            if head != MAGIC:  # nothing more is read
+                what = "it is empty" if not head else "it does not start with the sealed-envelope magic"
+                raise _Unopened("not_sealed", f"{file} is not a sealed journal or spool: {what}")
+            if size > JOURNAL_READ_MAX:
+                raise _too_large(file, size)
+            pieces, total = [head], len(head)
+            while piece := stream.read(_READ_PIECE):
+                total += len(piece)
+                if total > JOURNAL_READ_MAX:  # it grew while being read
+                    raise _too_large(file, total)
+                pieces.append(piece)
+        except OSError as exc:
+            raise _Unopened("unreadable", f"{file}: cannot read: {exc.strerror or exc}") from None
+    return b"".join(pieces)
+
+
 def _sealed_bytes(file: Path) -> bytes:
     """FILE's sealed bytes; for ``SLOTS#N`` (a slot of an SDK slots file), that slot's."""
     name, hash_sign, number = file.name.rpartition("#")
@@ -453,6 +525,8 @@ def _sealed_bytes(file: Path) -> bytes:
         slots_path = file.with_name(name)
         if not (number.isascii() and number.isdigit()):
             raise _Unopened("no_such_slot", f"{file}: {number!r} is not a slot number (SLOTS#N, N from 0)")
+        if slots_path.exists():
+            _checked_slots_file(slots_path)
         try:
             count = slot_count(slots_path)
             full = {index: (blob, problem) for index, blob, problem in slot_blobs(slots_path)}
@@ -467,14 +541,11 @@ def _sealed_bytes(file: Path) -> bytes:
         if problem is not None:
             raise _Unopened("damaged", problem)
         return blob
-    try:
-        return file.read_bytes()
-    except OSError as exc:
-        raise _Unopened("unreadable", f"{file}: cannot read: {exc.strerror or exc}") from None
+    return _read_sealed_file(file)
 
 
-def _open_journal(file: Path, key: HostKey) -> _Journal:
-    data = _sealed_bytes(file)
+def _open_journal(file: Path, key: HostKey, data: bytes | None = None) -> _Journal:
+    data = _sealed_bytes(file) if data is None else data
     if not data.startswith(MAGIC):
         what = "it is empty" if not data else "it does not start with the sealed-envelope magic"
         raise _Unopened("not_sealed", f"{file} is not a sealed journal or spool: {what}")
@@ -599,6 +670,7 @@ def _list_slots(app: AppContext, file: Path, host_key_file: Path | None, *, as_j
         _refuse(file, as_json, "slots_file", f"{file} holds one journal per slot: name one as {file.name}#N to"
                 " --show it or write it with -o", EXIT_INPUT)
     try:
+        _checked_slots_file(file)
         key = _host_key_for(app, host_key_file)
         blobs = slot_blobs(file)
     except _Unopened as exc:
@@ -667,6 +739,13 @@ def capture_journal(
     An SDK slots file (``slots-<token>-<KiB>k.bxs``, one journal per slot)
     is listed slot by slot; ``FILE#N`` opens slot N as a journal.
 
+    FILE must be a regular file: a device (/dev/zero), a named pipe or a
+    directory is refused before anything is read from it. Its first bytes
+    are checked for the sealed-envelope magic before the rest is read, and
+    at most 1 GiB is read (a journal holds one SDK entry as recorded, which
+    BITEXACT_MAX_BODY_BYTES does not bound; a larger one is left to
+    `bitexact repair`, which folds it).
+
     \b
     Examples:
       bitexact capture journal ~/.bitexact/journals/RUN/000000000002-1a2b3c4d.bxj
@@ -680,8 +759,10 @@ def capture_journal(
     Exit codes:
       0  opened, and it ended properly
       1  opened, but cut short (its writer stopped): what it holds so far is summarized
-      2  cannot be opened: not a sealed file, a damaged chunk, sealed under another host's key,
-         no host key; also -o refused (the file exists, without --force; a device or a pipe, even with it)
+      2  cannot be opened: not a regular file (a device such as /dev/zero, a pipe, a directory:
+         nothing is read from it), not a sealed file (only its first bytes are read), over 1 GiB,
+         a damaged chunk, sealed under another host's key, no host key; also -o refused (the file
+         exists, without --force; a device or a pipe, even with it)
     """
     if is_slots_file(file) and file.exists():
         _list_slots(app, file, host_key_file, as_json=as_json, asked=show or output is not None)
@@ -690,8 +771,9 @@ def capture_journal(
         _check_output(output, file, force)  # first: "the journal itself" says more than "one of BitExact's files"
         app.refuse_own_file(output)
     try:
+        data = _sealed_bytes(file)  # first: a FILE that is no journal is named as such, host key or none
         key = _host_key_for(app, host_key_file)
-        journal = _open_journal(file, key)
+        journal = _open_journal(file, key, data)
     except _Unopened as exc:
         if as_json:
             print_json({"file": str(file), "opened": False, "error": exc.reason, "message": str(exc), **exc.detail})

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 # (`bitexact --help` and `bitexact verify FILE` use none of them).
 
 
+_OWN_DIRECTORIES = ("keys", "journals", "failures")
+"""The data directory's directories no ``-o`` may write into (or replace): what a recording keeps there it
+cannot get back."""
+
+
 @dataclass
 class AppContext:
     home: Path
@@ -77,9 +82,13 @@ class AppContext:
     def refuse_own_file(self, output: Path, option: str = "-o") -> None:
         """Raise :class:`click.UsageError` when ``output`` would overwrite the data directory's own files.
 
-        The store (and its WAL, shared-memory and lock files), the keys, the
-        journals and the host key hold what a recording cannot get back: an
-        ``-o`` typo must never replace them.
+        The store (and its WAL, shared-memory, rollback-journal and lock
+        files), the keys (``keys/``, the compromised list included), the
+        journals, the failures records (``failures/RUN.jsonl``, the gaps the
+        SDK declared, some of which only they hold: the store was locked) and
+        the host key hold what a recording cannot get back: an ``-o`` typo
+        must never replace them, nor put a file where one of those
+        directories goes. ``exports/`` and any other name are left to write.
         """
         from bitexact.capture.keyfiles import capture_key_files
         from bitexact.crypto.hostkey import host_key_path
@@ -96,9 +105,10 @@ class AppContext:
         except OSError:
             pass
         owned.update(Path(os.path.realpath(key)) for key in capture_key_files())
-        if target in owned or any(config.inside(target, home / part) for part in ("keys", "journals")):
+        if target in owned or any(config.inside(target, home / part) for part in _OWN_DIRECTORIES):
             raise click.UsageError(f"{option} {output}: that is one of BitExact's own files in {self.home}"
-                                   " (the store, a key or a journal) or a capture key in force; write somewhere else")
+                                   " (the store, a key, a journal or a failures record) or a capture key in force;"
+                                   " write somewhere else")
 
 
 pass_app = click.make_pass_decorator(AppContext)

@@ -27,6 +27,23 @@ _MESSAGE_AND_BORDERS = 29
 the cells' padding and borders (13)."""
 
 
+def _unreadable_file_hint(exc: StoreError, database: Path) -> str:
+    """What to do about a file in the store's place that is no store this BitExact reads (damaged, not a
+    database, another application's); empty for a store that did not open for another reason (locked, a
+    setting, a directory that cannot be written), whose message says what to do. Never "delete": the file
+    may be the only copy of the evidence, which a copy taken aside can still give back."""
+    import sqlite3
+
+    cause = exc.__cause__
+    damaged = isinstance(cause, sqlite3.DatabaseError) and not isinstance(cause, sqlite3.OperationalError)
+    if not damaged and "is not a BitExact store" not in str(exc):
+        return ""
+    return (f". It is no store this BitExact can read (damaged, or another file in its place): stop every"
+            f" process recording into {database.parent}, move the file aside with its -wal and -shm files if"
+            f" any (`mv {database} {database}.unreadable`; never delete it, it may be the only copy of the"
+            " evidence), then restore the store from a backup, or let the next recording start an empty one")
+
+
 def _no_store_yet(database: Path) -> bool:
     """True when there is no store to check at ``database``: no file, or the empty file a recording killed
     as it made the store left (nothing in it or in a -wal). Opening that would make the store's tables."""
@@ -63,7 +80,8 @@ def health_command(app: AppContext, as_json: bool) -> None:
     nothing is journaled), recorder-key-missing (the store knows a
     recorder key no key file holds any more), failures-record-unusable
     (a run's failures record is not a file) and redaction-pending (a redaction claim whose
-    values are still stored: finish it with `bitexact redact --resume RUN`);
+    values are still stored, or an approval recorded whose claim never landed: finish either
+    with `bitexact redact --resume RUN`);
     critical on
     store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
     collector-unscrubbed, capture-key-in-data-directory (a copy of the
@@ -71,7 +89,8 @@ def health_command(app: AppContext, as_json: bool) -> None:
     other than prod), setting-invalid (a BITEXACT_* setting every recording
     reads holds a value it refuses), recorder-key-unusable (others may read
     or write the recorder key, or it is no key: no run starts, nothing is
-    signed), journals-unusable (the data directory's journals/ is a file
+    signed), retired-key-loose (a retired recorder key others may read or write:
+    trust files still accept what it signs), journals-unusable (the data directory's journals/ is a file
     or a link to nothing: no run holds its live lock, so none is called
     unsealed and repair refuses), capture-policy-off under BITEXACT_ENV=prod, and
     capture-key-revoked for the active key.
@@ -96,7 +115,8 @@ def health_command(app: AppContext, as_json: bool) -> None:
             store = app.store
         except StoreError as exc:  # what is wrong is what health is for: a finding, never a bare error
             unreadable.append(Finding(CRITICAL, "store-unreadable",
-                                      f"{exc}; nothing can be recorded or read until it opens again"))
+                                      f"{exc}; nothing can be recorded or read until it opens again"
+                                      f"{_unreadable_file_hint(exc, app.home / DB_NAME)}"))
     else:
         # No store yet: the first recording opens one, and a BITEXACT_LOCK_TIMEOUT the store refuses stops
         # every recording all the same (with a store it shows as the store failing to open, above).

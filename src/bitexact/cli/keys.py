@@ -9,11 +9,11 @@ import click
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json
-from bitexact.crypto.keystore import PublicKeyInfo
+from bitexact.crypto.keystore import COMPROMISED, PublicKeyInfo, UnknownKeyError
 from bitexact.errors import KeyMaterialError
 from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
-from bitexact.recording.recorder_keys import recorder_keys
+from bitexact.recording.recorder_keys import missing_keys, recorder_keys
 from bitexact.store import DB_NAME
 
 
@@ -26,13 +26,14 @@ def keys_group() -> None:
       bitexact keys init
       bitexact keys show --json
       bitexact keys trust-file -o trust.json
+      bitexact keys rotate --compromised
 
     \b
     Exit codes:
       0  done
       1  refused or failed: no recorder key (show, rotate, trust-file), one already there (init),
          a key that does not load, the store does not open
-      2  a usage error, or an -o that cannot be written
+      2  a usage error, an unknown key id, or an -o that cannot be written
     """
 
 
@@ -69,6 +70,8 @@ def keys_show(app: AppContext, as_json: bool) -> None:
 
     A key the store recorded whose file is gone is listed as missing: it
     signs nothing more, and its public half still verifies what it signed.
+    A key retired as compromised is listed as compromised, with the date:
+    its private half is destroyed and trust files leave it out.
 
     \b
     Examples:
@@ -85,22 +88,38 @@ def keys_show(app: AppContext, as_json: bool) -> None:
     if not keys:
         fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
     if as_json:
-        print_json([{"key_id": k.key_id, "public_key": k.public_key, "status": k.status} for k in keys])
+        print_json([{"key_id": k.key_id, "public_key": k.public_key, "status": k.status,
+                     **({"compromised_at": k.compromised_at} if k.compromised_at else {})} for k in keys])
         return
     for k in keys:
-        colour = {"current": "green", "missing": "red"}.get(k.status, "dim")
+        colour = {"current": "green", "missing": "red", COMPROMISED: "red"}.get(k.status, "dim")
+        since = f"  since {k.compromised_at}" if k.compromised_at else ""
         # Never wrapped: a key is copied (or cut) from its line whole, whatever the terminal's width.
-        console.print(f"[{colour}]{k.status:8}[/] {k.key_id}  {k.public_key}", soft_wrap=True)
+        console.print(f"[{colour}]{k.status:11}[/] {k.key_id}  {k.public_key}{since}", soft_wrap=True)
 
 
 @keys_group.command("rotate")
+@click.option("--compromised", is_flag=True,
+              help="The current key may have been read by others: destroy its private half and leave it out of "
+                   "trust files (its runs no longer verify against a new trust file).")
 @pass_app
-def keys_rotate(app: AppContext) -> None:
+def keys_rotate(app: AppContext, compromised: bool) -> None:
     """Make a new recorder key and retire the current one (old runs stay verifiable).
+
+    The retired key is kept owner-only in keys/retired/ and stays in trust
+    files. With --compromised (the key was readable by others, or leaked),
+    it is retired as compromised instead: its private file is removed, so
+    nothing can sign with it here again, its public half and the date are
+    kept in keys/compromised.json, `keys show` lists it as compromised, and
+    `keys trust-file` leaves it out. A trust file has no validity window,
+    so runs signed only by that key no longer verify against a trust file
+    written after it (`bitexact verify` without a trust file still checks
+    their chains; hand relying parties the new trust file).
 
     \b
     Examples:
       bitexact keys rotate && bitexact keys trust-file -o trust.json
+      bitexact keys rotate --compromised && bitexact keys trust-file -o trust.json
 
     \b
     Exit codes:
@@ -113,15 +132,57 @@ def keys_rotate(app: AppContext) -> None:
         fail(f"no key at {app.keys.current_path}: there is nothing to rotate",
              hint="Create one with `bitexact keys init`.")
     store = app.store  # opened first: a store that does not open rotates nothing (a retry would rotate twice)
+    now = now_iso()
     try:
-        old, new = app.keys.rotate()
+        old, new = app.keys.rotate(compromised_at=now if compromised else None)
     except KeyMaterialError as exc:
         fail(str(exc))
-    now = now_iso()
     store.put_key(old.key_id, old.public_hex, "recorder", now, retired_at=now)
     store.put_key(new.key_id, new.public_hex, "recorder", now)
+    if compromised:
+        console.print(f"[green]✓[/] rotated: {old.key_id} retired as compromised (its private key is removed),"
+                      f" {new.key_id} current.\n  Publish a new trust file (bitexact keys trust-file): it leaves"
+                      f" {old.key_id} out, so runs signed only by it no longer verify against it.", soft_wrap=True)
+        return
     console.print(f"[green]✓[/] rotated: {old.key_id} retired, {new.key_id} current.\n"
                   "  Publish a new trust file (bitexact keys trust-file) so relying parties accept both.", soft_wrap=True)
+
+
+@keys_group.command("mark-compromised")
+@click.argument("key_id")
+@pass_app
+def keys_mark_compromised(app: AppContext, key_id: str) -> None:
+    """Retire an already retired recorder key KEY_ID as compromised.
+
+    For a key rotated away from before it was found exposed (a retired
+    file others could read, a leaked backup): its private file is removed,
+    its public half and the date are kept in keys/compromised.json, `keys
+    show` lists it as compromised, and `keys trust-file` leaves it out, so
+    runs signed only by it no longer verify against a trust file written
+    after this. The current key is refused: `keys rotate --compromised`
+    replaces it. Marking a key again keeps its first date.
+
+    \b
+    Examples:
+      bitexact keys mark-compromised d85aae05937830f1 && bitexact keys trust-file -o trust.json
+
+    \b
+    Exit codes:
+      0  marked (or already marked)
+      1  the current key, a key file that does not load, or the store does not open
+      2  no recorder key KEY_ID here, or a usage error
+    """
+    app.refuse_unusable_home()
+    store = app.store if (app.home / DB_NAME).exists() else None
+    known = {info.key_id: info.public_key for info in (missing_keys(app.keys, store) if store else [])}
+    try:
+        info = app.keys.mark_compromised(key_id, now_iso(), public_hex=known.get(key_id))
+    except UnknownKeyError as exc:
+        fail(str(exc), code=EXIT_INPUT)
+    except KeyMaterialError as exc:
+        fail(str(exc))
+    ok(f"recorder key {info.key_id} is retired as compromised since {info.compromised_at}: its private key is"
+       " removed and trust files leave it out.\n  Publish a new trust file (bitexact keys trust-file).")
 
 
 @keys_group.command("trust-file")
@@ -132,6 +193,8 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
     """Write a trust file for relying parties: every current and retired key,
     as both bundle and recorder keys (bitexact verify --trust-file F), and
     any key the store recorded whose file is gone, so its runs still verify.
+    A key retired as compromised is left out, and stderr names it: runs
+    signed only by it no longer verify against this trust file.
 
     \b
     Examples:
@@ -147,7 +210,10 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
     keys = _listed_keys(app)
     if not keys:
         fail(f"no recorder key in {app.keys.dir}", hint="Create one with `bitexact keys init`.")
-    listed = [{"key_id": k.key_id, "public_key": k.public_key} for k in keys]
+    listed = [{"key_id": k.key_id, "public_key": k.public_key} for k in keys if k.status != COMPROMISED]
+    if not listed:
+        fail(f"every recorder key in {app.keys.dir} is retired as compromised: a trust file would trust none",
+             hint="Finish the rotation with `bitexact keys rotate --compromised`.")
     app.refuse_own_file(output)
     document = json.dumps({"bundle_keys": listed, "recorder_keys": listed}, indent=2) + "\n"
     try:
@@ -155,6 +221,10 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
     except OSError as exc:
         fail(f"-o {output}: {exc}", code=EXIT_INPUT)
     ok(f"trust file with {len(listed)} key(s) written to {output}")
+    for k in keys:
+        if k.status == COMPROMISED:
+            click.echo(f"note: recorder key {k.key_id} was retired as compromised at {k.compromised_at} and is left"
+                       " out: runs signed only by it no longer verify against this trust file", err=True)
 
 
 def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:

@@ -25,6 +25,7 @@ from bitexact.recording.requests import (
     dual_control_required,
     list_requests,
     reject_request,
+    unfinished_approval,
 )
 
 
@@ -138,18 +139,24 @@ def _shown(text: object) -> str:
     return escape(plain(str(text)))
 
 
-def _show(request: RedactionRequest) -> None:
+def _show(request: RedactionRequest, run_id: str, unfinished: bool) -> None:
     shown = _shown
     colour = {"pending": "yellow", "approved": "green", "rejected": "red"}.get(request.status, "dim")
-    console.print(f"[{colour}]{request.status}[/] request {shown(request.request_id)} by {shown(request.requested_by)}"
+    status = "approved, not carried out" if unfinished else request.status
+    colour = "yellow" if unfinished else colour
+    console.print(f"[{colour}]{status}[/] request {shown(request.request_id)} by {shown(request.requested_by)}"
                   f" at {shown(request.requested_at)} ({shown(request.source)}): {len(request.fields)} field(s)", soft_wrap=True)
     console.print(f"  reason  {shown(request.reason)}", soft_wrap=True)
     if request.decided_by:
         extra = f" - {shown(request.decision_reason)}" if request.decision_reason else ""
         console.print(f"  {request.status} by {shown(request.decided_by)} at {shown(request.decided_at)}{extra}", soft_wrap=True)
-    if request.status == "pending":
+    if request.status == "pending" or unfinished:
         for token in request.fields:
             console.print(f"  {shown(token)}", soft_wrap=True)
+    if unfinished:
+        # An approval stopped before its redaction finished: the values are still stored.
+        console.print(f"  its values are not all removed yet: `bitexact redact --resume {escape(plain(run_id))}`"
+                      " carries it out under this approval", soft_wrap=True)
 
 
 @redaction_group.command("status")
@@ -158,6 +165,12 @@ def _show(request: RedactionRequest) -> None:
 @pass_app
 def redaction_status(app: AppContext, run_id: str, as_json: bool) -> None:
     """Show RUN's redaction requests: the pending one with its fields, and those decided.
+
+    An approval recorded but stopped before its values were all removed (a
+    kill, a full disk) shows as "approved, not carried out", with its fields
+    and `bitexact redact --resume RUN`, which finishes it (--json:
+    "unfinished" names the request, "finish" the command, and each approved
+    request has "carried_out").
 
     \b
     Examples:
@@ -172,14 +185,19 @@ def redaction_status(app: AppContext, run_id: str, as_json: bool) -> None:
     """
     try:
         requests = list_requests(app.run_store, run_id)
+        unfinished = unfinished_approval(app.run_store, run_id)
     except RunNotFoundError:
         app.no_run(run_id)
+    unfinished_id = unfinished.request_id if unfinished is not None else None
     if as_json:
         print_json({"run_id": run_id, "pending": next((r.request_id for r in requests if r.status == "pending"), None),
-                    "requests": [r.to_json() for r in requests]})
+                    "unfinished": unfinished_id,
+                    "finish": f"bitexact redact --resume {run_id}" if unfinished_id else None,
+                    "requests": [{**r.to_json(), **({"carried_out": r.request_id != unfinished_id}
+                                                    if r.status == "approved" else {})} for r in requests]})
         return
     if not requests:
         console.print(f"no redaction requests on {escape(run_id)}", soft_wrap=True)
         return
     for request in requests:
-        _show(request)
+        _show(request, run_id, request.request_id == unfinished_id)

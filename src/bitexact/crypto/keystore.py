@@ -3,16 +3,24 @@
 Layout under the data directory::
 
     keys/recorder.key              current ed25519 key (PEM, 0600)
-    keys/retired/<key_id>.key      keys rotated away from (still listed in trust files)
+    keys/retired/<key_id>.key      keys rotated away from (PEM, 0600; still listed in trust files)
+    keys/compromised.json          keys retired as compromised: public half and date only (0600)
 
 Rotation never deletes a key's public half, so every earlier run stays
-verifiable: trust files list current and retired keys.
+verifiable: trust files list current and retired keys. A key retired as
+compromised (``keys rotate --compromised``, ``keys mark-compromised``) is
+different: its private half is unlinked, so nothing signs with it again, and
+only its public half and the date are kept, listed by ``keys show`` and left
+out of trust files (a trust file has no validity window, so trusting it for
+the runs before the date would trust a forgery dated before it too).
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,11 +38,26 @@ class RecorderKeyError(KeyMaterialError, StateRefusedError):
     changes, not an input of the command that needed the key. Its message says which."""
 
 
+COMPROMISED = "compromised"
+"""The status of a key retired as compromised: its private half destroyed, its public half kept."""
+
+
+class UnknownKeyError(KeyMaterialError, ValueError):
+    """A key id that names no recorder key of the data directory: input to change, not a state."""
+
+
+LOOSE_KEY_ADVICE = ("; if others may have read it, `bitexact keys rotate --compromised` replaces it and leaves it"
+                    " out of trust files (a plain `keys rotate` keeps trusting it)")
+"""What the refusal of a recorder key others may read ends with."""
+
+
 @dataclass(frozen=True)
 class PublicKeyInfo:
     key_id: str
     public_key: str
-    status: str  # "current" | "retired" | "missing" (bitexact.recording.recorder_keys: the store's, its file gone)
+    status: str  # "current" | "retired" | "compromised" | "missing" (recorder_keys: the store's, its file gone)
+    compromised_at: str | None = None
+    """For a compromised key: when it was retired as such."""
 
 
 class KeyStore:
@@ -44,6 +67,7 @@ class KeyStore:
         self.dir = home / "keys"
         self.current_path = self.dir / "recorder.key"
         self.retired_dir = self.dir / "retired"
+        self.compromised_path = self.dir / "compromised.json"
 
     def exists(self) -> bool:
         return self.current_path.exists()
@@ -100,10 +124,22 @@ class KeyStore:
         """The key that signs new checkpoints and bundles; refused (:class:`RecorderKeyError`) when it is
         missing or does not load, or when others may read or write its file."""
         try:
-            return SigningKey.load(self.current_path, owner_only=True,
-                                   advice="; if others may have read it, `bitexact keys rotate` replaces it")
+            key = SigningKey.load(self.current_path, owner_only=True, advice=LOOSE_KEY_ADVICE)
         except KeyMaterialError as exc:  # the same words, typed as the state it is
             raise RecorderKeyError(str(exc)) from None
+        try:
+            marked = self._compromised_ids()
+        except KeyMaterialError as exc:  # a damaged record of compromised keys: this one may be in it
+            raise RecorderKeyError(str(exc)) from None
+        if key.key_id in marked:
+            # A `keys rotate --compromised` cut short after recording the key as compromised: it must never
+            # sign again, and the same command finishes the rotation.
+            raise RecorderKeyError(
+                f"recorder key {key.key_id} ({self.current_path}) is recorded as compromised in"
+                f" {self.compromised_path} but is still the current key (a `bitexact keys rotate --compromised`"
+                " was cut short): nothing signs with it; run `bitexact keys rotate --compromised` to finish"
+            )
+        return key
 
     def current_or_init(self) -> SigningKey:
         """The current key, creating it on first use (another process creating it first: that one)."""
@@ -116,15 +152,23 @@ class KeyStore:
                 return self.current()  # the other process won the race: its key is the key
             raise
 
-    def rotate(self) -> tuple[SigningKey, SigningKey]:
+    def rotate(self, *, compromised_at: str | None = None) -> tuple[SigningKey, SigningKey]:
         """Retire the current key and make a new one; returns ``(old, new)``.
 
         Serialized with other rotations (a lock file in ``keys/``), and the
         retired copy is made with ``link``, which never replaces a file: a
         retired key is never overwritten, so every run it signed stays
-        verifiable.
+        verifiable. The retired file is made owner-only (0600), whatever
+        mode the current one had.
+
+        With ``compromised_at`` (an instant), the old key is retired as
+        compromised instead: its public half and that instant are recorded in
+        ``keys/compromised.json`` first, then the new key replaces it and no
+        retired copy is kept, so its private half is gone.
         """
         try:
+            if compromised_at is not None:
+                return self._rotate_compromised(compromised_at)
             return self._rotate()
         except OSError as exc:  # a full disk mid-way: the current key is still current (see below)
             raise KeyMaterialError(f"cannot rotate the recorder key in {self.dir}: {exc.strerror or exc}") from None
@@ -133,6 +177,11 @@ class KeyStore:
         self._ensure_dir(self.retired_dir)
         with self._rotating():
             old = SigningKey.load(self.current_path)  # a key others could read is retired all the same: the remedy
+            if old.key_id in self._compromised_ids():
+                raise KeyMaterialError(
+                    f"recorder key {old.key_id} is recorded as compromised in {self.compromised_path}: it is not"
+                    " retired to be trusted again; run `bitexact keys rotate --compromised` to finish replacing it"
+                )
             target = self.retired_dir / f"{old.key_id}.key"
             try:
                 os.link(self.current_path, target)
@@ -143,22 +192,128 @@ class KeyStore:
                     raise KeyMaterialError(
                         f"{target} already exists and is not the current key: inspect {self.dir}"
                     ) from None
+            # The link shares the current file's inode and mode: a key that was loose (the reason to rotate)
+            # would stay loose in retired/. Tightened before the new key replaces the current one, so a
+            # rotation killed here leaves at worst the same loose key, which the next rotation retires again.
+            os.chmod(target, 0o600)
             fsync_directory(self.retired_dir)
             new = SigningKey.generate()
             # The new key replaces the current one in one rename: at no moment is there no current key.
             write_private_file(self.current_path, new.pem(), replace=True)
         return old, new
 
+    def _rotate_compromised(self, at: str) -> tuple[SigningKey, SigningKey]:
+        self._ensure_dir()
+        with self._rotating():
+            old = SigningKey.load(self.current_path)
+            # Recorded first: a rotation killed after this leaves a current key that current() refuses to sign
+            # with, and running the command again finishes it (the date of the first try is kept).
+            self._record_compromised(old.key_id, old.public_hex, at)
+            new = SigningKey.generate()
+            # One rename: the new key replaces the compromised one, whose file (its private half) is unlinked.
+            write_private_file(self.current_path, new.pem(), replace=True)
+            self._unlink_retired(old.key_id)  # a plain rotation cut short may have left a copy there
+        return old, new
+
+    def mark_compromised(self, key_id: str, at: str, public_hex: str | None = None) -> PublicKeyInfo:
+        """Retire a retired key (or one only the store remembers, whose ``public_hex`` is given) as compromised:
+        its public half and ``at`` are recorded, then its retired file is unlinked. Marking one already marked
+        finishes what a mark cut short left (its file) and keeps the first date. The current key is refused:
+        :meth:`rotate` with ``compromised_at`` replaces it."""
+        with self._rotating():
+            marked = {info.key_id: info for info in self.compromised()}
+            if key_id not in marked:
+                if os.path.lexists(self.current_path) and SigningKey.load(self.current_path).key_id == key_id:
+                    raise KeyMaterialError(
+                        f"recorder key {key_id} is the current key: `bitexact keys rotate --compromised` replaces"
+                        " it with a new one and retires it as compromised"
+                    )
+                path = self.retired_dir / f"{key_id}.key"
+                if os.path.lexists(path):
+                    public_hex = SigningKey.load(path).public_hex
+                if public_hex is None:
+                    raise UnknownKeyError(f"no recorder key {key_id!r} in {self.dir} (`bitexact keys show` lists"
+                                          " the key ids)")
+                self._record_compromised(key_id, public_hex, at)
+            try:
+                self._unlink_retired(key_id)
+            except OSError as exc:
+                raise KeyMaterialError(f"cannot remove {self.retired_dir / f'{key_id}.key'}: {exc.strerror or exc};"
+                                       " it is recorded as compromised and left out of trust files") from None
+        return next(info for info in self.compromised() if info.key_id == key_id)
+
+    def compromised(self) -> list[PublicKeyInfo]:
+        """The keys retired as compromised, in the order they were, each with its date; a file that does not
+        read is refused (:class:`KeyMaterialError`), never taken for none: a trust file must not list a key
+        it names."""
+        try:
+            raw = self.compromised_path.read_bytes()
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise KeyMaterialError(f"cannot read {self.compromised_path}: {exc.strerror or exc}") from None
+        try:
+            doc = json.loads(raw)
+            return [PublicKeyInfo(str(item["key_id"]), str(item["public_key"]), COMPROMISED,
+                                  str(item["compromised_at"])) for item in doc["compromised"]]
+        except (ValueError, KeyError, TypeError):
+            raise KeyMaterialError(
+                f"{self.compromised_path} is not a list of compromised keys (damaged?): restore it from a backup;"
+                " until then no trust file is written, since it might list a compromised key"
+            ) from None
+
+    def _compromised_ids(self) -> set[str]:
+        if not os.path.lexists(self.compromised_path):
+            return set()  # the common case: one stat, no read
+        return {info.key_id for info in self.compromised()}
+
+    def _record_compromised(self, key_id: str, public_hex: str, at: str) -> None:
+        """Add the key to ``keys/compromised.json`` (owner-only, replaced whole); kept as it is when listed."""
+        listed = self.compromised()
+        if any(info.key_id == key_id for info in listed):
+            return
+        items = [{"key_id": i.key_id, "public_key": i.public_key, "compromised_at": i.compromised_at}
+                 for i in listed] + [{"key_id": key_id, "public_key": public_hex, "compromised_at": at}]
+        write_private_file(self.compromised_path, (json.dumps({"compromised": items}, indent=2) + "\n").encode(),
+                           replace=True)
+
+    def _unlink_retired(self, key_id: str) -> None:
+        try:
+            os.unlink(self.retired_dir / f"{key_id}.key")
+        except FileNotFoundError:
+            return
+        fsync_directory(self.retired_dir)
+
+    def loose_retired(self) -> list[tuple[Path, int]]:
+        """Retired key files others may read or write, with their mode (a rotation before 0600 was made)."""
+        loose: list[tuple[Path, int]] = []
+        if not self.retired_dir.is_dir():
+            return loose
+        for path in sorted(self.retired_dir.glob("*.key")):
+            try:
+                mode = path.stat().st_mode
+            except OSError:
+                continue
+            if stat.S_IMODE(mode) & (stat.S_IRWXG | stat.S_IRWXO):
+                loose.append((path, stat.S_IMODE(mode)))
+        return loose
+
     def public_keys(self) -> list[PublicKeyInfo]:
-        """Current key first, then retired keys by id."""
+        """Current key first, then retired keys by id, then the compromised ones in the order they were.
+
+        A key recorded as compromised is listed as such wherever its file still is (a rotation or a mark
+        cut short): only the trust-worthy ones are ``current`` or ``retired``.
+        """
+        marked = {info.key_id: info for info in self.compromised()}
         keys: list[PublicKeyInfo] = []
         if self.exists() or os.path.islink(self.current_path):  # a link to nowhere: refused, naming it
             current = SigningKey.load(self.current_path)  # only its public half: a loose file's still lists
-            keys.append(PublicKeyInfo(current.key_id, current.public_hex, "current"))
+            if current.key_id not in marked:
+                keys.append(PublicKeyInfo(current.key_id, current.public_hex, "current"))
         if self.retired_dir.is_dir():
             for path in sorted(self.retired_dir.glob("*.key")):
                 retired = SigningKey.load(path)
-                if keys and retired.key_id == keys[0].key_id:
+                if (keys and retired.key_id == keys[0].key_id) or retired.key_id in marked:
                     continue  # a rotation cut short after retiring the key it did not replace: still current
                 keys.append(PublicKeyInfo(retired.key_id, retired.public_hex, "retired"))
-        return keys
+        return keys + list(marked.values())

@@ -54,7 +54,10 @@ def check_policy_off(ctx: HealthContext) -> list[Finding]:
     prod = ctx.env.get("BITEXACT_ENV", "").strip().lower() == "prod"
     return [Finding(CRITICAL if prod else WARN, "capture-policy-off",
                     "BITEXACT_CAPTURE_POLICY=off: runs keep every value as captured, card numbers, IBANs and"
-                    " credentials included" + (" (BITEXACT_ENV=prod)" if prod else ""))]
+                    " credentials included" + (" (BITEXACT_ENV=prod)" if prod else "") + ". Unset"
+                    " BITEXACT_CAPTURE_POLICY (the shipped default policy), or set it to `pci` or a policy file,"
+                    " where the recording processes read it; runs recorded meanwhile keep their values until"
+                    " `bitexact capture backfill --run RUN --by NAME` requests their removal")]
 
 
 def check_environment_name(ctx: HealthContext) -> list[Finding]:

@@ -24,6 +24,7 @@ and then records gaps (docs/store.md).
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -264,14 +265,14 @@ def _gap_lines(path: Path) -> Iterator[bytes]:
                 pass  # the rest of an over-long line, read in bounded pieces and dropped
 
 
-def _recent_gaps(path: Path, since: float) -> dict[str, int]:
-    """The causes of the infrastructure gaps one failures record declared at ``since`` or later (counted);
-    a line that does not read (cut short by a crash, or no gap at all) is skipped."""
+def _recent_gaps(path: Path, since: float) -> list[dict[str, Any]]:
+    """The infrastructure gaps one failures record declared at ``since`` or later, as written; a line that
+    does not read (cut short by a crash, or no gap at all) is skipped."""
     from datetime import datetime
 
     from bitexact.canon import loads
 
-    causes: dict[str, int] = {}
+    gaps: list[dict[str, Any]] = []
     for line in _gap_lines(path):
         if not line.strip():
             continue
@@ -281,13 +282,99 @@ def _recent_gaps(path: Path, since: float) -> dict[str, int]:
         except (ValueError, KeyError, TypeError):
             continue
         if isinstance(cause, str) and cause in _INFRASTRUCTURE_CAUSES and at >= since:  # a hand-damaged line
-            causes[cause] = causes.get(cause, 0) + 1
-    return causes
+            gaps.append(gap)
+    return gaps
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _gaps_in_chain(ctx: HealthContext, run_id: str,
+                   gaps: list[dict[str, Any]]) -> tuple[int, dict[str, int]] | None:
+    """How many of ``gaps`` the run's chain marks (a ``marker`` entry holding the same gap), and the journals a
+    repair folded since (name: the step of the repair naming it); None when the store does not answer for
+    the run (no store, no such run, a damaged one)."""
+    if ctx.store is None:
+        return None
+    from collections import Counter
+
+    marked: Counter[str] = Counter()  # each marker's gap, as canonical text: a marker answers for one gap
+    folded: dict[str, int] = {}
+    try:
+        for entry in ctx.store.entries(run_id):
+            data = entry.get("data")
+            if not isinstance(data, dict):
+                continue
+            if entry.get("kind") == "marker" and isinstance(data.get("gap"), dict):
+                marked[_gap_key(data["gap"])] += 1
+            elif entry.get("kind") == "repair":
+                named = [*data.get("journals", []), *data.get("already_written", {})]
+                folded.update((str(name), int(entry["step"])) for name in named)
+    except (BitExactError, TypeError, ValueError):
+        return None
+    count = 0
+    for gap in gaps:
+        key = _gap_key(gap)
+        if marked[key]:
+            marked[key] -= 1
+            count += 1
+    return count, folded
+
+
+def _gap_key(gap: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(gap, sort_keys=True, default=str)
+
+
+def _gaps_story(ctx: HealthContext, run_id: str, path: Path, gaps: list[dict[str, Any]]) -> str:
+    """What is true of the gaps now: marked in the chain or declared in the failures record only; their
+    entries folded since by a repair, waiting in journals, or kept by none."""
+    show = f"`bitexact show {run_id}`"
+    known = _gaps_in_chain(ctx, run_id, gaps)
+    if known is None:
+        return (f" See {path}: the store does not answer for run {run_id}, so whether its chain marks them, and"
+                " whether a repair folded their entries, is not known here")
+    marked, folded = known
+    total = len(gaps)
+    if marked == total:
+        story = f" Each is marked in the chain: the gap markers in {show}."
+    elif marked == 0:
+        story = (f" None reached the chain (the store refused every write meanwhile): they are declared in {path}"
+                 f" only, and {show} shows no marker for them.")
+    else:
+        story = (f" {marked} of them are marked in the chain (the gap markers in {show}); the other"
+                 f" {total - marked} are declared in {path} only.")
+    journals = [str(gap["journal"]) for gap in gaps if isinstance(gap.get("journal"), str)]
+    try:
+        waiting = set(_left_behind(journal_dir(ctx.home, run_id), ctx.home, math.inf)) if ctx.home else set()
+    except JournalError:
+        waiting = set()
+    done = sorted({folded[name] for name in journals if name in folded})
+    n_folded = sum(1 for name in journals if name in folded)
+    n_waiting = sum(1 for name in journals if name not in folded and name in waiting)
+    n_other = total - n_folded - n_waiting
+    if n_folded:
+        at = f"step {done[0]}" if len(done) == 1 else f"steps {', '.join(map(str, done))}"
+        story += (f" {_plural(n_folded, 'entry', 'entries')} they journaled {'was' if n_folded == 1 else 'were'}"
+                  f" folded into the run since, by the repair at {at}.")
+    if n_waiting:
+        story += (f" {_plural(n_waiting, 'entry waits', 'entries wait')} in its journals: once no process records"
+                  f" the run, `bitexact repair {run_id} --by NAME --note TEXT` folds them.")
+    if n_other:
+        story += (f" {_plural(n_other, 'gap declares an entry', 'gaps declare entries')} no journal holds now:"
+                  " missing from the run unless written after the gap.")
+    if not n_waiting:
+        return story + " If more follow, check the disk's free space and `store-locked`"
+    return story + " Check the disk's free space and `store-locked` first"
 
 
 def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
     """recording-gaps, per run: the SDK declared in the last day that it could not record (the store or
-    the disk failed it), so entries are missing from the run or wait in journals."""
+    the disk failed it). The message says what is true now: whether the chain marks the gaps or only the
+    failures record declares them (the store refused every write), and whether their entries were folded
+    since by a repair or still wait in journals."""
     if ctx.home is None:
         return []
     root = ctx.home / "failures"
@@ -297,7 +384,7 @@ def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
     findings: list[Finding] = []
     for path in sorted(root.glob("*.jsonl")):
         try:
-            causes = _recent_gaps(path, since)
+            gaps = _recent_gaps(path, since)
         except OSError:
             continue  # removed meanwhile, or not ours to read: nothing to say of it
         except _NotARecord as exc:
@@ -309,17 +396,17 @@ def check_recording_gaps(ctx: HealthContext) -> list[Finding]:
                 run_id=path.name.removesuffix(".jsonl"), details={"failures_record": str(path)},
             ))
             continue
-        if not causes:
+        if not gaps:
             continue
         run_id = path.name.removesuffix(".jsonl")
-        total = sum(causes.values())
+        causes: dict[str, int] = {}
+        for gap in gaps:
+            causes[gap["cause"]] = causes.get(gap["cause"], 0) + 1
         counted = ", ".join(f"{cause} x{n}" for cause, n in sorted(causes.items()))
         findings.append(Finding(
             WARN, "recording-gaps",
-            f"{total} recording gap{'s' if total != 1 else ''} declared in the last day ({counted}): the store"
-            " or the disk failed the recording, so entries are missing from the run or wait in its journals."
-            f" See {path} and the gap markers in `bitexact show {run_id}`; check the disk's free space and"
-            " `store-locked`, then `bitexact repair` the run if it reports orphan journals",
+            f"{_plural(len(gaps), 'recording gap', 'recording gaps')} declared in the last day ({counted}): the"
+            f" store or the disk failed the recording.{_gaps_story(ctx, run_id, path, gaps)}",
             run_id=run_id, details={"causes": causes, "failures_record": str(path)},
         ))
     return findings
@@ -496,6 +583,29 @@ def check_recorder_key(ctx: HealthContext) -> list[Finding]:
     return []
 
 
+def check_retired_keys(ctx: HealthContext) -> list[Finding]:
+    """retired-key-loose, per key: a retired recorder key file others may read or write (retired before
+    rotation made retired keys owner-only, or loosened since). Every trust file listing it accepts what it
+    signs, so a copy of it can sign a forged run that verifies."""
+    if ctx.home is None:
+        return []
+    from bitexact.crypto.keystore import KeyStore
+
+    findings: list[Finding] = []
+    for path, mode in KeyStore(ctx.home).loose_retired():
+        key_id = path.name.removesuffix(".key")
+        findings.append(Finding(
+            CRITICAL, "retired-key-loose",
+            f"retired recorder key {path} has permissions {mode:04o}: others may read or write it, and every"
+            " trust file listing it accepts runs and bundles it signs. `chmod 600"
+            f" {path}`; if others may have"
+            f" read it, `bitexact keys mark-compromised {key_id}` removes it and leaves it out of trust files"
+            " (then hand relying parties a new one: `bitexact keys trust-file`)",
+            details={"path": str(path), "key_id": key_id, "mode": f"{mode:04o}"},
+        ))
+    return findings
+
+
 def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     """recorder-key-missing: the store recorded a recorder key that no key file holds any more (deleted by
     hand, lost with a volume), so it signs nothing more, and a recording made a new key in its place."""
@@ -519,7 +629,8 @@ def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     ) for info in gone]
 
 
-RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_recorder_key, check_missing_recorder_keys,
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_recorder_key, check_retired_keys,
+                    check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
                     check_recording_gaps)
 """The recording checks, in the order ``bitexact health`` runs them."""

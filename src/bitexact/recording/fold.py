@@ -53,6 +53,26 @@ class _Orphan:
     record: JournalRecord
 
 
+def recorded_ts(record: JournalRecord) -> str | None:
+    """The ``ts`` a folded entry gets: its journal's ``recorded_at``, the instant its call journaled it.
+
+    Had its process lived, its writer would have built it (and stamped its ``ts``) moments after that
+    instant, in the background; the fold's own time, hours or days later, is no instant of its recording.
+    None (the fold's time) when the journal holds no instant a ``ts`` can be (bundle format: a string with
+    ``T`` that ``datetime.fromisoformat`` parses with a UTC offset), which no SDK writes.
+    """
+    from datetime import datetime
+
+    value = record.recorded_at
+    try:
+        parsed = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        return None
+    if "T" not in value or parsed.utcoffset() is None:
+        return None
+    return value
+
+
 def _store_home(recorder: Recorder) -> Path:
     path = getattr(recorder.store, "path", None)
     return Path(path).parent if path is not None else config.home()
@@ -389,6 +409,7 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
     steps: dict[str, int] = {}
     already: dict[str, int] = {name: step for name, step, _ in marks}  # written by a fold cut short
     refused: dict[str, str] = {}
+    recorded: dict[str, str] = {}  # journal -> its recorded_at, for the entries this fold writes
     written = _Written(recorder, run_id, min((o.record.steps_before for o in orphans), default=writer.steps))
     for marked in already.values():
         written.exclude(marked)  # each stored entry answers for one orphan at most, a marked one included
@@ -411,7 +432,9 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
             intent = _mark_folding(directory, orphan.name, writer.steps)
             try:
                 steps[orphan.name] = writer.append(record.kind, record.data, prov=record.prov, ctx=record.ctx,
-                                                   hints=record.hints).step
+                                                   hints=record.hints, ts=recorded_ts(record)).step
+                if record.recorded_at:
+                    recorded[orphan.name] = record.recorded_at
             except (EvidenceError, CaptureInputError, CanonicalizationError, RecordError) as exc:
                 # The write path refuses this entry itself (too deep, not a JSON object...): it can never be
                 # written, so it must not keep the run's other orphans from their chain. Named, with why.
@@ -424,6 +447,8 @@ def _fold_held(recorder: Recorder, run_id: str, home: Path, directory: Path, hos
                 _mark_folded(intent, directory, orphan.name, steps[orphan.name])
         folded.append(orphan.name)
     extra: dict[str, Any] = {"journals": folded, "steps": steps}
+    if recorded:
+        extra["recorded_at"] = recorded
     if already:
         extra["already_written"] = already
     if refused:

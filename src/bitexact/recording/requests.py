@@ -18,7 +18,9 @@ approval performs the store redaction of :mod:`bitexact.recording.audit`,
 claim first, then removal, with ``requested_by`` in the ``redaction``
 entry (bundle spec §5). A crash after the approval record and before the
 removal leaves an approved request with fields unclaimed or not removed;
-:func:`approve_request` completes it on its next call.
+:func:`approve_request` completes it on its next call, and so does
+:func:`finish_approval` (``bitexact redact --resume RUN``), which needs no
+new principal: the approval is on record.
 
 Principals are compared with surrounding space removed and case folded, so
 ``alice`` cannot approve ``Alice``'s request. They are the names given; this
@@ -281,6 +283,29 @@ def unfinished_approval(store: Store, run_id: str) -> RedactionRequest | None:
     return next((r for r in approved if any(t not in removed for t in r.fields)), None)
 
 
+def unclaimed_approval(store: Store, run_id: str) -> tuple[RedactionRequest, tuple[str, ...]] | None:
+    """An approved request some of whose fields have no claim on the chain yet, with those fields: a crash
+    after the approval record and before its claim. Nothing on the chain says the values are to go, so
+    ``bitexact verify`` passes and :func:`bitexact.recording.audit.pending_claims` finds nothing; only the
+    custody records say the approval was given. (A field claimed but not removed is a pending claim.)"""
+    request = unfinished_approval(store, run_id)
+    if request is None:
+        return None
+    done = _done_tokens(store, run_id)
+    unclaimed = tuple(t for t in request.fields if t not in done)
+    return (request, unclaimed) if unclaimed else None
+
+
+def finish_approval(writer: RunWriter) -> Approval | None:
+    """Carry out an approval a crash left unfinished (claim, then removal), under the approver who gave it;
+    None when there is none. What ``bitexact redact --resume`` runs before it applies pending claims: the
+    approval is recorded, so no second principal is asked for again."""
+    request = unfinished_approval(writer.recorder.store, writer.run_id)
+    if request is None:
+        return None
+    return _carry_out(writer, request, request.decided_by or "", completed=True)
+
+
 def _carry_out(writer: RunWriter, request: RedactionRequest, approver: str, *, completed: bool) -> Approval:
     store = writer.recorder.store
     done = _done_tokens(store, writer.run_id)
@@ -351,9 +376,11 @@ __all__ = [
     "approve_request",
     "dual_control_required",
     "file_request",
+    "finish_approval",
     "list_requests",
     "pending_request",
     "reject_request",
     "same_principal",
+    "unclaimed_approval",
     "unfinished_approval",
 ]

@@ -50,6 +50,8 @@ class _Staged:
     """A gap the policy declared: ``data`` is ``{"gap": {...}}``; its note and step are made at write time."""
     gap_of_previous: bool = False
     """For a gap: it declares the entry written just before it (else an entry withheld whole)."""
+    ts: str | None = None
+    """The entry's recording instant when it is not now (an entry a repair folds from its journal)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ class RunWriter:
         hints: dict[str, Any] | None = None,
         force_checkpoint: bool = False,
         own: dict[str, Any] | None = None,
+        ts: str | None = None,
     ) -> AppendResult:
         """Apply the capture policy, build the next entry and append it durably.
 
@@ -148,9 +151,11 @@ class RunWriter:
         after the entry; an entry the policy withholds whole (an invalid hint)
         is replaced by its gap, whose result is a :class:`WithheldResult`. Refuses a non-audit entry after the seal. On a
         head moved by another process it reloads the head and rebuilds (new
-        salts, new prev).
+        salts, new prev). ``ts`` is the entry's recording instant (and its gap
+        markers'), for an entry recorded earlier than it is written (a repair
+        folding a journal); by default the instant it is built.
         """
-        staged = self._screened(kind, data, prov, ctx, hints, force_checkpoint, own)
+        staged = self._screened(kind, data, prov, ctx, hints, force_checkpoint, own, ts)
         return _result_of(self._write(staged)[0], staged[0])
 
     def append_batch(
@@ -207,17 +212,18 @@ class RunWriter:
         hints: dict[str, Any] | None,
         force_checkpoint: bool,
         own: dict[str, Any] | None = None,
+        ts: str | None = None,
     ) -> list[_Staged]:
         """What the policy makes of one entry: the entry itself (unless withheld whole), then its gaps."""
         captured = apply_policy(self.recorder.policy, kind, data, hints=hints, alg=self.recorder.alg)
         staged: list[_Staged] = []
         if not captured.withheld:
             kept = {**captured.data, **own} if own else captured.data
-            staged.append(_Staged(kind, kept, prov, ctx, captured.block, force_checkpoint))
+            staged.append(_Staged(kind, kept, prov, ctx, captured.block, force_checkpoint, ts=ts))
         for gap in captured.gaps:
             # The gap's step is filled in at write time: it is the entry just before it.
             staged.append(_Staged("marker", {"gap": {**gap, "kind": kind}}, None, None, None, False,
-                                  gap=True, gap_of_previous=not captured.withheld))
+                                  gap=True, gap_of_previous=not captured.withheld, ts=ts))
         return staged
 
     def append_own(
@@ -295,6 +301,7 @@ class RunWriter:
             alg=self.recorder.alg,
             ctx=item.ctx,
             capture=item.capture,
+            ts=item.ts,
         )
         sealing = item.kind == "run_end" or state.sealed
         now = time.monotonic()
