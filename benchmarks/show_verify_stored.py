@@ -64,18 +64,18 @@ def _measure(home: Path, *args: str) -> tuple[float, float, int]:
     """``bitexact ARGS`` in its own process: (seconds, peak RSS in MiB, exit code)."""
     env = {**os.environ, "BITEXACT_HOME": str(home), "PYTHONPATH": str(ROOT / "src")}
     env.pop("COLUMNS", None)
-    with open(os.devnull, "wb") as sink:
+    # stderr to a file, not a pipe: waiting on the child (os.wait4) while it fills a pipe would never end.
+    with open(os.devnull, "wb") as sink, tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
-        child = subprocess.Popen([*BITEXACT, *args], stdout=sink, stderr=subprocess.PIPE, env=env)
+        child = subprocess.Popen([*BITEXACT, *args], stdout=sink, stderr=errors, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
-        assert child.stderr is not None
-        err = child.stderr.read().decode(errors="replace")
-        child.stderr.close()
-    if child.returncode != 0:
-        print(f"  bitexact {' '.join(args)} exited {child.returncode}: {err.strip()[:300]}", file=sys.stderr)
-    return elapsed, usage.ru_maxrss / 1024, child.returncode
+        child.returncode = code = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        err = errors.read().decode(errors="replace")
+    if code != 0:
+        print(f"  bitexact {' '.join(args)} exited {code}: {err.strip()[:300]}", file=sys.stderr)
+    return elapsed, usage.ru_maxrss / 1024, code
 
 
 def main() -> None:
