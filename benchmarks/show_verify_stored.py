@@ -6,7 +6,7 @@ Records a sealed run of N small markers (default 100,000; the write path, in bat
 product's checkpoint interval) into a fresh data directory (or reuses the run in ``--home`` when one
 is there), exports it as JSONL, then runs each command as the console script in its own process,
 its output to /dev/null, and reports its wall time and peak RSS (``ru_maxrss`` of that child, from
-``os.wait4``): ``show`` (the table), ``show --json``, ``show --from N/2 --limit 100``, ``verify RUN``, and,
+``os.wait4`` in a small launcher process): ``show`` (the table), ``show --json``, ``show --from N/2 --limit 100``, ``verify RUN``, and,
 as the baseline, ``verify FILE.jsonl`` of the same run (the streaming verifier reading a file). The
 import baseline (``bitexact verify`` of a 3-step run) is printed too: what every command costs before
 it reads a step. No goal is asserted: memory should be flat in N (compare two N), and ``verify RUN``
@@ -16,6 +16,7 @@ near ``verify FILE.jsonl``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -60,22 +61,32 @@ def _existing(home: Path, steps: int) -> str | None:
         store.close()
 
 
+_LAUNCHER = """
+import json, os, subprocess, sys, tempfile, time
+with open(os.devnull, "wb") as sink, tempfile.TemporaryFile() as errors:
+    start = time.perf_counter()
+    child = subprocess.Popen(sys.argv[1:], stdout=sink, stderr=errors)
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - start
+    errors.seek(0)
+    print(json.dumps({"seconds": elapsed, "peak_kib": usage.ru_maxrss, "code": os.waitstatus_to_exitcode(status),
+                      "stderr": errors.read().decode(errors="replace")[:300]}))
+"""
+"""Runs one command and reports it. A small process of its own: on Linux a child's ru_maxrss starts at
+the RSS of the process it was forked from (kept across exec), so forked from this benchmark (the store
+and the recorder imported, a run just recorded) every command read at least this process's size."""
+
+
 def _measure(home: Path, *args: str) -> tuple[float, float, int]:
-    """``bitexact ARGS`` in its own process: (seconds, peak RSS in MiB, exit code)."""
+    """``bitexact ARGS`` in its own process, its output to /dev/null: (seconds, peak RSS in MiB, exit code)."""
     env = {**os.environ, "BITEXACT_HOME": str(home), "PYTHONPATH": str(ROOT / "src")}
     env.pop("COLUMNS", None)
-    # stderr to a file, not a pipe: waiting on the child (os.wait4) while it fills a pipe would never end.
-    with open(os.devnull, "wb") as sink, tempfile.TemporaryFile() as errors:
-        start = time.perf_counter()
-        child = subprocess.Popen([*BITEXACT, *args], stdout=sink, stderr=errors, env=env)
-        _, status, usage = os.wait4(child.pid, 0)
-        elapsed = time.perf_counter() - start
-        child.returncode = code = os.waitstatus_to_exitcode(status)
-        errors.seek(0)
-        err = errors.read().decode(errors="replace")
-    if code != 0:
-        print(f"  bitexact {' '.join(args)} exited {code}: {err.strip()[:300]}", file=sys.stderr)
-    return elapsed, usage.ru_maxrss / 1024, code
+    launched = subprocess.run([sys.executable, "-c", _LAUNCHER, *BITEXACT, *args], env=env, capture_output=True,
+                              text=True, check=True)
+    report = json.loads(launched.stdout)
+    if report["code"] != 0:
+        print(f"  bitexact {' '.join(args)} exited {report['code']}: {report['stderr'].strip()}", file=sys.stderr)
+    return report["seconds"], report["peak_kib"] / 1024, report["code"]
 
 
 def main() -> None:
