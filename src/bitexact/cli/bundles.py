@@ -36,10 +36,11 @@ from bitexact.errors import (
 from bitexact.evidence.export import (
     FORMATS,
     BundleTooLargeError,
+    EntriesUnreadError,
     RunSource,
     UnappliedClaimError,
-    bundle_document,
     export_run,
+    streamed_bundle,
 )
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.verify import (
@@ -47,10 +48,10 @@ from bitexact.evidence.verify import (
     InputError,
     Verdict,
     read_pins,
-    verify_bundle,
     verify_cli,
 )
 from bitexact.evidence.verify.bundle import EMPTY_CHAIN
+from bitexact.evidence.verify.jsonl import verify_entries
 from bitexact.evidence.verify.verdict import ascii_line, failed
 
 if TYPE_CHECKING:
@@ -429,7 +430,10 @@ def _in_store(app: AppContext, run_id: str) -> bool:
 def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expect_recorder_key: str | None,
                    trust_file: str | None, expect_tsa: str | None, require_sealed: bool,
                    clauses: Sequence[ClauseProviderFactory] = ()) -> Verdict:
-    """A stored run, exported in memory and verified with the same pins a file would get."""
+    """A stored run, verified as the JSON-form bundle it exports as, with the same pins a file would get.
+
+    Its entries stream from the store into the verifier: nothing is held in proportion to the run but
+    its checkpoints and redaction markers, as for a JSONL file."""
     try:
         pins = read_pins(expect_key=expect_key, expect_recorder_key=expect_recorder_key, trust_file=trust_file,
                          expect_tsa=expect_tsa, require_sealed=require_sealed)
@@ -445,14 +449,21 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
         source = RunSource.from_store(app.store, run_id)
         if app.store.run(run_id).steps == 0:  # created, never written: what a verifier says of an empty chain
             return failed(EMPTY_CHAIN, form="json")
-        document = bundle_document(source, key)
+        # The JSON-form bundle the run exports as, its entries streamed from the store page by page into
+        # the streaming verifier (the one a JSONL file gets): memory flat in the run's size, the verdict
+        # that document gets. The store's own errors pass through it, to be said as below.
+        bundle = streamed_bundle(source, key)
+        try:
+            return verify_entries(bundle.header, bundle.entries, pins, form="json", clauses=clauses,
+                                  passthrough=(EntriesUnreadError,))
+        except EntriesUnreadError as exc:
+            raise exc.error from None
     except SettingError:
         raise
     except StoreError as exc:  # a step missing, a damaged page: the run does not verify, said as a verdict
         return failed(_of_run(run_id, str(exc)), form="json", run_id=run_id)
     except StrictJSONError as exc:  # a stored entry that no longer parses
         return failed(f"run {run_id}: a stored entry does not read back: {exc}", form="json", run_id=run_id)
-    return verify_bundle(document, pins, clauses=clauses)
 
 
 def _of_run(run_id: str, message: str) -> str:

@@ -73,9 +73,52 @@ def print_json(value: Any) -> None:
     character past ASCII is a JSON escape: the stream's own fallback would
     write Python escapes, which are not JSON.
     """
+    click.echo(_json_text(value))
+
+
+def _json_text(value: Any) -> str:
+    """``value`` as :func:`print_json` writes it (without the final newline)."""
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "")
     text = json.dumps(value, indent=2, ensure_ascii=encoding != "utf8", sort_keys=False)
-    click.echo(_ESCAPED.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
+    return _ESCAPED.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+_ITEM_INDENT = "\n    "
+"""What starts each line of an item of an array that is a member of the top-level object, indented by 2."""
+
+
+def print_json_streamed(value: dict[str, Any], key: str, items: Iterable[Any], *, per_write: int = 256) -> None:
+    """``print_json({**value, key: list(items)})``, the same text, written ``per_write`` items at a time.
+
+    ``key`` is the last member of the document, and ``items`` are never held
+    as a list: a run of 100,000 steps printed as JSON holds one page of them.
+    """
+    empty = _json_text({**value, key: []})
+    closing = "[]\n}"
+    assert empty.endswith(closing), empty  # the array is the last member
+    opening = empty[: -len(closing)] + "["
+    chunk: list[str] = [opening]
+    count = 0
+    try:
+        for item in items:
+            # An item's own lines, indented as json.dumps indents it inside the document: a JSON text holds
+            # no raw newline but between its tokens, so each one starts a line.
+            chunk.append(("," if count else "") + _ITEM_INDENT + _json_text(item).replace("\n", _ITEM_INDENT))
+            count += 1
+            if count % per_write == 0:
+                click.echo("".join(chunk), nl=False)
+                chunk = []
+    except BaseException:
+        # The items read before one that cannot be (a damaged store page) are written; the document stays
+        # unclosed, so no JSON reader takes it for the whole. The error is the caller's to say.
+        if count:
+            click.echo("".join(chunk), nl=False)
+        raise
+    if not count:  # what json.dumps writes for an empty array
+        click.echo(empty)
+        return
+    chunk.append("\n  ]\n}")
+    click.echo("".join(chunk))
 
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")

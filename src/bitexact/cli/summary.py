@@ -7,7 +7,9 @@ from typing import Any
 
 from bitexact.cli.output import plain
 
-_WIDTH = 72
+SUMMARY_WIDTH = 72
+"""The most characters a summary holds (a longer one is clipped, ending in "…")."""
+_WIDTH = SUMMARY_WIDTH
 
 
 _CLOCK = re.compile(r"T(\d{2}:\d{2}:\d{2})(\.\d{1,3})?")

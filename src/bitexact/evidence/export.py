@@ -214,6 +214,67 @@ def bundle_document(
     return bundle
 
 
+@dataclass(frozen=True)
+class StreamedBundle:
+    """A JSON-form bundle with its entries streamed, never held (``bitexact verify RUN``).
+
+    ``header`` is the bundle without ``entries``; reading ``entries`` to the end completes it: its
+    ``chain.head_hash`` becomes the last entry's hash and, with a key, it is signed over the markers
+    read, as :func:`bundle_document` signs them. Read once: the entries are the store's, page by page.
+    """
+
+    header: dict[str, Any]
+    entries: Iterator[dict[str, Any]]
+
+
+class EntriesUnreadError(Exception):
+    """The source of a :class:`StreamedBundle` failed to read an entry (a damaged store page, a stored
+    entry that no longer parses): ``error`` is what it raised. Told apart from what a verifier raises
+    while it checks the entries, which is a verdict."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _read(entries: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """``entries``, any error reading them raised as :class:`EntriesUnreadError`."""
+    iterator = iter(entries)
+    while True:
+        try:
+            entry = next(iterator)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise EntriesUnreadError(exc) from exc
+        yield entry
+
+
+def streamed_bundle(source: RunSource, key: SigningKey | None) -> StreamedBundle:
+    """What :func:`bundle_document` holds whole (no ``plan``, unchecked), as a header and its entries.
+
+    Reading the entries raises :class:`EntriesUnreadError` for an entry the source cannot read.
+    """
+    header = _container(FORMAT_JSON, source, "")
+
+    def entries() -> Iterator[dict[str, Any]]:
+        markers: dict[int, list[str]] = {}
+        last: dict[str, Any] | None = None
+        for entry in _read(source.entries()):
+            # Noted once the consumer asks for the next one: an entry a verifier refuses (no step, no
+            # hash) is named by its check, not by a KeyError here.
+            yield entry
+            if entry.get("redacted"):
+                markers[entry["step"]] = entry["redacted"]
+            last = entry
+        if last is not None:
+            header["chain"]["head_hash"] = last.get("hash")
+        if key is not None:
+            header["signature"] = sign_container(header, redactions_map(markers), key)
+
+    return StreamedBundle(header, entries())
+
+
 def pae(payload_type: str, payload: bytes) -> bytes:
     """DSSE pre-authentication encoding."""
     kind = payload_type.encode()

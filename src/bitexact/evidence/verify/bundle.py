@@ -86,7 +86,11 @@ class BundleCheck:
         return run_id if isinstance(run_id, str) else None
 
     def run(self, entries: Iterable[object]) -> RunSummary:
-        """Steps 3-12 of §12.1 over ``entries``; raises :class:`CheckFailed`."""
+        """Steps 3-12 of §12.1 over ``entries``; raises :class:`CheckFailed`.
+
+        The header's ``chain.head_hash`` and ``signature`` are read only after the last entry: a stored
+        run's header is completed as its entries stream (:func:`bitexact.evidence.export.streamed_bundle`).
+        """
         header, pins = self.header, self.pins
         run_id: str = header["run_id"]
         checkpoints: list[dict[str, Any]] = header.get("checkpoints", [])
@@ -145,12 +149,18 @@ class BundleCheck:
         return failed(message, form=self.form, run_id=self.run_id, steps=steps)
 
 
-def check_bundle_document(doc: object) -> dict[str, Any]:
-    """§12.1 steps 1-2 for a JSON-form bundle; returns it as a header with an entries list."""
+def check_document_header(doc: object) -> dict[str, Any]:
+    """§12.1 steps 1-2 for a JSON-form bundle, up to (not including) its ``entries``."""
     if not isinstance(doc, dict):
         raise CheckFailed(f"not a bundle: the document is {document_kind(doc)}, not an object")
     check_format(doc, FORMAT_JSON, "the document carries no format field")
     check_header_shape(doc)
+    return doc
+
+
+def check_bundle_document(doc: object) -> dict[str, Any]:
+    """§12.1 steps 1-2 for a JSON-form bundle; returns it as a header with an entries list."""
+    doc = check_document_header(doc)
     entries = doc.get("entries")
     if not isinstance(entries, list):
         raise CheckFailed("entries is not a JSON array")

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from bitexact.canon import loads
 from bitexact.errors import StrictJSONError
-from bitexact.evidence.verify.bundle import BundleCheck, check_format, check_header_shape
+from bitexact.evidence.verify.bundle import BundleCheck, check_document_header, check_format, check_header_shape
 from bitexact.evidence.verify.failure import CheckFailed
 from bitexact.evidence.verify.pins import Pins
 from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed, finish
@@ -118,20 +118,49 @@ def verify_stream(
 
     When ``header`` is given, ``lines`` continues after it.
     """
-    check: BundleCheck | None = None
-    try:
-        if header is None:
+    if header is None:
+        try:
             first = next(non_blank(lines), None)
             if first is None:
                 raise CheckFailed("empty bundle")
             header = parse_line(1, first)
             del first  # a header line can be megabytes: not held while the entries stream
-        check = BundleCheck(check_header(header), pins, "jsonl", clauses)
+        except CheckFailed as failure:
+            return failed(failure.message, form="jsonl")
+        except Exception as exc:  # a verifier never crashes (§12.1)
+            return failed(f"malformed bundle: {exc!r}", form="jsonl")
+    return verify_entries(header, _entries(lines), pins, form="jsonl", clauses=clauses)
+
+
+def verify_entries(
+    header: object,
+    entries: Iterable[object],
+    pins: Pins,
+    *,
+    form: str = "jsonl",
+    clauses: Sequence[ClauseProviderFactory] = (),
+    passthrough: tuple[type[BaseException], ...] = (),
+) -> Verdict:
+    """Verify a bundle given as its container (parsed) and its entries, one at a time: memory flat in their number.
+
+    ``form`` ``"jsonl"``: ``header`` is a JSONL header line (the file path, after its first line).
+    ``form`` ``"json"``: ``header`` is a JSON-form bundle without its ``entries`` (``bitexact verify RUN``
+    streams a stored run's entries from the store); the verdict is the one the whole document gets.
+    The header's ``chain.head_hash`` and ``signature`` are read only once the entries are exhausted
+    (:meth:`BundleCheck.run`), so a caller may complete them as the last entry is read. Exceptions of the
+    ``passthrough`` types (an entry source's own read errors) propagate; every other one is a verdict.
+    """
+    check: BundleCheck | None = None
+    try:
+        checked = check_header(header) if form == "jsonl" else check_document_header(header)
+        check = BundleCheck(checked, pins, form, clauses)
         share_repeated_values(check.header)
-        summary = check.run(_entries(lines))
+        summary = check.run(entries)
+    except passthrough:
+        raise
     except CheckFailed as failure:
-        return check.failure(failure.message) if check else failed(failure.message, form="jsonl")
+        return check.failure(failure.message) if check else failed(failure.message, form=form)
     except Exception as exc:  # a verifier never crashes (§12.1)
         message = f"malformed bundle: {exc!r}"
-        return check.failure(message) if check else failed(message, form="jsonl")
+        return check.failure(message) if check else failed(message, form=form)
     return finish(summary, pins)
