@@ -128,6 +128,38 @@ def test_mark_compromised_retires_an_already_retired_key_as_compromised(tmp_path
     assert [k["key_id"] for k in json.loads(trust.read_text())["recorder_keys"]] == [current_id]
 
 
+@pytest.mark.parametrize("key_id", ["../recorder", "ABSOLUTE", "0123456789ABCDEF", "0123456789abcde"])
+def test_mark_compromised_refuses_what_is_not_a_key_id_and_removes_nothing(tmp_path: Path, key_id: str) -> None:
+    """The id is joined into a path: ``../recorder`` reached the current key, an absolute path another data
+    directory's; both were deleted with exit 0."""
+    home, other = tmp_path / "home", tmp_path / "other"
+    for each in (home, other):
+        assert run_bitexact(each, "keys", "init").returncode == 0
+    assert run_bitexact(home, "keys", "rotate").returncode == 0
+    if key_id == "ABSOLUTE":
+        key_id = str(other / "keys" / "recorder")
+    before = sorted(p.name for p in (home / "keys").rglob("*"))
+    refused = run_bitexact(home, "keys", "mark-compromised", key_id)
+    assert refused.returncode == 2, refused.stderr
+    assert "is not a recorder key id" in refused.stderr
+    assert sorted(p.name for p in (home / "keys").rglob("*")) == before
+    assert (other / "keys" / "recorder.key").is_file()
+
+
+def test_mark_compromised_refuses_a_retired_file_renamed_by_hand(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    assert run_bitexact(home, "keys", "rotate").returncode == 0
+    [retired] = (home / "keys" / "retired").glob("*.key")
+    renamed = retired.with_name("0123456789abcdef.key")
+    retired.rename(renamed)
+    refused = run_bitexact(home, "keys", "mark-compromised", "0123456789abcdef")
+    assert refused.returncode == 1, refused.stderr
+    assert f"holds recorder key {retired.stem}, not 0123456789abcdef" in refused.stderr
+    assert renamed.is_file()
+    assert not (home / "keys" / "compromised.json").exists()
+
+
 def test_a_compromised_rotation_cut_short_signs_nothing_until_it_is_finished(tmp_path: Path) -> None:
     """Killed after recording the key as compromised, before the new key replaced it: the current key file
     is still there, and must not sign; the same command finishes it and keeps the first date."""

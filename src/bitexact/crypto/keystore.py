@@ -20,11 +20,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from bitexact.config import dangling
 from bitexact.crypto.ed25519 import SigningKey
@@ -40,6 +42,10 @@ class RecorderKeyError(KeyMaterialError, StateRefusedError):
 
 COMPROMISED = "compromised"
 """The status of a key retired as compromised: its private half destroyed, its public half kept."""
+
+
+_KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
+"""A recorder key id as `bitexact keys show` prints it (:func:`bitexact.crypto.ed25519.key_id`)."""
 
 
 class UnknownKeyError(KeyMaterialError, ValueError):
@@ -220,6 +226,10 @@ class KeyStore:
         its public half and ``at`` are recorded, then its retired file is unlinked. Marking one already marked
         finishes what a mark cut short left (its file) and keeps the first date. The current key is refused:
         :meth:`rotate` with ``compromised_at`` replaces it."""
+        if not _KEY_ID.fullmatch(key_id):
+            # An id is joined into a path below: "../recorder" or an absolute path would reach another file.
+            raise UnknownKeyError(f"{key_id!r} is not a recorder key id (16 lowercase hex characters; `bitexact keys"
+                                  " show` lists them)")
         with self._rotating():
             marked = {info.key_id: info for info in self.compromised()}
             if key_id not in marked:
@@ -230,7 +240,11 @@ class KeyStore:
                     )
                 path = self.retired_dir / f"{key_id}.key"
                 if os.path.lexists(path):
-                    public_hex = SigningKey.load(path).public_hex
+                    retired = SigningKey.load(path)
+                    if retired.key_id != key_id:  # a file renamed by hand: its name is not what it holds
+                        raise KeyMaterialError(f"{path} holds recorder key {retired.key_id}, not {key_id}: rename it"
+                                               f" to {retired.key_id}.key, then mark that id")
+                    public_hex = retired.public_hex
                 if public_hex is None:
                     raise UnknownKeyError(f"no recorder key {key_id!r} in {self.dir} (`bitexact keys show` lists"
                                           " the key ids)")
