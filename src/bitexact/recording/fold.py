@@ -61,7 +61,7 @@ def recorded_ts(record: JournalRecord) -> str | None:
     None (the fold's time) when the journal holds no instant a ``ts`` can be (bundle format: a string with
     ``T`` that ``datetime.fromisoformat`` parses with a UTC offset), which no SDK writes.
     """
-    from datetime import datetime
+    from datetime import datetime, timezone
 
     value = record.recorded_at
     try:
@@ -70,7 +70,8 @@ def recorded_ts(record: JournalRecord) -> str | None:
         return None
     if "T" not in value or parsed.utcoffset() is None:
         return None
-    return value
+    # Written as every producer writes an instant (bundle format: `+00:00`, never `Z` or another offset).
+    return parsed.astimezone(timezone.utc).isoformat()
 
 
 def _store_home(recorder: Recorder) -> Path:
