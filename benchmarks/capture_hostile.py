@@ -51,6 +51,7 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "echo a | docker login ", "a:$6$aaaaaaaa:\n", ":$6$",
              "a:1:b:c:d\n", ":1:b:c:", ":1:", ":*:a:", "a\\:1:b:c:d ", "'a:1:b:c:d' > ", "'a:1:b:c:d'>", "a:1:b:c:d'",
              "a password: b ", "password:", "Password: ", "a pwd :", "a Password:(", "**Password:** ", "a passwd: `",
+             "a Password: a(", "a Password: a)", "a Password: 'a' ", "a Password: %s ", "a Password: a.", "a password:a*",
              "ya29.", "ya29.a.", "SG.", "SG." + "a" * 22 + ".", "npm_", "npm_" + "a" * 36, "_", "eyJ", "AKIA",
              "net user ", "net user a b\n", "net user a b c ", "NET USER ", "; net user a ", "x net user a b\n",
              "('password', ", "('password', '", "[\"password\", ", "{'name': 'password', ", "{'name': 'password', 'a': [",

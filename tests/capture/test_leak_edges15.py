@@ -115,6 +115,19 @@ def test_look_alikes_of_the_new_shapes_are_left(text: str) -> None:
     ("key file saved; Passphrase: c0rrect-horse", f"key file saved; Passphrase: {T}"),
     ("env DB_PASS: s3cret1 MYSQL_PWD: s3cret2", f"env DB_PASS: {T} MYSQL_PWD: {T}"),
     ("created user; temporary passwd: Xy9!ab", f"created user; temporary passwd: {T}"),
+    # symbols are part of the word: it used to stop at the first of * = & ; | ( [ and leave the rest
+    ("login failed. Password: Xy*9zQ!k", f"login failed. Password: {T}"),
+    ("login failed. Password: ab=cdEF12", f"login failed. Password: {T}"),
+    ("login failed. Password: Tr0ub4dor&3xyz", f"login failed. Password: {T}"),
+    ("login failed. Password: s3cr(3t)9", f"login failed. Password: {T}"),
+    ("login failed. Password: p[4]ssw0rd", f"login failed. Password: {T}"),
+    ("login failed. Password: a|b;c,d", f"login failed. Password: {T}"),
+    ("login failed. Password: 'hunter2' was sent", f"login failed. Password: '{T}' was sent"),
+    ("set to Password: hunter2. Done", f"set to Password: {T}. Done"),  # the sentence's full stop stays
+    ("(user bob, Password: hunter2)", f"(user bob, Password: {T})"),  # a bracket opened before the label
+    ('{"msg": "failed. Password: hunter2\\nnext", "n": 1}', f'{{"msg": "failed. Password: {T}\\nnext", "n": 1}}'),
+    ("<td>Password: hunter2</td>", f"<td>Password: {T}</td>"),
+    ("x Password: " + "A" * 2000 + " y", f"x Password: {T} y"),  # a long word whole
 ])
 def test_a_password_label_inside_a_line_has_its_word_scrubbed(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
@@ -130,6 +143,8 @@ def test_a_password_label_inside_a_line_has_its_word_scrubbed(text: str, expecte
     "export PW; echo Password: $PW", "set it as Password: ${DB_PASSWORD}",  # a variable
     "retry with token: 5 left", "status auth: ok", "the Signature: valid", "x bypass: true", "x first_pass: done",
     "the password: [CREDENTIAL] was kept",
+    "log('Password: %s' % pw)", "log('Password: %(pw)s' % d)", 'puts "Password: #{pw}"',  # format placeholders
+    "usage: login --user U Password: <password>", "the Password: [hidden] field", "a Password: {pw} template",
 ])
 def test_what_follows_a_label_that_is_no_password_is_left(text: str) -> None:
     assert scrubbed(text) == text

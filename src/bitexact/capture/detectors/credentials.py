@@ -521,14 +521,57 @@ _COLON_FORMS = re.compile(
     "|(?<=[des][ \t]:)(?:" + "|".join(f"(?<={end}[ \t]:)" for end in _LABEL_ENDS) + ")))",
     re.IGNORECASE,
 )
-# A label's value: one word of at most 256 characters (a candidate's word is never read further, however many
-# labels a long word holds), after markdown's bold or italic marks or in backticks; not a quoted string (code
-# writing the label: "Password: " + pw), not a variable ($PW, ${PW}), and not a word code follows with a call, a
-# subscript or a type's parameters (password: Optional[str], z.string(), Option<String>).
+# A label's value: one word, read once whole (a label inside it is not read again: :meth:`_colon_forms` skips to its
+# end), after markdown's bold or italic marks, in backticks, or in quotes followed by a blank, punctuation or the
+# text's end ('hunter2'); a word stops at a blank, a quote, a backtick, a JSON escape (\n, \") and a closing tag
+# (</td>), so a label in a JSON string or an HTML cell takes its word alone; symbols are part of it (Xy*9zQ!k,
+# ab=cd, Tr0ub4dor&3). Not a quoted string code writes the label with ("Password: " + pw) and not a variable ($PW,
+# ${PW}); what else code writes there is told apart once the word is read (:func:`_password_word`).
+_LABEL_WORD_CHAR = r"""(?:[^\s"'`\\<\x00]|\\(?![nrtbfu"'\\/])|<(?!/))"""
 _LABEL_VALUE = re.compile(
-    r"[ \t]*+(?:\*{1,2}|_{1,2})?[ \t]*+(?:`([^`\s\x00]++)`|(?![\"'`]|\$[A-Za-z_{(])"
-    r"([^\s\"'`<>()\[\]{},;&|=\x00*]{1,256}+)(?![(\[<]))"
+    r"[ \t]*+(?:\*{1,2}|_{1,2})?[ \t]*+(?:`([^`\s\x00]++)`"
+    r"""|(["'])([^\s"'`\\\x00]{1,256}+)\2(?![^\s.,;:!?)\]}])"""
+    r"""|(?!["'`]|\$[A-Za-z_{(])(""" + _LABEL_WORD_CHAR + r"++))"
 )
+_TRAILING_PUNCTUATION: Final[str] = ".,;:"
+"""What ends a sentence or a list after a label's word (``Password: hunter2.``): never taken as part of it."""
+_CLOSERS: Final[dict[str, str]] = {")": "(", "]": "[", "}": "{", ">": "<"}
+_CODE_WORD = re.compile(
+    # a call, a subscript or a type's parameters (z.string(), Optional[str], Option<String>), whole
+    r"[A-Za-z_][\w.]*+[(\[<].*[)\]>]"
+    # a format's placeholder (%s, %(pw)s, %-8s) or Ruby's interpolation (#{pw})
+    r"|%(?:\(\w+\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]|#\{.*\}",
+    re.DOTALL,
+)
+
+
+def _password_word(word: str) -> int:
+    """How much of ``word``, read after a password's label, is the password: 0 when it is none.
+
+    Sentence punctuation after it is left (``hunter2.``), and so is a bracket closing one opened before the label
+    (``{user: bob, password: hunter2}``); a word wrapped whole in brackets is a placeholder or a mask
+    (``(hidden)``, ``<password>``, ``[redacted]``, ``{pw}``), and a call, a subscript, a type or a format's
+    placeholder is code (``z.string()``, ``Optional[str]``, ``%s``); so are the words of :data:`_NOT_PASSWORDS`.
+    """
+    end = len(word)
+    while True:
+        while end and word[end - 1] in _TRAILING_PUNCTUATION:
+            end -= 1
+        closer = word[end - 1] if end else ""
+        if closer in _CLOSERS and word.count(closer, 0, end) > word.count(_CLOSERS[closer], 0, end):
+            end -= 1
+            continue
+        break
+    core = word[:end]
+    if not core or ascii_lower(core) in _NOT_PASSWORDS or core.startswith(ALREADY_TOKENS):
+        return 0
+    if core[0] in "([{<" and _CLOSERS.get(core[-1]) == core[0]:
+        return 0
+    if _CODE_WORD.fullmatch(core):
+        return 0
+    return end
+
+
 _NOT_PASSWORDS: Final[frozenset[str]] = frozenset({
     # a type written after a parameter's or a field's name (Python, TypeScript, Kotlin, Scala, Swift, Go's docs)
     "str", "string", "bytes", "bytearray", "secretstr", "secretbytes", "secretstring", "securestring", "any",
@@ -1546,10 +1589,10 @@ class CredentialsDetector:
         value = _LABEL_VALUE.match(text, colon + 1)
         if value is None:
             return 0
-        group = 1 if value.group(1) is not None else 2
-        word = value.group(group)
-        if ascii_lower(word) not in _NOT_PASSWORDS and not text.startswith(ALREADY_TOKENS, value.start(group)):
-            found.append(Finding(value.start(group), value.end(group), TOKEN, NAME))
+        group = next(g for g in (1, 3, 4) if value.group(g) is not None)
+        taken = _password_word(value.group(group))
+        if taken:
+            found.append(Finding(value.start(group), value.start(group) + taken, TOKEN, NAME))
         return value.end()
 
     @staticmethod
