@@ -234,6 +234,7 @@ def capture_test(text: str | None, file: Path | None, as_json: bool) -> None:
     Examples:
       bitexact capture test 'card 4111 1111 1111 1111, password=hunter2'
       bitexact capture test --file response.json --json
+      bitexact capture test -- '-rw------- 1 bob  .pgpass'   (-- before a TEXT opening with -)
 
     \b
     Exit codes:
