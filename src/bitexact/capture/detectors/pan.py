@@ -5,7 +5,13 @@ A candidate is a run of digit groups joined by separators (a space, hyphen,
 in a row), in any script's decimal digits. Within a run, every window of
 whole consecutive groups holding 12 to 19 digits is considered, so a card
 number written next to other numbers ("4111 1111 1111 1111 123") is found;
-a run of digits with no separator is one group and is never cut. The digits
+a run of digits with no separator is one group and is never cut. A window of
+several groups must be written as card numbers are (:func:`card_shaped`:
+4-4-4-4 and its shorter and longer forms, American Express's 4-6-5, Diners
+Club's 4-6-4, one digit a group), so the columns of a listing
+("18752 1685023897") are no candidate; a group glued to a letter joins no
+other group (:func:`glued_before`), and nothing inside a UUID is a card
+number (:func:`in_uuid`). The digits
 of a decimal fraction (after ``0.``) are not a candidate, nor is a group of
 digits inside a hex digest of 32 or more characters (:func:`in_hex_digest`). A window
 is a card number when its issuer prefix allows its length and the Luhn check
@@ -213,13 +219,19 @@ def in_hex_digest(text: str, start: int, end: int) -> bool:
 
 # How card numbers are written in groups (rules version 7 and later): every group but the last of four
 # digits, the last of one to four (4-4-4-4, 4-4-4-4-3, 4-4-4-1); American Express's 4-6-5 and Diners
-# Club's 4-6-4; or one digit a group (a number read out digit by digit). A window of several groups in
-# any other shape ("18752 1685023897", 5 + 10 digits: two columns of a listing) is no card number.
-_CARD_SHAPES = frozenset({(4, 6, 5), (4, 6, 4)})
+# Club's 4-6-4, each only with its issuer's prefix; or one digit a group (a number read out digit by
+# digit). A window of several groups in any other shape ("18752 1685023897", 5 + 10 digits: two columns
+# of a listing) is no card number.
+_AMEX = ("34", "37")
+_DINERS = ("300", "301", "302", "303", "304", "305", "36", "38", "39")
 
 
-def card_shaped(lengths: list[int] | tuple[int, ...]) -> bool:
-    """Whether digit groups of these lengths, in order, are written as a card number is (see docs/capture.md)."""
+def card_shaped(lengths: list[int] | tuple[int, ...], first: str = "") -> bool:
+    """Whether digit groups of these lengths, in order, are written as a card number is (see docs/capture.md).
+
+    ``first`` is the window's first ASCII digits (at least four), which decide whether 4-6-5 (American
+    Express) and 4-6-4 (Diners Club) are its issuer's forms.
+    """
     if len(lengths) < 2:
         return True
     last = lengths[-1]
@@ -227,7 +239,10 @@ def card_shaped(lengths: list[int] | tuple[int, ...]) -> bool:
         return True
     if all(length == 1 for length in lengths):
         return True
-    return tuple(lengths) in _CARD_SHAPES
+    shape = tuple(lengths)
+    if shape == (4, 6, 5):
+        return first.startswith(_AMEX)
+    return shape == (4, 6, 4) and first.startswith(_DINERS)
 
 
 def glued_before(text: str, position: int) -> bool:
@@ -599,7 +614,7 @@ class PanDetector:
                         if four in allowed[size]:
                             window = raw[a : a + size]
                             if ((sum(window[-1::-2]) + sum(window[-2::-2].translate(doubled)) - 48 * size) % 10 == 0
-                                    and card_shaped(lengths[i:j])):
+                                    and card_shaped(lengths[i:j], four)):
                                 best = j
             if best < 0:
                 i += 1
@@ -675,7 +690,7 @@ class PanDetector:
                 size = offsets[i + k] - a
                 if MIN_DIGITS <= size <= MAX_DIGITS:
                     candidates += 1
-                    if digits[a : a + 4] in allowed[size] and card_shaped(lengths[i : i + k]):
+                    if digits[a : a + 4] in allowed[size] and card_shaped(lengths[i : i + k], digits[a : a + 4]):
                         best[i] = i + k  # longer than any found from i before (k only grows)
         self.candidates += candidates
         for i in range(even, -1, -1) if even < count else ():
@@ -684,7 +699,7 @@ class PanDetector:
                 break
             if size >= MIN_DIGITS and i < stop:
                 self.candidates += 1
-                if is_pan(digits[offsets[i] : offsets[count]]) and card_shaped(lengths[i:count]):
+                if is_pan(digits[offsets[i] : offsets[count]]) and card_shaped(lengths[i:count], digits[offsets[i] :]):
                     best[i] = count  # the longest from i: no window from i ends later
         for i in sorted(best):  # every group's longest window: overlapping findings merge (see _windows)
             j = best[i]
