@@ -377,6 +377,7 @@ class PanDetector:
         one digest and starting the next, a space apart, are never read as a card number.
         """
         first = len(found)
+        opened = base
         end = base + len(run)
         # A URL escape's "%" is one or two characters before the run (%22, %A0): only then is the regex asked.
         if base and "%" in text[max(0, base - 2) : base] and not _GROUP_START.match(text, base):
@@ -386,16 +387,20 @@ class PanDetector:
             if head is None:
                 return
             base, run = head.start(), text[head.start() : end]
-        if ("d" in run or "D" in run or (base and (text[base - 1] in _HEX or glued_before(text, base)))
-                or (end < len(text) and (text[end] in _HEX or glued_after(text, end)))):
+        # A letter beside the run (str.isalpha, inline: this runs for every run) sends it to _outside_digests,
+        # which tells a glued group (glued_before, glued_after) from one after a URL escape or a %B.
+        if ("d" in run or "D" in run or (base and ((c := text[base - 1]) in _HEX or c.isalpha()))
+                or (end < len(text) and ((c := text[end]) in _HEX or c.isalpha()))):
             for start, stop in _outside_digests(text, base, end):
                 self._scan_run(text, text[start:stop], start, deadline, found)
         else:
             self._scan_run(text, run, base, deadline, found)
         if len(found) > first:
+            # A card number found inside a UUID spans one of its hyphens, or is its last part, after one.
+            hyphen = "-" in text[max(0, opened - 1) : end]
             found[first:] = [f for f in found[first:]
                              if not (text[f.start:f.end].isdecimal() and in_hex_digest(text, f.start, f.end))
-                             and not in_uuid(text, f.start, f.end)]
+                             and not (hyphen and in_uuid(text, f.start, f.end))]
 
     def _scan_run(self, text: str, run: str, base: int, deadline: Deadline, found: list[Finding]) -> None:
         """:meth:`scan_run` before the hex-digest check.
@@ -614,7 +619,7 @@ class PanDetector:
                         if four in allowed[size]:
                             window = raw[a : a + size]
                             if ((sum(window[-1::-2]) + sum(window[-2::-2].translate(doubled)) - 48 * size) % 10 == 0
-                                    and card_shaped(lengths[i:j], four)):
+                                    and (j - i == 1 or card_shaped(lengths[i:j], four))):
                                 best = j
             if best < 0:
                 i += 1
@@ -690,7 +695,7 @@ class PanDetector:
                 size = offsets[i + k] - a
                 if MIN_DIGITS <= size <= MAX_DIGITS:
                     candidates += 1
-                    if digits[a : a + 4] in allowed[size] and card_shaped(lengths[i : i + k], digits[a : a + 4]):
+                    if digits[a : a + 4] in allowed[size] and (k == 1 or card_shaped(lengths[i : i + k], digits[a : a + 4])):
                         best[i] = i + k  # longer than any found from i before (k only grows)
         self.candidates += candidates
         for i in range(even, -1, -1) if even < count else ():
