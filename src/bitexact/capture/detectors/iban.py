@@ -6,7 +6,10 @@ no letter or digit precedes (a URL escape of punctuation before them, a
 letters and digits, optionally in groups joined by separators (a space, hyphen, ``+``, no-break
 space, or ``%20``/``%2D``). The country's registered length is taken from the
 start; it must end where a group ends (not in the middle of letters and
-digits), and the mod-97 remainder must be 1. Digits may be in any script.
+digits), its BBAN must have the country's structure (digits where the
+registry's format has digits, :func:`~bitexact.capture.detectors.iban_registry.bban_ok`),
+and the mod-97 remainder must be 1. Digits may be in any script. Nothing
+inside a UUID (8-4-4-4-12 hex digits) is an IBAN.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from dataclasses import dataclass, field
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import SEPARATOR_UNIT, URL_ESCAPE, Finding, Sites, ascii_digits
-from bitexact.capture.detectors.iban_registry import LENGTHS
+from bitexact.capture.detectors.iban_registry import LENGTHS, bban_ok
+from bitexact.capture.detectors.pan import in_uuid
 
 NAME = "iban"
 TOKEN = "[IBAN]"
@@ -40,6 +44,8 @@ def iban_ok(compact: str) -> bool:
         return False
     check = compact[2:4]
     if not check.isdigit() or check in ("00", "01", "99"):
+        return False
+    if not bban_ok(compact[:2], compact[4:]):
         return False
     moved = compact[4:] + compact[:4]
     numeric = "".join(str(int(c, 36)) for c in moved)
@@ -101,4 +107,6 @@ class IbanDetector:
         compact = country + ascii_digits(text[begin + 2 : after_check] + "".join(chars)).upper()
         if not iban_ok(compact):
             return None
+        if in_uuid(text, begin, end):
+            return None  # part of a UUID (8-4-4-4-12 hex digits): an identifier, no account
         return Finding(begin, end, TOKEN, NAME)

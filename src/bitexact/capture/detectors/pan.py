@@ -5,7 +5,13 @@ A candidate is a run of digit groups joined by separators (a space, hyphen,
 in a row), in any script's decimal digits. Within a run, every window of
 whole consecutive groups holding 12 to 19 digits is considered, so a card
 number written next to other numbers ("4111 1111 1111 1111 123") is found;
-a run of digits with no separator is one group and is never cut. The digits
+a run of digits with no separator is one group and is never cut. A window of
+several groups must be written as card numbers are (:func:`card_shaped`:
+4-4-4-4 and its shorter and longer forms, American Express's 4-6-5, Diners
+Club's 4-6-4, one digit a group), so the columns of a listing
+("18752 1685023897") are no candidate; a group glued to a letter joins no
+other group (:func:`glued_before`), and nothing inside a UUID is a card
+number (:func:`in_uuid`). The digits
 of a decimal fraction (after ``0.``) are not a candidate, nor is a group of
 digits inside a hex digest of 32 or more characters (:func:`in_hex_digest`). A window
 is a card number when its issuer prefix allows its length and the Luhn check
@@ -37,6 +43,7 @@ from bitexact.capture.detectors.base import (
     URL_ESCAPE,
     Finding,
     Sites,
+    after_escape,
     ascii_digits,
 )
 
@@ -210,6 +217,65 @@ def in_hex_digest(text: str, start: int, end: int) -> bool:
     return right - left >= HEX_DIGEST_CHARS
 
 
+# How card numbers are written in groups (rules version 7 and later): every group but the last of four
+# digits, the last of one to four (4-4-4-4, 4-4-4-4-3, 4-4-4-1); American Express's 4-6-5 and Diners
+# Club's 4-6-4, each only with its issuer's prefix; or one digit a group (a number read out digit by
+# digit). A window of several groups in any other shape ("18752 1685023897", 5 + 10 digits: two columns
+# of a listing) is no card number.
+_AMEX = ("34", "37")
+_DINERS = ("300", "301", "302", "303", "304", "305", "36", "38", "39")
+
+
+def card_shaped(lengths: list[int] | tuple[int, ...], first: str = "") -> bool:
+    """Whether digit groups of these lengths, in order, are written as a card number is (see docs/capture.md).
+
+    ``first`` is the window's first ASCII digits (at least four), which decide whether 4-6-5 (American
+    Express) and 4-6-4 (Diners Club) are its issuer's forms.
+    """
+    if len(lengths) < 2:
+        return True
+    last = lengths[-1]
+    if 1 <= last <= 4 and all(length == 4 for length in lengths[:-1]):
+        return True
+    if all(length == 1 for length in lengths):
+        return True
+    shape = tuple(lengths)
+    if shape == (4, 6, 5):
+        return first.startswith(_AMEX)
+    return shape == (4, 6, 4) and first.startswith(_DINERS)
+
+
+def glued_before(text: str, position: int) -> bool:
+    """Whether a letter stands right before ``position``: a group of digits starting there is part of a word.
+
+    ``f564894`` in ``2f564894-1098-…`` is no card number's first group. Not a letter that ends a URL escape
+    of punctuation (``%3A4111…``), the ``B`` of a magnetic stripe's ``%B`` (``%B4111…^``), or the letter
+    of a backslash escape (a ``\\n`` written in a log line before the digits).
+    """
+    if position == 0 or not text[position - 1].isalpha():
+        return False
+    if after_escape(text, position) or text.startswith("%B", position - 2):
+        return False
+    return not (position >= 2 and text[position - 2] == "\\")
+
+
+def glued_after(text: str, position: int) -> bool:
+    """Whether a letter stands right at ``position``, after a group of digits: the group is part of a word."""
+    return position < len(text) and text[position].isalpha()
+
+
+_UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+UUID_CHARS = 36
+
+
+def in_uuid(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` overlaps a UUID (8-4-4-4-12 hex digits, any case): an identifier, no value."""
+    for match in _UUID.finditer(text, max(0, start - UUID_CHARS), min(len(text), end + UUID_CHARS)):
+        if match.start() < end and match.end() > start:
+            return True
+    return False
+
+
 _BARE_D = re.compile(r"(?<!%2)[dD]")  # a "d" that is no part of a %2D: it ends a sub-run of groups
 _DIGITS = re.compile(r"\d+")
 
@@ -219,7 +285,9 @@ def _outside_digests(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
     Only a group at the edge of a sub-run can touch a hex letter: the run's first and last, and one beside
     a ``d`` that no ``%2D`` holds (such a ``d`` ends a sub-run in :meth:`PanDetector._scan_groups` too).
-    Each part starts at a group of digits, as a run does.
+    A group glued to a letter (:func:`glued_before`, :func:`glued_after`) is part of a word or an
+    identifier (``2f564894-1098-…``): it joins no other group in a window, and is a part of its own, a card
+    number only whole (``Visa4111111111111111``). Each part starts at a group of digits, as a run does.
     """
     parts: list[tuple[int, int]] = []
     cuts = [start, *(m.start() for m in _BARE_D.finditer(text, start, end)), end]
@@ -229,20 +297,32 @@ def _outside_digests(text: str, start: int, end: int) -> list[tuple[int, int]]:
         if head is None:
             continue
         group_end = _DIGITS.match(text, head.start(), high).end()  # type: ignore[union-attr]
-        if head.start() == low and low and text[low - 1] in _HEX and in_hex_digest(text, low, group_end):
-            head = _GROUP_START.search(text, group_end, high)  # the next group, after a separator
-            if head is None:
-                continue
+        if head.start() == low and low:
+            digest = text[low - 1] in _HEX and in_hex_digest(text, low, group_end)
+            if digest or glued_before(text, low):
+                if not digest and group_end - low >= MIN_DIGITS:
+                    parts.append((low, group_end))  # glued to a word: a card number only whole, on its own
+                head = _GROUP_START.search(text, group_end, high)  # the next group, after a separator
+                if head is None:
+                    continue
         low = head.start()
-        if high < len(text) and text[high] in _HEX:
+        alone: tuple[int, int] | None = None
+        if high < len(text) and (text[high] in _HEX or glued_after(text, high)):
             tail = high
             while tail > low and text[tail - 1].isdecimal():
                 tail -= 1
             # The digits of a trailing %20 are no group.
-            if tail < high and (tail == 0 or text[tail - 1] != "%") and in_hex_digest(text, tail, high):
-                high = tail
+            if tail < high and (tail == 0 or text[tail - 1] != "%"):
+                if in_hex_digest(text, tail, high):
+                    high = tail
+                elif tail > low and glued_after(text, high):
+                    if high - tail >= MIN_DIGITS:
+                        alone = (tail, high)  # glued to a word: a card number only whole, on its own
+                    high = tail
         if low < high:
             parts.append((low, high))
+        if alone is not None:
+            parts.append(alone)
     return parts
 
 
@@ -297,6 +377,7 @@ class PanDetector:
         one digest and starting the next, a space apart, are never read as a card number.
         """
         first = len(found)
+        opened = base
         end = base + len(run)
         # A URL escape's "%" is one or two characters before the run (%22, %A0): only then is the regex asked.
         if base and "%" in text[max(0, base - 2) : base] and not _GROUP_START.match(text, base):
@@ -306,14 +387,20 @@ class PanDetector:
             if head is None:
                 return
             base, run = head.start(), text[head.start() : end]
-        if "d" in run or "D" in run or (base and text[base - 1] in _HEX) or (end < len(text) and text[end] in _HEX):
+        # A letter beside the run (str.isalpha, inline: this runs for every run) sends it to _outside_digests,
+        # which tells a glued group (glued_before, glued_after) from one after a URL escape or a %B.
+        if ("d" in run or "D" in run or (base and ((c := text[base - 1]) in _HEX or c.isalpha()))
+                or (end < len(text) and ((c := text[end]) in _HEX or c.isalpha()))):
             for start, stop in _outside_digests(text, base, end):
                 self._scan_run(text, text[start:stop], start, deadline, found)
         else:
             self._scan_run(text, run, base, deadline, found)
         if len(found) > first:
+            # A card number found inside a UUID spans one of its hyphens, or is its last part, after one.
+            hyphen = "-" in text[max(0, opened - 1) : end]
             found[first:] = [f for f in found[first:]
-                             if not (text[f.start:f.end].isdecimal() and in_hex_digest(text, f.start, f.end))]
+                             if not (text[f.start:f.end].isdecimal() and in_hex_digest(text, f.start, f.end))
+                             and not (hyphen and in_uuid(text, f.start, f.end))]
 
     def _scan_run(self, text: str, run: str, base: int, deadline: Deadline, found: list[Finding]) -> None:
         """:meth:`scan_run` before the hex-digest check.
@@ -430,6 +517,8 @@ class PanDetector:
             size = k * length
             if size < MIN_DIGITS or k > count:
                 continue
+            if not card_shaped((length,) * k):
+                continue  # groups of one length other than four: no card number is written so
             allowed = _ALLOWED[size]
             end = min(stop, count - k + 1)
             for i in _luhn_passing(window, count, end):
@@ -448,7 +537,7 @@ class PanDetector:
                 break
             if size >= MIN_DIGITS and i < stop:
                 self.candidates += 1
-                if is_pan(whole[i * length :]):
+                if is_pan(whole[i * length :]) and card_shaped((length,) * (count - i) + (len(last),)):
                     best[i] = count + 1
         step = length + 1
         for i in sorted(best):  # every group's longest window: overlapping findings merge (see _windows)
@@ -529,7 +618,8 @@ class PanDetector:
                         candidates += 1
                         if four in allowed[size]:
                             window = raw[a : a + size]
-                            if (sum(window[-1::-2]) + sum(window[-2::-2].translate(doubled)) - 48 * size) % 10 == 0:
+                            if ((sum(window[-1::-2]) + sum(window[-2::-2].translate(doubled)) - 48 * size) % 10 == 0
+                                    and (j - i == 1 or card_shaped(lengths[i:j], four))):
                                 best = j
             if best < 0:
                 i += 1
@@ -605,7 +695,7 @@ class PanDetector:
                 size = offsets[i + k] - a
                 if MIN_DIGITS <= size <= MAX_DIGITS:
                     candidates += 1
-                    if digits[a : a + 4] in allowed[size]:
+                    if digits[a : a + 4] in allowed[size] and (k == 1 or card_shaped(lengths[i : i + k], digits[a : a + 4])):
                         best[i] = i + k  # longer than any found from i before (k only grows)
         self.candidates += candidates
         for i in range(even, -1, -1) if even < count else ():
@@ -614,7 +704,7 @@ class PanDetector:
                 break
             if size >= MIN_DIGITS and i < stop:
                 self.candidates += 1
-                if is_pan(digits[offsets[i] : offsets[count]]):
+                if is_pan(digits[offsets[i] : offsets[count]]) and card_shaped(lengths[i:count], digits[offsets[i] :]):
                     best[i] = count  # the longest from i: no window from i ends later
         for i in sorted(best):  # every group's longest window: overlapping findings merge (see _windows)
             j = best[i]
