@@ -4,6 +4,11 @@
    ``xai-``, LangSmith ``lsv2_pt_``, Pinecone ``pcsk_``, ``whsec_``, Slack ``xapp-``, PyPI, DigitalOcean, Shopify,
    GitLab runners, Figma, Atlassian, Linear, Notion), and the secret part of Slack and Discord webhook URLs and
    of a Telegram bot token (the host and the ids stay);
+2. a presigned URL's signature (``X-Amz-Signature=``, ``X-Goog-Signature=``);
+3. names written with a blank (``"API Key"``), joined in lower case (``secretkey``, ``identitytoken``), and a
+   password manager's ``label`` beside a ``value``;
+4. a value that is a whole variable or template reference (``TOKEN=${GITHUB_TOKEN}``) and a YAML boolean after a
+   credential name are left whole (they had become ``TOKEN=[CREDENTIAL]}``, ``...Token: [CREDENTIAL]``).
 
 Each form is scrubbed (only the secret; a second pass finds nothing new) and set beside look-alikes that are left.
 """
@@ -88,7 +93,7 @@ TELEGRAM = "6123456789:AAF-tgTok73abcdefghijklmnopqrstuvw"
     (f"curl -s https://api.telegram.org/bot{TELEGRAM}/sendMessage -d chat_id=1",
      f"curl -s https://api.telegram.org/bot6123456789:{T}/sendMessage -d chat_id=1"),
     (f"Use bot token {TELEGRAM} to send.", f"Use bot token 6123456789:{T} to send."),
-    (f"TELEGRAM=110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", f"TELEGRAM=110201543:{T}"),
+    ("TELEGRAM=110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", f"TELEGRAM=110201543:{T}"),
 ])
 def test_a_webhook_urls_secret_and_a_bot_token_are_scrubbed_their_host_and_ids_kept(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
@@ -110,3 +115,105 @@ def test_a_webhook_urls_secret_and_a_bot_token_are_scrubbed_their_host_and_ids_k
 def test_webhook_and_bot_token_look_alikes_are_left(text: str) -> None:
     assert scrubbed(text) == text
     assert Redactor().text(text) == text
+
+
+# -- 2. a presigned URL's signature ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("https://acme.s3.amazonaws.com/q1.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261201T100000Z"
+     "&X-Amz-Signature=3f1e9c2b7a0d4e6f8a1b2c3d4e5f6071&x=1",
+     "https://acme.s3.amazonaws.com/q1.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261201T100000Z"
+     f"&X-Amz-Signature={T}&x=1"),
+    ("https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=gcsSig337abcdef0123",
+     f"https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature={T}"),
+    ('{"url": "s3", "X-Amz-Signature": "abc123def"}', f'{{"url": "s3", "X-Amz-Signature": "{T}"}}'),
+    ("x-amz-signature: abc123def", f"x-amz-signature: {T}"),
+])
+def test_a_presigned_urls_signature_is_scrubbed(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "email_signature=Best regards", "X-Amz-SignedHeaders=host", "type_signature=int", '{"method_signature": "f(x)"}',
+])
+def test_other_signatures_and_signed_headers_are_left(text: str) -> None:
+    assert scrubbed(text) == text
+
+
+# -- 3. names written with a blank, joined, or as a field's label ------------------------------------------
+
+
+def test_names_written_with_a_blank_are_credentials_as_object_keys_and_in_quoted_text() -> None:
+    data = {"API Key": "k1", "Access Token": "t1", "Client Secret": "s1", "Secret Key": "k2",
+            "Sort Key": "name", "Next Page": "2", "Display Name": "Ann"}
+    stored = apply_policy(load_policy(env={}), "tool_call", {"result": data}).data["result"]
+    assert stored == {"API Key": T, "Access Token": T, "Client Secret": T, "Secret Key": T,
+                      "Sort Key": "name", "Next Page": "2", "Display Name": "Ann"}
+    text = "resp: {'API Key': 'k1', 'Sort Key': 'name', \"Client Secret\": \"s1\"}"
+    assert scrubbed(text) == f"resp: {{'API Key': '{T}', 'Sort Key': 'name', \"Client Secret\": \"{T}\"}}"
+
+
+@pytest.mark.parametrize("name", ["secretkey", "privatekey", "accesstoken", "refreshtoken", "authkey",
+                                  "identitytoken", "SECRETKEY", "apikey", "accesskey", "clientsecret"])
+def test_joined_lower_case_names_are_credentials(name: str) -> None:
+    stored = apply_policy(load_policy(env={}), "tool_call", {"cfg": {name: "v1x"}}).data["cfg"]
+    assert stored == {name: T}
+    assert scrubbed(f"{name}=v1x next") == f"{name}={T} next"
+
+
+@pytest.mark.parametrize("name", ["monkey", "xtoken", "turkey", "hockey", "donkey", "mytoken", "sortkey"])
+def test_joined_words_that_only_end_like_a_credential_are_left(name: str) -> None:
+    assert apply_policy(load_policy(env={}), "tool_call", {"cfg": {name: "v1x"}}).data["cfg"] == {name: "v1x"}
+
+
+def test_docker_configs_identity_token_and_a_password_managers_labelled_fields_are_scrubbed() -> None:
+    docker = {"auths": {"myregistry.azurecr.io": {"auth": "Ym9iOng=", "identitytoken": "idTok57abc"}}}
+    assert apply_policy(load_policy(env={}), "tool_call", docker).data == {
+        "auths": {"myregistry.azurecr.io": {"auth": T, "identitytoken": T}}}
+    fields = {"fields": [{"id": "x1", "type": "CONCEALED", "label": "API Key", "value": "opKey405"},
+                         {"name": "api key", "value": "bwKey410"},
+                         {"label": "Title", "value": "My Login"}]}
+    assert apply_policy(load_policy(env={}), "tool_call", fields).data == {
+        "fields": [{"id": "x1", "type": "CONCEALED", "label": "API Key", "value": T},
+                   {"name": "api key", "value": T},
+                   {"label": "Title", "value": "My Login"}]}
+    assert scrubbed(json.dumps(fields)) == json.dumps({
+        "fields": [{"id": "x1", "type": "CONCEALED", "label": "API Key", "value": T},
+                   {"name": "api key", "value": T},
+                   {"label": "Title", "value": "My Login"}]})
+
+
+# -- 4. references, YAML booleans -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "TOKEN=${GITHUB_TOKEN} next",
+    "//npm.pkg.github.com/:_authToken=${NPM_TOKEN}",
+    'TOKEN="${GITHUB_TOKEN}"',
+    "api_key=$API_KEY next",
+    "automountServiceAccountToken: false",
+    "env:\n  GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}\n",
+    "password: {{ .Values.password }}",
+    'password: "{{ .Values.db.password | quote }}"',
+    'cfg: {"password": "${DB_PASSWORD}"}',
+])
+def test_a_whole_variable_or_template_reference_and_a_yaml_boolean_are_left_whole(text: str) -> None:
+    assert scrubbed(text) == text
+
+
+def test_a_reference_in_data_is_left_and_a_value_that_only_looks_like_one_is_scrubbed() -> None:
+    data = {"password": "${DB_PASSWORD}", "token": "${{ secrets.T }}", "api_key": "$ecret1", "secret": "${X}y"}
+    assert apply_policy(load_policy(env={}), "tool_call", data).data == {
+        "password": "${DB_PASSWORD}", "token": "${{ secrets.T }}", "api_key": T, "secret": T}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("password=$ecret1 x", f"password={T} x"),  # a password opening with "$", not a variable's capitals
+    ("password=${DB_PW:-hunter2} x", f"password={T} x"),  # a default holds the secret: whole, its brace too
+    ("PASSWORD=$Hunter2", f"PASSWORD={T}"),
+    ("password: trueish", f"password: {T}"),
+    ("gcloud secrets versions access latest --secret=prod-db-password", f"gcloud secrets versions access latest --secret={T}"),
+])
+def test_values_that_only_look_like_a_reference_or_a_boolean_are_scrubbed(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected

@@ -142,14 +142,26 @@ def percent_decode(text: str) -> str | None:
 # Where the table is silent: a compound name whose last word says credential (db_password,
 # CLIENT_SECRET, refreshToken, AWS_SECRET_ACCESS_KEY, DB_PASS, MYSQL_PWD). "key" alone is too common
 # a last word (sort_key, cache_key): it counts after a word that says which key is secret.
-COMPOUND_ENDINGS: Final[tuple[str, ...]] = ("password", "passwd", "passphrase", "secret", "token", "key", "pass", "pwd")
+COMPOUND_ENDINGS: Final[tuple[str, ...]] = (
+    "password", "passwd", "passphrase", "secret", "token", "key", "pass", "pwd", "signature")
 _ANYWHERE: Final[tuple[str, ...]] = ("password", "passwd", "passphrase")
 """Endings that name a credential even with no word boundary before them (PGPASSWORD)."""
 _SECRET_KEYS: Final[frozenset[str]] = frozenset(
     {"api", "access", "secret", "private", "signing", "encryption", "master", "subscription",
      "tls", "ssl", "account", "auth", "functions"}  # tls.key, Azure's AccountKey, X-Auth-Key, x-functions-key
 )
-_SEPARATORS: Final[str] = "_-."
+_SEPARATORS: Final[str] = "_-. "
+"""What stands between a name's words: ``db_password``, ``X-Auth-Token``, ``db.password``, and (rules version 7) a
+blank, as a form's or a password manager's label writes a name (``"API Key"``, ``"Client Secret"``)."""
+_SIGNED_URL_SIGNATURES: Final[frozenset[str]] = frozenset({"amz", "goog"})
+"""Words before ``signature`` that make it a presigned URL's signature, a bearer credential until it expires
+(S3's ``X-Amz-Signature``, Cloud Storage's ``X-Goog-Signature``): ``email_signature`` or ``type_signature`` is none."""
+JOINED_NAMES: Final[frozenset[str]] = frozenset({
+    "secretkey", "privatekey", "accesskey", "secretaccesskey", "authkey", "accesstoken", "refreshtoken",
+    "identitytoken", "sessiontoken", "authtoken", "apitoken", "clientsecret",
+})
+"""Compound names written joined in lower case (rules version 7), where no word boundary says the last word is a
+credential word (``xtoken`` and ``monkey`` are none): docker's config.json ``identitytoken``, ``secretkey``."""
 _NOT_SECRET_TOKENS: Final[frozenset[str]] = frozenset(
     {"bos", "eos", "pad", "unk", "cls", "sep", "mask", "stop", "start", "end"}
 )
@@ -169,6 +181,7 @@ _NOT_SECRET_PWDS: Final[frozenset[str]] = frozenset({"start", "initial", "orig",
 are not among them: a change of password sends ``old_pwd`` and ``new_pwd``."""
 _ENDING_RULES: Final[dict[str, tuple[frozenset[str], bool]]] = {
     "key": (_SECRET_KEYS, True),
+    "signature": (_SIGNED_URL_SIGNATURES, True),
     "token": (_NOT_SECRET_TOKENS, False),
     "pass": (_NOT_SECRET_PASSES, False),
     "pwd": (_NOT_SECRET_PWDS, False),
@@ -214,7 +227,7 @@ def is_credential_name(name: str) -> bool:
     are kept (names only, never values), which makes the check cheaper than the table lookup was.
     """
     lower = ascii_lower(name)
-    return (lower in CREDENTIAL_NAMES or lower in TOOL_SECRET_NAMES
+    return (lower in CREDENTIAL_NAMES or lower in TOOL_SECRET_NAMES or lower in JOINED_NAMES
             or (lower.endswith(COMPOUND_ENDINGS) and _compound_credential(name, lower)))
 
 
@@ -240,8 +253,9 @@ def is_credential_word(name: str) -> bool:
     return ascii_lower(bare) not in _BARE_WORDS and _SWITCH.match(bare) is None and is_credential_text_name(name)
 
 
-NAME_MEMBERS: Final[tuple[str, ...]] = ("name", "Name", "key", "Key")
-"""The members naming a name/value object's variable (Kubernetes' env, AWS SSM, GitLab CI, HAR); the walk reads them in
+NAME_MEMBERS: Final[tuple[str, ...]] = ("name", "Name", "key", "Key", "label", "Label")
+"""The members naming a name/value object's variable (Kubernetes' env, AWS SSM, GitLab CI, HAR; a password manager's
+field's ``label``, 1Password's ``{"label": "API Key", "value": "x"}``, under rules version 7); the walk reads them in
 data, a document's walk in a JSON document, :meth:`CredentialsDetector._quoted` and ``_key_value`` in text."""
 VALUE_MEMBERS: Final[tuple[str, ...]] = ("value", "Value")
 """The members holding a name/value object's value."""
@@ -267,16 +281,54 @@ def _in_connection_string(text: str, name: int, value_end: int) -> bool:
     return (before > 0 and text[before - 1] == ";") or text.startswith(";", value_end)
 
 
+_REFERENCE = re.compile(
+    r"\$\{\{ *[A-Za-z_][A-Za-z0-9_.-]{0,200}+ *\}\}"  # GitHub Actions: ${{ secrets.X }}
+    r"|\$\{[A-Za-z_][A-Za-z0-9_.]{0,200}+\}"  # a shell's, compose's, npm's: ${X} (no default: ${X:-pw} holds one)
+    r"|\$[A-Z_][A-Z0-9_]{0,200}+(?![a-z])"  # $X, an environment variable's name in capitals ($ecret1 is a password)
+    r"|\{\{-? *\.[A-Za-z_][A-Za-z0-9_.]{0,200}+(?: *\| *[a-z]+)* *-?\}\}"  # Helm / Go templates: {{ .Values.x }}
+)
+"""A value that is a whole variable or template reference (rules version 7): it names where the secret is, and
+is left whole (``TOKEN=${GITHUB_TOKEN}`` lost all but its closing ``}`` to a malformed ``[CREDENTIAL]}``)."""
+_AFTER_REFERENCE: Final[str] = " \t\r\n&;,\"'<>#)]}\x00\\"
+_LEFT_LINE_VALUES: Final[frozenset[str]] = frozenset(
+    {"true", "false", "True", "False", "TRUE", "FALSE", "null", "Null", "NULL", "~"})
+"""A ``NAME: VALUE`` line's values that hold no secret: YAML's booleans and nulls
+(``automountServiceAccountToken: false``), left as in data."""
+
+
+_QUOTED_REFERENCE = re.compile(rf"""(?:{_REFERENCE.pattern})|"(?:{_REFERENCE.pattern})"|'(?:{_REFERENCE.pattern})'""")
+"""A line's whole value that is a reference, quoted or not (``password: "{{ .Values.pw }}"``)."""
+
+
+def _unless_reference(text: str, span: tuple[int, int] | None) -> tuple[int, int] | None:
+    """A credential name's value ``span``, or ``None`` when it is a whole reference (``TOKEN=${GITHUB_TOKEN}``):
+    where the secret is, left whole. Only after a name: a command's password word (``echo "$PW" | docker login``)
+    is replaced whatever it is."""
+    if span is None or text[span[0]] not in "${" or not is_reference(text, span[0], span[1]):
+        return span
+    return None
+
+
+def is_reference(text: str, start: int, end: int) -> bool:
+    """Whether the value read at ``start`` (to ``end``, perhaps short of a closing brace) is a whole variable or
+    template reference (:data:`_REFERENCE`), ending where a value ends."""
+    reference = _REFERENCE.match(text, start)
+    if reference is None or reference.end() < end:
+        return False
+    return reference.end() == len(text) or text[reference.end()] in _AFTER_REFERENCE
+
+
 def holds_credential(value: Any) -> bool:
     """Whether a value stored under a credential key is something to replace.
 
-    ``None``, booleans, an empty string and a value that is already a token
-    carry no secret.
+    ``None``, booleans, an empty string, a value that is already a token and (rules version 7) a whole variable
+    or template reference (``${DB_PASSWORD}``, ``${{ secrets.X }}``, ``{{ .Values.pw }}``) carry no secret.
     """
     if value is None or isinstance(value, bool):
         return False
     if isinstance(value, str):
-        return value != "" and value not in ALREADY_TOKENS
+        return value != "" and value not in ALREADY_TOKENS and not (
+            value[0] in "${" and _REFERENCE.fullmatch(value) is not None)
     if isinstance(value, (dict, list, tuple)):
         return len(value) > 0
     return True
@@ -295,7 +347,8 @@ _VALUE = re.compile(
 _DQ_COLON = re.compile('"[ \t\r\n]*:')
 _SQ_COLON = re.compile("'[ \t\r\n]*:")
 # A name may be quoted as \"NAME\": a JSON document held in a JSON string in text (body="{\"password\": ...}").
-_QUOTED_NAME = re.compile(r"""(\\?["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
+# Its words may be separated by one blank (rules version 7): "API Key": "x", as a form or a password manager labels one.
+_QUOTED_NAME = re.compile(r"""(\\?["'])([A-Za-z0-9_%.\-]{1,96}(?: [A-Za-z0-9_%.\-]{1,48}){0,3})\1\Z""")
 # What stands between an escaped name's colon and its value: white space, as written or escaped (\n).
 _ESCAPED_SPACE = re.compile(r"(?:[ \t\r\n]|\\[nrt])*")
 _ESCAPED_UNQUOTED = re.compile(r"""[^\s&;,"'<>#)\]}\x00\\]+""")
@@ -1931,7 +1984,7 @@ class CredentialsDetector:
         bracketed = _bracketed(text, after) if after < len(text) and text[after] in "[{(" else None
         if bracketed is not None:
             return bracketed
-        return cls._read_value(pattern, text, at)
+        return _unless_reference(text, cls._read_value(pattern, text, at))
 
     @classmethod
     def _read_value(cls, pattern: re.Pattern[str], text: str, at: int) -> tuple[int, int] | None:
@@ -1952,6 +2005,8 @@ class CredentialsDetector:
                 # A token this scan wrote is left, even when a quote never closed around it ("'[CREDENTIAL]").
                 if value == "" or value in ALREADY_TOKENS or match.string.startswith(ALREADY_TOKENS, match.start(group)):
                     return None
+                if group == 3 and value.startswith("${") and match.string.startswith("}", match.end(group)):
+                    return match.start(group), match.end(group) + 1  # ${PW:-x}: whole, its brace too
                 return match.start(group), match.end(group)
         return None
 
@@ -2139,6 +2194,8 @@ class CredentialsDetector:
                     found.append(Finding(escaped[0], escaped[1], TOKEN, NAME))
                 continue
             span = self._read_value(_COLON_VALUE, text, colon.end())
+            if span and _unless_reference(text, span) is None:
+                continue  # "token": "${X}": where the secret is, left whole
             if span:
                 self._add(found, span)
             elif prefilter:
@@ -2173,7 +2230,7 @@ class CredentialsDetector:
                 if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS:
                     found.append(Finding(span[0], span[1], TOKEN, NAME))
                 continue
-            if value in ALREADY_TOKENS:
+            if value in ALREADY_TOKENS or value in _LEFT_LINE_VALUES or _QUOTED_REFERENCE.fullmatch(value):
                 continue
             found.append(Finding(match.start("value"), match.end("value"), TOKEN, NAME))
 
