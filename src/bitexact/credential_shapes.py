@@ -33,13 +33,25 @@ class Shape:
     """How many characters ``before`` matches."""
     keep: str | None = None
     """For a token that stands inside a longer form (a webhook URL's last part, a Telegram bot's token after
-    the bot's id): a pattern (no capturing group) matched right after the mark and kept as written; the token
-    is what ``rest`` matches after it. The form itself stands for the word boundary, which is not checked."""
+    the bot's id), what of the form stays as written: a pattern (no capturing group) matched right after the mark,
+    the token being what ``rest`` matches after it; or, empty, what ``before`` matched, the token opening at the
+    mark. The form itself stands for the word boundary, which is not checked."""
 
     @property
     def pattern(self) -> str:
         """The whole token, from its first character: what the session redaction searches for."""
         return self.before + re.escape(self.mark) + (self.keep or "") + self.rest
+
+    @property
+    def kept(self) -> str:
+        """For a shape with :attr:`keep`, the pattern of the form's part that stays (the session redaction keeps
+        it before its mask)."""
+        return self.before + (re.escape(self.mark) + self.keep if self.keep else "")
+
+    @property
+    def token(self) -> str:
+        """For a shape with :attr:`keep`, the pattern of the token after :attr:`kept`."""
+        return (self.rest if self.keep else re.escape(self.mark) + self.rest)
 
     @property
     def search(self) -> str:
@@ -95,7 +107,8 @@ SHAPES: Final[tuple[Shape, ...]] = (
     Shape("webhooks", "/", r"[A-Za-z0-9_-]{40,}+", 8, keep=r"[0-9]{17,20}/"),
     # A Telegram bot's token: the bot's id, a colon, 34 or 35 base64url characters opening "AA" (the id stays;
     # Telegram's own documentation writes 34, BotFather issues 35).
-    Shape("[0-9]{6}", ":", r"AA[A-Za-z0-9_-]{32,33}(?![A-Za-z0-9_-])", 6, keep=""),
+    # Searched from its first "A", a rarer character than JSON's ":" (a colon per key cost 0.6 ms/MiB of JSON).
+    Shape("[0-9]{6}:", "A", r"A[A-Za-z0-9_-]{32,33}(?![A-Za-z0-9_-])", 7, keep=""),
 )
 """Whole tokens, each replaced whole, by the character every token of the shape holds."""
 TOKEN_SHAPES: Final[tuple[str, ...]] = tuple(shape.pattern for shape in SHAPES)

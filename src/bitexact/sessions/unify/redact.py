@@ -32,7 +32,7 @@ _CREDENTIALS = tuple(
     # A shape whose token stands inside a longer form keeps that form (a webhook's host and ids, a bot's id):
     # the form is named ``keepN`` for _masked, and stands for the word boundary.
     BOUNDARY + shape.pattern if shape.keep is None
-    else f"(?P<keep{index}>{shape.before}{re.escape(shape.mark)}{shape.keep}){shape.rest}"
+    else f"(?P<keep{index}>{shape.kept}){shape.token}"
     for index, shape in enumerate(SHAPES)
 ) + (PEM_PRIVATE_KEY,)
 # The scheme in any case (HTTP auth schemes are case-insensitive) and any run of spaces or tabs;
@@ -42,16 +42,16 @@ _RAW_BEARER = rb"(?i:bearer)(?:[ \t]|\\t)+[A-Za-z0-9._~+/=-]{16,}"
 """``_BEARER`` as it appears in undecoded JSON text, where a tab is written ``\\t``."""
 _PEM_MARKER = b"PRIVATE KEY"
 _CREDENTIAL_PREFIXES = (
-    rb"[gsrAxehynSptlwdf:](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox|yJ|f_|v[sbr]\.|a29\.|pm_|G\."
+    rb"[gsrAxehynSptlwdf](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox|yJ|f_|v[sbr]\.|a29\.|pm_|G\."
     rb"|sk_|lrt-|vly-|8_|plx-|ypi-|csk_|ai-|app-|sv2_|in_api_|hsec_|ebhooks/|o[por]_v1_|hp(?:at|ss|ca|pa)_"
-    rb"|ecret_|igd_|TATT3|tn_|ooks\.slack\.com/|AA)"
+    rb"|ecret_|igd_|TATT3|tn_|ooks\.slack\.com/|A)"
     rb"|(?i:earer)(?:[ \t]|\\t)"
 )
 """A literal part every credential match contains, for a fast prefilter.
 
 Factored by first byte (gh..., glpat-, sk-, sk_/rk_, AKIA/ASIA/AIza, xox, eyJ, hf_, hvs., ya29., npm_, SG.;
 under rules version 7 gsk_, tvly-, r8_, pplx-, xai-, lsv2_, pcsk_, whsec_, xapp-, pypi-, dop_v1_, shpat_, glrt-,
-figd_, ATATT3, lin_api_, ntn_, secret_, hooks.slack.com/, /webhooks/ and a Telegram bot token's :AA),
+figd_, ATATT3, lin_api_, ntn_, secret_, hooks.slack.com/, /webhooks/ and a Telegram bot token's AA),
 and [B]earer in any case (tests/capture/test_credential_shapes.py checks a token of every shape passes), so the
 regex engine scans for one character class; cross-combinations such as
 ``gk-`` also pass the prefilter, which only ever costs a full-pattern check.
