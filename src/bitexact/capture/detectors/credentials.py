@@ -392,10 +392,13 @@ _BASIC = (re.compile(r"asic(?<=[Bb]asic)" + _B64TOKEN), re.compile(r"ASIC(?<=BAS
 # user name) holding an unencoded "@" is read whole. An empty user name too (redis://:pw@).
 _USERINFO = re.compile(r"://([^\s/?#:\x00]{0,256}:[^\s/?#\x00]{1,256})@")
 _BEARER_MARKS = re.compile(r"[\d\-._~+/=]")
-_MARK_GUARDS: Final[dict[str, str]] = {"-": "(?<=[a-z]-)", "/": "(?<=s/)"}
-"""What every shape of a frequent mark holds beside it, checked once before its shapes are tried one by one: a
-``-`` shape's prefix ends in a lower-case letter (``sk-``, ``tvly-``; not a date's ``2026-12``), a ``/`` shape
-follows ``services/`` or ``webhooks/``. Without it a dash (a date's, an id's) was tried against every ``-`` shape's
+_MARK_GUARDS: Final[dict[str, str]] = {"-": "(?<=[tkabposryxi]-)", "_": "(?<=[pousrbkfm82ctadn]_)", "/": "(?<=s/)"}
+"""What every shape of a frequent mark holds beside it, checked once before its shapes are tried one by one: the
+last character of each ``-`` shape's prefix (``glpat-``, ``sk-``, ``xox?-``, ``tvly-``, ``pplx-``, ``xai-``, ``xapp-``,
+``pypi-``, ``glrt-``; not a date's ``2026-12``, nor ``e-`` of ``make-``), of each ``_`` shape's (``gh?_``, ``github_``,
+``sk_``, ``hf_``, ``npm_``, ``gsk_``, ``r8_``, ``lsv2_``, ``whsec_``, ``do?_``, ``shp??_``, ``figd_``, ``lin_``,
+``ntn_``, ``secret_``; not ``e_`` of ``snake_case``), and ``s/`` before a ``/`` shape (``services/``, ``webhooks/``).
+A shape added to the table adds its prefix's last character here (its token's test finds nothing otherwise). Without it a dash (a date's, an id's) was tried against every ``-`` shape's
 look-behind: 1 ms/MiB of JSON."""
 _SHAPE_SEARCHES: Final[tuple[tuple[str, re.Pattern[str], tuple[Shape, ...]], ...]] = tuple(
     (mark, re.compile(re.escape(mark) + _MARK_GUARDS.get(mark, "") + "(?:"
@@ -2191,7 +2194,9 @@ class CredentialsDetector:
                 opening = text.rfind(text[at - 1], max(0, at - 100), at - 1)  # the name's opening quote
                 if opening < 0 or " " not in text[opening:at]:
                     continue
-                name = _BLANK_QUOTED_NAME.search(text, max(0, at - 100), at)
+                # Matched from that quote (or the backslash escaping it), not searched for across the window.
+                name = (_BLANK_QUOTED_NAME.match(text, opening - 1, at) if opening and text[opening - 1] == "\\"
+                        else None) or _BLANK_QUOTED_NAME.match(text, opening, at)
                 if name is None:
                     continue
             if name.group(2) in _MEMBER_KEYS and name.group(1) in _NEXT_MEMBER:
