@@ -56,7 +56,16 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "net user ", "net user a b\n", "net user a b c ", "NET USER ", "; net user a ", "x net user a b\n",
              "('password', ", "('password', '", "[\"password\", ", "{'name': 'password', ", "{'name': 'password', 'a': [",
              "{'name': 'password', 'a': 1, ", "{'value': 'a', ", "{'value': 'a', 'name': '", "name='token', ",
-             "value='a', ", "Field(name='token', x=1, ", "'key': 'token', 'value': [")
+             "value='a', ", "Field(name='token', x=1, ", "'key': 'token', 'value': [",
+             # rules version 7: more token shapes, webhook URLs, a bot token, names with blanks, references
+             "gsk_", "tvly-", "tvly-dev-", "pplx-", "xai-", "r8_", "lsv2_pt_", "lsv2_pt_" + "a" * 32 + "_", "pcsk_",
+             "whsec_", "xapp-1-", "xapp-1-A0000000-", "pypi-AgE", "dop_v1_", "shpat_", "glrt-", "figd_", "ATATT3",
+             "lin_api_", "ntn_", "ntn_" + "1" * 46, "secret_", "secret_" + "a" * 43, "/", "//", "services/",
+             "hooks.slack.com/services/", "hooks.slack.com/services/T0000000/B0000000/", "webhooks/",
+             "webhooks/" + "1" * 18 + "/", "123456:", "1234567:AA", "1:AA", ":", "'API Key': ", '"a b c d": ',
+             '"a a a a a a a a a a a a a a a a a a a a a a a a a a a a a":', "X-Amz-Signature=", "TOKEN=${A} ",
+             "TOKEN=${A", "TOKEN=${{ a ", "token=$A ", "password: {{ .a ", "password: {{ .a | b | c ",
+             "password: false\n", "\npassword: ${{ a }} ", "$A")
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

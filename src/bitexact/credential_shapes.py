@@ -31,18 +31,34 @@ class Shape:
     """The pattern after the mark."""
     width: int
     """How many characters ``before`` matches."""
+    keep: str | None = None
+    """For a token that stands inside a longer form (a webhook URL's last part, a Telegram bot's token after
+    the bot's id), what of the form stays as written: a pattern (no capturing group) matched right after the mark,
+    the token being what ``rest`` matches after it; or, empty, what ``before`` matched, the token opening at the
+    mark. The form itself stands for the word boundary, which is not checked."""
 
     @property
     def pattern(self) -> str:
         """The whole token, from its first character: what the session redaction searches for."""
-        return self.before + re.escape(self.mark) + self.rest
+        return self.before + re.escape(self.mark) + (self.keep or "") + self.rest
+
+    @property
+    def kept(self) -> str:
+        """For a shape with :attr:`keep`, the pattern of the form's part that stays (the session redaction keeps
+        it before its mask)."""
+        return self.before + (re.escape(self.mark) + self.keep if self.keep else "")
+
+    @property
+    def token(self) -> str:
+        """For a shape with :attr:`keep`, the pattern of the token after :attr:`kept`."""
+        return (self.rest if self.keep else re.escape(self.mark) + self.rest)
 
     @property
     def search(self) -> str:
         """The token from its mark, ``before`` a look-behind: the match opens at the mark, ``width`` past the
         token's start."""
         lookbehind = f"(?<={self.before}{re.escape(self.mark)})" if self.before else ""
-        return lookbehind + self.rest
+        return lookbehind + (self.keep or "") + self.rest
 
 
 SHAPES: Final[tuple[Shape, ...]] = (
@@ -66,6 +82,33 @@ SHAPES: Final[tuple[Shape, ...]] = (
     # not read to its end from each "eyJ" (a quadratic search; a boundary checked after the match was too late).
     Shape("ey", "J", r"(?:(?<![A-Za-z0-9_-]eyJ)|(?<=\\[nrtbf]eyJ))[A-Za-z0-9_-]{8,256}+\.eyJ[A-Za-z0-9_-]{8,}+"
           r"\.[A-Za-z0-9_-]*+", 2),
+    # Rules version 7: the vendors' documented forms, each long enough that no prose takes it.
+    Shape("gsk", "_", r"[A-Za-z0-9]{48,}+", 3),  # Groq API keys: gsk_ + 52
+    Shape("tvly", "-", r"(?:dev-|prod-)?[A-Za-z0-9]{30,}+", 4),  # Tavily API keys: tvly-[dev-] + 32
+    Shape("r8", "_", r"[A-Za-z0-9]{32,}+", 2),  # Replicate API tokens: r8_ + 37
+    Shape("pplx", "-", r"[A-Za-z0-9]{40,}+", 4),  # Perplexity API keys: pplx- + 48
+    Shape("xai", "-", r"[A-Za-z0-9]{70,}+", 3),  # xAI API keys: xai- + 80
+    Shape("lsv2", "_", r"(?:pt|sk)_[A-Za-z0-9]{32}_[A-Za-z0-9]{10}(?![A-Za-z0-9])", 4),  # LangSmith: lsv2_pt_ / lsv2_sk_
+    Shape("pcsk", "_", r"[A-Za-z0-9_]{40,}+", 4),  # Pinecone API keys: pcsk_ + id _ + secret
+    Shape("whsec", "_", r"[A-Za-z0-9+/]{24,}+={0,2}", 5),  # Stripe (and Svix) webhook signing secrets
+    Shape("xapp", "-", r"[0-9]-[A-Z0-9]{8,}+-[0-9]{10,}+-[a-f0-9]{32,}+", 4),  # Slack app-level tokens
+    Shape("pypi", "-", r"AgE[A-Za-z0-9_-]{50,}+", 4),  # PyPI API tokens: a macaroon, pypi-AgEIcHlwaS5vcmc…
+    Shape("do[por]", "_", r"v1_[a-f0-9]{64}(?![A-Za-z0-9])", 3),  # DigitalOcean: dop_v1_ / doo_v1_ / dor_v1_ + 64
+    Shape("shp(?:at|ss|ca|pa)", "_", r"[a-fA-F0-9]{32}(?![A-Za-z0-9])", 5),  # Shopify access tokens: + 32 hex
+    Shape("glrt", "-", r"[A-Za-z0-9_-]{20,}+", 4),  # GitLab runner authentication tokens
+    Shape("figd", "_", r"[A-Za-z0-9_-]{38,}+", 4),  # Figma personal access tokens
+    Shape("", "A", r"TATT3[A-Za-z0-9_=-]{100,}+", 0),  # Atlassian API tokens: ATATT3xFfGF0… (about 190)
+    Shape("lin", "_", r"api_[A-Za-z0-9]{32,}+", 3),  # Linear API keys: lin_api_ + 40
+    Shape("ntn", "_", r"[A-Za-z0-9]{46}(?![A-Za-z0-9])", 3),  # Notion integration tokens: ntn_ + 46 (50 in all)
+    Shape("secret", "_", r"[A-Za-z0-9]{43}(?![A-Za-z0-9])", 6),  # Notion's older form: secret_ + 43 (50 in all)
+    # Webhook URLs whose last part is the secret: Slack's incoming webhooks, Discord's (the host and the ids stay).
+    Shape(r"hooks\.slack\.com/services", "/", r"[A-Za-z0-9]{20,}+", 24,
+          keep=r"T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}/"),
+    Shape("webhooks", "/", r"[A-Za-z0-9_-]{40,}+", 8, keep=r"[0-9]{17,20}/"),
+    # A Telegram bot's token: the bot's id, a colon, 34 or 35 base64url characters opening "AA" (the id stays;
+    # Telegram's own documentation writes 34, BotFather issues 35).
+    # Searched from its first "A", a rarer character than JSON's ":" (a colon per key cost 0.6 ms/MiB of JSON).
+    Shape("[0-9]{6}:", "A", r"A[A-Za-z0-9_-]{32,33}(?![A-Za-z0-9_-])", 7, keep=""),
 )
 """Whole tokens, each replaced whole, by the character every token of the shape holds."""
 TOKEN_SHAPES: Final[tuple[str, ...]] = tuple(shape.pattern for shape in SHAPES)

@@ -102,7 +102,7 @@ NEAR_MISSES = [
     {"name": "DB_PASSWORD", "value": ""},
     {"name": "sort_key", "value": "created_at"},
     {"name": 7, "value": "notAName"},  # a name member that is no string
-    {"label": "DB_PASSWORD", "value": "otherMember"},  # not a name member
+    {"title": "DB_PASSWORD", "value": "otherMember"},  # not a name member (`label` is one, rules v7)
     {"name": "DB_PASSWORD", "val": "otherMember"},  # not a value member
 ]
 

@@ -142,14 +142,26 @@ def percent_decode(text: str) -> str | None:
 # Where the table is silent: a compound name whose last word says credential (db_password,
 # CLIENT_SECRET, refreshToken, AWS_SECRET_ACCESS_KEY, DB_PASS, MYSQL_PWD). "key" alone is too common
 # a last word (sort_key, cache_key): it counts after a word that says which key is secret.
-COMPOUND_ENDINGS: Final[tuple[str, ...]] = ("password", "passwd", "passphrase", "secret", "token", "key", "pass", "pwd")
+COMPOUND_ENDINGS: Final[tuple[str, ...]] = (
+    "password", "passwd", "passphrase", "secret", "token", "key", "pass", "pwd", "signature")
 _ANYWHERE: Final[tuple[str, ...]] = ("password", "passwd", "passphrase")
 """Endings that name a credential even with no word boundary before them (PGPASSWORD)."""
 _SECRET_KEYS: Final[frozenset[str]] = frozenset(
     {"api", "access", "secret", "private", "signing", "encryption", "master", "subscription",
      "tls", "ssl", "account", "auth", "functions"}  # tls.key, Azure's AccountKey, X-Auth-Key, x-functions-key
 )
-_SEPARATORS: Final[str] = "_-."
+_SEPARATORS: Final[str] = "_-. "
+"""What stands between a name's words: ``db_password``, ``X-Auth-Token``, ``db.password``, and (rules version 7) a
+blank, as a form's or a password manager's label writes a name (``"API Key"``, ``"Client Secret"``)."""
+_SIGNED_URL_SIGNATURES: Final[frozenset[str]] = frozenset({"amz", "goog"})
+"""Words before ``signature`` that make it a presigned URL's signature, a bearer credential until it expires
+(S3's ``X-Amz-Signature``, Cloud Storage's ``X-Goog-Signature``): ``email_signature`` or ``type_signature`` is none."""
+JOINED_NAMES: Final[frozenset[str]] = frozenset({
+    "secretkey", "privatekey", "accesskey", "secretaccesskey", "authkey", "accesstoken", "refreshtoken",
+    "identitytoken", "sessiontoken", "authtoken", "apitoken", "clientsecret",
+})
+"""Compound names written joined in lower case (rules version 7), where no word boundary says the last word is a
+credential word (``xtoken`` and ``monkey`` are none): docker's config.json ``identitytoken``, ``secretkey``."""
 _NOT_SECRET_TOKENS: Final[frozenset[str]] = frozenset(
     {"bos", "eos", "pad", "unk", "cls", "sep", "mask", "stop", "start", "end"}
 )
@@ -169,6 +181,7 @@ _NOT_SECRET_PWDS: Final[frozenset[str]] = frozenset({"start", "initial", "orig",
 are not among them: a change of password sends ``old_pwd`` and ``new_pwd``."""
 _ENDING_RULES: Final[dict[str, tuple[frozenset[str], bool]]] = {
     "key": (_SECRET_KEYS, True),
+    "signature": (_SIGNED_URL_SIGNATURES, True),
     "token": (_NOT_SECRET_TOKENS, False),
     "pass": (_NOT_SECRET_PASSES, False),
     "pwd": (_NOT_SECRET_PWDS, False),
@@ -214,7 +227,7 @@ def is_credential_name(name: str) -> bool:
     are kept (names only, never values), which makes the check cheaper than the table lookup was.
     """
     lower = ascii_lower(name)
-    return (lower in CREDENTIAL_NAMES or lower in TOOL_SECRET_NAMES
+    return (lower in CREDENTIAL_NAMES or lower in TOOL_SECRET_NAMES or lower in JOINED_NAMES
             or (lower.endswith(COMPOUND_ENDINGS) and _compound_credential(name, lower)))
 
 
@@ -240,8 +253,9 @@ def is_credential_word(name: str) -> bool:
     return ascii_lower(bare) not in _BARE_WORDS and _SWITCH.match(bare) is None and is_credential_text_name(name)
 
 
-NAME_MEMBERS: Final[tuple[str, ...]] = ("name", "Name", "key", "Key")
-"""The members naming a name/value object's variable (Kubernetes' env, AWS SSM, GitLab CI, HAR); the walk reads them in
+NAME_MEMBERS: Final[tuple[str, ...]] = ("name", "Name", "key", "Key", "label", "Label")
+"""The members naming a name/value object's variable (Kubernetes' env, AWS SSM, GitLab CI, HAR; a password manager's
+field's ``label``, 1Password's ``{"label": "API Key", "value": "x"}``, under rules version 7); the walk reads them in
 data, a document's walk in a JSON document, :meth:`CredentialsDetector._quoted` and ``_key_value`` in text."""
 VALUE_MEMBERS: Final[tuple[str, ...]] = ("value", "Value")
 """The members holding a name/value object's value."""
@@ -267,16 +281,54 @@ def _in_connection_string(text: str, name: int, value_end: int) -> bool:
     return (before > 0 and text[before - 1] == ";") or text.startswith(";", value_end)
 
 
+_REFERENCE = re.compile(
+    r"\$\{\{ *[A-Za-z_][A-Za-z0-9_.-]{0,200}+ *\}\}"  # GitHub Actions: ${{ secrets.X }}
+    r"|\$\{[A-Za-z_][A-Za-z0-9_.]{0,200}+\}"  # a shell's, compose's, npm's: ${X} (no default: ${X:-pw} holds one)
+    r"|\$[A-Z_][A-Z0-9_]{0,200}+(?![a-z])"  # $X, an environment variable's name in capitals ($ecret1 is a password)
+    r"|\{\{-? *\.[A-Za-z_][A-Za-z0-9_.]{0,200}+(?: *\| *[a-z]+)* *-?\}\}"  # Helm / Go templates: {{ .Values.x }}
+)
+"""A value that is a whole variable or template reference (rules version 7): it names where the secret is, and
+is left whole (``TOKEN=${GITHUB_TOKEN}`` lost all but its closing ``}`` to a malformed ``[CREDENTIAL]}``)."""
+_AFTER_REFERENCE: Final[str] = " \t\r\n&;,\"'<>#)]}\x00\\"
+_LEFT_LINE_VALUES: Final[frozenset[str]] = frozenset(
+    {"true", "false", "True", "False", "TRUE", "FALSE", "null", "Null", "NULL", "~"})
+"""A ``NAME: VALUE`` line's values that hold no secret: YAML's booleans and nulls
+(``automountServiceAccountToken: false``), left as in data."""
+
+
+_QUOTED_REFERENCE = re.compile(rf"""(?:{_REFERENCE.pattern})|"(?:{_REFERENCE.pattern})"|'(?:{_REFERENCE.pattern})'""")
+"""A line's whole value that is a reference, quoted or not (``password: "{{ .Values.pw }}"``)."""
+
+
+def _unless_reference(text: str, span: tuple[int, int] | None) -> tuple[int, int] | None:
+    """A credential name's value ``span``, or ``None`` when it is a whole reference (``TOKEN=${GITHUB_TOKEN}``):
+    where the secret is, left whole. Only after a name: a command's password word (``echo "$PW" | docker login``)
+    is replaced whatever it is."""
+    if span is None or text[span[0]] not in "${" or not is_reference(text, span[0], span[1]):
+        return span
+    return None
+
+
+def is_reference(text: str, start: int, end: int) -> bool:
+    """Whether the value read at ``start`` (to ``end``, perhaps short of a closing brace) is a whole variable or
+    template reference (:data:`_REFERENCE`), ending where a value ends."""
+    reference = _REFERENCE.match(text, start)
+    if reference is None or reference.end() < end:
+        return False
+    return reference.end() == len(text) or text[reference.end()] in _AFTER_REFERENCE
+
+
 def holds_credential(value: Any) -> bool:
     """Whether a value stored under a credential key is something to replace.
 
-    ``None``, booleans, an empty string and a value that is already a token
-    carry no secret.
+    ``None``, booleans, an empty string, a value that is already a token and (rules version 7) a whole variable
+    or template reference (``${DB_PASSWORD}``, ``${{ secrets.X }}``, ``{{ .Values.pw }}``) carry no secret.
     """
     if value is None or isinstance(value, bool):
         return False
     if isinstance(value, str):
-        return value != "" and value not in ALREADY_TOKENS
+        return value != "" and value not in ALREADY_TOKENS and not (
+            value[0] in "${" and _REFERENCE.fullmatch(value) is not None)
     if isinstance(value, (dict, list, tuple)):
         return len(value) > 0
     return True
@@ -296,6 +348,10 @@ _DQ_COLON = re.compile('"[ \t\r\n]*:')
 _SQ_COLON = re.compile("'[ \t\r\n]*:")
 # A name may be quoted as \"NAME\": a JSON document held in a JSON string in text (body="{\"password\": ...}").
 _QUOTED_NAME = re.compile(r"""(\\?["'])([A-Za-z0-9_%.\-]{1,96})\1\Z""")
+# Rules version 7: its words separated by one blank each, "API Key": "x", as a form or a password manager labels one.
+# Tried only where _QUOTED_NAME finds none and a blank stands between the quotes before the colon: as the only
+# search it cost a third more on every "...": of JSON in text.
+_BLANK_QUOTED_NAME = re.compile(r"""(\\?["'])([A-Za-z0-9_%.\-]{1,48}(?: [A-Za-z0-9_%.\-]{1,48}){1,3})\1\Z""")
 # What stands between an escaped name's colon and its value: white space, as written or escaped (\n).
 _ESCAPED_SPACE = re.compile(r"(?:[ \t\r\n]|\\[nrt])*")
 _ESCAPED_UNQUOTED = re.compile(r"""[^\s&;,"'<>#)\]}\x00\\]+""")
@@ -336,8 +392,17 @@ _BASIC = (re.compile(r"asic(?<=[Bb]asic)" + _B64TOKEN), re.compile(r"ASIC(?<=BAS
 # user name) holding an unencoded "@" is read whole. An empty user name too (redis://:pw@).
 _USERINFO = re.compile(r"://([^\s/?#:\x00]{0,256}:[^\s/?#\x00]{1,256})@")
 _BEARER_MARKS = re.compile(r"[\d\-._~+/=]")
+_MARK_GUARDS: Final[dict[str, str]] = {"-": "(?<=[tkabposryxi]-)", "_": "(?<=[pousrbkfm82ctadn]_)", "/": "(?<=s/)"}
+"""What every shape of a frequent mark holds beside it, checked once before its shapes are tried one by one: the
+last character of each ``-`` shape's prefix (``glpat-``, ``sk-``, ``xox?-``, ``tvly-``, ``pplx-``, ``xai-``, ``xapp-``,
+``pypi-``, ``glrt-``; not a date's ``2026-12``, nor ``e-`` of ``make-``), of each ``_`` shape's (``gh?_``, ``github_``,
+``sk_``, ``hf_``, ``npm_``, ``gsk_``, ``r8_``, ``lsv2_``, ``whsec_``, ``do?_``, ``shp??_``, ``figd_``, ``lin_``,
+``ntn_``, ``secret_``; not ``e_`` of ``snake_case``), and ``s/`` before a ``/`` shape (``services/``, ``webhooks/``).
+A shape added to the table adds its prefix's last character here (its token's test finds nothing otherwise). Without it a dash (a date's, an id's) was tried against every ``-`` shape's
+look-behind: 1 ms/MiB of JSON."""
 _SHAPE_SEARCHES: Final[tuple[tuple[str, re.Pattern[str], tuple[Shape, ...]], ...]] = tuple(
-    (mark, re.compile(re.escape(mark) + "(?:" + "|".join(f"({shape.search})" for shape in shapes) + ")"), shapes)
+    (mark, re.compile(re.escape(mark) + _MARK_GUARDS.get(mark, "") + "(?:"
+                      + "|".join(f"({shape.search})" for shape in shapes) + ")"), shapes)
     for mark in MARKS
     for shapes in [tuple(shape for shape in SHAPES if shape.mark == mark)]
 )
@@ -346,6 +411,14 @@ shape's own group saying which matched: a text holding no ``_`` (a one-character
 for none of ``ghp_``, ``sk_live_``, ``hf_``, ``npm_``... (each its own search from its first letter cost 0.5-1.2
 ms/MiB of prose: all nine took 7.6 ms/MiB, these five 3.2)."""
 _BEFORE_SHAPE = re.compile(BOUNDARY)
+
+
+@functools.cache
+def _kept_pattern(keep: str) -> re.Pattern[str]:
+    """A shape's kept part (:attr:`Shape.keep`), compiled once: where the token inside its form starts."""
+    return re.compile(keep)
+
+
 _PEM_BEGIN = re.compile(PEM_BEGIN)
 _PEM_END = re.compile(PEM_END)
 _MAX_PEM: Final[int] = 64 * 1024
@@ -1451,7 +1524,15 @@ class CredentialsDetector:
                 continue
             for match in pattern.finditer(text):
                 deadline.check()
-                start = match.start() - shapes[(match.lastindex or 1) - 1].width  # the token's first character
+                shape = shapes[(match.lastindex or 1) - 1]
+                if shape.keep == "":  # the form's part before the mark stays; the token opens at the mark
+                    found.append(Finding(match.start(), match.end(), TOKEN, NAME))
+                    continue
+                if shape.keep is not None:  # the form's part after the mark stays; the token follows it
+                    kept = _kept_pattern(shape.keep).match(text, match.start() + len(mark))
+                    found.append(Finding(kept.end(), match.end(), TOKEN, NAME))  # type: ignore[union-attr]
+                    continue
+                start = match.start() - shape.width  # the token's first character
                 if _BEFORE_SHAPE.match(text, start) is not None:
                     found.append(Finding(start, match.end(), TOKEN, NAME))
 
@@ -1918,7 +1999,7 @@ class CredentialsDetector:
         bracketed = _bracketed(text, after) if after < len(text) and text[after] in "[{(" else None
         if bracketed is not None:
             return bracketed
-        return cls._read_value(pattern, text, at)
+        return _unless_reference(text, cls._read_value(pattern, text, at))
 
     @classmethod
     def _read_value(cls, pattern: re.Pattern[str], text: str, at: int) -> tuple[int, int] | None:
@@ -1939,6 +2020,8 @@ class CredentialsDetector:
                 # A token this scan wrote is left, even when a quote never closed around it ("'[CREDENTIAL]").
                 if value == "" or value in ALREADY_TOKENS or match.string.startswith(ALREADY_TOKENS, match.start(group)):
                     return None
+                if group == 3 and value.startswith("${") and match.string.startswith("}", match.end(group)):
+                    return match.start(group), match.end(group) + 1  # ${PW:-x}: whole, its brace too
                 return match.start(group), match.end(group)
         return None
 
@@ -2108,7 +2191,14 @@ class CredentialsDetector:
             at = colon.start() + 1
             name = _QUOTED_NAME.search(text, max(0, at - 100), at)
             if name is None:
-                continue
+                opening = text.rfind(text[at - 1], max(0, at - 100), at - 1)  # the name's opening quote
+                if opening < 0 or " " not in text[opening:at]:
+                    continue
+                # Matched from that quote (or the backslash escaping it), not searched for across the window.
+                name = (_BLANK_QUOTED_NAME.match(text, opening - 1, at) if opening and text[opening - 1] == "\\"
+                        else None) or _BLANK_QUOTED_NAME.match(text, opening, at)
+                if name is None:
+                    continue
             if name.group(2) in _MEMBER_KEYS and name.group(1) in _NEXT_MEMBER:
                 member = self._name_value_member(text, name.group(1), name.group(2), colon.end())
                 if member is not None:  # {'name': 'password', 'value': 'x'}: the value, never the name
@@ -2126,6 +2216,8 @@ class CredentialsDetector:
                     found.append(Finding(escaped[0], escaped[1], TOKEN, NAME))
                 continue
             span = self._read_value(_COLON_VALUE, text, colon.end())
+            if span and _unless_reference(text, span) is None:
+                continue  # "token": "${X}": where the secret is, left whole
             if span:
                 self._add(found, span)
             elif prefilter:
@@ -2160,7 +2252,7 @@ class CredentialsDetector:
                 if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS:
                     found.append(Finding(span[0], span[1], TOKEN, NAME))
                 continue
-            if value in ALREADY_TOKENS:
+            if value in ALREADY_TOKENS or value in _LEFT_LINE_VALUES or _QUOTED_REFERENCE.fullmatch(value):
                 continue
             found.append(Finding(match.start("value"), match.end("value"), TOKEN, NAME))
 

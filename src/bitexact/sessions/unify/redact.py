@@ -11,7 +11,9 @@ Two kinds of needles are replaced with ``***`` (the GitHub Actions mask):
 - registered masks: values from ``::add-mask::`` workflow commands in agent
   stdio, plus any masks the caller supplies;
 - recognized credential shapes (GitHub, OpenAI/Anthropic, AWS, Slack,
-  Google API keys and OAuth access tokens, npm, SendGrid, bearer tokens, PEM private keys).
+  Google API keys and OAuth access tokens, npm, SendGrid, bearer tokens, PEM private keys, and the
+  rules version 7 vendors of :mod:`bitexact.credential_shapes`; a Slack or Discord webhook URL and a
+  Telegram bot token keep their host and ids, only the secret masked).
 """
 
 from __future__ import annotations
@@ -22,11 +24,17 @@ from typing import Any
 
 import orjson
 
-from bitexact.credential_shapes import BOUNDARY, PEM_PRIVATE_KEY, TOKEN_SHAPES
+from bitexact.credential_shapes import BOUNDARY, PEM_PRIVATE_KEY, SHAPES, TOKEN_SHAPES
 
 MASK = "***"
 
-_CREDENTIALS = tuple(BOUNDARY + shape for shape in TOKEN_SHAPES) + (PEM_PRIVATE_KEY,)
+_CREDENTIALS = tuple(
+    # A shape whose token stands inside a longer form keeps that form (a webhook's host and ids, a bot's id):
+    # the form is named ``keepN`` for _masked, and stands for the word boundary.
+    BOUNDARY + shape.pattern if shape.keep is None
+    else f"(?P<keep{index}>{shape.kept}){shape.token}"
+    for index, shape in enumerate(SHAPES)
+) + (PEM_PRIVATE_KEY,)
 # The scheme in any case (HTTP auth schemes are case-insensitive) and any run of spaces or tabs;
 # the prefix is kept, only the token masked (see _masked).
 _BEARER = r"(?P<bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/=-]{16,}"
@@ -34,12 +42,16 @@ _RAW_BEARER = rb"(?i:bearer)(?:[ \t]|\\t)+[A-Za-z0-9._~+/=-]{16,}"
 """``_BEARER`` as it appears in undecoded JSON text, where a tab is written ``\\t``."""
 _PEM_MARKER = b"PRIVATE KEY"
 _CREDENTIAL_PREFIXES = (
-    rb"[gsrAxehynS](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox|yJ|f_|v[sbr]\.|a29\.|pm_|G\.)"
+    rb"[gsrAxehynSptlwdf](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox|yJ|f_|v[sbr]\.|a29\.|pm_|G\."
+    rb"|sk_|lrt-|vly-|8_|plx-|ypi-|csk_|ai-|app-|sv2_|in_api_|hsec_|ebhooks/|o[por]_v1_|hp(?:at|ss|ca|pa)_"
+    rb"|ecret_|igd_|TATT3|tn_|ooks\.slack\.com/|A)"
     rb"|(?i:earer)(?:[ \t]|\\t)"
 )
 """A literal part every credential match contains, for a fast prefilter.
 
-Factored by first byte (gh..., glpat-, sk-, sk_/rk_, AKIA/ASIA/AIza, xox, eyJ, hf_, hvs., ya29., npm_, SG.),
+Factored by first byte (gh..., glpat-, sk-, sk_/rk_, AKIA/ASIA/AIza, xox, eyJ, hf_, hvs., ya29., npm_, SG.;
+under rules version 7 gsk_, tvly-, r8_, pplx-, xai-, lsv2_, pcsk_, whsec_, xapp-, pypi-, dop_v1_, shpat_, glrt-,
+figd_, ATATT3, lin_api_, ntn_, secret_, hooks.slack.com/, /webhooks/ and a Telegram bot token's AA),
 and [B]earer in any case (tests/capture/test_credential_shapes.py checks a token of every shape passes), so the
 regex engine scans for one character class; cross-combinations such as
 ``gk-`` also pass the prefilter, which only ever costs a full-pattern check.
@@ -51,9 +63,10 @@ _ADD_MASK = re.compile(r"::add-mask::(.*?)\r?$", re.M)
 
 
 def _masked(match: re.Match[str]) -> str:
-    """What a match becomes: the mask, after a bearer token's scheme and space (kept as written)."""
-    scheme = match.group("bearer")
-    return f"{scheme}{MASK}" if scheme else MASK
+    """What a match becomes: the mask, after a bearer token's scheme and space or a token's form (a webhook URL's
+    host and ids), kept as written."""
+    kept = next((part for part in match.groupdict().values() if part), "")
+    return f"{kept}{MASK}"
 
 
 def masks_from_log(text: str) -> list[str]:
