@@ -30,7 +30,7 @@ class Shape:
     rest: str
     """The pattern after the mark."""
     width: int
-    """How many characters ``before`` matches."""
+    """How many characters ``before`` matches (tests/capture/test_shape_tables.py checks it against ``before``)."""
     keep: str | None = None
     """For a token that stands inside a longer form (a webhook URL's last part, a Telegram bot's token after
     the bot's id), what of the form stays as written: a pattern (no capturing group) matched right after the mark,

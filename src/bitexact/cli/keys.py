@@ -14,7 +14,7 @@ from bitexact.errors import KeyMaterialError
 from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording.recorder_keys import missing_keys, recorder_keys
-from bitexact.store import DB_NAME
+from bitexact.store import DB_NAME, Store
 
 
 @click.group("keys")
@@ -172,8 +172,7 @@ def keys_mark_compromised(app: AppContext, key_id: str) -> None:
       1  the current key, a key file that does not load, or the store does not open
       2  no recorder key KEY_ID here, or a usage error
     """
-    app.refuse_unusable_home()
-    store = app.store if (app.home / DB_NAME).exists() else None
+    store = _made_store(app)
     known = {info.key_id: info.public_key for info in (missing_keys(app.keys, store) if store else [])}
     try:
         info = app.keys.mark_compromised(key_id, now_iso(), public_hex=known.get(key_id))
@@ -230,6 +229,11 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
 def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:
     """The key files' keys, then those the store recorded whose file is gone (a data directory with no store
     yet has none, and listing makes none)."""
-    app.refuse_unusable_home()  # an unmounted data directory is no empty one: it is not told to make a key
-    store = app.store if (app.home / DB_NAME).exists() else None
-    return recorder_keys(app.keys, store)
+    return recorder_keys(app.keys, _made_store(app))
+
+
+def _made_store(app: AppContext) -> Store | None:
+    """The data directory's store when one was made (asking for keys makes none); refused when the data
+    directory cannot be (an unmounted data directory is no empty one: it is not told to make a key)."""
+    app.refuse_unusable_home()
+    return app.store if (app.home / DB_NAME).exists() else None

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Final
 
 from bitexact import config
-from bitexact.config import dangling
 from bitexact.errors import KeyMaterialError
 from bitexact.private_files import write_private_file
 
@@ -127,7 +126,7 @@ def _read(path: Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        link = dangling(path)
+        link = config.dangling(path)
         if link is not None:  # the link is in the way: no recording can make the key there
             raise HostKeyError(f"host key {path}: {link} (a recording cannot make it through the link): create"
                                " the file it names, or remove the link") from None

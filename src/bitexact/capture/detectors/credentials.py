@@ -146,6 +146,8 @@ COMPOUND_ENDINGS: Final[tuple[str, ...]] = (
     "password", "passwd", "passphrase", "secret", "token", "key", "pass", "pwd", "signature")
 _ANYWHERE: Final[tuple[str, ...]] = ("password", "passwd", "passphrase")
 """Endings that name a credential even with no word boundary before them (PGPASSWORD)."""
+_PASSWORD_ENDINGS: Final[tuple[str, ...]] = (*_ANYWHERE, "pass", "pwd")
+"""How a password's own name ends (``password``, ``passwd``, ``passphrase``, ``DB_PASS``, ``MYSQL_PWD``)."""
 _SECRET_KEYS: Final[frozenset[str]] = frozenset(
     {"api", "access", "secret", "private", "signing", "encryption", "master", "subscription",
      "tls", "ssl", "account", "auth", "functions"}  # tls.key, Azure's AccountKey, X-Auth-Key, x-functions-key
@@ -398,7 +400,8 @@ last character of each ``-`` shape's prefix (``glpat-``, ``sk-``, ``xox?-``, ``t
 ``pypi-``, ``glrt-``; not a date's ``2026-12``, nor ``e-`` of ``make-``), of each ``_`` shape's (``gh?_``, ``github_``,
 ``sk_``, ``hf_``, ``npm_``, ``gsk_``, ``r8_``, ``lsv2_``, ``whsec_``, ``do?_``, ``shp??_``, ``figd_``, ``lin_``,
 ``ntn_``, ``secret_``; not ``e_`` of ``snake_case``), and ``s/`` before a ``/`` shape (``services/``, ``webhooks/``).
-A shape added to the table adds its prefix's last character here (its token's test finds nothing otherwise). Without it a dash (a date's, an id's) was tried against every ``-`` shape's
+A shape added to the table adds its prefix's last character here (tests/capture/test_shape_tables.py derives
+these from the shapes and names a guard out of step). Without it a dash (a date's, an id's) was tried against every ``-`` shape's
 look-behind: 1 ms/MiB of JSON."""
 _SHAPE_SEARCHES: Final[tuple[tuple[str, re.Pattern[str], tuple[Shape, ...]], ...]] = tuple(
     (mark, re.compile(re.escape(mark) + _MARK_GUARDS.get(mark, "") + "(?:"
@@ -1665,7 +1668,7 @@ class CredentialsDetector:
         name = text[start:end]
         if not name or _starts_a_line(text, start) or not is_credential_text_name(name):
             return 0
-        if not ascii_lower(name).endswith(("password", "passwd", "passphrase", "pass", "pwd")):
+        if not ascii_lower(name).endswith(_PASSWORD_ENDINGS):
             return 0  # token: 5, auth: ok, Signature: valid - a label whose word is as often prose
         value = _LABEL_VALUE.match(text, colon + 1)
         if value is None:
