@@ -8,7 +8,7 @@ import pytest
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors import IbanDetector, iban_ok
-from bitexact.capture.detectors.iban_registry import LENGTHS, REGISTRY
+from bitexact.capture.detectors.iban_registry import BBAN_FORMATS, FRENCH_OVERSEAS, LENGTHS, NATIONAL, REGISTRY
 
 # Examples from the SWIFT IBAN registry and national banks.
 KNOWN = [
@@ -112,3 +112,9 @@ def test_every_iban_in_national_use_has_its_length(country: str) -> None:
 def test_nothing_is_registered_that_the_published_lists_do_not_have() -> None:
     published = _published_lengths()
     assert set(LENGTHS) <= set(published["swift_registry"]) | set(published["national"])
+
+
+def test_every_code_has_one_bban_format_and_the_lists_do_not_overlap() -> None:
+    # LENGTHS is derived from BBAN_FORMATS: a code in a list with no format would have no length.
+    assert set(BBAN_FORMATS) == REGISTRY | NATIONAL | FRENCH_OVERSEAS
+    assert not REGISTRY & NATIONAL and not REGISTRY & FRENCH_OVERSEAS and not NATIONAL & FRENCH_OVERSEAS

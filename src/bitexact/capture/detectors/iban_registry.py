@@ -6,8 +6,9 @@ the schwifty package publishes it),
 plus the countries whose IBANs are in use but not (yet) in the registry
 (the BCEAO/BEAC zones, Algeria, Iran, Madagascar, Morocco, Mozambique...),
 and the French overseas codes that write their IBANs with their own country
-code. Each country's length, and its BBAN's structure (:data:`BBAN_FORMATS`): which
-positions after the check digits hold digits only. The mod-97 check does the rest.
+code. Each country's BBAN structure (:data:`BBAN_FORMATS`), which gives its length
+(:data:`LENGTHS`) and which positions after the check digits hold digits only. The
+mod-97 check does the rest.
 """
 
 from __future__ import annotations
@@ -15,39 +16,21 @@ from __future__ import annotations
 import re
 from typing import Final
 
-REGISTRY: Final[dict[str, int]] = {
-    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16,
-    "BG": 22, "BH": 22, "BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22,
-    "CY": 28, "CZ": 24, "DE": 22, "DJ": 27, "DK": 18, "DO": 28, "EE": 20,
-    "EG": 29, "ES": 24, "FI": 18, "FK": 18, "FO": 18, "FR": 27, "GB": 22,
-    "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HN": 28, "HR": 21,
-    "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30,
-    "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20,
-    "LV": 21, "LY": 25, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MN": 20,
-    "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18, "NO": 15, "OM": 23,
-    "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22,
-    "RU": 33, "SA": 24, "SC": 31, "SD": 18, "SE": 24, "SI": 19, "SK": 24,
-    "SM": 27, "SO": 23, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26,
-    "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
-    # Registered under their parent's entry (Finland's, the United Kingdom's), with their own code.
-    "AX": 18, "GG": 22, "IM": 22, "JE": 22,
-}
+# The countries of the SWIFT registry; registered under their parent's entry (Finland's, the United
+# Kingdom's) with their own code: AX, GG, IM, JE.
+REGISTRY: Final[frozenset[str]] = frozenset("""
+    AD AE AL AT AZ BA BE BG BH BI BR BY CH CR CY CZ DE DJ DK DO EE EG ES FI FK FO FR GB GE GI GL GR GT HN
+    HR HU IE IL IQ IS IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MN MR MT MU NI NL NO OM PK PL PS PT QA
+    RO RS RU SA SC SD SE SI SK SM SO ST SV TL TN TR UA VA VG XK YE AX GG IM JE
+""".split())
 
 # In use, not in the SWIFT registry.
-NATIONAL: Final[dict[str, int]] = {
-    "AO": 25, "BF": 28, "BJ": 28, "CF": 27, "CG": 27, "CI": 28, "CM": 27,
-    "CV": 25, "DZ": 26, "GA": 27, "GQ": 27, "GW": 25, "IR": 26, "KM": 27,
-    "MA": 28, "MG": 27, "ML": 28, "MZ": 25, "NE": 28, "SN": 28, "TD": 27,
-    "TG": 28,
-}
+NATIONAL: Final[frozenset[str]] = frozenset("""
+    AO BF BJ CF CG CI CM CV DZ GA GQ GW IR KM MA MG ML MZ NE SN TD TG
+""".split())
 
 # French overseas departments and territories: France's format, their own code.
-FRENCH_OVERSEAS: Final[dict[str, int]] = {
-    code: 27
-    for code in ("BL", "GF", "GP", "MF", "MQ", "NC", "PF", "PM", "RE", "TF", "WF", "YT")
-}
-
-LENGTHS: Final[dict[str, int]] = {**REGISTRY, **NATIONAL, **FRENCH_OVERSEAS}
+FRENCH_OVERSEAS: Final[frozenset[str]] = frozenset("BL GF GP MF MQ NC PF PM RE TF WF YT".split())
 
 # Each country's BBAN (what follows the check digits), as the SWIFT registry writes it: runs of `n`
 # (digits), `a` (letters) and `c` (letters or digits), with their lengths; for the national and overseas
@@ -76,7 +59,6 @@ BBAN_FORMATS: Final[dict[str, str]] = {
     "ST": "4n4n11n2n", "SV": "4a20n", "TD": "23n", "TF": "5n5n11c2n", "TG": "2a3n5n12n2n", "TL": "3n14n2n",
     "TN": "2n3n13n2n", "TR": "5n1n16c", "UA": "6n19c", "VA": "3n15n", "VG": "4a16n", "WF": "5n5n11c2n",
     "XK": "4n10n2n", "YE": "4a4n18c", "YT": "5n5n11c2n",
-
 }
 
 
@@ -85,6 +67,11 @@ def _bban_pattern(spec: str) -> re.Pattern[str]:
     parts = re.findall(r"(\d+)([nac])", spec)
     return re.compile("".join(("[0-9]" if kind == "n" else "[A-Z0-9]") + f"{{{count}}}" for count, kind in parts))
 
+
+LENGTHS: Final[dict[str, int]] = {
+    code: 4 + sum(int(count) for count in re.findall(r"\d+", spec)) for code, spec in BBAN_FORMATS.items()
+}
+"""Each country's IBAN length: its code and check digits, then its BBAN."""
 
 BBAN_PATTERNS: Final[dict[str, re.Pattern[str]]] = {code: _bban_pattern(spec) for code, spec in BBAN_FORMATS.items()}
 

@@ -512,13 +512,14 @@ class PanDetector:
         clock = deadline.clock
         candidates = 0
         window = 0
+        several_shaped = card_shaped((length, length))  # equal groups: the answer is the same for any number
         for k in range(1, MAX_DIGITS // length + 1):
+            if k > 1 and not several_shaped:
+                break  # groups of one length other than four: no card number is written so
             window += sums >> (8 * (k - 1))  # byte i: the Luhn sum of the k groups from group i
             size = k * length
             if size < MIN_DIGITS or k > count:
                 continue
-            if not card_shaped((length,) * k):
-                continue  # groups of one length other than four: no card number is written so
             allowed = _ALLOWED[size]
             end = min(stop, count - k + 1)
             for i in _luhn_passing(window, count, end):
