@@ -73,7 +73,8 @@ class AppContext:
         """The write path, creating the recorder key on first use."""
         from bitexact.recording import Recorder
 
-        return Recorder(self.store, self.keys.current_or_init())
+        keys = self.keys
+        return Recorder(self.store, keys.current_or_init(), keys=keys)
 
     def close(self) -> None:
         if self._store is not None:

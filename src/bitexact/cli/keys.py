@@ -109,7 +109,8 @@ def keys_rotate(app: AppContext, compromised: bool) -> None:
     The retired key is kept owner-only in keys/retired/ and stays in trust
     files. With --compromised (the key was readable by others, or leaked),
     it is retired as compromised instead: its private file is removed, so
-    nothing can sign with it here again, its public half and the date are
+    nothing can sign with it here again (a running agent reads the key
+    files again at its next run or checkpoint), its public half and the date are
     kept in keys/compromised.json, `keys show` lists it as compromised, and
     `keys trust-file` leaves it out. A trust file has no validity window,
     so runs signed only by that key no longer verify against a trust file

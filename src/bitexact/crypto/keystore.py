@@ -57,6 +57,14 @@ LOOSE_KEY_ADVICE = ("; if others may have read it, `bitexact keys rotate --compr
 """What the refusal of a recorder key others may read ends with."""
 
 
+def _file_state(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
 @dataclass(frozen=True)
 class PublicKeyInfo:
     key_id: str
@@ -77,6 +85,11 @@ class KeyStore:
 
     def exists(self) -> bool:
         return self.current_path.exists()
+
+    def state(self) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
+        """What the current key's file and the record of compromised keys are now (inode, size, mtime), for a
+        long-lived writer to see cheaply that a ``keys rotate`` in another process changed either."""
+        return _file_state(self.current_path), _file_state(self.compromised_path)
 
     def _ensure_dir(self, directory: Path | None = None) -> None:
         directory = directory or self.dir
@@ -134,7 +147,7 @@ class KeyStore:
         except KeyMaterialError as exc:  # the same words, typed as the state it is
             raise RecorderKeyError(str(exc)) from None
         try:
-            marked = self._compromised_ids()
+            marked = self.compromised_ids()
         except KeyMaterialError as exc:  # a damaged record of compromised keys: this one may be in it
             raise RecorderKeyError(str(exc)) from None
         if key.key_id in marked:
@@ -183,7 +196,7 @@ class KeyStore:
         self._ensure_dir(self.retired_dir)
         with self._rotating():
             old = SigningKey.load(self.current_path)  # a key others could read is retired all the same: the remedy
-            if old.key_id in self._compromised_ids():
+            if old.key_id in self.compromised_ids():
                 raise KeyMaterialError(
                     f"recorder key {old.key_id} is recorded as compromised in {self.compromised_path}: it is not"
                     " retired to be trusted again; run `bitexact keys rotate --compromised` to finish replacing it"
@@ -276,7 +289,8 @@ class KeyStore:
                 " until then no trust file is written, since it might list a compromised key"
             ) from None
 
-    def _compromised_ids(self) -> set[str]:
+    def compromised_ids(self) -> set[str]:
+        """The ids of the keys retired as compromised (:class:`KeyMaterialError` when the record is damaged)."""
         if not os.path.lexists(self.compromised_path):
             return set()  # the common case: one stat, no read
         return {info.key_id for info in self.compromised()}

@@ -17,7 +17,8 @@ from typing import Any
 from bitexact.capture import CapturePolicy, apply_policy, load_policy
 from bitexact.capture.budget import Deadline
 from bitexact.crypto import GENESIS, SigningKey, default_alg
-from bitexact.errors import EvidenceError, StaleHeadError
+from bitexact.crypto.keystore import KeyStore, RecorderKeyError
+from bitexact.errors import EvidenceError, KeyMaterialError, StaleHeadError
 from bitexact.evidence.checkpoint import make_checkpoint
 from bitexact.evidence.entry import build_entry
 from bitexact.evidence.kinds import AUDIT_KINDS, default_prov
@@ -316,7 +317,7 @@ class RunWriter:
                 steps=state.steps + 1,
                 head_hash=entry["hash"],
                 alg=self.recorder.alg,
-                key=self.recorder.key,
+                key=self.recorder.signing_key(),
             )
             state.last_checkpoint, state.checkpoint_at = checkpoint, now
         state.steps, state.hash, state.sealed = state.steps + 1, entry["hash"], sealing
@@ -344,15 +345,57 @@ class Recorder:
         alg: str | None = None,
         checkpoints: CheckpointPolicy | None = None,
         policy: CapturePolicy | None = None,
+        keys: KeyStore | None = None,
     ) -> None:
         self.store = store
         self.key = key
+        self.keys = keys
+        self._key_lock = threading.Lock()
+        # Not yet compared: the first checkpoint (or run start) reads the key files once more, so a rotation
+        # between the caller's read of ``key`` and this writer's first use is never missed.
+        self._keys_seen: tuple[object, ...] = ()
         self.alg = alg or default_alg()
         self.checkpoints = checkpoints or CheckpointPolicy.from_env()
         self.policy = policy if policy is not None else load_policy()
+        self._remember(key)
+
+    def _remember(self, key: SigningKey) -> None:
         # The store keeps the metadata of every key that ever signed for it.
-        if all(known["key_id"] != key.key_id for known in store.keys()):
-            store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
+        if all(known["key_id"] != key.key_id for known in self.store.keys()):
+            self.store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
+
+    def signing_key(self) -> SigningKey:
+        """The key to sign a checkpoint with now.
+
+        With ``keys`` (the data directory's key files), the current key is read again whenever its file or
+        the record of compromised keys changed since it was read (one ``stat`` of each): a process that
+        outlives a ``bitexact keys rotate`` in another process signs with the new key from its next
+        checkpoint on, and one that outlives ``keys rotate --compromised`` never signs with the old key
+        again. A key that cannot be read again leaves the one in hand in use, unless that one is recorded
+        as compromised: then :class:`RecorderKeyError` (nothing signs, the entry is not written).
+        """
+        keys = self.keys
+        if keys is None:
+            return self.key
+        seen = keys.state()
+        if seen == self._keys_seen:
+            return self.key
+        with self._key_lock:
+            if seen == self._keys_seen:
+                return self.key
+            try:
+                key = keys.current()
+            except KeyMaterialError:
+                if self.key.key_id in keys.compromised_ids():  # raises, unreadable: it may be listed
+                    raise RecorderKeyError(
+                        f"recorder key {self.key.key_id} is recorded as compromised in {keys.compromised_path}"
+                        f" and {keys.current_path} holds no usable key to sign with instead: run"
+                        " `bitexact keys rotate --compromised` to finish replacing it"
+                    ) from None
+                return self.key  # read again at the next checkpoint
+            self._remember(key)
+            self.key, self._keys_seen = key, seen
+            return key
 
     def start(
         self,
@@ -365,6 +408,7 @@ class Recorder:
         kept where no entry's capture block declares it (the runs table, ``run_meta``): the policy scrubs it
         as any text before either holds it."""
         run_id = run_id if run_id is not None else new_run_id()  # "" is refused by the store, naming run_id
+        self.signing_key()  # a key retired as compromised since: refused before the run exists
         if name is not None:
             name = self.scrubbed(name)
         self.store.create_run(run_id, {"name": name} if name else {})

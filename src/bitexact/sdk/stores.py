@@ -47,7 +47,8 @@ def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
             except BaseException:
                 store.close()
                 raise
-            recorder = Recorder(store, key)  # the capture policy in force (BITEXACT_CAPTURE_POLICY)
+            # The capture policy in force (BITEXACT_CAPTURE_POLICY); the key files, read again after a rotation.
+            recorder = Recorder(store, key, keys=KeyStore(directory))
             _recorders[directory] = recorder
             scrub_sdk_logs(recorder)
         return recorder, directory
