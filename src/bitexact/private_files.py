@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final, TypeAlias
@@ -119,7 +121,10 @@ def write_whole(path: Path | str, data: Buffer | Iterable[Buffer], *, private: b
     renamed over ``path`` (a symlink there is replaced, never written
     through) and the directory fsynced. A failure at any point, a full disk
     or an exception raised by ``data``'s iterator, leaves ``path`` as it
-    was and no temporary behind. ``data`` may be a generator: it is read
+    was and no temporary behind. A kill -9 leaves its hidden temporary
+    (``.bx-PID-RANDOM.tmp``); the next ``write_whole`` into the directory
+    removes it once its process is gone and it has lain untouched for
+    :data:`STALE_AFTER_S` (:func:`sweep_stale_temporaries`). ``data`` may be a generator: it is read
     once, a batch at a time, and a buffer it yields must not change after.
 
     ``private`` makes the file owner-only (0600); without it the file gets
@@ -131,8 +136,61 @@ def write_whole(path: Path | str, data: Buffer | Iterable[Buffer], *, private: b
     loss): for an output the caller can write again, never for a key or a
     journal.
     """
-    return _write_then_place(Path(path), _chunks(data), private=private, place=_rename,
+    path = Path(path)
+    sweep_stale_temporaries(path.parent)
+    return _write_then_place(path, _chunks(data), private=private, place=_rename,
                              strict_directory=strict_directory)
+
+
+_TEMPORARY: Final[re.Pattern[str]] = re.compile(r"\.bx-(\d+)-[0-9a-f]{12}\.tmp")
+STALE_AFTER_S: Final[float] = 15 * 60
+"""How long a temporary whose writer is gone stays untouched before a later write removes it: a live writer's
+file changes with every batch it writes, and its process runs."""
+
+
+def _temporary_name(path: Path) -> Path:
+    # The writer's pid, so that a later writer can tell a temporary whose writer was killed (kill -9 runs no
+    # cleanup); random bits, so two writers of one path (threads, or processes in other pid namespaces sharing
+    # the directory) never share one. Short, so it fits wherever ``path`` does.
+    return path.with_name(f".bx-{os.getpid()}-{secrets.token_hex(6)}.tmp")
+
+
+def sweep_stale_temporaries(directory: Path, *, now: float | None = None) -> list[str]:
+    """Remove what killed writers left in ``directory``: temporaries of :func:`write_whole` whose process is
+    not running here and that nothing touched for :data:`STALE_AFTER_S`; return their names.
+
+    Best effort: a directory that cannot be listed, or a file that cannot be removed, is let be.
+    """
+    removed: list[str] = []
+    now = time.time() if now is None else now
+    try:
+        listing = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for item in listing:
+        found = _TEMPORARY.fullmatch(item.name)
+        if found is None or _running(int(found.group(1))):
+            continue
+        try:
+            if not item.is_file(follow_symlinks=False) or now - item.stat(follow_symlinks=False).st_mtime < STALE_AFTER_S:
+                continue
+            os.unlink(item.path)
+        except OSError:
+            continue
+        removed.append(item.name)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0  # another user's process (or a number no pid is: not ours to judge)
+    return True
 
 
 def _chunks(data: Buffer | Iterable[Buffer]) -> Iterable[Buffer]:
@@ -157,9 +215,7 @@ def _create(path: Path | str, flags: int, *, private: bool) -> int:
 def _write_then_place(path: Path, chunks: Iterable[Buffer], *, private: bool, place: _Place,
                       strict_directory: bool = True) -> int:
     """Write ``chunks`` to a new temporary beside ``path``, fsync it, ``place`` it, fsync the directory."""
-    # A random name, not the pid, so two writers of one path (threads or processes) never share a
-    # temporary; at 64 bits it never meets a stale one either. Short, so it fits wherever ``path`` does.
-    temporary = path.with_name(f".bx-{secrets.token_hex(8)}.tmp")
+    temporary = _temporary_name(path)
     fd = _create(temporary, os.O_WRONLY, private=private)
     renamed = False
     try:

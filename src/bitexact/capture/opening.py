@@ -184,6 +184,15 @@ def open_hash_only(
     entry = _entry(store, run_id, step)
     declaration = hash_only_declaration(entry, path)
     key_id = str(declaration["key_id"])
+    if path in entry.get("redacted", []):
+        # A store redaction is the operator's decision that the field is not to be read: honoured here. The
+        # keyed commitment cannot go with it (the entry's hash covers the capture block).
+        raise FieldNotOpenableError(
+            f"step {step}: {path} was redacted from the store (`bitexact redaction status {run_id}` says who and"
+            " why), so it is not opened. Its keyed commitment stays in the chain, which the entry's hash covers:"
+            f" whoever holds capture key {key_id} can still test guesses with other tools, until that key is"
+            " revoked and its file destroyed (`revoked_keys`, docs/capture.md, The policy file)"
+        )
     key = _key(policy, key_id, f"step {step}: {path}")
     seq = _record(
         store,

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from bitexact.capture import PolicyError
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, console, fail, ok
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, console, err_console, fail, ok, plain
 from bitexact.config import SettingError
 from bitexact.errors import BitExactError, RunNotFoundError, StateRefusedError, StoreBusyError
 from bitexact.recording.audit import (
@@ -17,6 +17,7 @@ from bitexact.recording.audit import (
     record_claim,
     record_repair,
 )
+from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import claim_token
 from bitexact.recording.fold import fold_orphans
 from bitexact.recording.journal import JournalError, journal_dir, marked_journals, unfolded_journals
@@ -114,6 +115,21 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
     # Any other BitExactError (a store kept locked, a full disk before the claim lands, a key that does not
     # load) is an operation that failed: cli._Group prints it and exits 1, as every command does.
     ok(f"redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
+    _note_keyed(app, run_id, tokens)
+
+
+def _note_keyed(app: AppContext, run_id: str, tokens: list[str]) -> None:
+    """Say on stderr which redacted fields were hash-only: their keyed commitments stay in the chain."""
+    for token in tokens:
+        step, path = parse_field(token)
+        fields = (app.store.entry(run_id, step).get("capture") or {}).get("fields") or {}
+        declared = fields.get(path)
+        if isinstance(declared, dict) and declared.get("mode") == "hash-only" and declared.get("key_id"):
+            err_console.print(Text(plain(
+                f"note: {token} was hash-only: its keyed commitment stays in the chain (the entry's hash covers"
+                f" it), so whoever holds capture key {declared['key_id']} can still test guesses at it;"
+                " `verify --open` refuses it from now on, and revoking that key and destroying its file makes"
+                " it untestable everywhere (`revoked_keys`, docs/capture.md, The policy file)"), style="yellow"), soft_wrap=True)
 
 
 def _remove_claimed(app: AppContext, run_id: str, tokens: list[str]) -> None:

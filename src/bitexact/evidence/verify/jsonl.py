@@ -101,9 +101,18 @@ def _entries(lines: Iterable[bytes | str]) -> Iterator[Any]:
 
 
 def verify_lines(
-    lines: Iterable[bytes | str], pins: Pins, *, clauses: Sequence[ClauseProviderFactory] = ()
+    lines: Iterable[bytes | str] | bytes | str, pins: Pins, *, clauses: Sequence[ClauseProviderFactory] = ()
 ) -> Verdict:
-    """Verify a JSONL bundle given as lines (bytes or text), streaming."""
+    """Verify a JSONL bundle given as lines (bytes or text), streaming; or as one whole text, split here.
+
+    Lines end at ``\n`` only: canonical JSON writes U+2028, U+2029, U+0085 and ``\x1c``-``\x1e`` raw inside
+    strings, and ``str.splitlines()`` splits at every one of them, so iterate a file (or pass the whole text)
+    rather than splitting with it.
+    """
+    if isinstance(lines, str):
+        lines = lines.split("\n")
+    elif isinstance(lines, bytes | bytearray):
+        lines = bytes(lines).split(b"\n")
     return verify_stream(iter(lines), pins, clauses=clauses)
 
 

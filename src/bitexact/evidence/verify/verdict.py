@@ -60,9 +60,14 @@ class Verdict:
         return 0 if self.ok else 1
 
 
+_LINE_BREAKS = str.maketrans({"\n": "\\n", "\r": "\\r"})
+"""A message's ``{x}`` is ``str(x)`` (§0), so a bundle's own string can carry a line break into it: written as
+``\\n`` / ``\\r``, so that the output is one line (§12.3) and a second line can never read ``OK:``."""
+
+
 def ascii_line(text: str) -> str:
-    """The printed form: anything outside ASCII escaped as ``backslashreplace`` does."""
-    return text.encode("ascii", "backslashreplace").decode("ascii")
+    """The printed form: one line, anything outside ASCII escaped as ``backslashreplace`` does."""
+    return text.translate(_LINE_BREAKS).encode("ascii", "backslashreplace").decode("ascii")
 
 
 def failed(message: str, *, form: str, run_id: str | None = None, steps: int = 0) -> Verdict:
