@@ -70,8 +70,8 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              # PuTTY key files, Kubernetes Secrets
              "://" + "a1" * 10 + "@", "://" + "a1" * 10, "://a@", '<add key="password" ', '<a key="password" value="',
              ' key="a"', '<entry key="password">', '<add key="password" value="a"/>', "API Key: ", " Key:", "A B C D Key: ",
-             "A Key:", "requirepass a\n", "requirepass ", "CONFIG SET requirepass a ", "AUTH a\n", "a> AUTH a ",
-             "AUTH ", "a:$apr1$aaaaaaaa\n", ":$apr1$aaaaaaaa", ":{SHA}", "a" * 300 + ":{SHA}" + "a" * 27 + "=\n",
+             "A Key:", "requirepass a\n", "requirepass ", "CONFIG SET requirepass a ",
+             "a:$apr1$aaaaaaaa\n", ":$apr1$aaaaaaaa", ":{SHA}", "a" * 300 + ":{SHA}" + "a" * 27 + "=\n",
              "Private-Lines: 9\n", "Private-Lines: 9\naaaa\n", "kind: Secret\n", "kind: Secret\ndata:\n",
              "  kind: Secret\n", "- kind: Secret\n  data:\n    a: b\n", "data:\n  a: b\n", "kind: Secret\n---\n",
              '{"kind":"Secret","data":{"a":"', '{"kind":"Secret","data":{', '"Secret" "data" {')

@@ -5,7 +5,7 @@
    ``<property name="password" value="x"/>``, Java's ``<entry key="api_key">x</entry>``);
 3. Laravel's ``APP_KEY`` (and Datadog's ``DD_APP_KEY``);
 4. a Kubernetes Secret's ``data`` / ``stringData`` values, whatever their keys, in YAML and in JSON;
-5. Redis's ``requirepass`` / ``masterauth`` lines and ``AUTH``, htpasswd lines (``$apr1$``, ``{SHA}``, bcrypt), a
+5. Redis's ``requirepass`` / ``masterauth`` lines, htpasswd lines (``$apr1$``, ``{SHA}``, bcrypt), a
    PuTTY key file's private lines and MAC;
 6. a label of words inside or opening a line (``API Key: x``, ``Access Token: x``, ``Client Secret: x``).
 
@@ -167,9 +167,6 @@ PPK = ("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: k\nPublic
     ('redis-cli CONFIG SET requirepass "pw 1"', f'redis-cli CONFIG SET requirepass "{T}"'),
     ("redis-server --requirepass hunter2x", f"redis-server --requirepass {T}"),
     ("requirepass: hunter2x", f"requirepass: {T}"),
-    ("127.0.0.1:6379> AUTH default s3cretR1", f"127.0.0.1:6379> AUTH default {T}"),
-    ("127.0.0.1:6379[2]> AUTH s3cretR1\nOK", f"127.0.0.1:6379[2]> AUTH {T}\nOK"),
-    ("AUTH s3cretR1\n", f"AUTH {T}\n"),
     ("redis-cli -a hunter2x ping", f"redis-cli -a {T} ping"),  # taken under version 7 already
     ("bob:$apr1$abcdefgh$ABCDEFGHIJKLMNOPQRSTUV\n", f"bob:{T}\n"),
     ("bob:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", f"bob:{T}"),
@@ -187,6 +184,7 @@ def test_redis_htpasswd_and_putty_secrets_are_scrubbed(text: str, expected: str)
     "AUTH $REDIS_PASSWORD", "see bob:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=",  # not a line's start
     "note: bob:$apr1$abcdefgh$ABCDEFGHIJKLMNOPQRSTUV\n",  # not opening its line
     "Public-Lines: 2\nAAAA\nBBBB\n",  # a key file's public lines
+    "127.0.0.1:6379> AUTH default s3cretR1",  # not read (docs/capture.md): AUTH's literal in every text cost too much
 ])
 def test_look_alikes_of_redis_htpasswd_and_putty_are_left(text: str) -> None:
     assert scrubbed(text) == text

@@ -591,16 +591,14 @@ _HTPASSWD_HASH = re.compile(
 _HTPASSWD_COLON = re.compile(r":(?:\$|\{SHA\})")
 _HTPASSWD_STOPS: Final[str] = " \t\r\n\x00:"
 _MAX_HTPASSWD_USER: Final[int] = 256
-# Redis's password words (rules version 8), then the value: quoted or one bare word. AUTH may take a user first.
+# Redis's password words (rules version 8), then the value: quoted or one bare word. Not ``AUTH [USER] X``: its
+# literal alone cost 0.6 ms/MiB of every text, every line of ``AUTH a`` was a match to judge (1.4 s/MiB), and SMTP
+# logs write ``AUTH`` as often (docs/capture.md).
 _REDIS_PASSWORD = re.compile(
-    r"""(requirepass|masterauth|AUTH(?:[ \t]++[^\s"'\x00]{1,128}+(?=[ \t]++[^\s]))?)[ \t]++"""
+    r"""(requirepass|masterauth)[ \t]++"""
     r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"'\x00]++))""")
 _MAX_REDIS_HEAD: Final[int] = 128
 _CONFIG_SET = re.compile(r"(?:config|CONFIG)[ \t]++(?:set|SET)[ \t]++\Z")
-# What may open AUTH's line: nothing, or redis-cli's prompt (127.0.0.1:6379>, 127.0.0.1:6379[2]>, redis>).
-_REDIS_PROMPT = re.compile(r"[ \t]*+(?:[\w.:\[\]-]{1,100}+>[ \t]++)?")
-_REDIS_REPLIES: Final[frozenset[str]] = frozenset({"failed", "error", "success", "succeeded", "denied", "ok"})
-"""Words after ``AUTH`` in a log that report on a login, no password (``AUTH failed``)."""
 # A PuTTY key file's private part: its line count, each line of base64 (a real or a written line break after it).
 _PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*+([0-9]{1,6}+)[ \t]*+(?:\r?\n|\\r\\n|\\n)")
 _PPK_LINE = re.compile(r"([A-Za-z0-9+/=]{1,128}+)[ \t]*+(?:\r?\n|\\r\\n|\\n|(?=\x00)|\Z)")
@@ -1952,13 +1950,13 @@ class CredentialsDetector:
     @classmethod
     def _tool_files(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 8: the secrets of a few tools' files and commands, each asked only of a text holding its
-        literal: an htpasswd line's hash (:meth:`_htpasswd_hashes`), Redis's ``requirepass`` / ``masterauth`` and
-        ``AUTH`` (:meth:`_redis_passwords`), a PuTTY key file's private lines and MAC (:meth:`_putty_keys`)."""
+        literal: an htpasswd line's hash (:meth:`_htpasswd_hashes`), Redis's ``requirepass`` / ``masterauth``
+        (:meth:`_redis_passwords`), a PuTTY key file's private lines and MAC (:meth:`_putty_keys`)."""
         # Each literal search costs 0.4-1 ms/MiB of text: the htpasswd forms are asked of "$" and "{" first (memchr,
         # 0.01), then of one regex for both (":$" searched with `in` alone cost 1 ms/MiB).
         if ("$" in text or "{" in text) and _HTPASSWD_COLON.search(text) is not None:
             cls._htpasswd_hashes(text, deadline, found)
-        if "requirepass" in text or "masterauth" in text or "AUTH" in text:
+        if "requirepass" in text or "masterauth" in text:
             cls._redis_passwords(text, deadline, found)
         if "Private-Lines:" in text:
             cls._putty_keys(text, deadline, found)
@@ -1979,20 +1977,13 @@ class CredentialsDetector:
     @staticmethod
     def _redis_passwords(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """Redis's passwords: a configuration line ``requirepass X`` / ``masterauth X`` (its line's only words;
-        a ``#`` comment's example is left), ``CONFIG SET requirepass X``, and ``AUTH [USER] X`` as a line of its
-        own or after ``redis-cli``'s prompt (``127.0.0.1:6379> AUTH x``), upper case as Redis's documents write
-        it. ``--requirepass X`` and ``requirepass: X`` are the flag and name rules' (a credential name)."""
+        a ``#`` comment's example is left) and ``CONFIG SET requirepass X``. ``--requirepass X`` and
+        ``requirepass: X`` are the flag and name rules' (a credential name)."""
         for match in _REDIS_PASSWORD.finditer(text):
             deadline.check()
             group = next(g for g in (2, 3, 4) if match.group(g) is not None)
             head = text[max(0, match.start() - _MAX_REDIS_HEAD) : match.start()]
-            if match.group(1).startswith("AUTH"):
-                line = head.rpartition("\n")[2].rpartition("\\n")[2].rpartition("\x00")[2]
-                if not (_ends_line(text, match.end()) and _REDIS_PROMPT.fullmatch(line)):
-                    continue
-                if not _password_word(match.group(group)) or ascii_lower(match.group(group)) in _REDIS_REPLIES:
-                    continue
-            elif _CONFIG_SET.search(head) is None and not (
+            if _CONFIG_SET.search(head) is None and not (
                     _starts_a_line(text, match.start()) and _ends_line(text, match.end())):
                 continue
             if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
