@@ -65,7 +65,16 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "webhooks/" + "1" * 18 + "/", "123456:", "1234567:AA", "1:AA", ":", "'API Key': ", '"a b c d": ',
              '"a a a a a a a a a a a a a a a a a a a a a a a a a a a a a":', "X-Amz-Signature=", "TOKEN=${A} ",
              "TOKEN=${A", "TOKEN=${{ a ", "token=$A ", "password: {{ .a ", "password: {{ .a | b | c ",
-             "password: false\n", "\npassword: ${{ a }} ", "$A")
+             "password: false\n", "\npassword: ${{ a }} ", "$A",
+             # rules version 8: a URL's token user, XML name/value attributes, labels of words, Redis, htpasswd,
+             # PuTTY key files, Kubernetes Secrets
+             "://" + "a1" * 10 + "@", "://" + "a1" * 10, "://a@", '<add key="password" ', '<a key="password" value="',
+             ' key="a"', '<entry key="password">', '<add key="password" value="a"/>', "API Key: ", " Key:", "A B C D Key: ",
+             "A Key:", "requirepass a\n", "requirepass ", "CONFIG SET requirepass a ",
+             "a:$apr1$aaaaaaaa\n", ":$apr1$aaaaaaaa", ":{SHA}", "a" * 300 + ":{SHA}" + "a" * 27 + "=\n",
+             "Private-Lines: 9\n", "Private-Lines: 9\naaaa\n", "kind: Secret\n", "kind: Secret\ndata:\n",
+             "  kind: Secret\n", "- kind: Secret\n  data:\n    a: b\n", "data:\n  a: b\n", "kind: Secret\n---\n",
+             '{"kind":"Secret","data":{"a":"', '{"kind":"Secret","data":{', '"Secret" "data" {')
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

@@ -278,7 +278,8 @@ class Scanner:
         for index, text in enumerate(texts) if ("{" in joined or "[" in joined) else ():
             opening = text[:1]
             if (index not in rescan and (opening in "{[" or opening.isspace()) and looks_like_document(text)
-                    and (_DOCUMENT_HIDES.search(text) or (self.by_key and _may_hold_name_value(text)))):
+                    and (_DOCUMENT_HIDES.search(text)
+                         or (self.by_key and (_may_hold_name_value(text) or _may_hold_kube_secret(text))))):
                 rescan.add(index)
         for index in sorted(rescan.union(direct)):
             text = texts[index]
@@ -314,6 +315,8 @@ class Scanner:
         # its name may follow its value. Only a document that may hold a "value" key is searched for one.
         values, names = (_name_value_keys(tokens) if self.by_key and _may_hold_name_value(text)
                          else (_NO_TOKENS, _NO_TOKENS))
+        if self.by_key and _may_hold_kube_secret(text):  # rules version 8: a Kubernetes Secret's data maps
+            values = values | _secret_data_keys(tokens)
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -545,6 +548,52 @@ def _name_value_keys(tokens: list[tuple[int, int, str]]) -> tuple[set[int], set[
         else:
             expect_key = False
     return values, names
+
+
+def _may_hold_kube_secret(text: str) -> bool:
+    """Whether a document may be a Kubernetes Secret (rules version 8): a ``"Secret"`` string and a ``"data"`` or
+    ``"stringData"`` key, as written (one spelt with escapes is not looked for: each document holding a backslash
+    would pay a second read of its tokens)."""
+    return '"Secret"' in text and ('"data"' in text or '"stringData"' in text)
+
+
+def _secret_data_keys(tokens: list[tuple[int, int, str]]) -> set[int]:
+    """The key tokens of the members of the ``data`` and ``stringData`` objects of every object whose ``kind`` is
+    ``"Secret"`` (a Kubernetes Secret, ``kubectl get secret -o json``), its kind before or after them: each member's
+    value is replaced whole, whatever its key (``username``, ``tls.crt``, ``.dockerconfigjson``)."""
+    found: set[int] = set()
+    # Per open container: for an object, [whether its kind is "Secret", its data maps' key tokens, whether it is
+    # a data map itself, its last key]; None for an array.
+    frames: list[list[Any] | None] = []
+    expect_key = False
+    for i, (_, _, raw) in enumerate(tokens):
+        first = raw[0]
+        if first == "{":
+            parent = frames[-1] if frames else None
+            frames.append([False, [], parent is not None and parent[3] in ("data", "stringData"), None])
+            expect_key = True
+        elif first == "[":
+            frames.append(None)
+            expect_key = False
+        elif first in "}]":
+            frame = frames.pop() if frames else None
+            if frame is not None and frame[0]:
+                found.update(frame[1])
+            expect_key = False
+        elif first == ",":
+            expect_key = bool(frames) and frames[-1] is not None
+        elif first == '"' and frames and frames[-1] is not None:
+            frame = frames[-1]
+            if expect_key:
+                expect_key = False
+                frame[3] = _string_token(raw)
+                if frame[2] and len(frames) > 1 and frames[-2] is not None:
+                    frames[-2][1].append(i)
+            elif frame[3] == "kind" and _string_token(raw) == "Secret":
+                frame[0] = True
+        elif first != ":":
+            expect_key = False
+    return found
 
 
 def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:

@@ -112,10 +112,12 @@ itself; another language's client may not, and its events meet this detector).""
 TOOL_SECRET_NAMES: Final[frozenset[str]] = frozenset({
     "client-key-data", "secret_key_base", "secretstring", "secretbinary",
     "cvv", "cvv2", "cvc", "cvc2", "csc", "pin", "pin_code", "pincode", "otp",
+    "requirepass", "masterauth",
 })
 """Names of a secret that no credential word ends: a kubeconfig's ``client-key-data`` (a private key), Rails'
 ``SECRET_KEY_BASE``, AWS Secrets Manager's ``SecretString`` / ``SecretBinary``, a card's verification code and a
-PIN (``cvv``, ``pin``: PCI's sensitive authentication data) and a one-time passcode (``otp``). The detector's, not
+PIN (``cvv``, ``pin``: PCI's sensitive authentication data), a one-time passcode (``otp``) and (rules version 8) Redis's
+passwords, ``requirepass`` and ``masterauth`` (``requirepass`` ends in ``pass`` with no word boundary). The detector's, not
 the table's: a wrapped client's URL and header rule stays the table's, as every SDK's."""
 
 # Values that are already a replacement token: left as they are.
@@ -150,7 +152,8 @@ _PASSWORD_ENDINGS: Final[tuple[str, ...]] = (*_ANYWHERE, "pass", "pwd")
 """How a password's own name ends (``password``, ``passwd``, ``passphrase``, ``DB_PASS``, ``MYSQL_PWD``)."""
 _SECRET_KEYS: Final[frozenset[str]] = frozenset(
     {"api", "access", "secret", "private", "signing", "encryption", "master", "subscription",
-     "tls", "ssl", "account", "auth", "functions"}  # tls.key, Azure's AccountKey, X-Auth-Key, x-functions-key
+     "tls", "ssl", "account", "auth", "functions",  # tls.key, Azure's AccountKey, X-Auth-Key, x-functions-key
+     "app"}  # rules version 8: Laravel's APP_KEY (the application's encryption key), Datadog's DD_APP_KEY
 )
 _SEPARATORS: Final[str] = "_-. "
 """What stands between a name's words: ``db_password``, ``X-Auth-Token``, ``db.password``, and (rules version 7) a
@@ -394,6 +397,11 @@ _BASIC = (re.compile(r"asic(?<=[Bb]asic)" + _B64TOKEN), re.compile(r"ASIC(?<=BAS
 # user name) holding an unencoded "@" is read whole. An empty user name too (redis://:pw@).
 _USERINFO = re.compile(r"://([^\s/?#:\x00]{0,256}:[^\s/?#\x00]{1,256})@")
 _BEARER_MARKS = re.compile(r"[\d\-._~+/=]")
+# Rules version 8: a token as a URL's user with no password after it (git's ``https://TOKEN@host/o/r.git``, a classic
+# 40-hex GitHub OAuth token, an Azure DevOps PAT): see :func:`_user_token`. Possessive: a long run with no "@" after
+# it is read once.
+_USER_TOKEN = re.compile(r"://([A-Za-z0-9_~-]{20,256}+)@")
+_MIN_USER_TOKEN_CHANGES: Final[int] = 3
 _MARK_GUARDS: Final[dict[str, str]] = {"-": "(?<=[tkabposryxi]-)", "_": "(?<=[pousrbkfm82ctadn]_)", "/": "(?<=s/)"}
 """What every shape of a frequent mark holds beside it, checked once before its shapes are tried one by one: the
 last character of each ``-`` shape's prefix (``glpat-``, ``sk-``, ``xox?-``, ``tvly-``, ``pplx-``, ``xai-``, ``xapp-``,
@@ -577,6 +585,97 @@ _SHADOW_LINE = re.compile(
     r"(?:(?<![^\n\x00])|(?<=\\n))[a-z_][a-z0-9_.-]{0,31}+:(\$(?:1|2[abxy]|5|6|y|gy|7)\$[./0-9A-Za-z$]{8,}+)(?=:)"
 )
 
+# Rules version 8: an htpasswd line's hash, found from the colon before it, ending its line.
+_HTPASSWD_HASH = re.compile(
+    r":(\$(?:apr1|2[abxy]|1|5|6)\$[./0-9A-Za-z$]{8,}+|\{SHA\}[A-Za-z0-9+/]{27}=)(?=[ \t]*+(?:\r?\n|\x00|\\n|\Z))")
+_HTPASSWD_COLON = re.compile(r":(?:\$|\{SHA\})")
+_HTPASSWD_STOPS: Final[str] = " \t\r\n\x00:"
+_MAX_HTPASSWD_USER: Final[int] = 256
+# Redis's password words (rules version 8), then the value: quoted or one bare word. Not ``AUTH [USER] X``: its
+# literal alone cost 0.6 ms/MiB of every text, every line of ``AUTH a`` was a match to judge (1.4 s/MiB), and SMTP
+# logs write ``AUTH`` as often (docs/capture.md).
+_REDIS_PASSWORD = re.compile(
+    r"""(requirepass|masterauth)[ \t]++"""
+    r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"'\x00]++))""")
+_MAX_REDIS_HEAD: Final[int] = 128
+_CONFIG_SET = re.compile(r"(?:config|CONFIG)[ \t]++(?:set|SET)[ \t]++\Z")
+# A PuTTY key file's private part: its line count, each line of base64 (a real or a written line break after it).
+_PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*+([0-9]{1,6}+)[ \t]*+(?:\r?\n|\\r\\n|\\n)")
+_PPK_LINE = re.compile(r"([A-Za-z0-9+/=]{1,128}+)[ \t]*+(?:\r?\n|\\r\\n|\\n|(?=\x00)|\Z)")
+_PPK_MAC = re.compile(r"Private-MAC:[ \t]*+([0-9A-Fa-f]{16,128}+)")
+_MAX_PPK_LINES: Final[int] = 4096
+
+
+# A Kubernetes Secret (rules version 8): its kind's line (YAML), its data maps' keys, and a JSON text's parts.
+_KIND_SECRET = re.compile(r"kind:[ \t]*+([\"']?)Secret\1[ \t]*+(?:#[^\n]*+)?(?=\r?\n|\Z)")
+_SECRET_DATA = re.compile(r"(?:data|stringData):[ \t]*+(?:#.*)?\Z")
+_KUBE_VALUE = re.compile(r"""[ \t]*+(?:"(?:[^"\\\r\n]|\\.)*+"|'[^'\r\n]*+'|[^\s:#'"][^\r\n:]*+):[ \t]*+([^\r\n]*)""")
+_JSON_PART = re.compile(r'"((?:[^"\\\x00]|\\.)*+)"([ \t\r\n]*+:)?|[{}\[\]]')
+
+
+def _kube_values(text: str, at: int, column: int) -> list[tuple[int, int]]:
+    """The spans of the values of the YAML map under the key whose line ends at ``at`` (indented past
+    ``column``): each ``KEY: VALUE`` line's value, or with none on the line (a block scalar's header or nothing)
+    the lines indented under it."""
+    block = _indented_block(text, at, column)
+    if block is None:
+        return []
+    spans: list[tuple[int, int]] = []
+    child = block[0] - (text.rfind("\n", 0, block[0]) + 1)  # the map's keys' column
+    position = text.rfind("\n", 0, block[0]) + 1
+    while position < block[1]:
+        newline = text.find("\n", position)
+        end = block[1] if newline == -1 or newline > block[1] else newline
+        line = text[position:end]
+        content = line.lstrip(" ")
+        if len(line) - len(content) == child and not content.startswith("#"):
+            pair = _KUBE_VALUE.match(text, position + child, end)
+            if pair is not None:
+                value = pair.group(1).rstrip(" \t\r")
+                if value and not _BLOCK_HEADER.fullmatch(value):
+                    if value not in ALREADY_TOKENS:
+                        spans.append((pair.start(1), pair.start(1) + len(value)))
+                else:
+                    below = _indented_block(text, end, child)
+                    if below is not None and text[below[0] : below[1]] not in ALREADY_TOKENS:
+                        spans.append(below)
+        if newline == -1:
+            break
+        position = newline + 1
+    return spans
+
+
+def _label_words(text: str, end: int) -> str | None:
+    """The label of words ending at ``end`` (rules version 8): two to four words a blank apart, each of letters and
+    digits opening with a capital, as a form writes one (``API Key``, ``AWS Secret Access Key``; ``retry with token``
+    is prose), the first after a character no word holds (``my_api Key`` is none). Read back a character at a time,
+    at most four words of :data:`_MAX_LABEL_WORD` (a search ending at ``end`` would try every start before it)."""
+    words: list[str] = []
+    at = end
+    while len(words) < 4:
+        start = at
+        while start > 0 and at - start < _MAX_LABEL_WORD and text[start - 1] in _WORD_CHARS:
+            start -= 1
+        if start == at or not "A" <= text[start] <= "Z" or (start > 0 and text[start - 1] in _WORD_CHARS):
+            break
+        words.append(text[start:at])
+        if start < 2 or text[start - 1] != " " or text[start - 2] not in _WORD_CHARS:
+            break
+        at = start - 1
+    if len(words) < 2:
+        return None
+    # the longest run is kept: a word before the first that is no label's (a lower-case one) ends it there
+    return " ".join(reversed(words))
+
+
+def _ends_line(text: str, at: int) -> bool:
+    """Whether only spaces and tabs stand between ``at`` and its line's end (a newline, a NUL, a written ``\\n``, or
+    the text's end)."""
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at == len(text) or text[at] in "\r\n\x00" or text.startswith("\\n", at)
+
+
 # Two forms found from a colon, in one search (a colon is a literal the regex engine skips to; each form alone was a
 # pass of its own): a password's label inside a line (``login failed for bob. Password: hunter2``), and a
 # PostgreSQL password file's line (``HOST:PORT:DATABASE:USER:PASSWORD``), found from the colon before its port.
@@ -594,7 +693,10 @@ _COLON_FORMS = re.compile(
     rf"(?:(?P<pgpass>{_PGPASS_LAST})[ \t]*+(?=\r?\n|\x00|\\n|\Z)"
     rf"""|(?P<echoed>{_PGPASS_QUOTED_LAST})(?=["'][ \t]*+[>|]))"""
     "|(?P<label>(?<=[des]:)(?:" + "|".join(f"(?<={end}:)" for end in _LABEL_ENDS) + ")"
-    "|(?<=[des][ \t]:)(?:" + "|".join(f"(?<={end}[ \t]:)" for end in _LABEL_ENDS) + ")))",
+    "|(?<=[des][ \t]:)(?:" + "|".join(f"(?<={end}[ \t]:)" for end in _LABEL_ENDS) + "))"
+    # Rules version 8: a name of two to four words ending in key, token or secret (API Key: x, Access Token: x).
+    "|(?P<words>(?<=[ynt]:)(?:(?<= key:)|(?<= token:)|(?<= secret:))|(?<=[ynt][ \t]:)(?:(?<= key[ \t]:)"
+    "|(?<= token[ \t]:)|(?<= secret[ \t]:))))",
     re.IGNORECASE,
 )
 # A label's value: one word, read once whole (a label inside it is not read again: :meth:`_colon_forms` skips to its
@@ -609,6 +711,10 @@ _LABEL_VALUE = re.compile(
     r"""|(["'])([^\s"'`\\\x00]{1,256}+)\2(?![^\s.,;:!?)\]}])"""
     r"""|(?!["'`]|\$[A-Za-z_{(])(""" + _LABEL_WORD_CHAR + r"++))"
 )
+_WORD_CHARS: Final[frozenset[str]] = frozenset(string.ascii_letters + string.digits)
+_MAX_LABEL_WORD: Final[int] = 24
+_COMMON_LABELS: Final[frozenset[str]] = frozenset({"next token", "page token", "continuation token"})
+"""Labels of words ending as a credential's that name a list's page, no secret (AWS's and Google's pagination)."""
 _TRAILING_PUNCTUATION: Final[str] = ".,;:"
 """What ends a sentence or a list after a label's word (``Password: hunter2.``): never taken as part of it."""
 _CLOSERS: Final[dict[str, str]] = {")": "(", "]": "[", "}": "{", ">": "<"}
@@ -1430,6 +1536,50 @@ def _in_synopsis(text: str, at: int) -> bool:
     return text[at - 1 : at] == "["
 
 
+# Rules version 8: an XML element's attributes read as a name/value object (.NET's appSettings ``<add key="Password"
+# value="x"/>``, Spring's and Ant's ``<property name="password" value="x"/>``, Java's properties XML ``<entry
+# key="api_key">x</entry>``): the tag's name, then each attribute, its value quoted.
+_TAG_NAME = re.compile(r"<([A-Za-z_][\w.:-]{0,95}+)[ \t\r\n]")
+_ATTRIBUTE = re.compile(r"""[ \t\r\n]++([A-Za-z_][\w.:-]{0,95}+)[ \t\r\n]*+=[ \t\r\n]*+(?:"([^"<>\x00]*+)"|'([^'<>\x00]*+)')""")
+_ELEMENT_TEXT = re.compile(r"[^<\x00]{1,4096}+")
+_ATTRIBUTE_NAMES: Final[frozenset[str]] = frozenset({"name", "Name", "key", "Key"})
+"""The attributes naming an element's variable (.NET's ``key``, Spring's and Ant's ``name``)."""
+
+
+def _attribute_pair(text: str, start: int, at: int) -> tuple[int, tuple[int, int] | None] | None:
+    """The attribute named at ``start`` (its ``=`` at ``at``) as a member of a name/value element: when its tag
+    has a name attribute (:data:`_ATTRIBUTE_NAMES`) naming a credential (:func:`names_credential`), where the tag
+    opens and the span of its value (the ``value`` attribute's, or, with none, the element's text up to its
+    closing tag; ``None`` when that holds nothing to replace). ``None`` when the attribute is no part of such an
+    element (``key="x"`` is then read as the table word it is). The tag is looked for back and forth within
+    :data:`_MAX_OPEN_TAG` characters (two searches in C)."""
+    if start == 0 or text[start - 1] not in _XML_SPACE:
+        return None
+    opened = text.rfind("<", max(0, start - _MAX_OPEN_TAG), start)
+    if opened == -1 or text.find(">", opened, start) != -1:
+        return None
+    closed = text.find(">", at, opened + _MAX_OPEN_TAG)
+    tag = _TAG_NAME.match(text, opened, closed) if closed != -1 else None
+    if tag is None:
+        return None
+    named, value = False, None
+    for attribute in _ATTRIBUTE.finditer(text, tag.end() - 1, closed):
+        group = 2 if attribute.group(2) is not None else 3
+        if attribute.group(1) in VALUE_MEMBERS:
+            value = attribute.span(group)
+        elif attribute.group(1) in _ATTRIBUTE_NAMES and names_credential(attribute.group(group)):
+            named = True
+    if not named:
+        return None
+    if value is None and text[closed - 1] != "/":  # <entry key="api_key">x</entry>: the element's text
+        inner = _ELEMENT_TEXT.match(text, closed + 1)
+        if inner is not None and text.startswith(f"</{tag.group(1)}>", inner.end()):
+            value = inner.span()
+    if value is None or value[0] == value[1] or text[value[0] : value[1]].strip() in ALREADY_TOKENS:
+        return opened, None
+    return opened, _unless_reference(text, value)
+
+
 def _names_a_secret(name: str, value: str) -> bool:
     """Whether an XML element named ``name`` holding ``value`` holds a credential to replace."""
     value = value.strip()
@@ -1443,6 +1593,23 @@ def _starts_a_line(text: str, at: int) -> bool:
     while at > 0 and text[at - 1] in " \t":
         at -= 1
     return at == 0 or text[at - 1] in "\n\x00" or text[at - 2 : at] == "\\n"
+
+
+def _user_token(user: str) -> bool:
+    """Whether a URL's user part with no password (20 to 256 letters, digits, ``-``, ``_``, ``~``) is a token: it
+    holds letters and digits, the one following the other at least :data:`_MIN_USER_TOKEN_CHANGES` times (the marks
+    between read past). A name with a number, ``deploy-bot-2024``, changes twice; a random token of 20 characters
+    changes about ten times (a 40-hex one about twenty)."""
+    changes, last = 0, ""
+    for char in user:
+        kind = "d" if "0" <= char <= "9" else ("" if char in "_~-" else "a")
+        if kind:
+            if last and kind != last:
+                changes += 1
+                if changes >= _MIN_USER_TOKEN_CHANGES:
+                    return True
+            last = kind
+    return False
 
 
 def _bearer_token(token: str) -> bool:
@@ -1496,6 +1663,7 @@ class CredentialsDetector:
         for match in _USERINFO.finditer(text):
             deadline.check()
             found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+        self._user_tokens(text, deadline, found)
         self._shapes(text, deadline, found)
         self._private_keys(text, deadline, found)
         self._flags(text, deadline, found)
@@ -1510,6 +1678,9 @@ class CredentialsDetector:
         self._chpasswd(text, deadline, found)
         self._colon_forms(text, deadline, found)
         self._shadow_hashes(text, deadline, found)
+        self._tool_files(text, deadline, found)
+        if "Secret" in text:  # one search (a Kubernetes Secret's kind) before either form's
+            self._kube_secrets(text, deadline, found)
         self._sql_passwords(text, deadline, found, password=password)
         self._config_sets(text, deadline, found)
         self._bare_keys(text, deadline, found)
@@ -1517,6 +1688,18 @@ class CredentialsDetector:
         self._encoded_pairs(text, deadline, found)
         found.sort()
         return found
+
+    @staticmethod
+    def _user_tokens(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 8: a token as a URL's whole user part (``https://0123…cdef@github.com/o/r.git``, git's
+        form for a token with no password), when :func:`_user_token` reads it as one; ``git@``, ``bob@`` and an
+        e-mail address's user (a dot) are left. A user with a password is the ``user:password@`` rule's."""
+        if "://" not in text:
+            return
+        for match in _USER_TOKEN.finditer(text):
+            deadline.check()
+            if _user_token(match.group(1)):
+                found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @staticmethod
     def _shapes(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -1649,6 +1832,8 @@ class CredentialsDetector:
                 continue
             if match.group("label") is not None:
                 covered = cls._label_value(text, match.start(), found)
+            elif match.group("words") is not None:
+                covered = cls._words_label(text, match.start(), found)
             else:
                 cls._pgpass_password(text, match, found)
 
@@ -1670,6 +1855,28 @@ class CredentialsDetector:
             return 0
         if not ascii_lower(name).endswith(_PASSWORD_ENDINGS):
             return 0  # token: 5, auth: ok, Signature: valid - a label whose word is as often prose
+        value = _LABEL_VALUE.match(text, colon + 1)
+        if value is None:
+            return 0
+        group = next(g for g in (1, 3, 4) if value.group(g) is not None)
+        taken = _password_word(value.group(group))
+        if taken:
+            found.append(Finding(value.start(group), value.start(group) + taken, TOKEN, NAME))
+        return value.end()
+
+    @staticmethod
+    def _words_label(text: str, colon: int, found: list[Finding]) -> int:
+        """Rules version 8: ``NAME: VALUE``, NAME two to four words a blank apart whose last is ``key``, ``token`` or
+        ``secret`` (``API Key: x``, ``Access Token: x``, ``Client Secret: x``), a credential name as a form writes one
+        (:func:`is_credential_name` reads the blank as a separator; ``Sort Key`` and ``EOS Token`` are none): one word
+        after it, read as a password's label's is (:data:`_LABEL_VALUE`, :func:`_password_word`), inside a line or
+        opening it (the header rule reads no name with a blank). Returns where the word read ends (0 when none)."""
+        end = colon
+        while end > 0 and text[end - 1] in " \t":
+            end -= 1
+        name = _label_words(text, end)
+        if name is None or not is_credential_name(name) or ascii_lower(name) in _COMMON_LABELS:
+            return 0
         value = _LABEL_VALUE.match(text, colon + 1)
         if value is None:
             return 0
@@ -1739,6 +1946,167 @@ class CredentialsDetector:
         for match in _SHADOW_LINE.finditer(text):
             deadline.check()
             found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+
+    @classmethod
+    def _tool_files(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 8: the secrets of a few tools' files and commands, each asked only of a text holding its
+        literal: an htpasswd line's hash (:meth:`_htpasswd_hashes`), Redis's ``requirepass`` / ``masterauth``
+        (:meth:`_redis_passwords`), a PuTTY key file's private lines and MAC (:meth:`_putty_keys`)."""
+        # Each literal search costs 0.4-1 ms/MiB of text: the htpasswd forms are asked of "$" and "{" first (memchr,
+        # 0.01), then of one regex for both (":$" searched with `in` alone cost 1 ms/MiB).
+        if ("$" in text or "{" in text) and _HTPASSWD_COLON.search(text) is not None:
+            cls._htpasswd_hashes(text, deadline, found)
+        if "requirepass" in text or "masterauth" in text:
+            cls._redis_passwords(text, deadline, found)
+        if "Private-Lines:" in text:
+            cls._putty_keys(text, deadline, found)
+
+    @staticmethod
+    def _htpasswd_hashes(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """An htpasswd line's hash, ``USER:HASH`` ending its line (Apache's MD5 ``$apr1$``, bcrypt ``$2y$``, crypt's
+        ``$1$`` / ``$5$`` / ``$6$``, SHA-1 ``{SHA}``): the hash, when USER opens the line (a real or a written
+        ``\\n`` before it). An ``/etc/shadow`` line (a colon after its hash) is :meth:`_shadow_hashes`'."""
+        for match in _HTPASSWD_HASH.finditer(text):
+            deadline.check()
+            user, floor = match.start(), max(0, match.start() - _MAX_HTPASSWD_USER)
+            while user > floor and text[user - 1] not in _HTPASSWD_STOPS and text[user - 2 : user] != "\\n":
+                user -= 1
+            if user < match.start() and not (user == floor and floor > 0) and _starts_a_line(text, user):
+                found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+
+    @staticmethod
+    def _redis_passwords(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Redis's passwords: a configuration line ``requirepass X`` / ``masterauth X`` (its line's only words;
+        a ``#`` comment's example is left) and ``CONFIG SET requirepass X``. ``--requirepass X`` and
+        ``requirepass: X`` are the flag and name rules' (a credential name)."""
+        for match in _REDIS_PASSWORD.finditer(text):
+            deadline.check()
+            group = next(g for g in (2, 3, 4) if match.group(g) is not None)
+            head = text[max(0, match.start() - _MAX_REDIS_HEAD) : match.start()]
+            if _CONFIG_SET.search(head) is None and not (
+                    _starts_a_line(text, match.start()) and _ends_line(text, match.end())):
+                continue
+            if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
+                found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+
+    @classmethod
+    def _kube_secrets(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 8: a Kubernetes Secret's values, whatever their keys (``username``, ``tls.crt``,
+        ``.dockerconfigjson``): every value of its ``data`` and ``stringData`` maps, in YAML (:meth:`_kube_yaml`) or
+        JSON (:meth:`_kube_json`), only in a manifest whose ``kind`` is ``Secret`` (a ConfigMap's ``data`` stays)."""
+        if "kind" not in text:
+            return
+        if "data:" in text or "Data:" in text:
+            cls._kube_yaml(text, deadline, found)
+        if '"Secret"' in text and ('"data"' in text or '"stringData"' in text):
+            cls._kube_json(text, deadline, found)
+
+    @staticmethod
+    def _kube_yaml(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """A YAML Secret: from each ``kind: Secret`` line, the mapping it is a key of (the lines around it indented
+        as far or further, up to a ``---`` line, a line indented less, or the ``- `` opening its list item, as
+        ``kubectl get -o yaml`` lists them), and in it the ``data:`` / ``stringData:`` keys at the same column: the
+        value of each line under them (one key a line; a block scalar's or a value's lines below it whole)."""
+        covered = 0
+        # Texts are scanned joined by NUL: a manifest never reads across one (found once, bisected per kind line).
+        joins = [join.start() for join in re.finditer("\x00", text)] if "\x00" in text else []
+        for kind in _KIND_SECRET.finditer(text):
+            deadline.check()
+            index = bisect.bisect_left(joins, kind.start())
+            low = joins[index - 1] + 1 if index else 0
+            high = joins[index] if index < len(joins) else len(text)
+            line_start = max(text.rfind("\n", 0, kind.start()) + 1, low)
+            lead = text[line_start : kind.start()]
+            if kind.start() < covered or lead.strip(" ") not in ("", "-"):
+                continue
+            column = len(lead)
+            top = line_start
+            if lead.strip(" ") != "-":  # not the item's first line: the mapping's lines above it
+                while top > max(low, covered):
+                    above = text.rfind("\n", 0, top - 1) + 1
+                    line = text[above : top - 1].rstrip("\r")
+                    content = line.lstrip(" ")
+                    if content and not content.startswith("#"):
+                        depth = len(line) - len(content)
+                        if content.startswith(("---", "...")) and depth == 0:
+                            break
+                        if depth < column and not (depth == column - 2 and content.startswith("- ")):
+                            break
+                        top = above
+                        if depth < column:
+                            break  # the item's "- " line opens the mapping
+                        continue
+                    top = above
+            position = top
+            while position < high:
+                deadline.check()
+                newline = text.find("\n", position, high)
+                end = high if newline == -1 else newline
+                line = text[position:end].rstrip("\r")
+                content = line.lstrip(" -") if position == top else line.lstrip(" ")
+                depth = len(line) - len(content)
+                if content and not content.startswith("#") and position > kind.start() and (
+                        depth < column or content.startswith("---")):
+                    break
+                if depth == column and content.startswith(("data:", "stringData:")):
+                    block = _SECRET_DATA.match(content)
+                    if block is not None:
+                        for child in _kube_values(text, end, column):
+                            found.append(Finding(child[0], child[1], TOKEN, NAME))
+                if newline == -1:
+                    break
+                position = newline + 1
+            covered = position
+
+    @staticmethod
+    def _kube_json(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """A JSON Secret (``kubectl get secret -o json``): every string value of the ``data`` and ``stringData``
+        objects of an object whose ``kind`` member is ``"Secret"``, before or after them. Read once, its strings
+        and brackets only (a text holding ``"Secret"`` and a ``"data"`` key)."""
+        frames: list[list[Any]] = []  # per open container: [kind is Secret, values to replace, is a data map, key]
+        for part in _JSON_PART.finditer(text):
+            deadline.check()
+            char = part.group()[0]
+            if char == '"':
+                if not frames:
+                    continue
+                frame = frames[-1]
+                if part.group(2) is not None:  # a key
+                    frame[3] = part.group(1)
+                    continue
+                if frame[2] and frame[3] is not None and len(frames) > 1:
+                    if part.group(1) and part.group(1) not in ALREADY_TOKENS:
+                        frames[-2][1].append(part.span(1))
+                elif frame[3] == "kind" and part.group(1) == "Secret":
+                    frame[0] = True
+                frame[3] = None
+            elif char in "{[":
+                data = bool(frames) and char == "{" and frames[-1][3] in ("data", "stringData")
+                frames.append([False, [], data, None])
+            elif frames:
+                frame = frames.pop()
+                if frame[0]:
+                    found.extend(Finding(start, end, TOKEN, NAME) for start, end in frame[1])
+                if frames:
+                    frames[-1][3] = None
+
+    @staticmethod
+    def _putty_keys(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """A PuTTY key file's (``.ppk``) private part: the ``Private-Lines: N`` lines of base64 after its header, and
+        its ``Private-MAC`` (which lets a passphrase be tried offline); the public lines and the header stay."""
+        for header in _PPK_PRIVATE.finditer(text):
+            deadline.check()
+            position, end = header.end(), -1
+            for _ in range(min(int(header.group(1)), _MAX_PPK_LINES)):
+                line = _PPK_LINE.match(text, position)
+                if line is None:
+                    break
+                end, position = line.end(1), line.end()
+            if end != -1:
+                found.append(Finding(header.end(), end, TOKEN, NAME))
+            mac = _PPK_MAC.match(text, position)
+            if mac is not None:
+                found.append(Finding(mac.start(1), mac.end(1), TOKEN, NAME))
 
     @classmethod
     def _sql_passwords(cls, text: str, deadline: Deadline, found: list[Finding], *, password: bool) -> None:
@@ -2030,6 +2398,8 @@ class CredentialsDetector:
 
     def _key_value(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         covered = 0  # the end of the last value found: an "=" inside it is part of that value
+        tags = "<" in text
+        read_tag = -1  # the "<" of the last tag read as a name/value element: its other members are read past
         for eq in _EQ.finditer(text):
             deadline.check()
             at = eq.start()
@@ -2056,6 +2426,14 @@ class CredentialsDetector:
             if start == end or end - start > _MAX_NAME:
                 continue  # no name, or a longer one than any in the table
             name = text[start:end]
+            if tags and name in _MEMBER_KEYS and not arrow:
+                element = _attribute_pair(text, start, at)
+                if element is not None:  # <add key="Password" value="x"/>: the value, never the name
+                    opened, span = element
+                    if opened != read_tag:
+                        read_tag = opened
+                        self._add(found, span)
+                    continue
             if name in _MEMBER_KEYS and not arrow:
                 member = self._name_value_member(text, "", name, at + 1)
                 if member is not None:  # Field(name='api_key', value='x'): the value, never the name
