@@ -32,7 +32,7 @@ import orjson
 
 from bitexact.canon import STACK_SAFE_DEPTH, es6_number, nested_deeper_than
 from bitexact.capture.budget import BudgetExhausted, Deadline
-from bitexact.capture.detectors import Detector, Finding, holds_credential, is_credential_name
+from bitexact.capture.detectors import Detector, Finding, ascii_lower, holds_credential, is_credential_name
 from bitexact.capture.detectors.credentials import (
     ARGV_COMMAND_AT,
     COMMAND_WORDS,
@@ -47,6 +47,7 @@ from bitexact.capture.detectors.credentials import (
     names_credential,
 )
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
+from bitexact.capture.detectors.ordinary import ordinary_document_keys, plain_document_key
 
 MAX_NESTED_DOCUMENTS = 32
 """JSON documents nested in strings deeper than this fail the scan (withheld, never kept)."""
@@ -314,6 +315,8 @@ class Scanner:
         # its name may follow its value. Only a document that may hold a "value" key is searched for one.
         values, names = (_name_value_keys(tokens) if self.by_key and _may_hold_name_value(text)
                          else (_NO_TOKENS, _NO_TOKENS))
+        # A model's output token, a thinking block's signature: left for their siblings (detectors/ordinary.py).
+        ordinary = ordinary_document_keys(text, tokens, _string_token) if self.by_key else _NO_TOKENS
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -369,8 +372,11 @@ class Scanner:
                     texts.append(decoded)
                     contexts.append(None)
                     # A name/value object's value is replaced as a credential key's is; its name never is.
-                    if self.by_key and (i in values or (i not in names and is_credential_name(decoded))):
+                    if self.by_key and (i in values or (i not in names and is_credential_name(decoded)
+                                                        and i not in ordinary)):
                         after = self._credential_value(tokens, i)
+                        if after is not None and i not in values and _plain_key(text, tokens, decoded, after):
+                            after = None  # a bare "key" holding a path, a dotted id or a word: read as text
                         if after is not None:
                             start, end = after
                             replacements[start] = json.dumps(CREDENTIAL_TOKEN)
@@ -545,6 +551,18 @@ def _name_value_keys(tokens: list[tuple[int, int, str]]) -> tuple[set[int], set[
         else:
             expect_key = False
     return values, names
+
+
+def _plain_key(text: str, tokens: list[tuple[int, int, str]], key: str, value: tuple[int, int]) -> bool:
+    """Whether the value (its token range ``value``) of the credential key ``key`` is a bare ``key``'s plain value
+    (:func:`~bitexact.capture.detectors.ordinary.plain_document_key`), read as any value instead of replaced."""
+    if ascii_lower(key) != "key":
+        return False
+    start, end = value
+    raw = text[tokens[start][0] : tokens[end - 1][1]]
+    if raw[0] not in '"{':
+        return False
+    return plain_document_key(json.loads(raw))
 
 
 def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:

@@ -1,0 +1,269 @@
+"""Members under a credential table word that hold ordinary evidence, no credential (audit 16).
+
+The credential table (protocol vectors, ``credential_keys``) names ``token``, ``key`` and ``signature``, and a value
+under such a key is replaced whole. Three kinds of ordinary agent traffic use those words for something else:
+
+* a model's output token: OpenAI's, vLLM's, llama.cpp's and Ollama's ``logprobs`` entries
+  (``{"token": "Hello", "logprob": -0.01, ...}``), Gemini's ``logprobsResult`` candidates (``logProbability``)
+  and Hugging Face TGI's stream (``"token": {"id": 15043, "text": "Hello", "logprob": -0.5}``);
+* Anthropic's thinking block's ``signature`` (``{"type": "thinking", ..., "signature": "EqQB..."}``, and the
+  stream's ``signature_delta``): an integrity tag over the thinking the API wants back verbatim. It
+  authenticates a block; it authorises nothing, and a record without it cannot be replayed;
+* the bare ``key`` / ``Key`` holding a path, a dotted id or a word: an S3 object's key (``reports/2026/q3.csv``),
+  a DynamoDB item's key (``{"pk": {"S": "user#1"}}``), a keyboard event's ``ArrowDown``, an i18n ``menu.title``,
+  a sort column ``created_at``.
+
+Each is left, then scanned as any text, so a secret's own shape inside it (``sk-...``) is still found. These are
+the detector's decisions, never the table's: a wrapped client's URL and header rule is every SDK's.
+Kept apart from ``credentials.py`` so that each rule is one helper, asked only where a name already names a
+credential: no other key pays for it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from bitexact.capture.detectors.base import ascii_lower
+
+LOGPROB_MEMBERS: Final[tuple[str, ...]] = ("logprob", "logProbability")
+"""A sibling that makes a ``token`` member a model's output token: ``logprob`` (OpenAI, vLLM, llama.cpp, Ollama,
+TGI), ``logProbability`` (Gemini's ``logprobsResult``)."""
+THINKING_TYPES: Final[frozenset[str]] = frozenset({"thinking", "signature_delta"})
+"""The ``type`` of an object whose ``signature`` is a thinking block's integrity tag (Anthropic's Messages API,
+and its stream's ``content_block_delta``'s ``delta``)."""
+CURSOR_TOKENS: Final[frozenset[str]] = frozenset(
+    {"page", "next", "prev", "previous", "continuation", "pagination", "cursor", "sync"})
+"""Words before ``token`` that name a pagination or sync cursor (``next_page_token``, ``nextPageToken``,
+``pageToken``, AWS's ``NextToken``, ``continuation_token``, ``PaginationToken``, Google's ``syncToken``): an
+opaque position in a listing, sent back with the caller's own credential, never instead of it."""
+
+_WORD = r"(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+)[0-9]{0,4}"
+"""An identifier's word: lower case, camel or Pascal case, or capitals, a few digits after it (``ArrowDown``,
+``F12``, ``q3``, ``v2``). A random token mixes digits into its letters (``q8Zr2L...``) and is none."""
+_PART = rf"(?:{_WORD}|[0-9]{{1,10}})"
+_DOTTED = rf"{_WORD}(?:[._:\-]{_PART})*"
+_PLAIN_KEY = re.compile(
+    rf"{_DOTTED}"  # a word or a dotted id: ArrowDown, menu.title, created_at, a.txt
+    rf"|/?{_DOTTED}(?:/{_PART}(?:[._:\-]{_PART})*)+/?"  # a path of such parts: reports/2026/q3.csv
+    r"""|/?(?:[^/\x00-\x1f"'\\]+/)+[^/\x00-\x1f"'\\]*\.(?:[a-z][a-z0-9]{0,5}|[A-Z][A-Z0-9]{0,5})"""  # a file, a path
+    r"|[^\x00-\x1f]",  # one character: a keyboard event's "a", " ", "+"
+)
+"""A bare ``key``'s value that is no credential: a word, a dotted id, a path of them, or a path to a file of any
+name (``uploads/2f56…-cc98.png``). A path to a file ends in an extension after a dot, which no base64 or base64url
+token holds with a ``/`` before it (a secret's ``/`` is base64's, and base64 has no ``.``)."""
+_MAX_PLAIN: Final[int] = 1024
+_ATTRIBUTE_TYPES: Final[frozenset[str]] = frozenset(
+    {"S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL"})
+"""DynamoDB's attribute value types: a ``Key`` map's every value is one of them, alone (``{"S": "user#1"}``)."""
+
+
+def plain_key(value: str) -> bool:
+    """Whether ``value``, under a bare ``key`` / ``Key``, is a path, a dotted id, a word or one character."""
+    return len(value) <= _MAX_PLAIN and _PLAIN_KEY.fullmatch(value) is not None
+
+
+def _dynamodb_key(value: dict[Any, Any]) -> bool:
+    """Whether ``value`` is a DynamoDB item's key: each member one attribute value (``{"pk": {"S": "user#1"}}``).
+    Its members are walked as any object's, so a credential name among them is still replaced."""
+    return bool(value) and all(
+        type(item) is dict and len(item) == 1 and next(iter(item)) in _ATTRIBUTE_TYPES for item in value.values())
+
+
+def ordinary_member(owner: dict[Any, Any], key: str, value: Any) -> bool:
+    """Whether ``value``, under ``key`` (a name the credential rule would replace) in the object ``owner``, is
+    ordinary evidence left to the text detectors: a model's output token, a thinking block's signature, or a
+    bare ``key``'s plain value (:func:`plain_key`) or DynamoDB key. Asked only of credential-named keys."""
+    lower = ascii_lower(key)
+    if lower == "token":
+        return any(member in owner for member in LOGPROB_MEMBERS) or (
+            type(value) is dict and any(member in value for member in LOGPROB_MEMBERS))
+    if lower == "signature":
+        kind = owner.get("type")
+        return type(kind) is str and kind in THINKING_TYPES
+    if lower == "key":
+        if isinstance(value, str):
+            return plain_key(str.__str__(value))
+        return type(value) is dict and _dynamodb_key(value)
+    return False
+
+
+def ordinary_name(key: str) -> bool:
+    """Whether ``key`` is one of the names :func:`ordinary_member` may leave (a cheap test before it)."""
+    return ascii_lower(key) in ("token", "signature", "key")
+
+
+_DOCUMENT_MARKS: Final[tuple[str, ...]] = ('"logprob"', '"logProbability"', '"signature"')
+
+
+def ordinary_document_keys(text: str, tokens: list[tuple[int, int, str]], decode: Callable[[str], str]) -> set[int]:
+    """The key tokens of a JSON document (``tokens``, as the document's walk reads it; ``decode`` a string token's
+    text) whose member :func:`ordinary_member` leaves for its siblings: a ``token`` beside a ``logprob`` (or holding
+    an object with one) and a thinking block's ``signature``. A bare ``key`` is decided by its value alone, where it
+    is read. Only a document holding one of their sibling names (or an escape, which may spell one) is searched."""
+    if "\\" not in text and not any(mark in text for mark in _DOCUMENT_MARKS):
+        return set()
+    found: set[int] = set()
+    # Per open container: None for a list; for an object, [its token keys, its signature keys, a logprob member
+    # seen, its type, the key token it is the value of].
+    frames: list[list[Any] | None] = []
+    expect_key = False
+    key_at: int | None = None  # the key token whose value is read next
+    last = len(tokens) - 1
+    for i, (_, _, raw) in enumerate(tokens):
+        first = raw[0]
+        if first == "{":
+            frames.append([[], [], False, None, key_at])
+            expect_key, key_at = True, None
+        elif first == "[":
+            frames.append(None)
+            expect_key, key_at = False, None
+        elif first in "}]":
+            frame = frames.pop() if frames else None
+            if frame is not None:
+                tokens_at, signatures, logprob, kind, owner_key = frame
+                if logprob:
+                    found.update(tokens_at)
+                    if owner_key is not None and ascii_lower(decode(tokens[owner_key][2])) == "token":
+                        found.add(owner_key)  # TGI's "token": {"id": 1, "text": "Hello", "logprob": -0.5}
+                if kind in THINKING_TYPES:
+                    found.update(signatures)
+            expect_key, key_at = False, None
+        elif first == ",":
+            expect_key = bool(frames) and frames[-1] is not None
+            key_at = None
+        elif first == ":":
+            expect_key = False
+        elif first == '"' and expect_key:
+            expect_key = False
+            frame = frames[-1]
+            assert frame is not None  # expect_key is set only inside an object
+            key_at = i
+            key = decode(raw)
+            lower = ascii_lower(key)
+            if lower == "token":
+                frame[0].append(i)
+            elif lower == "signature":
+                frame[1].append(i)
+            elif key in LOGPROB_MEMBERS:
+                frame[2] = True
+            elif key == "type" and i + 2 <= last and tokens[i + 2][2][0] == '"':
+                frame[3] = decode(tokens[i + 2][2])
+        else:
+            expect_key = False
+    return found
+
+
+def plain_document_key(value: Any) -> bool:
+    """Whether a bare ``key``'s value in a JSON document, parsed, is plain (:func:`ordinary_member`'s rule)."""
+    if isinstance(value, str):
+        return plain_key(value)
+    return type(value) is dict and _dynamodb_key(value)
+
+
+# -- in text: a name and its value written in a line (a log's dict, a repr, a query) ---------------------------
+
+_LOGPROB_WORD = re.compile(r"(?<![A-Za-z0-9_])(?:logprob|logProbability)(?![A-Za-z0-9_])")
+_MEMBER_WINDOW: Final[int] = 512
+"""How far around a ``token`` its object's siblings are looked for: an output token's members are short."""
+_NEXT_THINKING = re.compile(r"""[ \t]*+,[ \t]*+(?:thinking[ \t]*+=|(["'])thinking\1[ \t]*+:)""")
+_PREVIOUS_NAME = re.compile(r"""(?:(["'])([A-Za-z_]{1,16})\1[ \t]*+:|([A-Za-z_]{1,16})[ \t]*+=)[ \t]*+\Z""")
+_MAX_PREVIOUS: Final[int] = 256 * 1024
+"""How far back a thinking block's text is read to the member before a ``signature`` (the thinking itself)."""
+
+
+def ordinary_text_member(text: str, name: str, name_start: int, value_start: int, value_end: int) -> bool:
+    """Whether the value at ``value_start:value_end`` of ``name`` (a credential name written at ``name_start`` in
+    ``text``) is ordinary evidence, as :func:`ordinary_member` reads an object: a ``token`` with a ``logprob``
+    beside it in its object (``{'token': 'Hello', 'logprob': -0.01}``, ``ChatCompletionTokenLogprob(token='Hello',
+    bytes=[72], logprob=-0.01)``), a ``signature`` beside a ``thinking`` member or after a thinking type
+    (``ThinkingBlock(signature='…', thinking='…', type='thinking')``, ``"thinking": "…", "signature": "…"``), or a
+    bare ``key``'s path, dotted id or word (``Key='reports/2026/q3.csv'``, ``key=created_at``)."""
+    lower = ascii_lower(name)
+    if text.startswith("{", value_start):
+        return ordinary_text_container(name, text[value_start:value_end])  # Key={'pk': {'S': 'user#1'}}
+    if lower == "key":
+        return plain_key(text[value_start:value_end])
+    if lower == "token":
+        return _beside_logprob(text, name_start, value_end)
+    if lower == "signature":
+        return _NEXT_THINKING.match(text, _closing(text, value_end)) is not None or _after_thinking(text, name_start)
+    return False
+
+
+def _closing(text: str, at: int) -> int:
+    """``at``, past a quote closing the value there."""
+    return at + 1 if at < len(text) and text[at] in "\"'" else at
+
+
+def _beside_logprob(text: str, name_start: int, value_end: int) -> bool:
+    """Whether a ``logprob`` member stands in the object (``{…}`` or ``(…)``) around a name and its value."""
+    floor = max(0, name_start - _MEMBER_WINDOW)
+    opening = max(text.rfind("{", floor, name_start), text.rfind("(", floor, name_start), floor)
+    closed = max(text.rfind("}", opening, name_start), text.rfind(")", opening, name_start))
+    if closed >= 0:
+        opening = closed + 1  # an object closed before the name is no sibling's: read from past it
+    ceiling = min(len(text), value_end + _MEMBER_WINDOW)
+    ends = [end for end in (text.find("}", value_end, ceiling), text.find(")", value_end, ceiling)) if end >= 0]
+    return _LOGPROB_WORD.search(text, opening, min(ends) if ends else ceiling) is not None
+
+
+def _after_thinking(text: str, name_start: int) -> bool:
+    """Whether the member before the name at ``name_start`` is a thinking block's ``thinking`` or its ``type``
+    (``thinking`` or ``signature_delta``), its value a quoted string read back to its opening quote."""
+    at = name_start
+    while at > 0 and text[at - 1] in " \t":
+        at -= 1
+    if at < 2 or text[at - 1] != ",":
+        return False
+    at -= 1
+    while at > 0 and text[at - 1] in " \t":
+        at -= 1
+    if at < 2 or text[at - 1] not in "\"'":
+        return False
+    quote, close = text[at - 1], at - 1
+    floor = max(0, close - _MAX_PREVIOUS)
+    opening = text.rfind(quote, floor, close)
+    while opening > floor and _escaped(text, opening):
+        opening = text.rfind(quote, floor, opening)
+    if opening <= floor:
+        return False
+    previous = _PREVIOUS_NAME.search(text, max(0, opening - 24), opening)
+    if previous is None:
+        return False
+    member = previous.group(2) or previous.group(3)
+    return member == "thinking" or (member == "type" and text[opening + 1 : close] in THINKING_TYPES)
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether the character at ``at`` follows an odd run of backslashes."""
+    run = 0
+    while at - run > 0 and text[at - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
+
+
+_MAX_CONTAINER: Final[int] = 4096
+"""The longest object written in text that is read to decide whether it is a DynamoDB key or an output token."""
+
+
+def ordinary_text_container(name: str, raw: str) -> bool:
+    """Whether ``raw``, an object written in text as the value of ``name`` (a credential name), is ordinary
+    evidence: a ``token`` object holding a ``logprob`` (TGI's stream, ``"token": {"id": 1, "logprob": -0.5}``), or a
+    bare ``key``'s DynamoDB key (``Key={'pk': {'S': 'user#1'}}``), read as JSON or as a Python literal."""
+    lower = ascii_lower(name)
+    if lower == "token":
+        return raw.startswith("{") and len(raw) <= _MAX_CONTAINER and _LOGPROB_WORD.search(raw) is not None
+    if lower != "key" or not raw.startswith("{") or len(raw) > _MAX_CONTAINER:
+        return False
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+            return False
+    return type(value) is dict and _dynamodb_key(value)
