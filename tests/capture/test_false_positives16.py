@@ -106,6 +106,12 @@ def test_a_secret_beside_a_logprob_or_named_token_elsewhere_is_still_replaced() 
     data, _ = stored({"response": {"token": OPAQUE, "expires_in": 3600, "logprobs": None}})
     assert data["response"]["token"] == T
     assert stored({"response": {"token": {"value": OPAQUE, "scope": "repo"}}})[0]["response"]["token"] == T
+    # A logprob in another object, nested or beside, is no sibling: as data, as a document and in text.
+    for payload in ({"token": OPAQUE, "meta": {"logprob": -0.1}}, {"top": [{"logprob": -0.1}], "token": OPAQUE}):
+        assert stored({"response": payload})[0]["response"]["token"] == T
+        document = json.dumps(payload)
+        assert json.loads(stored({"status": 200, "body": document})[0]["body"])["token"] == T
+        assert OPAQUE not in scrub_text(POLICY, f"INFO {document} done")[0]
     # In text: a logprob in an object closed before the name is no sibling.
     text = "{'token': 'Hello', 'logprob': -0.1} then {'token': '" + OPAQUE + "', 'expires_in': 3600}"
     assert scrub_text(POLICY, text)[0] == "{'token': 'Hello', 'logprob': -0.1} then {'token': '" + T + \

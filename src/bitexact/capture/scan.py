@@ -47,7 +47,7 @@ from bitexact.capture.detectors.credentials import (
     names_credential,
 )
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
-from bitexact.capture.detectors.ordinary import ordinary_document_keys, plain_document_key
+from bitexact.capture.detectors.ordinary import ordinary_document_key, plain_document_key
 
 MAX_NESTED_DOCUMENTS = 32
 """JSON documents nested in strings deeper than this fail the scan (withheld, never kept)."""
@@ -315,8 +315,6 @@ class Scanner:
         # its name may follow its value. Only a document that may hold a "value" key is searched for one.
         values, names = (_name_value_keys(tokens) if self.by_key and _may_hold_name_value(text)
                          else (_NO_TOKENS, _NO_TOKENS))
-        # A model's output token, a thinking block's signature: left for their siblings (detectors/ordinary.py).
-        ordinary = ordinary_document_keys(text, tokens, _string_token) if self.by_key else _NO_TOKENS
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -372,8 +370,12 @@ class Scanner:
                     texts.append(decoded)
                     contexts.append(None)
                     # A name/value object's value is replaced as a credential key's is; its name never is.
-                    if self.by_key and (i in values or (i not in names and is_credential_name(decoded)
-                                                        and i not in ordinary)):
+                    if self.by_key and (i in values or (i not in names and is_credential_name(decoded))):
+                        # A model's output token, a thinking block's signature: left for their siblings.
+                        if (i not in values and ascii_lower(decoded) in _SIBLING_NAMES
+                                and ordinary_document_key(tokens, i, _string_token)):
+                            i += 1
+                            continue
                         after = self._credential_value(tokens, i)
                         if after is not None and i not in values and _plain_key(text, tokens, decoded, after):
                             after = None  # a bare "key" holding a path, a dotted id or a word: read as text
@@ -551,6 +553,10 @@ def _name_value_keys(tokens: list[tuple[int, int, str]]) -> tuple[set[int], set[
         else:
             expect_key = False
     return values, names
+
+
+_SIBLING_NAMES: Final[frozenset[str]] = frozenset({"token", "signature"})
+"""The credential names whose member its siblings may show is ordinary evidence (detectors/ordinary.py)."""
 
 
 def _plain_key(text: str, tokens: list[tuple[int, int, str]], key: str, value: tuple[int, int]) -> bool:

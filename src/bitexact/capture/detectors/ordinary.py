@@ -73,88 +73,91 @@ def _dynamodb_key(value: dict[Any, Any]) -> bool:
         type(item) is dict and len(item) == 1 and next(iter(item)) in _ATTRIBUTE_TYPES for item in value.values())
 
 
+_LOWER: Final[dict[str, str]] = {name: name.lower() for name in ("token", "Token", "signature", "Signature", "key", "Key")}
+"""The usual spellings of the three names, lower-cased by one lookup."""
+
+
 def ordinary_member(owner: dict[Any, Any], key: str, value: Any) -> bool:
     """Whether ``value``, under ``key`` (a name the credential rule would replace) in the object ``owner``, is
     ordinary evidence left to the text detectors: a model's output token, a thinking block's signature, or a
     bare ``key``'s plain value (:func:`plain_key`) or DynamoDB key. Asked only of credential-named keys."""
-    lower = ascii_lower(key)
-    if lower == "token":
-        return any(member in owner for member in LOGPROB_MEMBERS) or (
-            type(value) is dict and any(member in value for member in LOGPROB_MEMBERS))
+    lower = _LOWER.get(key) or ascii_lower(key)
+    if lower == "token":  # the members spelled out, no loop: a logprobs response asks this of every token
+        return ("logprob" in owner or "logProbability" in owner) or (
+            type(value) is dict and ("logprob" in value or "logProbability" in value))
     if lower == "signature":
         kind = owner.get("type")
         return type(kind) is str and kind in THINKING_TYPES
     if lower == "key":
+        if type(value) is str:  # plain_key(), inline: an S3 listing asks this of every object
+            return len(value) <= _MAX_PLAIN and _PLAIN_KEY.fullmatch(value) is not None
         if isinstance(value, str):
-            return plain_key(str.__str__(value))
+            return plain_key(str.__str__(value))  # a subclass, as its text
         return type(value) is dict and _dynamodb_key(value)
     return False
 
 
-def ordinary_name(key: str) -> bool:
-    """Whether ``key`` is one of the names :func:`ordinary_member` may leave (a cheap test before it)."""
-    return ascii_lower(key) in ("token", "signature", "key")
+_SIBLING_TOKENS: Final[int] = 128
+"""How many tokens on each side of a ``token`` or ``signature`` key its object's siblings are looked for in a JSON
+document: an output token's members (its ``bytes`` list too) and a thinking block's ``type`` (its thinking is one
+string token) stand well within it. Past it, the member is replaced as the table says (the safe side)."""
 
 
-_DOCUMENT_MARKS: Final[tuple[str, ...]] = ('"logprob"', '"logProbability"', '"signature"')
-
-
-def ordinary_document_keys(text: str, tokens: list[tuple[int, int, str]], decode: Callable[[str], str]) -> set[int]:
-    """The key tokens of a JSON document (``tokens``, as the document's walk reads it; ``decode`` a string token's
-    text) whose member :func:`ordinary_member` leaves for its siblings: a ``token`` beside a ``logprob`` (or holding
-    an object with one) and a thinking block's ``signature``. A bare ``key`` is decided by its value alone, where it
-    is read. Only a document holding one of their sibling names (or an escape, which may spell one) is searched."""
-    if "\\" not in text and not any(mark in text for mark in _DOCUMENT_MARKS):
-        return set()
-    found: set[int] = set()
-    # Per open container: None for a list; for an object, [its token keys, its signature keys, a logprob member
-    # seen, its type, the key token it is the value of].
-    frames: list[list[Any] | None] = []
-    expect_key = False
-    key_at: int | None = None  # the key token whose value is read next
+def ordinary_document_key(tokens: list[tuple[int, int, str]], at: int, decode: Callable[[str], str]) -> bool:
+    """Whether the member whose key token is at ``at`` in a JSON document (``tokens``, as the document's walk reads
+    it; ``decode`` a string token's text) is left for its siblings, as :func:`ordinary_member` reads an object: a
+    ``token`` beside a ``logprob`` or holding an object with one, a ``signature`` in a thinking block. Reads only
+    the tokens around it, so a document pays for this per such key, never per token."""
+    lower = ascii_lower(decode(tokens[at][2]))
+    if lower not in ("token", "signature"):
+        return False
+    wanted = LOGPROB_MEMBERS if lower == "token" else ("type",)
     last = len(tokens) - 1
-    for i, (_, _, raw) in enumerate(tokens):
-        first = raw[0]
-        if first == "{":
-            frames.append([[], [], False, None, key_at])
-            expect_key, key_at = True, None
-        elif first == "[":
-            frames.append(None)
-            expect_key, key_at = False, None
-        elif first in "}]":
-            frame = frames.pop() if frames else None
-            if frame is not None:
-                tokens_at, signatures, logprob, kind, owner_key = frame
-                if logprob:
-                    found.update(tokens_at)
-                    if owner_key is not None and ascii_lower(decode(tokens[owner_key][2])) == "token":
-                        found.add(owner_key)  # TGI's "token": {"id": 1, "text": "Hello", "logprob": -0.5}
-                if kind in THINKING_TYPES:
-                    found.update(signatures)
-            expect_key, key_at = False, None
-        elif first == ",":
-            expect_key = bool(frames) and frames[-1] is not None
-            key_at = None
-        elif first == ":":
-            expect_key = False
-        elif first == '"' and expect_key:
-            expect_key = False
-            frame = frames[-1]
-            assert frame is not None  # expect_key is set only inside an object
-            key_at = i
-            key = decode(raw)
-            lower = ascii_lower(key)
-            if lower == "token":
-                frame[0].append(i)
-            elif lower == "signature":
-                frame[1].append(i)
-            elif key in LOGPROB_MEMBERS:
-                frame[2] = True
-            elif key == "type" and i + 2 <= last and tokens[i + 2][2][0] == '"':
-                frame[3] = decode(tokens[i + 2][2])
-        else:
-            expect_key = False
-    return found
+    # Forward: the value (an object under "token" may hold the logprob itself), then the members after it.
+    depth = 0
+    j = at + 2
+    in_value = lower == "token" and j <= last and tokens[j][2] == "{"  # TGI's "token": {..., "logprob": -0.5}
+    while j <= min(last, at + _SIBLING_TOKENS):
+        raw = tokens[j][2]
+        if raw in ("{", "["):
+            depth += 1
+        elif raw in ("}", "]"):
+            if depth == 0:
+                break  # the object closed
+            depth -= 1
+            in_value = in_value and depth > 0
+        elif (raw[0] == '"' and j < last and tokens[j + 1][2] == ":" and (depth == 0 or (in_value and depth == 1))
+              and _sibling(tokens, j, decode, wanted)):
+            return True
+        j += 1
+    # Backward: the members before it.
+    depth = 0
+    j = at - 1
+    while j >= max(0, at - _SIBLING_TOKENS):
+        raw = tokens[j][2]
+        if raw in ("}", "]"):
+            depth += 1
+        elif raw in ("{", "["):
+            if depth == 0:
+                break  # the object's opening
+            depth -= 1
+        elif depth == 0 and raw[0] == '"' and tokens[j + 1][2] == ":" and _sibling(tokens, j, decode, wanted):
+            return True
+        j -= 1
+    return False
+
+
+def _sibling(tokens: list[tuple[int, int, str]], key: int, decode: Callable[[str], str],
+             wanted: tuple[str, ...]) -> bool:
+    """Whether the key token at ``key`` is one of ``wanted``: a ``logprob`` member, or a ``type`` naming a thinking
+    block (its value the string token after the colon)."""
+    name = decode(tokens[key][2])
+    if name not in wanted:
+        return False
+    if name != "type":
+        return True
+    value = tokens[key + 2][2] if key + 2 < len(tokens) else ""
+    return value[:1] == '"' and decode(value) in THINKING_TYPES
 
 
 def plain_document_key(value: Any) -> bool:
@@ -200,15 +203,20 @@ def _closing(text: str, at: int) -> int:
 
 
 def _beside_logprob(text: str, name_start: int, value_end: int) -> bool:
-    """Whether a ``logprob`` member stands in the object (``{…}`` or ``(…)``) around a name and its value."""
+    """Whether a ``logprob`` member stands in the object (``{…}`` or ``(…)``) around a name and its value, at its
+    own level: before the name back to the object's opening (past any object closed before it), or after the
+    value up to the object's close or the next object's opening."""
     floor = max(0, name_start - _MEMBER_WINDOW)
     opening = max(text.rfind("{", floor, name_start), text.rfind("(", floor, name_start), floor)
     closed = max(text.rfind("}", opening, name_start), text.rfind(")", opening, name_start))
     if closed >= 0:
         opening = closed + 1  # an object closed before the name is no sibling's: read from past it
     ceiling = min(len(text), value_end + _MEMBER_WINDOW)
-    ends = [end for end in (text.find("}", value_end, ceiling), text.find(")", value_end, ceiling)) if end >= 0]
-    return _LOGPROB_WORD.search(text, opening, min(ends) if ends else ceiling) is not None
+    # Forward to where the object closes or a nested one opens: a logprob inside another object is no sibling's.
+    ends = [end for end in (text.find(mark, value_end, ceiling) for mark in "})({") if end >= 0]
+    end = min(ends) if ends else ceiling
+    return (_LOGPROB_WORD.search(text, opening, name_start) is not None
+            or _LOGPROB_WORD.search(text, value_end, end) is not None)
 
 
 def _after_thinking(text: str, name_start: int) -> bool:
