@@ -273,6 +273,41 @@ def test_credential_tokens_beside_cursors_are_still_replaced() -> None:
     assert found == {"credentials": 6}
 
 
+# -- 5. the same family: a tool's parameter named as a credential, a function's signature --------------------------
+
+TOOLS_REQUEST = {"model": "gpt-4o", "messages": [{"role": "user", "content": "log in to the staging db"}], "tools": [
+    {"type": "function", "function": {"name": "db_login", "description": "Log in to a database.", "parameters": {
+        "type": "object", "required": ["user", "password"], "additionalProperties": False, "properties": {
+            "user": {"type": "string"},
+            "password": {"type": "string", "description": "The user's password."},
+            "api_key": {"type": ["string", "null"], "description": "An API key, if the server takes one."},
+            "token": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            "key": {"type": "string", "enum": ["primary", "secondary"]}}}}}]}
+MCP_TOOL = {"tools": [{"name": "github_auth", "inputSchema": {"type": "object", "properties": {
+    "auth": {"type": "object", "properties": {"token": {"type": "string", "description": "A GitHub token"}}}}}}]}
+
+
+@pytest.mark.parametrize("payload", [TOOLS_REQUEST, MCP_TOOL], ids=["openai-tools", "mcp-tools-list"])
+def test_a_tools_parameter_named_as_a_credential_keeps_its_schema(payload: dict[str, Any]) -> None:
+    kept(payload)
+
+
+def test_a_functions_signature_in_a_code_tools_result_is_kept() -> None:
+    kept({"symbols": [{"name": "load_policy", "kind": "function", "path": "src/bitexact/capture/policy.py",
+                       "signature": "def load_policy(source: str | None = None) -> CapturePolicy"},
+                      {"name": "Walk.run", "signature": "(self, data: dict[str, Any]) -> None"}]})
+
+
+def test_a_credential_object_that_only_looks_like_a_schema_or_code_is_still_replaced() -> None:
+    for value in ({"type": "bearer", "token": OPAQUE}, {"type": "basic"}, {"type": "string", "value": OPAQUE},
+                  {"description": "prod", "secret": OPAQUE}):
+        assert stored({"request": {"auth": value}})[0] == {"request": {"auth": T}}, value
+        assert json.loads(stored({"status": 1, "body": json.dumps({"auth": value})})[0]["body"]) == {"auth": T}
+    # A secret's own form in a schema's default is still found, and an HMAC signature is the table's.
+    data, _ = stored({"request": {"api_key": {"type": "string", "default": GITHUB}, "signature": OPAQUE}})
+    assert data == {"request": {"api_key": {"type": "string", "default": T}, "signature": T}}
+
+
 # -- the whole path: a real run's store, and the command that shows what the policy scrubs ------------------------
 
 

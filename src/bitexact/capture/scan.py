@@ -47,7 +47,7 @@ from bitexact.capture.detectors.credentials import (
     names_credential,
 )
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
-from bitexact.capture.detectors.ordinary import ordinary_document_key, plain_document_key
+from bitexact.capture.detectors.ordinary import ordinary_document_key, ordinary_value
 
 MAX_NESTED_DOCUMENTS = 32
 """JSON documents nested in strings deeper than this fail the scan (withheld, never kept)."""
@@ -377,8 +377,8 @@ class Scanner:
                             i += 1
                             continue
                         after = self._credential_value(tokens, i)
-                        if after is not None and i not in values and _plain_key(text, tokens, decoded, after):
-                            after = None  # a bare "key" holding a path, a dotted id or a word: read as text
+                        if after is not None and i not in values and _ordinary_value(text, tokens, decoded, after):
+                            after = None  # a bare key's path, a parameter's schema (detectors/ordinary.py): read
                         if after is not None:
                             start, end = after
                             replacements[start] = json.dumps(CREDENTIAL_TOKEN)
@@ -556,19 +556,24 @@ def _name_value_keys(tokens: list[tuple[int, int, str]]) -> tuple[set[int], set[
 
 
 _SIBLING_NAMES: Final[frozenset[str]] = frozenset({"token", "signature"})
+_VALUE_NAMES: Final[frozenset[str]] = frozenset({"key", "signature"})
 """The credential names whose member its siblings may show is ordinary evidence (detectors/ordinary.py)."""
 
 
-def _plain_key(text: str, tokens: list[tuple[int, int, str]], key: str, value: tuple[int, int]) -> bool:
-    """Whether the value (its token range ``value``) of the credential key ``key`` is a bare ``key``'s plain value
-    (:func:`~bitexact.capture.detectors.ordinary.plain_document_key`), read as any value instead of replaced."""
-    if ascii_lower(key) != "key":
-        return False
+def _ordinary_value(text: str, tokens: list[tuple[int, int, str]], key: str, value: tuple[int, int]) -> bool:
+    """Whether the value (its token range ``value``) of the credential key ``key`` is ordinary evidence by what it
+    is (:func:`~bitexact.capture.detectors.ordinary.ordinary_value`: an object that is a JSON Schema, a bare
+    ``key``'s plain value, a function's signature), read as any value instead of replaced. Only an object, or a
+    string under ``key`` or ``signature``, is parsed."""
     start, end = value
-    raw = text[tokens[start][0] : tokens[end - 1][1]]
-    if raw[0] not in '"{':
+    first = tokens[start][2][0]
+    if first != "{" and not (first == '"' and ascii_lower(key) in _VALUE_NAMES):
         return False
-    return plain_document_key(json.loads(raw))
+    try:
+        parsed = json.loads(text[tokens[start][0] : tokens[end - 1][1]])
+    except (ValueError, RecursionError):
+        return False  # replaced whole, as the table says
+    return ordinary_value(key, parsed)
 
 
 def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:

@@ -77,24 +77,64 @@ _LOWER: Final[dict[str, str]] = {name: name.lower() for name in ("token", "Token
 """The usual spellings of the three names, lower-cased by one lookup."""
 
 
-def ordinary_member(owner: dict[Any, Any], key: str, value: Any) -> bool:
-    """Whether ``value``, under ``key`` (a name the credential rule would replace) in the object ``owner``, is
-    ordinary evidence left to the text detectors: a model's output token, a thinking block's signature, or a
-    bare ``key``'s plain value (:func:`plain_key`) or DynamoDB key. Asked only of credential-named keys."""
-    lower = _LOWER.get(key) or ascii_lower(key)
-    if lower == "token":  # the members spelled out, no loop: a logprobs response asks this of every token
-        return ("logprob" in owner or "logProbability" in owner) or (
-            type(value) is dict and ("logprob" in value or "logProbability" in value))
-    if lower == "signature":
-        kind = owner.get("type")
-        return type(kind) is str and kind in THINKING_TYPES
+_SCHEMA_TYPES: Final[frozenset[str]] = frozenset(
+    {"string", "number", "integer", "boolean", "object", "array", "null"})
+_SCHEMA_WORDS: Final[frozenset[str]] = frozenset({
+    "type", "description", "title", "default", "enum", "const", "format", "pattern", "minLength", "maxLength",
+    "minimum", "maximum", "items", "properties", "required", "examples", "nullable", "deprecated", "readOnly",
+    "writeOnly", "additionalProperties", "anyOf", "oneOf", "allOf", "$ref", "$comment", "contentEncoding",
+})
+"""JSON Schema's keywords, as a tool's parameters (OpenAI's, Anthropic's and MCP's ``input_schema``) write them."""
+
+
+def _json_schema(value: dict[Any, Any]) -> bool:
+    """Whether ``value`` is a JSON Schema, as a tool definition describes a parameter named as a credential
+    (``"password": {"type": "string", "description": "..."}``): its every key a schema keyword, its ``type`` one
+    of JSON Schema's types (or a list of them), or a ``$ref`` / ``anyOf`` / ``oneOf`` / ``allOf`` instead. A
+    credential object's members (``{"type": "bearer", "token": "x"}``) are none. Its strings are still scanned."""
+    if not value or not all(type(word) is str and word in _SCHEMA_WORDS for word in value):
+        return False
+    kind = value.get("type")
+    if kind is None:
+        return any(word in value for word in ("$ref", "anyOf", "oneOf", "allOf"))
+    if type(kind) is list:
+        return bool(kind) and all(type(item) is str and item in _SCHEMA_TYPES for item in kind)
+    return type(kind) is str and kind in _SCHEMA_TYPES
+
+
+def ordinary_value(name: str, value: Any) -> bool:
+    """Whether ``value`` under the credential name ``name`` is ordinary evidence by what it is, whatever stands
+    beside it: a JSON Schema describing a parameter so named (any credential name), a bare ``key``'s plain value
+    (:func:`plain_key`) or DynamoDB key, a ``signature`` that is a function's (it holds brackets: ``def f(x) -> str``;
+    no HMAC, base64, hex or JWS does)."""
+    if type(value) is dict and _json_schema(value):
+        return True
+    lower = _LOWER.get(name) or ascii_lower(name)
     if lower == "key":
         if type(value) is str:  # plain_key(), inline: an S3 listing asks this of every object
             return len(value) <= _MAX_PLAIN and _PLAIN_KEY.fullmatch(value) is not None
         if isinstance(value, str):
             return plain_key(str.__str__(value))  # a subclass, as its text
         return type(value) is dict and _dynamodb_key(value)
+    if lower == "signature" and isinstance(value, str):
+        return "(" in value and ")" in value
     return False
+
+
+def ordinary_member(owner: dict[Any, Any], key: str, value: Any) -> bool:
+    """Whether ``value``, under ``key`` (a name the credential rule would replace) in the object ``owner``, is
+    ordinary evidence left to the text detectors: a model's output token, a thinking block's signature, or what
+    :func:`ordinary_value` leaves. Asked only of credential-named keys."""
+    lower = _LOWER.get(key) or ascii_lower(key)
+    if lower == "token" and (  # the members spelled out, no loop: a logprobs response asks this of every token
+            "logprob" in owner or "logProbability" in owner
+            or (type(value) is dict and ("logprob" in value or "logProbability" in value))):
+        return True
+    if lower == "signature":
+        kind = owner.get("type")
+        if type(kind) is str and kind in THINKING_TYPES:
+            return True
+    return ordinary_value(key, value)
 
 
 _SIBLING_TOKENS: Final[int] = 128
@@ -160,13 +200,6 @@ def _sibling(tokens: list[tuple[int, int, str]], key: int, decode: Callable[[str
     return value[:1] == '"' and decode(value) in THINKING_TYPES
 
 
-def plain_document_key(value: Any) -> bool:
-    """Whether a bare ``key``'s value in a JSON document, parsed, is plain (:func:`ordinary_member`'s rule)."""
-    if isinstance(value, str):
-        return plain_key(value)
-    return type(value) is dict and _dynamodb_key(value)
-
-
 # -- in text: a name and its value written in a line (a log's dict, a repr, a query) ---------------------------
 
 _LOGPROB_WORD = re.compile(r"(?<![A-Za-z0-9_])(?:logprob|logProbability)(?![A-Za-z0-9_])")
@@ -193,7 +226,8 @@ def ordinary_text_member(text: str, name: str, name_start: int, value_start: int
     if lower == "token":
         return _beside_logprob(text, name_start, value_end)
     if lower == "signature":
-        return _NEXT_THINKING.match(text, _closing(text, value_end)) is not None or _after_thinking(text, name_start)
+        return (_NEXT_THINKING.match(text, _closing(text, value_end)) is not None or _after_thinking(text, name_start)
+                or ordinary_value(name, text[value_start:value_end]))
     return False
 
 
@@ -260,13 +294,13 @@ _MAX_CONTAINER: Final[int] = 4096
 
 def ordinary_text_container(name: str, raw: str) -> bool:
     """Whether ``raw``, an object written in text as the value of ``name`` (a credential name), is ordinary
-    evidence: a ``token`` object holding a ``logprob`` (TGI's stream, ``"token": {"id": 1, "logprob": -0.5}``), or a
-    bare ``key``'s DynamoDB key (``Key={'pk': {'S': 'user#1'}}``), read as JSON or as a Python literal."""
-    lower = ascii_lower(name)
-    if lower == "token":
-        return raw.startswith("{") and len(raw) <= _MAX_CONTAINER and _LOGPROB_WORD.search(raw) is not None
-    if lower != "key" or not raw.startswith("{") or len(raw) > _MAX_CONTAINER:
+    evidence: a ``token`` object holding a ``logprob`` (TGI's stream, ``"token": {"id": 1, "logprob": -0.5}``), or
+    what :func:`ordinary_value` leaves (a bare ``key``'s DynamoDB key, ``Key={'pk': {'S': 'user#1'}}``, a JSON
+    Schema), read as JSON or as a Python literal."""
+    if not raw.startswith("{") or len(raw) > _MAX_CONTAINER:
         return False
+    if ascii_lower(name) == "token" and _LOGPROB_WORD.search(raw) is not None:
+        return True
     try:
         value = json.loads(raw)
     except ValueError:
@@ -274,4 +308,4 @@ def ordinary_text_container(name: str, raw: str) -> bool:
             value = ast.literal_eval(raw)
         except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
             return False
-    return type(value) is dict and _dynamodb_key(value)
+    return ordinary_value(name, value)
