@@ -203,10 +203,11 @@ def _sibling(tokens: list[tuple[int, int, str]], key: int, decode: Callable[[str
 # -- in text: a name and its value written in a line (a log's dict, a repr, a query) ---------------------------
 
 _LOGPROB_WORD = re.compile(r"(?<![A-Za-z0-9_])(?:logprob|logProbability)(?![A-Za-z0-9_])")
-_MEMBER_WINDOW: Final[int] = 512
+_MEMBER_WINDOW: Final[int] = 256
 """How far around a ``token`` its object's siblings are looked for: an output token's members are short."""
 _NEXT_THINKING = re.compile(r"""[ \t]*+,[ \t]*+(?:thinking[ \t]*+=|(["'])thinking\1[ \t]*+:)""")
-_PREVIOUS_NAME = re.compile(r"""(?:(["'])([A-Za-z_]{1,16})\1[ \t]*+:|([A-Za-z_]{1,16})[ \t]*+=)[ \t]*+\Z""")
+_THINKING_NAMES: Final[tuple[str, ...]] = ('"thinking":', "'thinking':", "thinking=")
+_TYPE_NAMES: Final[tuple[str, ...]] = ('"type":', "'type':", "type=")
 _MAX_PREVIOUS: Final[int] = 256 * 1024
 """How far back a thinking block's text is read to the member before a ``signature`` (the thinking itself)."""
 
@@ -241,11 +242,13 @@ def _beside_logprob(text: str, name_start: int, value_end: int) -> bool:
     own level: before the name back to the object's opening (past any object closed before it), or after the
     value up to the object's close or the next object's opening."""
     floor = max(0, name_start - _MEMBER_WINDOW)
+    ceiling = min(len(text), value_end + _MEMBER_WINDOW)
+    if text.find("logprob", floor, ceiling) < 0 and text.find("logProb", floor, ceiling) < 0:
+        return False  # the common case, one search: no logprob near (a session's token, an OAuth answer)
     opening = max(text.rfind("{", floor, name_start), text.rfind("(", floor, name_start), floor)
     closed = max(text.rfind("}", opening, name_start), text.rfind(")", opening, name_start))
     if closed >= 0:
         opening = closed + 1  # an object closed before the name is no sibling's: read from past it
-    ceiling = min(len(text), value_end + _MEMBER_WINDOW)
     # Forward to where the object closes or a nested one opens: a logprob inside another object is no sibling's.
     ends = [end for end in (text.find(mark, value_end, ceiling) for mark in "})({") if end >= 0]
     end = min(ends) if ends else ceiling
@@ -273,11 +276,10 @@ def _after_thinking(text: str, name_start: int) -> bool:
         opening = text.rfind(quote, floor, opening)
     if opening <= floor:
         return False
-    previous = _PREVIOUS_NAME.search(text, max(0, opening - 24), opening)
-    if previous is None:
-        return False
-    member = previous.group(2) or previous.group(3)
-    return member == "thinking" or (member == "type" and text[opening + 1 : close] in THINKING_TYPES)
+    head = text[max(0, opening - 24) : opening].replace(" ", "").replace("\t", "")  # what names the member
+    if head.endswith(_THINKING_NAMES):
+        return True
+    return head.endswith(_TYPE_NAMES) and text[opening + 1 : close] in THINKING_TYPES
 
 
 def _escaped(text: str, at: int) -> bool:
