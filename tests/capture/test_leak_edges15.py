@@ -233,7 +233,10 @@ def test_text_with_no_credential_name_value_pair_is_left(text: str) -> None:
 
 
 def test_a_key_member_naming_no_credential_is_still_the_table_word_it_is() -> None:
-    assert scrubbed("{'key': 'PAY-4521', 'value': 3}") == f"{{'key': '{T}', 'value': 3}}"
+    opaque = "q8Zr2LkWm9Xv4PtNb7Yc1HsJd6Fg3Ae0"
+    assert scrubbed(f"{{'key': '{opaque}', 'value': 3}}") == f"{{'key': '{T}', 'value': 3}}"
+    # Audit 16: a bare key holding a dotted id (an issue's key) is no credential (test_false_positives16.py).
+    assert scrubbed("{'key': 'PAY-4521', 'value': 3}") == "{'key': 'PAY-4521', 'value': 3}"
 
 
 # -- the rules version and the store ---------------------------------------------------------------------------------

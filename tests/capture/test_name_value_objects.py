@@ -115,10 +115,13 @@ def test_an_object_that_is_no_credential_name_value_object_is_stored_as_before(o
 
 
 def test_a_key_member_naming_no_credential_is_still_replaced_as_a_table_word() -> None:
-    # `key` is in the credential table: a value under it is replaced whole, as before, unless it is the name
-    # of a name/value object that names a credential.
-    stored, fields = _applied({"tool": "jira", "result": [{"key": "PAY-4521", "value": 3}, {"key": "DEPLOY_TOKEN"}]})
-    assert stored["result"] == [{"key": TOKEN, "value": 3}, {"key": TOKEN}]
+    # `key` is in the credential table: an opaque value under it is replaced whole, as before, unless it is the
+    # name of a name/value object that names a credential. Since audit 16 a bare key's dotted id or word (an
+    # issue's key, a variable's name) is no credential and is left (test_false_positives16.py).
+    opaque = "q8Zr2LkWm9Xv4PtNb7Yc1HsJd6Fg3Ae0"
+    result = [{"key": "PAY-4521", "value": 3}, {"key": "DEPLOY_TOKEN"}, {"key": opaque, "value": 3}, {"key": opaque}]
+    stored, fields = _applied({"tool": "jira", "result": result})
+    assert stored["result"] == [*result[:2], {"key": TOKEN, "value": 3}, {"key": TOKEN}]
     assert fields["result"]["found"] == {"credentials": 2}
 
 
@@ -162,12 +165,12 @@ def test_a_document_in_a_string_has_the_value_replaced_and_the_rest_kept(dump: A
     env = doc["spec"]["containers"][0]["env"]
     assert env[1] == {"value": TOKEN, "name": "DB_PASSWORD"}
     assert env[0] == {"name": "REGION", "value": "eu-west-1"}
-    # No value member: stored as before (a value under "key" replaced whole, as the table says).
-    assert env[2] == {"name": "API_TOKEN", "valueFrom": {"secretKeyRef": {"name": "api", "key": TOKEN}}}
+    # No value member: a secretKeyRef's "key" names an entry of a Secret, a word: left (audit 16).
+    assert env[2] == {"name": "API_TOKEN", "valueFrom": {"secretKeyRef": {"name": "api", "key": "token"}}}
     assert "podPw1" not in stored["result"]
-    assert fields["result"]["found"] == {"credentials": 2}
-    # Only the tokens changed: the document's layout is kept.
-    assert stored["result"] == dump(POD).replace('"podPw1"', json.dumps(TOKEN)).replace('"token"', json.dumps(TOKEN))
+    assert fields["result"]["found"] == {"credentials": 1}
+    # Only the token changed: the document's layout is kept.
+    assert stored["result"] == dump(POD).replace('"podPw1"', json.dumps(TOKEN))
 
 
 @pytest.mark.parametrize(("doc", "secret"), [
@@ -195,7 +198,7 @@ def test_a_document_keeps_its_key_member_that_names_a_credential() -> None:
     text = json.dumps({"variables": [{"key": "DEPLOY_TOKEN", "value": "keepName1"}, {"key": "PAY-4521", "value": 3}]})
     stored, _ = _applied({"tool": "gitlab", "status": 200, "result": text})
     assert json.loads(stored["result"]) == {"variables": [{"key": "DEPLOY_TOKEN", "value": TOKEN},
-                                                          {"key": TOKEN, "value": 3}]}
+                                                          {"key": "PAY-4521", "value": 3}]}  # a dotted id (audit 16)
 
 
 @pytest.mark.parametrize("doc", [

@@ -88,21 +88,21 @@ class _Texts:
         pair = name_value(self.scanner, value)
         if pair is None:  # nearly every object: no role to look up
             for key, item in value.items():
-                self.member(key, item, depth)
+                self.member(key, item, depth, owner=value)
             return
         for key, item in value.items():
-            self.member(key, item, depth, pair.role(key))
+            self.member(key, item, depth, pair.role(key), value)
 
-    def member(self, key: Any, value: Any, depth: int, role: int = PLAIN) -> None:
-        """``key: value`` of an object, ``role`` its role in a name/value object."""
+    def member(self, key: Any, value: Any, depth: int, role: int = PLAIN, owner: dict[Any, Any] | None = None) -> None:
+        """``key: value`` of an object (``owner``), ``role`` its role in a name/value object."""
         text_key = type(key) is str
         if not text_key and isinstance(key, str):
             raise _Unclean  # a str subclass as a key
         if text_key:
             self.add(key, None)
             # replaced_member(), its common case first: this runs once per key of every step.
-            if (replaced_whole(self.scanner, key, value) if role == PLAIN
-                    else replaced_member(self.scanner, key, value, role)):
+            if (replaced_whole(self.scanner, key, value, owner) if role == PLAIN
+                    else replaced_member(self.scanner, key, value, role, owner or {})):
                 raise _Unclean  # replaced whole by the credential token
             if key == _BYTES_KEY and isinstance(value, str):
                 raise _Unclean  # declared unscanned

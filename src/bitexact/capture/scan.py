@@ -32,7 +32,7 @@ import orjson
 
 from bitexact.canon import STACK_SAFE_DEPTH, es6_number, nested_deeper_than
 from bitexact.capture.budget import BudgetExhausted, Deadline
-from bitexact.capture.detectors import Detector, Finding, holds_credential, is_credential_name
+from bitexact.capture.detectors import Detector, Finding, ascii_lower, holds_credential, is_credential_name
 from bitexact.capture.detectors.credentials import (
     ARGV_COMMAND_AT,
     COMMAND_WORDS,
@@ -47,6 +47,7 @@ from bitexact.capture.detectors.credentials import (
     names_credential,
 )
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
+from bitexact.capture.detectors.ordinary import ordinary_document_key, ordinary_value
 
 MAX_NESTED_DOCUMENTS = 32
 """JSON documents nested in strings deeper than this fail the scan (withheld, never kept)."""
@@ -373,7 +374,14 @@ class Scanner:
                     contexts.append(None)
                     # A name/value object's value is replaced as a credential key's is; its name never is.
                     if self.by_key and (i in values or (i not in names and is_credential_name(decoded))):
+                        # A model's output token, a thinking block's signature: left for their siblings.
+                        if (i not in values and ascii_lower(decoded) in _SIBLING_NAMES
+                                and ordinary_document_key(tokens, i, _string_token)):
+                            i += 1
+                            continue
                         after = self._credential_value(tokens, i)
+                        if after is not None and i not in values and _ordinary_value(text, tokens, decoded, after):
+                            after = None  # a bare key's path, a parameter's schema (detectors/ordinary.py): read
                         if after is not None:
                             start, end = after
                             replacements[start] = json.dumps(CREDENTIAL_TOKEN)
@@ -594,6 +602,27 @@ def _secret_data_keys(tokens: list[tuple[int, int, str]]) -> set[int]:
         elif first != ":":
             expect_key = False
     return found
+
+
+_SIBLING_NAMES: Final[frozenset[str]] = frozenset({"token", "signature"})
+_VALUE_NAMES: Final[frozenset[str]] = frozenset({"key", "signature"})
+"""The credential names whose member its siblings may show is ordinary evidence (detectors/ordinary.py)."""
+
+
+def _ordinary_value(text: str, tokens: list[tuple[int, int, str]], key: str, value: tuple[int, int]) -> bool:
+    """Whether the value (its token range ``value``) of the credential key ``key`` is ordinary evidence by what it
+    is (:func:`~bitexact.capture.detectors.ordinary.ordinary_value`: an object that is a JSON Schema, a bare
+    ``key``'s plain value, a function's signature), read as any value instead of replaced. Only an object, or a
+    string under ``key`` or ``signature``, is parsed."""
+    start, end = value
+    first = tokens[start][2][0]
+    if first != "{" and not (first == '"' and ascii_lower(key) in _VALUE_NAMES):
+        return False
+    try:
+        parsed = json.loads(text[tokens[start][0] : tokens[end - 1][1]])
+    except (ValueError, RecursionError):
+        return False  # replaced whole, as the table says
+    return ordinary_value(key, parsed)
 
 
 def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:

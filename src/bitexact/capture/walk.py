@@ -35,6 +35,7 @@ from typing import Any
 from bitexact.capture.block import HASH_ONLY_PLACEHOLDER, WITHHELD_KEY, WITHHELD_PLACEHOLDER
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import holds_credential, is_credential_name
+from bitexact.capture.detectors.ordinary import ordinary_member
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 from bitexact.capture.detectors.credentials import argv_secrets
 from bitexact.capture.hints import Hint
@@ -70,9 +71,12 @@ def encoded_size(text: str) -> int:
     return max(0, len(text) * 3 // 4 - padding)
 
 
-def replaced_whole(scanner: Scanner, key: Any, value: Any) -> bool:
-    """Whether ``value``, under the object key ``key``, is a credential the credential table replaces whole."""
-    return scanner.by_key and isinstance(key, str) and is_credential_name(key) and holds_credential(value)
+def replaced_whole(scanner: Scanner, key: Any, value: Any, owner: dict[Any, Any] | None = None) -> bool:
+    """Whether ``value``, under the object key ``key`` (of the object ``owner``, when it is one), is a credential
+    the credential table replaces whole: not when ``owner`` shows it is ordinary evidence (a model's output token,
+    a thinking block's signature, a bare ``key``'s path or word: :func:`ordinary_member`)."""
+    return (scanner.by_key and isinstance(key, str) and is_credential_name(key) and holds_credential(value)
+            and not (owner is not None and ordinary_member(owner, key, value)))
 
 
 def credential_pair(scanner: Scanner, value: list[Any]) -> bool:
@@ -128,13 +132,13 @@ def role_in(found: NameValue | None, key: Any) -> int:
     return PLAIN if found is None else found.role(key)
 
 
-def replaced_member(scanner: Scanner, key: Any, value: Any, role: int) -> bool:
+def replaced_member(scanner: Scanner, key: Any, value: Any, role: int, owner: dict[Any, Any]) -> bool:
     """Whether ``value``, an object's member under ``key`` with ``role`` (:func:`name_value`), is replaced
     whole: a name/value object's value holding a credential, or (:func:`replaced_whole`) a value under a key
-    that names a credential - but never a name/value object's name."""
+    that names a credential - but never a name/value object's name. ``owner`` is the object holding it."""
     if role == VALUE_MEMBER:
         return holds_credential(value)
-    return role == PLAIN and replaced_whole(scanner, key, value)
+    return role == PLAIN and replaced_whole(scanner, key, value, owner)
 
 
 def argv_passwords(scanner: Scanner, value: list[Any]) -> dict[int, tuple[int, int]]:
@@ -272,7 +276,7 @@ class Walk:
                 and mode != HASH_ONLY
                 and not (self.skip_paths and spell([key]) in self.skip_paths)
                 # A credential-named key holding an object is one field, replaced whole (as one level down).
-                and not (mode == SCRUB and replaced_member(self.scanner, key, value, role))
+                and not (mode == SCRUB and replaced_member(self.scanner, key, value, role, data))
             ):
                 # An object-valued key: its key is a unit of its own, each sub-key a field.
                 top = self._new_unit(chain, value)
@@ -288,12 +292,12 @@ class Walk:
                     self._new_unit((*chain, (inner, sub)), item)
                     top.children.append(self.unit)
                     self._place(inner, sub, item, chain, sub_rule, sub_hint, mode, 2, unit_key=True,
-                                role=role_in(inner_pair, sub))
+                                role=role_in(inner_pair, sub), owner=value)
                     self._close_unit()
                 self.unit = top_index
                 continue
             self._new_unit(chain, value)
-            self._place(ROOT, key, value, (), rule, hint, root_mode, 1, unit_key=True, role=role)
+            self._place(ROOT, key, value, (), rule, hint, root_mode, 1, unit_key=True, role=role, owner=data)
             self._close_unit()
 
     def _unscanned(self, chain: Chain, source: int, value: str) -> None:
@@ -325,9 +329,11 @@ class Walk:
         *,
         unit_key: bool = False,
         role: int = PLAIN,
+        owner: dict[Any, Any] | None = None,
     ) -> None:
         """Decide ``key`` of the container at position ``container`` (holding ``value``) and everything under it;
-        ``role`` is the member's in a name/value object (:func:`name_value`)."""
+        ``role`` is the member's in a name/value object (:func:`name_value`), ``owner`` that container's original
+        object (a list's item has none)."""
         mode, source = self._mode(rule, hint)
         chain = (*parents, (container, key))
         if self.skip_paths and self.out.spell(chain) in self.skip_paths:
@@ -338,7 +344,7 @@ class Walk:
             if unit_key:
                 self.units[self.unit].key_item = index
         if mode == SCRUB and text_key:
-            if replaced_member(self.scanner, key, value, role):
+            if replaced_member(self.scanner, key, value, role, owner if owner is not None else {}):
                 self.writable(container)[key] = CREDENTIAL_TOKEN
                 self._count("credentials", source)
                 return
@@ -376,7 +382,7 @@ class Walk:
             pair = name_value(self.scanner, value)
             for key, item in value.items():
                 self._place(position, key, item, chain, min(rule, by_name.get(key, NONE)), hint, mode, depth,
-                            role=role_in(pair, key))
+                            role=role_in(pair, key), owner=value)
             return
         if mode == SCRUB and self._credential_list(value, position, chain, source, context, depth, (rule, hint)):
             return
@@ -451,8 +457,9 @@ class Walk:
                 if text_key:
                     add(key, position, key, source, _KEY)
                     # replaced_member(), inline: this loop runs once per key of a large step.
-                    if (replaced_member(self.scanner, key, item, pair.role(key)) if pair is not None
-                            else by_key and is_credential_name(key) and holds_credential(item)):
+                    if (replaced_member(self.scanner, key, item, pair.role(key), value) if pair is not None
+                            else by_key and is_credential_name(key) and holds_credential(item)
+                            and not ordinary_member(value, key, item)):
                         self.writable(position)[key] = CREDENTIAL_TOKEN
                         self._count("credentials", source)
                         continue

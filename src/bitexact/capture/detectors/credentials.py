@@ -81,6 +81,7 @@ from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
+from bitexact.capture.detectors.ordinary import CURSOR_TOKENS, ordinary_text_container, ordinary_text_member
 from bitexact.credential_shapes import BOUNDARY, MARKS, PEM_BEGIN, PEM_END, SHAPES, Shape
 
 NAME = "credentials"
@@ -187,7 +188,7 @@ are not among them: a change of password sends ``old_pwd`` and ``new_pwd``."""
 _ENDING_RULES: Final[dict[str, tuple[frozenset[str], bool]]] = {
     "key": (_SECRET_KEYS, True),
     "signature": (_SIGNED_URL_SIGNATURES, True),
-    "token": (_NOT_SECRET_TOKENS, False),
+    "token": (_NOT_SECRET_TOKENS | CURSOR_TOKENS, False),  # and a pagination cursor (ordinary.py)
     "pass": (_NOT_SECRET_PASSES, False),
     "pwd": (_NOT_SECRET_PWDS, False),
 }
@@ -2456,6 +2457,8 @@ class CredentialsDetector:
             span = self._whole_value(text, after, _VALUE, at + 1)
             if span and odbc and not _in_connection_string(text, start, span[1]):
                 continue
+            if span and ordinary_text_member(text, name, start, span[0], span[1]):
+                continue  # an output token, a thinking block's signature, a bare key's path (ordinary.py)
             if span:
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
                 covered = span[1]
@@ -2599,6 +2602,8 @@ class CredentialsDetector:
             span = self._read_value(_COLON_VALUE, text, colon.end())
             if span and _unless_reference(text, span) is None:
                 continue  # "token": "${X}": where the secret is, left whole
+            if span and ordinary_text_member(text, name.group(2), name.start(), span[0], span[1]):
+                continue  # an output token, a thinking block's signature, a bare key's path (ordinary.py)
             if span:
                 self._add(found, span)
             elif prefilter:
@@ -2611,6 +2616,8 @@ class CredentialsDetector:
                 bracketed = _bracketed(text, colon.end())
                 # "[CREDENTIAL]" is itself bracketed: a value this scan already wrote is left as it is.
                 if bracketed is not None and text[bracketed[0] : bracketed[1]] not in ALREADY_TOKENS:
+                    if ordinary_text_container(name.group(2), text[bracketed[0] : bracketed[1]]):
+                        continue  # TGI's "token": {..., "logprob": -0.5}, a DynamoDB key (ordinary.py)
                     found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
                     covered = bracketed[1]
 
@@ -2635,6 +2642,9 @@ class CredentialsDetector:
                 continue
             if value in ALREADY_TOKENS or value in _LEFT_LINE_VALUES or _QUOTED_REFERENCE.fullmatch(value):
                 continue
+            if ordinary_text_member(text, match.group("name"), match.start("name"), match.start("value"),
+                                    match.end("value")):
+                continue  # key: menu.title (ordinary.py)
             found.append(Finding(match.start("value"), match.end("value"), TOKEN, NAME))
 
     def _scheme(
