@@ -71,8 +71,8 @@ def test_an_ordinary_url_user_is_left(text: str) -> None:
      f'<add key="ConnectionStrings:Default:Password" value="{T}"/>'),
     ('<entry key="api_key">abc123secret</entry>', f'<entry key="api_key">{T}</entry>'),
     ('<appSettings>\n  <add key="StripeSecretKey" value="sk1"/>\n  <add key="Region" value="eu"/>\n</appSettings>',
-     # key="Region" names no secret: the key, the table's word, is taken as under version 7 ({"key": "x"} in data)
-     f'<appSettings>\n  <add key="StripeSecretKey" value="{T}"/>\n  <add key="{T}" value="eu"/>\n</appSettings>'),
+     # key="Region" names no secret, and a bare key's word is ordinary evidence ({"key": "Region"} in data)
+     f'<appSettings>\n  <add key="StripeSecretKey" value="{T}"/>\n  <add key="Region" value="eu"/>\n</appSettings>'),
     # taken under version 7 already
     ('<add name="Db" connectionString="Server=a;User Id=b;Password=hunter2x"/>',
      f'<add name="Db" connectionString="Server=a;User Id=b;Password={T}"/>'),

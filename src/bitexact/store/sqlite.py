@@ -520,7 +520,7 @@ class SQLiteStore(Store):
             for found, body in rows:
                 if found != number:
                     raise StoreError(f"run {run_id}: {what} {number} is missing from the store; it is damaged")
-                yield loads(body)
+                yield _stored(body, f"run {run_id}: {what} {number}")
                 number += 1
             if not rows:
                 raise StoreError(f"run {run_id}: {what} {number} is missing from the store; it is damaged")
@@ -535,7 +535,7 @@ class SQLiteStore(Store):
             raise _not_found(run_id)
         if row is None:
             raise EntryNotFoundError(f"run {run_id} has no step {step}")
-        return loads(row[0])
+        return _stored(row[0], f"run {run_id}: step {step}")
 
     def rewrite_entry(self, run_id: str, step: int, entry: dict[str, Any]) -> None:
         _check_index(step, "step")
@@ -604,7 +604,7 @@ class SQLiteStore(Store):
             if not _run_exists(conn, run_id):
                 raise _not_found(run_id)
             rows = conn.execute("SELECT body FROM checkpoints WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
-        return [loads(body) for (body,) in rows]
+        return [_stored(body, f"run {run_id}: a checkpoint") for (body,) in rows]
 
     def iter_checkpoints(self, run_id: str, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
         _check_index(start, "start")
@@ -649,7 +649,7 @@ class SQLiteStore(Store):
             if not _run_exists(conn, run_id):
                 raise _not_found(run_id)
             rows = conn.execute("SELECT body FROM custody WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
-        return [loads(body) for (body,) in rows]
+        return [_stored(body, f"run {run_id}: a custody record") for (body,) in rows]
 
     def put_key(
         self,
@@ -887,9 +887,21 @@ def _run_info(row: tuple[Any, ...]) -> RunInfo:
         sealed=bool(sealed),
         started_at=started_at,
         updated_at=updated_at,
-        kinds=loads(kinds),
-        meta=loads(meta),
+        kinds=_stored(kinds, f"run {run_id}: its count of kinds"),
+        meta=_stored(meta, f"run {run_id}: its name"),
     )
+
+
+def _stored(blob: Any, what: str) -> Any:
+    """A JSON column read back; one that does not read is a damaged store, said as such (naming the row), never a
+    bare parse error: something outside BitExact changed the file (a search-and-replace over a directory)."""
+    try:
+        return loads(blob)
+    except (ValueError, TypeError) as exc:
+        raise StoreError(
+            f"the store is damaged: {what} does not read back as JSON ({exc}); the file was changed outside"
+            " BitExact. `bitexact health` checks the data directory; restore bitexact.db from a backup"
+        ) from None
 
 
 def _checkpoint_problem(

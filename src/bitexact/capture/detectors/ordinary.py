@@ -1,4 +1,4 @@
-"""Members under a credential table word that hold ordinary evidence, no credential (audit 16).
+"""Members under a credential table word that hold ordinary evidence, no credential (rules version 8).
 
 The credential table (protocol vectors, ``credential_keys``) names ``token``, ``key`` and ``signature``, and a value
 under such a key is replaced whole. Three kinds of ordinary agent traffic use those words for something else:
