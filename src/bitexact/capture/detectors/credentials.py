@@ -646,6 +646,19 @@ def _kube_values(text: str, at: int, column: int) -> list[tuple[int, int]]:
     return spans
 
 
+def _label_value(text: str, colon: int, found: list[Finding]) -> int:
+    """The one word after a label's ``colon``, read as a password's (:data:`_LABEL_VALUE`, :func:`_password_word`),
+    added to ``found`` when it is one; returns where the word read ends (0 when there is none)."""
+    value = _LABEL_VALUE.match(text, colon + 1)
+    if value is None:
+        return 0
+    group = next(g for g in (1, 3, 4) if value.group(g) is not None)
+    taken = _password_word(value.group(group))
+    if taken:
+        found.append(Finding(value.start(group), value.start(group) + taken, TOKEN, NAME))
+    return value.end()
+
+
 def _label_words(text: str, end: int) -> str | None:
     """The label of words ending at ``end`` (rules version 8): two to four words a blank apart, each of letters and
     digits opening with a capital, as a form writes one (``API Key``, ``AWS Secret Access Key``; ``retry with token``
@@ -1856,14 +1869,7 @@ class CredentialsDetector:
             return 0
         if not ascii_lower(name).endswith(_PASSWORD_ENDINGS):
             return 0  # token: 5, auth: ok, Signature: valid - a label whose word is as often prose
-        value = _LABEL_VALUE.match(text, colon + 1)
-        if value is None:
-            return 0
-        group = next(g for g in (1, 3, 4) if value.group(g) is not None)
-        taken = _password_word(value.group(group))
-        if taken:
-            found.append(Finding(value.start(group), value.start(group) + taken, TOKEN, NAME))
-        return value.end()
+        return _label_value(text, colon, found)
 
     @staticmethod
     def _words_label(text: str, colon: int, found: list[Finding]) -> int:
@@ -1878,14 +1884,7 @@ class CredentialsDetector:
         name = _label_words(text, end)
         if name is None or not is_credential_name(name) or ascii_lower(name) in _COMMON_LABELS:
             return 0
-        value = _LABEL_VALUE.match(text, colon + 1)
-        if value is None:
-            return 0
-        group = next(g for g in (1, 3, 4) if value.group(g) is not None)
-        taken = _password_word(value.group(group))
-        if taken:
-            found.append(Finding(value.start(group), value.start(group) + taken, TOKEN, NAME))
-        return value.end()
+        return _label_value(text, colon, found)
 
     @staticmethod
     def _pgpass_password(text: str, match: re.Match[str], found: list[Finding]) -> None:
