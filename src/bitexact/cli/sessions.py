@@ -36,6 +36,7 @@ from bitexact.sessions.evidence import (
     read_session,
 )
 from bitexact.sessions.parsers.errors import SessionParseError
+from bitexact.sessions.readfile import SessionFileError, read_session_file
 from bitexact.store import RecordError
 
 _WIDTH = 64
@@ -54,7 +55,9 @@ def _warn_diagnostics(diagnostics: tuple[str, ...] | list[str], name: str) -> No
 
 def _read_text(log: Path) -> str:
     try:
-        data = log.read_bytes()
+        data = read_session_file(log)
+    except SessionFileError as exc:
+        fail(f"LOG: {exc}", code=EXIT_INPUT)
     except OSError as exc:
         fail(f"LOG: cannot read {log}: {exc.strerror or exc}", code=EXIT_INPUT)
     try:

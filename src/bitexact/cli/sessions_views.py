@@ -16,6 +16,7 @@ from bitexact.cli.sessions import sessions_group
 from bitexact.errors import BitExactError
 from bitexact.sessions.compact import compact, format_result
 from bitexact.sessions.conformance import conformance_report
+from bitexact.sessions.readfile import SessionFileError
 from bitexact.sessions.render import render_path
 from bitexact.sessions.unify import unify
 from bitexact.sessions.unify.redact import Redactor, masks_from_log
@@ -200,7 +201,8 @@ def _print_sanitize(root: Path, stdio: str, found: bool, report: SanitizeReport,
               help=f"Agent stdio log inside DIR whose ::add-mask:: values are collected first "
                    f"[default: {STDIO_PATH}, skipped if absent; an explicit path must exist].")
 @click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON (paths and counts, no values).")
-def sanitize_command(directory: Path, mask_values: tuple[str, ...], mask_files: tuple[str, ...],
+@pass_app
+def sanitize_command(app: AppContext, directory: Path, mask_values: tuple[str, ...], mask_files: tuple[str, ...],
                      stdio: str | None, as_json: bool) -> None:
     """Redact runtime masks in every file below DIR before it is uploaded (UAS T-UAS-060).
 
@@ -215,6 +217,11 @@ def sanitize_command(directory: Path, mask_values: tuple[str, ...], mask_files: 
     cannot publish it. Mask values are never printed or written anywhere.
     Surrounding whitespace of a mask is ignored, as for ::add-mask::.
 
+    DIR must not be BitExact's data directory, lie inside it or hold it,
+    nor hold the host key or a capture key file in force: such a DIR is
+    refused before anything is read (exit 2), since rewriting the store or
+    a key as text destroys them. Sanitize a copy of the artifacts instead.
+
     \b
     Examples:
       bitexact sessions sanitize /tmp/gh-aw
@@ -226,12 +233,18 @@ def sanitize_command(directory: Path, mask_values: tuple[str, ...], mask_files: 
       0  every file is sanitized
       1  something could not be sanitized: it was removed (listed), a
          directory could not be read, or the pass stopped (then do not upload)
-      2  unusable input: DIR missing, a mask file unreadable, a bad --stdio
+      2  unusable input: DIR missing, DIR holding BitExact's own files, a mask
+         file unreadable, a bad --stdio
     """
     try:
         if not directory.is_dir():
             state = "not a directory" if directory.exists() else "no such directory"
             raise SanitizeInputError(f"DIR: {directory}: {state}")
+        conflict = app.own_tree_conflict(directory)
+        if conflict is not None:  # refused whole, before the --mask-file or stdio is read
+            raise SanitizeInputError(f"DIR: {conflict}; sanitizing it would rewrite them as text and destroy them."
+                                     " Nothing was changed: sanitize a directory that holds only the artifacts"
+                                     " to upload (copy them out, or point BITEXACT_HOME elsewhere)")
         masks, blank = _mask_values(mask_values, mask_files)
         relative, found, stdio_masks = _stdio_masks(directory, stdio)
     except SanitizeInputError as exc:
@@ -308,7 +321,10 @@ def validate_command(kind: str, path: Path) -> None:
       1  a record fails (or the file does not read as one)
       2  no such file, or a usage error
     """
-    report = validate(kind, path)  # type: ignore[arg-type]
+    try:
+        report = validate(kind, path)  # type: ignore[arg-type]
+    except SessionFileError as exc:  # a device, a FIFO, a directory, a file over 1 GiB: nothing was read
+        fail(str(exc), code=EXIT_INPUT)
     click.echo(report.stdout(), nl=False)
     if report.stderr():
         click.echo(report.stderr(), err=True, nl=False)

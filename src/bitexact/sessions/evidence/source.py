@@ -13,6 +13,7 @@ from bitexact.sessions import parse
 from bitexact.sessions.evidence.errors import SessionInputError
 from bitexact.sessions.evidence.mapping import IMPORTER, UNIFIED
 from bitexact.sessions.parsers.errors import SessionParseError
+from bitexact.sessions.readfile import SessionFileError, read_session_file
 from bitexact.sessions.unified_model import FormatVersionError, header_version
 
 
@@ -60,12 +61,13 @@ class SessionSource:
 
 
 def read_session(path: Path | str, *, engine: str | None = None) -> SessionSource:
-    """Read ``path`` and return its events; raises :class:`SessionInputError`."""
+    """Read ``path`` (a regular file, at most 1 GiB, read as of its size when opened) and return its events;
+    raises :class:`SessionInputError`."""
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise SessionInputError(f"LOG: {path} is a directory, not a session file") from None
+        data = read_session_file(path)
+    except SessionFileError as exc:
+        raise SessionInputError(f"LOG: {exc}") from None
     except OSError as exc:
         raise SessionInputError(f"LOG: cannot read {path}: {exc.strerror or exc}") from exc
     return load_session(data, path.name, engine=engine)

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from bitexact.canon import loads
 from bitexact.errors import BitExactError, StrictJSONError
+from bitexact.sessions.readfile import read_session_file
 from bitexact.sessions.render.budget import DEFAULT_BUDGET_BYTES
 from bitexact.sessions.render.markdown import conversation_markdown
 from bitexact.sessions.render.privacy import Publisher
@@ -79,10 +80,10 @@ def render(
     return plain_text_summary(events, budget_bytes=budget, show_prompts=show_prompts, masks=masks)
 
 
-def read_unified(path: Path) -> list[dict[str, Any]]:
-    """The records of a unified file; any malformed line fails explicitly."""
+def read_unified(path: Path, data: bytes | None = None) -> list[dict[str, Any]]:
+    """The records of a unified file (``data``: its bytes, already read); any malformed line fails explicitly."""
     records = []
-    data = Path(path).read_bytes()
+    data = read_session_file(path) if data is None else data
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
@@ -117,9 +118,9 @@ def render_path(
     masks: Iterable[str] = (),
 ) -> str:
     """What ``bitexact sessions render PATH`` prints: a unified file or a parsed agent log."""
-    data = Path(path).read_bytes()
+    data = read_session_file(path)  # a regular file, bounded, read once (SessionFileError otherwise)
     if _looks_unified(data):
-        records = read_unified(Path(path))
+        records = read_unified(Path(path), data)
         return render(records, fmt, budget_bytes=budget_bytes, show_prompts=show_prompts, masks=masks)
     from bitexact.sessions import parse
 
