@@ -136,3 +136,122 @@ def test_import_of_a_sparse_file_over_1_gib_is_refused_without_reading_it(tmp_pa
     assert result.returncode == 2
     assert f"{log} is 1,073,741,825 bytes, over the 1,073,741,824 bytes (1 GiB)" in _one_line(result.stderr)
     assert time.monotonic() - started < 60
+
+
+# -- 3. sessions conformance: the product's own suite, never the cwd's; unavailable coverage fails ----------
+
+
+def _cwd_suite(tmp_path: Path) -> tuple[Path, Path]:
+    """A directory with a tests/sessions whose conftest leaves a mark when it is executed."""
+    cwd = tmp_path / "cwd"
+    suite = cwd / "tests" / "sessions"
+    suite.mkdir(parents=True)
+    mark = tmp_path / "CONFTEST_RAN"
+    (suite / "conftest.py").write_text(
+        f"import pathlib\npathlib.Path({str(mark)!r}).write_text('ran')\n"
+        "def pytest_configure(config):\n    config.addinivalue_line('markers', 'uas(*ids): ids')\n")
+    (suite / "test_fake.py").write_text('import pytest\n@pytest.mark.uas("T-UAS-001")\ndef test_ok(): pass\n')
+    return cwd, mark
+
+
+def test_conformance_never_runs_the_current_directorys_tests(tmp_path: Path) -> None:
+    """From a directory with its own tests/sessions, that suite's conftest.py was executed and its one test
+    made the report (exit 0, 78 requirements 'no test'). The suite is the checkout's; here the checkout's is
+    replaced by an installation without tests (a copy of the package outside any checkout)."""
+    cwd, mark = _cwd_suite(tmp_path)
+    installed = tmp_path / "site"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "src" / "bitexact", installed / "bitexact",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    result = run_bitexact(tmp_path / "home", "sessions", "conformance", cwd=cwd, PYTHONPATH=str(installed))
+    assert result.returncode == 2
+    said = _one_line(result.stderr)
+    assert f"this installation ({installed / 'bitexact'}) has no session tests" in said
+    assert "--tests DIR" in said
+    assert not mark.exists()
+
+
+def test_conformance_of_a_named_suite_with_untested_claims_exits_1_listing_them(tmp_path: Path) -> None:
+    """T-UAS-051: a claimed requirement with no test is coverage the report cannot vouch for; the command
+    exited 0 with 78 of them. Now it lists them and exits 1 (--tests runs the suite named, and only it)."""
+    cwd, mark = _cwd_suite(tmp_path)
+    result = run_bitexact(tmp_path / "home", "sessions", "conformance", "--tests", str(cwd / "tests" / "sessions"))
+    assert result.returncode == 1, result.stderr
+    assert mark.exists()  # the suite named was run: its conftest is its own
+    [line] = [ln for ln in result.stdout.splitlines() if ln.startswith("Unavailable coverage:")]
+    assert "T-UAS-002" in line and "T-UAS-001," not in line
+    assert "T-UAS-001  " in result.stdout and " pass " in result.stdout
+
+
+# -- 4. the Markdown views neutralize workflow commands as the text view does (8.5) ---------------------------
+
+_PAYLOADS = ["a\r::error::CR", "a\n  ::add-mask::NL", "a\n\u00a0::warning::NBSP", "a\n##[error]HASH",
+             "a\r\n::group::CRLF", "::stop-commands::tok"]
+
+
+def _live_commands(output: str) -> list[str]:
+    """Lines a runner reads as workflow commands: it splits at CR, LF and CRLF and trims leading whitespace."""
+    lines = output.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return [line for line in lines if line.lstrip().startswith(("::", "##["))]
+
+
+def _claude_log_with_commands(path: Path) -> Path:
+    records = [
+        {"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "uuid": "u0"},
+        {"type": "assistant", "session_id": "s1", "uuid": "u1",
+         "message": {"id": "m1", "model": "m", "role": "assistant",
+                     "content": [{"type": "text", "text": p} for p in _PAYLOADS]
+                     + [{"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "x\n::error::ARG"}}]}},
+        {"type": "user", "session_id": "s1", "uuid": "u2", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "\n::error::OUT\r::error::OUTCR"}]}},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _unified_with_commands(path: Path) -> Path:
+    agent = {"component": "agent", "phase": "agent", "path": "agent-session.jsonl"}
+    records = [
+        {"type": "session.format", "data": {"version": 1},
+         "provenance": {"component": "collector", "phase": "conclusion", "path": "usage/aw_session.jsonl", "index": 0}},
+        {"type": "session.init", "data": {"sourceEngine": "claude", "sessionId": "s-1", "model": "m"}, "id": "a1",
+         "provenance": {**agent, "index": 0}},
+        {"type": "assistant.message", "data": {"content": "ok\n::error::UNIFIED\n  ::add-mask::x"}, "id": "a2",
+         "provenance": {**agent, "index": 1}},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.uas("T-UAS-049")
+@pytest.mark.parametrize("kind", ["agent log", "unified"])
+def test_render_markdown_prints_no_live_workflow_command(tmp_path: Path, kind: str) -> None:
+    """`sessions render` (Markdown by default) printed ::add-mask::, ::stop-commands:: and ##[error] at line
+    starts, live in a job log; the text view neutralized them."""
+    log = (_claude_log_with_commands(tmp_path / "log.jsonl") if kind == "agent log"
+           else _unified_with_commands(tmp_path / "aw_session.jsonl"))
+    for fmt in ("markdown", "text"):
+        result = run_bitexact(tmp_path / "home", "sessions", "render", str(log), "--format", fmt)
+        assert result.returncode == 0, result.stderr
+        assert _live_commands(result.stdout) == [], fmt
+        # Still readable: a zero-width space between the two colons.
+        assert (":\u200b:error::UNIFIED" if kind == "unified" else ":\u200b:error::OUT") in result.stdout, fmt
+
+
+# -- 6. import --run-id applies the SDK's rule ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("run_id", ["-rf", "../x y", "a..b", "x" * 201])
+def test_import_refuses_a_run_id_the_sdk_refuses(tmp_path: Path, run_id: str) -> None:
+    """'-rf' was recorded, and its `Next: bitexact show -rf` hint failed ("No such option")."""
+    home = tmp_path / "home"
+    result = run_bitexact(home, "import", "session", str(CLAUDE), "--run-id", run_id)
+    assert result.returncode == 2
+    said = _one_line(result.stderr)
+    assert f"--run-id {run_id!r}: a run id starts with a letter, a digit or _" in said
+    assert not (home / "bitexact.db").exists()  # refused before anything was read or recorded
+
+
+def test_import_takes_a_run_id_the_sdk_takes(tmp_path: Path) -> None:
+    result = run_bitexact(tmp_path / "home", "import", "session", str(CLAUDE), "--run-id", "ci_4711:a.b-c")
+    assert result.returncode == 0, result.stderr
+    assert "bitexact show ci_4711:a.b-c" in result.stdout

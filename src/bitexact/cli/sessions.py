@@ -66,6 +66,21 @@ def _read_text(log: Path) -> str:
         fail(f"LOG: {log} is not UTF-8 text (invalid byte at offset {exc.start})", code=EXIT_INPUT)
 
 
+RUN_ID_RULE = ("a run id starts with a letter, a digit or _, holds only letters, digits and . _ : -, is at most"
+               " 200 characters and holds no '..' (the rule the SDK applies)")
+
+
+def _check_run_id(run_id: str) -> None:
+    """Exit 2 unless ``run_id`` passes the SDK's rule (`recording.journal.check_run_id`): an id such as
+    ``-rf`` or ``../x y`` was recorded, and then every command given it read it as an option or a path."""
+    from bitexact.recording.journal import JournalError, check_run_id
+
+    try:
+        check_run_id(run_id)
+    except JournalError:
+        fail(f"--run-id {run_id!r}: {RUN_ID_RULE}", code=EXIT_INPUT)
+
+
 def _clip(value: Any) -> str:
     text = " ".join(str(value).split())
     return text if len(text) <= _WIDTH else text[: _WIDTH - 1] + "…"
@@ -194,6 +209,8 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
       2  the log cannot be read (missing, not UTF-8, no recognizable events, an unsupported
          unified version), or a bad --run-id
     """
+    if run_id is not None:
+        _check_run_id(run_id)  # before the log is read: a bad id is a usage error whatever the log holds
     try:
         source = read_session(log, engine=engine)
     except SessionInputError as exc:
