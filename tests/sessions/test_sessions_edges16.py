@@ -10,11 +10,13 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from cli.real_command import run_bitexact
+from cli.real_command import command_env, run_bitexact
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLAUDE = FIXTURES / "claude" / "subagent_lifecycle_and_status.jsonl"
@@ -255,3 +257,110 @@ def test_import_takes_a_run_id_the_sdk_takes(tmp_path: Path) -> None:
     result = run_bitexact(tmp_path / "home", "import", "session", str(CLAUDE), "--run-id", "ci_4711:a.b-c")
     assert result.returncode == 0, result.stderr
     assert "bitexact show ci_4711:a.b-c" in result.stdout
+
+
+# -- 7. an import stopped mid-way: repair refused while it runs, accepted after; then the bytes import again ---
+
+_IMPORTER = """
+import os, sys
+from pathlib import Path
+from bitexact.crypto.keystore import KeyStore
+from bitexact.recording import Recorder
+from bitexact.sessions.evidence import import_session, read_session
+from bitexact.store import open_store
+
+home, log, mode = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+keys = KeyStore(home)
+recorder = Recorder(open_store(home), keys.current_or_init(), keys=keys)
+
+def progress(done):
+    if mode == "die":
+        os._exit(9)  # killed after the first chunk was committed: no seal, no cleanup
+    print(f"chunk {done}", flush=True)
+    sys.stdin.readline()  # paused mid-import until the test lets it go on
+
+result = import_session(recorder, read_session(log), progress=progress)
+print("sealed", result.run_id, flush=True)
+"""
+
+
+def _long_log(path: Path) -> Path:
+    """A Copilot-style log of 600 events: three chunks of the importer's 256."""
+    lines = [json.dumps({"type": "user.message", "data": {"content": f"message {i}"}, "id": f"e{i}"})
+             for i in range(600)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _importer(home: Path, log: Path, mode: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-c", _IMPORTER, str(home), str(log), mode], env=command_env(home),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _runs(home: Path) -> list[dict[str, object]]:
+    listed = run_bitexact(home, "runs", "--json")
+    assert listed.returncode == 0, listed.stderr
+    return list(json.loads(listed.stdout))
+
+
+def _import_block(home: Path, run_id: str) -> dict[str, object]:
+    from bitexact.store import open_store
+
+    store = open_store(home)
+    try:
+        return dict(store.entry(run_id, 0)["data"]["import"])
+    finally:
+        store.close()
+
+
+def test_repair_is_refused_while_an_import_records_the_run(tmp_path: Path) -> None:
+    """The import held no live lock: `bitexact repair` accepted the end of a run still being imported."""
+    home, log = tmp_path / "home", _long_log(tmp_path / "log.jsonl")
+    proc = _importer(home, log, "pause")
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "chunk 256"
+        [run] = _runs(home)
+        repair = run_bitexact(home, "repair", str(run["run_id"]), "--by", "ops:t", "--note", "mid-import")
+        assert repair.returncode == 1
+        assert f"run {run['run_id']} is still being recorded by a live process" in _one_line(repair.stderr)
+        out, err = proc.communicate("\n\n\n", timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert f"sealed {run['run_id']}" in out
+    assert not (home / "journals" / str(run["run_id"])).exists()  # the lock and its directory are gone
+
+
+def test_an_import_killed_mid_way_blocks_until_repaired_then_is_superseded(tmp_path: Path) -> None:
+    """After a kill -9 the re-import said "still running" even once `bitexact repair` had accepted the run's
+    end, named no next step, and the bytes could never be imported again."""
+    home, log = tmp_path / "home", _long_log(tmp_path / "log.jsonl")
+    killed = _importer(home, log, "die")
+    killed.communicate(timeout=120)
+    assert killed.returncode == 9
+    [partial] = _runs(home)
+    partial_id = str(partial["run_id"])
+    assert partial["sealed"] is False
+
+    refused = run_bitexact(home, "import", "session", str(log))
+    assert refused.returncode == 1
+    said = _one_line(refused.stderr)
+    assert f"was already imported as run {partial_id} (unsealed: that import is still running, or it was" \
+           " interrupted)" in said
+    assert f"`bitexact repair {partial_id} --by NAME --note \"import interrupted\"`" in said
+    assert "then import again" in said
+
+    repair = run_bitexact(home, "repair", partial_id, "--by", "ops:t", "--note", "import killed")
+    assert repair.returncode == 0, repair.stderr
+
+    again = run_bitexact(home, "import", "session", str(log), "--json")
+    assert again.returncode == 0, again.stderr
+    new_id = json.loads(again.stdout)["run_id"]
+    assert _import_block(home, new_id)["supersedes"] == [partial_id]
+    assert "supersedes" not in _import_block(home, partial_id)
+
+    third = run_bitexact(home, "import", "session", str(log))
+    assert third.returncode == 1
+    assert f"was already imported as run {new_id}; inspect it with `bitexact show {new_id}`" in _one_line(third.stderr)
