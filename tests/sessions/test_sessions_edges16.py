@@ -364,3 +364,62 @@ def test_an_import_killed_mid_way_blocks_until_repaired_then_is_superseded(tmp_p
     third = run_bitexact(home, "import", "session", str(log))
     assert third.returncode == 1
     assert f"was already imported as run {new_id}; inspect it with `bitexact show {new_id}`" in _one_line(third.stderr)
+
+
+# -- 8. messages: --engine given, render's exit code, a file name's line break, bidi overrides in views ------
+
+
+def test_no_events_with_engine_given_says_to_check_it_not_to_name_it(tmp_path: Path) -> None:
+    """"name the engine with --engine" was said to a caller who had given --engine codex."""
+    home = tmp_path / "home"
+    for command in (("import", "session"), ("sessions", "parse"), ("sessions", "render")):
+        result = run_bitexact(home, *command, str(CLAUDE), "--engine", "codex")
+        assert result.returncode == 2, command
+        said = _one_line(result.stderr)
+        assert "no recognizable codex events" in said and "--engine codex was given: check that it is the engine" \
+               " that wrote the log, or omit --engine to detect it" in said, command
+        assert "name the one that wrote the log with --engine" not in said
+
+
+def test_no_events_without_engine_still_says_to_name_it(tmp_path: Path) -> None:
+    log = tmp_path / "notes.jsonl"
+    log.write_text('{"hello": "world"}\n')
+    for command in (("import", "session"), ("sessions", "parse"), ("sessions", "render")):
+        result = run_bitexact(tmp_path / "home", *command, str(log))
+        assert result.returncode == 2, command
+        assert "if detection picked the wrong engine, name the one that wrote the log with --engine" \
+               in _one_line(result.stderr), command
+
+
+def test_render_with_an_unknown_engine_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_bitexact(tmp_path / "home", "sessions", "render", str(CLAUDE), "--engine", "nosuch")
+    assert result.returncode == 2
+    assert "Invalid value for '--engine'" in result.stderr
+
+
+def test_the_import_success_line_shows_a_line_break_in_the_file_name_as_an_escape(tmp_path: Path) -> None:
+    """The name was printed raw: a name holding a line break split the success line and could fake one."""
+    log = tmp_path / "a\nFAKE: imported evil.jsonl"
+    shutil.copy(CLAUDE, log)
+    result = run_bitexact(tmp_path / "home", "import", "session", str(log))
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("✓ imported a\\nFAKE: imported evil.jsonl (claude,")
+    assert not any(line.startswith("FAKE") for line in result.stdout.splitlines())
+
+
+@pytest.mark.uas("T-UAS-049")
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+def test_render_views_do_not_pass_bidi_overrides_through(tmp_path: Path, fmt: str) -> None:
+    """printable/single_line replaced control characters but kept U+202E and the isolates, which reorder the
+    rest of a line where the view is read."""
+    records = [{"type": "system", "subtype": "init", "session_id": "s1", "model": "m\u2066x", "uuid": "u0"},
+               {"type": "assistant", "session_id": "s1", "uuid": "u1",
+                "message": {"id": "m1", "model": "m", "role": "assistant",
+                            "content": [{"type": "text", "text": "pay \u202e0001$ to\u200f me"}]}}]
+    log = tmp_path / "bidi.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = run_bitexact(tmp_path / "home", "sessions", "render", str(log), "--format", fmt)
+    assert result.returncode == 0, result.stderr
+    assert not set("\u202e\u200f\u2066") & set(result.stdout)
+    assert "pay \ufffd0001$ to\ufffd me" in result.stdout

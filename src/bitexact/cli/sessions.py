@@ -36,7 +36,8 @@ from bitexact.sessions.evidence import (
     read_session,
 )
 from bitexact.sessions.parsers.errors import SessionParseError
-from bitexact.sessions.readfile import SessionFileError, read_session_file
+from bitexact.sessions.readfile import SessionFileError, no_events_message, read_session_file
+from bitexact.sessions.render.escape import shown
 from bitexact.store import RecordError
 
 _WIDTH = 64
@@ -47,7 +48,7 @@ def _warn_diagnostics(diagnostics: tuple[str, ...] | list[str], name: str) -> No
     if not diagnostics:
         return
     # The file's name is stored in the run (it may come from a downloaded artifact): shown with escapes.
-    err_console.print(f"[yellow]warning:[/] {len(diagnostics)} record(s) of {escape(plain(name))} skipped or not "
+    err_console.print(f"[yellow]warning:[/] {len(diagnostics)} record(s) of {escape(shown(name))} skipped or not "
                       "mapped:", soft_wrap=True)
     for line in diagnostics:
         err_console.print(f"  {escape(plain(line))}", soft_wrap=True, markup=True)
@@ -139,8 +140,7 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
         fail(str(exc), code=EXIT_INPUT)
     _warn_diagnostics(result.diagnostics, log.name)
     if not result.events:
-        fail(f"{log}: no recognizable events (an empty log, or none of its records is one an engine writes)",
-             code=EXIT_INPUT)
+        fail(no_events_message(str(log), result.diagnostics, engine), code=EXIT_INPUT)
     if as_json:
         try:
             document = canonical_json(result.events)
@@ -150,7 +150,7 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
                  code=EXIT_INPUT)
         click.echo(document, nl=False)
         return
-    table = Table(title=f"{escape(plain(log.name))} · {result.engine} · {len(result.events)} events")  # title is markup
+    table = Table(title=f"{escape(shown(log.name))} · {result.engine} · {len(result.events)} events")  # title is markup
     table.add_column("#", justify="right")
     table.add_column("type", style="cyan")
     table.add_column("id")
@@ -217,7 +217,7 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         fail(str(exc), code=EXIT_INPUT)
     _warn_diagnostics(source.diagnostics, source.name)
     try:
-        with progress_bar(f"importing {escape(plain(source.name))}", len(source.events)) as update:
+        with progress_bar(f"importing {escape(shown(source.name))}", len(source.events)) as update:
             result = import_session(app.recorder(), source, run_id=run_id, progress=update)
     except AlreadyImportedError as exc:
         fail(str(exc), code=EXIT_FAIL)
@@ -233,7 +233,7 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         print_json({**result.to_json(), "source": source.describe()})
         return
     console.print(
-        f"[green]✓[/] imported [bold]{escape(plain(source.name))}[/] ({source.engine}, {result.events} events) as run "
+        f"[green]✓[/] imported [bold]{escape(shown(source.name))}[/] ({source.engine}, {result.events} events) as run "
         f"[cyan]{escape(result.run_id)}[/]: {result.steps} steps, sealed\n"
         f"  sha256 {source.sha256}\n  head   {result.head_hash}",
         soft_wrap=True,  # the run id and the hashes are copied from their lines whole: never wrapped

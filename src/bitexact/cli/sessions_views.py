@@ -13,6 +13,7 @@ from rich.markup import escape
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json
 from bitexact.cli.sessions import sessions_group
+from bitexact.sessions import ENGINES
 from bitexact.errors import BitExactError
 from bitexact.sessions.compact import compact, format_result
 from bitexact.sessions.conformance import conformance_report
@@ -34,7 +35,7 @@ def _naming(path: Path, exc: Exception) -> str:
 @sessions_group.command("render")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["markdown", "text"]), default="markdown", show_default=True)
-@click.option("--engine", help="The engine that wrote a raw log (default: detect).")
+@click.option("--engine", type=click.Choice(ENGINES), help="The engine that wrote a raw log (default: detect).")
 @click.option("--budget", "budget_bytes", type=click.IntRange(min=512), help="Byte budget of the output (at least 512).")
 @click.option("--show-prompts", is_flag=True, help="Include user prompts (hidden by default: they are private).")
 def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int | None, show_prompts: bool) -> None:
@@ -48,11 +49,12 @@ def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int |
     \b
     Exit codes:
       0  rendered
-      2  PATH cannot be read or is not a session log, or a usage error
+      2  PATH cannot be read or is not a session log (no event, or none of --engine's), or a
+         usage error
     """
     try:
-        click.echo(render_path(path, fmt, engine=engine, budget_bytes=budget_bytes, show_prompts=show_prompts),  # type: ignore[arg-type]
-                   nl=False)
+        click.echo(render_path(path, fmt, engine=engine, budget_bytes=budget_bytes,  # type: ignore[arg-type]
+                               show_prompts=show_prompts, require_events=True), nl=False)
     except (BitExactError, ValueError, OSError) as exc:
         fail(_naming(path, exc), code=EXIT_INPUT)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -80,4 +81,17 @@ def read_session_file(path: Path | str, *, limit: int = SESSION_READ_MAX) -> byt
         os.close(fd)
 
 
-__all__ = ["SESSION_READ_MAX", "SessionFileError", "file_kind", "read_session_file"]
+def no_events_message(name: str, diagnostics: Sequence[str], engine: str | None) -> str:
+    """Why ``name`` yields no event, and what to do: with ``--engine`` given, whether it is the right one;
+    without, to name it (detection may have picked the wrong reader)."""
+    causes = "; ".join(diagnostics[:3]) or "no records"
+    if len(diagnostics) > 3:
+        causes += f"; {len(diagnostics) - 3} more"
+    if engine is not None:
+        return (f"{name}: no recognizable {engine} events ({causes}); --engine {engine} was given: check that"
+                " it is the engine that wrote the log, or omit --engine to detect it")
+    return (f"{name}: no recognizable session events ({causes}); if detection picked the wrong engine, name"
+            " the one that wrote the log with --engine")
+
+
+__all__ = ["SESSION_READ_MAX", "SessionFileError", "file_kind", "no_events_message", "read_session_file"]
