@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli.real_command import command_env, run_bitexact
+from cli.real_command import BITEXACT, command_env, run_bitexact
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLAUDE = FIXTURES / "claude" / "subagent_lifecycle_and_status.jsonl"
@@ -423,3 +423,27 @@ def test_render_views_do_not_pass_bidi_overrides_through(tmp_path: Path, fmt: st
     assert result.returncode == 0, result.stderr
     assert not set("\u202e\u200f\u2066") & set(result.stdout)
     assert "pay \ufffd0001$ to\ufffd me" in result.stdout
+
+
+# -- 9. a stdout closed after the import sealed its run --------------------------------------------------------
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_import_with_stdout_closed_exits_0_saying_the_run_was_sealed(tmp_path: Path, as_json: bool) -> None:
+    """`import session LOG | head -1`: the run was sealed, then the closed pipe made the command exit 1 with
+    no word. Here stdout is a pipe whose reader is gone before the command starts (every write fails)."""
+    home = tmp_path / "home"
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([BITEXACT, "import", "session", str(CLAUDE), *(["--json"] if as_json else [])],
+                              env=command_env(home), stdout=write_end, stderr=subprocess.PIPE, text=True,
+                              timeout=120, check=False)
+    finally:
+        os.close(write_end)
+    [run] = _runs(home)
+    assert run["sealed"] is True
+    assert proc.returncode == 0, proc.stderr
+    assert (f"note: standard output was closed before all was printed; run {run['run_id']} was imported and"
+            " sealed") in _one_line(proc.stderr)
+    assert "Traceback" not in proc.stderr

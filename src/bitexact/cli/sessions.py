@@ -18,6 +18,7 @@ from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import (
     EXIT_FAIL,
     EXIT_INPUT,
+    after_the_work,
     console,
     err_console,
     fail,
@@ -30,8 +31,10 @@ from bitexact.sessions import ENGINES, canonical_json, parse
 from bitexact.sessions.evidence import (
     UNIFIED,
     AlreadyImportedError,
+    ImportResult,
     RunIdTakenError,
     SessionInputError,
+    SessionSource,
     import_session,
     read_session,
 )
@@ -229,6 +232,12 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         fail(f"--run-id: {exc}", code=EXIT_INPUT)
     except BitExactError as exc:
         fail(f"import stopped: {exc}", code=EXIT_FAIL)
+    with after_the_work(f"run {result.run_id} was imported and sealed ({result.steps} steps)"):
+        _print_imported(result, source, as_json)
+
+
+def _print_imported(result: ImportResult, source: SessionSource, as_json: bool) -> None:
+    """What ``import session`` prints once the run is sealed."""
     if as_json:
         print_json({**result.to_json(), "source": source.describe()})
         return
