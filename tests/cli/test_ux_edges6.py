@@ -36,6 +36,22 @@ def _claude_log(path: Path, events: int, session: str = "s-ux6") -> Path:
     return path
 
 
+def _import_as(home: Path, log: Path, run_id: str) -> None:
+    """Import ``log`` as ``run_id`` through the library: `import session --run-id` takes only the SDK's ids
+    (letters, digits, ._:-), but a run recorded by a Recorder may hold any printable id, brackets included."""
+    from bitexact.crypto.keystore import KeyStore
+    from bitexact.recording import Recorder
+    from bitexact.sessions.evidence import import_session, read_session
+    from bitexact.store import open_store
+
+    store = open_store(home)
+    try:
+        keys = KeyStore(home)
+        import_session(Recorder(store, keys.current_or_init(), keys=keys), read_session(log), run_id=run_id)
+    finally:
+        store.close()
+
+
 def _on_terminal(home: Path, *args: str, columns: int = 100) -> tuple[int, str]:
     """``bitexact ARGS`` with stdout and stderr on a pseudo-terminal: its exit code and what the terminal got."""
     code, shown, _ = run_on_terminal(home, *args, TERM="xterm-256color", COLUMNS=str(columns))
@@ -90,9 +106,8 @@ def test_export_progress_bar_shows_a_bracketed_run_id_as_text(tmp_path: Path) ->
     MarkupError traceback on the first refresh, and no bundle was written."""
     home = tmp_path / "home"
     run_id = "ci[/]4711"
-    imported = bx(home, "import", "session", str(_claude_log(tmp_path / "log.jsonl", 2000)), "--run-id", run_id,
-                  "--json")
-    assert imported.returncode == 0, imported.stderr
+    # `import session --run-id` takes only the SDK's ids; a Recorder may record any printable id.
+    _import_as(home, _claude_log(tmp_path / "log.jsonl", 2000), run_id)
     bundle = tmp_path / "run.json"
     code, seen = _on_terminal(home, "export", run_id, "-o", str(bundle))
     assert "Traceback" not in seen, seen[-3000:]

@@ -210,8 +210,8 @@ def test_conformance_report_counts_a_collection_error_as_a_failure(tmp_path: Pat
 
 @pytest.mark.uas("T-UAS-051")
 def test_conformance_cli_reports_an_unusable_test_run_without_a_traceback(tmp_path: Path, monkeypatch) -> None:
-    """Project rule: no tracebacks for user errors in the CLI.  `bitexact sessions conformance` takes
-    the `tests/sessions` of the current directory; when that suite cannot even start (here its
+    """Project rule: no tracebacks for user errors in the CLI.  `bitexact sessions conformance --tests DIR`
+    runs that suite; when that suite cannot even start (here its
     conftest raises), run_suite raises RuntimeError("... produced no UAS results") and the command
     dies with a Python traceback instead of a one-line error and a documented exit code."""
     from click.testing import CliRunner
@@ -221,7 +221,7 @@ def test_conformance_cli_reports_an_unusable_test_run_without_a_traceback(tmp_pa
     suite = tmp_path / "tests" / "sessions"
     suite.mkdir(parents=True)
     (suite / "conftest.py").write_text('raise RuntimeError("this suite cannot start")\n')
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["sessions", "conformance"], env={"BITEXACT_HOME": str(tmp_path / "home")})
+    result = CliRunner().invoke(cli, ["sessions", "conformance", "--tests", str(suite)],
+                                env={"BITEXACT_HOME": str(tmp_path / "home")})
     assert result.exit_code != 0
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)

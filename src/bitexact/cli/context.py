@@ -111,5 +111,33 @@ class AppContext:
                                    " (the store, a key, a journal or a failures record) or a capture key in force;"
                                    " write somewhere else")
 
+    def own_tree_conflict(self, directory: Path) -> str | None:
+        """Why a command that rewrites every file below ``directory`` must not run there, or None.
+
+        The data directory (store, keys, journals, failures), the host key
+        and the capture key files in force hold what a recording cannot get
+        back: a tree that is the data directory, lies inside it, holds it, or
+        holds one of those keys is refused whole (symlinks followed on both
+        sides, as :meth:`refuse_own_file` does).
+        """
+        from bitexact.capture.keyfiles import capture_key_files
+        from bitexact.crypto.hostkey import host_key_path
+
+        home = os.path.realpath(self.home)
+        if config.inside(directory, home):
+            where = "is" if os.path.realpath(directory) == home else "is inside"
+            return f"{directory} {where} BitExact's data directory {self.home} (its store and keys)"
+        if config.inside(home, directory):
+            return f"{directory} holds BitExact's data directory {self.home} (its store and keys)"
+        try:
+            keys = [("the host key", str(host_key_path(self.home)))]
+        except OSError:
+            keys = []
+        keys += [("a capture key file in force", key) for key in capture_key_files()]
+        for label, key in keys:
+            if os.path.lexists(key) and config.inside(key, directory):
+                return f"{directory} holds {label}, {key}"
+        return None
+
 
 pass_app = click.make_pass_decorator(AppContext)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import click
@@ -44,6 +46,19 @@ class _Console(Console):
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
         self._width, self._height = new_size
+
+    reader_may_leave: bool = False
+    """Set by :func:`after_the_work` while a command prints what it did: a closed stdout then raises
+    :class:`StdoutClosed` rather than rich's silent exit 1."""
+
+    def on_broken_pipe(self) -> None:
+        if self.reader_may_leave:
+            raise StdoutClosed()
+        super().on_broken_pipe()
+
+
+class StdoutClosed(Exception):
+    """The reader of standard output went away (``| head -1``) while a command printed."""
 
 
 # No emoji codes: recorded text such as "ops:a: note" would print ":a:" as an emoji.
@@ -132,6 +147,29 @@ def plain(text: str) -> str:
     read): it must not clear, recolour or reorder the terminal it is read on.
     """
     return _UNSAFE.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
+
+
+@contextmanager
+def after_the_work(done: str) -> Iterator[None]:
+    """Printing what a command did once its work is done (a run imported and sealed).
+
+    A reader that closes standard output early (``bitexact import session LOG | head -1``) made rich exit 1
+    without a word, as if the work had failed. Here the rest of the output is dropped, one note on stderr
+    says that stdout closed and what was done (``done``), and the command exits 0: the work stands.
+    """
+    console.reader_may_leave = True
+    try:
+        yield
+    except (StdoutClosed, BrokenPipeError):
+        # Whatever is still buffered for stdout goes nowhere, so the interpreter's last flush cannot fail too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        console.quiet = True
+        err_console.print(Text(f"note: standard output was closed before all was printed; {done}"), soft_wrap=True)
+        sys.exit(EXIT_OK)
+    finally:
+        console.reader_may_leave = False
 
 
 def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoReturn:

@@ -18,6 +18,7 @@ from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import (
     EXIT_FAIL,
     EXIT_INPUT,
+    after_the_work,
     console,
     err_console,
     fail,
@@ -30,12 +31,16 @@ from bitexact.sessions import ENGINES, canonical_json, parse
 from bitexact.sessions.evidence import (
     UNIFIED,
     AlreadyImportedError,
+    ImportResult,
     RunIdTakenError,
     SessionInputError,
+    SessionSource,
     import_session,
     read_session,
 )
 from bitexact.sessions.parsers.errors import SessionParseError
+from bitexact.sessions.readfile import SessionFileError, no_events_message, read_session_file
+from bitexact.sessions.render.escape import shown
 from bitexact.store import RecordError
 
 _WIDTH = 64
@@ -46,7 +51,7 @@ def _warn_diagnostics(diagnostics: tuple[str, ...] | list[str], name: str) -> No
     if not diagnostics:
         return
     # The file's name is stored in the run (it may come from a downloaded artifact): shown with escapes.
-    err_console.print(f"[yellow]warning:[/] {len(diagnostics)} record(s) of {escape(plain(name))} skipped or not "
+    err_console.print(f"[yellow]warning:[/] {len(diagnostics)} record(s) of {escape(shown(name))} skipped or not "
                       "mapped:", soft_wrap=True)
     for line in diagnostics:
         err_console.print(f"  {escape(plain(line))}", soft_wrap=True, markup=True)
@@ -54,13 +59,30 @@ def _warn_diagnostics(diagnostics: tuple[str, ...] | list[str], name: str) -> No
 
 def _read_text(log: Path) -> str:
     try:
-        data = log.read_bytes()
+        data = read_session_file(log)
+    except SessionFileError as exc:
+        fail(f"LOG: {exc}", code=EXIT_INPUT)
     except OSError as exc:
         fail(f"LOG: cannot read {log}: {exc.strerror or exc}", code=EXIT_INPUT)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         fail(f"LOG: {log} is not UTF-8 text (invalid byte at offset {exc.start})", code=EXIT_INPUT)
+
+
+RUN_ID_RULE = ("a run id starts with a letter, a digit or _, holds only letters, digits and . _ : -, is at most"
+               " 200 characters and holds no '..' (the rule the SDK applies)")
+
+
+def _check_run_id(run_id: str) -> None:
+    """Exit 2 unless ``run_id`` passes the SDK's rule (`recording.journal.check_run_id`): an id such as
+    ``-rf`` or ``../x y`` was recorded, and then every command given it read it as an option or a path."""
+    from bitexact.recording.journal import JournalError, check_run_id
+
+    try:
+        check_run_id(run_id)
+    except JournalError:
+        fail(f"--run-id {run_id!r}: {RUN_ID_RULE}", code=EXIT_INPUT)
 
 
 def _clip(value: Any) -> str:
@@ -121,8 +143,7 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
         fail(str(exc), code=EXIT_INPUT)
     _warn_diagnostics(result.diagnostics, log.name)
     if not result.events:
-        fail(f"{log}: no recognizable events (an empty log, or none of its records is one an engine writes)",
-             code=EXIT_INPUT)
+        fail(no_events_message(str(log), result.diagnostics, engine), code=EXIT_INPUT)
     if as_json:
         try:
             document = canonical_json(result.events)
@@ -132,7 +153,7 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
                  code=EXIT_INPUT)
         click.echo(document, nl=False)
         return
-    table = Table(title=f"{escape(plain(log.name))} · {result.engine} · {len(result.events)} events")  # title is markup
+    table = Table(title=f"{escape(shown(log.name))} · {result.engine} · {len(result.events)} events")  # title is markup
     table.add_column("#", justify="right")
     table.add_column("type", style="cyan")
     table.add_column("id")
@@ -191,13 +212,15 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
       2  the log cannot be read (missing, not UTF-8, no recognizable events, an unsupported
          unified version), or a bad --run-id
     """
+    if run_id is not None:
+        _check_run_id(run_id)  # before the log is read: a bad id is a usage error whatever the log holds
     try:
         source = read_session(log, engine=engine)
     except SessionInputError as exc:
         fail(str(exc), code=EXIT_INPUT)
     _warn_diagnostics(source.diagnostics, source.name)
     try:
-        with progress_bar(f"importing {escape(plain(source.name))}", len(source.events)) as update:
+        with progress_bar(f"importing {escape(shown(source.name))}", len(source.events)) as update:
             result = import_session(app.recorder(), source, run_id=run_id, progress=update)
     except AlreadyImportedError as exc:
         fail(str(exc), code=EXIT_FAIL)
@@ -209,11 +232,17 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         fail(f"--run-id: {exc}", code=EXIT_INPUT)
     except BitExactError as exc:
         fail(f"import stopped: {exc}", code=EXIT_FAIL)
+    with after_the_work(f"run {result.run_id} was imported and sealed ({result.steps} steps)"):
+        _print_imported(result, source, as_json)
+
+
+def _print_imported(result: ImportResult, source: SessionSource, as_json: bool) -> None:
+    """What ``import session`` prints once the run is sealed."""
     if as_json:
         print_json({**result.to_json(), "source": source.describe()})
         return
     console.print(
-        f"[green]✓[/] imported [bold]{escape(plain(source.name))}[/] ({source.engine}, {result.events} events) as run "
+        f"[green]✓[/] imported [bold]{escape(shown(source.name))}[/] ({source.engine}, {result.events} events) as run "
         f"[cyan]{escape(result.run_id)}[/]: {result.steps} steps, sealed\n"
         f"  sha256 {source.sha256}\n  head   {result.head_hash}",
         soft_wrap=True,  # the run id and the hashes are copied from their lines whole: never wrapped

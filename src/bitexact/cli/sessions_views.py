@@ -13,9 +13,11 @@ from rich.markup import escape
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json
 from bitexact.cli.sessions import sessions_group
+from bitexact.sessions import ENGINES
 from bitexact.errors import BitExactError
 from bitexact.sessions.compact import compact, format_result
 from bitexact.sessions.conformance import conformance_report
+from bitexact.sessions.readfile import SessionFileError
 from bitexact.sessions.render import render_path
 from bitexact.sessions.unify import unify
 from bitexact.sessions.unify.redact import Redactor, masks_from_log
@@ -33,7 +35,7 @@ def _naming(path: Path, exc: Exception) -> str:
 @sessions_group.command("render")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["markdown", "text"]), default="markdown", show_default=True)
-@click.option("--engine", help="The engine that wrote a raw log (default: detect).")
+@click.option("--engine", type=click.Choice(ENGINES), help="The engine that wrote a raw log (default: detect).")
 @click.option("--budget", "budget_bytes", type=click.IntRange(min=512), help="Byte budget of the output (at least 512).")
 @click.option("--show-prompts", is_flag=True, help="Include user prompts (hidden by default: they are private).")
 def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int | None, show_prompts: bool) -> None:
@@ -47,11 +49,12 @@ def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int |
     \b
     Exit codes:
       0  rendered
-      2  PATH cannot be read or is not a session log, or a usage error
+      2  PATH cannot be read or is not a session log (no event, or none of --engine's), or a
+         usage error
     """
     try:
-        click.echo(render_path(path, fmt, engine=engine, budget_bytes=budget_bytes, show_prompts=show_prompts),  # type: ignore[arg-type]
-                   nl=False)
+        click.echo(render_path(path, fmt, engine=engine, budget_bytes=budget_bytes,  # type: ignore[arg-type]
+                               show_prompts=show_prompts, require_events=True), nl=False)
     except (BitExactError, ValueError, OSError) as exc:
         fail(_naming(path, exc), code=EXIT_INPUT)
 
@@ -200,7 +203,8 @@ def _print_sanitize(root: Path, stdio: str, found: bool, report: SanitizeReport,
               help=f"Agent stdio log inside DIR whose ::add-mask:: values are collected first "
                    f"[default: {STDIO_PATH}, skipped if absent; an explicit path must exist].")
 @click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON (paths and counts, no values).")
-def sanitize_command(directory: Path, mask_values: tuple[str, ...], mask_files: tuple[str, ...],
+@pass_app
+def sanitize_command(app: AppContext, directory: Path, mask_values: tuple[str, ...], mask_files: tuple[str, ...],
                      stdio: str | None, as_json: bool) -> None:
     """Redact runtime masks in every file below DIR before it is uploaded (UAS T-UAS-060).
 
@@ -215,6 +219,11 @@ def sanitize_command(directory: Path, mask_values: tuple[str, ...], mask_files: 
     cannot publish it. Mask values are never printed or written anywhere.
     Surrounding whitespace of a mask is ignored, as for ::add-mask::.
 
+    DIR must not be BitExact's data directory, lie inside it or hold it,
+    nor hold the host key or a capture key file in force: such a DIR is
+    refused before anything is read (exit 2), since rewriting the store or
+    a key as text destroys them. Sanitize a copy of the artifacts instead.
+
     \b
     Examples:
       bitexact sessions sanitize /tmp/gh-aw
@@ -226,12 +235,18 @@ def sanitize_command(directory: Path, mask_values: tuple[str, ...], mask_files: 
       0  every file is sanitized
       1  something could not be sanitized: it was removed (listed), a
          directory could not be read, or the pass stopped (then do not upload)
-      2  unusable input: DIR missing, a mask file unreadable, a bad --stdio
+      2  unusable input: DIR missing, DIR holding BitExact's own files, a mask
+         file unreadable, a bad --stdio
     """
     try:
         if not directory.is_dir():
             state = "not a directory" if directory.exists() else "no such directory"
             raise SanitizeInputError(f"DIR: {directory}: {state}")
+        conflict = app.own_tree_conflict(directory)
+        if conflict is not None:  # refused whole, before the --mask-file or stdio is read
+            raise SanitizeInputError(f"DIR: {conflict}; sanitizing it would rewrite them as text and destroy them."
+                                     " Nothing was changed: sanitize a directory that holds only the artifacts"
+                                     " to upload (copy them out, or point BITEXACT_HOME elsewhere)")
         masks, blank = _mask_values(mask_values, mask_files)
         relative, found, stdio_masks = _stdio_masks(directory, stdio)
     except SanitizeInputError as exc:
@@ -308,7 +323,10 @@ def validate_command(kind: str, path: Path) -> None:
       1  a record fails (or the file does not read as one)
       2  no such file, or a usage error
     """
-    report = validate(kind, path)  # type: ignore[arg-type]
+    try:
+        report = validate(kind, path)  # type: ignore[arg-type]
+    except SessionFileError as exc:  # a device, a FIFO, a directory, a file over 1 GiB: nothing was read
+        fail(str(exc), code=EXIT_INPUT)
     click.echo(report.stdout(), nl=False)
     if report.stderr():
         click.echo(report.stderr(), err=True, nl=False)
@@ -316,22 +334,31 @@ def validate_command(kind: str, path: Path) -> None:
 
 
 @sessions_group.command("conformance")
-def conformance_command() -> None:
+@click.option("--tests", "tests_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path),
+              help="Run this suite instead of the checkout's tests/sessions (its conftest.py and tests are "
+                   "executed: name only a suite you trust).")
+def conformance_command(tests_dir: Path | None) -> None:
     """Run the session test suite and print the conformance report (class, engines, every requirement).
+
+    The suite is the tests/sessions of the source checkout this bitexact
+    runs from, never the current directory's (running it executes its
+    code); --tests DIR names another one.
 
     \b
     Examples:
       bitexact sessions conformance
+      bitexact sessions conformance --tests ./tests/sessions
 
     \b
     Exit codes:
-      0  every requirement passes
-      1  a requirement fails
-      2  the suite could not run
+      0  every claimed requirement has a test that ran, and every test passes
+      1  a requirement fails, or a claimed requirement has no test or none ran
+         (listed under "Unavailable coverage")
+      2  the suite could not run (none in this installation, or it stopped)
     """
     try:
-        report = conformance_report()
+        report = conformance_report(tests_dir)
     except (RuntimeError, OSError) as exc:  # the suite could not run at all: said in one line
         fail(f"the session test suite could not run: {exc}", code=EXIT_INPUT)
     click.echo(report.text(), nl=False)
-    sys.exit(0 if report.ok else EXIT_FAIL)
+    sys.exit(0 if report.complete else EXIT_FAIL)

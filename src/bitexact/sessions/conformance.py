@@ -239,6 +239,17 @@ class ConformanceReport:
         """True when no test failed."""
         return not self.failures
 
+    @property
+    def untested(self) -> tuple[str, ...]:
+        """Requirements a class claims that no test covers ("no test") or whose tests did not run ("not run",
+        skipped): coverage the report cannot vouch for (T-UAS-051), which fails the command as a failure does."""
+        return tuple(row.id for row in self.rows if row.classes and row.outcome in ("no test", "not run"))
+
+    @property
+    def complete(self) -> bool:
+        """True when no test failed and every claimed requirement has a test that ran."""
+        return self.ok and not self.untested
+
     def text(self) -> str:
         """The printed report."""
         lines = [f"UAS conformance report — generated from {self.tests} tests in {self.tests_dir}", "", "Claims"]
@@ -265,6 +276,9 @@ class ConformanceReport:
         for row in self.rows:
             counts[row.outcome] = counts.get(row.outcome, 0) + 1
         lines += ["", "Summary: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))]
+        if self.untested:
+            lines.append(f"Unavailable coverage: {len(self.untested)} claimed requirement(s) with no test that ran: "
+                         + ", ".join(self.untested))
         return "\n".join(lines) + "\n"
 
 
@@ -297,16 +311,27 @@ def all_claims() -> dict[str, dict[str, Any]]:
 
 
 def default_tests_dir() -> Path:
-    """``tests/sessions`` of the checkout this package runs from (or of the current directory)."""
-    for base in (Path.cwd(), *Path(__file__).resolve().parents):
-        candidate = base / "tests" / "sessions"
-        if candidate.is_dir():
-            return candidate
-    return Path.cwd() / "tests" / "sessions"
+    """``tests/sessions`` of the source checkout this package runs from (``<checkout>/src/bitexact``).
+
+    Never the current directory's: running the suite executes its
+    ``conftest.py``, and a report about code found where the command was
+    typed is neither the product's nor safe. An installation outside a
+    checkout has no session tests: :class:`RuntimeError` says so (name a
+    suite explicitly with ``--tests DIR``).
+    """
+    package = Path(__file__).resolve().parents[1]  # .../src/bitexact
+    checkout = package.parents[1]
+    candidate = checkout / "tests" / "sessions"
+    if package.parent.name == "src" and (checkout / "pyproject.toml").is_file() and candidate.is_dir():
+        return candidate
+    raise RuntimeError(f"this installation ({package}) has no session tests: they ship with a source "
+                       "checkout (run its bitexact), or name a suite with --tests DIR")
 
 
-def run_suite(tests_dir: Path, *, extra_args: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
-    """Run the tests under ``tests_dir`` with this plugin and return per-test outcomes.
+def run_suite(tests_dir: Path, *, extra_args: tuple[str, ...] = (), cwd: Path | None = None
+              ) -> dict[str, dict[str, Any]]:
+    """Run the tests under ``tests_dir`` with this plugin (in ``cwd``, default: this process's) and return
+    per-test outcomes.
 
     Raises :class:`RuntimeError` when the suite cannot run at all: ``tests_dir`` missing, or pytest
     stopping on a usage or internal error (it still writes an empty result, which would read as a
@@ -323,7 +348,7 @@ def run_suite(tests_dir: Path, *, extra_args: tuple[str, ...] = ()) -> dict[str,
         # defaults (a BITEXACT_CAPTURE_POLICY=pci deployment would fail tests written for them).
         env = {name: value for name, value in os.environ.items() if not name.startswith("BITEXACT_")}
         env["BITEXACT_UAS_REPORT"] = "1"
-        run = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        run = subprocess.run(command, env=env, capture_output=True, text=True, check=False, cwd=cwd)
         # pytest's internal error, usage error and "no tests collected": no test outcome at all, which an
         # empty result would report as a suite with no failures.
         if run.returncode in (3, 4, 5):
@@ -369,10 +394,16 @@ def build_report(results: Mapping[str, Mapping[str, Any]], claims: Mapping[str, 
 
 
 def conformance_report(tests_dir: Path | None = None, *, results: Path | None = None) -> ConformanceReport:
-    """Run (or read the recorded ``results`` of) the session suite and build the report."""
+    """Run (or read the recorded ``results`` of) the session suite and build the report.
+
+    ``tests_dir`` defaults to the checkout's ``tests/sessions`` (:func:`default_tests_dir`; RuntimeError when
+    this installation has none), never the current directory's.
+    """
     directory = Path(tests_dir) if tests_dir is not None else default_tests_dir()
     if results is not None:
         outcomes = json.loads(Path(results).read_text(encoding="utf-8"))
     else:
-        outcomes = run_suite(directory)
+        # The checkout's suite runs from the checkout's root, as its tests expect (`from tests.sessions...`),
+        # wherever the command was typed; a suite named explicitly runs where the caller is.
+        outcomes = run_suite(directory, cwd=directory.parents[1] if tests_dir is None else None)
     return build_report(outcomes, all_claims(), str(directory))

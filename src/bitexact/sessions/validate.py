@@ -24,6 +24,7 @@ from typing import Any, Literal
 from bitexact.canon import loads
 from bitexact.errors import BitExactError, StrictJSONError
 from bitexact.sessions.draft7 import Check, compile_schema
+from bitexact.sessions.readfile import read_session_file
 from bitexact.sessions.render.escape import shown as _shown
 from bitexact.sessions.schema import CANONICAL_SCHEMA_FILE, UNIFIED_SCHEMA_FILE, load_schema
 from bitexact.sessions.unified_model import (
@@ -286,7 +287,7 @@ def validate(kind: Kind, path: Path, *, fmt: Literal["json", "jsonl"] | None = N
         raise ValidationInputError(f"unknown format {fmt!r}; expected 'json' or 'jsonl'")
     diagnostics = _Diagnostics()
     try:
-        data = path.read_bytes()
+        data = read_session_file(path)  # a device or a FIFO never ends: SessionFileError, which the CLI exits 2 on
     except OSError as exc:
         diagnostics.add(f"file: cannot read ({exc.strerror})")
         return ValidationReport(kind, str(path), 0, {}, diagnostics.final())

@@ -14,7 +14,8 @@ Public API::
     load_session(data, name, engine=None) -> SessionSource
     kind_for(event_type) -> str                          # the documented mapping
     entry_data(source, item) -> dict                     # what one entry's data holds
-    find_earlier_import(store, sha256) -> RunInfo | None
+    find_earlier_import(store, sha256) -> RunInfo | None   # the run that refuses these bytes again
+    superseded_imports(store, sha256) -> list[str]          # repaired partial imports a new one supersedes
     import_session(recorder, source, run_id=None) -> ImportResult
 
 A run reads: ``run_meta`` (observed: the recorder's record of the import,
@@ -38,6 +39,7 @@ from bitexact.sessions.evidence.importer import (
     find_earlier_import,
     import_session,
     run_name,
+    superseded_imports,
 )
 from bitexact.sessions.evidence.mapping import (
     EVENT_PROV,
@@ -79,4 +81,5 @@ __all__ = [
     "load_session",
     "read_session",
     "run_name",
+    "superseded_imports",
 ]

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bitexact.capture.rules import StepRules
 from bitexact.errors import BitExactError, CanonicalizationError
 from bitexact.recording import Recorder, RunWriter
+from bitexact.recording.journal import JournalError, hold_live_lock, release_live_lock
 from bitexact.sessions.evidence.entries import entry_data
 from bitexact.sessions.evidence.errors import (
     AlreadyImportedError,
@@ -45,7 +47,13 @@ def run_name(source: SessionSource) -> str:
 
 
 def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
-    """The run that imported bytes with this SHA-256, or None.
+    """The run that imported bytes with this SHA-256 and so refuses another import of them, or None.
+
+    That is a sealed import, or an unsealed one no operator accepted the end
+    of (still running, or killed before a repair). An unsealed import with a
+    ``repair`` entry (``bitexact repair RUN``: its truncated history was
+    accepted) no longer refuses: :func:`superseded_imports` names it, and
+    the new import's run_meta says it supersedes it.
 
     The chain is authoritative, not the run's name: the capture policy
     scrubs the name (a custom detector may hit the digest in it) and a
@@ -55,12 +63,27 @@ def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
     entries (:func:`_imported`), one entry read each. A run with no entries
     (its import stopped before run_meta) is ignored.
     """
+    return next((info for info in _earlier_imports(store, sha256) if not accepted_partial(info)), None)
+
+
+def superseded_imports(store: Store, sha256: str) -> list[str]:
+    """The run ids of earlier imports of these bytes that stopped before their seal and whose end an operator
+    accepted with ``bitexact repair``: a new import of the bytes supersedes them."""
+    return [info.run_id for info in _earlier_imports(store, sha256) if accepted_partial(info)]
+
+
+def accepted_partial(info: RunInfo) -> bool:
+    """An unsealed run holding a ``repair`` entry: its recording stopped, and an operator accepted that its
+    history ends there (a repair is refused while a process still records the run)."""
+    return not info.sealed and int(info.kinds.get("repair", 0) or 0) > 0
+
+
+def _earlier_imports(store: Store, sha256: str) -> Iterator[RunInfo]:
     for info in store.runs():
         if info.steps == 0 or _names_other_bytes(info, sha256):
             continue
         if _imported(store, info, sha256):
-            return info
-    return None
+            yield info
 
 
 _TOKEN_OPEN: Final[str] = "["
@@ -277,16 +300,24 @@ def import_session(
     # The file's name is the operator's text, not an engine's event, yet it is stored (the run's name,
     # run_meta, every entry's source): the policy's detectors read it as they read everything else.
     source = dataclasses.replace(source, name=recorder.scrubbed(source.name))
-    earlier = find_earlier_import(store, source.sha256)
+    earlier_runs = list(_earlier_imports(store, source.sha256))
+    earlier = next((info for info in earlier_runs if not accepted_partial(info)), None)
     if earlier is not None:
         # An unsealed run is an import that was interrupted or one still recording in another
         # process; the store cannot tell them apart, so the message names both.
-        state = "" if earlier.sealed else " (unsealed: that import is still running, or was interrupted)"
+        if earlier.sealed:
+            step = f"inspect it with `bitexact show {earlier.run_id}`"
+        else:
+            step = (f"if no import of it is running any more, accept its truncated history with `bitexact repair"
+                    f" {earlier.run_id} --by NAME --note \"import interrupted\"` (refused while one runs), then"
+                    f" import again: the new run names {earlier.run_id} as the one it supersedes")
+        state = "" if earlier.sealed else " (unsealed: that import is still running, or it was interrupted)"
         raise AlreadyImportedError(
-            f"{source.name} (sha256 {source.sha256[:16]}…) was already imported as run {earlier.run_id}{state}; "
-            f"inspect it with `bitexact show {earlier.run_id}`",
+            f"{source.name} (sha256 {source.sha256[:16]}…) was already imported as run {earlier.run_id}{state};"
+            f" {step}",
             run_id=earlier.run_id, sealed=earlier.sealed,
         )
+    supersedes = [info.run_id for info in earlier_runs if accepted_partial(info)]
     if run_id is not None:
         try:
             store.run(run_id)
@@ -301,7 +332,38 @@ def import_session(
     for item in source.events:
         kind = kind_for(item.event["type"])
         planned.append((item, kind, _under_policy(recorder, _no_copies(recorder, kind, entry_data(source, item)))))
-    writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": source.describe()})
+    block = source.describe()
+    if supersedes:  # earlier partial imports of these bytes an operator accepted the end of (bitexact repair)
+        block["supersedes"] = supersedes
+    writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": block})
+    live = _hold_live_lock(store, writer.run_id)
+    try:
+        return _record(writer, source, planned, progress)
+    finally:
+        if live is not None:
+            live()
+
+
+def _hold_live_lock(store: Store, run_id: str) -> Callable[[], None] | None:
+    """Hold the run's live lock while the import records it, as an SDK run does: `bitexact repair` then
+    refuses the run while the import runs, and `bitexact health` tells it from one whose process was killed.
+    The release, or None when no lock can be held (a store with no data directory, journals/ unusable):
+    the import records as before."""
+    path = getattr(store, "path", None)
+    if path is None:
+        return None
+    home = Path(path).parent
+    try:
+        fd = hold_live_lock(home, run_id)
+    except (JournalError, OSError):
+        return None
+    return lambda: release_live_lock(home, run_id, fd)
+
+
+def _record(writer: RunWriter, source: SessionSource, planned: list[tuple[SourceEvent, str, dict[str, Any]]],
+            progress: Callable[[int], None] | None) -> ImportResult:
+    """Append the planned entries in chunks and seal the run."""
+    store = writer.recorder.store
     if source.diagnostics:
         rest, own = _split_own(diagnostics_marker(source))
         writer.append("marker", rest, prov=EVENT_PROV, own=own)
@@ -339,10 +401,12 @@ __all__ = [
     "SourceEvent",
     "diagnostics_marker",
     "entry_data",
+    "accepted_partial",
     "find_earlier_import",
     "import_session",
     "kind_for",
     "load_session",
     "read_session",
     "run_name",
+    "superseded_imports",
 ]

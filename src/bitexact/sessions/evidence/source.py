@@ -13,6 +13,7 @@ from bitexact.sessions import parse
 from bitexact.sessions.evidence.errors import SessionInputError
 from bitexact.sessions.evidence.mapping import IMPORTER, UNIFIED
 from bitexact.sessions.parsers.errors import SessionParseError
+from bitexact.sessions.readfile import SessionFileError, no_events_message, read_session_file
 from bitexact.sessions.unified_model import FormatVersionError, header_version
 
 
@@ -60,12 +61,13 @@ class SessionSource:
 
 
 def read_session(path: Path | str, *, engine: str | None = None) -> SessionSource:
-    """Read ``path`` and return its events; raises :class:`SessionInputError`."""
+    """Read ``path`` (a regular file, at most 1 GiB, read as of its size when opened) and return its events;
+    raises :class:`SessionInputError`."""
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise SessionInputError(f"LOG: {path} is a directory, not a session file") from None
+        data = read_session_file(path)
+    except SessionFileError as exc:
+        raise SessionInputError(f"LOG: {exc}") from None
     except OSError as exc:
         raise SessionInputError(f"LOG: cannot read {path}: {exc.strerror or exc}") from exc
     return load_session(data, path.name, engine=engine)
@@ -104,13 +106,7 @@ def load_session(data: bytes, name: str, *, engine: str | None = None) -> Sessio
         events = tuple(SourceEvent(i, event) for i, event in enumerate(result.events))
         source = SessionSource(name, digest, len(data), result.engine, "log", events, tuple(result.diagnostics))
     if not _has_events(source):
-        causes = "; ".join(source.diagnostics[:3]) or "no records"
-        if len(source.diagnostics) > 3:
-            causes += f"; {len(source.diagnostics) - 3} more"
-        raise SessionInputError(
-            f"{name}: no recognizable session events ({causes}); name the engine with --engine "
-            "if detection picked the wrong one"
-        )
+        raise SessionInputError(no_events_message(name, source.diagnostics, engine if engine != UNIFIED else None))
     return source
 
 

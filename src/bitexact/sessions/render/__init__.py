@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from bitexact.canon import loads
 from bitexact.errors import BitExactError, StrictJSONError
+from bitexact.sessions.readfile import no_events_message, read_session_file
 from bitexact.sessions.render.budget import DEFAULT_BUDGET_BYTES
 from bitexact.sessions.render.markdown import conversation_markdown
 from bitexact.sessions.render.privacy import Publisher
@@ -30,6 +31,10 @@ Format = Literal["markdown", "text"]
 
 class UnifiedFormatError(BitExactError, ValueError):
     """A unified file cannot be read: missing/invalid/unsupported header or malformed record."""
+
+
+class NoSessionEventsError(BitExactError, ValueError):
+    """``render_path``: the log yields no canonical event (empty, not a session log, or not the named engine's)."""
 
 
 def is_unified(events: Sequence[Mapping[str, Any]]) -> bool:
@@ -79,10 +84,10 @@ def render(
     return plain_text_summary(events, budget_bytes=budget, show_prompts=show_prompts, masks=masks)
 
 
-def read_unified(path: Path) -> list[dict[str, Any]]:
-    """The records of a unified file; any malformed line fails explicitly."""
+def read_unified(path: Path, data: bytes | None = None) -> list[dict[str, Any]]:
+    """The records of a unified file (``data``: its bytes, already read); any malformed line fails explicitly."""
     records = []
-    data = Path(path).read_bytes()
+    data = read_session_file(path) if data is None else data
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
@@ -115,15 +120,23 @@ def render_path(
     budget_bytes: int | None = None,
     show_prompts: bool = False,
     masks: Iterable[str] = (),
+    require_events: bool = False,
 ) -> str:
-    """What ``bitexact sessions render PATH`` prints: a unified file or a parsed agent log."""
-    data = Path(path).read_bytes()
+    """What ``bitexact sessions render PATH`` prints: a unified file or a parsed agent log.
+
+    A log that yields no event renders as "No supported agent observations" (an empty trace is a valid one,
+    T-UAS-004); with ``require_events`` (the CLI) it raises :class:`NoSessionEventsError` instead, saying
+    why (the parser's unrecognized-format report) and whether ``engine`` may be the wrong one.
+    """
+    data = read_session_file(path)  # a regular file, bounded, read once (SessionFileError otherwise)
     if _looks_unified(data):
-        records = read_unified(Path(path))
+        records = read_unified(Path(path), data)
         return render(records, fmt, budget_bytes=budget_bytes, show_prompts=show_prompts, masks=masks)
     from bitexact.sessions import parse
 
     result = parse(data.decode("utf-8", errors="replace"), engine)
+    if require_events and not result.events:  # not a session log, or not that engine's
+        raise NoSessionEventsError(no_events_message(str(path), result.diagnostics, engine))
     return render(result.events, fmt, budget_bytes=budget_bytes, show_prompts=show_prompts, masks=masks)
 
 
@@ -177,6 +190,7 @@ __all__ = [
     "conversation_markdown",
     "is_unified",
     "plain_text_summary",
+    "NoSessionEventsError",
     "read_unified",
     "render",
     "render_path",

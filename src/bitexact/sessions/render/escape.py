@@ -14,7 +14,9 @@ _BACKTICKS = re.compile(r"`+")
 # The runner trims all leading Unicode whitespace (.NET TrimStart: no-break, em, ideographic spaces ...)
 # before it looks for a command, so any whitespace but the line break may precede the markers.
 _COMMAND_LINE = re.compile(r"^([^\S\n]*)(::|##\[)", re.M)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Control characters and the bidirectional marks, embeddings, overrides and isolates: a U+202E in a log
+# reversed the rest of its line in the views (``shown`` escapes the same set in console reports).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _ZWSP = "\u200b"
 _UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -41,13 +43,13 @@ def neutralize_commands(text: str) -> str:
 
 
 def single_line(text: str) -> str:
-    """A one-line display form: line breaks shown as ``⏎``, control characters as ``�``."""
+    """A one-line display form: line breaks shown as ``⏎``, control characters and bidi controls as ``�``."""
     text = text.replace("\r\n", "⏎").replace("\n", "⏎").replace("\r", "⏎")
     return _CONTROL.sub("\ufffd", text)
 
 
 def printable(text: str) -> str:
-    """Multiline display form: control characters other than newline/tab replaced."""
+    """Multiline display form: control characters other than newline/tab, and bidi controls, replaced."""
     return _CONTROL.sub("\ufffd", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 

@@ -4,7 +4,9 @@ Layout: ``### Agent session``, the information/statistics first, then the
 transcript in a collapsed ``<details>`` section.  Every untrusted string is
 inside a code fence longer than its backtick runs, so payloads cannot close
 the fence or the disclosure; the only text outside fences is generated
-labels and escaped counts.  The byte budget reserves the closing fence and
+labels and escaped counts. Every fenced line is passed through
+``neutralize_commands`` as in the text view: the view is printed to job logs
+too, where ``::workflow-command::`` at a line start takes effect (8.5).  The byte budget reserves the closing fence and
 ``</details>`` markup and ends a clipped view with an explicit notice.
 """
 
@@ -15,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bitexact.sessions.render.budget import Document, size
-from bitexact.sessions.render.escape import escape_html, fence_for, single_line
+from bitexact.sessions.render.escape import escape_html, fence_for, neutralize_commands, single_line
 from bitexact.sessions.render.privacy import Publisher
 from bitexact.sessions.render.summary import Conversation, build_conversations
 from bitexact.sessions.render.transcript import information_lines, transcript_lines
@@ -29,11 +31,15 @@ def escape_inline(text: str) -> str:
 
 
 def fenced_block(doc: Document, lines: Sequence[str], fence: str) -> None:
-    """Write ``lines`` inside ``fence`` (closing fence reserved by the budget)."""
+    """Write ``lines`` inside ``fence`` (closing fence reserved by the budget), workflow commands neutralized.
+
+    A step summary is Markdown, but this view is also printed by ``sessions render`` to a job log, where a
+    runner reads every line: a fence does not stop ``::add-mask::`` at a line start (8.5).
+    """
     if not doc.open(f"{fence}text\n", f"{fence}\n"):
         return
     for line in lines:
-        if not doc.write(line + "\n", clip=True):
+        if not doc.write(neutralize_commands(line) + "\n", clip=True):
             break
     if not doc.truncated:
         doc.close()

