@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bitexact.cli import cli
+from cli.imported_runs import import_as
 
 FIXTURES = Path(__file__).resolve().parents[1] / "sessions" / "fixtures"
 CLAUDE = FIXTURES / "claude" / "jsonl_full_session_with_debug_and_trailing_extension.jsonl"
@@ -31,27 +32,11 @@ def no_traceback(result: Result) -> None:
         raise AssertionError(f"traceback instead of a message: {result.exception!r}\n{result.output}")
 
 
-def _import_as(home: Path, log: Path, run_id: str) -> None:
-    """Import ``log`` as ``run_id`` through the library: `import session --run-id` takes only the SDK's ids
-    (letters, digits, ._:-), but a run recorded by a Recorder may hold any printable id, brackets included."""
-    from bitexact.crypto.keystore import KeyStore
-    from bitexact.recording import Recorder
-    from bitexact.sessions.evidence import import_session, read_session
-    from bitexact.store import open_store
-
-    store = open_store(home)
-    try:
-        keys = KeyStore(home)
-        import_session(Recorder(store, keys.current_or_init(), keys=keys), read_session(log), run_id=run_id)
-    finally:
-        store.close()
-
-
 # -- 1. User text is printed as Rich markup ------------------------------------------------------
 
 
 def test_runs_lists_a_run_whose_id_holds_brackets(home: Path) -> None:
-    _import_as(home, CLAUDE, "ci[/]1")  # a store's run id may be any printable text; `[/]` is printable
+    import_as(home, CLAUDE, "ci[/]1")  # a store's run id may be any printable text; `[/]` is printable
     listed = run(home, "runs")
     no_traceback(listed)  # before: rich.errors.MarkupError for the whole store's listing
     assert listed.exit_code == 0

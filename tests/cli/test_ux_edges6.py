@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli.imported_runs import import_as
 from cli.real_command import BITEXACT, clear_bitexact_env, command_env, demo_run, run_bitexact, run_on_terminal
 
 bx = run_bitexact
@@ -34,22 +35,6 @@ def _claude_log(path: Path, events: int, session: str = "s-ux6") -> Path:
                            "content": [{"type": "text", "text": f"answer {i}"}]}} for i in range(events)]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
-
-
-def _import_as(home: Path, log: Path, run_id: str) -> None:
-    """Import ``log`` as ``run_id`` through the library: `import session --run-id` takes only the SDK's ids
-    (letters, digits, ._:-), but a run recorded by a Recorder may hold any printable id, brackets included."""
-    from bitexact.crypto.keystore import KeyStore
-    from bitexact.recording import Recorder
-    from bitexact.sessions.evidence import import_session, read_session
-    from bitexact.store import open_store
-
-    store = open_store(home)
-    try:
-        keys = KeyStore(home)
-        import_session(Recorder(store, keys.current_or_init(), keys=keys), read_session(log), run_id=run_id)
-    finally:
-        store.close()
 
 
 def _on_terminal(home: Path, *args: str, columns: int = 100) -> tuple[int, str]:
@@ -107,7 +92,7 @@ def test_export_progress_bar_shows_a_bracketed_run_id_as_text(tmp_path: Path) ->
     home = tmp_path / "home"
     run_id = "ci[/]4711"
     # `import session --run-id` takes only the SDK's ids; a Recorder may record any printable id.
-    _import_as(home, _claude_log(tmp_path / "log.jsonl", 2000), run_id)
+    import_as(home, _claude_log(tmp_path / "log.jsonl", 2000), run_id)
     bundle = tmp_path / "run.json"
     code, seen = _on_terminal(home, "export", run_id, "-o", str(bundle))
     assert "Traceback" not in seen, seen[-3000:]

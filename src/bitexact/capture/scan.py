@@ -47,7 +47,7 @@ from bitexact.capture.detectors.credentials import (
     names_credential,
 )
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
-from bitexact.capture.detectors.ordinary import ordinary_document_key, ordinary_value
+from bitexact.capture.detectors.ordinary import SIBLING_NAMES, VALUE_NAMES, ordinary_document_key, ordinary_value
 
 MAX_NESTED_DOCUMENTS = 32
 """JSON documents nested in strings deeper than this fail the scan (withheld, never kept)."""
@@ -375,7 +375,7 @@ class Scanner:
                     # A name/value object's value is replaced as a credential key's is; its name never is.
                     if self.by_key and (i in values or (i not in names and is_credential_name(decoded))):
                         # A model's output token, a thinking block's signature: left for their siblings.
-                        if (i not in values and ascii_lower(decoded) in _SIBLING_NAMES
+                        if (i not in values and ascii_lower(decoded) in SIBLING_NAMES
                                 and ordinary_document_key(tokens, i, _string_token)):
                             i += 1
                             continue
@@ -604,11 +604,6 @@ def _secret_data_keys(tokens: list[tuple[int, int, str]]) -> set[int]:
     return found
 
 
-_SIBLING_NAMES: Final[frozenset[str]] = frozenset({"token", "signature"})
-_VALUE_NAMES: Final[frozenset[str]] = frozenset({"key", "signature"})
-"""The credential names whose member its siblings may show is ordinary evidence (detectors/ordinary.py)."""
-
-
 def _ordinary_value(text: str, tokens: list[tuple[int, int, str]], key: str, value: tuple[int, int]) -> bool:
     """Whether the value (its token range ``value``) of the credential key ``key`` is ordinary evidence by what it
     is (:func:`~bitexact.capture.detectors.ordinary.ordinary_value`: an object that is a JSON Schema, a bare
@@ -616,7 +611,7 @@ def _ordinary_value(text: str, tokens: list[tuple[int, int, str]], key: str, val
     string under ``key`` or ``signature``, is parsed."""
     start, end = value
     first = tokens[start][2][0]
-    if first != "{" and not (first == '"' and ascii_lower(key) in _VALUE_NAMES):
+    if first != "{" and not (first == '"' and ascii_lower(key) in VALUE_NAMES):
         return False
     try:
         parsed = json.loads(text[tokens[start][0] : tokens[end - 1][1]])

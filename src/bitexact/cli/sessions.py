@@ -70,14 +70,10 @@ def _read_text(log: Path) -> str:
         fail(f"LOG: {log} is not UTF-8 text (invalid byte at offset {exc.start})", code=EXIT_INPUT)
 
 
-RUN_ID_RULE = ("a run id starts with a letter, a digit or _, holds only letters, digits and . _ : -, is at most"
-               " 200 characters and holds no '..' (the rule the SDK applies)")
-
-
 def _check_run_id(run_id: str) -> None:
     """Exit 2 unless ``run_id`` passes the SDK's rule (`recording.journal.check_run_id`): an id such as
     ``-rf`` or ``../x y`` was recorded, and then every command given it read it as an option or a path."""
-    from bitexact.recording.journal import JournalError, check_run_id
+    from bitexact.recording.journal import RUN_ID_RULE, JournalError, check_run_id
 
     try:
         check_run_id(run_id)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final
 
 from bitexact.errors import EvidenceError, StateRefusedError
@@ -13,7 +12,7 @@ from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import check_redactable, claim_token, derived_digests, redact_entry
 from bitexact.recording.journal import discard_folded, unfolded_journals
 from bitexact.recording.writer import RunWriter
-from bitexact.store import ConflictError, Store
+from bitexact.store import ConflictError, Store, store_home
 
 
 class UnfoldedJournalsError(EvidenceError, StateRefusedError):
@@ -85,10 +84,10 @@ def refuse_unfolded(store: Store, run_id: str) -> None:
     """Refuse (:class:`UnfoldedJournalsError`) a claim on a run whose journals are not all folded into its chain: one may hold a copy of
     the value (an entry written just before its process died keeps its journal until a repair), and a copy
     under the host key would outlive the redaction. The repair folds or removes them all."""
-    path = getattr(store, "path", None)
-    if path is None:
+    home = store_home(store)
+    if home is None:
         return
-    left = unfolded_journals(Path(path).parent, run_id)
+    left = unfolded_journals(home, run_id)
     if left:
         shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
         raise UnfoldedJournalsError(
@@ -156,14 +155,14 @@ def apply_pending(store: Store, run_id: str) -> list[PendingClaim]:
         _rewrite_redacted(store, run_id, step, paths)  # each rewrite also empties the store's own log
     if not pending:
         store.flush_destroyed()  # a rewrite that landed but could not empty the log: finished here
-    home = getattr(store, "path", None)
+    home = store_home(store)
     if home is not None:
         # A fold cut short keeps the journals it wrote until a repair names them: no copy of a destroyed
         # value may outlive the redaction there either. Every claimed step, not only the pending ones:
         # a redaction killed after its rewrites but before this leaves nothing pending to resume.
         claimed = {claim.step for claim in _claims(store, run_id)}
         if claimed:
-            discard_folded(Path(home).parent, run_id, claimed)
+            discard_folded(home, run_id, claimed)
     return pending
 
 

@@ -44,7 +44,7 @@ from bitexact.recording.journal import (
 )
 from bitexact.recording.journal_slots import has_full_slot, read_slots, slot_files
 from bitexact.recording.writer import Recorder
-from bitexact.store import RecordError
+from bitexact.store import RecordError, store_home
 
 
 @dataclass(frozen=True)
@@ -72,11 +72,6 @@ def recorded_ts(record: JournalRecord) -> str | None:
         return None
     # Written as every producer writes an instant (bundle format: `+00:00`, never `Z` or another offset).
     return parsed.astimezone(timezone.utc).isoformat()
-
-
-def _store_home(recorder: Recorder) -> Path:
-    path = getattr(recorder.store, "path", None)
-    return Path(path).parent if path is not None else config.home()
 
 
 _Key = tuple[str, str | None, str]
@@ -330,7 +325,7 @@ def fold_orphans(
     not in its chain: nothing but audit entries may follow its seal.
     """
     check_repair(by, "fold")  # the operator is named before any orphan is written
-    home = Path(home) if home is not None else _store_home(recorder)
+    home = Path(home) if home is not None else (store_home(recorder.store) or config.home())
     try:
         directory = journal_dir(home, run_id)
     except JournalError:

@@ -39,6 +39,9 @@ from bitexact.private_files import fsync_directory, write_private_file
 PURPOSE: Final[str] = "sdk-journal"
 SUFFIX: Final[str] = ".bxj"
 _RUN_ID: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._:-]{0,199}")
+RUN_ID_RULE: Final[str] = ("a run id starts with a letter, a digit or _, holds only letters, digits and . _ : -, is"
+                           " at most 200 characters and holds no '..' (the rule the SDK applies)")
+""":func:`check_run_id`'s rule in words, for a door that refuses an id before recording (``import --run-id``)."""
 _NAME: Final = re.compile(r"(\d{12})-([0-9a-f]{8})\.bxj")
 
 

@@ -19,7 +19,7 @@ from bitexact import config
 from bitexact.capture import CaptureLogFilter
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
-from bitexact.store import Store, open_store
+from bitexact.store import Store, open_store, store_home
 
 logger: Final = logging.getLogger("bitexact.sdk")
 
@@ -66,12 +66,6 @@ def scrub_sdk_logs(recorder: Recorder) -> None:
             existing.policy = recorder.policy
             return
     logger.addFilter(CaptureLogFilter(recorder.policy))
-
-
-def store_home(store: Store) -> Path | None:
-    """The data directory a store lives in, when the store says (SQLite: its file's directory)."""
-    path = getattr(store, "path", None)
-    return Path(path).parent if path is not None else None
 
 
 def gave_up_on(store: Store | None, writer: _Busy) -> None:

@@ -15,7 +15,7 @@ from bitexact.store.base import (
     StaleCheckpointError,
     Store,
 )
-from bitexact.store.home import DB_NAME, open_store
+from bitexact.store.home import DB_NAME, open_store, store_home
 from bitexact.store.sqlite import SQLiteStore
 
 __all__ = [
@@ -34,4 +34,5 @@ __all__ = [
     "StoreBusyError",
     "StoreError",
     "open_store",
+    "store_home",
 ]

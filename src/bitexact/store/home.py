@@ -13,6 +13,13 @@ from bitexact.store.sqlite import SQLiteStore
 DB_NAME: Final[str] = "bitexact.db"
 
 
+def store_home(store: object) -> Path | None:
+    """The data directory a store lives in, when the store says (SQLite: its file's directory); None for a
+    store with no directory (its journals, live locks and keys then live under ``BITEXACT_HOME``)."""
+    path = getattr(store, "path", None)
+    return Path(path).parent if path is not None else None
+
+
 def open_store(home: Path | None = None) -> SQLiteStore:
     """Open (creating if needed) the SQLite store in ``home``.
 

@@ -137,6 +137,13 @@ def ordinary_member(owner: dict[Any, Any], key: str, value: Any) -> bool:
     return ordinary_value(key, value)
 
 
+SIBLING_NAMES: Final[frozenset[str]] = frozenset({"token", "signature"})
+"""The credential names (lower case) whose member its siblings may show is ordinary evidence
+(:func:`ordinary_member`, :func:`ordinary_document_key`)."""
+VALUE_NAMES: Final[frozenset[str]] = frozenset({"key", "signature"})
+"""The credential names (lower case) whose string value may be ordinary evidence by what it is
+(:func:`ordinary_value`; any credential name's object may be a JSON Schema)."""
+
 _SIBLING_TOKENS: Final[int] = 128
 """How many tokens on each side of a ``token`` or ``signature`` key its object's siblings are looked for in a JSON
 document: an output token's members (its ``bytes`` list too) and a thinking block's ``type`` (its thinking is one
@@ -149,7 +156,7 @@ def ordinary_document_key(tokens: list[tuple[int, int, str]], at: int, decode: C
     ``token`` beside a ``logprob`` or holding an object with one, a ``signature`` in a thinking block. Reads only
     the tokens around it, so a document pays for this per such key, never per token."""
     lower = ascii_lower(decode(tokens[at][2]))
-    if lower not in ("token", "signature"):
+    if lower not in SIBLING_NAMES:
         return False
     wanted = LOGPROB_MEMBERS if lower == "token" else ("type",)
     last = len(tokens) - 1

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from bitexact.sessions.evidence.source import (
     load_session,
     read_session,
 )
-from bitexact.store import RunInfo, RunNotFoundError, Store
+from bitexact.store import RunInfo, RunNotFoundError, Store, store_home
 
 _NAME_DIGEST: Final = re.compile(r" sha256:([0-9a-f]{64})$")
 
@@ -63,13 +62,21 @@ def find_earlier_import(store: Store, sha256: str) -> RunInfo | None:
     entries (:func:`_imported`), one entry read each. A run with no entries
     (its import stopped before run_meta) is ignored.
     """
-    return next((info for info in _earlier_imports(store, sha256) if not accepted_partial(info)), None)
+    return _earlier(store, sha256)[0]
 
 
 def superseded_imports(store: Store, sha256: str) -> list[str]:
     """The run ids of earlier imports of these bytes that stopped before their seal and whose end an operator
     accepted with ``bitexact repair``: a new import of the bytes supersedes them."""
-    return [info.run_id for info in _earlier_imports(store, sha256) if accepted_partial(info)]
+    return _earlier(store, sha256)[1]
+
+
+def _earlier(store: Store, sha256: str) -> tuple[RunInfo | None, list[str]]:
+    """One read of the earlier imports of these bytes: the first that refuses another import
+    (:func:`find_earlier_import`), and those a new import supersedes (:func:`superseded_imports`)."""
+    runs = list(_earlier_imports(store, sha256))
+    return (next((info for info in runs if not accepted_partial(info)), None),
+            [info.run_id for info in runs if accepted_partial(info)])
 
 
 def accepted_partial(info: RunInfo) -> bool:
@@ -300,8 +307,7 @@ def import_session(
     # The file's name is the operator's text, not an engine's event, yet it is stored (the run's name,
     # run_meta, every entry's source): the policy's detectors read it as they read everything else.
     source = dataclasses.replace(source, name=recorder.scrubbed(source.name))
-    earlier_runs = list(_earlier_imports(store, source.sha256))
-    earlier = next((info for info in earlier_runs if not accepted_partial(info)), None)
+    earlier, supersedes = _earlier(store, source.sha256)
     if earlier is not None:
         # An unsealed run is an import that was interrupted or one still recording in another
         # process; the store cannot tell them apart, so the message names both.
@@ -317,7 +323,6 @@ def import_session(
             f" {step}",
             run_id=earlier.run_id, sealed=earlier.sealed,
         )
-    supersedes = [info.run_id for info in earlier_runs if accepted_partial(info)]
     if run_id is not None:
         try:
             store.run(run_id)
@@ -349,10 +354,9 @@ def _hold_live_lock(store: Store, run_id: str) -> Callable[[], None] | None:
     refuses the run while the import runs, and `bitexact health` tells it from one whose process was killed.
     The release, or None when no lock can be held (a store with no data directory, journals/ unusable):
     the import records as before."""
-    path = getattr(store, "path", None)
-    if path is None:
+    home = store_home(store)
+    if home is None:
         return None
-    home = Path(path).parent
     try:
         fd = hold_live_lock(home, run_id)
     except (JournalError, OSError):
