@@ -90,9 +90,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (BitExactError, SettingError) as exc:  # a setting's message names its variable
             fail(str(exc), code=EXIT_FAIL)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             # Not click's "Aborted!" and exit 1: 1 means "does not verify", "warnings only", "cut short"...
-            fail("interrupted", code=EXIT_INTERRUPTED)
+            # A layer that left something behind (an unsealed import) says what, and the next step, in a note.
+            fail("; ".join(["interrupted", *getattr(exc, "__notes__", ())]), code=EXIT_INTERRUPTED)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from bitexact.capture.rules import StepRules
 from bitexact.errors import BitExactError, CanonicalizationError
-from bitexact.recording import Recorder, RunWriter
+from bitexact.recording import Recorder, RunWriter, new_run_id
 from bitexact.recording.journal import JournalError, hold_live_lock, release_live_lock
 from bitexact.sessions.evidence.entries import entry_data
 from bitexact.sessions.evidence.errors import (
@@ -314,9 +314,7 @@ def import_session(
         if earlier.sealed:
             step = f"inspect it with `bitexact show {earlier.run_id}`"
         else:
-            step = (f"if no import of it is running any more, accept its truncated history with `bitexact repair"
-                    f" {earlier.run_id} --by NAME --note \"import interrupted\"` (refused while one runs), then"
-                    f" import again: the new run names {earlier.run_id} as the one it supersedes")
+            step = f"if no import of it is running any more, {_repair_then_import(earlier.run_id)}"
         state = "" if earlier.sealed else " (unsealed: that import is still running, or it was interrupted)"
         raise AlreadyImportedError(
             f"{source.name} (sha256 {source.sha256[:16]}…) was already imported as run {earlier.run_id}{state};"
@@ -340,13 +338,35 @@ def import_session(
     block = source.describe()
     if supersedes:  # earlier partial imports of these bytes an operator accepted the end of (bitexact repair)
         block["supersedes"] = supersedes
-    writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": block})
-    live = _hold_live_lock(store, writer.run_id)
+    run_id = run_id if run_id is not None else new_run_id()  # known before the run exists: an interrupt names it
+    live: Callable[[], None] | None = None
     try:
+        writer = recorder.start(run_id=run_id, name=run_name(source), meta={"import": block})
+        live = _hold_live_lock(store, writer.run_id)
         return _record(writer, source, planned, progress)
+    except KeyboardInterrupt as exc:
+        # Still a KeyboardInterrupt for the caller; the note says what was left and what comes next.
+        exc.add_note(_interrupted(store, source, run_id))
+        raise
     finally:
         if live is not None:
             live()
+
+
+def _interrupted(store: Store, source: SessionSource, run_id: str) -> str:
+    """What an import cut short by Ctrl-C left behind, and the next step."""
+    try:
+        steps = store.run(run_id).steps
+    except RunNotFoundError:
+        return f"import of {source.name} interrupted before run {run_id} was created: nothing was recorded"
+    return (f"import of {source.name} interrupted: run {run_id} was left unsealed after {steps} entries;"
+            f" {_repair_then_import(run_id)}")
+
+
+def _repair_then_import(run_id: str) -> str:
+    """The next step for an import cut short: accept the run's end, then import the bytes again."""
+    return (f"accept its truncated history with `bitexact repair {run_id} --by NAME --note \"import interrupted\"`"
+            f" (refused while one runs), then import again: the new run names {run_id} as the one it supersedes")
 
 
 def _hold_live_lock(store: Store, run_id: str) -> Callable[[], None] | None:
