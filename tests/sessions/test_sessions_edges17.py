@@ -96,3 +96,43 @@ def test_ctrl_c_during_import_exits_130_naming_the_unsealed_run(tmp_path: Path) 
     assert said.startswith(f"error: interrupted; import of log.jsonl interrupted: run {run['run_id']} was left"
                            " unsealed after ")
     assert f"`bitexact repair {run['run_id']} --by NAME --note \"import interrupted\"`" in said
+
+
+# -- sanitize and -o leave the capture policy file in force alone -------------------------------------------
+
+
+def test_sanitize_refuses_a_directory_holding_the_capture_policy_file_in_force(tmp_path: Path) -> None:
+    """Only the keys were refused: a mask matching a word of the policy (a field path, a detector's name)
+    rewrote it as ***, and every later recording ran under a policy that no longer loads, or keeps more."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    policy = tree / "policy.json"
+    policy.write_text(json.dumps({"fields": {"tool_call": {"args.account": "hash-only"}}}))
+    before = policy.read_bytes()
+    result = run_bitexact(tmp_path / "home", "sessions", "sanitize", str(tree), "--mask", "account",
+                          BITEXACT_CAPTURE_POLICY=str(policy))
+    assert result.returncode == 2
+    assert f"DIR: {tree} holds the capture policy file in force, {policy}" in _one_line(result.stderr)
+    assert policy.read_bytes() == before
+
+
+def test_o_refuses_the_capture_policy_file_in_force(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    policy = tmp_path / "policy.json"
+    policy.write_text("{}")
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    result = run_bitexact(home, "keys", "trust-file", "-o", str(policy), BITEXACT_CAPTURE_POLICY=str(policy))
+    assert result.returncode == 2
+    assert "or a capture key or the capture policy file in force; write somewhere else" in _one_line(result.stderr)
+    assert policy.read_text() == "{}"
+
+
+@pytest.mark.parametrize("preset", ["default", "pci", "off"])
+def test_a_shipped_policy_name_is_no_file_sanitize_refuses(tmp_path: Path, preset: str) -> None:
+    """A tree holding a file named like a shipped policy is sanitized: the setting names the preset."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / preset).write_text("token ghp_" + "a" * 36 + "\n")
+    result = run_bitexact(tmp_path / "home", "sessions", "sanitize", str(tree), cwd=tree,
+                          BITEXACT_CAPTURE_POLICY=preset)
+    assert result.returncode == 0, result.stderr

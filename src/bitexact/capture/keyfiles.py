@@ -1,4 +1,4 @@
-"""The capture key files in force: where the settings and the policy file say the keys are.
+"""The capture files in force: the policy file, and where the settings and the policy file say the keys are.
 
 Read from the settings alone (``BITEXACT_CAPTURE_KEY``, and the
 ``hash_only_key`` and ``retired_keys`` of the policy file
@@ -12,6 +12,19 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from typing import Final
+
+PRESET_NAMES: Final[frozenset[str]] = frozenset({"", "default", "off", "pci"})
+"""The values of ``BITEXACT_CAPTURE_POLICY`` that name a shipped policy, not a file (``load_policy`` reads the
+same names)."""
+
+
+def policy_file(env: Mapping[str, str] | None = None) -> str | None:
+    """The policy file ``BITEXACT_CAPTURE_POLICY`` names in ``env`` (default: this process's environment), or
+    None when it names a shipped policy or is unset."""
+    env = os.environ if env is None else env
+    chosen = env.get("BITEXACT_CAPTURE_POLICY", "").strip()
+    return None if chosen in PRESET_NAMES else chosen
 
 
 def capture_key_files(env: Mapping[str, str] | None = None, *, ciphertexts: bool = True) -> list[str]:
@@ -19,8 +32,8 @@ def capture_key_files(env: Mapping[str, str] | None = None, *, ciphertexts: bool
     files, and with ``ciphertexts`` the files of KMS-encrypted keys too (a KMS or PKCS#11 key is no file)."""
     env = os.environ if env is None else env
     found = [env.get("BITEXACT_CAPTURE_KEY", "").strip()]
-    policy = env.get("BITEXACT_CAPTURE_POLICY", "").strip()
-    if policy and os.path.isfile(policy):
+    policy = policy_file(env)
+    if policy is not None and os.path.isfile(policy):
         try:
             with open(policy, encoding="utf-8") as handle:
                 document = json.load(handle)

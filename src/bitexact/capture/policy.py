@@ -26,6 +26,7 @@ from bitexact.canon import canonicalize, loads, read_limited
 from bitexact.capture.budget import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, MIN_BUDGET_MS
 from bitexact.capture.detectors import BUILTIN, PatternRefused, build, validate_name, validate_pattern
 from bitexact.capture.errors import PolicyError
+from bitexact.capture.keyfiles import PRESET_NAMES
 from bitexact.capture.rules import FieldRule, parse_rules
 from bitexact.capture.scan import Scanner
 from bitexact.config import SettingError, env_int
@@ -373,7 +374,7 @@ def revoked_in_force(env: Mapping[str, str] | None = None) -> dict[str, str]:
     Raises :class:`PolicyError` for a policy file that cannot be read or a ``revoked_keys`` that is wrong."""
     environ = os.environ if env is None else env
     chosen = environ.get(ENV_POLICY, "").strip()
-    if chosen in ("", "default", "off", "pci"):
+    if chosen in PRESET_NAMES:
         preset = PRESETS.get(chosen or "default", {})
         raw = preset.get("revoked_keys") if isinstance(preset, dict) else None
     else:

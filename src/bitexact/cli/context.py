@@ -87,11 +87,11 @@ class AppContext:
         files), the keys (``keys/``, the compromised list included), the
         journals, the failures records (``failures/RUN.jsonl``, the gaps the
         SDK declared, some of which only they hold: the store was locked) and
-        the host key hold what a recording cannot get back: an ``-o`` typo
-        must never replace them, nor put a file where one of those
-        directories goes. ``exports/`` and any other name are left to write.
+        the host key hold what a recording cannot get back, as do the capture
+        keys and policy file in force: an ``-o`` typo must never replace them,
+        nor put a file where one of those directories goes. ``exports/`` and any other name are left to write.
         """
-        from bitexact.capture.keyfiles import capture_key_files
+        from bitexact.capture.keyfiles import capture_key_files, policy_file
         from bitexact.crypto.hostkey import host_key_path
         from bitexact.store import DB_NAME
         from bitexact.store.sqlite import companions
@@ -106,21 +106,24 @@ class AppContext:
         except OSError:
             pass
         owned.update(Path(os.path.realpath(key)) for key in capture_key_files())
+        if (policy := policy_file()) is not None:
+            owned.add(Path(os.path.realpath(policy)))
         if target in owned or any(config.inside(target, home / part) for part in _OWN_DIRECTORIES):
             raise click.UsageError(f"{option} {output}: that is one of BitExact's own files in {self.home}"
-                                   " (the store, a key, a journal or a failures record) or a capture key in force;"
-                                   " write somewhere else")
+                                   " (the store, a key, a journal or a failures record), or a capture key or the"
+                                   " capture policy file in force; write somewhere else")
 
     def own_tree_conflict(self, directory: Path) -> str | None:
         """Why a command that rewrites every file below ``directory`` must not run there, or None.
 
         The data directory (store, keys, journals, failures), the host key
         and the capture key files in force hold what a recording cannot get
-        back: a tree that is the data directory, lies inside it, holds it, or
-        holds one of those keys is refused whole (symlinks followed on both
+        back, and the capture policy file in force decides what every later
+        recording keeps: a tree that is the data directory, lies inside it,
+        holds it, or holds one of those files is refused whole (symlinks followed on both
         sides, as :meth:`refuse_own_file` does).
         """
-        from bitexact.capture.keyfiles import capture_key_files
+        from bitexact.capture.keyfiles import capture_key_files, policy_file
         from bitexact.crypto.hostkey import host_key_path
 
         home = os.path.realpath(self.home)
@@ -134,6 +137,9 @@ class AppContext:
         except OSError:
             keys = []
         keys += [("a capture key file in force", key) for key in capture_key_files()]
+        policy = policy_file()
+        if policy is not None:  # rewritten, it would change what every later recording keeps
+            keys.append(("the capture policy file in force", policy))
         for label, key in keys:
             if os.path.lexists(key) and config.inside(key, directory):
                 return f"{directory} holds {label}, {key}"
