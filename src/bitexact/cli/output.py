@@ -178,8 +178,11 @@ def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoR
     ``message`` and ``hint`` are printed as plain text: they quote what the user
     typed (run ids, paths, field names), and a ``[`` in those is not markup;
     control characters and bidirectional overrides in them are written as escapes.
+    ``message`` is one line: a line break in it (a path's, a value's) is written
+    ``\\n`` too, so a line of its own can never pass for another error or a verdict.
     """
-    err_console.print(Text.assemble(("error:", "bold red"), " ", plain(message)), soft_wrap=True)
+    one_line = plain(message).replace("\n", "\\n")  # plain() already writes \r as an escape
+    err_console.print(Text.assemble(("error:", "bold red"), " ", one_line), soft_wrap=True)
     if hint:
         err_console.print(Text(plain(hint), style="dim"), soft_wrap=True)
     sys.exit(code)
