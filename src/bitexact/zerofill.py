@@ -7,6 +7,20 @@ from typing import Final
 
 _ZEROS: Final[bytes] = bytes(1 << 20)
 
+HEADROOM: Final[int] = 128 << 20
+"""Free space a file system must keep after a file is grown ahead of its writes: growing is a speed-up,
+never worth the last megabytes of a disk that other programs (and this store's own data) need."""
+
+
+def leaves_headroom(fd: int, grow: int) -> bool:
+    """Whether growing the file ``fd`` by ``grow`` bytes leaves the file system :data:`HEADROOM` free (to an
+    unprivileged writer: root's reserved blocks do not count). False when the file system cannot say."""
+    try:
+        stats = os.fstatvfs(fd)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize - grow >= HEADROOM
+
 
 def write_zeros(fd: int, start: int, end: int) -> None:
     """Write real zero bytes to ``fd`` from offset ``start`` up to ``end`` (the caller syncs).

@@ -58,7 +58,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from bitexact.zerofill import write_zeros
+from bitexact.zerofill import leaves_headroom, write_zeros
 
 RESTART_FRAMES: Final[int] = 2_000
 """WAL frames (8 MiB of 4 KiB pages) past which the next commit restarts the WAL."""
@@ -189,7 +189,12 @@ def presize(wal: Path, page_size: int, frames: int = PRESIZE_FRAMES) -> bool:
 
     The caller holds the store's write lock, so no BitExact writer appends
     frames meanwhile; only bytes past the current end are written. Best
-    effort: a failure (disk full) leaves the file as it was grown so far.
+    effort, and never at a disk's expense: the file is grown only when the
+    file system keeps :data:`~bitexact.zerofill.HEADROOM` free afterwards
+    (on a nearly full disk the zeros took every free byte, so the database
+    could no longer grow to take a checkpoint, appends failed, and other
+    programs on the disk with them), and a growth that fails part way is cut
+    back to the size the file had.
     """
     target = _WAL_HEADER + frames * (_FRAME_HEADER + page_size)
     try:
@@ -198,10 +203,14 @@ def presize(wal: Path, page_size: int, frames: int = PRESIZE_FRAMES) -> bool:
         return False
     try:
         size = os.fstat(fd).st_size
-        if size >= target:
+        if size >= target or not leaves_headroom(fd, target - size):
             return False
-        write_zeros(fd, size, target)
-        os.fdatasync(fd)
+        try:
+            write_zeros(fd, size, target)
+            os.fdatasync(fd)
+        except OSError:
+            os.ftruncate(fd, size)  # the zeros written so far are no frame SQLite needs
+            return False
         return True
     except OSError:
         return False
