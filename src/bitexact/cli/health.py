@@ -83,7 +83,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     values are still stored, or an approval recorded whose claim never landed: finish either
     with `bitexact redact --resume RUN`);
     critical on
-    store-unreadable (the store does not open, or a run in it does not read back), capture-policy-invalid,
+    store-unreadable (the store does not open, or a run in it does not read back), store-damaged
+    (SQLite's check of the store file finds damaged pages), store-disk-low (under 1 MiB free
+    where the data directory is; a warning under 16 MiB), capture-policy-invalid,
     collector-unscrubbed, capture-key-in-data-directory (a copy of the
     store would carry the capture key), environment-unknown (BITEXACT_ENV holds a value
     other than prod), setting-invalid (a BITEXACT_* setting every recording

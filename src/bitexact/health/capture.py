@@ -11,7 +11,8 @@
 | ``capture-key-unavailable`` | warn, per run: hash-only fields committed with no key, never openable |
 | ``scrub-failed`` | warn, per run: fields withheld because the scan could not finish |
 | ``collector-unscrubbed`` | critical, per run, collector and policy digests: values the recorder's policy removed arrived, and why when the digests tell it |
-| ``store-unreadable`` | critical, per run: its entries do not read back (a damaged store), so nothing above is known of it |
+| ``store-unreadable`` | critical, per run: its entries or checkpoints do not read back (a damaged store), so nothing above is known of it |
+| ``store-damaged`` | critical, once: SQLite's ``quick_check`` of the store file finds damaged pages, an index or a NOT NULL broken |
 """
 
 from __future__ import annotations
@@ -101,20 +102,29 @@ def check_key_revoked(ctx: HealthContext) -> list[Finding]:
 
 
 def check_runs_readable(ctx: HealthContext) -> list[Finding]:
-    """store-unreadable, per run: a run whose entries do not read back (the store is damaged there); once
-    for the store when its runs do not even list."""
+    """store-unreadable, per run: a run whose entries or checkpoints do not read back (the store is damaged
+    there); once for the store when its runs do not even list. store-damaged, once: the file's own check
+    (``Store.integrity_problems``) finds something wrong, which may lie where no run's read reaches (keys)."""
     ctx.runs()
     if ctx.listing_error is not None:
         return [Finding(CRITICAL, "store-unreadable",
                         f"{ctx.listing_error}: the store's runs do not list, so none can be verified, exported"
                         " or checked by health; restore the store from a backup")]
-    return [
+    findings = [
         Finding(CRITICAL, "store-unreadable",
-                f"{run.unreadable}: the run's entries do not read back, so it can be neither verified nor"
-                " exported, and health could not check it; restore the store from a backup",
+                f"{run.unreadable}: the run's entries or checkpoints do not read back, so it can be neither"
+                " verified nor exported, and health could not check it; restore the store from a backup",
                 run_id=run.run_id)
         for run in ctx.run_captures() if run.unreadable is not None
     ]
+    problems = ctx.store.integrity_problems() if ctx.store is not None else []
+    if problems:
+        findings.append(Finding(CRITICAL, "store-damaged",
+                                f"SQLite's check of the store file finds it damaged ({'; '.join(problems)}): what"
+                                " lies on those pages (entries, checkpoints, keys, an index) may be lost or read"
+                                " wrong; restore the store from a backup",
+                                details={"problems": problems}))
+    return findings
 
 
 def check_key_unavailable(ctx: HealthContext) -> list[Finding]:

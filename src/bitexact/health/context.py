@@ -47,7 +47,8 @@ class RunCapture:
 
 
 def scan_run(store: Store, run_id: str) -> RunCapture:
-    """One pass over a run's entries, reading only their capture blocks."""
+    """One pass over a run's entries, reading only their capture blocks, then over its checkpoints (which
+    must read back as well). Raises what the store raises for a damaged run."""
     unopenable: list[str] = []
     failed: list[str] = []
     sent: dict[tuple[str, str | None, str | None], list[str]] = {}
@@ -73,6 +74,8 @@ def scan_run(store: Store, run_id: str) -> RunCapture:
             if from_collector and declaration.get("applied_by") == "recorder" and mode in ("scrub", "hash-only"):
                 pair = (str(applied_by), collector_policy, _digest_or_none(declaration.get("policy")))
                 sent.setdefault(pair, []).append(token)
+    for _ in store.iter_checkpoints(run_id):  # read back too: one missing or damaged fails verify and export
+        pass
     return RunCapture(run_id, tuple(unopenable), tuple(failed),
                       tuple(CollectorSent(*pair, tuple(tokens)) for pair, tokens in sent.items()))
 

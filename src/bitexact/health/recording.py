@@ -232,6 +232,34 @@ def check_store_lock(ctx: HealthContext) -> list[Finding]:
     )]
 
 
+DISK_LOW: Final[int] = 16 << 20
+"""Free space under which ``store-disk-low`` warns: about what one more process's WAL (8 MiB before it restarts)
+and the checkpoint copying it into the database take."""
+DISK_FULL: Final[int] = 1 << 20
+"""Free space under which it is critical: a commit, a journal or a failures-record line may no longer fit."""
+
+
+def check_store_disk(ctx: HealthContext) -> list[Finding]:
+    """store-disk-low: the data directory's file system has little free space (critical under
+    :data:`DISK_FULL`): every recording then fails to start or records gaps, and the failures record that would
+    say so cannot be written either, so `recording-gaps` stays silent."""
+    if ctx.home is None:
+        return []
+    try:
+        stats = os.statvfs(ctx.home)
+    except OSError:
+        return []  # no data directory yet: nothing to fill
+    free = stats.f_bavail * stats.f_frsize  # as an unprivileged writer sees it: root's reserve does not count
+    if free >= DISK_LOW:
+        return []
+    level, now = (CRITICAL, "fail now") if free < DISK_FULL else (WARN, "soon fail")
+    return [Finding(level, "store-disk-low",
+                    f"the file system of {ctx.home} has {free // 1024} KiB free: recordings {now} to start or"
+                    " record gaps, and the failures record that would say so cannot be written either. Free"
+                    f" space there (at least {DISK_LOW >> 20} MiB), or move the data directory",
+                    details={"free_bytes": free})]
+
+
 RECENT_GAP_SECONDS: Final[float] = 24 * 3600.0
 """How far back ``recording-gaps`` looks: a failure of the recording itself (a full disk, a store that
 stayed locked) in the last day is news; an older one was seen, or is in the run's own record for good."""
@@ -629,7 +657,7 @@ def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     ) for info in gone]
 
 
-RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_recorder_key, check_retired_keys,
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_disk, check_recorder_key, check_retired_keys,
                     check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
                     check_recording_gaps)

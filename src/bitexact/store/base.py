@@ -236,6 +236,11 @@ class Store(ABC):
     def keys(self) -> list[dict[str, Any]]:
         """All key metadata, oldest first."""
 
+    def integrity_problems(self, limit: int = 10) -> list[str]:
+        """What a check of the store's own structure finds wrong (at most ``limit`` lines), or ``[]``; a store
+        with no such check (or nothing wrong) says ``[]``. ``bitexact health`` reports them."""
+        return []
+
     @abstractmethod
     def close(self) -> None:
         """Release connections; later calls raise ``StoreError``."""
