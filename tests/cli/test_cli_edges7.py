@@ -180,7 +180,7 @@ def test_capture_backfill_of_a_run_in_a_data_directory_with_no_store_makes_no_st
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
     shown = bx(home, "capture", "backfill", "--run", "run-nope", "--by", "dpo:alice")
-    assert shown.returncode == 2, shown  # an unknown run id: input that is not valid
+    assert shown.returncode == 1, shown  # an unknown run id: exit 1 for backfill, as the capture contract says
     assert "no run 'run-nope'" in shown.stderr, shown.stderr
     assert list(home.iterdir()) == []
 

@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import re
+import stat
 from itertools import accumulate
 from typing import Any
 
@@ -163,8 +164,16 @@ def _max_depth(text: str) -> int:
 def read_limited(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     """At most ``max_bytes + 1`` bytes of the file at ``path``: enough for :func:`loads` (or a caller's own
     check) to refuse a document over the limit, never an endless one (``/dev/zero``, a stuck pipe) read into
-    memory without bound. Raises :class:`OSError` as opening and reading do."""
-    with open(path, "rb") as handle:
+    memory without bound. Raises :class:`OSError` as opening and reading do.
+
+    A named pipe is opened without waiting for a writer (a plain ``open`` waited for one for good: a policy
+    file that was a FIFO hung every recording, ``verify`` and ``health``). Its read then waits only while a
+    writer holds it open (``--candidate-file /dev/stdin`` fed by a pipe), and reads as empty when none does.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(fd, "rb") as handle:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            os.set_blocking(fd, True)
         return handle.read(max_bytes + 1)
 
 

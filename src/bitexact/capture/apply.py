@@ -94,10 +94,21 @@ def _source(source: int | None) -> dict[str, Any]:
 
 def _check_hint_targets(hints: tuple[Hint, ...], data: dict[str, Any]) -> None:
     for position, hint in enumerate(hints):
-        if len(hint.segments) == 2 and hint.segments[0] in data and not isinstance(data[hint.segments[0]], dict):
+        if len(hint.segments) != 2:
+            continue
+        key, sub = hint.segments
+        if key in data and not isinstance(data[key], dict):
             raise HintError(
                 hint_field(hint.path, position),
                 "names a sub-key of something that is not an object; a hint names KEY or KEY.SUBKEY of an object",
+            )
+        if key not in data and f"{key}.{sub}" in data:
+            # A flat dotted key (OpenTelemetry-style attributes): the hint meant it, and matched nothing, so the
+            # value was stored as sent with no custody and no gap. Refused, as a hint that is not one.
+            raise HintError(
+                hint_field(hint.path, position),
+                "names KEY.SUBKEY, but the data holds no KEY and does hold a key with a dot in it; a dot in a key"
+                " is written ~1 in a hint (KEY~1SUBKEY)",
             )
 
 

@@ -27,6 +27,19 @@ def policy_file(env: Mapping[str, str] | None = None) -> str | None:
     return None if chosen in PRESET_NAMES else chosen
 
 
+KEY_FILE_SOURCES: Final[tuple[str, ...]] = ("file", "kms_ciphertext")
+"""The key sources whose value is a path: a relative one is read from the policy file's directory."""
+
+
+def anchored(path: str, policy: str | os.PathLike[str] | None) -> str:
+    """A key file ``path`` as written in the policy file ``policy``: a relative path is relative to that file's
+    directory, as includes of most configuration files are (read against the working directory, one policy
+    named a different key, or none, in each process's directory). Unchanged when absolute, or with no file."""
+    if policy is None or not path or os.path.isabs(path):
+        return path
+    return os.path.join(os.path.dirname(os.path.abspath(policy)), path)
+
+
 def capture_key_files(env: Mapping[str, str] | None = None, *, ciphertexts: bool = True) -> list[str]:
     """The capture key files ``env`` (default: this process's environment) puts in force: plaintext key
     files, and with ``ciphertexts`` the files of KMS-encrypted keys too (a KMS or PKCS#11 key is no file)."""
@@ -44,10 +57,10 @@ def capture_key_files(env: Mapping[str, str] | None = None, *, ciphertexts: bool
             retired = document.get("retired_keys")
             # Not a list (a number, an object): the policy is refused and says so; no key file is named there.
             specs = [document.get("hash_only_key"), *(retired if isinstance(retired, list) else [])]
-        names = ("file", "kms_ciphertext") if ciphertexts else ("file",)
+        names = KEY_FILE_SOURCES if ciphertexts else ("file",)
         for spec in specs:
             if isinstance(spec, str):
-                found.append(spec)
+                found.append(anchored(spec, policy))
             elif isinstance(spec, dict):
-                found.extend(spec[name] for name in names if isinstance(spec.get(name), str))
+                found.extend(anchored(spec[name], policy) for name in names if isinstance(spec.get(name), str))
     return [path for path in found if path]

@@ -17,6 +17,7 @@ import datetime as _dt
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from bitexact.canon import canonicalize, loads, read_limited
 from bitexact.capture.budget import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, MIN_BUDGET_MS
 from bitexact.capture.detectors import BUILTIN, PatternRefused, build, validate_name, validate_pattern
 from bitexact.capture.errors import PolicyError
-from bitexact.capture.keyfiles import PRESET_NAMES
+from bitexact.capture.keyfiles import KEY_FILE_SOURCES, PRESET_NAMES, anchored
 from bitexact.capture.rules import FieldRule, parse_rules
 from bitexact.capture.scan import Scanner
 from bitexact.config import SettingError, env_int
@@ -174,9 +175,13 @@ def _revoked(raw: object) -> dict[str, str]:
     return dict(sorted(raw.items()))
 
 
-def _load_key(spec: object, where: str) -> Any:
+def _load_key(spec: object, where: str, policy_file: str | None = None) -> Any:
     from bitexact.crypto.keysources import KeySourceError, load_capture_key
 
+    if isinstance(spec, dict) and len(spec) == 1:
+        ((source, value),) = spec.items()
+        if source in KEY_FILE_SOURCES and isinstance(value, str):
+            spec = {source: anchored(value, policy_file)}
     try:
         return load_capture_key(spec, field=where)  # type: ignore[arg-type]
     except KeySourceError as exc:
@@ -291,8 +296,11 @@ def off_policy() -> CapturePolicy:
     )
 
 
-def parse_policy(raw: object, *, name: str = "file", env: Mapping[str, str] | None = None) -> CapturePolicy:
-    """Check a policy document and load its keys; :class:`PolicyError` names the field at fault."""
+def parse_policy(raw: object, *, name: str = "file", env: Mapping[str, str] | None = None,
+                 path: str | Path | None = None) -> CapturePolicy:
+    """Check a policy document and load its keys; :class:`PolicyError` names the field at fault. ``path`` is
+    the file the document was read from: a relative key file path in it is read from that file's directory."""
+    policy_file = None if path is None else str(path)
     environ = os.environ if env is None else env
     if not isinstance(raw, dict):
         raise PolicyError("(policy)", "a capture policy is a JSON object")
@@ -304,13 +312,13 @@ def parse_policy(raw: object, *, name: str = "file", env: Mapping[str, str] | No
     budget_ms = _budget(raw.get("budget_ms", DEFAULT_BUDGET_MS))
     revoked = _revoked(raw.get("revoked_keys", {}))
     if "hash_only_key" in raw:
-        key = _load_key(raw["hash_only_key"], "hash_only_key")
+        key = _load_key(raw["hash_only_key"], "hash_only_key", policy_file)
     else:
         key = _env_key(environ)
     retired_raw = raw.get("retired_keys", [])
     if not isinstance(retired_raw, list):
         raise PolicyError("retired_keys", "a list of key specs")
-    retired = tuple(_load_key(spec, f"retired_keys[{i}]") for i, spec in enumerate(retired_raw))
+    retired = tuple(_load_key(spec, f"retired_keys[{i}]", policy_file) for i, spec in enumerate(retired_raw))
     limit = max_body_bytes(environ)
     ids = [k.key_id for k in (key, *retired) if k is not None]
     if len(set(ids)) != len(ids):
@@ -345,12 +353,17 @@ def _policy_document(path: str | Path, field: str | None) -> Any:
     """A policy file's JSON document, read with the strict reader (``field``: see read_policy_file)."""
     location = Path(path)
     blamed = field or str(path)
+    named = f"{location}: " if field else ""  # the path is said once: it is what is blamed, or named after it
     try:
-        data = read_limited(location)  # a device or a stuck pipe is refused by loads, never read whole
+        if stat.S_ISFIFO(os.stat(location).st_mode):
+            # Read, a pipe with no writer is an empty document; one whose writer never ends would hang every
+            # recording that loads the policy. A policy is a file.
+            raise PolicyError(blamed, f"{named}a named pipe, not a file (expected a JSON file, pci or off)")
+        data = read_limited(location)  # a device is refused by loads, never read whole
     except FileNotFoundError:
-        raise PolicyError(blamed, f"{location}: no such file (expected a JSON file, pci or off)") from None
+        raise PolicyError(blamed, f"{named}no such file (expected a JSON file, pci or off)") from None
     except OSError as exc:
-        raise PolicyError(blamed, f"{location}: cannot read: {exc.strerror}") from None
+        raise PolicyError(blamed, f"{named}cannot read: {exc.strerror}") from None
     try:
         return loads(data)
     except StrictJSONError as exc:
@@ -365,7 +378,7 @@ def read_policy_file(
     ``field`` is what a file that cannot be read is blamed on: the path as
     given (the default), or ``BITEXACT_CAPTURE_POLICY`` when that named it.
     """
-    return parse_policy(_policy_document(path, field), name=str(Path(path)), env=env)
+    return parse_policy(_policy_document(path, field), name=str(Path(path)), env=env, path=path)
 
 
 def revoked_in_force(env: Mapping[str, str] | None = None) -> dict[str, str]:

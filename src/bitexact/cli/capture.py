@@ -337,8 +337,9 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
     Exit codes:
       0  filed, or nothing to request
       1  refused or failed: the policy is off or cannot be used, a request is already pending,
-         BITEXACT_REQUIRE_DUAL_CONTROL set, the store does not open
-      2  no such run, --by empty, or a usage error
+         BITEXACT_REQUIRE_DUAL_CONTROL set, no such run (as the capture contract says;
+         other commands exit 2 for it), the store does not open
+      2  --by empty, or a usage error
     """
     try:
         required = dual_control_required()
@@ -368,7 +369,7 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
             return
         request = file_request(app.store, run_id, plan.tokens, by=by, reason=plan.reason)
     except RunNotFoundError:
-        app.no_run(run_id)
+        app.no_run(run_id, code=EXIT_FAIL)  # the capture contract: "Backfill exits 1 when ... the run does not exist"
     except (BackfillError, RequestError) as exc:
         fail(str(exc), code=EXIT_FAIL)
     if as_json:

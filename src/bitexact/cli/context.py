@@ -58,10 +58,10 @@ class AppContext:
         if why is not None:
             raise StoreError(why)
 
-    def no_run(self, run_id: str) -> NoReturn:
-        """Exit 2 saying the store holds no run ``run_id``: an unknown run id is input that is not valid,
-        whichever command was given it."""
-        fail(f"no run {run_id!r} in {self.home}", code=EXIT_INPUT, hint="List runs with `bitexact runs`.")
+    def no_run(self, run_id: str, code: int = EXIT_INPUT) -> NoReturn:
+        """Exit ``code`` (2) saying the store holds no run ``run_id``: an unknown run id is input that is not
+        valid, whichever command was given it (`capture backfill` exits 1, as the capture contract says)."""
+        fail(f"no run {run_id!r} in {self.home}", code=code, hint="List runs with `bitexact runs`.")
 
     @property
     def keys(self) -> KeyStore:
