@@ -81,7 +81,8 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              '<setting name="password">', '<setting name="password"><value>', '<a name="password"> <value>a',
              "password,a\n", "password,\"a\n", "\x00a,password\n", "\x00a,password\na,b", "a,b,c,d,password\n",
              "%22password%22%3A%22", "%22password%22%3A", "%22a%22%3A", "%22%3A", "%22password%22%3A1", "%253D",
-             "password%253D", "a%253Da%2526", "password%3D")
+             "password%253D", "a%253Da%2526", "password%3D", '"sensitive": true, ', '{"sensitive": true, "value": {',
+             '{"value": 1, "sensitive": true}', '"sensitive": true, "value": "a", ')
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

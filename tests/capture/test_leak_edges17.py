@@ -4,6 +4,7 @@
    written in YAML as a flow mapping (``data: {password: cGFzcw==}``);
 2. Terraform's sensitive values: ``"value": X`` beside ``"sensitive": true`` (``terraform output -json``, a state
    file's ``outputs``), X of any type, in data and in a JSON document given as text;
+   (and in a line of text that is no document as a whole: a command and its output);
 3. .NET's applicationSettings, ``<setting name="Password" serializeAs="String"><value>x</value></setting>``;
 4. a CSV or TSV table's credential columns (a header on a text's first line);
 5. a URL-encoded JSON member (``%7B%22password%22%3A%22x%22%7D``) and a pair encoded twice (``password%253Dx``).
@@ -106,6 +107,10 @@ def test_a_secret_as_data_under_a_name_rule_is_read_as_well(tmp_path: Path) -> N
     ("- kind: Secret\n  data: {a: b1}\n- kind: Pod\n  data: {a: b2}\n",
      f"- kind: Secret\n  data: {{a: {T}}}\n- kind: Pod\n  data: {{a: b2}}\n"),
     (f"kind: Secret\ndata: {{a: {T}, b: x1}}\n", f"kind: Secret\ndata: {{a: {T}, b: {T}}}\n"),
+    # kubectl's order: data before kind
+    ("apiVersion: v1\ndata: {a: b1, tls.crt: LS0t}\nkind: Secret\n", f"apiVersion: v1\ndata: {{a: {T}, tls.crt: {T}}}\nkind: Secret\n"),
+    ("items:\n- data: {a: b1}\n  kind: Secret\n- data: {a: b2}\n  kind: ConfigMap\n",
+     f"items:\n- data: {{a: {T}}}\n  kind: Secret\n- data: {{a: b2}}\n  kind: ConfigMap\n"),
 ])
 def test_a_yaml_secrets_data_as_a_flow_mapping_is_scrubbed(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
@@ -156,6 +161,22 @@ def test_a_state_file_given_as_text_has_its_sensitive_outputs_replaced() -> None
     assert stored({"a": "b", "out": text}, "tool_call") == {"a": "b", "out": text.replace("s3cr3tV", T)}
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ('$ terraform output -json\n{"db": {"sensitive": true, "type": "string", "value": "hunter2x"}, '
+     '"r": {"sensitive": false, "type": "string", "value": "eu"}}\n',
+     f'$ terraform output -json\n{{"db": {{"sensitive": true, "type": "string", "value": "{T}"}}, '
+     '"r": {"sensitive": false, "type": "string", "value": "eu"}}\n'),
+    ('state: {"a": {"value": {"u": "root", "pw": "x1"}, "type": ["object", {"pw": "string"}], "sensitive": true}, '
+     '"seed": {"value": 918273, "type": "number", "sensitive": true}, "url": {"value": "h", "type": "string"}}',
+     f'state: {{"a": {{"value": {T}, "type": ["object", {{"pw": "string"}}], "sensitive": true}}, '
+     f'"seed": {{"value": {T}, "type": "number", "sensitive": true}}, "url": {{"value": "h", "type": "string"}}}}'),
+    ('log {"sensitive": true, "value": ["a", {"b": "c"}], "n": 1} {"value": "keep"}',
+     f'log {{"sensitive": true, "value": {T}, "n": 1}} {{"value": "keep"}}'),
+])
+def test_terraform_sensitive_values_in_a_line_of_text_are_scrubbed(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
 @pytest.mark.parametrize("data", [
     {"region": {"sensitive": False, "type": "string", "value": "eu"}},
     {"x": {"sensitive": "true", "value": "eu"}},  # a string, not Terraform's flag
@@ -170,6 +191,8 @@ def test_look_alikes_of_terraform_outputs_are_left(data: dict[str, Any]) -> None
     '{"region": {"sensitive": false, "type": "string", "value": "eu"}}',
     '{"a": {"sensitive": true}, "b": {"value": "eu"}}',  # the flag and the value in two objects
     '{"sensitive_attributes": [], "value": "eu"}',
+    'log {"a": {"sensitive": true}, "b": {"value": "eu"}} {"sensitive": false, "value": "eu"}',  # in a line
+    'log {"sensitive": "true", "value": "eu"}',
 ])
 def test_look_alikes_of_terraform_documents_are_left(text: str) -> None:
     assert scrubbed(text) == text

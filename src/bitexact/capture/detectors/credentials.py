@@ -629,6 +629,8 @@ _KIND_SECRET = re.compile(r"kind:[ \t]*+([\"']?)Secret\1[ \t]*+(?:#[^\n]*+)?(?=\
 _SECRET_DATA = re.compile(r"(?:data|stringData):[ \t]*+(?:#.*)?\Z")
 _KUBE_VALUE = re.compile(r"""[ \t]*+(?:"(?:[^"\\\r\n]|\\.)*+"|'[^'\r\n]*+'|[^\s:#'"][^\r\n:]*+):[ \t]*+([^\r\n]*)""")
 _JSON_PART = re.compile(r'"((?:[^"\\\x00]|\\.)*+)"([ \t\r\n]*+:)?|[{}\[\]]')
+_JSON_SCALAR = re.compile(r"[ \t\r\n]*+(true|false|null|-?[0-9][0-9.eE+\-]{0,63}+)")
+"""A JSON member's value after its key's colon when it is neither a string nor a container (rules version 9)."""
 # Rules version 9: a data map written as a YAML flow mapping (``data: {password: cGFzcw==, user: YQ==}``), its
 # opening, then each ``KEY: VALUE`` entry, its value quoted or plain (up to a comma, a brace or the line's end),
 # the comma or brace after it. No entry holds a nested flow collection (a Secret's values are strings).
@@ -1810,7 +1812,8 @@ class CredentialsDetector:
         """Every credential value in ``text``."""
         found: list[Finding] = []
         self._key_value(text, deadline, found)
-        self._quoted(text, _DQ_COLON, deadline, prefilter, found)
+        if self._quoted(text, _DQ_COLON, deadline, prefilter, found):
+            self._terraform_values(text, deadline, found)
         self._quoted(text, _SQ_COLON, deadline, prefilter, found)
         self._headers(text, deadline, found)
         for pattern in _BEARER:
@@ -2771,8 +2774,11 @@ class CredentialsDetector:
         deadline: Deadline,
         prefilter: bool,
         found: list[Finding],
-    ) -> None:
+    ) -> bool:
+        """``"NAME": VALUE`` and ``'NAME': VALUE``; whether a ``"sensitive":`` key was seen (Terraform's flag, rules
+        version 9: read by :meth:`_terraform_values`, so that no text pays a search of its own for it)."""
         covered = 0  # as in _key_value: a colon inside a value already found is part of it
+        sensitive = False
         for colon in anchor.finditer(text):
             deadline.check()
             if colon.start() < covered:
@@ -2788,6 +2794,9 @@ class CredentialsDetector:
                         else None) or _BLANK_QUOTED_NAME.match(text, opening, at)
                 if name is None:
                     continue
+            if name.group(2) == "sensitive":
+                sensitive = True
+                continue
             if name.group(2) in _MEMBER_KEYS and name.group(1) in _NEXT_MEMBER:
                 member = self._name_value_member(text, name.group(1), name.group(2), colon.end())
                 if member is not None:  # {'name': 'password', 'value': 'x'}: the value, never the name
@@ -2825,6 +2834,53 @@ class CredentialsDetector:
                         continue  # TGI's "token": {..., "logprob": -0.5}, a DynamoDB key (ordinary.py)
                     found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
                     covered = bracketed[1]
+        return sensitive
+
+    @staticmethod
+    def _terraform_values(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 9: Terraform's sensitive values in text (``terraform output -json``, a state file's
+        ``outputs``, when the text is no JSON document as a whole: a log line, a command and its output): in every
+        object holding ``"sensitive": true``, before or after it, its ``"value"`` member, whatever its type (a
+        string's content, a number, an object or a list whole). Read once, its strings and brackets only (as
+        :meth:`_kube_json` reads a Secret), in a text where :meth:`_quoted` saw a ``"sensitive":`` key."""
+        # Per open container: [holds "sensitive": true, value spans, the last key read, where it opened when it is
+        # a "value" member's object or list].
+        frames: list[list[Any]] = []
+        for part in _JSON_PART.finditer(text):
+            deadline.check()
+            char = part.group()[0]
+            if char == '"':
+                if not frames:
+                    continue
+                frame = frames[-1]
+                if part.group(2) is not None:  # a key: the value after it, when no string or bracket opens it
+                    frame[2] = part.group(1)
+                    if frame[2] in ("value", "sensitive"):
+                        scalar = _JSON_SCALAR.match(text, part.end())
+                        if scalar is not None:
+                            if frame[2] == "sensitive":
+                                frame[0] = frame[0] or scalar.group(1) == "true"
+                            elif scalar.group(1) not in ("true", "false", "null"):
+                                frame[1].append(scalar.span(1))
+                            frame[2] = None
+                    continue
+                if frame[2] == "value" and part.group(1) and part.group(1) not in ALREADY_TOKENS:
+                    frame[1].append(part.span(1))
+                frame[2] = None
+            elif char in "{[":
+                opened = part.start() if frames and frames[-1][2] == "value" else -1
+                frames.append([False, [], None, opened])
+            elif frames:
+                frame = frames.pop()
+                if frame[0]:
+                    found.extend(Finding(start, end, TOKEN, NAME) for start, end in frame[1])
+                if frames:
+                    if frame[3] != -1 and text[frame[3] : part.end()] not in ALREADY_TOKENS:  # [CREDENTIAL]: a list
+                        frames[-1][1].append((frame[3], part.end()))
+                    frames[-1][2] = None
+        for frame in frames:  # a text cut short: what its open objects hold so far
+            if frame[0]:
+                found.extend(Finding(start, end, TOKEN, NAME) for start, end in frame[1])
 
     def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         spans = []
