@@ -172,6 +172,7 @@ def test_a_state_file_given_as_text_has_its_sensitive_outputs_replaced() -> None
      f'"seed": {{"value": {T}, "type": "number", "sensitive": true}}, "url": {{"value": "h", "type": "string"}}}}'),
     ('log {"sensitive": true, "value": ["a", {"b": "c"}], "n": 1} {"value": "keep"}',
      f'log {{"sensitive": true, "value": {T}, "n": 1}} {{"value": "keep"}}'),
+    ('out: {"sensitive": true, "value": "x1", "type": "str', f'out: {{"sensitive": true, "value": "{T}", "type": "str'),  # cut
 ])
 def test_terraform_sensitive_values_in_a_line_of_text_are_scrubbed(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
