@@ -12,7 +12,8 @@ the policy's budget (1,000 ms per MiB by default) would withhold such a step.
 
 Then the same for lists, through ``apply_policy`` (the walk reads an argv list whole): a list of ``--mib``
 MiB of one short run of items repeated, against a list of as many agent words; and each list as a JSON
-document held in a string (the document path reads it whole too).
+document held in a string (the document path reads it whole too); and objects the walk reads by their members
+(a Kubernetes Secret's maps, Terraform's ``"sensitive": true``), as data and as a document.
 """
 
 from __future__ import annotations
@@ -74,10 +75,22 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "a:$apr1$aaaaaaaa\n", ":$apr1$aaaaaaaa", ":{SHA}", "a" * 300 + ":{SHA}" + "a" * 27 + "=\n",
              "Private-Lines: 9\n", "Private-Lines: 9\naaaa\n", "kind: Secret\n", "kind: Secret\ndata:\n",
              "  kind: Secret\n", "- kind: Secret\n  data:\n    a: b\n", "data:\n  a: b\n", "kind: Secret\n---\n",
-             '{"kind":"Secret","data":{"a":"', '{"kind":"Secret","data":{', '"Secret" "data" {')
+             '{"kind":"Secret","data":{"a":"', '{"kind":"Secret","data":{', '"Secret" "data" {',
+             # rules version 9: YAML flow mappings of a Secret, .NET settings, CSV tables, URL-encoded JSON
+             "kind: Secret\ndata: {", "kind: Secret\ndata: {a: b, ", "kind: Secret\ndata: {a: \"", "{a: b, ",
+             '<setting name="password">', '<setting name="password"><value>', '<a name="password"> <value>a',
+             "password,a\n", "password,\"a\n", "\x00a,password\n", "\x00a,password\na,b", "a,b,c,d,password\n",
+             "%22password%22%3A%22", "%22password%22%3A", "%22a%22%3A", "%22%3A", "%22password%22%3A1", "%253D",
+             "password%253D", "a%253Da%2526", "password%3D", '"sensitive": true, ', '{"sensitive": true, "value": {',
+             '{"value": 1, "sensitive": true}', '"sensitive": true, "value": "a", ')
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))
+# Objects the walk and a document's walk read by their members (rules version 9): each a secret to replace, or its
+# look-alike (a Service's data, "sensitive": false), repeated.
+OBJECTS: tuple[tuple[object, ...], ...] = (
+    ({"kind": "Secret", "data": {"a": "b"}},), ({"kind": "Service", "data": {"a": "b"}},),
+    ({"sensitive": True, "value": "a"},), ({"sensitive": False, "value": "a"},), ({"kind": "Secret"}, {"data": {}}))
 
 
 def _ms_per_mib(text: str, mib: float) -> float:
@@ -129,6 +142,11 @@ def main() -> None:
     for run in LISTS:
         ms = _list_ms_per_mib(json.dumps(_list_of(run, size)), args.mib)
         print(f"{'document ' + json.dumps(list(run)):<40} {ms:>9.1f} {ms / document_baseline:>13.2f}")
+    for run in OBJECTS:  # rules version 9: a Secret's maps and Terraform's sensitive values, as data and documents
+        ms = _list_ms_per_mib(_list_of(run, size), args.mib)
+        print(f"{'list ' + json.dumps(list(run))[:35]:<40} {ms:>9.1f} {ms / list_baseline:>13.2f}")
+        ms = _list_ms_per_mib(json.dumps(_list_of(run, size)), args.mib)
+        print(f"{'document ' + json.dumps(list(run))[:31]:<40} {ms:>9.1f} {ms / document_baseline:>13.2f}")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
 from bitexact.capture.walk import (
     PLAIN,
+    SECRET_MAP,
     argv_passwords,
     credential_pair,
     name_value,
@@ -106,6 +107,8 @@ class _Texts:
                 raise _Unclean  # replaced whole by the credential token
             if key == _BYTES_KEY and isinstance(value, str):
                 raise _Unclean  # declared unscanned
+            if role == SECRET_MAP:
+                raise _Unclean  # a Kubernetes Secret's data map: the walk replaces its values
         self.value(value, key if text_key else None, depth)
 
     def value(self, value: Any, context: str | None, depth: int) -> None:

@@ -280,7 +280,8 @@ class Scanner:
             opening = text[:1]
             if (index not in rescan and (opening in "{[" or opening.isspace()) and looks_like_document(text)
                     and (_DOCUMENT_HIDES.search(text)
-                         or (self.by_key and (_may_hold_name_value(text) or _may_hold_kube_secret(text))))):
+                         or (self.by_key and (_may_hold_name_value(text) or _may_hold_kube_secret(text)
+                                              or _may_hold_sensitive(text))))):
                 rescan.add(index)
         for index in sorted(rescan.union(direct)):
             text = texts[index]
@@ -318,6 +319,8 @@ class Scanner:
                          else (_NO_TOKENS, _NO_TOKENS))
         if self.by_key and _may_hold_kube_secret(text):  # rules version 8: a Kubernetes Secret's data maps
             values = values | _secret_data_keys(tokens)
+        if self.by_key and _may_hold_sensitive(text):  # rules version 9: Terraform's sensitive values
+            values = values | _sensitive_value_keys(tokens)
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -618,6 +621,50 @@ def _ordinary_value(text: str, tokens: list[tuple[int, int, str]], key: str, val
     except (ValueError, RecursionError):
         return False  # replaced whole, as the table says
     return ordinary_value(key, parsed)
+
+
+def _may_hold_sensitive(text: str) -> bool:
+    """Whether a document may hold Terraform's ``"sensitive": true`` (rules version 9), its key as written."""
+    return '"sensitive"' in text
+
+
+def _sensitive_value_keys(tokens: list[tuple[int, int, str]]) -> set[int]:
+    """The ``"value"`` key tokens of every object holding ``"sensitive": true`` before or after it (``terraform
+    output -json``, a state file's ``outputs``): the value is replaced whole, whatever its type (the rule
+    ``walk.name_value`` reads data by). ``"sensitive": false`` leaves it."""
+    found: set[int] = set()
+    # Per open container: for an object, [whether it holds "sensitive": true, its "value" key tokens]; None for
+    # an array.
+    frames: list[list[Any] | None] = []
+    expect_key = False
+    last = len(tokens) - 1
+    for i, (_, _, raw) in enumerate(tokens):
+        first = raw[0]
+        if first == "{":
+            frames.append([False, []])
+            expect_key = True
+        elif first == "[":
+            frames.append(None)
+            expect_key = False
+        elif first in "}]":
+            frame = frames.pop() if frames else None
+            if frame is not None and frame[0]:
+                found.update(frame[1])
+            expect_key = False
+        elif first == ",":
+            expect_key = bool(frames) and frames[-1] is not None
+        elif first == '"' and expect_key:
+            expect_key = False
+            frame = frames[-1]
+            assert frame is not None  # expect_key is set only inside an object
+            key = _string_token(raw)
+            if key == "value":
+                frame[1].append(i)
+            elif key == "sensitive" and i + 2 <= last and tokens[i + 2][2] == "true":
+                frame[0] = True
+        else:
+            expect_key = False
+    return found
 
 
 def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:

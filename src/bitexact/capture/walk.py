@@ -30,7 +30,7 @@ import bisect
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from bitexact.capture.block import HASH_ONLY_PLACEHOLDER, WITHHELD_KEY, WITHHELD_PLACEHOLDER
 from bitexact.capture.budget import BudgetExhausted, Deadline
@@ -84,8 +84,15 @@ def credential_pair(scanner: Scanner, value: list[Any]) -> bool:
     return len(value) == 2 and replaced_whole(scanner, value[0], value[1])
 
 
-PLAIN, NAME_MEMBER, VALUE_MEMBER = 0, 1, 2
-"""A member's role in its object: none, a name naming a credential, the value of such a name."""
+PLAIN, NAME_MEMBER, VALUE_MEMBER, SECRET_MAP = 0, 1, 2, 3
+"""A member's role in its object: none, a name naming a credential, the value of such a name, a map whose every
+member is such a value (a Kubernetes Secret's ``data`` / ``stringData``, rules version 9)."""
+SECRET_KIND: Final[str] = "Secret"
+SECRET_MAPS: Final[tuple[str, ...]] = ("data", "stringData")
+"""A Kubernetes Secret's (``kind: Secret``) maps: every value in them is a secret, whatever its key."""
+SENSITIVE: Final[str] = "sensitive"
+"""Terraform's flag (``terraform output -json``, a state file's ``outputs``): ``"sensitive": true`` beside
+``"value": X`` makes X a secret, whatever its type (rules version 9)."""
 
 
 @dataclass(frozen=True)
@@ -93,23 +100,39 @@ class NameValue:
     """An object with a value member and a name member naming a credential (``{"name": "DB_PASSWORD",
     "value": "X"}``): its value members are replaced whole, as a ``[name, value]`` pair's value is, and its
     name members are read as text, never replaced whole (``{"key": "DEPLOY_TOKEN"}`` holds a name, no secret,
-    though ``key`` is a table word)."""
+    though ``key`` is a table word). Under rules version 9 also Terraform's ``{"sensitive": true, "value": X}``
+    (a value member, no name), a Kubernetes Secret (its ``maps``: every member of them is a value member) and
+    such a map itself (``every``)."""
 
     names: tuple[str, ...]
     values: tuple[str, ...]
+    maps: tuple[str, ...] = ()
+    every: bool = False
 
     def role(self, key: Any) -> int:
         """The role of the member stored under ``key``."""
-        if key in self.values:
+        if self.every or key in self.values:
             return VALUE_MEMBER
-        return NAME_MEMBER if key in self.names else PLAIN
+        if key in self.names:
+            return NAME_MEMBER
+        return SECRET_MAP if key in self.maps else PLAIN
+
+
+EVERY_VALUE: Final[NameValue] = NameValue((), (), every=True)
+"""A Kubernetes Secret's data map read as a name/value object: each of its members is a value."""
 
 
 def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
     """``value`` as a name/value object whose name names a credential, when the credentials rule is on.
 
-    Two lookups for any other object: this runs for every object of a step."""
-    if not scanner.by_key or not ("value" in value or "Value" in value):
+    Two lookups for any other object (three for one holding a ``kind``): this runs for every object of a step."""
+    if not scanner.by_key:
+        return None
+    if "kind" in value:
+        secret = _secret_maps(value)
+        if secret is not None:
+            return secret
+    if not ("value" in value or "Value" in value):
         return None
     names: tuple[str, ...] = ()
     for key in NAME_MEMBERS:  # a plain loop: most objects with a value member name no credential
@@ -123,8 +146,26 @@ def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
             continue
         names += (key,)
     if not names:
+        if value.get(SENSITIVE) is True and "value" in value:  # Terraform's sensitive output
+            return NameValue((), ("value",))
         return None
     return NameValue(names, tuple(key for key in VALUE_MEMBERS if key in value))
+
+
+def _secret_maps(value: dict[Any, Any]) -> NameValue | None:
+    """``value`` as a Kubernetes Secret (``kind`` ``"Secret"``): its ``data`` / ``stringData`` members that are
+    objects, each read as :data:`EVERY_VALUE`; None for any other kind, or a Secret without such a map."""
+    kind = value["kind"]
+    if not (kind == SECRET_KIND and isinstance(kind, str)):
+        return None
+    maps = tuple(key for key in SECRET_MAPS if isinstance(value.get(key), dict) and value[key])
+    return NameValue((), (), maps) if maps else None
+
+
+def inner_pair(scanner: Scanner, value: dict[Any, Any], role: int) -> NameValue | None:
+    """How an object stored in a member of ``role`` is read (:func:`name_value`): a Secret's map as
+    :data:`EVERY_VALUE`, any other object by what it holds."""
+    return EVERY_VALUE if role == SECRET_MAP and scanner.by_key else name_value(scanner, value)
 
 
 def role_in(found: NameValue | None, key: Any) -> int:
@@ -285,14 +326,14 @@ class Walk:
                     top.key_item = self._key_text(ROOT, key, source)
                 self._close_unit()
                 inner = self._enter(value, ROOT, key, 1)
-                inner_pair = name_value(self.scanner, value)
+                pair_inside = inner_pair(self.scanner, value, role)
                 for sub, item in value.items():
                     sub_rule = min(rule, self.rules.by_subkey.get((key, sub), NONE), by_name.get(sub, NONE))
                     sub_hint = max(hint, self.hint_at.get((key, sub), 0))
                     self._new_unit((*chain, (inner, sub)), item)
                     top.children.append(self.unit)
                     self._place(inner, sub, item, chain, sub_rule, sub_hint, mode, 2, unit_key=True,
-                                role=role_in(inner_pair, sub), owner=value)
+                                role=role_in(pair_inside, sub), owner=value)
                     self._close_unit()
                 self.unit = top_index
                 continue
@@ -358,9 +399,10 @@ class Walk:
         if isinstance(value, CONTAINERS):
             inner = self._enter(value, container, key, depth)
             if mode == SCRUB and self.uniform:
-                self._scrub_tree(value, inner, chain, source, key if text_key else None, depth + 1)
+                self._scrub_tree(value, inner, chain, source, key if text_key else None, depth + 1, role)
             else:
-                self._mixed(value, inner, chain, rule, hint, mode, source, key if text_key else None, depth + 1)
+                self._mixed(value, inner, chain, rule, hint, mode, source, key if text_key else None, depth + 1,
+                            role)
         elif mode == SCRUB:
             self._scalar(container, key, value, source, key if text_key else None)
 
@@ -375,11 +417,13 @@ class Walk:
         source: int,
         context: str | None,
         depth: int,
+        role: int = PLAIN,
     ) -> None:
-        """A container (``value``, at ``position``) where a ``*.NAME`` rule may change the mode below."""
+        """A container (``value``, at ``position``) where a ``*.NAME`` rule may change the mode below; ``role`` is
+        the member's holding it (:func:`inner_pair`)."""
         if isinstance(value, dict):
             by_name = self.rules.by_name
-            pair = name_value(self.scanner, value)
+            pair = inner_pair(self.scanner, value, role)
             for key, item in value.items():
                 self._place(position, key, item, chain, min(rule, by_name.get(key, NONE)), hint, mode, depth,
                             role=role_in(pair, key), owner=value)
@@ -443,14 +487,16 @@ class Walk:
             self._scalar(container, key, plain, source, context)
 
     def _scrub_tree(
-        self, value: Any, position: int, chain: Chain, source: int, context: str | None, depth: int
+        self, value: Any, position: int, chain: Chain, source: int, context: str | None, depth: int,
+        role: int = PLAIN,
     ) -> None:
-        """A container (``value``, at ``position``) under scrub where nothing below can change the mode."""
+        """A container (``value``, at ``position``) under scrub where nothing below can change the mode; ``role`` is
+        the member's holding it (:func:`inner_pair`)."""
         add = self._ref
         by_key = self.scanner.by_key
         floor = self.scanner.int_floor if self.scanner.min_digits else None
         if isinstance(value, dict):
-            pair = name_value(self.scanner, value)
+            pair = inner_pair(self.scanner, value, role) if role else name_value(self.scanner, value)
             for key, item in value.items():
                 kind = type(item)
                 text_key = type(key) is str or isinstance(key, str)
@@ -474,7 +520,7 @@ class Walk:
                 elif kind is dict or kind is list or isinstance(item, CONTAINERS):
                     inner = self._enter(item, position, key, depth)
                     self._scrub_tree(item, inner, (*chain, (position, key)), source, key if text_key else None,
-                                     depth + 1)
+                                     depth + 1, PLAIN if pair is None else pair.role(key))
                 elif kind is float or isinstance(item, (str, int)):  # a float, or a subclass (see _scalar)
                     self._scalar(position, key, item, source, key if text_key else None)
             return

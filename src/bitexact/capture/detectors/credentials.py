@@ -81,7 +81,12 @@ from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
-from bitexact.capture.detectors.ordinary import CURSOR_TOKENS, ordinary_text_container, ordinary_text_member
+from bitexact.capture.detectors.ordinary import (
+    CURSOR_TOKENS,
+    ordinary_column,
+    ordinary_text_container,
+    ordinary_text_member,
+)
 from bitexact.credential_shapes import BOUNDARY, MARKS, PEM_BEGIN, PEM_END, SHAPES, Shape
 
 NAME = "credentials"
@@ -526,8 +531,20 @@ _SUBSCRIPT_KEY = re.compile(r"""\[[ \t]*(["'])([A-Za-z0-9_%.\-]{1,96}+)\1[ \t]*\
 _SUBSCRIPT_VALUE = re.compile(r"[ \t]*[bBrRuUfF]{0,2}" + _QUOTED_LITERAL)
 # A pair written URL-encoded inside another value (next=%2Flogin%3Fpassword%3Dhunter2%26a%3Db): "=" is
 # %3D; the value ends where an encoded "&" or ";" does, or where a plain value would.
-_ENCODED_EQ = re.compile(r"%3[Dd]")
+# Rules version 9: the same search finds a pair encoded twice (password%253Dx, %25 the encoded "%") and a JSON member
+# URL-encoded ("password":"x" as %22password%22%3A%22x%22, a JSON body in a query string or a form): one pass from
+# each "%", as before.
+_ENCODED_EQ = re.compile(r"%(?:25)?3[Dd]|%22(?:%20|\+)*+%3[Aa]")
 _ENCODED_VALUE = re.compile(r"""(?:(?!%2[6]|%3[Bb])[^\s&;,"'<>#)\]}\x00])+""")
+_TWICE_ENCODED_VALUE = re.compile(r"""(?:(?!%2[6]|%3[Bb]|%252[6]|%253[Bb])[^\s&;,"'<>#)\]}\x00])+""")
+_ENCODED_MEMBER_VALUE = re.compile(
+    r"""(?:%20|\+)*+(?:%22((?:[^%\s&\x00]|%5[Cc]%[0-9A-Fa-f]{2}|%(?!22)[0-9A-Fa-f]{2})*+)%22"""
+    r"""|((?:[^%\s&;"'<>\x00]|%(?!2[Cc]|7[Dd]|5[Dd]|22)[0-9A-Fa-f]{2})++))"""
+)
+"""An encoded JSON member's value: a string's content between its encoded quotes (an escaped quote, %5C%22, inside
+it), or a bare value up to the encoded comma, brace, bracket or quote after it (never past a quote: no value is
+read again from each member of a run of them)."""
+_ENCODED_MEMBER_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ENCODED_SEPARATORS = re.compile(r"[?&;/=\s]")
 # curl's -H / --header with a credential header (-H 'X-Api-Key: k'): the header's value, to its quote.
 _HEADER_FLAG = re.compile(
@@ -612,6 +629,18 @@ _KIND_SECRET = re.compile(r"kind:[ \t]*+([\"']?)Secret\1[ \t]*+(?:#[^\n]*+)?(?=\
 _SECRET_DATA = re.compile(r"(?:data|stringData):[ \t]*+(?:#.*)?\Z")
 _KUBE_VALUE = re.compile(r"""[ \t]*+(?:"(?:[^"\\\r\n]|\\.)*+"|'[^'\r\n]*+'|[^\s:#'"][^\r\n:]*+):[ \t]*+([^\r\n]*)""")
 _JSON_PART = re.compile(r'"((?:[^"\\\x00]|\\.)*+)"([ \t\r\n]*+:)?|[{}\[\]]')
+_JSON_SCALAR = re.compile(r"[ \t\r\n]*+(true|false|null|-?[0-9][0-9.eE+\-]{0,63}+)")
+"""A JSON member's value after its key's colon when it is neither a string nor a container (rules version 9)."""
+# Rules version 9: a data map written as a YAML flow mapping (``data: {password: cGFzcw==, user: YQ==}``), its
+# opening, then each ``KEY: VALUE`` entry, its value quoted or plain (up to a comma, a brace or the line's end),
+# the comma or brace after it. No entry holds a nested flow collection (a Secret's values are strings).
+_SECRET_FLOW = re.compile(r"(?:data|stringData):[ \t]*+\{")
+_FLOW_ENTRY = re.compile(
+    r"""[ \t\r\n]*+(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s:,{}\[\]'"#\x00][^:,{}\[\]\r\n\x00]*+)"""
+    r"""[ \t]*+:[ \t\r\n]*+(\[CREDENTIAL\]|"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s,{}\[\]\x00][^,{}\[\]\r\n\x00]*+)"""
+    r"""[ \t\r\n]*+([,}])"""
+)
+_MAX_FLOW_ENTRIES: Final[int] = 4096
 
 
 def _kube_values(text: str, at: int, column: int) -> list[tuple[int, int]]:
@@ -643,6 +672,99 @@ def _kube_values(text: str, at: int, column: int) -> list[tuple[int, int]]:
         if newline == -1:
             break
         position = newline + 1
+    return spans
+
+
+# Rules version 9: CSV and TSV. A text is read as a table when its first line (the text's start, or a NUL: texts are
+# scanned joined by one) is a header - two or more names (:data:`_CSV_NAME`, quoted or not) separated by one
+# delimiter, a comma, a tab or a semicolon, the first the line holds - and a name is a credential word
+# (:func:`is_credential_word`: ``password``, ``api_key``, ``Client Secret``, ``token``; a bare ``key`` is none); the lines
+# after it are its rows while each holds as many cells as the header (a quoted cell may hold the delimiter, a
+# doubled quote or a line break). The first cell is looked for within :data:`_CSV_FIRST` characters, so a text of
+# prose costs one short match at its start.
+_CSV_FIRST: Final[int] = 64
+_CSV_START = re.compile(r"\x00(?=[^\n\x00,;\t]{1,64}+[,;\t][^\n\x00]{0,4096}+\n)")
+_CSV_NAME = re.compile(r"""[ \t]*+(?:"([A-Za-z0-9_.\- ]{1,64}+)"|([A-Za-z_][A-Za-z0-9_.\-]{0,63}+))[ \t]*+\Z""")
+_CSV_CELLS: Final[dict[str, re.Pattern[str]]] = {
+    delimiter: re.compile(rf"""[ \t]*+(?:"((?:[^"\x00]|""){{0,65536}}+)"[ \t]*+|([^{delimiter}"\r\n\x00]*+))""")
+    for delimiter in ",;\t"
+}
+"""A row's cell, up to its delimiter: quoted (its content, group 1) or plain (group 2)."""
+_MAX_CSV_HEADER: Final[int] = 4096
+
+
+def _csv_header(text: str, start: int) -> tuple[str, list[str]] | None:
+    """The delimiter and the names of the header opening at ``start`` (:data:`_CSV_START`), when it names a
+    credential column; None for any other line."""
+    end = text.find("\n", start, start + _MAX_CSV_HEADER)
+    if end == -1:
+        return None
+    line = text[start:end].rstrip("\r")
+    first = line[: _CSV_FIRST + 1]
+    marks = [(first.find(mark), mark) for mark in ",\t;" if mark in first]
+    if not marks:
+        return None
+    delimiter = min(marks)[1]  # the first the line holds
+    names: list[str] = []
+    for cell in line.split(delimiter):
+        name = _CSV_NAME.match(cell)
+        if name is None:
+            return None
+        names.append(name.group(1) or name.group(2))
+    if len(names) < 2 or not any(is_credential_word(name) for name in names):
+        return None
+    return delimiter, names
+
+
+def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int, found: list[Finding],
+              deadline: Deadline) -> None:
+    """The cells of ``columns`` in each row from ``at``, while a row holds ``width`` cells (:data:`_CSV_CELLS`)."""
+    cell = _CSV_CELLS[delimiter]
+    length = len(text)
+    while at < length and text[at] not in "\x00":
+        deadline.check()
+        spans: list[tuple[int, int]] = []
+        for index in range(width):
+            match = cell.match(text, at)
+            assert match is not None  # every part is optional
+            group = 1 if match.group(1) is not None else 2
+            if index in columns and match.start(group) < match.end(group):
+                spans.append(match.span(group))
+            at = match.end()
+            if index < width - 1:
+                if text[at : at + 1] != delimiter:
+                    return  # fewer cells than the header: no row
+                at += 1
+        if at < length and text[at] == "\r":
+            at += 1
+        if at < length and text[at] not in "\n\x00":
+            return  # more cells than the header (or a quote left open): no row
+        for start, end in spans:
+            value = text[start:end].strip(" \t")
+            if holds_credential(value):
+                found.append(Finding(start, end, TOKEN, NAME))
+        if at >= length or text[at] == "\x00":
+            return
+        at += 1
+
+
+def _kube_flow_values(text: str, at: int) -> list[tuple[int, int]]:
+    """The spans of the values of a YAML flow mapping whose ``{`` is at ``at - 1`` (:data:`_FLOW_ENTRY`): read up
+    to its closing brace, or to the first entry not read as one (what was read before it is still taken)."""
+    spans: list[tuple[int, int]] = []
+    position = at
+    for _ in range(_MAX_FLOW_ENTRIES):
+        entry = _FLOW_ENTRY.match(text, position)
+        if entry is None:
+            break
+        start, end = entry.span(1)
+        while text[end - 1] in " \t":  # a plain value's trailing blanks are none of it
+            end -= 1
+        if text[start:end] not in ALREADY_TOKENS:
+            spans.append((start, end))
+        if entry.group(2) == "}":
+            break
+        position = entry.end()
     return spans
 
 
@@ -1589,9 +1711,32 @@ def _attribute_pair(text: str, start: int, at: int) -> tuple[int, tuple[int, int
         inner = _ELEMENT_TEXT.match(text, closed + 1)
         if inner is not None and text.startswith(f"</{tag.group(1)}>", inner.end()):
             value = inner.span()
+        else:  # rules version 9: .NET's <setting name="Password" serializeAs="String"><value>x</value></setting>
+            value = _value_element(text, closed + 1 if inner is None else inner.end())
     if value is None or value[0] == value[1] or text[value[0] : value[1]].strip() in ALREADY_TOKENS:
         return opened, None
     return opened, _unless_reference(text, value)
+
+
+def _value_element(text: str, at: int) -> tuple[int, int] | None:
+    """The text's span of a ``<value>`` element opening at ``at`` (white space only before it), as .NET's
+    applicationSettings write a setting's value (rules version 9); None when none opens there, or it holds
+    another element. An empty one (``<value />``, ``<value></value>``) holds nothing to replace."""
+    if not text.startswith("<value>", at):
+        if text[at : at + 1] not in _XML_SPACE or not text.startswith("<value>", at := _past_space(text, at)):
+            return None
+    inner = _ELEMENT_TEXT.match(text, at + 7)
+    if inner is None or not text.startswith("</value>", inner.end()):
+        return None
+    return inner.span()
+
+
+def _past_space(text: str, at: int) -> int:
+    """The position after the XML white space at ``at`` (at most :data:`_MAX_OPEN_TAG` characters read)."""
+    end = min(len(text), at + _MAX_OPEN_TAG)
+    while at < end and text[at] in _XML_SPACE:
+        at += 1
+    return at
 
 
 def _names_a_secret(name: str, value: str) -> bool:
@@ -1667,7 +1812,8 @@ class CredentialsDetector:
         """Every credential value in ``text``."""
         found: list[Finding] = []
         self._key_value(text, deadline, found)
-        self._quoted(text, _DQ_COLON, deadline, prefilter, found)
+        if self._quoted(text, _DQ_COLON, deadline, prefilter, found):
+            self._terraform_values(text, deadline, found)
         self._quoted(text, _SQ_COLON, deadline, prefilter, found)
         self._headers(text, deadline, found)
         for pattern in _BEARER:
@@ -1693,6 +1839,8 @@ class CredentialsDetector:
         self._colon_forms(text, deadline, found)
         self._shadow_hashes(text, deadline, found)
         self._tool_files(text, deadline, found)
+        if "\n" in text:  # a memchr: a table has a header line and a row
+            self._csv_tables(text, deadline, found)
         if "Secret" in text:  # one search (a Kubernetes Secret's kind) before either form's
             self._kube_secrets(text, deadline, found)
         self._sql_passwords(text, deadline, found, password=password)
@@ -2053,6 +2201,11 @@ class CredentialsDetector:
                     if block is not None:
                         for child in _kube_values(text, end, column):
                             found.append(Finding(child[0], child[1], TOKEN, NAME))
+                    else:  # rules version 9: a flow mapping, data: {password: cGFzcw==}
+                        flow = _SECRET_FLOW.match(text, position + len(line) - len(content))
+                        if flow is not None:
+                            for child in _kube_flow_values(text, flow.end()):
+                                found.append(Finding(child[0], child[1], TOKEN, NAME))
                 if newline == -1:
                     break
                 position = newline + 1
@@ -2089,6 +2242,25 @@ class CredentialsDetector:
                     found.extend(Finding(start, end, TOKEN, NAME) for start, end in frame[1])
                 if frames:
                     frames[-1][3] = None
+
+    @staticmethod
+    def _csv_tables(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 9: a CSV or TSV table's credential columns (``id,user,password``): every cell of such a
+        column, the other columns left; a ``token`` column beside a ``logprob`` one is a model's output tokens
+        (:func:`ordinary_column`). Only a text's first line is read as a header (see :data:`_CSV_START`)."""
+        starts = [0]
+        if "\x00" in text:
+            starts.extend(match.start() + 1 for match in _CSV_START.finditer(text))
+        for start in starts:
+            deadline.check()
+            header = _csv_header(text, start)
+            if header is None:
+                continue
+            delimiter, names = header
+            columns = [index for index, name in enumerate(names)
+                       if is_credential_word(name) and not ordinary_column(name, names)]
+            if columns:
+                _csv_rows(text, text.index("\n", start) + 1, delimiter, columns, len(names), found, deadline)
 
     @staticmethod
     def _putty_keys(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -2180,9 +2352,19 @@ class CredentialsDetector:
         if "%" not in text:  # one character: a memchr, where a two-character test costs 1 ms/MiB
             return
         previous = 0
+        covered = 0  # the end of the last value found: a pair inside it is part of it (password%3Da%3Dpassword%3D...
+        # read each value again to the text's end from every "%3D" after it: quadratic time)
         for eq in _ENCODED_EQ.finditer(text):
             deadline.check()
             start = eq.start()
+            if start < covered:
+                previous = eq.end()
+                continue
+            if text[start + 1] == "2" and text[start + 2] == "2":  # %22...%3A: a URL-encoded JSON member
+                covered = CredentialsDetector._encoded_member(text, eq, max(previous, start - _MAX_NAME), found)
+                previous = eq.end()
+                continue
+            twice = text[start + 1] == "2"  # %253D: encoded twice, its name and value as well
             # Never back past the previous pair's "=": the name is what follows it, and a run of pairs
             # (%3D%3D%3D...) read back each time would cost quadratic time.
             floor = max(previous, start - 3 * _MAX_NAME)
@@ -2190,14 +2372,41 @@ class CredentialsDetector:
             while start > floor and text[start - 1] in _NAME_CHARS:
                 start -= 1
             decoded = percent_decode(text[start : eq.start()])
+            if decoded and twice:
+                decoded = percent_decode(decoded)
             if not decoded:
                 continue
             name = _ENCODED_SEPARATORS.split(decoded)[-1]  # after the encoded "?", "&", "/" before it
             if not name or not is_credential_text_name(name) or text.startswith(ALREADY_TOKENS, eq.end()):
                 continue
-            value = _ENCODED_VALUE.match(text, eq.end())
+            value = (_TWICE_ENCODED_VALUE if twice else _ENCODED_VALUE).match(text, eq.end())
             if value is not None:
                 found.append(Finding(value.start(), value.end(), TOKEN, NAME))
+                covered = value.end()
+
+    @staticmethod
+    def _encoded_member(text: str, match: re.Match[str], floor: int, found: list[Finding]) -> int:
+        """Rules version 9: ``%22NAME%22%3A%22VALUE%22``, a JSON member URL-encoded (``data=%7B%22password%22%3A
+        %22x%22%7D``): when NAME (read back to its encoded opening quote, no further than ``floor``) is a credential
+        text name, the value's content; a bare value (a number) up to the encoded comma or brace after it. Returns
+        the end of the value taken, else 0."""
+        end = match.start()
+        opening = text.rfind("%22", floor, end)  # the name's encoded opening quote
+        if opening == -1:
+            return 0
+        name = text[opening + 3 : end]
+        if not name or not _ENCODED_MEMBER_NAME.issuperset(name) or not is_credential_text_name(name):
+            return 0
+        value = _ENCODED_MEMBER_VALUE.match(text, match.end())
+        if value is None:
+            return 0
+        group = 1 if value.group(1) is not None else 2
+        span = value.span(group)
+        if span[0] < span[1] and text[span[0] : span[1]] not in ALREADY_TOKENS and (
+                group == 1 or text[span[0] : span[1]] not in ("true", "false", "null")):
+            found.append(Finding(span[0], span[1], TOKEN, NAME))
+            return span[1]
+        return 0
 
     def _flags(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         """``--NAME VALUE`` (a credential flag and its value as two words), a command's password flag
@@ -2565,8 +2774,11 @@ class CredentialsDetector:
         deadline: Deadline,
         prefilter: bool,
         found: list[Finding],
-    ) -> None:
+    ) -> bool:
+        """``"NAME": VALUE`` and ``'NAME': VALUE``; whether a ``"sensitive":`` key was seen (Terraform's flag, rules
+        version 9: read by :meth:`_terraform_values`, so that no text pays a search of its own for it)."""
         covered = 0  # as in _key_value: a colon inside a value already found is part of it
+        sensitive = False
         for colon in anchor.finditer(text):
             deadline.check()
             if colon.start() < covered:
@@ -2582,6 +2794,9 @@ class CredentialsDetector:
                         else None) or _BLANK_QUOTED_NAME.match(text, opening, at)
                 if name is None:
                     continue
+            if name.group(2) == "sensitive":
+                sensitive = True
+                continue
             if name.group(2) in _MEMBER_KEYS and name.group(1) in _NEXT_MEMBER:
                 member = self._name_value_member(text, name.group(1), name.group(2), colon.end())
                 if member is not None:  # {'name': 'password', 'value': 'x'}: the value, never the name
@@ -2619,6 +2834,53 @@ class CredentialsDetector:
                         continue  # TGI's "token": {..., "logprob": -0.5}, a DynamoDB key (ordinary.py)
                     found.append(Finding(bracketed[0], bracketed[1], TOKEN, NAME))
                     covered = bracketed[1]
+        return sensitive
+
+    @staticmethod
+    def _terraform_values(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 9: Terraform's sensitive values in text (``terraform output -json``, a state file's
+        ``outputs``, when the text is no JSON document as a whole: a log line, a command and its output): in every
+        object holding ``"sensitive": true``, before or after it, its ``"value"`` member, whatever its type (a
+        string's content, a number, an object or a list whole). Read once, its strings and brackets only (as
+        :meth:`_kube_json` reads a Secret), in a text where :meth:`_quoted` saw a ``"sensitive":`` key."""
+        # Per open container: [holds "sensitive": true, value spans, the last key read, where it opened when it is
+        # a "value" member's object or list].
+        frames: list[list[Any]] = []
+        for part in _JSON_PART.finditer(text):
+            deadline.check()
+            char = part.group()[0]
+            if char == '"':
+                if not frames:
+                    continue
+                frame = frames[-1]
+                if part.group(2) is not None:  # a key: the value after it, when no string or bracket opens it
+                    frame[2] = part.group(1)
+                    if frame[2] in ("value", "sensitive"):
+                        scalar = _JSON_SCALAR.match(text, part.end())
+                        if scalar is not None:
+                            if frame[2] == "sensitive":
+                                frame[0] = frame[0] or scalar.group(1) == "true"
+                            elif scalar.group(1) not in ("true", "false", "null"):
+                                frame[1].append(scalar.span(1))
+                            frame[2] = None
+                    continue
+                if frame[2] == "value" and part.group(1) and part.group(1) not in ALREADY_TOKENS:
+                    frame[1].append(part.span(1))
+                frame[2] = None
+            elif char in "{[":
+                opened = part.start() if frames and frames[-1][2] == "value" else -1
+                frames.append([False, [], None, opened])
+            elif frames:
+                frame = frames.pop()
+                if frame[0]:
+                    found.extend(Finding(start, end, TOKEN, NAME) for start, end in frame[1])
+                if frames:
+                    if frame[3] != -1 and text[frame[3] : part.end()] not in ALREADY_TOKENS:  # [CREDENTIAL]: a list
+                        frames[-1][1].append((frame[3], part.end()))
+                    frames[-1][2] = None
+        for frame in frames:  # a text cut short: what its open objects hold so far
+            if frame[0]:
+                found.extend(Finding(start, end, TOKEN, NAME) for start, end in frame[1])
 
     def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         spans = []

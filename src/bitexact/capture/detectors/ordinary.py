@@ -137,6 +137,13 @@ def ordinary_member(owner: dict[Any, Any], key: str, value: Any) -> bool:
     return ordinary_value(key, value)
 
 
+def ordinary_column(name: str, header: list[str]) -> bool:
+    """Whether a CSV column named ``name`` (a credential word) holds ordinary evidence by the columns beside it
+    (``header``, every column's name): a model's output token beside a ``logprob`` column, as :func:`ordinary_member`
+    reads an object (rules version 9)."""
+    return ascii_lower(name) == "token" and any(column in LOGPROB_MEMBERS for column in header)
+
+
 SIBLING_NAMES: Final[frozenset[str]] = frozenset({"token", "signature"})
 """The credential names (lower case) whose member its siblings may show is ordinary evidence
 (:func:`ordinary_member`, :func:`ordinary_document_key`)."""
