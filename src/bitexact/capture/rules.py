@@ -343,6 +343,10 @@ class StepRules:
         """How strictly these rules keep the value at ``path`` (keys from the step's top): the first matching
         rule in the order the walk applies them (``*``, then ``KEY`` and ``*.NAME`` at the top,
         ``KEY.SUBKEY`` and ``*.NAME`` below). The walk resolves the same order level by level, as it goes."""
+        return self.mode(self.rule_at(path))
+
+    def rule_at(self, path: tuple[str, ...]) -> int:
+        """The index of the rule that decides the value at ``path`` (:data:`NONE` when no rule names it)."""
         rule = self.star
         for depth, key in enumerate(path):
             rule = min(rule, self.by_name.get(key, NONE))
@@ -350,7 +354,7 @@ class StepRules:
                 rule = min(rule, self.by_key.get(key, NONE))
             elif depth == 1:
                 rule = min(rule, self.by_subkey.get((path[0], key), NONE))
-        return self.mode(rule)
+        return rule
 
     def mode(self, index: int) -> int:
         """The strictness of the rule at ``index`` (keep when none)."""
