@@ -8,6 +8,14 @@ conditions). A/B against another tree by pointing PYTHONPATH at it:
 
     PYTHONPATH=src .venv/bin/python benchmarks/capture_rules.py [N ...]
     PYTHONPATH=/tmp/pol17-base/src .venv/bin/python benchmarks/capture_rules.py 1000 4000
+
+Measured on the 2-core development machine, other jobs beside it (seconds,
+per tool / mixed):
+
+    rules   b4e384b (every pair)    indexed
+     1000      0.663 /  0.205     0.009 / 0.011
+     4000     11.007 /  3.432     0.038 / 0.045
+    16000    193.543 / 54.457     0.168 / 0.198
 """
 
 from __future__ import annotations
