@@ -82,10 +82,13 @@ def test_capture_test_shows_what_the_policy_scrubs(bx: Any, tmp_path: Path) -> N
     assert result.exit_code == 0
     assert result.stdout == "paid [PAN ****1111] from [IBAN] with token=[CREDENTIAL]\n"
     assert "3 found (credentials 1, iban 1, pan 1)" in result.stderr
+    assert "-- tool_call result: scrubbed, 3 found (credentials 1, iban 1, pan 1); by rule 0 (* * -> scrub)" in result.stderr
     as_json = json.loads(bx("capture", "test", text, "--json").stdout)
-    assert as_json == {"policy": load_policy("default", env={}).digest,
-                       "text": "paid [PAN ****1111] from [IBAN] with token=[CREDENTIAL]",
-                       "found": {"credentials": 1, "iban": 1, "pan": 1}}
+    found = {"credentials": 1, "iban": 1, "pan": 1}
+    assert as_json == {"policy": load_policy("default", env={}).digest, "kind": "tool_call", "path": "result",
+                       "mode": "scrub", "text": "paid [PAN ****1111] from [IBAN] with token=[CREDENTIAL]",
+                       "found": found, "rule": {"index": 0, "kind": "*", "path": "*", "mode": "scrub"},
+                       "declared": {"result": {"mode": "scrub", "found": found, "rule": 0}}, "gaps": []}
     source = tmp_path / "log.txt"
     source.write_text("line one\ncard \u0664\u0661\u0661\u0661111111111111\n", encoding="utf-8")
     from_file = bx("capture", "test", "--file", str(source), "--json")

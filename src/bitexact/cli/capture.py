@@ -27,13 +27,13 @@ from bitexact.canon import DEFAULT_MAX_BYTES, loads, read_limited
 from bitexact.capture import (
     CapturePolicy,
     PolicyError,
-    ScrubFailedError,
     load_policy,
     read_policy_file,
-    scrub_text,
 )
 from bitexact.capture.backfill import BackfillError, plan_backfill
 from bitexact.capture.policy import PRESETS
+from bitexact.capture.rules import GOVERNED_KINDS
+from bitexact.capture.trial import DEFAULT_KIND, DEFAULT_PATH, FieldTrial, TrialInputError, try_field
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, plain, print_json
 from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key, read_host_key
@@ -128,6 +128,9 @@ def policy_group() -> None:
 def policy_show(as_json: bool) -> None:
     """Print the policy in force: detectors, rules (a linkable rule says so), key id, digest.
 
+    A policy with no scrub rule says so ("no rule scrubs: every field is kept as captured"), and
+    --json lists the scrub rules' indexes as scrubbing_rules ([] then).
+
     \b
     Examples:
       bitexact capture policy show
@@ -141,8 +144,9 @@ def policy_show(as_json: bool) -> None:
     """
     policy = _policy_in_force()
     described = policy.describe()
+    scrubbing = [rule.index for rule in policy.rules if rule.mode == "scrub"]
     if as_json:
-        print_json(described)
+        print_json(described if policy.off else {**described, "scrubbing_rules": scrubbing})
         return
     if policy.off:
         console.print("[yellow]capture policy: off[/] - runs keep every value as captured "
@@ -163,6 +167,12 @@ def policy_show(as_json: bool) -> None:
         linkable = " [yellow](linkable: equal values give equal commitments)[/]" if rule.linkable else ""
         said = escape(plain(f"{rule.kind} {rule.path} -> {rule.mode}{where}"))
         console.print(f"  rule {rule.index}     {said}{linkable}")
+    if not scrubbing:
+        # With no scrub rule the detectors listed above scrub no field: a card number is stored as sent.
+        hashed = any(rule.mode == "hash-only" for rule in policy.rules)
+        console.print("  [yellow]no rule scrubs[/]: every field "
+                      + ("no hash-only rule names " if hashed else "")
+                      + "is kept as captured (only an agent's scrub hint scrubs its field)")
 
 
 @policy_group.command("check")
@@ -223,24 +233,67 @@ def policy_digest(source: str) -> None:
     click.echo(policy.digest)
 
 
+def _where_option(items: tuple[str, ...]) -> dict[str, Any]:
+    """``--where NAME=VALUE`` pairs: VALUE read as a JSON scalar when it is one (1, true, null, "x"), else as text."""
+    out: dict[str, Any] = {}
+    for item in items:
+        name, equals, raw = item.partition("=")
+        if not equals or not name:
+            fail(f"--where {item!r}: write NAME=VALUE (a field of the step a rule's where reads)", code=EXIT_INPUT)
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        if isinstance(value, (dict, list)):
+            value = raw  # a where compares scalars: the text as written
+        out[name] = value
+    return out
+
+
+_MODE_WORDS = {
+    "scrub": "scrubbed",
+    "keep": "kept as captured",
+    "hash-only": "hash-only: committed, the value not stored",
+    "withheld": "withheld",
+    "unscanned": "kept unscanned",
+}
+
+
 @capture_group.command("test")
 @click.argument("text", required=False)
 @click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), help="Read the text from a file.")
+@click.option("--kind", "kind", type=click.Choice(GOVERNED_KINDS), default=DEFAULT_KIND, show_default=True,
+              help="The step kind the text is recorded in.")
+@click.option("--path", "path", default=DEFAULT_PATH, show_default=True,
+              help="The field the text is recorded at: KEY or KEY.SUBKEY (a dot in a key is ~1).")
+@click.option("--where", "where", multiple=True, metavar="NAME=VALUE",
+              help="A field of the step beside it, for a rule's where (repeatable; VALUE a JSON scalar or text).")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-def capture_test(text: str | None, file: Path | None, as_json: bool) -> None:
-    """Show what the policy in force scrubs from TEXT (or --file): the text as stored, and counts.
+def capture_test(text: str | None, file: Path | None, kind: str, path: str, where: tuple[str, ...],
+                 as_json: bool) -> None:
+    """Show what a recording stores of TEXT (or --file) under the policy in force.
+
+    The text is recorded as the string at --path of a --kind step (by default
+    a tool call's result) and goes through the same function every recording
+    does, so the policy's rules apply as in a run: it is printed as stored
+    (scrubbed, kept as captured, [hash-only] or [withheld]) on stdout, and
+    what was done and which rule decided on stderr. A rule with a where
+    applies when --where gives the step those fields.
 
     \b
     Examples:
       bitexact capture test 'card 4111 1111 1111 1111, password=hunter2'
       bitexact capture test --file response.json --json
+      bitexact capture test --kind tool_call --path result --where tool=kyc_lookup 'Jane Roe'
+      bitexact capture test --kind identity --path on_behalf_of 'user:7f3a9c'
       bitexact capture test -- '-rw------- 1 bob  .pgpass'   (-- before a TEXT opening with -)
 
     \b
     Exit codes:
-      0  scanned
-      1  the policy cannot be used, or the scan could not finish
-      2  neither or both of TEXT and --file, or --file cannot be read (too large, not UTF-8)
+      0  shown (scrubbed, kept, hash-only)
+      1  the policy cannot be used, or a recording would withhold the field (its scan could not finish)
+      2  neither or both of TEXT and --file, --file cannot be read (too large, not UTF-8), a --path or
+         --where that names no field
     """
     if (text is None) == (file is None):
         fail("give TEXT or --file, one of them", code=EXIT_INPUT)
@@ -255,17 +308,37 @@ def capture_test(text: str | None, file: Path | None, as_json: bool) -> None:
         except UnicodeDecodeError as exc:
             fail(f"--file {file}: not UTF-8 text ({exc.reason} at byte {exc.start})", code=EXIT_INPUT)
     assert text is not None
+    fields = _where_option(where)
     policy = _policy_in_force()
     try:
-        scrubbed, found = scrub_text(policy, text)
-    except ScrubFailedError as exc:
-        fail(f"the text could not be scanned: {exc}; the policy would withhold it", code=EXIT_FAIL)
+        trial = try_field(policy, text, kind=kind, path=path, where=fields)
+    except TrialInputError as exc:
+        fail(str(exc), code=EXIT_INPUT)
     if as_json:
-        print_json({"policy": policy.run_meta_value, "text": scrubbed, "found": found})
-        return
-    click.echo(scrubbed)
-    detail = ", ".join(f"{name} {n}" for name, n in found.items())
-    click.echo(f"-- {sum(found.values())} found ({detail})" if found else "-- nothing found", err=True)
+        print_json({"policy": policy.run_meta_value, **trial.to_json()})
+    else:
+        stored = trial.stored
+        if stored is not None:  # None: the entry holds nothing at --path (stderr says where it went)
+            click.echo(stored if isinstance(stored, str) else json.dumps(stored, ensure_ascii=False))
+        click.echo(_explain(trial), err=True)
+    if trial.mode == "withheld":
+        raise SystemExit(EXIT_FAIL)
+
+
+def _explain(trial: FieldTrial) -> str:
+    """The stderr line: what a recording does with the field, and which rule decided."""
+    said = f"-- {trial.kind} {trial.path}: {_MODE_WORDS.get(trial.mode, trial.mode)}"
+    if trial.mode == "scrub":
+        detail = ", ".join(f"{name} {n}" for name, n in trial.found.items())
+        said += f", {sum(trial.found.values())} found ({detail})" if trial.found else ", nothing found"
+    own = trial.declared.get(trial.path, next(iter(trial.declared.values()), {}))
+    if trial.mode == "withheld":
+        said += f" ({own.get('cause', 'invalid_argument')}: {own.get('reason', 'see the gap')}), never stored"
+    if trial.mode == "hash-only" and own.get("unopenable"):
+        said += f" (never openable: {own['unopenable']})"
+    if trial.stored is None:
+        said += f"; the entry holds nothing at {trial.path} (declared: {', '.join(trial.declared) or 'none'})"
+    return f"{said}; {trial.decided_by()}"
 
 
 @capture_group.command("keygen")
