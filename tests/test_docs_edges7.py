@@ -64,7 +64,7 @@ def test_capture_backfill_of_a_run_in_a_data_directory_holding_no_store_makes_no
     directory holding none made an empty store and its lock file before saying there is no such run."""
     home.mkdir()
     result = bx(home, "capture", "backfill", "--run", "no-such-run", "--by", "dpo:alice")
-    assert result.returncode == 2, result.stdout + result.stderr  # capture-verify.md: 2, no such run
+    assert result.returncode == 1, result.stdout + result.stderr  # capture-verify.md: 1, no such run (the contract)
     assert "no run 'no-such-run'" in result.stderr, result.stderr
     assert sorted(os.listdir(home)) == [], "backfill of an unknown run made a store"
 
