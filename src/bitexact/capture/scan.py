@@ -23,7 +23,7 @@ import json
 from decimal import Decimal, InvalidOperation
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, Final
@@ -315,12 +315,19 @@ class Scanner:
         flags = '"--' in text or '"\\u' in text
         # A name/value object's members ({"name": "DB_PASSWORD", "value": "X"}): found before the walk, since
         # its name may follow its value. Only a document that may hold a "value" key is searched for one.
-        values, names = (_name_value_keys(tokens) if self.by_key and _may_hold_name_value(text)
-                         else (_NO_TOKENS, _NO_TOKENS))
-        if self.by_key and _may_hold_kube_secret(text):  # rules version 8: a Kubernetes Secret's data maps
-            values = values | _secret_data_keys(tokens)
-        if self.by_key and _may_hold_sensitive(text):  # rules version 9: Terraform's sensitive values
-            values = values | _sensitive_value_keys(tokens)
+        values: Set[int] = _NO_TOKENS
+        names: Set[int] = _NO_TOKENS
+        if self.by_key:
+            objects: list[_Object] | None = None  # read once, by the first rule that needs them
+            if _may_hold_name_value(text):
+                objects = _objects(tokens)
+                values, names = _name_value_keys(tokens, objects)
+            if _may_hold_kube_secret(text):  # rules version 8: a Kubernetes Secret's data maps
+                objects = objects if objects is not None else _objects(tokens)
+                values = values | _secret_data_keys(tokens, objects)
+            if _may_hold_sensitive(text):  # rules version 9: Terraform's sensitive values
+                objects = objects if objects is not None else _objects(tokens)
+                values = values | _sensitive_value_keys(tokens, objects)
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -520,44 +527,73 @@ def _may_hold_name_value(text: str) -> bool:
     return ('"value"' in text or '"Value"' in text) and _NAME_MEMBER.search(text) is not None
 
 
-def _name_value_keys(tokens: list[tuple[int, int, str]]) -> tuple[set[int], set[int]]:
-    """The key tokens of a document's name/value objects whose name names a credential (the rule
-    ``walk.name_value`` reads data by): their value members', and their name members'. Every member a repeated
-    key shadows counts, as the document's walk reads every pair."""
-    values: set[int] = set()
-    names: set[int] = set()
-    # Per open container: for an object, its credential-naming name members' and its value members' key tokens.
-    frames: list[tuple[list[int], list[int]] | None] = []
+@dataclass(slots=True, eq=False)
+class _Object:
+    """One object of a document, as its tokens show it: its members' key tokens (index, key), every pair even
+    where a key repeats (the document's walk reads every pair), and the member of an enclosing object it is the
+    value of (its ``parent`` and the key it sits ``under``; None at the top or in a list)."""
+
+    members: list[tuple[int, str]]
+    parent: _Object | None
+    under: str | None
+
+
+def _objects(tokens: list[tuple[int, int, str]]) -> list[_Object]:
+    """Every object of a document, in the order they open: one read of its tokens, shared by the rules that
+    decide members before the walk (name/value objects, a Secret's data maps, Terraform's sensitive values)."""
+    objects: list[_Object] = []
+    stack: list[_Object | None] = []  # per open container: its object, None for a list
     expect_key = False
-    last = len(tokens) - 1
     for i, (_, _, raw) in enumerate(tokens):
         first = raw[0]
         if first == "{":
-            frames.append(([], []))
+            parent = stack[-1] if stack else None
+            under = parent.members[-1][1] if parent is not None and parent.members else None
+            objects.append(_Object([], parent, under))
+            stack.append(objects[-1])
             expect_key = True
         elif first == "[":
-            frames.append(None)
+            stack.append(None)
             expect_key = False
         elif first in "}]":
-            frame = frames.pop() if frames else None
-            if frame is not None and frame[0] and frame[1]:
-                names.update(frame[0])
-                values.update(frame[1])
+            if stack:
+                stack.pop()
             expect_key = False
         elif first == ",":
-            expect_key = bool(frames) and frames[-1] is not None
+            expect_key = bool(stack) and stack[-1] is not None
         elif first == '"' and expect_key:
             expect_key = False
-            frame = frames[-1]
-            assert frame is not None  # expect_key is set only inside an object
-            key = _string_token(raw)
-            if key in VALUE_MEMBERS:
-                frame[1].append(i)
-            elif key in NAME_MEMBERS and i + 2 <= last and tokens[i + 2][2][0] == '"' and names_credential(
-                    _string_token(tokens[i + 2][2])):
-                frame[0].append(i)
+            owner = stack[-1]
+            assert owner is not None  # expect_key is set only inside an object
+            owner.members.append((i, _string_token(raw)))
         else:
             expect_key = False
+    return objects
+
+
+def _string_after(tokens: list[tuple[int, int, str]], key: int) -> str | None:
+    """The string a member whose key token is ``key`` holds (its value token, past the colon), or None when its
+    value is no string."""
+    at = key + 2
+    if at < len(tokens) and tokens[at][2][0] == '"':
+        return _string_token(tokens[at][2])
+    return None
+
+
+def _name_value_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> tuple[set[int], set[int]]:
+    """The key tokens of a document's name/value objects whose name names a credential (the rule
+    ``walk.name_value`` reads data by): their value members', and their name members'."""
+    values: set[int] = set()
+    names: set[int] = set()
+    for item in objects:
+        value_keys = [i for i, key in item.members if key in VALUE_MEMBERS]
+        if not value_keys:
+            continue
+        name_keys = [i for i, key in item.members
+                     if key in NAME_MEMBERS and names_credential(_string_after(tokens, i) or "")]
+        if name_keys:
+            values.update(value_keys)
+            names.update(name_keys)
     return values, names
 
 
@@ -568,42 +604,32 @@ def _may_hold_kube_secret(text: str) -> bool:
     return '"Secret"' in text and ('"data"' in text or '"stringData"' in text)
 
 
-def _secret_data_keys(tokens: list[tuple[int, int, str]]) -> set[int]:
+def _secret_data_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> set[int]:
     """The key tokens of the members of the ``data`` and ``stringData`` objects of every object whose ``kind`` is
     ``"Secret"`` (a Kubernetes Secret, ``kubectl get secret -o json``), its kind before or after them: each member's
     value is replaced whole, whatever its key (``username``, ``tls.crt``, ``.dockerconfigjson``)."""
     found: set[int] = set()
-    # Per open container: for an object, [whether its kind is "Secret", its data maps' key tokens, whether it is
-    # a data map itself, its last key]; None for an array.
-    frames: list[list[Any] | None] = []
-    expect_key = False
-    for i, (_, _, raw) in enumerate(tokens):
-        first = raw[0]
-        if first == "{":
-            parent = frames[-1] if frames else None
-            frames.append([False, [], parent is not None and parent[3] in ("data", "stringData"), None])
-            expect_key = True
-        elif first == "[":
-            frames.append(None)
-            expect_key = False
-        elif first in "}]":
-            frame = frames.pop() if frames else None
-            if frame is not None and frame[0]:
-                found.update(frame[1])
-            expect_key = False
-        elif first == ",":
-            expect_key = bool(frames) and frames[-1] is not None
-        elif first == '"' and frames and frames[-1] is not None:
-            frame = frames[-1]
-            if expect_key:
-                expect_key = False
-                frame[3] = _string_token(raw)
-                if frame[2] and len(frames) > 1 and frames[-2] is not None:
-                    frames[-2][1].append(i)
-            elif frame[3] == "kind" and _string_token(raw) == "Secret":
-                frame[0] = True
-        elif first != ":":
-            expect_key = False
+    for item in objects:
+        owner = item.parent
+        if owner is not None and item.under in ("data", "stringData") and any(
+                key == "kind" and _string_after(tokens, i) == "Secret" for i, key in owner.members):
+            found.update(i for i, _ in item.members)
+    return found
+
+
+def _may_hold_sensitive(text: str) -> bool:
+    """Whether a document may hold Terraform's ``"sensitive": true`` (rules version 9), its key as written."""
+    return '"sensitive"' in text
+
+
+def _sensitive_value_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> set[int]:
+    """The ``"value"`` key tokens of every object holding ``"sensitive": true`` before or after it (``terraform
+    output -json``, a state file's ``outputs``): the value is replaced whole, whatever its type (the rule
+    ``walk.name_value`` reads data by). ``"sensitive": false`` leaves it."""
+    found: set[int] = set()
+    for item in objects:
+        if any(key == "sensitive" and i + 2 < len(tokens) and tokens[i + 2][2] == "true" for i, key in item.members):
+            found.update(i for i, key in item.members if key == "value")
     return found
 
 
@@ -621,50 +647,6 @@ def _ordinary_value(text: str, tokens: list[tuple[int, int, str]], key: str, val
     except (ValueError, RecursionError):
         return False  # replaced whole, as the table says
     return ordinary_value(key, parsed)
-
-
-def _may_hold_sensitive(text: str) -> bool:
-    """Whether a document may hold Terraform's ``"sensitive": true`` (rules version 9), its key as written."""
-    return '"sensitive"' in text
-
-
-def _sensitive_value_keys(tokens: list[tuple[int, int, str]]) -> set[int]:
-    """The ``"value"`` key tokens of every object holding ``"sensitive": true`` before or after it (``terraform
-    output -json``, a state file's ``outputs``): the value is replaced whole, whatever its type (the rule
-    ``walk.name_value`` reads data by). ``"sensitive": false`` leaves it."""
-    found: set[int] = set()
-    # Per open container: for an object, [whether it holds "sensitive": true, its "value" key tokens]; None for
-    # an array.
-    frames: list[list[Any] | None] = []
-    expect_key = False
-    last = len(tokens) - 1
-    for i, (_, _, raw) in enumerate(tokens):
-        first = raw[0]
-        if first == "{":
-            frames.append([False, []])
-            expect_key = True
-        elif first == "[":
-            frames.append(None)
-            expect_key = False
-        elif first in "}]":
-            frame = frames.pop() if frames else None
-            if frame is not None and frame[0]:
-                found.update(frame[1])
-            expect_key = False
-        elif first == ",":
-            expect_key = bool(frames) and frames[-1] is not None
-        elif first == '"' and expect_key:
-            expect_key = False
-            frame = frames[-1]
-            assert frame is not None  # expect_key is set only inside an object
-            key = _string_token(raw)
-            if key == "value":
-                frame[1].append(i)
-            elif key == "sensitive" and i + 2 <= last and tokens[i + 2][2] == "true":
-                frame[0] = True
-        else:
-            expect_key = False
-    return found
 
 
 def _context_of(stack: list[str], owners: list[str | None], key: str | None) -> str | None:

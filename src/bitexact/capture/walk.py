@@ -496,7 +496,7 @@ class Walk:
         by_key = self.scanner.by_key
         floor = self.scanner.int_floor if self.scanner.min_digits else None
         if isinstance(value, dict):
-            pair = inner_pair(self.scanner, value, role) if role else name_value(self.scanner, value)
+            pair = inner_pair(self.scanner, value, role)
             for key, item in value.items():
                 kind = type(item)
                 text_key = type(key) is str or isinstance(key, str)
