@@ -12,14 +12,20 @@ HEADROOM: Final[int] = 128 << 20
 never worth the last megabytes of a disk that other programs (and this store's own data) need."""
 
 
+def free_bytes(where: int | str | os.PathLike[str]) -> int:
+    """The free space of the file system holding ``where`` (a path, or an open file's descriptor), as an
+    unprivileged writer has it: root's reserved blocks do not count. Raises :class:`OSError`."""
+    stats = os.statvfs(where)
+    return stats.f_bavail * stats.f_frsize
+
+
 def leaves_headroom(fd: int, grow: int) -> bool:
-    """Whether growing the file ``fd`` by ``grow`` bytes leaves the file system :data:`HEADROOM` free (to an
-    unprivileged writer: root's reserved blocks do not count). False when the file system cannot say."""
+    """Whether growing the file ``fd`` by ``grow`` bytes leaves the file system :data:`HEADROOM` free
+    (:func:`free_bytes`). False when the file system cannot say."""
     try:
-        stats = os.fstatvfs(fd)
+        return free_bytes(fd) - grow >= HEADROOM
     except OSError:
         return False
-    return stats.f_bavail * stats.f_frsize - grow >= HEADROOM
 
 
 def write_zeros(fd: int, start: int, end: int) -> None:

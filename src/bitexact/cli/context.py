@@ -91,8 +91,6 @@ class AppContext:
         keys and policy file in force: an ``-o`` typo must never replace them,
         nor put a file where one of those directories goes. ``exports/`` and any other name are left to write.
         """
-        from bitexact.capture.keyfiles import capture_key_files, policy_file
-        from bitexact.crypto.hostkey import host_key_path
         from bitexact.store import DB_NAME
         from bitexact.store.sqlite import companions
 
@@ -101,13 +99,7 @@ class AppContext:
         # The file a symlink in the store's place points to (``target`` is resolved too), and its companions
         # beside it, where SQLite keeps them.
         owned = set(companions(home / DB_NAME, "", "-wal", "-shm", "-journal", ".lock"))
-        try:
-            owned.add(Path(os.path.realpath(host_key_path(self.home))))
-        except OSError:
-            pass
-        owned.update(Path(os.path.realpath(key)) for key in capture_key_files())
-        if (policy := policy_file()) is not None:
-            owned.add(Path(os.path.realpath(policy)))
+        owned.update(Path(os.path.realpath(path)) for _, path in self._files_beside())
         if target in owned or any(config.inside(target, home / part) for part in _OWN_DIRECTORIES):
             raise click.UsageError(f"{option} {output}: that is one of BitExact's own files in {self.home}"
                                    " (the store, a key, a journal or a failures record), or a capture key or the"
@@ -123,27 +115,33 @@ class AppContext:
         holds it, or holds one of those files is refused whole (symlinks followed on both
         sides, as :meth:`refuse_own_file` does).
         """
-        from bitexact.capture.keyfiles import capture_key_files, policy_file
-        from bitexact.crypto.hostkey import host_key_path
-
         home = os.path.realpath(self.home)
         if config.inside(directory, home):
             where = "is" if os.path.realpath(directory) == home else "is inside"
             return f"{directory} {where} BitExact's data directory {self.home} (its store and keys)"
         if config.inside(home, directory):
             return f"{directory} holds BitExact's data directory {self.home} (its store and keys)"
-        try:
-            keys = [("the host key", str(host_key_path(self.home)))]
-        except OSError:
-            keys = []
-        keys += [("a capture key file in force", key) for key in capture_key_files()]
-        policy = policy_file()
-        if policy is not None:  # rewritten, it would change what every later recording keeps
-            keys.append(("the capture policy file in force", policy))
-        for label, key in keys:
-            if os.path.lexists(key) and config.inside(key, directory):
-                return f"{directory} holds {label}, {key}"
+        for label, path in self._files_beside():
+            if os.path.lexists(path) and config.inside(path, directory):
+                return f"{directory} holds {label}, {path}"
         return None
+
+    def _files_beside(self) -> list[tuple[str, str]]:
+        """The files outside the data directory that BitExact must never overwrite, each with what it is: the
+        host key, the capture key files in force, and the capture policy file in force (rewritten, it would
+        change what every later recording keeps)."""
+        from bitexact.capture.keyfiles import capture_key_files, policy_file
+        from bitexact.crypto.hostkey import host_key_path
+
+        try:
+            files = [("the host key", str(host_key_path(self.home)))]
+        except OSError:
+            files = []
+        files += [("a capture key file in force", key) for key in capture_key_files()]
+        policy = policy_file()
+        if policy is not None:
+            files.append(("the capture policy file in force", policy))
+        return files
 
 
 pass_app = click.make_pass_decorator(AppContext)

@@ -47,6 +47,7 @@ from bitexact.recording.journal import (
 from bitexact.recording.journal_slots import slot_blobs, slot_files
 from bitexact.store import DB_NAME, Store, flock
 from bitexact.store.sqlite import lock_path
+from bitexact.zerofill import free_bytes
 
 GRACE_SECONDS: Final[float] = 60.0
 """Journals modified more recently than this are taken to belong to a run still recording."""
@@ -246,10 +247,9 @@ def check_store_disk(ctx: HealthContext) -> list[Finding]:
     if ctx.home is None:
         return []
     try:
-        stats = os.statvfs(ctx.home)
+        free = free_bytes(ctx.home)
     except OSError:
         return []  # no data directory yet: nothing to fill
-    free = stats.f_bavail * stats.f_frsize  # as an unprivileged writer sees it: root's reserve does not count
     if free >= DISK_LOW:
         return []
     level, now = (CRITICAL, "fail now") if free < DISK_FULL else (WARN, "soon fail")
