@@ -72,3 +72,18 @@ def scrubbed(text: str) -> str:
     out, _ = scrub_text(load_policy(env={}), text)
     assert scrub_text(load_policy(env={}), out) == (out, {}), "a second pass finds nothing new"
     return out
+
+
+class StepClock:
+    """A clock for a scan's deadline that advances ``step`` seconds at every reading: time passes only as the
+    scan looks at it, so a test of the budget never depends on the machine's speed."""
+
+    def __init__(self, step: float = 1.0) -> None:
+        self.now = 0.0
+        self.step = step
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.now += self.step
+        return self.now

@@ -25,7 +25,7 @@ from bitexact.capture.detectors import build
 from bitexact.capture.scan import Scanner
 from bitexact.crypto.keysources import KeyUnavailableError, load_key_file
 
-from .support import assert_block_matches_data
+from .support import StepClock, assert_block_matches_data
 
 VISA = "4111111111111111"
 MASTERCARD = "5555555555554444"
@@ -296,18 +296,6 @@ def test_a_hint_for_a_field_that_is_not_there_changes_nothing() -> None:
 # -- the budget --------------------------------------------------------------
 
 
-class StepClock:
-    """Advances ``step`` seconds at every reading: time passes only as the scan looks at it."""
-
-    def __init__(self, step: float) -> None:
-        self.now = 0.0
-        self.step = step
-        self.reads = 0
-
-    def __call__(self) -> float:
-        self.reads += 1
-        self.now += self.step
-        return self.now
 
 
 def test_the_deadline_is_budget_ms_per_mib_and_at_least_one_mibs_worth() -> None:

@@ -24,7 +24,7 @@ from bitexact.capture import apply, apply_policy, load_policy
 from bitexact.capture.budget import Deadline
 from bitexact.capture.clean import clean
 
-from .support import write_policy
+from .support import StepClock, write_policy
 from .test_property import credential, ibans, pans, placed, secrets, written_iban, written_pan
 
 DEFAULT = load_policy("default")
@@ -164,15 +164,6 @@ def test_the_shortcut_is_not_taken_with_hints_or_field_rules(tmp_path: Path, mon
     assert len(calls) == 1
 
 
-class _Clock:
-    """Advances ``step`` seconds at every reading."""
-
-    def __init__(self, step: float) -> None:
-        self.now, self.step = 0.0, step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
 
 
 def test_a_budget_the_shortcut_spent_withholds_the_rest_never_writes_it_raw() -> None:
@@ -181,7 +172,7 @@ def test_a_budget_the_shortcut_spent_withholds_the_rest_never_writes_it_raw() ->
     # (one second) at the second reading, inside the shortcut's scan.
     card = " ".join(["4111 1111 1111 1111"] * 40)
     data = {"a": card, "b": {"c": card}}
-    captured = apply_policy(DEFAULT, "tool_call", data, clock=_Clock(0.6))
+    captured = apply_policy(DEFAULT, "tool_call", data, clock=StepClock(0.6))
     stored = json.dumps(captured.data)
     assert "4111 1111" not in stored
     assert captured.block is not None

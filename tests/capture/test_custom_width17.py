@@ -9,17 +9,9 @@ import pytest
 from bitexact.capture import PolicyError, apply_policy, parse_policy
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors.custom import MAX_WIDTH, WINDOW, CustomDetector, pattern_width
+from capture.support import StepClock
 
 
-class StepClock:
-    """Advances one second at every reading: a deadline of a millisecond has passed at the second reading."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def test_the_audits_pattern_is_refused_at_load_naming_the_field_and_its_width() -> None:

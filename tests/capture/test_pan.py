@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import PanDetector, is_pan, luhn_ok
+from capture.support import StepClock
 
 # Test card numbers published by the card schemes and processors.
 CARDS = {
@@ -132,15 +133,6 @@ def test_a_token_holds_nothing_to_find_again() -> None:
     assert found("[PAN ****1111]") == []
 
 
-class StepClock:
-    """A clock that advances one second each time it is read."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def test_the_detector_checks_the_deadline_at_every_run() -> None:

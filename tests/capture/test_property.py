@@ -22,6 +22,7 @@ from bitexact.canon import canonicalize
 from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.detectors import luhn_ok
 from bitexact.capture.detectors.iban_registry import LENGTHS
+from capture.support import StepClock
 
 POLICY = load_policy("default")
 ISSUERS = [("4", 16), ("4", 13), ("4", 19), ("51", 16), ("2221", 16), ("2720", 16), ("34", 15), ("37", 15),
@@ -248,14 +249,6 @@ class _Boom:
         return []
 
 
-class _Clock:
-    def __init__(self, step: float) -> None:
-        self.now = 0.0
-        self.step = step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
 
 
 _leaves = st.sampled_from(["4111111111111111", "card 4111 1111 1111 1111", "boom", "ok", "x", 5, None, "[PAN ****1111]"])
@@ -299,7 +292,7 @@ def test_whatever_fails_nothing_raw_is_stored_and_the_block_matches_the_data(
     saved = walk.BATCH_CHARS
     walk.BATCH_CHARS = batch
     try:
-        captured = apply_policy(policy, "tool_call", data, hints=hints, clock=_Clock(step))
+        captured = apply_policy(policy, "tool_call", data, hints=hints, clock=StepClock(step))
     finally:
         walk.BATCH_CHARS = saved
     assert data == before  # the caller's data is never changed
