@@ -73,6 +73,20 @@ class StoreBusyError(StoreError):
     """Another process kept the store's write lock past the wait allowed (``BITEXACT_LOCK_TIMEOUT``)."""
 
 
+class StoreDamagedError(StoreError):
+    """The store's file does not read back as SQLite wrote it (changed outside BitExact, or its disk
+    failed): nothing a retry or another argument fixes; restore it from a backup.
+
+    ``what`` says what did not read back; the message adds why and what to do. ``bitexact health``
+    quotes ``what`` alone in its findings, which say what to do themselves."""
+
+    ADVICE = "the file was changed outside BitExact, or its disk failed; restore bitexact.db from a backup"
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        super().__init__(f"{what}; {self.ADVICE}")
+
+
 class StaleHeadError(StoreError):
     """An append named a head that is no longer the run's head."""
 

@@ -25,7 +25,8 @@ def test_a_damaged_runs_row_names_the_run_and_what_to_do(tmp_path: Path) -> None
     listed = run_bitexact(home, "runs")
     assert listed.returncode == 1
     assert f"the store is damaged: run {run_id}: its name does not read back as JSON" in listed.stderr
-    assert "`bitexact health` checks the data directory; restore bitexact.db from a backup" in listed.stderr
+    assert "restore bitexact.db from a backup\n`bitexact health` lists what else in the data directory is damaged." \
+        in listed.stderr
 
 
 def test_a_damaged_entry_names_its_step(tmp_path: Path) -> None:

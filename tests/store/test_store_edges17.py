@@ -157,6 +157,57 @@ def test_a_runs_row_with_no_readable_id_is_named_as_such(tmp_path: Path) -> None
     assert "the store is damaged" in result.stderr
 
 
+def _wreck(home: Path, table: str) -> None:
+    """Overwrite the whole root page of ``table`` (its header too): SQLite then reads it as "database disk
+    image is malformed", an error of the read itself rather than a row that reads wrong."""
+    connection = sqlite3.connect(home / "bitexact.db")
+    try:
+        [(page,)] = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,))
+        page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        connection.close()
+    with (home / "bitexact.db").open("r+b") as file:
+        file.seek(page_size * (page - 1))
+        file.write(b"\x07" * page_size)
+
+
+def test_health_reports_a_page_that_does_not_read_at_all(tmp_path: Path) -> None:
+    """An entries page SQLite calls malformed: health's own check raised on it (its read transaction's end
+    failed too), so health said only "check_runs_readable raised StoreError", never store-damaged, and each
+    run's finding sent the reader to `bitexact health` and to a backup twice."""
+    home = tmp_path / "home"
+    run_id = _recorded(home)
+    _wreck(home, "entries")
+    store = SQLiteStore(home / "bitexact.db")
+    try:
+        assert store.integrity_problems() == ["database disk image is malformed"]
+    finally:
+        store.close()
+    code, findings = _health(home)
+    assert code == 2
+    assert "health-check-failed" not in {finding["name"] for finding in findings}
+    [unreadable] = [finding for finding in findings if finding["name"] == "store-unreadable"]
+    assert unreadable["run_id"] == run_id
+    message = str(unreadable["message"])
+    assert message.startswith(f"the store at {home / 'bitexact.db'} is damaged (database disk image is malformed):")
+    assert message.count("from a backup") == 1 and "bitexact health" not in message
+    assert {finding["name"] for finding in findings} >= {"store-damaged", "store-unreadable"}
+
+
+def test_a_malformed_page_is_said_to_be_damage_with_what_to_do(tmp_path: Path) -> None:
+    """`show` said "error: …/bitexact.db: database disk image is malformed" and nothing more: not that the
+    store is damaged, nor what to do."""
+    home = tmp_path / "home"
+    run_id = _recorded(home)
+    _wreck(home, "entries")
+    result = run_bitexact(home, "show", run_id)
+    assert result.returncode == 1
+    error, hint = result.stderr.strip().splitlines()
+    assert error == (f"error: the store at {home / 'bitexact.db'} is damaged (database disk image is malformed);"
+                     " the file was changed outside BitExact, or its disk failed; restore bitexact.db from a backup")
+    assert hint == "`bitexact health` lists what else in the data directory is damaged."
+
+
 # -- health names a data directory on a full disk -----------------------------------------------------------
 
 

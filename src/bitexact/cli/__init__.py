@@ -15,11 +15,16 @@ try:
     from bitexact.cli.context import AppContext
     from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, fail
     from bitexact.config import home as resolve_home
-    from bitexact.errors import BitExactError
+    from bitexact.errors import BitExactError, StoreDamagedError
 except KeyboardInterrupt:
     # Ctrl-C while the modules load: exit 130 as once a command runs, not a traceback.
     sys.stderr.write("error: interrupted\n")
     raise SystemExit(130) from None
+
+
+DAMAGED_HINT = "`bitexact health` lists what else in the data directory is damaged."
+"""The hint under a damaged store's error: health says what else is damaged (the errors do not name health
+themselves, since health's findings quote them)."""
 
 
 class _Lazy(NamedTuple):
@@ -88,6 +93,8 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except StoreDamagedError as exc:
+            fail(str(exc), code=EXIT_FAIL, hint=DAMAGED_HINT)
         except (BitExactError, SettingError) as exc:  # a setting's message names its variable
             fail(str(exc), code=EXIT_FAIL)
         except KeyboardInterrupt as exc:

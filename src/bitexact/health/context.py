@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bitexact.capture import CapturePolicy, PolicyError, load_policy
-from bitexact.errors import BitExactError
+from bitexact.errors import BitExactError, StoreDamagedError
 from bitexact.store import RunInfo, Store
 
 
@@ -118,7 +118,7 @@ class HealthContext:
             try:
                 self._infos = [] if self.store is None else self.store.runs()
             except BitExactError as exc:
-                self._infos, self.listing_error = [], str(exc)
+                self._infos, self.listing_error = [], _reason(exc)
         return self._infos
 
     def run_captures(self) -> list[RunCapture]:
@@ -132,4 +132,10 @@ class HealthContext:
         try:
             return scan_run(store, run_id)
         except BitExactError as exc:  # one damaged run must not hide what every other run declares
-            return RunCapture(run_id, (), (), (), unreadable=str(exc))
+            return RunCapture(run_id, (), (), (), unreadable=_reason(exc))
+
+
+def _reason(exc: BitExactError) -> str:
+    """What an error says went wrong, for a finding: a damaged store's ``what`` alone, since the finding
+    says what to do itself (the error's own advice would say it twice)."""
+    return exc.what if isinstance(exc, StoreDamagedError) else str(exc)

@@ -32,7 +32,7 @@ from typing import Any, Final
 from bitexact.canon import canonicalize, loads
 from bitexact.crypto import GENESIS
 from bitexact.config import SettingError, env_float
-from bitexact.errors import RunNotFoundError, StaleHeadError, StoreBusyError, StoreError
+from bitexact.errors import RunNotFoundError, StaleHeadError, StoreBusyError, StoreDamagedError, StoreError
 from bitexact.evidence.paths import escape
 from bitexact.private_files import create_private_file
 from bitexact.store import checks, flock
@@ -240,7 +240,7 @@ class SQLiteStore(Store):
             conn.execute("COMMIT")
         except _UNWRITABLE as exc:
             _rollback(conn)
-            raise StoreError(f"{self.path}: {exc}") from exc
+            raise _failure(self.path, exc) from exc
         except BaseException:
             _rollback(conn)
             raise
@@ -265,7 +265,7 @@ class SQLiteStore(Store):
                 finally:
                     conn.execute("COMMIT")
             except sqlite3.Error as exc:
-                raise StoreError(f"{self.path}: {exc}") from exc
+                raise _failure(self.path, exc) from exc
 
     # -- runs -----------------------------------------------------------
 
@@ -519,11 +519,11 @@ class SQLiteStore(Store):
                 rows = conn.execute(query, (run_id, number, stop, PAGE)).fetchall()
             for found, body in rows:
                 if found != number:
-                    raise StoreError(f"run {run_id}: {what} {number} is missing from the store; it is damaged")
+                    raise StoreDamagedError(f"run {run_id}: {what} {number} is missing from the store; it is damaged")
                 yield _stored(body, f"run {run_id}: {what} {number}")
                 number += 1
             if not rows:
-                raise StoreError(f"run {run_id}: {what} {number} is missing from the store; it is damaged")
+                raise StoreDamagedError(f"run {run_id}: {what} {number} is missing from the store; it is damaged")
 
     def entry(self, run_id: str, step: int) -> dict[str, Any]:
         _check_index(step, "step")
@@ -583,9 +583,9 @@ class SQLiteStore(Store):
                             return
                     except sqlite3.OperationalError as exc:
                         if "locked" not in str(exc) and "busy" not in str(exc):
-                            raise StoreError(f"{self.path}: {exc}") from exc
+                            raise _failure(self.path, exc) from exc
                     except sqlite3.Error as exc:
-                        raise StoreError(f"{self.path}: {exc}") from exc
+                        raise _failure(self.path, exc) from exc
                     time.sleep(0.005)
             finally:
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -686,11 +686,11 @@ class SQLiteStore(Store):
         """SQLite's ``PRAGMA quick_check``: every page, index entry and NOT NULL of the file read once, in
         C (a damaged checkpoints or keys page read as nothing wrong to `bitexact health` before, while
         verify and export failed on it). Lines past ``limit`` are not looked for."""
-        with self._read() as conn:
-            try:
+        try:
+            with self._read() as conn:
                 rows = conn.execute(f"PRAGMA quick_check({int(limit)})").fetchall()
-            except sqlite3.DatabaseError as exc:
-                return [str(exc)]
+        except StoreDamagedError as exc:  # a page the check cannot walk (its read transaction's end fails too)
+            return [str(exc.__cause__ or exc)]
         # A line may hold line breaks, under a "*** in database main ***" header: one line per problem here.
         lines = [" ".join(part for part in str(row[0]).split("\n") if part and not part.startswith("*** in database"))
                  for row in rows]
@@ -792,8 +792,16 @@ def _not_found(run_id: str) -> RunNotFoundError:
     return RunNotFoundError(f"no run {run_id!r} in the store; `bitexact runs` lists the runs it holds")
 
 
-_DAMAGED_NEXT: Final[str] = ("the file was changed outside BitExact, or its disk failed. `bitexact health` checks"
-                              " the data directory; restore bitexact.db from a backup")
+_DAMAGE_CODES: Final = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+"""SQLite's codes (and their extended forms, SQLITE_CORRUPT_INDEX ...) for a file that does not read back."""
+
+
+def _failure(path: Path, exc: sqlite3.Error) -> StoreError:
+    """The error for a statement SQLite refused: a damaged file said as such, with what to do (it was
+    "database disk image is malformed" alone), anything else as SQLite words it."""
+    if str(getattr(exc, "sqlite_errorname", "")).startswith(_DAMAGE_CODES):
+        return StoreDamagedError(f"the store at {path} is damaged ({exc})")
+    return StoreError(f"{path}: {exc}")
 
 
 def _missing(conn: sqlite3.Connection, run_id: str) -> RunNotFoundError | StoreError:
@@ -803,12 +811,12 @@ def _missing(conn: sqlite3.Connection, run_id: str) -> RunNotFoundError | StoreE
     try:
         found = conn.execute("SELECT 1 FROM runs NOT INDEXED WHERE run_id = ?", (run_id,)).fetchone()
     except sqlite3.DatabaseError as exc:  # the table's own pages damaged too
-        return StoreError(f"the store is damaged: looking for run {run_id!r} in its runs table failed ({exc});"
-                          f" {_DAMAGED_NEXT}")
+        return StoreDamagedError(f"the store is damaged: looking for run {run_id!r} in its runs table failed"
+                                 f" ({exc})")
     if found is None:
         return _not_found(run_id)
-    return StoreError(f"the store is damaged: run {run_id!r} is in its runs table, but the table's index does not"
-                      f" find it; {_DAMAGED_NEXT}")
+    return StoreDamagedError(f"the store is damaged: run {run_id!r} is in its runs table, but the table's index"
+                             f" does not find it")
 
 
 def _bindable(run_id: str) -> None:
@@ -913,8 +921,8 @@ def _load_head(conn: sqlite3.Connection, run_id: str) -> _Head | None:
 def _run_info(row: tuple[Any, ...]) -> RunInfo:
     run_id, steps, head_hash, sealed, started_at, updated_at, meta, kinds = row
     if not isinstance(run_id, str):  # NOT NULL in the schema: only a damaged page reads so
-        raise StoreError(f"the store is damaged: a row of its runs table has no readable run id ({run_id!r});"
-                         f" {_DAMAGED_NEXT}")
+        raise StoreDamagedError(f"the store is damaged: a row of its runs table has no readable run id"
+                                f" ({run_id!r})")
     return RunInfo(
         run_id=run_id,
         steps=int(steps),
@@ -933,8 +941,8 @@ def _stored(blob: Any, what: str) -> Any:
     try:
         return loads(blob)
     except (ValueError, TypeError) as exc:
-        raise StoreError(
-            f"the store is damaged: {what} does not read back as JSON ({exc}); {_DAMAGED_NEXT}"
+        raise StoreDamagedError(
+            f"the store is damaged: {what} does not read back as JSON ({exc})"
         ) from None
 
 
