@@ -796,7 +796,7 @@ _DAMAGE_CODES: Final = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
 """SQLite's codes (and their extended forms, SQLITE_CORRUPT_INDEX ...) for a file that does not read back."""
 
 
-def _failure(path: Path, exc: sqlite3.Error) -> StoreError:
+def _failure(path: Path, exc: Exception) -> StoreError:
     """The error for a statement SQLite refused: a damaged file said as such, with what to do (it was
     "database disk image is malformed" alone), anything else as SQLite words it."""
     if str(getattr(exc, "sqlite_errorname", "")).startswith(_DAMAGE_CODES):
