@@ -307,7 +307,10 @@ def compact_command(path: Path, as_json: bool) -> None:
 @sessions_group.command("validate")
 @click.argument("kind", type=click.Choice(["agent", "unified"]))
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def validate_command(kind: str, path: Path) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the counts and diagnostics as one JSON document on stdout (diagnostics still go to "
+                   "stderr too).")
+def validate_command(kind: str, path: Path, as_json: bool) -> None:
     """Check a canonical trace (agent) or a unified file against its JSON Schema.
 
     Record counts go to stdout, diagnostics to stderr; no payload is printed.
@@ -316,6 +319,7 @@ def validate_command(kind: str, path: Path) -> None:
     Examples:
       bitexact sessions validate agent trace.json
       bitexact sessions validate unified aw_session.jsonl
+      bitexact sessions validate unified aw_session.jsonl --json | jq .valid
 
     \b
     Exit codes:
@@ -327,7 +331,10 @@ def validate_command(kind: str, path: Path) -> None:
         report = validate(kind, path)  # type: ignore[arg-type]
     except SessionFileError as exc:  # a device, a FIFO, a directory, a file over 1 GiB: nothing was read
         fail(str(exc), code=EXIT_INPUT)
-    click.echo(report.stdout(), nl=False)
+    if as_json:
+        print_json(report.to_json())
+    else:
+        click.echo(report.stdout(), nl=False)
     if report.stderr():
         click.echo(report.stderr(), err=True, nl=False)
     sys.exit(report.exit_code)
@@ -337,7 +344,10 @@ def validate_command(kind: str, path: Path) -> None:
 @click.option("--tests", "tests_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path),
               help="Run this suite instead of the checkout's tests/sessions (its conftest.py and tests are "
                    "executed: name only a suite you trust).")
-def conformance_command(tests_dir: Path | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the report as one JSON document: claims, every requirement's outcome and counts, "
+                   "failing tests, unavailable coverage and \"complete\".")
+def conformance_command(tests_dir: Path | None, as_json: bool) -> None:
     """Run the session test suite and print the conformance report (class, engines, every requirement).
 
     The suite is the tests/sessions of the source checkout this bitexact
@@ -348,6 +358,7 @@ def conformance_command(tests_dir: Path | None) -> None:
     Examples:
       bitexact sessions conformance
       bitexact sessions conformance --tests ./tests/sessions
+      bitexact sessions conformance --json > conformance.json
 
     \b
     Exit codes:
@@ -360,5 +371,8 @@ def conformance_command(tests_dir: Path | None) -> None:
         report = conformance_report(tests_dir)
     except (RuntimeError, OSError) as exc:  # the suite could not run at all: said in one line
         fail(f"the session test suite could not run: {exc}", code=EXIT_INPUT)
-    click.echo(report.text(), nl=False)
+    if as_json:
+        print_json(report.to_json())
+    else:
+        click.echo(report.text(), nl=False)
     sys.exit(0 if report.complete else EXIT_FAIL)

@@ -250,6 +250,26 @@ class ConformanceReport:
         """True when no test failed and every claimed requirement has a test that ran."""
         return self.ok and not self.untested
 
+    def to_json(self) -> dict[str, Any]:
+        """The report as one JSON document (``bitexact sessions conformance --json``): the same facts as
+        :meth:`text`, for a CI job to read rather than parse."""
+        return {
+            "tests_dir": self.tests_dir,
+            "tests": self.tests,
+            "claims": {cls: {"name": claim["name"], "scope": claim.get("scope", ""),
+                             "applicable": list(claim["applicable"]),
+                             "declared_gaps": sorted({**claim.get("partial", {}), **claim.get("not_met", {})}),
+                             "unsupported_mappings": dict(claim.get("unsupported_mappings", {}))}
+                       for cls, claim in self.claims.items()},
+            "full_pipeline_claimed": False,
+            "requirements": [{"id": row.id, "title": row.title, "section": row.section, "classes": list(row.classes),
+                              "outcome": row.outcome, "passed": row.passed, "failed": row.failed,
+                              "skipped": row.skipped, "gap": row.gap or None} for row in self.rows],
+            "failures": list(self.failures),
+            "unavailable_coverage": list(self.untested),
+            "complete": self.complete,
+        }
+
     def text(self) -> str:
         """The printed report."""
         lines = [f"UAS conformance report — generated from {self.tests} tests in {self.tests_dir}", "", "Claims"]

@@ -73,6 +73,11 @@ class ValidationReport:
         lines.extend(f"  {_shown(kind)}: {n}" for kind, n in sorted(self.counts.items()))
         return "\n".join(lines) + "\n"
 
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as one JSON document (``--json``): counts and diagnostics, still no payload."""
+        return {"kind": self.kind, "path": self.path, "records": self.records, "valid": self.ok,
+                "counts": dict(sorted(self.counts.items())), "diagnostics": list(self.diagnostics)}
+
     def stderr(self) -> str:
         """Structural diagnostics (what the command prints on stderr); no payloads."""
         return "".join(f"{d}\n" for d in self.diagnostics)
