@@ -5,6 +5,8 @@ The entry's data::
     request   method, url (by the credential rule), path, query, headers, text | b64
     response  status, streamed, media_type, complete, headers, text | b64   (null when none came)
     error     type, message (when the request or the stream failed)
+    retried   the attempts a retry policy made before the one recorded (urllib3's Retry under requests),
+              each its method, url (by the credential rule) and status or error; only when there were any
     note      why no response is recorded when the run ended before it came (the request was sent)
     model     the model an OpenAI-compatible request or stream names, else null
 
@@ -27,6 +29,7 @@ import threading
 import weakref
 import zlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from bitexact.capture.policy import max_body_bytes
@@ -273,6 +276,17 @@ def _quoted_forms(url: str) -> set[str]:
     return forms
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """An attempt a client's retry policy made, and gave up on, before the response it returned: the server
+    may have received it (a 503 retried) or not (a connection refused)."""
+
+    method: str | None
+    url: str | None
+    status: int | None
+    error: BaseException | None
+
+
 class Exchange:
     """Collects one exchange as it happens and records it once, when it ends."""
 
@@ -288,6 +302,7 @@ class Exchange:
         self._chunks: list[bytes] = []
         self._head: tuple[int, list[tuple[str, str]], bool] | None = None
         self.decoded = False  # the body chunks are as the client decoded them (no content-encoding left)
+        self.retried: list[Attempt] = []  # earlier attempts a retry policy made before the response recorded
         self._done = False
         self._lock = threading.Lock()
 
@@ -448,8 +463,18 @@ class Exchange:
             data["error"] = _error(error, self.url, self.request_headers)
         if note is not None:
             data["note"] = note
+        if self.retried:
+            data["retried"] = [self._attempt(attempt) for attempt in self.retried]
         data["model"] = _model(request.get("text"), media, response_text)
         return data
+
+    def _attempt(self, attempt: Attempt) -> dict[str, Any]:
+        """An earlier attempt as recorded: its URL by the credential rule, its error as an exchange's is."""
+        recorded: dict[str, Any] = {"method": attempt.method, "url": None if attempt.url is None else
+                                    record_url(attempt.url), "status": attempt.status}
+        if attempt.error is not None:
+            recorded["error"] = _error(attempt.error, self.url, self.request_headers)
+        return recorded
 
     def fail(self, error: BaseException) -> None:
         """The request failed before any response came."""
