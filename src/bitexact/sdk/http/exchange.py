@@ -11,7 +11,8 @@ The entry's data::
     model     the model an OpenAI-compatible request or stream names, else null
 
 Bodies are text when they decode (by the content type's charset, else
-UTF-8), and ``b64`` for bytes. A compressed body is recorded decompressed
+UTF-8; JSON and an event stream first as their specifications read them,
+whatever charset the header names), and ``b64`` for bytes. A compressed body is recorded decompressed
 (gzip, deflate; brotli when its module is installed), at most to
 ``BITEXACT_MAX_BODY_BYTES``; any other encoding (zstd included), and a body
 that would decompress past that bound, is recorded as ``b64`` with
@@ -24,6 +25,7 @@ is complete however it was closed: there was nothing to read.
 from __future__ import annotations
 
 import base64
+import json
 import re
 import threading
 import weakref
@@ -161,7 +163,6 @@ def body_fields(body: bytes, media_type: str, content_encoding: str = "", *,
     A compressed body that decompresses to more than ``limit`` bytes is ``b64`` as sent, with
     ``content_encoding`` and a ``body_note`` saying why (:data:`DECODED_TOO_LARGE`).
     """
-    fields: dict[str, Any] = {}
     if content_encoding and body:
         try:
             decoded = _decompress(body, content_encoding, limit)
@@ -173,22 +174,44 @@ def body_fields(body: bytes, media_type: str, content_encoding: str = "", *,
         if decoded is None:
             return {"b64": base64.b64encode(body).decode("ascii"), "content_encoding": content_encoding}
         body = decoded
-    charset = _charset(media_type)
+    for charset in _charsets(media_type, body):
+        read = _decoded(body, charset)
+        if read is not None:
+            return read
+    return {"b64": base64.b64encode(body).decode("ascii")}
+
+
+def _charsets(media_type: str, body: bytes) -> list[str]:
+    """The charsets to read a body by, in turn: for JSON and an event stream first the one their own
+    specifications fix whatever the header says (RFC 8259: UTF-8, or UTF-16/32 as JSON readers tell them
+    apart; WHATWG: an event stream is always UTF-8), then the content type's (else UTF-8). A JSON body whose
+    header names a charset it is not in (``charset=utf-16`` on UTF-8 bytes) is read as its readers read it,
+    httpx's ``json()`` included, so the policy reads the text the agent got, never a mojibake of it."""
+    declared = _charset(media_type)
+    kind = media_type.split(";", 1)[0].strip().lower()
+    if is_event_stream(kind):
+        return ["utf-8", declared]
+    if kind == "application/json" or kind.endswith("+json"):
+        return [json.detect_encoding(body), declared]
+    return [declared]
+
+
+def _decoded(body: bytes, charset: str) -> dict[str, Any] | None:
+    """``{"text": ...}`` (and ``tail_b64``) for a body that reads in ``charset``, else None."""
     try:
-        fields["text"] = body.decode(charset)
-        return fields
+        return {"text": body.decode(charset)}
     except LookupError:
-        return {"b64": base64.b64encode(body).decode("ascii")}
+        return None
     except UnicodeDecodeError as exc:
         cut = exc.start if exc.reason == "unexpected end of data" and exc.end == len(body) else None
     except UnicodeError:  # a codec that refuses otherwise (charset=undefined, punycode): bytes, as sent
-        return {"b64": base64.b64encode(body).decode("ascii")}
+        return None
     if cut is not None:
         try:
             return {"text": body[:cut].decode(charset), "tail_b64": base64.b64encode(body[cut:]).decode("ascii")}
         except UnicodeError:
             pass  # broken before its end too: bytes
-    return {"b64": base64.b64encode(body).decode("ascii")}
+    return None
 
 
 def _model(request_text: str | None, media_type: str, response_text: str | None) -> str | None:
