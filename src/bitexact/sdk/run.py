@@ -847,11 +847,15 @@ class Run:
         return self._empty_handle(kind, gap, seq)
 
     def _record_built(self, kind: str, build: Callable[[], dict[str, Any]], *, prov: str | None = None,
-                      ctx: str | None = None, hints: dict[str, Any] | None = None) -> RecordHandle:
-        """Build an entry's data and record it; a failure to build is declared, never raised (non-strict)."""
+                      ctx: str | None = None, hints: dict[str, Any] | None = None,
+                      hints_for: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> RecordHandle:
+        """Build an entry's data and record it; a failure to build is declared, never raised (non-strict).
+        ``hints_for`` gives the custody hints from the data built, when what was built decides them."""
         try:
             with active.busy():
                 data = build()
+                if hints_for is not None:
+                    hints = hints_for(data)
         except Exception as exc:  # noqa: BLE001
             return self._declare_failure(kind, exc)
         return self._submit(kind, data, prov=prov, ctx=ctx, hints=hints)

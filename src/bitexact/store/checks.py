@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bitexact.canon import canonicalize
+from bitexact.canon.decode import DEFAULT_MAX_BYTES
 from bitexact.crypto import ALGORITHMS, key_id as derive_key_id
 from bitexact.errors import CanonicalizationError
 from bitexact.store.base import RecordError
@@ -20,6 +21,8 @@ UNHASHED: Final[frozenset[str]] = frozenset({"hash", "data", "salts", "redacted"
 """Entry keys outside the chain body (bundle spec §4); the only ones a rewrite may change."""
 
 MAX_RUN_ID: Final[int] = 256
+MAX_ROW_BYTES: Final[int] = DEFAULT_MAX_BYTES
+"""The largest entry the store takes: what its own reads take back (the strict loader's limit)."""
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX16 = re.compile(r"[0-9a-f]{16}")
 
@@ -135,14 +138,23 @@ def entry(run: str, value: object) -> EntryFields:
     redacted = record.get("redacted", [])
     if not isinstance(redacted, list) or not all(isinstance(p, str) for p in redacted):
         raise RecordError("entry.redacted must be a list of path strings", field="redacted")
+    step = _count(record, "step", "entry")
+    blob = canonical(record, "entry")
+    if len(blob) > MAX_ROW_BYTES:
+        # Stored, it would be a row no reader takes back (show, verify and export all stop at it, and call the
+        # store damaged): refused here, the write path declares it instead.
+        raise RecordError(
+            f"entry {step} of run {run} is {len(blob):,} bytes as stored, over the {MAX_ROW_BYTES:,} a reader of "
+            "the store takes back: record less in one entry (a capture policy withholds a field past "
+            "BITEXACT_MAX_BODY_BYTES; a control character in text is stored as six bytes)", field="entry")
     return EntryFields(
-        step=_count(record, "step", "entry"),
+        step=step,
         kind=_text(record, "kind", "entry"),
         prov=_text(record, "prov", "entry"),
         ts=_text(record, "ts", "entry"),
         prev=_hex64(record, "prev", "entry"),
         hash=_hex64(record, "hash", "entry"),
-        blob=canonical(record, "entry"),
+        blob=blob,
     )
 
 

@@ -49,8 +49,12 @@ def wrap(client: C, *, run: Run | None = None) -> C:
 
         wrap_session(client, run)
         return client
+    # Most often an API's own client (an OpenAI or Anthropic SDK object) is handed here: say what records it.
     raise SdkArgumentError(
-        f"bitexact.wrap takes an httpx.Client, httpx.AsyncClient or requests.Session, not {type(client).__name__}",
+        f"bitexact.wrap takes an httpx.Client, httpx.AsyncClient or requests.Session, not {type(client).__name__}:"
+        " wrap the client it sends through instead (a client library built on httpx takes one, as"
+        " http_client=bitexact.wrap(httpx.Client())), or call bitexact.instrument() to record every httpx and"
+        " requests exchange made inside a run",
         field="client")
 
 

@@ -5,14 +5,18 @@ The entry's data::
     request   method, url (by the credential rule), path, query, headers, text | b64
     response  status, streamed, media_type, complete, headers, text | b64   (null when none came)
     error     type, message (when the request or the stream failed)
+    retried   the attempts a retry policy made before the one recorded (urllib3's Retry under requests),
+              each its method, url (by the credential rule) and status or error; only when there were any
     note      why no response is recorded when the run ended before it came (the request was sent)
     model     the model an OpenAI-compatible request or stream names, else null
 
 Bodies are text when they decode (by the content type's charset, else
-UTF-8), and ``b64`` for bytes. A compressed body is recorded decompressed
-(gzip, deflate; brotli when its module is installed); any other encoding
-(zstd included) is recorded as ``b64`` with ``content_encoding`` saying
-why. Credential headers are ``[redacted]``. The entry is written once, when the exchange is over (or
+UTF-8; JSON and an event stream first as their specifications read them,
+whatever charset the header names), and ``b64`` for bytes. A compressed body is recorded decompressed
+(gzip, deflate; brotli when its module is installed), at most to
+``BITEXACT_MAX_BODY_BYTES``; any other encoding (zstd included), and a body
+that would decompress past that bound, is recorded as ``b64`` with
+``content_encoding`` saying why (and ``body_note`` for the bound). Credential headers are ``[redacted]``. The entry is written once, when the exchange is over (or
 the run is: an exchange still open then, its request sent and its response not come yet included, is
 recorded as it stands). A reply HTTP gives no body (1xx, 204, 304, a reply to HEAD, ``content-length: 0``)
 is complete however it was closed: there was nothing to read.
@@ -21,25 +25,32 @@ is complete however it was closed: there was nothing to read.
 from __future__ import annotations
 
 import base64
+import json
 import re
 import threading
 import weakref
 import zlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from bitexact.capture.policy import max_body_bytes
 from bitexact.capture.urls import REDACTED, redact_headers
 from bitexact.sdk.active import current_tool
 from bitexact.sdk.http.credentials import record_headers, record_url
 from bitexact.sdk.http.sse import is_event_stream, json_document, model_of_events, parse_events
 
 if TYPE_CHECKING:
+    from bitexact.capture.policy import CapturePolicy
     from bitexact.sdk.run import Run
 
 _recorded: weakref.WeakSet[Any] = weakref.WeakSet()
 _recorded_lock = threading.Lock()
 MAX_MODEL_SNIFF: Final[int] = 1 << 20
 NO_RESPONSE_NOTE: Final[str] = "the run ended before the response came (the request was sent)"
+DECODED_TOO_LARGE: Final[str] = ("decompresses to more than BITEXACT_MAX_BODY_BYTES ({limit} bytes): recorded as "
+                                 "sent, compressed")
+"""The ``body_note`` of a compressed body too large to record decompressed (:func:`body_fields`)."""
 
 
 def claim_request(request: Any) -> bool:
@@ -89,13 +100,28 @@ def _charset(media_type: str) -> str:
     return "utf-8"
 
 
-def _inflate(body: bytes, wbits: int) -> bytes:
+class DecodedTooLarge(Exception):
+    """A compressed body decompresses to more than the bound: it is recorded as sent, compressed, instead."""
+
+
+def _inflate(body: bytes, wbits: int, limit: int | None = None) -> bytes:
     """A zlib or gzip body whole: every gzip member (RFC 1952: the body is all of them, joined), and what
-    a body cut short holds so far (a stream that ended early; ``zlib.decompress`` refuses both)."""
+    a body cut short holds so far (a stream that ended early; ``zlib.decompress`` refuses both).
+
+    Never more than ``limit`` bytes of output are made: past it :class:`DecodedTooLarge` is raised, so a
+    small body that inflates a thousandfold (a gzip bomb the agent only streams to disk) costs the bound,
+    never the agent's memory.
+    """
     out: list[bytes] = []
+    size = 0
     while body:
         inflater = zlib.decompressobj(wbits)
-        out.append(inflater.decompress(body))
+        # One byte past the room left: output shorter than that means every input byte was consumed.
+        piece = inflater.decompress(body, 0 if limit is None else limit - size + 1)
+        size += len(piece)
+        if limit is not None and size > limit:
+            raise DecodedTooLarge
+        out.append(piece)
         if not inflater.eof:  # cut short: what it held up to there
             out.append(inflater.flush())
             break
@@ -105,58 +131,87 @@ def _inflate(body: bytes, wbits: int) -> bytes:
     return b"".join(out)
 
 
-def _decompress(body: bytes, encoding: str) -> bytes | None:
+def _decompress(body: bytes, encoding: str, limit: int | None = None) -> bytes | None:
     encodings = [e.strip().lower() for e in encoding.split(",") if e.strip() and e.strip().lower() != "identity"]
     for name in reversed(encodings):
         if name in ("gzip", "x-gzip"):
-            body = _inflate(body, 16 + zlib.MAX_WBITS)
+            body = _inflate(body, 16 + zlib.MAX_WBITS, limit)
         elif name == "deflate":
             try:
-                body = _inflate(body, zlib.MAX_WBITS)
+                body = _inflate(body, zlib.MAX_WBITS, limit)
             except zlib.error:
-                body = _inflate(body, -zlib.MAX_WBITS)
+                body = _inflate(body, -zlib.MAX_WBITS, limit)
         elif name == "br":
             try:
                 import brotli  # type: ignore[import-not-found]
             except ImportError:
                 return None
             body = brotli.decompress(body)
+            if limit is not None and len(body) > limit:
+                raise DecodedTooLarge
         else:
             return None
     return body
 
 
-def body_fields(body: bytes, media_type: str, content_encoding: str = "") -> dict[str, Any]:
+def body_fields(body: bytes, media_type: str, content_encoding: str = "", *,
+                limit: int | None = None) -> dict[str, Any]:
     """``{"text": ...}`` for a body that decodes, else ``{"b64": ...}`` (see the module doc).
 
     A text body cut inside its last character (a stream that ended early) is its text up to there, the
     bytes of the unfinished character beside it as ``tail_b64``: text the policy reads, nothing dropped.
+    A compressed body that decompresses to more than ``limit`` bytes is ``b64`` as sent, with
+    ``content_encoding`` and a ``body_note`` saying why (:data:`DECODED_TOO_LARGE`).
     """
-    fields: dict[str, Any] = {}
     if content_encoding and body:
         try:
-            decoded = _decompress(body, content_encoding)
+            decoded = _decompress(body, content_encoding, limit)
+        except DecodedTooLarge:
+            return {"b64": base64.b64encode(body).decode("ascii"), "content_encoding": content_encoding,
+                    "body_note": DECODED_TOO_LARGE.format(limit=limit)}
         except (zlib.error, OSError, ValueError):
             decoded = None
         if decoded is None:
             return {"b64": base64.b64encode(body).decode("ascii"), "content_encoding": content_encoding}
         body = decoded
-    charset = _charset(media_type)
+    for charset in _charsets(media_type, body):
+        read = _decoded(body, charset)
+        if read is not None:
+            return read
+    return {"b64": base64.b64encode(body).decode("ascii")}
+
+
+def _charsets(media_type: str, body: bytes) -> list[str]:
+    """The charsets to read a body by, in turn: for JSON and an event stream first the one their own
+    specifications fix whatever the header says (RFC 8259: UTF-8, or UTF-16/32 as JSON readers tell them
+    apart; WHATWG: an event stream is always UTF-8), then the content type's (else UTF-8). A JSON body whose
+    header names a charset it is not in (``charset=utf-16`` on UTF-8 bytes) is read as its readers read it,
+    httpx's ``json()`` included, so the policy reads the text the agent got, never a mojibake of it."""
+    declared = _charset(media_type)
+    kind = media_type.split(";", 1)[0].strip().lower()
+    if is_event_stream(kind):
+        return ["utf-8", declared]
+    if kind == "application/json" or kind.endswith("+json"):
+        return [json.detect_encoding(body), declared]
+    return [declared]
+
+
+def _decoded(body: bytes, charset: str) -> dict[str, Any] | None:
+    """``{"text": ...}`` (and ``tail_b64``) for a body that reads in ``charset``, else None."""
     try:
-        fields["text"] = body.decode(charset)
-        return fields
+        return {"text": body.decode(charset)}
     except LookupError:
-        return {"b64": base64.b64encode(body).decode("ascii")}
+        return None
     except UnicodeDecodeError as exc:
         cut = exc.start if exc.reason == "unexpected end of data" and exc.end == len(body) else None
     except UnicodeError:  # a codec that refuses otherwise (charset=undefined, punycode): bytes, as sent
-        return {"b64": base64.b64encode(body).decode("ascii")}
+        return None
     if cut is not None:
         try:
             return {"text": body[:cut].decode(charset), "tail_b64": base64.b64encode(body[cut:]).decode("ascii")}
         except UnicodeError:
             pass  # broken before its end too: bytes
-    return {"b64": base64.b64encode(body).decode("ascii")}
+    return None
 
 
 def _model(request_text: str | None, media_type: str, response_text: str | None) -> str | None:
@@ -244,6 +299,17 @@ def _quoted_forms(url: str) -> set[str]:
     return forms
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """An attempt a client's retry policy made, and gave up on, before the response it returned: the server
+    may have received it (a 503 retried) or not (a connection refused)."""
+
+    method: str | None
+    url: str | None
+    status: int | None
+    error: BaseException | None
+
+
 class Exchange:
     """Collects one exchange as it happens and records it once, when it ends."""
 
@@ -259,6 +325,7 @@ class Exchange:
         self._chunks: list[bytes] = []
         self._head: tuple[int, list[tuple[str, str]], bool] | None = None
         self.decoded = False  # the body chunks are as the client decoded them (no content-encoding left)
+        self.retried: list[Attempt] = []  # earlier attempts a retry policy made before the response recorded
         self._done = False
         self._lock = threading.Lock()
 
@@ -317,7 +384,8 @@ class Exchange:
         body = self.request_body if self.request_body is not None else b"".join(self._request_chunks)
         sent = record_headers(self.request_headers)
         # A compressed request body is recorded decompressed, as a response's is.
-        request.update(body_fields(body, sent.get("content-type", ""), sent.get("content-encoding", "")))
+        request.update(body_fields(body, sent.get("content-type", ""), sent.get("content-encoding", ""),
+                                   limit=self._limit()))
         if self.request_note:
             request["body_note"] = self.request_note
         return request
@@ -346,9 +414,30 @@ class Exchange:
         try:
             self.run._record_built(
                 "http_call", lambda: self._data(status, headers, streamed, complete, error, decoded, note),
-                prov="observed", ctx=self.ctx)
+                prov="observed", ctx=self.ctx, hints_for=self._hints)
         finally:
             self._release()
+
+    def _policy(self) -> CapturePolicy | None:
+        return getattr(getattr(self.run, "recorder", None), "policy", None)
+
+    def _limit(self) -> int:
+        """The most a compressed body is decompressed to: the policy's size bound, under which a field larger
+        is withheld anyway (``BITEXACT_MAX_BODY_BYTES``; with the policy off, which bounds nothing, that
+        variable all the same, since the bytes are made in the agent's process)."""
+        policy = self._policy()
+        return policy.max_body_bytes if policy is not None and not policy.off else max_body_bytes()
+
+    def _hints(self, data: dict[str, Any]) -> dict[str, str] | None:
+        """A body recorded compressed for its decompressed size is kept hash-only under a policy: the policy
+        would withhold it decompressed, and its compressed bytes are no less the body."""
+        policy = self._policy()
+        if policy is None or policy.off:
+            return None
+        note = DECODED_TOO_LARGE.format(limit=self._limit())
+        hints = {f"{side}.b64": "hash-only" for side in ("request", "response")
+                 if isinstance(data.get(side), dict) and data[side].get("body_note") == note}
+        return hints or None
 
     def abandon(self) -> None:
         """The exchange cannot be recorded (its gap is declared already): nothing of it is recorded, by the run's
@@ -390,15 +479,25 @@ class Exchange:
             response: dict[str, Any] = {"status": status, "streamed": streamed or is_event_stream(media),
                                         "media_type": media.split(";", 1)[0].strip(), "complete": complete,
                                         "headers": recorded_headers}
-            response.update(body_fields(body, media, encoding))
+            response.update(body_fields(body, media, encoding, limit=self._limit()))
             response_text = response.get("text")
             data["response"] = response
         if error is not None:
             data["error"] = _error(error, self.url, self.request_headers)
         if note is not None:
             data["note"] = note
+        if self.retried:
+            data["retried"] = [self._attempt(attempt) for attempt in self.retried]
         data["model"] = _model(request.get("text"), media, response_text)
         return data
+
+    def _attempt(self, attempt: Attempt) -> dict[str, Any]:
+        """An earlier attempt as recorded: its URL by the credential rule, its error as an exchange's is."""
+        recorded: dict[str, Any] = {"method": attempt.method, "url": None if attempt.url is None else
+                                    record_url(attempt.url), "status": attempt.status}
+        if attempt.error is not None:
+            recorded["error"] = _error(attempt.error, self.url, self.request_headers)
+        return recorded
 
     def fail(self, error: BaseException) -> None:
         """The request failed before any response came."""

@@ -24,7 +24,7 @@ import requests
 from requests.adapters import BaseAdapter
 
 from bitexact.sdk.active import current_run
-from bitexact.sdk.http.exchange import Exchange, HeldFromOthers, claim_request, release_request
+from bitexact.sdk.http.exchange import Attempt, Exchange, HeldFromOthers, claim_request, release_request
 
 if TYPE_CHECKING:
     from bitexact.sdk.run import Run
@@ -411,6 +411,7 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
             # The body goes back to the agent's own: requests re-sends it on a 307/308 redirect (and
             # the agent may send the request again), which a spent tee would send empty.
             request.body = swapped
+    exchange.retried = _retried(response)
     content = getattr(response, "_content", False)
     if content is not False or response.raw is None:
         # Read already by its adapter (a cache, a mock), or nothing to read: recorded now, as requests
@@ -425,6 +426,22 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
         exchange.abandon()
         run._declare_failure("http_call", exc)
     return response
+
+
+def _retried(response: requests.Response) -> list[Attempt]:
+    """The attempts urllib3's Retry made before ``response`` (``raw.retries.history``): each may have reached
+    the server (a 503 retried under ``status_forcelist``, a POST retried after a read error), so the record
+    says so rather than reading as one request sent once."""
+    try:
+        history = getattr(getattr(response.raw, "retries", None), "history", None) or ()
+        return [Attempt(_text(item.method), _text(item.url), item.status if isinstance(item.status, int) else None,
+                        item.error if isinstance(item.error, BaseException) else None) for item in history]
+    except Exception:  # noqa: BLE001 - an adapter's own raw object: its attempts are not known
+        return []
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def wrap_session(session: requests.Session, run: Run | None = None) -> None:
