@@ -7,7 +7,17 @@ from rich.text import Text
 
 from bitexact.capture import PolicyError
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, console, err_console, fail, ok, plain
+from bitexact.cli.output import (
+    EXIT_FAIL,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    console,
+    err_console,
+    fail,
+    ok,
+    plain,
+    print_json,
+)
 from bitexact.config import SettingError
 from bitexact.errors import BitExactError, RunNotFoundError, StateRefusedError, StoreBusyError
 from bitexact.recording.audit import (
@@ -37,8 +47,12 @@ from bitexact.recording.requests import (
 @click.option("--by", default="", help="Who is redacting (recorded on the chain).")
 @click.option("--reason", default="", help="Why (recorded on the chain).")
 @click.option("--resume", is_flag=True, help="Finish claims already on the chain whose removal did not complete.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the outcome as JSON: the fields redacted and the claim's step (with --resume: the "
+                   "claims applied and the approval carried out, if any).")
 @pass_app
-def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: str, reason: str, resume: bool) -> None:
+def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: str, reason: str, resume: bool,
+                   as_json: bool) -> None:
     """Destroy stored values, accountably: the claim lands on the chain first.
 
     The redaction entry is appended (and checkpointed) before any value is
@@ -57,6 +71,7 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
     Examples:
       bitexact redact RUN --field 3:result.account --by dpo:alice --reason "erasure request 118"
       bitexact redact RUN --resume
+      bitexact redact RUN --field 3:result.account --by dpo:alice --reason "118" --json
 
     \b
     Exit codes:
@@ -80,6 +95,14 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
             # says nothing yet. Carried out first (claim, then removal), under the approver who gave it.
             finished = finish_approval(app.recorder().attach(run_id)) if unfinished_approval(app.store, run_id) else None
             done = apply_pending(app.store, run_id)
+            if as_json:
+                print_json({"run_id": run_id, "applied": [claim_token(c.step, c.path) for c in done],
+                            "approval": None if finished is None else {
+                                "request_id": finished.request.request_id,
+                                "requested_by": finished.request.requested_by,
+                                "approved_by": finished.request.decided_by,
+                                "redacted": list(finished.redacted)}})
+                return
             if finished is not None:
                 ok(f"finished the approval of request {finished.request.request_id} (by"
                    f" {finished.request.requested_by}, approved by {finished.request.decided_by}):"
@@ -103,6 +126,7 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
                  code=EXIT_FAIL, hint=f"bitexact redact --resume {run_id}")
         writer = app.recorder().attach(run_id)
         tokens = record_claim(writer, list(fields), by=by, reason=reason)
+        claim_step = writer.steps - 1
         _remove_claimed(app, run_id, tokens)
     except RunNotFoundError:
         app.no_run(run_id)
@@ -114,8 +138,11 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
         fail(str(exc), code=EXIT_INPUT)
     # Any other BitExactError (a store kept locked, a full disk before the claim lands, a key that does not
     # load) is an operation that failed: cli._Group prints it and exits 1, as every command does.
-    ok(f"redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
-    _note_keyed(app, run_id, tokens)
+    if as_json:
+        print_json({"run_id": run_id, "redacted": tokens, "claim_step": claim_step})
+    else:
+        ok(f"redacted {len(tokens)} field(s) on {run_id}: {', '.join(tokens)}")
+    _note_keyed(app, run_id, tokens)  # on stderr: with --json too
 
 
 def _note_keyed(app: AppContext, run_id: str, tokens: list[str]) -> None:
@@ -169,8 +196,11 @@ def _left_unfolded(app: AppContext, run_id: str) -> list[str]:
 @click.argument("run_id")
 @click.option("--by", required=True, help="The operator accepting the history as it stands.")
 @click.option("--note", required=True, help="What is accepted, and why.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the outcome as JSON: the repair's step, the journals folded and any kept unfolded, "
+                   "and redaction claims still pending.")
 @pass_app
-def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
+def repair_command(app: AppContext, run_id: str, by: str, note: str, as_json: bool) -> None:
     """Record an operator's explicit acceptance of a truncated or damaged history.
 
     Use it for a run whose process died before sealing. First, every orphan
@@ -182,6 +212,7 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
     \b
     Examples:
       bitexact repair RUN --by ops:alice --note "host lost power at 02:10"
+      bitexact repair RUN --by ops:alice --note "host lost power at 02:10" --json
 
     \b
     Exit codes:
@@ -208,10 +239,14 @@ def repair_command(app: AppContext, run_id: str, by: str, note: str) -> None:
         fail(str(exc), code=EXIT_INPUT)
     # Any other BitExactError (a store kept locked, a full disk before the claim lands, a key that does not
     # load) is an operation that failed: cli._Group prints it and exits 1, as every command does.
+    left = _left_unfolded(app, run_id)
+    if as_json:
+        print_json({"run_id": run_id, "step": step, "folded": folded, "not_folded": left,
+                    "pending_redactions": [claim_token(c.step, c.path) for c in pending]})
+        return
     if folded:
         ok(f"{len(folded)} orphan journal(s) folded into {run_id}: {', '.join(folded)}")
     ok(f"repair recorded at step {step} of {run_id}")
-    left = _left_unfolded(app, run_id)
     if left:
         # Kept, not folded (sealed under another host key, damaged, another run's): their entries may be calls
         # that returned, still outside the chain, so the operator is told which rather than a bare success.

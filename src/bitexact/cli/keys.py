@@ -38,14 +38,16 @@ def keys_group() -> None:
 
 
 @keys_group.command("init")
+@click.option("--json", "as_json", is_flag=True, help="Print the key made as JSON (key_id, public_key, path).")
 @pass_app
-def keys_init(app: AppContext) -> None:
+def keys_init(app: AppContext, as_json: bool) -> None:
     """Create the recorder key (owner-only file); refuses to overwrite one.
 
     \b
     Examples:
       bitexact keys init
       BITEXACT_HOME=/srv/bitexact bitexact keys init
+      bitexact keys init --json | jq -r .public_key
 
     \b
     Exit codes:
@@ -59,6 +61,9 @@ def keys_init(app: AppContext) -> None:
     except KeyMaterialError as exc:
         fail(str(exc), code=EXIT_FAIL)
     store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
+    if as_json:
+        print_json({"key_id": key.key_id, "public_key": key.public_hex, "path": str(app.keys.current_path)})
+        return
     ok(f"recorder key created at {app.keys.current_path}\n  key id     {key.key_id}\n  public key {key.public_hex}")
 
 
@@ -102,8 +107,10 @@ def keys_show(app: AppContext, as_json: bool) -> None:
 @click.option("--compromised", is_flag=True,
               help="The current key may have been read by others: destroy its private half and leave it out of "
                    "trust files (its runs no longer verify against a new trust file).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the outcome as JSON (retired and current key ids and public keys, compromised).")
 @pass_app
-def keys_rotate(app: AppContext, compromised: bool) -> None:
+def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
     """Make a new recorder key and retire the current one (old runs stay verifiable).
 
     The retired key is kept owner-only in keys/retired/ and stays in trust
@@ -121,6 +128,7 @@ def keys_rotate(app: AppContext, compromised: bool) -> None:
     Examples:
       bitexact keys rotate && bitexact keys trust-file -o trust.json
       bitexact keys rotate --compromised && bitexact keys trust-file -o trust.json
+      bitexact keys rotate --json | jq -r .current.key_id
 
     \b
     Exit codes:
@@ -140,6 +148,11 @@ def keys_rotate(app: AppContext, compromised: bool) -> None:
         fail(str(exc))
     store.put_key(old.key_id, old.public_hex, "recorder", now, retired_at=now)
     store.put_key(new.key_id, new.public_hex, "recorder", now)
+    if as_json:
+        print_json({"retired": {"key_id": old.key_id, "public_key": old.public_hex},
+                    "current": {"key_id": new.key_id, "public_key": new.public_hex},
+                    "compromised": compromised, "at": now})
+        return
     if compromised:
         console.print(f"[green]✓[/] rotated: {old.key_id} retired as compromised (its private key is removed),"
                       f" {new.key_id} current.\n  Publish a new trust file (bitexact keys trust-file): it leaves"
