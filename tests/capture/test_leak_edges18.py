@@ -64,7 +64,7 @@ def test_a_csv_header_below_the_first_line_among_a_steps_texts() -> None:
     "$ cat kv.csv\nkey,value\nRegion,eu\n",  # the bare key: a table of names
     # the first header names no credential: its rows are never read as a header ("bob,token" is a row)
     "$ cat kinds.csv\nname,kind\nbob,token\nal,abc123\n",
-    "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n11\n12\n13\n14\n15\n16\nid,password\n1,pw1\n",  # line 17
+    "".join(f"line {n}\n" for n in range(1, 17)) + "id,password\n1,pw1\n",  # a header on line 17: not looked for
     "Use the token, then\nrun it, ok\nfine, done\n",  # prose
 ])
 def test_csv_look_alikes_below_the_first_line_are_left(text: str) -> None:
@@ -246,7 +246,8 @@ def test_settings_naming_no_secret_or_holding_none_are_left(text: str) -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     ("127.0.0.1:6379> AUTH hunter2\nOK\n", f"127.0.0.1:6379> AUTH {T}\nOK\n"),
     ("127.0.0.1:6379> AUTH default s3cretR1", f"127.0.0.1:6379> AUTH default {T}"),
-    ("$ redis-cli -h cache\ncache:6379[2]> auth \"pa ss\"\n(error) WRONGPASS", f"$ redis-cli -h cache\ncache:6379[2]> auth \"{T}\"\n(error) WRONGPASS"),
+    ("$ redis-cli -h cache\ncache:6379[2]> auth \"pa ss\"\n(error) WRONGPASS",
+     f"$ redis-cli -h cache\ncache:6379[2]> auth \"{T}\"\n(error) WRONGPASS"),
     ("[::1]:6379> AUTH app 'x1'\r\nOK", f"[::1]:6379> AUTH app '{T}'\r\nOK"),
     ("redis-cli -a hunter2x ping", f"redis-cli -a {T} ping"),  # taken under version 7 already
 ])
@@ -280,9 +281,10 @@ def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path
     stored_text = recorded_in_store(tmp_path / "home", {
         "csv": f"$ cat u.csv\nid,password\n1,{secrets[0]}\n",
         "md": f"| user | password |\n|---|---|\n| bob | {secrets[1]} |\n",
-        "state": {"attributes": {"result": secrets[2]}, "sensitive_attributes": [[{"type": "get_attr", "value": "result"}]]},
+        "state": {"attributes": {"result": secrets[2]},
+                  "sensitive_attributes": [[{"type": "get_attr", "value": "result"}]]},
         "url": f"https://h/cb?n=%2Fx%3Fd%3D%257B%2522token%2522%253A%2522{secrets[3]}%2522%257D",
-        "config": f'<Setting Name="ApiToken" Type="System.String"><Value Profile="(Default)">{secrets[4]}</Value></Setting>',
+        "config": f'<Setting Name="ApiToken"><Value Profile="(Default)">{secrets[4]}</Value></Setting>',
         "redis": f"127.0.0.1:6379> AUTH {secrets[5]}\nOK",
     }, "leak-edges18")
     assert T in stored_text
