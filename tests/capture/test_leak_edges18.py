@@ -98,6 +98,10 @@ PSQL = """ id | username |  api_key
     (MYSQL, MYSQL.replace("hunter2 ", f"{T} ")),  # mysql's NULL is no password
     (PSQL, PSQL.replace("abc123xyz", T)),
     ("user | secret\n-----+-------\nbob  | s1\n", f"user | secret\n-----+-------\nbob  | {T}\n"),
+    # a database client's cell is data, a blank inside it too; a markdown cell in backticks is taken whole
+    (" user | password \n------+-----------\n bob  | correct horse\n",
+     f" user | password \n------+-----------\n bob  | {T}\n"),
+    ("| user | password |\n|---|---|\n| al | `s3cr3t!` |\n", f"| user | password |\n|---|---|\n| al | {T} |\n"),
 ])
 def test_a_pipe_tables_credential_columns_are_scrubbed(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
@@ -121,6 +125,11 @@ def test_a_pipe_table_in_a_steps_texts_and_a_document() -> None:
     "a | b\n---+---\nc | d\n",  # no credential column
     "$ ls | grep password\n---\npassword.txt\n",  # a shell pipe
     "| user | password |\n|---|---|\n| bob |\n",  # a row of another count: the table ends
+    # a markdown table's prose: words with a blank, a word that names no secret, code
+    "| Endpoint | Auth |\n|---|---|\n| /users | Bearer token |\n| /health | None |\n| /x | required |\n",
+    "| Function | Signature |\n|---|---|\n| foo | `foo(a, b)` |\n| bar | (a: int) -> str |\n",
+    "| Variable | Secret | Description |\n|---|---|---|\n| DB_URL | yes | the database |\n| API | no | x |\n",
+    "| Field | Password |\n|---|---|\n| type | string |\n| placeholder | <password> |\n",
 ])
 def test_pipe_table_look_alikes_are_left(text: str) -> None:
     assert scrubbed(text) == text

@@ -827,7 +827,8 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
 # ``+------+----------+`` borders). A rule line (:data:`_TABLE_RULE` finds one; only ``-``, ``:``, ``|``, ``+`` and
 # blanks, three dashes in a row, as many cells as the header) stands right under the header; the header's cells are
 # names (:data:`_PIPE_NAME`, blanks inside allowed: ``API Key``), one a credential word, as a CSV header's are; the
-# lines under the rule are its rows while each holds as many cells (a border or rule line among them is skipped).
+# lines under the rule are its rows while each holds as many cells (a border or rule line among them is skipped). A
+# markdown table's cell that reads as prose is left (:func:`_prose_cell`).
 _TABLE_RULE = re.compile(r"-{3,}+:?[ \t]*+[|+]|[|+][ \t]*+:?-{3}")
 _RULE_CHARS: Final[frozenset[str]] = frozenset("-:|+ \t\r")
 _PIPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\- ]{0,63}+")
@@ -895,6 +896,14 @@ def _pipe_cells(text: str, start: int, end: int, rule: bool = False) -> list[tup
     return spans
 
 
+def _prose_cell(value: str) -> bool:
+    """Whether a markdown table's cell under a credential column is prose, not a secret: words with a blank between
+    (``API key in a header``, ``(a: int) -> str``), or a word a password's label is followed by when it names none
+    (:func:`_password_word`: ``yes``, ``required``, ``string``, ``<token>``, ``f(x)``). A database client's table
+    (psql's, mysql's) holds data: its cells are taken whatever they say."""
+    return " " in value or "\t" in value or _password_word(value) != len(value)
+
+
 def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding], deadline: Deadline) -> int:
     """The rows of the table whose rule line is ``text[rule_start:rule_end]``, when the line above it is a header
     naming a credential column: its cells taken. Returns where the table's rows end (the rule's end when none)."""
@@ -915,6 +924,7 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
                if is_credential_word(name) and not ordinary_column(name, names)]
     if not columns:
         return rule_end
+    prose = "+" not in text[rule_start:rule_end]  # markdown's rule: a table written in prose, not a client's output
     at = rule_end
     while at < len(text) and text[at] == "\n":
         deadline.check()
@@ -928,7 +938,7 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
             for index in columns:
                 left, right = row[index]
                 value = text[left:right]
-                if value != _PIPE_NULL and holds_credential(value):
+                if value != _PIPE_NULL and holds_credential(value) and not (prose and _prose_cell(value)):
                     found.append(Finding(left, right, TOKEN, NAME))
         at = end
     return at
