@@ -158,6 +158,24 @@ def test_a_states_sensitive_attributes_given_as_data_are_replaced_whole() -> Non
         "version": 4, "terraform_version": "1.6.0"}
 
 
+def test_an_instance_at_the_top_of_a_step_and_under_a_name_rule_is_read_as_well(tmp_path: Path) -> None:
+    """The step's own object, and the walk's mixed path (a ``*.NAME`` rule reads an object member by member)."""
+    from capture.support import write_policy
+
+    paths = [[{"type": "get_attr", "value": "result"}], [{"type": "get_attr", "value": "k"}]]
+    instance = {"attributes": {"result": "x1", "id": "a", "k": {"a": 1}}, "sensitive_attributes": paths}
+    taken = {**instance, "attributes": {"result": T, "id": "a", "k": T}}
+    assert stored(instance) == taken
+    block = apply_policy(load_policy(env={}), "context", {"state": instance}).block
+    assert (block or {}).get("fields") == {
+        "state.attributes": {"mode": "scrub", "found": {"credentials": 2}, "rule": 0}}
+    path = write_policy(tmp_path, {"fields": [{"kind": "*", "path": "*.note", "mode": "keep"},
+                                              {"kind": "*", "path": "*", "mode": "scrub"}]})
+    policy = load_policy(str(path), env={})
+    assert apply_policy(policy, "context", {"result": {**instance, "note": "x1"}}).data == {
+        "result": {**taken, "note": "x1"}}
+
+
 def test_a_states_sensitive_attributes_in_a_document_and_in_text_are_replaced() -> None:
     expected = {**STATE, "resources": [{**STATE["resources"][0], "instances": [
         {**INSTANCE, "attributes": TAKEN_ATTRIBUTES}]}]}
