@@ -98,7 +98,9 @@ LATEST_FRAGMENTS = (
     "%2522password%2522%253A", "%2522a%2522%253A%2522", "%2522%253A", "%2522password%2522%253A%2522%255C%2522",
     "%2522password%2522%253A%2520", '<Setting Name="Password"><Value Profile="a">', '<Value Profile="a">',
     '<Setting Name="Password">', '<Setting Name="Password"> <Value a="b">a</Value>', "> AUTH ", "a:1> AUTH a\n",
-    "127.0.0.1:6379> AUTH a b\n", "> AUTH a", "a" * 200 + ":1> AUTH a\n", ">", "\n1:1> AUTH ")
+    "127.0.0.1:6379> AUTH a b\n", "> AUTH a", "a" * 200 + ":1> AUTH a\n", ">", "\n1:1> AUTH ",
+    "|-[ RECORD ", "|\n-[ RECORD 1 ]\npassword | a\n", "-[ RECORD 1 ]|\n" + "a | b\n" * 8, "-[ RECORD 1 ]\n|\n | a\n",
+    "|\n-[ RECORD 1 ]\n" + "password | a+\n | b\n" * 4)
 FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),

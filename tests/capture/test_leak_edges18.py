@@ -1,7 +1,8 @@
 """Credentials the default policy stored as written under rules version 9, scrubbed under version 10:
 
 1. a CSV or TSV table whose header is not on the text's first line (``$ cat users.csv`` or a log line above it);
-2. a table of cells between pipes: markdown's, psql's and the mysql client's, its credential columns;
+2. a table of cells between pipes: markdown's, psql's and the mysql client's, its credential columns (and psql's
+   expanded display, a field a line);
 3. a Terraform state's ``sensitive_attributes``: the members of the instance's ``attributes`` its paths name, in
    data, in a JSON document given as text, and in a line of text that is no document as a whole;
 4. a JSON member URL-encoded twice (``%2522password%2522%253A%2522x%2522``);
@@ -105,6 +106,31 @@ PSQL = """ id | username |  api_key
 ])
 def test_a_pipe_tables_credential_columns_are_scrubbed(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
+
+
+PSQL_EXPANDED = """-[ RECORD 1 ]----------
+id       | 1
+username | bob
+password | hunter2
+api_key  | k-1
+-[ RECORD 2 ]----------
+id       | 2
+password | first line+
+         | second line
+note     | ok
+
+(2 rows)
+"""
+
+
+def test_psqls_expanded_display_has_its_credential_fields_scrubbed() -> None:
+    expected = (PSQL_EXPANDED.replace("hunter2", T).replace("k-1", T).replace("first line", T)
+                .replace("second line", T))
+    assert scrubbed(PSQL_EXPANDED) == expected
+    # a field naming no credential, an empty value (a NULL), a line with no record above it
+    for text in ("-[ RECORD 1 ]--\nid | 1\nuser | bob\n", "-[ RECORD 1 ]--\npassword | \ntoken | \n",
+                 "password | hunter2\n", "| password | x |\n"):
+        assert scrubbed(text) == text
 
 
 def test_a_pipe_table_in_a_steps_texts_and_a_document() -> None:

@@ -944,6 +944,41 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
     return at
 
 
+# Rules version 10: psql's expanded display (``\\x``): ``-[ RECORD 1 ]---`` then a line a column, ``NAME | VALUE``
+# (the names padded to one width), to the next record's line, an empty line or ``(N rows)``; a line with no name
+# (``         | more``) goes on the value above it (psql wraps a long or multi-line value so).
+_PSQL_RECORD = "-[ RECORD "
+_EXPANDED_ROW = re.compile(r"[ \t]*+([A-Za-z_][A-Za-z0-9_.\-]{0,63}+(?: [A-Za-z0-9_.\-]{1,63}+){0,3}+)?+[ \t]*+\| ?+")
+
+
+def _expanded_records(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    """psql's expanded display's credential fields (:data:`_EXPANDED_ROW`): the value after ``|`` on each line whose
+    name is a credential word, and the lines that go on it. Each record's line is found once, and each line under it
+    read once."""
+    at = text.find(_PSQL_RECORD)
+    while at != -1:
+        deadline.check()
+        position = _line_end(text, at)
+        taking = False
+        while position < len(text) and text[position] == "\n":
+            deadline.check()
+            row = _EXPANDED_ROW.match(text, position + 1)
+            end = _line_end(text, position + 1)
+            if row is None or row.end() > end:
+                break
+            name = row.group(1)
+            if name is not None:
+                taking = is_credential_word(name) and not ordinary_column(name, [name])
+            value_end = end
+            while value_end > row.end() and text[value_end - 1] in " \t\r+":  # psql's "+": the value goes on below
+                value_end -= 1
+            value = text[row.end() : value_end]
+            if taking and value and value != _PIPE_NULL and holds_credential(value):
+                found.append(Finding(row.end(), value_end, TOKEN, NAME))
+            position = end
+        at = text.find(_PSQL_RECORD, max(position, at + 1))
+
+
 def _kube_flow_values(text: str, at: int) -> list[tuple[int, int]]:
     """The spans of the values of a YAML flow mapping whose ``{`` is at ``at - 1`` (:data:`_FLOW_ENTRY`): read up
     to its closing brace, or to the first entry not read as one (what was read before it is still taken)."""
@@ -2515,6 +2550,8 @@ class CredentialsDetector:
                 continue
             at = _pipe_table(text, start, end, found, deadline) if _is_rule(text, start, end) else end
             at = max(at, rule.end())
+        if _PSQL_RECORD in text:
+            _expanded_records(text, deadline, found)
 
     @staticmethod
     def _putty_keys(text: str, deadline: Deadline, found: list[Finding]) -> None:
