@@ -13,7 +13,8 @@ the policy's budget (1,000 ms per MiB by default) would withhold such a step.
 Then the same for lists, through ``apply_policy`` (the walk reads an argv list whole): a list of ``--mib``
 MiB of one short run of items repeated, against a list of as many agent words; and each list as a JSON
 document held in a string (the document path reads it whole too); and objects the walk reads by their members
-(a Kubernetes Secret's maps, Terraform's ``"sensitive": true``), as data and as a document.
+(a Kubernetes Secret's maps, Terraform's ``"sensitive": true``, a state's ``sensitive_attributes``), as data and
+as a document.
 """
 
 from __future__ import annotations
@@ -83,6 +84,24 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "%22password%22%3A%22", "%22password%22%3A", "%22a%22%3A", "%22%3A", "%22password%22%3A1", "%253D",
              "password%253D", "a%253Da%2526", "password%3D", '"sensitive": true, ', '{"sensitive": true, "value": {',
              '{"value": 1, "sensitive": true}', '"sensitive": true, "value": "a", ')
+# Rules version 10 (``--latest`` runs these rows alone, beside the baselines): a CSV header below a text's first line,
+# pipe tables (markdown, psql, mysql), a state's sensitive_attributes in text, a JSON member encoded twice, .settings
+# values, AUTH at redis-cli's prompt.
+LATEST_FRAGMENTS = (
+    "a\nid,password\n", "a\n", "a,b\n", "a b, c\n", "\x00a\na,password\n1,b\n", "$ a\na,password\n",
+    "| a | password |\n|---|---|\n", "|---|---|\n", "+---+---+\n", "---|", "| a |\n", "a | password\n---+---\n",
+    "| a | password |\n|---|---|\n| b |\n", "| a | password |\n", "-" * 5000 + "|\n", "a" * 5000 + "\n---|---\n",
+    "| a | password |\n|---|---|\n| b | c |\n", "|" + "a |" * 2000 + "\n|" + "---|" * 2000 + "\n",
+    '"sensitive_attributes": [', '"sensitive_attributes": [[', '{"attributes": {', '{"attributes": {"a": [',
+    '{"attributes": {"a": "b"}, "sensitive_attributes": [[{"type": "get_attr", "value": "a"}]]}',
+    '{"sensitive_attributes": [{"attributes": {"a": [', '[{"type": "get_attr", "value": "a"}',
+    "%2522password%2522%253A", "%2522a%2522%253A%2522", "%2522%253A", "%2522password%2522%253A%2522%255C%2522",
+    "%2522password%2522%253A%2520", '<Setting Name="Password"><Value Profile="a">', '<Value Profile="a">',
+    '<Setting Name="Password">', '<Setting Name="Password"> <Value a="b">a</Value>', "> AUTH ", "a:1> AUTH a\n",
+    "127.0.0.1:6379> AUTH a b\n", "> AUTH a", "a" * 200 + ":1> AUTH a\n", ">", "\n1:1> AUTH ",
+    "|-[ RECORD ", "|\n-[ RECORD 1 ]\npassword | a\n", "-[ RECORD 1 ]|\n" + "a | b\n" * 8, "-[ RECORD 1 ]\n|\n | a\n",
+    "|\n-[ RECORD 1 ]\n" + "password | a+\n | b\n" * 4)
+FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))
@@ -91,6 +110,13 @@ LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), (
 OBJECTS: tuple[tuple[object, ...], ...] = (
     ({"kind": "Secret", "data": {"a": "b"}},), ({"kind": "Service", "data": {"a": "b"}},),
     ({"sensitive": True, "value": "a"},), ({"sensitive": False, "value": "a"},), ({"kind": "Secret"}, {"data": {}}))
+# Rules version 10: a Terraform state's instances, their sensitive_attributes naming an attribute, naming none, and
+# a long list of paths.
+LATEST_OBJECTS: tuple[tuple[object, ...], ...] = (
+    ({"attributes": {"a": "b"}, "sensitive_attributes": [[{"type": "get_attr", "value": "a"}]]},),
+    ({"attributes": {"a": "b"}, "sensitive_attributes": []},),
+    ({"sensitive_attributes": [[{"type": "get_attr", "value": "a"}]] * 50, "attributes": {"a": "b"}},))
+OBJECTS += LATEST_OBJECTS
 
 
 def _ms_per_mib(text: str, mib: float) -> float:
@@ -122,27 +148,29 @@ def _list_of(run: tuple[object, ...], size: int) -> list[object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mib", type=float, default=1.0)
+    parser.add_argument("--latest", action="store_true", help="only the latest rules version's rows (and baselines)")
     args = parser.parse_args()
+    fragments, lists, objects = (LATEST_FRAGMENTS, (), LATEST_OBJECTS) if args.latest else (FRAGMENTS, LISTS, OBJECTS)
     size = int(args.mib * (1 << 20))
     baseline = _ms_per_mib(mixed_text(size), args.mib)
     print(f"{'text (repeated to ' + str(args.mib) + ' MiB)':<40} {'ms/MiB':>9} {'x agent text':>13}")
     print(f"{'mixed agent text (baseline)':<40} {baseline:>9.1f} {1.0:>13.2f}")
-    for fragment in FRAGMENTS:
+    for fragment in fragments:
         text = (fragment * (size // len(fragment) + 1))[:size]
         ms = _ms_per_mib(text, args.mib)
         print(f"{fragment!r:<40} {ms:>9.1f} {ms / baseline:>13.2f}")
     words = mixed_text(size).split(" ")
     list_baseline = _list_ms_per_mib(_list_of(tuple(words), size), args.mib)
     print(f"{'list of agent words (baseline)':<40} {list_baseline:>9.1f} {1.0:>13.2f}")
-    for run in LISTS:
+    for run in lists:
         ms = _list_ms_per_mib(_list_of(run, size), args.mib)
         print(f"{'list ' + repr(list(run)):<40} {ms:>9.1f} {ms / list_baseline:>13.2f}")
     document_baseline = _list_ms_per_mib(json.dumps(_list_of(tuple(words), size)), args.mib)
     print(f"{'document of agent words (baseline)':<40} {document_baseline:>9.1f} {1.0:>13.2f}")
-    for run in LISTS:
+    for run in lists:
         ms = _list_ms_per_mib(json.dumps(_list_of(run, size)), args.mib)
         print(f"{'document ' + json.dumps(list(run)):<40} {ms:>9.1f} {ms / document_baseline:>13.2f}")
-    for run in OBJECTS:  # rules version 9: a Secret's maps and Terraform's sensitive values, as data and documents
+    for run in objects:  # rules version 9 and 10: a Secret's maps, Terraform's sensitive values, as data and documents
         ms = _list_ms_per_mib(_list_of(run, size), args.mib)
         print(f"{'list ' + json.dumps(list(run))[:35]:<40} {ms:>9.1f} {ms / list_baseline:>13.2f}")
         ms = _list_ms_per_mib(json.dumps(_list_of(run, size)), args.mib)

@@ -34,6 +34,8 @@ from bitexact.capture.scan import DetectorFailed, Scanner, number_text
 from bitexact.capture.walk import (
     PLAIN,
     SECRET_MAP,
+    NameValue,
+    Role,
     argv_passwords,
     credential_pair,
     name_value,
@@ -94,7 +96,7 @@ class _Texts:
         for key, item in value.items():
             self.member(key, item, depth, pair.role(key), value)
 
-    def member(self, key: Any, value: Any, depth: int, role: int = PLAIN, owner: dict[Any, Any] | None = None) -> None:
+    def member(self, key: Any, value: Any, depth: int, role: Role = PLAIN, owner: dict[Any, Any] | None = None) -> None:
         """``key: value`` of an object (``owner``), ``role`` its role in a name/value object."""
         text_key = type(key) is str
         if not text_key and isinstance(key, str):
@@ -107,8 +109,8 @@ class _Texts:
                 raise _Unclean  # replaced whole by the credential token
             if key == _BYTES_KEY and isinstance(value, str):
                 raise _Unclean  # declared unscanned
-            if role == SECRET_MAP:
-                raise _Unclean  # a Kubernetes Secret's data map: the walk replaces its values
+            if role and (role == SECRET_MAP or isinstance(role, NameValue)):
+                raise _Unclean  # a Kubernetes Secret's data map, a Terraform instance's attributes: the walk reads them
         self.value(value, key if text_key else None, depth)
 
     def value(self, value: Any, context: str | None, depth: int) -> None:

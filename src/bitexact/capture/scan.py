@@ -281,7 +281,8 @@ class Scanner:
             if (index not in rescan and (opening in "{[" or opening.isspace()) and looks_like_document(text)
                     and (_DOCUMENT_HIDES.search(text)
                          or (self.by_key and (_may_hold_name_value(text) or _may_hold_kube_secret(text)
-                                              or _may_hold_sensitive(text))))):
+                                              or _may_hold_sensitive(text)
+                                              or _may_hold_sensitive_attributes(text))))):
                 rescan.add(index)
         for index in sorted(rescan.union(direct)):
             text = texts[index]
@@ -328,6 +329,9 @@ class Scanner:
             if _may_hold_sensitive(text):  # rules version 9: Terraform's sensitive values
                 objects = objects if objects is not None else _objects(tokens)
                 values = values | _sensitive_value_keys(tokens, objects)
+            if _may_hold_sensitive_attributes(text):  # rules version 10: a Terraform state's sensitive attributes
+                objects = objects if objects is not None else _objects(tokens)
+                values = values | _sensitive_attribute_keys(tokens, objects)
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -631,6 +635,84 @@ def _sensitive_value_keys(tokens: list[tuple[int, int, str]], objects: list[_Obj
         if any(key == "sensitive" and i + 2 < len(tokens) and tokens[i + 2][2] == "true" for i, key in item.members):
             found.update(i for i, key in item.members if key == "value")
     return found
+
+
+def _may_hold_sensitive_attributes(text: str) -> bool:
+    """Whether a document may hold a Terraform state's ``"sensitive_attributes"`` (rules version 10), as written."""
+    return '"sensitive_attributes"' in text
+
+
+def _sensitive_attribute_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> set[int]:
+    """The key tokens of the members of every ``attributes`` object whose instance's ``sensitive_attributes`` paths
+    name them (``[[{"type": "get_attr", "value": "password"}]]``, the path's first step; the rule
+    ``walk.name_value`` reads data by): each value is replaced whole, whatever its type."""
+    found: set[int] = set()
+    for item in objects:
+        owner = item.parent
+        if owner is None or item.under != "attributes":
+            continue
+        for i, key in owner.members:
+            if key == "sensitive_attributes":
+                names = _sensitive_paths(tokens, i + 2)
+                if names:
+                    found.update(j for j, member in item.members if member in names)
+    return found
+
+
+_MAX_PATH_DEPTH: Final[int] = 4
+"""How deep a ``sensitive_attributes`` list is read: the list, a path, a step, a step's value (an index step's
+``{"value": 0, "type": "number"}``). A list holding deeper containers is no state's: it is not read, so that lists
+nested in lists are never read again by each list holding them."""
+
+
+def _sensitive_paths(tokens: list[tuple[int, int, str]], at: int) -> list[str]:
+    """The names a ``sensitive_attributes`` list opening at token ``at`` gives, read as
+    :func:`sensitive_attribute_names` reads one given as data: each path's first step (or a step given alone in the
+    list) that is ``{"type": "get_attr", "value": NAME}``. One read of the list's tokens, to
+    :data:`_MAX_PATH_DEPTH`."""
+    names: list[str] = []
+    if at >= len(tokens) or tokens[at][2] != "[":
+        return names
+    stack: list[str] = []
+    step_depth = 0  # the depth of the step object being read, 0 when none is
+    step: dict[str, str] = {}
+    key: str | None = None
+    expect_key = False
+    path_opened = -1  # the token index a path's "[" stands at: a "{" right after it opens the path's first step
+    for i in range(at, len(tokens)):
+        raw = tokens[i][2]
+        first = raw[0]
+        if first in "[{":
+            stack.append(first)
+            if len(stack) > _MAX_PATH_DEPTH:
+                return []
+            if first == "[":
+                path_opened = i if len(stack) == 2 else -1
+            elif len(stack) == 2 or (len(stack) == 3 and path_opened == i - 1):
+                step_depth, step = len(stack), {}
+            expect_key = first == "{"
+        elif first in "]}":
+            if first == "}" and len(stack) == step_depth:
+                name = step.get("value")
+                if step.get("type") == "get_attr" and name is not None and name not in names:
+                    names.append(name)
+                step_depth = 0
+            stack.pop()
+            if not stack:
+                return names
+            expect_key = False
+        elif first == ",":
+            expect_key = stack[-1] == "{"
+        elif first == '"':
+            if expect_key:
+                key = _string_token(raw)
+                expect_key = False
+            elif len(stack) == step_depth and key in ("type", "value"):
+                step[key] = _string_token(raw)
+                key = None
+        elif first != ":":
+            key = None
+    return []  # cut short: no list to read
 
 
 def _ordinary_value(text: str, tokens: list[tuple[int, int, str]], key: str, value: tuple[int, int]) -> bool:

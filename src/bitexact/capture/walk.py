@@ -37,7 +37,7 @@ from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import holds_credential, is_credential_name
 from bitexact.capture.detectors.ordinary import ordinary_member
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
-from bitexact.capture.detectors.credentials import argv_secrets
+from bitexact.capture.detectors.credentials import argv_secrets, sensitive_attribute_names
 from bitexact.capture.hints import Hint
 from bitexact.capture.output import ROOT, Chain, Output
 from bitexact.capture.paths import spell
@@ -93,6 +93,11 @@ SECRET_MAPS: Final[tuple[str, ...]] = ("data", "stringData")
 SENSITIVE: Final[str] = "sensitive"
 """Terraform's flag (``terraform output -json``, a state file's ``outputs``): ``"sensitive": true`` beside
 ``"value": X`` makes X a secret, whatever its type (rules version 9)."""
+SENSITIVE_ATTRIBUTES: Final[str] = "sensitive_attributes"
+ATTRIBUTES: Final[str] = "attributes"
+"""A Terraform state's resource instance (``resources[].instances[]``): its ``sensitive_attributes`` paths
+(``[[{"type": "get_attr", "value": "password"}]]``) name the members of its ``attributes`` that are secrets, each
+replaced whole by the first step of its path (rules version 10)."""
 
 
 @dataclass(frozen=True)
@@ -102,22 +107,29 @@ class NameValue:
     name members are read as text, never replaced whole (``{"key": "DEPLOY_TOKEN"}`` holds a name, no secret,
     though ``key`` is a table word). Under rules version 9 also Terraform's ``{"sensitive": true, "value": X}``
     (a value member, no name), a Kubernetes Secret (its ``maps``: every member of them is a value member) and
-    such a map itself (``every``)."""
+    such a map itself (``every``). Under rules version 10 a Terraform state's resource instance: its
+    ``attributes`` member is read as ``attributes`` says (the role of that member is that name/value object)."""
 
     names: tuple[str, ...]
     values: tuple[str, ...]
     maps: tuple[str, ...] = ()
     every: bool = False
+    attributes: NameValue | None = None
 
-    def role(self, key: Any) -> int:
+    def role(self, key: Any) -> Role:
         """The role of the member stored under ``key``."""
         if self.every or key in self.values:
             return VALUE_MEMBER
+        if self.attributes is not None and key == ATTRIBUTES:
+            return self.attributes
         if key in self.names:
             return NAME_MEMBER
         return SECRET_MAP if key in self.maps else PLAIN
 
 
+Role = int | NameValue
+"""A member's role: :data:`PLAIN`, :data:`NAME_MEMBER`, :data:`VALUE_MEMBER`, :data:`SECRET_MAP`, or the name/value
+object the container it holds is read as (a Terraform instance's ``attributes``, rules version 10)."""
 EVERY_VALUE: Final[NameValue] = NameValue((), (), every=True)
 """A Kubernetes Secret's data map read as a name/value object: each of its members is a value."""
 
@@ -125,7 +137,8 @@ EVERY_VALUE: Final[NameValue] = NameValue((), (), every=True)
 def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
     """``value`` as a name/value object whose name names a credential, when the credentials rule is on.
 
-    Two lookups for any other object (three for one holding a ``kind``): this runs for every object of a step."""
+    A few lookups for any other object (``kind``, ``value``, ``Value``, and ``sensitive_attributes`` when it holds
+    no value member): this runs for every object of a step."""
     if not scanner.by_key:
         return None
     if "kind" in value:
@@ -133,7 +146,8 @@ def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
         if secret is not None:
             return secret
     if not ("value" in value or "Value" in value):
-        return None
+        # rules version 10: a Terraform state's resource instance (no value member)
+        return _sensitive_attributes(value) if SENSITIVE_ATTRIBUTES in value else None
     names: tuple[str, ...] = ()
     for key in NAME_MEMBERS:  # a plain loop: most objects with a value member name no credential
         if key not in value:
@@ -162,18 +176,34 @@ def _secret_maps(value: dict[Any, Any]) -> NameValue | None:
     return NameValue((), (), maps) if maps else None
 
 
-def inner_pair(scanner: Scanner, value: dict[Any, Any], role: int) -> NameValue | None:
+def _sensitive_attributes(value: dict[Any, Any]) -> NameValue | None:
+    """``value`` as a Terraform state's resource instance: its ``attributes`` object's members that the first
+    ``get_attr`` step of a ``sensitive_attributes`` path names (a path deeper than one step replaces the whole
+    attribute it opens in); None when no path names a member of an ``attributes`` object."""
+    attributes = value.get(ATTRIBUTES)
+    if not isinstance(attributes, dict):
+        return None
+    names = tuple(name for name in sensitive_attribute_names(value[SENSITIVE_ATTRIBUTES]) if name in attributes)
+    return NameValue((), (), attributes=NameValue((), names)) if names else None
+
+
+def inner_pair(scanner: Scanner, value: dict[Any, Any], role: Role) -> NameValue | None:
     """How an object stored in a member of ``role`` is read (:func:`name_value`): a Secret's map as
-    :data:`EVERY_VALUE`, any other object by what it holds."""
+    :data:`EVERY_VALUE`, a Terraform instance's ``attributes`` as its paths say, any other object by what it
+    holds."""
+    if not role:  # nearly every object: PLAIN first, before any other test
+        return name_value(scanner, value)
+    if isinstance(role, NameValue):
+        return role
     return EVERY_VALUE if role == SECRET_MAP and scanner.by_key else name_value(scanner, value)
 
 
-def role_in(found: NameValue | None, key: Any) -> int:
+def role_in(found: NameValue | None, key: Any) -> Role:
     """The role of ``key``'s member in an object read as ``found`` (:func:`name_value`)."""
     return PLAIN if found is None else found.role(key)
 
 
-def replaced_member(scanner: Scanner, key: Any, value: Any, role: int, owner: dict[Any, Any]) -> bool:
+def replaced_member(scanner: Scanner, key: Any, value: Any, role: Role, owner: dict[Any, Any]) -> bool:
     """Whether ``value``, an object's member under ``key`` with ``role`` (:func:`name_value`), is replaced
     whole: a name/value object's value holding a credential, or (:func:`replaced_whole`) a value under a key
     that names a credential - but never a name/value object's name. ``owner`` is the object holding it."""
@@ -369,7 +399,7 @@ class Walk:
         depth: int,
         *,
         unit_key: bool = False,
-        role: int = PLAIN,
+        role: Role = PLAIN,
         owner: dict[Any, Any] | None = None,
     ) -> None:
         """Decide ``key`` of the container at position ``container`` (holding ``value``) and everything under it;
@@ -417,7 +447,7 @@ class Walk:
         source: int,
         context: str | None,
         depth: int,
-        role: int = PLAIN,
+        role: Role = PLAIN,
     ) -> None:
         """A container (``value``, at ``position``) where a ``*.NAME`` rule may change the mode below; ``role`` is
         the member's holding it (:func:`inner_pair`)."""
@@ -488,7 +518,7 @@ class Walk:
 
     def _scrub_tree(
         self, value: Any, position: int, chain: Chain, source: int, context: str | None, depth: int,
-        role: int = PLAIN,
+        role: Role = PLAIN,
     ) -> None:
         """A container (``value``, at ``position``) under scrub where nothing below can change the mode; ``role`` is
         the member's holding it (:func:`inner_pair`)."""

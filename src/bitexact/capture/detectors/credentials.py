@@ -329,6 +329,23 @@ def is_reference(text: str, start: int, end: int) -> bool:
     return reference.end() == len(text) or text[reference.end()] in _AFTER_REFERENCE
 
 
+def sensitive_attribute_names(paths: Any) -> list[str]:
+    """The attribute names a Terraform state's ``sensitive_attributes`` (``paths``) marks as secrets, in order,
+    once each (rules version 10): each path's first step when it is ``{"type": "get_attr", "value": NAME}`` (a
+    path is a list of steps; a step given alone is read as a path of one). A deeper path (``password[0]``) marks
+    the whole attribute it opens in."""
+    names: list[str] = []
+    if not isinstance(paths, list):
+        return names
+    for path in paths:
+        step = path[0] if isinstance(path, list) and path else path
+        if isinstance(step, dict) and step.get("type") == "get_attr":
+            name = step.get("value")
+            if isinstance(name, str) and name not in names:
+                names.append(name)
+    return names
+
+
 def holds_credential(value: Any) -> bool:
     """Whether a value stored under a credential key is something to replace.
 
@@ -534,7 +551,9 @@ _SUBSCRIPT_VALUE = re.compile(r"[ \t]*[bBrRuUfF]{0,2}" + _QUOTED_LITERAL)
 # Rules version 9: the same search finds a pair encoded twice (password%253Dx, %25 the encoded "%") and a JSON member
 # URL-encoded ("password":"x" as %22password%22%3A%22x%22, a JSON body in a query string or a form): one pass from
 # each "%", as before.
-_ENCODED_EQ = re.compile(r"%(?:25)?3[Dd]|%22(?:%20|\+)*+%3[Aa]")
+# Rules version 10: a JSON member encoded twice (%2522password%2522%253A%2522x%2522: a JSON body in a query string
+# inside another URL's query), its quotes %2522 and its colon %253A.
+_ENCODED_EQ = re.compile(r"%(?:25)?3[Dd]|%22(?:%20|\+)*+%3[Aa]|%2522(?:%2520|%20|\+)*+%253[Aa]")
 _ENCODED_VALUE = re.compile(r"""(?:(?!%2[6]|%3[Bb])[^\s&;,"'<>#)\]}\x00])+""")
 _TWICE_ENCODED_VALUE = re.compile(r"""(?:(?!%2[6]|%3[Bb]|%252[6]|%253[Bb])[^\s&;,"'<>#)\]}\x00])+""")
 _ENCODED_MEMBER_VALUE = re.compile(
@@ -544,6 +563,13 @@ _ENCODED_MEMBER_VALUE = re.compile(
 """An encoded JSON member's value: a string's content between its encoded quotes (an escaped quote, %5C%22, inside
 it), or a bare value up to the encoded comma, brace, bracket or quote after it (never past a quote: no value is
 read again from each member of a run of them)."""
+_TWICE_ENCODED_MEMBER_VALUE = re.compile(
+    r"""(?:%2520|%20|\+)*+"""
+    r"""(?:%2522((?:[^%\s&\x00]|%255[Cc]%25[0-9A-Fa-f]{2}|%25(?!22)[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})*+)%2522"""
+    r"""|((?:[^%\s&;"'<>\x00]|%25(?!2[Cc]|7[Dd]|5[Dd]|22)[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})++))"""
+)
+"""A twice-encoded JSON member's value (rules version 10), as :data:`_ENCODED_MEMBER_VALUE` reads one encoded once:
+each ``%`` of the once-encoded text written ``%25``."""
 _ENCODED_MEMBER_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ENCODED_SEPARATORS = re.compile(r"[?&;/=\s]")
 # curl's -H / --header with a credential header (-H 'X-Api-Key: k'): the header's value, to its quote.
@@ -616,6 +642,18 @@ _REDIS_PASSWORD = re.compile(
     r"""(requirepass|masterauth)[ \t]++"""
     r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"'\x00]++))""")
 _MAX_REDIS_HEAD: Final[int] = 128
+# Rules version 10: ``AUTH [USER] PASSWORD`` typed at redis-cli's prompt (``127.0.0.1:6379> AUTH x``,
+# ``redis.local:6379[2]> auth default x``): found from the prompt's ``> `` (a literal the regex engine skips to; a
+# text holding no ``>`` is never searched), the prompt read back on its own line (a host or an address, a port, a
+# database's number), then one or two words and the line's end. ``AUTH`` anywhere else (an SMTP log's ``AUTH
+# PLAIN``, prose) is left.
+_REDIS_AUTH = re.compile(r"> (?:AUTH|auth)[ \t]++")
+_REDIS_PROMPT = re.compile(r"(?:[A-Za-z0-9_.\-]{1,253}+|\[[0-9A-Fa-f:.]{2,45}+\]):[0-9]{1,5}+(?:\[[0-9]{1,2}+\])?+\Z")
+_REDIS_PROMPT_CHARS: Final[frozenset[str]] = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-:[]")
+_REDIS_WORD = r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|((?:[^\s"'\\\x00]|\\(?!n))++))"""
+_REDIS_AUTH_ARGS = re.compile(rf"""{_REDIS_WORD}(?:[ \t]++{_REDIS_WORD})?+[ \t]*+(?=\r?\n|\x00|\\n|\Z)""")
+"""One or two words (a bare one, or quoted as redis-cli reads one) and the line's end: the last is the password."""
 _CONFIG_SET = re.compile(r"(?:config|CONFIG)[ \t]++(?:set|SET)[ \t]++\Z")
 # A PuTTY key file's private part: its line count, each line of base64 (a real or a written line break after it).
 _PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*+([0-9]{1,6}+)[ \t]*+(?:\r?\n|\\r\\n|\\n)")
@@ -629,6 +667,43 @@ _KIND_SECRET = re.compile(r"kind:[ \t]*+([\"']?)Secret\1[ \t]*+(?:#[^\n]*+)?(?=\
 _SECRET_DATA = re.compile(r"(?:data|stringData):[ \t]*+(?:#.*)?\Z")
 _KUBE_VALUE = re.compile(r"""[ \t]*+(?:"(?:[^"\\\r\n]|\\.)*+"|'[^'\r\n]*+'|[^\s:#'"][^\r\n:]*+):[ \t]*+([^\r\n]*)""")
 _JSON_PART = re.compile(r'"((?:[^"\\\x00]|\\.)*+)"([ \t\r\n]*+:)?|[{}\[\]]')
+_SAW_SENSITIVE: Final[int] = 1
+_SAW_SENSITIVE_ATTRIBUTES: Final[int] = 2
+_PLAIN, _PATHS, _PATH, _STEP = 0, 1, 2, 3
+"""A container's part in a Terraform state's instance (rules version 10): none, its ``sensitive_attributes`` list,
+one path in it, a path's first step (or a step given alone in the list)."""
+
+
+@dataclass(slots=True)
+class _StateFrame:
+    """One open container of a text read for a state's instances (:meth:`CredentialsDetector._state_attributes`)."""
+
+    kind: int
+    opened: int
+    key: str | None = None  # the last key read, while its value is not
+    spans: dict[str, list[tuple[int, int]]] | None = None  # an "attributes" object's members' value spans
+    attributes: dict[str, list[tuple[int, int]]] | None = None  # an instance's attributes (its spans)
+    names: list[str] | None = None  # an instance's, or its paths list's, sensitive names
+    step: dict[str, str] | None = None  # a step's "type" and "value"
+    seen: bool = False  # a path: whether its first element was read
+
+    @classmethod
+    def opening(cls, owner: _StateFrame | None, char: str, at: int) -> _StateFrame:
+        """The frame of a container opening with ``char`` at ``at`` inside ``owner``."""
+        kind = _PLAIN
+        if owner is not None:
+            if char == "[" and owner.key == "sensitive_attributes":
+                kind = _PATHS
+            elif owner.kind == _PATHS:
+                kind = _PATH if char == "[" else _STEP
+            elif owner.kind == _PATH and not owner.seen and char == "{":
+                kind = _STEP
+            owner.seen = True
+        spans: dict[str, list[tuple[int, int]]] | None = (
+            {} if char == "{" and owner is not None and owner.key == "attributes" else None)
+        return cls(kind, at, spans=spans)
+
+
 _JSON_SCALAR = re.compile(r"[ \t\r\n]*+(true|false|null|-?[0-9][0-9.eE+\-]{0,63}+)")
 """A JSON member's value after its key's colon when it is neither a string nor a container (rules version 9)."""
 # Rules version 9: a data map written as a YAML flow mapping (``data: {password: cGFzcw==, user: YQ==}``), its
@@ -675,15 +750,18 @@ def _kube_values(text: str, at: int, column: int) -> list[tuple[int, int]]:
     return spans
 
 
-# Rules version 9: CSV and TSV. A text is read as a table when its first line (the text's start, or a NUL: texts are
-# scanned joined by one) is a header - two or more names (:data:`_CSV_NAME`, quoted or not) separated by one
-# delimiter, a comma, a tab or a semicolon, the first the line holds - and a name is a credential word
-# (:func:`is_credential_word`: ``password``, ``api_key``, ``Client Secret``, ``token``; a bare ``key`` is none); the lines
-# after it are its rows while each holds as many cells as the header (a quoted cell may hold the delimiter, a
-# doubled quote or a line break). The first cell is looked for within :data:`_CSV_FIRST` characters, so a text of
-# prose costs one short match at its start.
+# Rules version 9: CSV and TSV. A text is read as a table when its header (rules version 10: the first line of the
+# text's first :data:`_CSV_HEAD_LINES` lines that holds a delimiter and reads as a header, so a command's line or a
+# log line may stand above it; a text starts at its start or after a NUL: texts are scanned joined by one) is two or
+# more names (:data:`_CSV_NAME`, quoted or not) separated by one delimiter, a comma, a tab or a semicolon, the first
+# the line holds, and a name is a credential word (:func:`is_credential_word`: ``password``, ``api_key``,
+# ``Client Secret``, ``token``; a bare ``key`` is none); the lines after it are its rows while each holds as many
+# cells as the header (a quoted cell may hold the delimiter, a doubled quote or a line break). A header naming no
+# credential ends the search (its rows are never read as a header). The first cell is looked for within
+# :data:`_CSV_FIRST` characters, so a line of prose costs one short match.
 _CSV_FIRST: Final[int] = 64
-_CSV_START = re.compile(r"\x00(?=[^\n\x00,;\t]{1,64}+[,;\t][^\n\x00]{0,4096}+\n)")
+_CSV_HEAD_LINES: Final[int] = 16
+_CSV_START = re.compile(r"\x00(?=[^\n\x00]{0,4096}+\n)")
 _CSV_NAME = re.compile(r"""[ \t]*+(?:"([A-Za-z0-9_.\- ]{1,64}+)"|([A-Za-z_][A-Za-z0-9_.\-]{0,63}+))[ \t]*+\Z""")
 _CSV_CELLS: Final[dict[str, re.Pattern[str]]] = {
     delimiter: re.compile(rf"""[ \t]*+(?:"((?:[^"\x00]|""){{0,65536}}+)"[ \t]*+|([^{delimiter}"\r\n\x00]*+))""")
@@ -693,26 +771,22 @@ _CSV_CELLS: Final[dict[str, re.Pattern[str]]] = {
 _MAX_CSV_HEADER: Final[int] = 4096
 
 
-def _csv_header(text: str, start: int) -> tuple[str, list[str]] | None:
-    """The delimiter and the names of the header opening at ``start`` (:data:`_CSV_START`), when it names a
-    credential column; None for any other line."""
-    end = text.find("\n", start, start + _MAX_CSV_HEADER)
-    if end == -1:
-        return None
-    line = text[start:end].rstrip("\r")
+def _csv_header(line: str) -> tuple[str, list[str]] | None:
+    """The delimiter and the names of ``line`` when it reads as a CSV header (:data:`_CSV_NAME` cells, two or
+    more); None for any other line (prose, a command, a row of values)."""
     first = line[: _CSV_FIRST + 1]
     marks = [(first.find(mark), mark) for mark in ",\t;" if mark in first]
     if not marks:
         return None
-    delimiter = min(marks)[1]  # the first the line holds
+    at, delimiter = min(marks)  # the first the line holds
+    if _CSV_NAME.match(line, 0, at) is None:  # the first cell: a line of prose is left after one short match
+        return None
     names: list[str] = []
     for cell in line.split(delimiter):
         name = _CSV_NAME.match(cell)
         if name is None:
             return None
         names.append(name.group(1) or name.group(2))
-    if len(names) < 2 or not any(is_credential_word(name) for name in names):
-        return None
     return delimiter, names
 
 
@@ -746,6 +820,163 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
         if at >= length or text[at] == "\x00":
             return
         at += 1
+
+
+# Rules version 10: a table of cells between pipes - markdown's (``| user | password |`` over ``|---|---|``), psql's
+# (`` user | password `` over ``------+----------``) and the mysql client's (its header between two
+# ``+------+----------+`` borders). A rule line (:data:`_TABLE_RULE` finds one; only ``-``, ``:``, ``|``, ``+`` and
+# blanks, three dashes in a row, as many cells as the header) stands right under the header; the header's cells are
+# names (:data:`_PIPE_NAME`, blanks inside allowed: ``API Key``), one a credential word, as a CSV header's are; the
+# lines under the rule are its rows while each holds as many cells (a border or rule line among them is skipped). A
+# markdown table's cell that reads as prose is left (:func:`_prose_cell`).
+_TABLE_RULE = re.compile(r"-{3,}+:?[ \t]*+[|+]|[|+][ \t]*+:?-{3}")
+_RULE_CHARS: Final[frozenset[str]] = frozenset("-:|+ \t\r")
+_PIPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\- ]{0,63}+")
+_PIPE_NULL: Final[str] = "NULL"
+"""The mysql client's empty cell: no password."""
+_MAX_TABLE_LINE: Final[int] = 4096
+
+
+def _line_at(text: str, at: int) -> tuple[int, int]:
+    """The start and end (its newline's position, or the text's end or NUL) of the line holding ``at``, each looked
+    for within :data:`_MAX_TABLE_LINE` characters; -1 for either not found there (a line too long for a table's)."""
+    floor = max(0, at - _MAX_TABLE_LINE)
+    start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at))
+    if start == -1 and floor > 0:
+        return -1, -1
+    ceiling = min(len(text), at + _MAX_TABLE_LINE)
+    end = text.find("\n", at, ceiling)
+    nul = text.find("\x00", at, ceiling if end == -1 else end)
+    if nul != -1:
+        end = nul
+    if end == -1:
+        if ceiling < len(text):
+            return -1, -1
+        end = len(text)
+    return start + 1, end
+
+
+def _line_end(text: str, at: int) -> int:
+    """Where the line holding ``at`` ends (a newline, a NUL or the text's end), however far."""
+    end = text.find("\n", at)
+    nul = text.find("\x00", at, len(text) if end == -1 else end)
+    if nul != -1:
+        return nul
+    return len(text) if end == -1 else end
+
+
+def _is_rule(text: str, start: int, end: int) -> bool:
+    """Whether the line ``text[start:end]`` is a table's rule or border line (``|---|:--:|``, ``-----+-----``,
+    ``+----+----+``)."""
+    line = text[start:end]
+    return "---" in line and _RULE_CHARS.issuperset(line)
+
+
+def _pipe_cells(text: str, start: int, end: int, rule: bool = False) -> list[tuple[int, int]]:
+    """The spans of the cells of the line ``text[start:end]`` split at ``|`` (at ``+`` too for a ``rule``), blanks
+    around each and the outer pipes (or a border's ``+``) left out. Split in C (``str.split``): a text of rule lines
+    asks this of every line."""
+    line = text[start:end]
+    if rule:
+        line = line.replace("+", "|")
+    body = line.rstrip(" \t\r")
+    offset = len(body) - len(body.lstrip(" \t"))
+    body = body[offset:]
+    if body[:1] == "|":
+        body = body[1:]
+        offset += 1
+    if body[-1:] == "|":
+        body = body[:-1]
+    spans: list[tuple[int, int]] = []
+    at = start + offset
+    for cell in body.split("|"):
+        lead = len(cell) - len(cell.lstrip(" \t"))
+        spans.append((at + lead, at + len(cell.rstrip(" \t"))))
+        at += len(cell) + 1
+    return spans
+
+
+def _prose_cell(value: str) -> bool:
+    """Whether a markdown table's cell under a credential column is prose, not a secret: words with a blank between
+    (``API key in a header``, ``(a: int) -> str``), or a word a password's label is followed by when it names none
+    (:func:`_password_word`: ``yes``, ``required``, ``string``, ``<token>``, ``f(x)``). A database client's table
+    (psql's, mysql's) holds data: its cells are taken whatever they say."""
+    return " " in value or "\t" in value or _password_word(value) != len(value)
+
+
+def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding], deadline: Deadline) -> int:
+    """The rows of the table whose rule line is ``text[rule_start:rule_end]``, when the line above it is a header
+    naming a credential column: its cells taken. Returns where the table's rows end (the rule's end when none)."""
+    if rule_start < 2 or text[rule_start - 1] != "\n":
+        return rule_end
+    head_start, head_end = _line_at(text, rule_start - 1)
+    if head_start == -1 or _RULE_CHARS.issuperset(text[head_start:head_end]):  # no line, a rule or a border above
+        return rule_end
+    cells = _pipe_cells(text, head_start, head_end)
+    if len(cells) < 2 or len(_pipe_cells(text, rule_start, rule_end, rule=True)) != len(cells):
+        return rule_end
+    names: list[str] = []
+    for left, right in cells:
+        if _PIPE_NAME.fullmatch(text, left, right) is None:
+            return rule_end
+        names.append(text[left:right])
+    columns = [index for index, name in enumerate(names)
+               if is_credential_word(name) and not ordinary_column(name, names)]
+    if not columns:
+        return rule_end
+    prose = "+" not in text[rule_start:rule_end]  # markdown's rule: a table written in prose, not a client's output
+    at = rule_end
+    while at < len(text) and text[at] == "\n":
+        deadline.check()
+        start, end = _line_at(text, at + 1)
+        if start != at + 1 or end <= start:  # an empty line, the text's end or a line too long: the table's end
+            return at
+        if not _is_rule(text, start, end):
+            row = _pipe_cells(text, start, end)
+            if len(row) != len(cells):
+                return at
+            for index in columns:
+                left, right = row[index]
+                value = text[left:right]
+                if value != _PIPE_NULL and holds_credential(value) and not (prose and _prose_cell(value)):
+                    found.append(Finding(left, right, TOKEN, NAME))
+        at = end
+    return at
+
+
+# Rules version 10: psql's expanded display (``\\x``): ``-[ RECORD 1 ]---`` then a line a column, ``NAME | VALUE``
+# (the names padded to one width), to the next record's line, an empty line or ``(N rows)``; a line with no name
+# (``         | more``) goes on the value above it (psql wraps a long or multi-line value so).
+_PSQL_RECORD = "-[ RECORD "
+_EXPANDED_ROW = re.compile(r"[ \t]*+([A-Za-z_][A-Za-z0-9_.\-]{0,63}+(?: [A-Za-z0-9_.\-]{1,63}+){0,3}+)?+[ \t]*+\| ?+")
+
+
+def _expanded_records(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    """psql's expanded display's credential fields (:data:`_EXPANDED_ROW`): the value after ``|`` on each line whose
+    name is a credential word, and the lines that go on it. Each record's line is found once, and each line under it
+    read once."""
+    at = text.find(_PSQL_RECORD)
+    while at != -1:
+        deadline.check()
+        position = _line_end(text, at)
+        taking = False
+        while position < len(text) and text[position] == "\n":
+            deadline.check()
+            row = _EXPANDED_ROW.match(text, position + 1)
+            end = _line_end(text, position + 1)
+            if row is None or row.end() > end:
+                break
+            name = row.group(1)
+            if name is not None:
+                taking = is_credential_word(name) and not ordinary_column(name, [name])
+            value_end = end
+            while value_end > row.end() and text[value_end - 1] in " \t\r+":  # psql's "+": the value goes on below
+                value_end -= 1
+            value = text[row.end() : value_end]
+            if taking and value and value != _PIPE_NULL and holds_credential(value):
+                found.append(Finding(row.end(), value_end, TOKEN, NAME))
+            position = end
+        at = text.find(_PSQL_RECORD, max(position, at + 1))
 
 
 def _kube_flow_values(text: str, at: int) -> list[tuple[int, int]]:
@@ -1718,15 +1949,23 @@ def _attribute_pair(text: str, start: int, at: int) -> tuple[int, tuple[int, int
     return opened, _unless_reference(text, value)
 
 
+_VALUE_OPEN = re.compile(r"<([Vv]alue)(?:[ \t\r\n][^<>\x00]{0,1024}+)?(?<!/)>")
+"""A setting's value element's open tag: ``<value>`` (applicationSettings) or, rules version 10, ``<Value
+Profile="(Default)">`` (a Visual Studio ``.settings`` file)."""
+
+
 def _value_element(text: str, at: int) -> tuple[int, int] | None:
     """The text's span of a ``<value>`` element opening at ``at`` (white space only before it), as .NET's
-    applicationSettings write a setting's value (rules version 9); None when none opens there, or it holds
-    another element. An empty one (``<value />``, ``<value></value>``) holds nothing to replace."""
-    if not text.startswith("<value>", at):
-        if text[at : at + 1] not in _XML_SPACE or not text.startswith("<value>", at := _past_space(text, at)):
-            return None
-    inner = _ELEMENT_TEXT.match(text, at + 7)
-    if inner is None or not text.startswith("</value>", inner.end()):
+    applicationSettings write a setting's value (rules version 9), or a ``.settings`` file's ``<Value
+    Profile="(Default)">`` (rules version 10); None when none opens there, or it holds another element. An empty
+    one (``<value />``, ``<value></value>``) holds nothing to replace."""
+    if text[at : at + 1] in _XML_SPACE:
+        at = _past_space(text, at)
+    opened = _VALUE_OPEN.match(text, at)
+    if opened is None:
+        return None
+    inner = _ELEMENT_TEXT.match(text, opened.end())
+    if inner is None or not text.startswith(f"</{opened.group(1)}>", inner.end()):
         return None
     return inner.span()
 
@@ -1812,8 +2051,11 @@ class CredentialsDetector:
         """Every credential value in ``text``."""
         found: list[Finding] = []
         self._key_value(text, deadline, found)
-        if self._quoted(text, _DQ_COLON, deadline, prefilter, found):
+        terraform = self._quoted(text, _DQ_COLON, deadline, prefilter, found)
+        if terraform & _SAW_SENSITIVE:
             self._terraform_values(text, deadline, found)
+        if terraform & _SAW_SENSITIVE_ATTRIBUTES:
+            self._state_attributes(text, deadline, found)
         self._quoted(text, _SQ_COLON, deadline, prefilter, found)
         self._headers(text, deadline, found)
         for pattern in _BEARER:
@@ -1841,6 +2083,8 @@ class CredentialsDetector:
         self._tool_files(text, deadline, found)
         if "\n" in text:  # a memchr: a table has a header line and a row
             self._csv_tables(text, deadline, found)
+            if "|" in text:  # rules version 10: a markdown, psql or mysql table
+                self._pipe_tables(text, deadline, found)
         if "Secret" in text:  # one search (a Kubernetes Secret's kind) before either form's
             self._kube_secrets(text, deadline, found)
         self._sql_passwords(text, deadline, found, password=password)
@@ -2106,6 +2350,8 @@ class CredentialsDetector:
             cls._htpasswd_hashes(text, deadline, found)
         if "requirepass" in text or "masterauth" in text:
             cls._redis_passwords(text, deadline, found)
+        if ">" in text:  # a memchr: rules version 10, redis-cli's prompt
+            cls._redis_auth(text, deadline, found)
         if "Private-Lines:" in text:
             cls._putty_keys(text, deadline, found)
 
@@ -2136,6 +2382,24 @@ class CredentialsDetector:
                 continue
             if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
                 found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+
+    @staticmethod
+    def _redis_auth(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 10: ``AUTH [USER] PASSWORD`` at redis-cli's prompt (:data:`_REDIS_AUTH`): the last word,
+        when the prompt opens its line and one or two words end it."""
+        for match in _REDIS_AUTH.finditer(text):
+            deadline.check()
+            at, floor = match.start(), max(0, match.start() - _MAX_REDIS_HEAD)
+            while at > floor and text[at - 1] in _REDIS_PROMPT_CHARS:
+                at -= 1
+            if not _starts_a_line(text, at) or _REDIS_PROMPT.match(text, at, match.start()) is None:
+                continue
+            args = _REDIS_AUTH_ARGS.match(text, match.end())
+            if args is None:
+                continue
+            group = next(g for g in (6, 5, 4, 3, 2, 1) if args.group(g) is not None)
+            if args.group(group) and args.group(group) not in ALREADY_TOKENS:
+                found.append(Finding(args.start(group), args.end(group), TOKEN, NAME))
 
     @classmethod
     def _kube_secrets(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -2247,20 +2511,47 @@ class CredentialsDetector:
     def _csv_tables(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 9: a CSV or TSV table's credential columns (``id,user,password``): every cell of such a
         column, the other columns left; a ``token`` column beside a ``logprob`` one is a model's output tokens
-        (:func:`ordinary_column`). Only a text's first line is read as a header (see :data:`_CSV_START`)."""
+        (:func:`ordinary_column`). Rules version 10: its header is the first line among a text's first
+        :data:`_CSV_HEAD_LINES` that holds a delimiter and reads as one (``$ cat users.csv`` above it)."""
         starts = [0]
         if "\x00" in text:
             starts.extend(match.start() + 1 for match in _CSV_START.finditer(text))
         for start in starts:
             deadline.check()
-            header = _csv_header(text, start)
-            if header is None:
+            at = start
+            for _ in range(_CSV_HEAD_LINES):
+                end = text.find("\n", at, at + _MAX_CSV_HEADER)
+                if end == -1:
+                    break
+                line = text[at:end]
+                if "\x00" in line:  # the next text's
+                    break
+                header = _csv_header(line.rstrip("\r"))
+                if header is None:
+                    at = end + 1
+                    continue
+                delimiter, names = header
+                columns = [index for index, name in enumerate(names)
+                           if is_credential_word(name) and not ordinary_column(name, names)]
+                if columns:
+                    _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline)
+                break
+
+    @staticmethod
+    def _pipe_tables(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 10: a markdown, psql or mysql table's credential columns (:func:`_pipe_table`), from each
+        rule line; the search goes on after the table's rows (each line is read once)."""
+        at = 0
+        while (rule := _TABLE_RULE.search(text, at)) is not None:
+            deadline.check()
+            start, end = _line_at(text, rule.start())
+            if start == -1:  # a line too long for a table's: skipped whole, once
+                at = _line_end(text, rule.end())
                 continue
-            delimiter, names = header
-            columns = [index for index, name in enumerate(names)
-                       if is_credential_word(name) and not ordinary_column(name, names)]
-            if columns:
-                _csv_rows(text, text.index("\n", start) + 1, delimiter, columns, len(names), found, deadline)
+            at = _pipe_table(text, start, end, found, deadline) if _is_rule(text, start, end) else end
+            at = max(at, rule.end())
+        if _PSQL_RECORD in text:
+            _expanded_records(text, deadline, found)
 
     @staticmethod
     def _putty_keys(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -2360,11 +2651,13 @@ class CredentialsDetector:
             if start < covered:
                 previous = eq.end()
                 continue
-            if text[start + 1] == "2" and text[start + 2] == "2":  # %22...%3A: a URL-encoded JSON member
-                covered = CredentialsDetector._encoded_member(text, eq, max(previous, start - _MAX_NAME), found)
+            twice = text[start + 2] == "5"  # %253D, %2522: encoded twice, its name and value as well
+            if text[start + 2 + 2 * twice] == "2":
+                # %22...%3A: a URL-encoded JSON member; %2522...%253A: one encoded twice (rules version 10)
+                covered = CredentialsDetector._encoded_member(text, eq, max(previous, start - _MAX_NAME), found,
+                                                              twice=twice)
                 previous = eq.end()
                 continue
-            twice = text[start + 1] == "2"  # %253D: encoded twice, its name and value as well
             # Never back past the previous pair's "=": the name is what follows it, and a run of pairs
             # (%3D%3D%3D...) read back each time would cost quadratic time.
             floor = max(previous, start - 3 * _MAX_NAME)
@@ -2385,19 +2678,21 @@ class CredentialsDetector:
                 covered = value.end()
 
     @staticmethod
-    def _encoded_member(text: str, match: re.Match[str], floor: int, found: list[Finding]) -> int:
+    def _encoded_member(text: str, match: re.Match[str], floor: int, found: list[Finding], *,
+                        twice: bool = False) -> int:
         """Rules version 9: ``%22NAME%22%3A%22VALUE%22``, a JSON member URL-encoded (``data=%7B%22password%22%3A
         %22x%22%7D``): when NAME (read back to its encoded opening quote, no further than ``floor``) is a credential
         text name, the value's content; a bare value (a number) up to the encoded comma or brace after it. Returns
-        the end of the value taken, else 0."""
+        the end of the value taken, else 0. ``twice``: the member encoded twice (``%2522NAME%2522%253A``)."""
         end = match.start()
-        opening = text.rfind("%22", floor, end)  # the name's encoded opening quote
+        quote = "%2522" if twice else "%22"
+        opening = text.rfind(quote, floor, end)  # the name's encoded opening quote
         if opening == -1:
             return 0
-        name = text[opening + 3 : end]
+        name = text[opening + len(quote) : end]
         if not name or not _ENCODED_MEMBER_NAME.issuperset(name) or not is_credential_text_name(name):
             return 0
-        value = _ENCODED_MEMBER_VALUE.match(text, match.end())
+        value = (_TWICE_ENCODED_MEMBER_VALUE if twice else _ENCODED_MEMBER_VALUE).match(text, match.end())
         if value is None:
             return 0
         group = 1 if value.group(1) is not None else 2
@@ -2774,11 +3069,13 @@ class CredentialsDetector:
         deadline: Deadline,
         prefilter: bool,
         found: list[Finding],
-    ) -> bool:
+    ) -> int:
         """``"NAME": VALUE`` and ``'NAME': VALUE``; whether a ``"sensitive":`` key was seen (Terraform's flag, rules
-        version 9: read by :meth:`_terraform_values`, so that no text pays a search of its own for it)."""
+        version 9: read by :meth:`_terraform_values`, so that no text pays a search of its own for it;
+        :data:`_SAW_SENSITIVE`) and a ``"sensitive_attributes":`` key (a state's instance, rules version 10:
+        :meth:`_state_attributes`; :data:`_SAW_SENSITIVE_ATTRIBUTES`), as bits."""
         covered = 0  # as in _key_value: a colon inside a value already found is part of it
-        sensitive = False
+        sensitive = 0
         for colon in anchor.finditer(text):
             deadline.check()
             if colon.start() < covered:
@@ -2795,7 +3092,10 @@ class CredentialsDetector:
                 if name is None:
                     continue
             if name.group(2) == "sensitive":
-                sensitive = True
+                sensitive |= _SAW_SENSITIVE
+                continue
+            if name.group(2) == "sensitive_attributes":
+                sensitive |= _SAW_SENSITIVE_ATTRIBUTES
                 continue
             if name.group(2) in _MEMBER_KEYS and name.group(1) in _NEXT_MEMBER:
                 member = self._name_value_member(text, name.group(1), name.group(2), colon.end())
@@ -2881,6 +3181,67 @@ class CredentialsDetector:
         for frame in frames:  # a text cut short: what its open objects hold so far
             if frame[0]:
                 found.extend(Finding(start, end, TOKEN, NAME) for start, end in frame[1])
+
+    @staticmethod
+    def _state_attributes(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 10: a Terraform state's resource instance in text that is no JSON document as a whole
+        (``$ cat terraform.tfstate`` and the file, a log line): the members of its ``"attributes"`` object that its
+        ``"sensitive_attributes"`` paths name (as :func:`sensitive_attribute_names` reads them), each value whole (a
+        string's content, a number, an object or a list). Read once, its strings and brackets only, as
+        :meth:`_terraform_values` reads an output, in a text where :meth:`_quoted` saw a ``"sensitive_attributes":``
+        key; the paths are read as they pass (no list is parsed again). An instance cut short is left."""
+        frames: list[_StateFrame] = []
+        for part in _JSON_PART.finditer(text):
+            deadline.check()
+            char = part.group()[0]
+            if char == '"':
+                if not frames:
+                    continue
+                frame = frames[-1]
+                if part.group(2) is not None:  # a key: a scalar after it is its value
+                    frame.key = part.group(1)
+                    if frame.spans is not None:
+                        scalar = _JSON_SCALAR.match(text, part.end())
+                        if scalar is not None:
+                            if scalar.group(1) not in ("true", "false", "null"):
+                                frame.spans.setdefault(frame.key, []).append(scalar.span(1))
+                            frame.key = None
+                    continue
+                if frame.spans is not None and frame.key is not None and part.group(1) not in ALREADY_TOKENS:
+                    frame.spans.setdefault(frame.key, []).append(part.span(1))
+                elif frame.kind == _STEP and frame.key in ("type", "value"):
+                    if frame.step is None:
+                        frame.step = {}
+                    frame.step[frame.key] = part.group(1)
+                frame.seen = True
+                frame.key = None
+            elif char in "{[":
+                owner = frames[-1] if frames else None
+                frames.append(_StateFrame.opening(owner, char, part.start()))
+            elif frames:
+                frame = frames.pop()
+                owner = frames[-1] if frames else None
+                if frame.attributes is not None and frame.names:  # an instance: its named attributes
+                    for name in frame.names:
+                        found.extend(Finding(start, end, TOKEN, NAME) for start, end in frame.attributes.get(name, ()))
+                if owner is None:
+                    continue
+                step = frame.step
+                if step is not None and step.get("type") == "get_attr" and "value" in step:
+                    paths = owner if owner.kind == _PATHS else frames[-2] if len(frames) > 1 else None
+                    if paths is not None and paths.kind == _PATHS:
+                        if paths.names is None:
+                            paths.names = []
+                        if step["value"] not in paths.names:
+                            paths.names.append(step["value"])
+                elif frame.kind == _PATHS:
+                    owner.names = frame.names
+                elif owner.key == "attributes" and frame.spans is not None:
+                    owner.attributes = frame.spans
+                whole = (frame.opened, part.end())  # a container inside an attributes object: taken whole
+                if owner.spans is not None and owner.key is not None and text[slice(*whole)] not in ALREADY_TOKENS:
+                    owner.spans.setdefault(owner.key, []).append(whole)
+                owner.key = None
 
     def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         spans = []
