@@ -265,8 +265,10 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     With --open:
       0  the candidate matches
       1  the run does not verify, or the test cannot be made (not hash-only, committed with no
-         capture key, the key not held, the record not written, an opening option missing)
-      2  the candidate does not match
+         capture key, the key not held, the record not written, an opening option missing, a
+         --candidate-file that cannot be read, is over 256 MiB, is not JSON for --open, or is a
+         named pipe nothing was written into)
+      2  the candidate does not match (only that: 2 is not "cannot read the input" here)
     """
     opening = open_field_ref is not None or open_withheld_step is not None
     if not target.strip():
