@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from cli.real_command import run_bitexact
+from cli.real_command import demo_run, run_bitexact
 
 # A write to a new database in SQLite's rollback-journal mode (the mode a store is in until its first open
 # switches it to WAL), killed after it spilled pages into the file: what `keys init`, or any first command,
@@ -43,3 +45,54 @@ def test_a_store_whose_first_open_was_killed_mid_write_opens(tmp_path: Path) -> 
     init = run_bitexact(home, "keys", "init")
     assert init.returncode == 0, init.stderr
     assert run_bitexact(home, "demo").returncode == 0
+
+
+# Another program's write transaction on the store (as a sqlite3 shell's BEGIN IMMEDIATE): it holds SQLite's
+# lock, not BitExact's lock file. Prints "locked" once it holds it, and keeps it until its stdin closes.
+_HOLD_WRITE_TRANSACTION = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+sys.stdin.read()
+conn.execute("ROLLBACK")
+"""
+
+
+def _hold_write_transaction(home: Path) -> subprocess.Popen[str]:
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_WRITE_TRANSACTION, str(home / "bitexact.db")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+    return holder
+
+
+def _release(holder: subprocess.Popen[str]) -> None:
+    assert holder.stdin is not None
+    holder.stdin.close()
+    assert holder.wait(timeout=60) == 0
+
+
+def test_a_write_under_another_programs_transaction_says_what_holds_the_store(tmp_path: Path) -> None:
+    """A sqlite3 shell in a write transaction made `redact` (and `repair`) wait SQLite's own 30 s whatever
+    BITEXACT_LOCK_TIMEOUT said, then fail with SQLite's bare "PATH: database is locked"."""
+    home = tmp_path / "home"
+    run_id = demo_run(home)
+    holder = _hold_write_transaction(home)
+    try:
+        started = time.monotonic()
+        done = run_bitexact(home, "redact", run_id, "--field", "3:result.excess_eur", "--by", "dpo", "--reason",
+                            "erasure", BITEXACT_LOCK_TIMEOUT="1")
+        waited = time.monotonic() - started
+    finally:
+        _release(holder)
+    assert done.returncode == 1, done.stderr
+    said = " ".join(done.stderr.split())
+    assert (f"the store at {home / 'bitexact.db'} stayed locked by another program's SQLite transaction for over"
+            " 1 s") in said
+    assert "so nothing was written; end that transaction, then run the command again" in said
+    assert waited < 20  # the bound asked for (1 s), not SQLite's 30 s
+    shown = run_bitexact(home, "show", run_id, "--json")
+    assert len(json.loads(shown.stdout)["steps"]) == 8  # no claim landed
+    assert run_bitexact(home, "redact", run_id, "--field", "3:result.excess_eur", "--by", "dpo", "--reason",
+                        "erasure").returncode == 0
+
