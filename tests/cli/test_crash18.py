@@ -96,3 +96,28 @@ def test_a_write_under_another_programs_transaction_says_what_holds_the_store(tm
     assert run_bitexact(home, "redact", run_id, "--field", "3:result.excess_eur", "--by", "dpo", "--reason",
                         "erasure").returncode == 0
 
+
+
+def test_stored_runs_still_verify_after_a_compromised_rotation_was_cut_short(tmp_path: Path) -> None:
+    """`keys rotate --compromised` killed after it recorded the current key as compromised and before the new
+    key replaced it (strace: SIGKILL at its second fsync) left a key nothing may sign with; `verify RUN` then
+    failed for every stored run, exit 2 ("cannot read the input"), though a run needs no new signature to be
+    verified. It verifies unsigned now, as an auditor's copy of the store does; export still refuses."""
+    home = tmp_path / "home"
+    run_id = demo_run(home)
+    shown = json.loads(run_bitexact(home, "keys", "show", "--json").stdout)
+    current = next(key for key in (shown if isinstance(shown, list) else shown["keys"]) if key["status"] == "current")
+    # What the rotation writes first (keys/compromised.json, docs/store.md), before the kill.
+    record = {"compromised": [{"key_id": current["key_id"], "public_key": current["public_key"],
+                               "compromised_at": "2026-12-01T14:00:00+00:00"}]}
+    compromised = home / "keys" / "compromised.json"
+    compromised.write_text(json.dumps(record))
+    compromised.chmod(0o600)
+
+    verified = run_bitexact(home, "verify", run_id)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith(f"OK: {run_id} - 8 steps") and "unsigned" in verified.stdout
+    exported = run_bitexact(home, "export", run_id, "-o", str(tmp_path / "b.json"))
+    assert exported.returncode == 1 and "is recorded as compromised" in exported.stderr  # it must not sign
+    assert run_bitexact(home, "keys", "rotate", "--compromised").returncode == 0  # finishes it
+    assert run_bitexact(home, "verify", run_id).returncode == 0

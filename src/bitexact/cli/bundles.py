@@ -443,8 +443,15 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
         return failed(str(exc), form="input")
     # Signed when this host holds the recorder key; an auditor's copy of the store without it still
     # verifies (the checkpoints carry the recorder's signatures), as an unsigned bundle.
+    from bitexact.crypto.keystore import CompromisedCurrentKeyError
+
     try:
         key = app.keys.current() if app.keys.exists() else None
+    except CompromisedCurrentKeyError:
+        # A `keys rotate --compromised` cut short: the key must never sign again, but the run needs no new
+        # signature to be verified (its checkpoints carry the recorder's): unsigned, as on an auditor's copy.
+        # Refusing here failed `verify` of every stored run (exit 2) until the rotation was finished.
+        key = None
     except KeyMaterialError as exc:  # a key file that does not load: a verdict (--json included), not a bare error
         return failed(str(exc), form="input", run_id=run_id)
     try:
