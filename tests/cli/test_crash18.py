@@ -121,3 +121,29 @@ def test_stored_runs_still_verify_after_a_compromised_rotation_was_cut_short(tmp
     assert exported.returncode == 1 and "is recorded as compromised" in exported.stderr  # it must not sign
     assert run_bitexact(home, "keys", "rotate", "--compromised").returncode == 0  # finishes it
     assert run_bitexact(home, "verify", run_id).returncode == 0
+
+
+def test_a_rotation_the_store_could_not_record_says_it_is_done(tmp_path: Path) -> None:
+    """`keys rotate` changes the key files, then records the keys in the store. A store another program kept
+    locked failed the second step with the store's "nothing was written ... run the command again", though
+    the key was rotated: run again, it rotated a second time."""
+    home = tmp_path / "home"
+    demo_run(home)
+    before = json.loads(run_bitexact(home, "keys", "show", "--json").stdout)
+    holder = _hold_write_transaction(home)
+    try:
+        done = run_bitexact(home, "keys", "rotate", BITEXACT_LOCK_TIMEOUT="1")
+    finally:
+        _release(holder)
+    assert done.returncode == 1
+    said = " ".join(done.stderr.split())
+    after = json.loads(run_bitexact(home, "keys", "show", "--json").stdout)
+
+    def current(listed: object) -> str:
+        keys = listed if isinstance(listed, list) else listed["keys"]  # type: ignore[index]
+        return next(str(key["key_id"]) for key in keys if key["status"] == "current")
+
+    old, new = current(before), current(after)
+    assert old != new  # the files were rotated
+    assert f"the key is rotated: {old} retired, {new} current (the key files are in place: do not rotate again)" in said
+    assert said.endswith("Do not run the command again for it.")
