@@ -89,7 +89,7 @@ def test_a_write_under_another_programs_transaction_says_what_holds_the_store(tm
     said = " ".join(done.stderr.split())
     assert (f"the store at {home / 'bitexact.db'} stayed locked by another program's SQLite transaction for over"
             " 1 s") in said
-    assert "so nothing was written; end that transaction, then run the command again" in said
+    assert "so nothing was written; end that transaction (or raise BITEXACT_LOCK_TIMEOUT)" in said
     assert waited < 20  # the bound asked for (1 s), not SQLite's 30 s
     shown = run_bitexact(home, "show", run_id, "--json")
     assert len(json.loads(shown.stdout)["steps"]) == 8  # no claim landed

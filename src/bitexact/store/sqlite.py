@@ -262,7 +262,7 @@ class SQLiteStore(Store):
         return StoreBusyError(
             f"the store at {self.path} stayed locked by another program's SQLite transaction for over"
             f" {self.lock_timeout:g} s (not a BitExact writer: a sqlite3 shell or a backup tool holding a write"
-            f" transaction?), so nothing was written; end that transaction, then run the command again (or raise"
+            f" transaction?), so nothing was written; end that transaction (or raise"
             f" {LOCK_TIMEOUT_ENV})"
         )
 
