@@ -21,6 +21,8 @@ custody chain is where the store keeps who opened or tested what.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,7 +89,20 @@ def read_candidate_bytes(path: Path | str) -> bytes:
     if len(raw) > DEFAULT_MAX_BYTES:  # a device or a stuck pipe is never read without bound, nor tested cut
         raise OpeningRefusedError(f"--candidate-file {path}: over {DEFAULT_MAX_BYTES} bytes, larger than any"
                                   " recorded value")
+    if not raw and _is_pipe(path):
+        # read_limited does not wait for a writer: a FIFO nobody writes into reads as empty at once, and testing
+        # those no bytes would record a test on the custody chain and answer "no match" for a candidate never read.
+        raise OpeningRefusedError(f"--candidate-file {path} is a named pipe (FIFO) and nothing was read from it (no"
+                                  " writer had it open, or it wrote nothing): start the writer first, or give a"
+                                  " regular file; nothing was tested or recorded")
     return raw
+
+
+def _is_pipe(path: Path | str) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def parse_candidate(raw: bytes, where: str) -> Any:

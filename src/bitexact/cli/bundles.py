@@ -265,8 +265,10 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     With --open:
       0  the candidate matches
       1  the run does not verify, or the test cannot be made (not hash-only, committed with no
-         capture key, the key not held, the record not written, an opening option missing)
-      2  the candidate does not match
+         capture key, the key not held, the record not written, an opening option missing, a
+         --candidate-file that cannot be read, is over 256 MiB, is not JSON for --open, or is a
+         named pipe nothing was written into)
+      2  the candidate does not match (only that: 2 is not "cannot read the input" here)
     """
     opening = open_field_ref is not None or open_withheld_step is not None
     if not target.strip():
@@ -441,8 +443,15 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
         return failed(str(exc), form="input")
     # Signed when this host holds the recorder key; an auditor's copy of the store without it still
     # verifies (the checkpoints carry the recorder's signatures), as an unsigned bundle.
+    from bitexact.crypto.keystore import CompromisedCurrentKeyError
+
     try:
         key = app.keys.current() if app.keys.exists() else None
+    except CompromisedCurrentKeyError:
+        # A `keys rotate --compromised` cut short: the key must never sign again, but the run needs no new
+        # signature to be verified (its checkpoints carry the recorder's): unsigned, as on an auditor's copy.
+        # Refusing here failed `verify` of every stored run (exit 2) until the rotation was finished.
+        key = None
     except KeyMaterialError as exc:  # a key file that does not load: a verdict (--json included), not a bare error
         return failed(str(exc), form="input", run_id=run_id)
     try:

@@ -292,8 +292,8 @@ def capture_test(text: str | None, file: Path | None, kind: str, path: str, wher
     Exit codes:
       0  shown (scrubbed, kept, hash-only)
       1  the policy cannot be used, or a recording would withhold the field (its scan could not finish)
-      2  neither or both of TEXT and --file, --file cannot be read (too large, not UTF-8), a --path or
-         --where that names no field
+      2  neither or both of TEXT and --file, --file cannot be read (too large, not UTF-8, a named pipe
+         nothing was written into), a --path or --where that names no field
     """
     if (text is None) == (file is None):
         fail("give TEXT or --file, one of them", code=EXIT_INPUT)
@@ -302,6 +302,12 @@ def capture_test(text: str | None, file: Path | None, kind: str, path: str, wher
             raw = read_limited(file)
             if len(raw) > DEFAULT_MAX_BYTES:  # a device or a stuck pipe: never read, nor scanned, whole
                 fail(f"--file {file}: over {DEFAULT_MAX_BYTES} bytes; test a smaller sample", code=EXIT_INPUT)
+            if not raw and _is_pipe(file):
+                # read_limited does not wait for a writer: a FIFO nobody writes into reads as empty at once, and
+                # showing what an empty text is stored as would answer a question nobody asked.
+                fail(f"--file {file} is a named pipe (FIFO) and nothing was read from it (no writer had it open,"
+                     " or it wrote nothing): start the writer first (`CMD > FIFO &`), or give a regular file",
+                     code=EXIT_INPUT)
             text = raw.decode("utf-8")
         except OSError as exc:
             fail(f"--file {file}: cannot read: {exc.strerror}", code=EXIT_INPUT)
@@ -323,6 +329,14 @@ def capture_test(text: str | None, file: Path | None, kind: str, path: str, wher
         click.echo(_explain(trial), err=True)
     if trial.mode == "withheld":
         raise SystemExit(EXIT_FAIL)
+
+
+def _is_pipe(file: Path) -> bool:
+    """True when ``file`` is a named pipe (or a shell's ``<(...)``, which is one too)."""
+    try:
+        return stat.S_ISFIFO(os.stat(file).st_mode)
+    except OSError:
+        return False
 
 
 def _explain(trial: FieldTrial) -> str:

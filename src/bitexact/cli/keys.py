@@ -10,7 +10,7 @@ import click
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json
 from bitexact.crypto.keystore import COMPROMISED, PublicKeyInfo, UnknownKeyError
-from bitexact.errors import KeyMaterialError
+from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording.recorder_keys import missing_keys, recorder_keys
@@ -60,7 +60,9 @@ def keys_init(app: AppContext, as_json: bool) -> None:
         key = app.keys.init()
     except KeyMaterialError as exc:
         fail(str(exc), code=EXIT_FAIL)
-    store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
+    _record_keys(store, f"recorder key {key.key_id} is created at {app.keys.current_path} (the key file is in"
+                        " place: `keys init` again would refuse it)",
+                 (key.key_id, key.public_hex, now_iso(), None))
     if as_json:
         print_json({"key_id": key.key_id, "public_key": key.public_hex, "path": str(app.keys.current_path)})
         return
@@ -133,7 +135,8 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
     \b
     Exit codes:
       0  rotated
-      1  no key to rotate, one that does not load, or the store does not open
+      1  no key to rotate, one that does not load, or the store does not open (nothing rotated);
+         or the key rotated but the store could not record it (it says so: do not rotate again)
       2  a usage error
     """
     app.refuse_unusable_home()
@@ -146,8 +149,9 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
         old, new = app.keys.rotate(compromised_at=now if compromised else None)
     except KeyMaterialError as exc:
         fail(str(exc))
-    store.put_key(old.key_id, old.public_hex, "recorder", now, retired_at=now)
-    store.put_key(new.key_id, new.public_hex, "recorder", now)
+    _record_keys(store, f"the key is rotated: {old.key_id} retired{' as compromised' if compromised else ''},"
+                        f" {new.key_id} current (the key files are in place: do not rotate again)",
+                 (old.key_id, old.public_hex, now, now), (new.key_id, new.public_hex, now, None))
     if as_json:
         print_json({"retired": {"key_id": old.key_id, "public_key": old.public_hex},
                     "current": {"key_id": new.key_id, "public_key": new.public_hex},
@@ -238,6 +242,23 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
         if k.status == COMPROMISED:
             click.echo(f"note: recorder key {k.key_id} was retired as compromised at {k.compromised_at} and is left"
                        " out: runs signed only by it no longer verify against this trust file", err=True)
+
+
+def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None]) -> None:
+    """Record ``(key_id, public_hex, created_at, retired_at)`` in the store, after the key files changed.
+
+    A store that refuses the write now (another program's transaction holding it, a full disk) must not be
+    reported as "nothing was written": the key files are already changed, and running the command again
+    would rotate a second time (or refuse, for init). The store's rows are bookkeeping: a recording adds
+    the key it signs with when it first uses it, and `keys show` reads the files.
+    """
+    try:
+        for key_id, public_hex, created_at, retired_at in keys:
+            store.put_key(key_id, public_hex, "recorder", created_at, retired_at=retired_at)
+    except StoreError as exc:
+        fail(f"{done}, but the store did not record it ({exc}). Only the store's list of keys missed it: the"
+             " first recording signed with the key adds it there, and `keys show` reads the key files. Do not run"
+             " the command again for it.")
 
 
 def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:

@@ -40,6 +40,11 @@ class RecorderKeyError(KeyMaterialError, StateRefusedError):
     changes, not an input of the command that needed the key. Its message says which."""
 
 
+class CompromisedCurrentKeyError(RecorderKeyError):
+    """The current key is recorded as compromised (a `keys rotate --compromised` cut short): it loads, but
+    nothing may sign with it. What needs no signature (verifying a stored run's chain) goes on without it."""
+
+
 COMPROMISED = "compromised"
 """The status of a key retired as compromised: its private half destroyed, its public half kept."""
 
@@ -153,7 +158,7 @@ class KeyStore:
         if key.key_id in marked:
             # A `keys rotate --compromised` cut short after recording the key as compromised: it must never
             # sign again, and the same command finishes the rotation.
-            raise RecorderKeyError(
+            raise CompromisedCurrentKeyError(
                 f"recorder key {key.key_id} ({self.current_path}) is recorded as compromised in"
                 f" {self.compromised_path} but is still the current key (a `bitexact keys rotate --compromised`"
                 " was cut short): nothing signs with it; run `bitexact keys rotate --compromised` to finish"

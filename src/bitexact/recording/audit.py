@@ -76,7 +76,19 @@ def record_claim(
     data: dict[str, Any] = {"fields": tokens, "by": by, "reason": reason}
     if requested_by is not None:
         data["requested_by"] = requested_by
-    writer.append("redaction", data, force_checkpoint=True)
+    store, run_id = writer.recorder.store, writer.run_id
+
+    def not_claimed_meanwhile() -> None:
+        # Checked again where the claim lands: two `redact`s of one field at once both passed the checks
+        # above and both claimed it (two claims of one value on the chain, each exiting 0).
+        claimed = {claim_token(claim.step, claim.path) for claim in _claims(store, run_id)}
+        taken = [token for token in tokens if token in claimed]
+        if taken:
+            raise EvidenceError(f"{', '.join(taken)} of run {run_id} was claimed by another redaction meanwhile"
+                                f" (another `bitexact redact` of it at the same time?): `bitexact show {run_id}`"
+                                f" says whether it is removed; if not, `bitexact redact --resume {run_id}`")
+
+    writer.append("redaction", data, force_checkpoint=True, guard=not_claimed_meanwhile)
     return tokens
 
 

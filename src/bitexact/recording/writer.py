@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -140,6 +140,7 @@ class RunWriter:
         force_checkpoint: bool = False,
         own: dict[str, Any] | None = None,
         ts: str | None = None,
+        guard: Callable[[], None] | None = None,
     ) -> AppendResult:
         """Apply the capture policy, build the next entry and append it durably.
 
@@ -154,10 +155,14 @@ class RunWriter:
         head moved by another process it reloads the head and rebuilds (new
         salts, new prev). ``ts`` is the entry's recording instant (and its gap
         markers'), for an entry recorded earlier than it is written (a repair
-        folding a journal); by default the instant it is built.
+        folding a journal); by default the instant it is built. ``guard`` is
+        asked before each attempt, the head it builds on read before it: what
+        it refuses (by raising) was not so at that head, and an attempt whose
+        head moved meanwhile is refused by the store and asked again, so a
+        check in ``guard`` holds at the entry's place in the chain.
         """
         staged = self._screened(kind, data, prov, ctx, hints, force_checkpoint, own, ts)
-        return _result_of(self._write(staged)[0], staged[0])
+        return _result_of(self._write(staged, guard)[0], staged[0])
 
     def append_batch(
         self, items: Sequence[tuple[str, dict[str, Any], str | None]],
@@ -244,7 +249,7 @@ class RunWriter:
         """
         return self._write([_Staged(kind, data, prov, ctx, capture, force_checkpoint)])[0]
 
-    def _write(self, staged: list[_Staged]) -> list[AppendResult]:
+    def _write(self, staged: list[_Staged], guard: Callable[[], None] | None = None) -> list[AppendResult]:
         """Build ``staged`` onto the head, with checkpoints as due, and append them in one commit.
 
         On a head moved by another process it reloads the head and rebuilds
@@ -253,6 +258,8 @@ class RunWriter:
         with self._lock:
             for _ in range(STALE_RETRIES):
                 head = self._head
+                if guard is not None:
+                    guard()  # after the head was read: what it checks is so at that head or later
                 state = _Head(head.steps, head.hash, head.last_checkpoint, head.checkpoint_at, head.sealed)
                 entries: list[dict[str, Any]] = []
                 checkpoints: list[dict[str, Any] | None] = []

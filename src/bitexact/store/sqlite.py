@@ -49,7 +49,6 @@ from bitexact.store.base import (
 from bitexact.store.checks import CheckpointFields, EntryFields
 from bitexact.store.groupcommit import GroupCommitter, Ticket
 from bitexact.store.sqlite_schema import (
-    BUSY_TIMEOUT_MS,
     CHECKPOINT_PAGES,
     connect,
     migrate,
@@ -68,6 +67,8 @@ CLOSE_DRAIN_SECONDS: Final[float] = 30.0
 _UNWRITABLE: Final = (sqlite3.Error, UnicodeEncodeError, OverflowError)
 """What a statement raises for a value SQLite cannot take (binding it raises before SQLite sees it):
 the checks refuse these first, naming the field; this is the backstop that fails one append alone."""
+_SQLITE_BUSY: Final[int] = 5
+"""SQLite's primary result code for a lock another connection holds (any extended code of it, too)."""
 LOCK_TIMEOUT_ENV: Final[str] = "BITEXACT_LOCK_TIMEOUT"
 LOCK_TIMEOUT: Final[float] = 30.0
 """Seconds a write waits for another process's write lock before it fails (as SQLite's busy timeout)."""
@@ -171,6 +172,9 @@ class SQLiteStore(Store):
             self._writer, self._reader = opened
             # Checkpoints run on a thread of their own (walcheckpoint.py), never inside a commit.
             self._writer.execute("PRAGMA wal_autocheckpoint = 0")
+            # A program outside the lock file (a sqlite3 shell in a write transaction) is waited for as long as
+            # a BitExact writer is, not SQLite's own 30 s whatever BITEXACT_LOCK_TIMEOUT says.
+            self._writer.execute(f"PRAGMA busy_timeout = {self._busy_ms()}")
             # By the path as it is now: the thread connects later, maybe after the process changed directory.
             database = str(self.path.absolute())
             self._wal = WalCheckpointer(lambda: connect(database), fallback_pages=CHECKPOINT_PAGES)
@@ -240,10 +244,27 @@ class SQLiteStore(Store):
             conn.execute("COMMIT")
         except _UNWRITABLE as exc:
             _rollback(conn)
+            if _busy(exc):
+                raise self._held_by_another_program() from exc
             raise _failure(self.path, exc) from exc
         except BaseException:
             _rollback(conn)
             raise
+
+    def _busy_ms(self) -> int:
+        """The writer connection's SQLite busy timeout: ``lock_timeout`` in milliseconds."""
+        return max(1, min(int(self.lock_timeout * 1000), 2**31 - 1))
+
+    def _held_by_another_program(self) -> StoreBusyError:
+        """SQLite's "database is locked" in words an operator can act on: a BitExact writer takes the lock file
+        first, so what kept SQLite's own lock is another program (its raw message named neither it nor what
+        to do)."""
+        return StoreBusyError(
+            f"the store at {self.path} stayed locked by another program's SQLite transaction for over"
+            f" {self.lock_timeout:g} s (not a BitExact writer: a sqlite3 shell or a backup tool holding a write"
+            f" transaction?), so nothing was written; end that transaction (or raise"
+            f" {LOCK_TIMEOUT_ENV})"
+        )
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -396,6 +417,10 @@ class SQLiteStore(Store):
             with self._transaction(self._writer) as conn:
                 outcomes = self._apply(conn, batch)
         except StoreError as exc:
+            if isinstance(exc, StoreBusyError):  # nothing was written; one by one, each would wait as long again
+                for ticket in batch:
+                    ticket.fail(StoreBusyError(str(exc)))
+                return
             if len(batch) > 1:
                 # Something failed below the head checks (disk, SQLite). Retry
                 # one by one so an append that cannot be written fails alone.
@@ -435,7 +460,11 @@ class SQLiteStore(Store):
             self._writer.execute(_appends_statement(count), rows)
         except sqlite3.IntegrityError:
             return False  # a stale head, a missing run, a step taken: the checked path names it per ticket
-        except _UNWRITABLE:
+        except _UNWRITABLE as exc:
+            if _busy(exc):  # another program holds SQLite's lock: the checked path would wait as long again
+                for ticket in batch:
+                    ticket.fail(self._held_by_another_program())
+                return True
             return False  # the checked path retries, and fails only what cannot be written
         for ticket in batch:  # durable now: settled before anything else can raise
             ticket.succeed(ticket.item.results)
@@ -588,7 +617,7 @@ class SQLiteStore(Store):
                         raise _failure(self.path, exc) from exc
                     time.sleep(0.005)
             finally:
-                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                conn.execute(f"PRAGMA busy_timeout = {self._busy_ms()}")
         raise StoreError(
             f"{self.path}: the redacted value is gone from the database, but a reader kept the WAL from being"
             " emptied, so a copy may remain in it; close long-lived readers (a sqlite3 shell, a backup), then"
@@ -733,6 +762,11 @@ def companions(database: Path | str, *suffixes: str) -> list[Path]:
 def lock_path(database: Path | str) -> str:
     """The write lock file of ``database``: beside the file itself, as SQLite keeps its -wal (through a symlink too)."""
     return str(companions(database, ".lock")[0])
+
+
+def _busy(exc: BaseException) -> bool:
+    """True for SQLite's "database is locked" (SQLITE_BUSY and its extended codes)."""
+    return isinstance(exc, sqlite3.OperationalError) and getattr(exc, "sqlite_errorcode", 0) & 0xFF == _SQLITE_BUSY
 
 
 def _create_private(path: Path) -> None:

@@ -181,6 +181,10 @@ def why_unopenable(path: Path) -> str:
     return ""
 
 
+_READONLY_ROLLBACK: Final[int] = 776
+"""SQLITE_READONLY_ROLLBACK: a read-only connection met a hot journal it may not roll back."""
+
+
 def refuse_foreign_file(path: str) -> None:
     """Refuse an existing file that is another application's database (or no database), read-only:
     before the store tightens its mode or makes its lock file beside it, so a refused file is left
@@ -193,6 +197,11 @@ def refuse_foreign_file(path: str) -> None:
         _refuse_foreign(conn)
         needs_migration(conn)  # a newer BitExact's store is refused here too, before anything is changed
     except sqlite3.DatabaseError as exc:  # not a database at all: left as it is too
+        if getattr(exc, "sqlite_errorcode", None) == _READONLY_ROLLBACK:
+            # A hot journal: a write was killed mid-way (a first open's switch to WAL mode, when a `keys init`
+            # or the first recording was killed). Only a read-write open rolls it back; refusing here would
+            # refuse the store for ever. The store's own open rolls it back, then checks the file again.
+            return
         raise StoreError(f"cannot open the store at {path}: {exc}{why_unopenable(Path(path))}") from exc
     finally:
         conn.close()

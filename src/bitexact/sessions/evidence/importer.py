@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bitexact.capture.rules import StepRules
-from bitexact.errors import BitExactError, CanonicalizationError
+from bitexact.errors import BitExactError, CanonicalizationError, StoreError
 from bitexact.recording import Recorder, RunWriter, new_run_id
 from bitexact.recording.journal import JournalError, hold_live_lock, release_live_lock
 from bitexact.sessions.evidence.entries import entry_data
@@ -348,18 +348,27 @@ def import_session(
         # Still a KeyboardInterrupt for the caller; the note says what was left and what comes next.
         exc.add_note(_interrupted(store, source, run_id))
         raise
+    except StoreError as exc:
+        # A store that failed mid-way (another program keeping it locked, a full disk): its own words ("nothing
+        # was written; run the command again") are of the one write that failed, and a retry is refused by
+        # the partial run. The same kind of error, saying what was left and what comes next.
+        raise type(exc)(f"{exc}; {_interrupted(store, source, run_id, how='stopped')}") from exc
     finally:
         if live is not None:
             live()
 
 
-def _interrupted(store: Store, source: SessionSource, run_id: str) -> str:
-    """What an import cut short by Ctrl-C left behind, and the next step."""
+def _interrupted(store: Store, source: SessionSource, run_id: str, *, how: str = "interrupted") -> str:
+    """What an import cut short (by Ctrl-C, or a store failure: ``how``) left behind, and the next step."""
     try:
         steps = store.run(run_id).steps
     except RunNotFoundError:
-        return f"import of {source.name} interrupted before run {run_id} was created: nothing was recorded"
-    return (f"import of {source.name} interrupted: run {run_id} was left unsealed after {steps} entries;"
+        return f"import of {source.name} {how} before run {run_id} was created: nothing was recorded"
+    except StoreError:  # the store does not read either: what it holds cannot be said
+        return f"import of {source.name} {how}: `bitexact show {run_id}` says what run {run_id} holds"
+    if steps == 0:  # created, nothing recorded: ignored by the next import of these bytes
+        return f"import of {source.name} {how} before anything was recorded in run {run_id}: import again"
+    return (f"import of {source.name} {how}: run {run_id} was left unsealed after {steps} entries;"
             f" {_repair_then_import(run_id)}")
 
 
