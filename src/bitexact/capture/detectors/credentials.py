@@ -75,7 +75,7 @@ import heapq
 import itertools
 import re
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -667,6 +667,22 @@ _KIND_SECRET = re.compile(r"kind:[ \t]*+([\"']?)Secret\1[ \t]*+(?:#[^\n]*+)?(?=\
 _SECRET_DATA = re.compile(r"(?:data|stringData):[ \t]*+(?:#.*)?\Z")
 _KUBE_VALUE = re.compile(r"""[ \t]*+(?:"(?:[^"\\\r\n]|\\.)*+"|'[^'\r\n]*+'|[^\s:#'"][^\r\n:]*+):[ \t]*+([^\r\n]*)""")
 _JSON_PART = re.compile(r'"((?:[^"\\\x00]|\\.)*+)"([ \t\r\n]*+:)?|[{}\[\]]')
+_KEY, _STRING, _OPEN, _CLOSE = range(4)
+"""What a part of JSON written inside a text is (:func:`_json_parts`)."""
+
+
+def _json_parts(text: str, deadline: Deadline) -> Iterator[tuple[int, re.Match[str]]]:
+    """The strings (a key when a ``:`` follows it), and the brackets, of JSON written inside ``text``, in order,
+    the deadline checked at each: what the rules that read JSON in text walk, each with its own stack of open
+    containers (a Secret's data maps, Terraform's sensitive values, a state's sensitive attributes). A string's
+    content is group 1 of its match."""
+    for part in _JSON_PART.finditer(text):
+        deadline.check()
+        char = part.group()[0]
+        if char == '"':
+            yield (_STRING if part.group(2) is None else _KEY), part
+        else:
+            yield (_OPEN if char in "{[" else _CLOSE), part
 _SAW_SENSITIVE: Final[int] = 1
 _SAW_SENSITIVE_ATTRIBUTES: Final[int] = 2
 _PLAIN, _PATHS, _PATH, _STEP = 0, 1, 2, 3
@@ -2481,14 +2497,12 @@ class CredentialsDetector:
         objects of an object whose ``kind`` member is ``"Secret"``, before or after them. Read once, its strings
         and brackets only (a text holding ``"Secret"`` and a ``"data"`` key)."""
         frames: list[list[Any]] = []  # per open container: [kind is Secret, values to replace, is a data map, key]
-        for part in _JSON_PART.finditer(text):
-            deadline.check()
-            char = part.group()[0]
-            if char == '"':
+        for what, part in _json_parts(text, deadline):
+            if what == _KEY or what == _STRING:
                 if not frames:
                     continue
                 frame = frames[-1]
-                if part.group(2) is not None:  # a key
+                if what == _KEY:
                     frame[3] = part.group(1)
                     continue
                 if frame[2] and frame[3] is not None and len(frames) > 1:
@@ -2497,8 +2511,8 @@ class CredentialsDetector:
                 elif frame[3] == "kind" and part.group(1) == "Secret":
                     frame[0] = True
                 frame[3] = None
-            elif char in "{[":
-                data = bool(frames) and char == "{" and frames[-1][3] in ("data", "stringData")
+            elif what == _OPEN:
+                data = bool(frames) and part.group() == "{" and frames[-1][3] in ("data", "stringData")
                 frames.append([False, [], data, None])
             elif frames:
                 frame = frames.pop()
@@ -3146,14 +3160,12 @@ class CredentialsDetector:
         # Per open container: [holds "sensitive": true, value spans, the last key read, where it opened when it is
         # a "value" member's object or list].
         frames: list[list[Any]] = []
-        for part in _JSON_PART.finditer(text):
-            deadline.check()
-            char = part.group()[0]
-            if char == '"':
+        for what, part in _json_parts(text, deadline):
+            if what == _KEY or what == _STRING:
                 if not frames:
                     continue
                 frame = frames[-1]
-                if part.group(2) is not None:  # a key: the value after it, when no string or bracket opens it
+                if what == _KEY:  # the value after it, when no string or bracket opens it
                     frame[2] = part.group(1)
                     if frame[2] in ("value", "sensitive"):
                         scalar = _JSON_SCALAR.match(text, part.end())
@@ -3167,7 +3179,7 @@ class CredentialsDetector:
                 if frame[2] == "value" and part.group(1) and part.group(1) not in ALREADY_TOKENS:
                     frame[1].append(part.span(1))
                 frame[2] = None
-            elif char in "{[":
+            elif what == _OPEN:
                 opened = part.start() if frames and frames[-1][2] == "value" else -1
                 frames.append([False, [], None, opened])
             elif frames:
@@ -3191,14 +3203,12 @@ class CredentialsDetector:
         :meth:`_terraform_values` reads an output, in a text where :meth:`_quoted` saw a ``"sensitive_attributes":``
         key; the paths are read as they pass (no list is parsed again). An instance cut short is left."""
         frames: list[_StateFrame] = []
-        for part in _JSON_PART.finditer(text):
-            deadline.check()
-            char = part.group()[0]
-            if char == '"':
+        for what, part in _json_parts(text, deadline):
+            if what == _KEY or what == _STRING:
                 if not frames:
                     continue
                 frame = frames[-1]
-                if part.group(2) is not None:  # a key: a scalar after it is its value
+                if what == _KEY:  # a scalar after it is its value
                     frame.key = part.group(1)
                     if frame.spans is not None:
                         scalar = _JSON_SCALAR.match(text, part.end())
@@ -3215,9 +3225,9 @@ class CredentialsDetector:
                     frame.step[frame.key] = part.group(1)
                 frame.seen = True
                 frame.key = None
-            elif char in "{[":
+            elif what == _OPEN:
                 owner = frames[-1] if frames else None
-                frames.append(_StateFrame.opening(owner, char, part.start()))
+                frames.append(_StateFrame.opening(owner, part.group(), part.start()))
             elif frames:
                 frame = frames.pop()
                 owner = frames[-1] if frames else None
