@@ -47,6 +47,17 @@ from bitexact.capture.detectors.credentials import (
     names_credential,
 )
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
+from bitexact.capture.detectors.documents import (
+    ATTRIBUTES,
+    QUOTED_SECRET_KIND,
+    QUOTED_SECRET_MAPS,
+    QUOTED_SENSITIVE,
+    QUOTED_SENSITIVE_ATTRIBUTES,
+    SECRET_KIND,
+    SECRET_MAPS,
+    SENSITIVE,
+    SENSITIVE_ATTRIBUTES,
+)
 from bitexact.capture.detectors.ordinary import SIBLING_NAMES, VALUE_NAMES, ordinary_document_key, ordinary_value
 
 MAX_NESTED_DOCUMENTS = 32
@@ -605,7 +616,7 @@ def _may_hold_kube_secret(text: str) -> bool:
     """Whether a document may be a Kubernetes Secret (rules version 8): a ``"Secret"`` string and a ``"data"`` or
     ``"stringData"`` key, as written (one spelt with escapes is not looked for: each document holding a backslash
     would pay a second read of its tokens)."""
-    return '"Secret"' in text and ('"data"' in text or '"stringData"' in text)
+    return QUOTED_SECRET_KIND in text and any(name in text for name in QUOTED_SECRET_MAPS)
 
 
 def _secret_data_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> set[int]:
@@ -615,15 +626,15 @@ def _secret_data_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]
     found: set[int] = set()
     for item in objects:
         owner = item.parent
-        if owner is not None and item.under in ("data", "stringData") and any(
-                key == "kind" and _string_after(tokens, i) == "Secret" for i, key in owner.members):
+        if owner is not None and item.under in SECRET_MAPS and any(
+                key == "kind" and _string_after(tokens, i) == SECRET_KIND for i, key in owner.members):
             found.update(i for i, _ in item.members)
     return found
 
 
 def _may_hold_sensitive(text: str) -> bool:
     """Whether a document may hold Terraform's ``"sensitive": true`` (rules version 9), its key as written."""
-    return '"sensitive"' in text
+    return QUOTED_SENSITIVE in text
 
 
 def _sensitive_value_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> set[int]:
@@ -632,14 +643,14 @@ def _sensitive_value_keys(tokens: list[tuple[int, int, str]], objects: list[_Obj
     ``walk.name_value`` reads data by). ``"sensitive": false`` leaves it."""
     found: set[int] = set()
     for item in objects:
-        if any(key == "sensitive" and i + 2 < len(tokens) and tokens[i + 2][2] == "true" for i, key in item.members):
+        if any(key == SENSITIVE and i + 2 < len(tokens) and tokens[i + 2][2] == "true" for i, key in item.members):
             found.update(i for i, key in item.members if key == "value")
     return found
 
 
 def _may_hold_sensitive_attributes(text: str) -> bool:
     """Whether a document may hold a Terraform state's ``"sensitive_attributes"`` (rules version 10), as written."""
-    return '"sensitive_attributes"' in text
+    return QUOTED_SENSITIVE_ATTRIBUTES in text
 
 
 def _sensitive_attribute_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> set[int]:
@@ -649,10 +660,10 @@ def _sensitive_attribute_keys(tokens: list[tuple[int, int, str]], objects: list[
     found: set[int] = set()
     for item in objects:
         owner = item.parent
-        if owner is None or item.under != "attributes":
+        if owner is None or item.under != ATTRIBUTES:
             continue
         for i, key in owner.members:
-            if key == "sensitive_attributes":
+            if key == SENSITIVE_ATTRIBUTES:
                 names = _sensitive_paths(tokens, i + 2)
                 if names:
                     found.update(j for j, member in item.members if member in names)

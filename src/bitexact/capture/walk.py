@@ -38,6 +38,7 @@ from bitexact.capture.detectors import holds_credential, is_credential_name
 from bitexact.capture.detectors.ordinary import ordinary_member
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 from bitexact.capture.detectors.credentials import argv_secrets, sensitive_attribute_names
+from bitexact.capture.detectors.documents import ATTRIBUTES, SECRET_KIND, SECRET_MAPS, SENSITIVE, SENSITIVE_ATTRIBUTES
 from bitexact.capture.hints import Hint
 from bitexact.capture.output import ROOT, Chain, Output
 from bitexact.capture.paths import spell
@@ -87,17 +88,6 @@ def credential_pair(scanner: Scanner, value: list[Any]) -> bool:
 PLAIN, NAME_MEMBER, VALUE_MEMBER, SECRET_MAP = 0, 1, 2, 3
 """A member's role in its object: none, a name naming a credential, the value of such a name, a map whose every
 member is such a value (a Kubernetes Secret's ``data`` / ``stringData``, rules version 9)."""
-SECRET_KIND: Final[str] = "Secret"
-SECRET_MAPS: Final[tuple[str, ...]] = ("data", "stringData")
-"""A Kubernetes Secret's (``kind: Secret``) maps: every value in them is a secret, whatever its key."""
-SENSITIVE: Final[str] = "sensitive"
-"""Terraform's flag (``terraform output -json``, a state file's ``outputs``): ``"sensitive": true`` beside
-``"value": X`` makes X a secret, whatever its type (rules version 9)."""
-SENSITIVE_ATTRIBUTES: Final[str] = "sensitive_attributes"
-ATTRIBUTES: Final[str] = "attributes"
-"""A Terraform state's resource instance (``resources[].instances[]``): its ``sensitive_attributes`` paths
-(``[[{"type": "get_attr", "value": "password"}]]``) name the members of its ``attributes`` that are secrets, each
-replaced whole by the first step of its path (rules version 10)."""
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,15 @@ from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
+from bitexact.capture.detectors.documents import (
+    ATTRIBUTES,
+    QUOTED_SECRET_KIND,
+    QUOTED_SECRET_MAPS,
+    SECRET_KIND,
+    SECRET_MAPS,
+    SENSITIVE,
+    SENSITIVE_ATTRIBUTES,
+)
 from bitexact.capture.detectors.ordinary import (
     CURSOR_TOKENS,
     ordinary_column,
@@ -708,7 +717,7 @@ class _StateFrame:
         """The frame of a container opening with ``char`` at ``at`` inside ``owner``."""
         kind = _PLAIN
         if owner is not None:
-            if char == "[" and owner.key == "sensitive_attributes":
+            if char == "[" and owner.key == SENSITIVE_ATTRIBUTES:
                 kind = _PATHS
             elif owner.kind == _PATHS:
                 kind = _PATH if char == "[" else _STEP
@@ -716,7 +725,7 @@ class _StateFrame:
                 kind = _STEP
             owner.seen = True
         spans: dict[str, list[tuple[int, int]]] | None = (
-            {} if char == "{" and owner is not None and owner.key == "attributes" else None)
+            {} if char == "{" and owner is not None and owner.key == ATTRIBUTES else None)
         return cls(kind, at, spans=spans)
 
 
@@ -2101,7 +2110,7 @@ class CredentialsDetector:
             self._csv_tables(text, deadline, found)
             if "|" in text:  # rules version 10: a markdown, psql or mysql table
                 self._pipe_tables(text, deadline, found)
-        if "Secret" in text:  # one search (a Kubernetes Secret's kind) before either form's
+        if SECRET_KIND in text:  # one search (a Kubernetes Secret's kind) before either form's
             self._kube_secrets(text, deadline, found)
         self._sql_passwords(text, deadline, found, password=password)
         self._config_sets(text, deadline, found)
@@ -2426,7 +2435,7 @@ class CredentialsDetector:
             return
         if "data:" in text or "Data:" in text:
             cls._kube_yaml(text, deadline, found)
-        if '"Secret"' in text and ('"data"' in text or '"stringData"' in text):
+        if QUOTED_SECRET_KIND in text and any(name in text for name in QUOTED_SECRET_MAPS):
             cls._kube_json(text, deadline, found)
 
     @staticmethod
@@ -2508,11 +2517,11 @@ class CredentialsDetector:
                 if frame[2] and frame[3] is not None and len(frames) > 1:
                     if part.group(1) and part.group(1) not in ALREADY_TOKENS:
                         frames[-2][1].append(part.span(1))
-                elif frame[3] == "kind" and part.group(1) == "Secret":
+                elif frame[3] == "kind" and part.group(1) == SECRET_KIND:
                     frame[0] = True
                 frame[3] = None
             elif what == _OPEN:
-                data = bool(frames) and part.group() == "{" and frames[-1][3] in ("data", "stringData")
+                data = bool(frames) and part.group() == "{" and frames[-1][3] in SECRET_MAPS
                 frames.append([False, [], data, None])
             elif frames:
                 frame = frames.pop()
@@ -3105,10 +3114,10 @@ class CredentialsDetector:
                         else None) or _BLANK_QUOTED_NAME.match(text, opening, at)
                 if name is None:
                     continue
-            if name.group(2) == "sensitive":
+            if name.group(2) == SENSITIVE:
                 sensitive |= _SAW_SENSITIVE
                 continue
-            if name.group(2) == "sensitive_attributes":
+            if name.group(2) == SENSITIVE_ATTRIBUTES:
                 sensitive |= _SAW_SENSITIVE_ATTRIBUTES
                 continue
             if name.group(2) in _MEMBER_KEYS and name.group(1) in _NEXT_MEMBER:
@@ -3167,10 +3176,10 @@ class CredentialsDetector:
                 frame = frames[-1]
                 if what == _KEY:  # the value after it, when no string or bracket opens it
                     frame[2] = part.group(1)
-                    if frame[2] in ("value", "sensitive"):
+                    if frame[2] in ("value", SENSITIVE):
                         scalar = _JSON_SCALAR.match(text, part.end())
                         if scalar is not None:
-                            if frame[2] == "sensitive":
+                            if frame[2] == SENSITIVE:
                                 frame[0] = frame[0] or scalar.group(1) == "true"
                             elif scalar.group(1) not in ("true", "false", "null"):
                                 frame[1].append(scalar.span(1))
@@ -3246,7 +3255,7 @@ class CredentialsDetector:
                             paths.names.append(step["value"])
                 elif frame.kind == _PATHS:
                     owner.names = frame.names
-                elif owner.key == "attributes" and frame.spans is not None:
+                elif owner.key == ATTRIBUTES and frame.spans is not None:
                     owner.attributes = frame.spans
                 whole = (frame.opened, part.end())  # a container inside an attributes object: taken whole
                 if owner.spans is not None and owner.key is not None and text[slice(*whole)] not in ALREADY_TOKENS:
