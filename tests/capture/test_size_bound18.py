@@ -8,13 +8,16 @@ field keeps the rest.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-from bitexact.capture import apply_policy, load_policy
+from bitexact.canon import canonicalize
+from bitexact.capture import apply_policy, load_policy, open_withheld
 from bitexact.capture.walk import stored_size
+from bitexact.crypto.keysources import generate_key_file, load_key_file
 
 LIMIT = 1000
 TOO_LARGE = {"mode": "withheld", "cause": "scrub_failed", "reason": "too_large"}
@@ -77,3 +80,59 @@ def test_an_entry_of_control_characters_stays_within_its_fields_bounds_as_stored
     captured = apply_policy(bounded(), "tool_call", data)
     assert len(orjson.dumps(captured.data)) < 2 * LIMIT
     assert captured.data["args"] == ["a" * 10]
+
+
+# -- a field its producer withheld as it streamed (an HTTP body let go of; tests/sdk/test_http_memory18.py) --
+
+
+def _streamed(value: Any, path: str = "response.text") -> tuple[dict[str, Any], bytes]:
+    import hashlib
+
+    from bitexact.capture.streamed import streamed_hint
+
+    content = canonicalize({path: value})
+    return {path: streamed_hint(hashlib.sha256(content).digest(), len(content))}, content
+
+
+def test_a_streamed_marker_declares_the_field_as_the_walk_would(tmp_path: Path) -> None:
+    key_file = tmp_path / "capture.key"
+    generate_key_file(key_file)
+    policy = load_policy(env={"BITEXACT_MAX_BODY_BYTES": str(LIMIT), "BITEXACT_CAPTURE_POLICY": "default",
+                              "BITEXACT_CAPTURE_KEY": str(key_file)})
+    body = "y\x01" * LIMIT
+    hints, content = _streamed(body)
+    streamed = apply_policy(policy, "http_call", {"response": {"status": 200, "text": "[withheld]"}}, hints=hints)
+    whole = apply_policy(policy, "http_call", {"response": {"status": 200, "text": body}, "pad": "p" * LIMIT})
+    assert streamed.data["response"] == whole.data["response"]
+    assert streamed.block is not None and whole.block is not None
+    assert streamed.block["fields"] == whole.block["fields"] == {"response.text": TOO_LARGE}
+    ((gap,), (whole_gap,)) = streamed.gaps, whole.gaps
+    assert {k: v for k, v in gap.items() if k != "withheld"} == {k: v for k, v in whole_gap.items() if k != "withheld"}
+    assert gap["withheld"]["bytes"] == whole_gap["withheld"]["bytes"] == len(content)
+    assert open_withheld(gap["withheld"], content, load_key_file(key_file))
+    assert open_withheld(whole_gap["withheld"], content, load_key_file(key_file))
+
+
+def test_a_streamed_field_beside_one_the_walk_withholds_gets_a_gap_of_its_own() -> None:
+    hints, _ = _streamed("z" * (2 * LIMIT))
+    data = {"request": {"text": "q" * (LIMIT + 1)}, "response": {"status": 200, "text": "[withheld]"}}
+    captured = apply_policy(bounded(), "http_call", data, hints=hints)
+    assert captured.data == {"request": {"text": "[withheld]"}, "response": {"status": 200, "text": "[withheld]"}}
+    assert captured.block is not None
+    assert captured.block["fields"] == {"request.text": TOO_LARGE, "response.text": TOO_LARGE}
+    assert [gap["fields"] for gap in captured.gaps] == [{"request.text": "too_large"}, {"response.text": "too_large"}]
+    assert [gap["withheld"]["digest"] for gap in captured.gaps] == ["dropped: no capture key"] * 2
+
+
+@pytest.mark.parametrize(
+    ("kind", "data"),
+    [
+        ("tool_call", {"response": {"text": "[withheld]"}}),  # only an exchange's body streams past
+        ("http_call", {"response": {"text": "the body itself"}}),  # a marker stands only for the placeholder
+    ],
+)
+def test_a_marker_anywhere_else_is_a_hint_that_is_not_one(kind: str, data: dict[str, Any]) -> None:
+    hints, _ = _streamed("forged")
+    captured = apply_policy(bounded(), kind, data, hints=hints)
+    assert captured.withheld and captured.gaps[0]["cause"] == "invalid_argument"
+    assert captured.gaps[0]["field"].startswith("custody")

@@ -330,6 +330,7 @@ class Exchange:
         self._digest: BodyDigest | None = None  # the body hashed as it passes, once it may be let go of
         self._let_go = False  # the body is past the size bound: no byte of it is held, only its digest
         self._weighed = False  # whether it was decided if the body may be let go of
+        self._hold_from: int | None = None  # see _hold_at_least
         self._streamed: tuple[str, bytes | None, int] | None = None  # path, SHA-256, length of what was let go
         self._head: tuple[int, list[tuple[str, str]], bool] | None = None
         self.decoded = False  # the body chunks are as the client decoded them (no content-encoding left)
@@ -382,7 +383,7 @@ class Exchange:
             return
         self._chunks.append(chunk)
         self._held += len(chunk)
-        if self._held > self._hold_at_least() and not self._weighed:
+        if not self._weighed and self._held > self._hold_at_least():
             self._weighed = True
             self._digest = self._start_digest()
         if self._digest is not None and self._digest.past(self._limit()):
@@ -391,8 +392,11 @@ class Exchange:
             self._let_go = True
 
     def _hold_at_least(self) -> int:
-        """Below this many bytes a body is always held: the size bound, and what the model is read from."""
-        return max(self._limit(), 4 * MAX_MODEL_SNIFF)  # a text of at most 1 Mi characters is 4 MiB at most
+        """Below this many bytes a body is always held: the size bound, and what the model is read from.
+        Read once an exchange (never per chunk: with the policy off the bound is read from the environment)."""
+        if self._hold_from is None:
+            self._hold_from = max(self._limit(), 4 * MAX_MODEL_SNIFF)  # 1 Mi characters are 4 MiB at most
+        return self._hold_from
 
     def _start_digest(self) -> BodyDigest | None:
         """A digest of the body held so far, to hold none of it once it is past the bound; None when the record
