@@ -67,6 +67,11 @@ class _Big(HandlerBase):
             self.wfile.write(body[start : start + 65_537])
 
 
+    def do_POST(self) -> None:  # noqa: N802
+        self._body()  # read, and let go of
+        self.do_GET()
+
+
 @pytest.fixture
 def base() -> Iterator[str]:
     with serve_seen(_Big) as (url, _):
@@ -181,3 +186,23 @@ def test_a_rule_that_keeps_the_body_holds_it(base: str, policy: Path, tmp_path: 
         assert _httpx_stream(base + "/latin1") == len(body)
     (call,) = http_calls(r.run_id)
     assert call["data"]["response"]["text"] == body.decode("latin-1")
+
+
+def test_an_entry_written_after_the_call_carries_the_digest_through_its_journal(base: str, policy: Path) -> None:
+    """A request body past 1 MiB makes the entry large: journaled, then written after the call (not strict).
+    The body's digest travels with it; the request body, withheld by the walk, has a gap of its own first."""
+    request = "r\x02" * (1 << 20)
+    body, media = BODIES["/text"]
+    with bitexact.run() as r:
+        with bitexact.wrap(httpx.Client()) as client, client.stream(
+                "POST", base + "/text", content=request.encode(), headers={"content-type": "text/plain"}) as got:
+            assert sum(len(chunk) for chunk in got.iter_bytes(65536)) == len(body)
+    (call,) = http_calls(r.run_id)
+    assert call["data"]["request"]["text"] == call["data"]["response"]["text"] == "[withheld]"
+    assert call["capture"]["fields"] == {"request.text": TOO_LARGE, "response.text": TOO_LARGE}
+    markers = [e["data"]["gap"] for e in entries(r.run_id) if e["step"] in (call["step"] + 1, call["step"] + 2)]
+    assert [gap["fields"] for gap in markers] == [{"request.text": "too_large"}, {"response.text": "too_large"}]
+    key = load_key_file(policy)
+    assert open_withheld(markers[0]["withheld"], canonicalize({"request.text": request}), key)
+    assert open_withheld(markers[1]["withheld"], canonicalize({"response.text": body_fields(body, media)["text"]}),
+                         key)
