@@ -206,3 +206,81 @@ def test_an_entry_written_after_the_call_carries_the_digest_through_its_journal(
     assert open_withheld(markers[0]["withheld"], canonicalize({"request.text": request}), key)
     assert open_withheld(markers[1]["withheld"], canonicalize({"response.text": body_fields(body, media)["text"]}),
                          key)
+
+
+_KILLED_AGENT = '''
+import fcntl, os, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import httpx
+import bitexact
+from bitexact import config
+
+BODY = sys.argv[1].encode("utf-8") * int(sys.argv[2])
+
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a): pass
+    def do_POST(self):
+        self.rfile.read(int(self.headers["content-length"]))
+        self.send_response(200)
+        self.send_header("content-type", "text/plain; charset=utf-8")
+        self.send_header("content-length", str(len(BODY)))
+        self.end_headers()
+        for start in range(0, len(BODY), 65_537):
+            self.wfile.write(BODY[start:start + 65_537])
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+with bitexact.run() as r:
+    print(f"run {r.run_id}", flush=True)
+    fd = os.open(config.home() / "bitexact.db.lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # a slow writer: the entry stays in its journal
+    with bitexact.wrap(httpx.Client()) as client, client.stream(
+            "POST", f"http://127.0.0.1:{server.server_address[1]}/", content=b"q" * (2 << 20)) as got:
+        print(f"read {sum(len(chunk) for chunk in got.iter_bytes())}", flush=True)
+    print("ready", flush=True)
+    time.sleep(600)
+'''
+
+
+def test_killed_before_the_write_bitexact_repair_folds_the_digest_from_the_journal(
+        policy: Path, home: Path, tmp_path: Path) -> None:
+    """kill -9 once the call returned, its entry only in its journal: the fold declares the streamed body."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from bitexact.recording.fold import fold_orphans
+    from bitexact.sdk.stores import recorder_for
+
+    agent = tmp_path / "agent.py"
+    agent.write_text(_KILLED_AGENT, encoding="utf-8")
+    unit, times = "é\x01xyz", 2 << 20  # 12 MiB
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("BITEXACT_HOST_KEY", None)
+    process = subprocess.Popen([sys.executable, str(agent), unit, str(times)], env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdout is not None
+        lines = []
+        for line in process.stdout:
+            lines.append(line.strip())
+            if line.strip() == "ready":
+                break
+        else:
+            raise AssertionError(process.stderr.read() if process.stderr else "the agent ended")
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(30)
+    run_id = lines[0].split()[1]
+    assert lines[1] == f"read {len(unit.encode()) * times}"
+    assert http_calls(run_id) == [], "the store was held: the entry is only in its journal"
+    recorder, _ = recorder_for()
+    assert fold_orphans(recorder, run_id)
+    (call,) = http_calls(run_id)
+    assert call["data"]["response"]["text"] == "[withheld]"
+    assert call["capture"]["fields"]["response.text"] == TOO_LARGE
+    gaps = [e["data"]["gap"] for e in entries(run_id) if e["kind"] == "marker" and "gap" in e["data"]]
+    (gap,) = [g for g in gaps if g.get("fields") == {"response.text": "too_large"}]
+    assert open_withheld(gap["withheld"], canonicalize({"response.text": unit * times}), load_key_file(policy))
