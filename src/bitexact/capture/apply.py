@@ -23,8 +23,10 @@ from bitexact.capture.block import (
     BLOCK_VERSION,
     HASH_ONLY_PLACEHOLDER,
     KEY_UNAVAILABLE,
+    WITHHELD_PLACEHOLDER,
     commit_hash_only,
     withheld_digest,
+    withheld_digest_of,
 )
 from bitexact.capture.budget import BudgetExhausted, Clock, Deadline
 from bitexact.capture.clean import MAX_CHARS as CLEAN_MAX_CHARS
@@ -41,7 +43,8 @@ from bitexact.capture.paths import spell
 from bitexact.capture.policy import CapturePolicy
 from bitexact.capture.rules import GOVERNED_KINDS, NONE, StepRules
 from bitexact.capture.scan import DetectorFailed
-from bitexact.capture.walk import HINT, SCRUB, Walk
+from bitexact.capture.streamed import Streamed, split_streamed
+from bitexact.capture.walk import HINT, SCRUB, TOO_LARGE, Walk
 from bitexact.crypto import ALGORITHMS, chain_hash
 from bitexact.errors import CanonicalizationError
 from bitexact.evidence.identity import COMPOSITION, workflow_digest
@@ -131,6 +134,57 @@ def apply_policy(
     ``clock`` drives the scan deadline (tests). The caller's ``data`` is never
     changed.
     """
+    streamed: tuple[Streamed, ...] = ()
+    if isinstance(data, dict):
+        streamed, hints = split_streamed(kind, data, hints)
+    captured = _apply(policy, kind, data, hints=hints, alg=alg, applied_by=applied_by, prior=prior, clock=clock)
+    if not streamed or captured.withheld:
+        return captured
+    return _with_streamed(policy, captured, streamed, applied_by)
+
+
+def _with_streamed(policy: CapturePolicy, captured: Captured, streamed: tuple[Streamed, ...],
+                   applied_by: str) -> Captured:
+    """``captured`` with each field its producer withheld as it streamed declared as too large, as the walk
+    declares one it withholds for its size: the same block declaration, and a ``scrub_failed`` gap whose digest
+    is over the canonical ``{path: value}`` the producer hashed. Such a gap holds that field alone: a digest
+    over it and other withheld fields would need the value whole (docs/capture.md, "Size bound")."""
+    fields = dict(captured.block["fields"]) if captured.block is not None else {}
+    key = None if policy.off else policy.key
+    added: list[dict[str, Any]] = []
+    for item in streamed:
+        owner = captured.data.get(item.key)
+        if not isinstance(owner, dict) or owner.get(item.subkey) != WITHHELD_PLACEHOLDER:
+            continue  # its parent was withheld or committed whole: that declaration covers it
+        fields[item.path] = {"mode": "withheld", "cause": "scrub_failed", "reason": TOO_LARGE}
+        added.append({"cause": "scrub_failed", "fields": {item.path: TOO_LARGE},
+                      "withheld": {"digest": "dropped: not canonical JSON"} if item.sha256 is None
+                      else withheld_digest_of(key, item.sha256, item.size)})
+    if not added:
+        return captured
+    if captured.block is not None:
+        block = {**captured.block, "fields": dict(sorted(fields.items()))}
+    else:
+        block = {"v": BLOCK_VERSION, "applied_by": applied_by, "policy": policy.run_meta_value,
+                 "fields": dict(sorted(fields.items()))}
+    gaps = list(captured.gaps)
+    at = next((i + 1 for i, gap in enumerate(gaps) if gap.get("cause") == "scrub_failed"), 0)
+    gaps[at:at] = added
+    return Captured(captured.data, block, tuple(gaps), False)
+
+
+def _apply(
+    policy: CapturePolicy,
+    kind: str,
+    data: dict[str, Any],
+    *,
+    hints: dict[str, Any] | None = None,
+    alg: str = "blake2b-256",
+    applied_by: str = "recorder",
+    prior: dict[str, Any] | None = None,
+    clock: Clock | None = None,
+) -> Captured:
+    """:func:`apply_policy` once the streamed-too-large markers are taken out of ``hints``."""
     if not isinstance(data, dict):
         raise CaptureInputError(f"a step's data is a JSON object, not {type(data).__name__}")
     if alg not in ALGORITHMS:

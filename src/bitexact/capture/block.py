@@ -128,12 +128,16 @@ def open_field(block_field: dict[str, Any], path: str, candidate: Any, key: Any)
 
 def withheld_digest(key: Any | None, content: bytes) -> dict[str, Any]:
     """The keyed digest of content a gap withholds, or the declared reason it was dropped."""
-    size = len(content)
+    return withheld_digest_of(key, hashlib.sha256(content).digest(), len(content))
+
+
+def withheld_digest_of(key: Any | None, sha256: bytes, size: int) -> dict[str, Any]:
+    """:func:`withheld_digest` of content known by its SHA-256 and length alone (a body that streamed past)."""
     if key is None:
         return {"bytes": size, "digest": "dropped: no capture key"}
     nonce = os.urandom(NONCE_BYTES)
     try:
-        mac = key.hmac_sha256(nonce + hashlib.sha256(content).digest())
+        mac = key.hmac_sha256(nonce + sha256)
     except _key_unavailable_error():
         return {"bytes": size, "digest": "dropped: capture key unavailable"}
     return {"bytes": size, "keyed": mac.hex(), "nonce": nonce.hex(), "key_id": key.key_id}

@@ -27,10 +27,13 @@ committed afterwards (:mod:`bitexact.capture.block`).
 from __future__ import annotations
 
 import bisect
+import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
+
+import orjson
 
 from bitexact.capture.block import HASH_ONLY_PLACEHOLDER, WITHHELD_KEY, WITHHELD_PLACEHOLDER
 from bitexact.capture.budget import BudgetExhausted, Deadline
@@ -64,6 +67,28 @@ def utf8_size(text: str) -> int:
     if text.isascii():  # a flag CPython keeps: no copy of a large text
         return len(text)
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+_STORED_PIECE: Final[int] = 1 << 20
+"""Characters escaped at a time by :func:`stored_size`: what it allocates stays a few MiB, whatever the text."""
+
+
+def stored_size(text: str) -> int:
+    """The bytes ``text`` takes in canonical JSON, quotes left out: its UTF-8 with JSON's escapes (six bytes
+    for most control characters, two for a quote, a backslash and \\n-like ones), as the store holds it.
+
+    Counted a piece at a time (orjson writes the escapes canonical JSON uses), so a text of control
+    characters never costs six times its size in memory to measure. A lone surrogate, which canonical
+    JSON refuses later, counts as three bytes, as :func:`utf8_size` counts it.
+    """
+    total = 0
+    for start in range(0, len(text), _STORED_PIECE):
+        piece = text[start : start + _STORED_PIECE]
+        try:
+            total += len(orjson.dumps(piece)) - 2
+        except orjson.JSONEncodeError:  # a lone surrogate
+            total += len(json.dumps(piece, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
+    return total
 
 
 def encoded_size(text: str) -> int:
@@ -565,10 +590,12 @@ class Walk:
         """Withhold, before any scan, each field whose value is larger than ``limit`` bytes.
 
         A field's size is what the scan would read in it - its strings, the
-        keys inside it and the numbers long enough to be read, in UTF-8 - plus
-        the bytes its ``b64`` values encode; its own key is not counted. A
-        position no detector reads (kept or hash-only by a rule) is not
-        counted either. :meth:`scan` reads only their keys.
+        keys inside it and the numbers long enough to be read - counted as
+        stored, in canonical JSON (UTF-8, with JSON's escapes: a control
+        character is six bytes), plus the bytes its ``b64`` values encode;
+        its own key is not counted. A position no detector reads (kept or
+        hash-only by a rule) is not counted either. :meth:`scan` reads only
+        their keys.
         """
         for index, unit in enumerate(self.units):
             if unit.withheld is None and self._larger_than(unit, limit):
@@ -579,13 +606,14 @@ class Walk:
         texts = self.texts[unit.first : unit.end]
         own = 0 if unit.key_item is None else len(self.texts[unit.key_item])
         chars = sum(map(len, texts)) - own
-        # UTF-8 takes one to four bytes a character: encode only a field that could fall either side.
+        # A character is one to six bytes as stored (four in UTF-8, six as a JSON escape such as \u0001):
+        # measure only a field that could fall either side.
         if chars + unit.encoded_bytes > limit:
             return True
-        if 4 * chars + unit.encoded_bytes <= limit:
+        if 6 * chars + unit.encoded_bytes <= limit:
             return False
-        own_bytes = 0 if unit.key_item is None else utf8_size(self.texts[unit.key_item])
-        return sum(map(utf8_size, texts)) - own_bytes + unit.encoded_bytes > limit
+        own_bytes = 0 if unit.key_item is None else stored_size(self.texts[unit.key_item])
+        return sum(map(stored_size, texts)) - own_bytes + unit.encoded_bytes > limit
 
     # -- scanning ---------------------------------------------------------
 

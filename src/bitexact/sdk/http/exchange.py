@@ -35,10 +35,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from bitexact.capture.policy import max_body_bytes
+from bitexact.capture.rules import STRICTNESS, StepRules
+from bitexact.capture.streamed import streamed_hint
 from bitexact.capture.urls import REDACTED, redact_headers
 from bitexact.sdk.active import current_tool
 from bitexact.sdk.http.credentials import record_headers, record_url
 from bitexact.sdk.http.sse import is_event_stream, json_document, model_of_events, parse_events
+from bitexact.sdk.http.streamed import BodyDigest
 
 if TYPE_CHECKING:
     from bitexact.capture.policy import CapturePolicy
@@ -323,6 +326,12 @@ class Exchange:
         self.request_note: str | None = None
         self._request_chunks: list[bytes] = []
         self._chunks: list[bytes] = []
+        self._held = 0  # bytes of the response body in _chunks
+        self._digest: BodyDigest | None = None  # the body hashed as it passes, once it may be let go of
+        self._let_go = False  # the body is past the size bound: no byte of it is held, only its digest
+        self._weighed = False  # whether it was decided if the body may be let go of
+        self._hold_from: int | None = None  # see _hold_at_least
+        self._streamed: tuple[str, bytes | None, int] | None = None  # path, SHA-256, length of what was let go
         self._head: tuple[int, list[tuple[str, str]], bool] | None = None
         self.decoded = False  # the body chunks are as the client decoded them (no content-encoding left)
         self.retried: list[Attempt] = []  # earlier attempts a retry policy made before the response recorded
@@ -367,7 +376,55 @@ class Exchange:
         may record it first) what the agent reads on is its own: nothing is kept of it."""
         if self._done:
             return
-        self._chunks.append(bytes(chunk))
+        chunk = bytes(chunk)
+        if self._digest is not None:
+            self._digest.feed(chunk)
+        if self._let_go:
+            return
+        self._chunks.append(chunk)
+        self._held += len(chunk)
+        if not self._weighed and self._held > self._hold_at_least():
+            self._weighed = True
+            self._digest = self._start_digest()
+        if self._digest is not None and self._digest.past(self._limit()):
+            # Certain to be withheld as too large whatever comes: only its digest is kept from now on.
+            self._chunks = []
+            self._let_go = True
+
+    def _hold_at_least(self) -> int:
+        """Below this many bytes a body is always held: the size bound, and what the model is read from.
+        Read once an exchange (never per chunk: with the policy off the bound is read from the environment)."""
+        if self._hold_from is None:
+            self._hold_from = max(self._limit(), 4 * MAX_MODEL_SNIFF)  # 1 Mi characters are 4 MiB at most
+        return self._hold_from
+
+    def _start_digest(self) -> BodyDigest | None:
+        """A digest of the body held so far, to hold none of it once it is past the bound; None when the record
+        needs the body whole: no policy bounds it (off, or a rule that keeps or commits it, or one whose
+        ``where`` reads the step), it is compressed or an event stream (read for its model), or its charset
+        is one the digest does not read."""
+        head = self._head
+        policy = self._policy()
+        if head is None or policy is None or policy.off:
+            return None
+        if any(rule.where and rule.kind in ("*", "http_call") for rule in policy.rules):
+            return None
+        rules = StepRules.select(policy.rules, "http_call", {})
+        if any(rules.strictness_at(("response", name)) != STRICTNESS["scrub"] for name in ("text", "b64")):
+            return None
+        headers = record_headers(list(head[1]))
+        media = headers.get("content-type", "")
+        encoding = headers.get("content-encoding", "")
+        if any(part.strip().lower() not in ("", "identity") for part in encoding.split(",")):
+            return None
+        if is_event_stream(media.split(";", 1)[0].strip().lower()):
+            return None
+        # JSON's charset is told from its first four bytes (json.detect_encoding), as body_fields tells it.
+        digest = BodyDigest.start("response", _charsets(media, b"".join(self._chunks[:4])[:4]))
+        if digest is not None:
+            for held in self._chunks:
+                digest.feed(held)
+        return digest
 
     # -- the end ----------------------------------------------------------
 
@@ -435,8 +492,11 @@ class Exchange:
         if policy is None or policy.off:
             return None
         note = DECODED_TOO_LARGE.format(limit=self._limit())
-        hints = {f"{side}.b64": "hash-only" for side in ("request", "response")
-                 if isinstance(data.get(side), dict) and data[side].get("body_note") == note}
+        hints: dict[str, Any] = {f"{side}.b64": "hash-only" for side in ("request", "response")
+                                 if isinstance(data.get(side), dict) and data[side].get("body_note") == note}
+        if self._streamed is not None:
+            path, sha, size = self._streamed
+            hints[path] = streamed_hint(sha, size)
         return hints or None
 
     def abandon(self) -> None:
@@ -449,6 +509,7 @@ class Exchange:
 
     def _release(self) -> None:
         self._chunks = []
+        self._digest = None
         self._request_chunks = []
         self.request_body = b""
 
@@ -479,8 +540,15 @@ class Exchange:
             response: dict[str, Any] = {"status": status, "streamed": streamed or is_event_stream(media),
                                         "media_type": media.split(";", 1)[0].strip(), "complete": complete,
                                         "headers": recorded_headers}
-            response.update(body_fields(body, media, encoding, limit=self._limit()))
-            response_text = response.get("text")
+            if self._let_go and self._digest is not None:
+                # Let go of as it passed: the placeholder, and its digest for the write path (_hints).
+                fields, sha, size = self._digest.result()
+                response.update(fields)
+                self._streamed = (f"response.{next(iter(fields))}", sha, size)
+                response_text = None  # past 1 Mi characters: never read for its model (MAX_MODEL_SNIFF)
+            else:
+                response.update(body_fields(body, media, encoding, limit=self._limit()))
+                response_text = response.get("text")
             data["response"] = response
         if error is not None:
             data["error"] = _error(error, self.url, self.request_headers)
