@@ -157,6 +157,7 @@ class Run:
         self._forked = False  # this process is a child forked while the run was open: the run is not ours
         self._nondet_installed = False  # this run holds one nondet.install() until its end
         self._host_key: Any = None
+        self._store_file: tuple[int, int] | None = None  # the store's file (device, inode) at the start
         self._journal_warned = False
         self._slots_warned = False
         self._slots: JournalSlots | None = None
@@ -245,6 +246,7 @@ class Run:
                                                      f"{_start_refusal(exc)}", fields=named))
             return self
         self.recorder, self.writer, self.home = recorder, writer, home
+        self._store_file = stores.store_file(recorder.store)
         self.run_id = writer.run_id
         self.failures = FailureLog(self.run_id, home)
         self._hold_live_lock_from_start()
@@ -340,6 +342,14 @@ class Run:
                 logger.warning("bitexact: run %s left unsealed: %d gap marker(s) or failures-record line(s) could"
                                " not be written (the warning lines above declare each)",
                                self.run_id, self.failures.pending)
+            lost = self._store_lost()
+            if lost is not None:
+                # Sealed, the run would read as complete to the agent (r.sealed) while no reader can find a
+                # step of it. The failures record (made again under the data directory) and the log say so.
+                seal = False
+                self.failures.declare(lost)
+                if self.strict:
+                    error = stated(RecordingError(lost.detail, cause=lost.cause))  # its words name no data
             if seal:
                 self.writer.seal()
                 self.sealed = True
@@ -377,6 +387,18 @@ class Run:
                 self._nondet_installed = False
                 nondet.uninstall()
         return error
+
+    def _store_lost(self) -> Gap | None:
+        """The gap of a store whose file was removed or replaced while the run recorded (its data directory
+        deleted): the entries went into a file no path names, and nobody can read them back; else None."""
+        store = self.recorder.store if self.recorder is not None else None
+        if store is None or self._store_file is None or stores.store_file(store) == self._store_file:
+            return None
+        return Gap(STORAGE_UNAVAILABLE,
+                   f"the store at {getattr(store, 'path', '(its path)')} was removed or replaced while the run"
+                   f" recorded: its {self.writer.steps if self.writer is not None else 0} step(s) went into a file"
+                   " no path names any more, and none can be read back; the run is lost (its journals, if any,"
+                   " too): keep the data directory in place while runs record into it")
 
     def _exit_begins(self) -> None:
         """The run's exit begins: calls still recording finish queueing (one waiting for room queues at once);

@@ -1,0 +1,63 @@
+"""The eighteenth audit's SDK findings (runs, tools, nondeterminism), each reproduced through a real run and store.
+
+1. A data directory removed while a run recorded: the run's entries went into the deleted database file, the
+   run sealed (``r.sealed`` true, strict too) and nothing said they were lost; every later run of the process
+   went into the same deleted file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import bitexact
+from bitexact.sdk import RecordingError
+from bitexact.sdk.failures import read_failures
+from sdk.conftest import entries
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _show(home: Path, run_id: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BITEXACT_HOME": str(home), "PYTHONPATH": str(SRC)}
+    return subprocess.run([sys.executable, "-m", "bitexact", "show", run_id, "--json"], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_a_data_directory_removed_mid_run_is_declared_lost_and_the_next_run_records_at_the_path(
+        sdk_home: Path) -> None:
+    with bitexact.run() as r:
+        r.marker("before")
+        shutil.rmtree(sdk_home)
+        r.marker("after")
+    assert r.run_id is not None
+    assert not r.sealed  # sealed into a file nobody can read, it would read as complete
+    gaps = read_failures(sdk_home, r.run_id)
+    assert [g["cause"] for g in gaps] == ["storage_unavailable"]
+    assert "was removed or replaced while the run recorded" in gaps[0]["detail"]
+    assert str(sdk_home / "bitexact.db") in gaps[0]["detail"]
+
+    # A later run of the same process opens the store now at the path, where a reader finds it.
+    with bitexact.run() as later:
+        later.marker("kept")
+    assert later.sealed
+    assert [e["kind"] for e in entries(later.run_id)] == ["run_meta", "marker", "run_end"]
+    assert later.run_id is not None
+    assert _show(sdk_home, later.run_id).returncode == 0
+
+
+def test_strict_a_data_directory_removed_mid_run_raises_at_the_exit(sdk_home: Path) -> None:
+    with pytest.raises(RecordingError) as raised:
+        with bitexact.run(strict=True) as r:
+            r.marker("before")
+            shutil.rmtree(sdk_home)
+    assert raised.value.cause == "storage_unavailable"
+    assert "was removed or replaced while the run recorded" in str(raised.value)
+    assert not r.sealed
+    assert r.run_id is not None
+    assert [g["cause"] for g in read_failures(sdk_home, r.run_id)] == ["storage_unavailable"]
