@@ -3,11 +3,16 @@
 1. A data directory removed while a run recorded: the run's entries went into the deleted database file, the
    run sealed (``r.sealed`` true, strict too) and nothing said they were lost; every later run of the process
    went into the same deleted file.
+2. capture_nondeterminism: a read by a task the run left running, made while the run's exit drained, was declared
+   an ``invalid_argument`` gap "recorded after the run ended" (a failures-record line and a warning each), where
+   a read once the run had ended is rightly not recorded at all.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -61,3 +66,35 @@ def test_strict_a_data_directory_removed_mid_run_raises_at_the_exit(sdk_home: Pa
     assert not r.sealed
     assert r.run_id is not None
     assert [g["cause"] for g in read_failures(sdk_home, r.run_id)] == ["storage_unavailable"]
+
+
+def test_nondeterminism_read_while_the_run_exits_is_no_gap(sdk_home: Path) -> None:
+    late_reads = 0
+    body_done = False
+
+    async def background(r: bitexact.Run) -> None:
+        nonlocal late_reads
+        while r.open:
+            random.random()
+            if body_done:
+                late_reads += 1
+            await asyncio.sleep(0)
+
+    async def main() -> bitexact.Run:
+        nonlocal body_done
+        async with bitexact.run(capture_nondeterminism=True) as r:
+            task = asyncio.create_task(background(r))
+            await asyncio.sleep(0)
+            for i in range(4):  # written after the call: the exit drains them while the task reads on
+                r.context_from_bytes(f"blob{i}", bytes([i]) * (2 * 1024 * 1024))
+            body_done = True
+        await task
+        return r
+
+    r = asyncio.run(main())
+    assert late_reads > 0  # the task did read while the exit drained
+    assert r.run_id is not None and r.sealed
+    assert read_failures(sdk_home, r.run_id) == []
+    stored = entries(r.run_id)
+    assert stored[-1]["kind"] == "run_end"
+    assert {e["data"]["source"] for e in stored if e["kind"] == "nondet"} == {"random.random"}

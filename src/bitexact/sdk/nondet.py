@@ -66,7 +66,10 @@ _ORIGINAL_DATETIME: TypeAlias = _datetime.datetime
 
 def _observe(source: str, call: Callable[[], Any], shown: Callable[[Any], Any] | None = None) -> Any:
     run = bound_run()
-    if run is None or not run.capture_nondeterminism or sdk_busy():
+    # A read once the run's exit has begun (a task it left running, while the exit drains) is after the run's
+    # end, as a read once it has ended is: neither is recorded, and neither is a gap ("recorded after the run
+    # ended" is for a record the agent asked for).
+    if run is None or not run.capture_nondeterminism or sdk_busy() or not run._takes_records():
         return call()
     with busy():
         value = call()
