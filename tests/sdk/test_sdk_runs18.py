@@ -6,6 +6,9 @@
 2. capture_nondeterminism: a read by a task the run left running, made while the run's exit drained, was declared
    an ``invalid_argument`` gap "recorded after the run ended" (a failures-record line and a warning each), where
    a read once the run had ended is rightly not recorded at all.
+3. ``@record_tool`` over a sync function returning a coroutine (an ``async def`` under a decorator that hides it)
+   recorded an ``ok`` call whose result was the coroutine's repr, before the tool had run: its result and its
+   error were never recorded.
 """
 
 from __future__ import annotations
@@ -98,3 +101,43 @@ def test_nondeterminism_read_while_the_run_exits_is_no_gap(sdk_home: Path) -> No
     stored = entries(r.run_id)
     assert stored[-1]["kind"] == "run_end"
     assert {e["data"]["source"] for e in stored if e["kind"] == "nondet"} == {"random.random"}
+
+
+def _hides_async(fn):  # type: ignore[no-untyped-def]
+    """A decorator that makes an ``async def`` look like a sync function (no functools.wraps, no marking)."""
+    def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+        return fn(*args, **kwargs)
+    return call
+
+
+def test_a_sync_tool_returning_a_coroutine_is_recorded_when_awaited(sdk_home: Path) -> None:
+    @bitexact.record_tool(name="lookup")
+    @_hides_async
+    async def lookup(x: int) -> int:
+        run = bitexact.current_run()
+        if run is not None:
+            run.marker("inside")
+        await asyncio.sleep(0)
+        if x < 0:
+            raise ValueError("negative")
+        return x * 5
+
+    async def main() -> tuple[bitexact.Run, object]:
+        async with bitexact.run() as r:
+            assert await lookup(2) == 10
+            with pytest.raises(ValueError, match="negative"):
+                await lookup(-1)
+            never = lookup(3)  # left unawaited until after the run
+        return r, never
+
+    r, never = asyncio.run(main())
+    assert asyncio.run(never) == 15  # type: ignore[arg-type]  # the agent's value, as unwrapped
+    stored = entries(r.run_id)
+    calls = [e for e in stored if e["kind"] == "tool_call"]
+    assert [(c["data"]["result"], c["data"]["status"], c["data"].get("error")) for c in calls] == [
+        (10, "ok", None),
+        (None, "error", {"type": "builtins.ValueError", "message": "negative"}),
+        ({"awaited": False}, "ok", None),
+    ]
+    markers = [e for e in stored if e["kind"] == "marker"]
+    assert [m.get("ctx") for m in markers] == ["lookup", "lookup"]  # ran inside the tool

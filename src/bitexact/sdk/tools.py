@@ -327,6 +327,29 @@ class _OpenGenerator:
         self.end(_streamed(list(self.yielded), closed_early=True), None)
 
 
+class _OpenAwaited(_OpenGenerator):
+    """A coroutine a sync-looking tool returned (an ``async def`` under a decorator that hides it), recorded
+    once it is awaited to its end; one never awaited before the run ends is recorded then as
+    ``{"awaited": false}``: its result is not known, and the call's ``ok`` must not say it returned."""
+
+    __slots__ = ()
+
+    def run_ending(self) -> None:
+        self.end({"awaited": False}, None)
+
+
+async def _awaited(coroutine: Any, call: _OpenAwaited, tool: str, run: Any) -> Any:
+    """Await what the tool returned inside the tool (its entries carry ``ctx``) and record what it gave."""
+    with inside_tool(tool, run):
+        try:
+            result = await coroutine
+        except BaseException as exc:
+            call.end(None, exc)
+            raise
+    call.end(result, None)
+    return result
+
+
 def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None) -> Any:
     """A generator tool stays a generator. Each step runs inside the tool (entries carry its ``ctx``),
     never the caller's code between steps; ``send``/``throw``/``close`` reach it; the call is recorded
@@ -495,6 +518,11 @@ def record_tool(
                     except BaseException as exc:
                         run._record_tool(tool, called_args, called_kwargs, None, exc, hints, outer, observed=True)
                         raise
+                if inspect.iscoroutine(result):
+                    # The tool's work runs when the agent awaits it: recorded then, with its result or error,
+                    # never as an "ok" call whose result is a coroutine object's repr.
+                    return _awaited(result, _OpenAwaited(run, tool, called_args, called_kwargs, hints, outer),
+                                    tool, run)
                 run._record_tool(tool, called_args, called_kwargs, result, None, hints, outer, observed=True)
                 return result
 
