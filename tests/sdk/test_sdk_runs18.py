@@ -9,6 +9,9 @@
 3. ``@record_tool`` over a sync function returning a coroutine (an ``async def`` under a decorator that hides it)
    recorded an ``ok`` call whose result was the coroutine's repr, before the tool had run: its result and its
    error were never recorded.
+4. A process forked after the SDK had opened its store (a ``multiprocessing`` worker under the fork start method,
+   a child forked inside a run) could record no run: every one was a start gap, "this store was opened by
+   process N", since the shared store of the parent was handed to it.
 """
 
 from __future__ import annotations
@@ -141,3 +144,32 @@ def test_a_sync_tool_returning_a_coroutine_is_recorded_when_awaited(sdk_home: Pa
     ]
     markers = [e for e in stored if e["kind"] == "marker"]
     assert [m.get("ctx") for m in markers] == ["lookup", "lookup"]  # ran inside the tool
+
+
+def test_a_forked_child_records_its_own_run(sdk_home: Path) -> None:
+    read_end, write_end = os.pipe()
+    with bitexact.run() as parent:  # the parent's store is open (and a run of it too) at the fork
+        parent.marker("before the fork")
+        pid = os.fork()
+        if pid == 0:  # the child: its exit code says whether its own run recorded and sealed
+            code = 3
+            try:
+                os.close(read_end)
+                with bitexact.run() as child:
+                    child.marker("in the child")
+                os.write(write_end, (child.run_id or "").encode())
+                code = 0 if child.sealed else 1
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            child_id = pipe.read().decode()
+        _, status = os.waitpid(pid, 0)
+        parent.marker("after the fork")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert parent.sealed
+    child_entries = entries(child_id)
+    assert [e["kind"] for e in child_entries] == ["run_meta", "marker", "run_end"]
+    assert child_entries[1]["data"]["note"] == "in the child"
+    assert [e["data"].get("note") for e in entries(parent.run_id) if e["kind"] == "marker"] == [
+        "before the fork", "after the fork"]

@@ -157,7 +157,8 @@ class Run:
         self._forked = False  # this process is a child forked while the run was open: the run is not ours
         self._nondet_installed = False  # this run holds one nondet.install() until its end
         self._host_key: Any = None
-        self._store_file: tuple[int, int] | None = None  # the store's file (device, inode) at the start
+        self._store_path: Path | None = None  # the store's file, absolute, and its (device, inode) at the start
+        self._store_file: tuple[int, int] | None = None
         self._journal_warned = False
         self._slots_warned = False
         self._slots: JournalSlots | None = None
@@ -246,7 +247,8 @@ class Run:
                                                      f"{_start_refusal(exc)}", fields=named))
             return self
         self.recorder, self.writer, self.home = recorder, writer, home
-        self._store_file = stores.store_file(recorder.store)
+        self._store_path = stores.store_path(recorder.store)
+        self._store_file = stores.store_file(recorder.store, self._store_path)
         self.run_id = writer.run_id
         self.failures = FailureLog(self.run_id, home)
         self._hold_live_lock_from_start()
@@ -392,10 +394,10 @@ class Run:
         """The gap of a store whose file was removed or replaced while the run recorded (its data directory
         deleted): the entries went into a file no path names, and nobody can read them back; else None."""
         store = self.recorder.store if self.recorder is not None else None
-        if store is None or self._store_file is None or stores.store_file(store) == self._store_file:
+        if store is None or self._store_file is None or stores.store_file(store, self._store_path) == self._store_file:
             return None
         return Gap(STORAGE_UNAVAILABLE,
-                   f"the store at {getattr(store, 'path', '(its path)')} was removed or replaced while the run"
+                   f"the store at {self._store_path} was removed or replaced while the run"
                    f" recorded: its {self.writer.steps if self.writer is not None else 0} step(s) went into a file"
                    " no path names any more, and none can be read back; the run is lost (its journals, if any,"
                    " too): keep the data directory in place while runs record into it")

@@ -37,6 +37,20 @@ class _Busy(Protocol):
     def busy(self) -> bool: ...
 
 
+def _after_fork_in_child() -> None:
+    """A child forked from a process holding shared stores cannot write through them (SQLite connections must
+    not cross a fork: the store refuses, "open the store again in this process"); its runs open their own.
+    The parent's are dropped here, never closed (the child leaves the parent's connections alone)."""
+    global _lock
+    _lock = threading.Lock()  # a lock the parent held at the fork stays held in the child forever
+    _recorders.clear()
+    _identities.clear()
+    _given_up.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
     """The shared write path for the data directory ``home`` (default ``BITEXACT_HOME``)."""
     directory = config.home(home).expanduser().absolute()
@@ -63,10 +77,18 @@ def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
         return recorder, directory
 
 
-def store_file(store: Store) -> tuple[int, int] | None:
-    """The (device, inode) of the file at the store's path now; None when no file is there (or the store
-    has no path). A store whose answer changed since it was opened writes into a file nobody can read."""
+def store_path(store: Store) -> Path | None:
+    """The store's database file as an absolute path (made absolute now: the agent may change directory
+    later), or None for a store with no file."""
     path = getattr(store, "path", None)
+    return Path(path).absolute() if path is not None else None
+
+
+def store_file(store: Store, path: Path | None = None) -> tuple[int, int] | None:
+    """The (device, inode) of the file at the store's path (``path``: that path, made absolute before) now;
+    None when no file is there (or the store has no path). A store whose answer changed since it was opened
+    writes into a file nobody can read."""
+    path = path if path is not None else getattr(store, "path", None)
     if path is None:
         return None
     try:
