@@ -12,6 +12,8 @@
 4. A process forked after the SDK had opened its store (a ``multiprocessing`` worker under the fork start method,
    a child forked inside a run) could record no run: every one was a start gap, "this store was opened by
    process N", since the shared store of the parent was handed to it.
+5. ``@record_tool`` over an object whose ``__call__`` is a generator (or async generator) function recorded an
+   ``ok`` call whose result was the generator's repr: what it yielded was never recorded.
 """
 
 from __future__ import annotations
@@ -173,3 +175,32 @@ def test_a_forked_child_records_its_own_run(sdk_home: Path) -> None:
     assert child_entries[1]["data"]["note"] == "in the child"
     assert [e["data"].get("note") for e in entries(parent.run_id) if e["kind"] == "marker"] == [
         "before the fork", "after the fork"]
+
+
+class _Pages:
+    def __call__(self, n: int):  # type: ignore[no-untyped-def]
+        for i in range(n):
+            yield {"page": i}
+
+
+class _AsyncPages:
+    async def __call__(self, n: int):  # type: ignore[no-untyped-def]
+        for i in range(n):
+            yield {"page": i}
+
+
+def test_a_callable_object_whose_call_is_a_generator_is_a_generator_tool(sdk_home: Path) -> None:
+    pages = bitexact.record_tool(_Pages(), name="pages")
+    async_pages = bitexact.record_tool(_AsyncPages(), name="async_pages")
+
+    async def consume() -> list[object]:
+        return [item async for item in async_pages(2)]
+
+    with bitexact.run() as r:
+        assert list(pages(2)) == [{"page": 0}, {"page": 1}]
+        assert asyncio.run(consume()) == [{"page": 0}, {"page": 1}]
+    calls = [e["data"] for e in entries(r.run_id) if e["kind"] == "tool_call"]
+    assert [(c["tool"], c["args"], c["result"]) for c in calls] == [
+        ("pages", [2], {"yielded": [{"page": 0}, {"page": 1}]}),
+        ("async_pages", [2], {"yielded": [{"page": 0}, {"page": 1}]}),
+    ]

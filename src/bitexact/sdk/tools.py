@@ -108,6 +108,16 @@ def async_callable(func: Any) -> bool:
     return inspect.iscoroutinefunction(getattr(type(func), "__call__", None))
 
 
+def _generator_callable(func: Any, test: Callable[[Any], bool]) -> bool:
+    """``test`` (``inspect.isgeneratorfunction`` or ``isasyncgenfunction``) of ``func``, or, for an object
+    whose ``__call__`` is one, of that: calling it gives a generator, as calling the function does."""
+    if test(func):
+        return True
+    if inspect.isfunction(func) or inspect.ismethod(func) or isinstance(func, (type, functools.partial)):
+        return False
+    return test(getattr(type(func), "__call__", None))
+
+
 def _register(fn: Any, custody: dict[str, str] | None, tool: str) -> Any:
     """Refuse a second custody for one tool; return the wrapper already made for the same custody."""
     original = getattr(fn, MARK, None)
@@ -482,9 +492,9 @@ def record_tool(
         if same is not None:
             return same  # type: ignore[no-any-return]
         named = _named_positions(func)
-        if inspect.isgeneratorfunction(func):
+        if _generator_callable(func, inspect.isgeneratorfunction):
             wrapper: Any = _generator_wrapper(func, tool, _streamed_custody(checked, tool), named)
-        elif inspect.isasyncgenfunction(func):
+        elif _generator_callable(func, inspect.isasyncgenfunction):
             wrapper = _async_generator_wrapper(func, tool, _streamed_custody(checked, tool), named)
         elif inspect.iscoroutinefunction(func) or async_callable(func):
             @functools.wraps(func)
