@@ -14,6 +14,8 @@
    process N", since the shared store of the parent was handed to it.
 5. ``@record_tool`` over an object whose ``__call__`` is a generator (or async generator) function recorded an
    ``ok`` call whose result was the generator's repr: what it yielded was never recorded.
+6. Strict mode: a ``BITEXACT_CONTEXT`` that is not a context was quoted whole in the error (100 KB of it),
+   where every other message quotes a context cut to 80 characters.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import pytest
 
 import bitexact
 from bitexact.sdk import RecordingError
+from bitexact.sdk.causal import ENV_VAR, ContextFormatError
 from bitexact.sdk.failures import read_failures
 from sdk.conftest import entries
 
@@ -204,3 +207,16 @@ def test_a_callable_object_whose_call_is_a_generator_is_a_generator_tool(sdk_hom
         ("pages", [2], {"yielded": [{"page": 0}, {"page": 1}]}),
         ("async_pages", [2], {"yielded": [{"page": 0}, {"page": 1}]}),
     ]
+
+
+def test_strict_a_huge_malformed_context_setting_is_quoted_cut_short(sdk_home: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_VAR, "bxc." + "a" * 100_000)
+    with pytest.raises(ContextFormatError) as raised:
+        with bitexact.run(strict=True):
+            pass
+    assert raised.value.field == ENV_VAR
+    message = str(raised.value)
+    assert message.startswith(f"{ENV_VAR}='bxc.aaaa")
+    assert "is not a causal context: a context has 4 dot-separated parts" in message
+    assert len(message) < 400

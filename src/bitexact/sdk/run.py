@@ -186,7 +186,8 @@ class Run:
         except ContextFormatError as exc:
             if self.strict:
                 if self._parent_arg is None:  # from the environment: the message names the setting
-                    raise ContextFormatError(f"{ENV_VAR}={text!r} is not a causal context: {exc}",
+                    # Quoted cut to 80 characters, as parse_context quotes a part: the setting may be megabytes.
+                    raise ContextFormatError(f"{ENV_VAR}={text!r:.80} is not a causal context: {exc}",
                                              field=ENV_VAR) from exc
                 raise
             return None, str(exc)
