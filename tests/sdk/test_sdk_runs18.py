@@ -16,6 +16,9 @@
    ``ok`` call whose result was the generator's repr: what it yielded was never recorded.
 6. Strict mode: a ``BITEXACT_CONTEXT`` that is not a context was quoted whole in the error (100 KB of it),
    where every other message quotes a context cut to 80 characters.
+7. ``@bitexact.run`` over a sync-looking function returning a coroutine (an ``async def`` under a decorator that
+   hides it) opened and sealed an empty run at the call, and what the coroutine did was recorded nowhere,
+   without a word.
 """
 
 from __future__ import annotations
@@ -220,3 +223,37 @@ def test_strict_a_huge_malformed_context_setting_is_quoted_cut_short(sdk_home: P
     assert message.startswith(f"{ENV_VAR}='bxc.aaaa")
     assert "is not a causal context: a context has 4 dot-separated parts" in message
     assert len(message) < 400
+
+
+def test_run_over_a_function_returning_a_coroutine_declares_it(sdk_home: Path) -> None:
+    @bitexact.run
+    @_hides_async
+    async def agent() -> int:
+        return 7
+
+    coroutine = agent()
+    assert asyncio.run(coroutine) == 7  # the agent's value, unchanged
+    runs = list(_runs(sdk_home))
+    assert len(runs) == 1
+    gaps = read_failures(sdk_home, runs[0])
+    assert [g["cause"] for g in gaps] == ["invalid_argument"]
+    assert gaps[0]["detail"].startswith("_hides_async.<locals>.call returned a coroutine: ")
+    markers = [e for e in entries(runs[0]) if e["kind"] == "marker"]
+    assert [m["data"]["gap"]["cause"] for m in markers] == ["invalid_argument"]  # the chain says it too
+
+
+def test_strict_run_over_a_function_returning_a_coroutine_raises(sdk_home: Path) -> None:
+    @bitexact.run(strict=True)
+    @_hides_async
+    async def agent() -> int:
+        return 7
+
+    with pytest.raises(RecordingError, match="returned a coroutine"):
+        agent()
+
+
+def _runs(home: Path) -> list[str]:
+    from bitexact.sdk.stores import recorder_for
+
+    recorder, _ = recorder_for(home)
+    return [run.run_id for run in recorder.store.runs()]

@@ -856,6 +856,21 @@ class Run:
         handle = RecordHandle(self.recorder.store, self.run_id, "marker", 0, self._timeout)
         self._put(Pending(handle, "marker", dump_json(data), None, None, None, None, own=True))
 
+    def _returned_coroutine(self, fn: Callable[..., Any], coroutine: Any) -> None:
+        """``@bitexact.run`` over a sync-looking function that returned a coroutine: its body runs when it is
+        awaited, after this run ended, and nothing it does is recorded here. Declared (an ``invalid_argument``
+        gap naming ``fn``), never silent; strict mode closes the coroutine and raises."""
+        if not self.open:
+            return
+        name = getattr(fn, "__qualname__", None) or type(fn).__name__
+        detail = (f"{name} returned a coroutine: its body runs when it is awaited, after this run ended, and"
+                  " nothing it does is recorded in it; put @bitexact.run on the async def itself (under any"
+                  " decorator that hides it), or `async with bitexact.run():` inside it")
+        self._declare_in_order(Gap(INVALID_ARGUMENT, detail, fields={"fn": detail}))
+        if self.strict:
+            coroutine.close()
+            raise RecordingError(detail, cause=INVALID_ARGUMENT)
+
     def _declare_failure(self, kind: str, exc: BaseException) -> RecordHandle:
         """A capture path (HTTP, a tool wrapper) failed before it had an entry to write: a declared gap, and in
         strict mode then raised (the call it stands for happened: the evidence must say so as well)."""
@@ -1321,8 +1336,11 @@ class RunScope:
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with RunScope(**self._options):
-                return fn(*args, **kwargs)
+            with RunScope(**self._options) as run:
+                result = fn(*args, **kwargs)
+                if inspect.iscoroutine(result):  # an async def under a decorator that hides it
+                    run._returned_coroutine(fn, result)
+                return result
 
         return wrapper  # type: ignore[return-value]
 
