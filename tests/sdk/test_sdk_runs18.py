@@ -19,6 +19,8 @@
 7. ``@bitexact.run`` over a sync-looking function returning a coroutine (an ``async def`` under a decorator that
    hides it) opened and sealed an empty run at the call, and what the coroutine did was recorded nowhere,
    without a word.
+8. ``r.check(name, async_fn)`` recorded the check as ``unknown`` with the coroutine's repr before it ran; what it
+   decided (or raised) was never recorded.
 """
 
 from __future__ import annotations
@@ -257,3 +259,27 @@ def _runs(home: Path) -> list[str]:
 
     recorder, _ = recorder_for(home)
     return [run.run_id for run in recorder.store.runs()]
+
+
+def test_an_async_check_is_recorded_with_what_it_decided(sdk_home: Path) -> None:
+    async def within_limit(amount: int) -> str:
+        await asyncio.sleep(0)
+        if amount < 0:
+            raise ValueError("negative amount")
+        return "pass" if amount <= 100 else "fail"
+
+    async def main() -> bitexact.Run:
+        async with bitexact.run() as r:
+            assert await r.check("limit", within_limit, 50) == "pass"
+            assert await r.check("limit", within_limit, 500) == "fail"
+            with pytest.raises(ValueError, match="negative amount"):
+                await r.check("limit", within_limit, -1)
+        return r
+
+    r = asyncio.run(main())
+    checks = [e["data"]["policy_check"] for e in entries(r.run_id) if e["kind"] == "marker"]
+    assert [(c["outcome"], c["decided"], c.get("error")) for c in checks] == [
+        ("pass", True, None),
+        ("fail", True, None),
+        ("error", False, {"type": "builtins.ValueError", "message": "negative amount"}),
+    ]

@@ -1109,7 +1109,8 @@ class Run:
     def check(self, check: str, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """Run a policy check ``fn(*args, **kwargs)``, record what it returned, and return it.
 
-        A check that raises is recorded as ``error`` and the exception re-raised.
+        A check that raises is recorded as ``error`` and the exception re-raised. An async check
+        (``fn`` returns a coroutine) returns a coroutine to await: its outcome is recorded then.
         """
         check_name(check)  # a wrong name is refused before the check runs, never in place of its exception
         try:
@@ -1117,7 +1118,21 @@ class Run:
         except BaseException as exc:  # KeyboardInterrupt too: the check did not decide, it ended in error
             self.policy_check(check, exc)
             raise
+        if inspect.iscoroutine(outcome):
+            # An async check decides when it is awaited: what it returns (or raises) then is its outcome,
+            # never "unknown" with the coroutine object's repr.
+            return self._checked_later(check, outcome)
         self._policy_check(check, outcome, returned=True)  # an exception it returned is no raise: unknown
+        return outcome
+
+    async def _checked_later(self, check: str, coroutine: Any) -> Any:
+        """Await an async check's coroutine and record its outcome as :meth:`check` records a sync one's."""
+        try:
+            outcome = await coroutine
+        except BaseException as exc:  # CancelledError too: the check did not decide
+            self.policy_check(check, exc)
+            raise
+        self._policy_check(check, outcome, returned=True)
         return outcome
 
     # -- causal context -------------------------------------------------------
