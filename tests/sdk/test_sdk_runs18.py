@@ -21,6 +21,9 @@
    without a word.
 8. ``r.check(name, async_fn)`` recorded the check as ``unknown`` with the coroutine's repr before it ran; what it
    decided (or raised) was never recorded.
+9. Strict mode, a recording failure (the store kept locked by another process) of a tool or check that raised a
+   control-flow exception: ``RecordingError`` replaced it, so a cancelled task ended with RecordingError instead
+   of CancelledError, and Ctrl-C in a tool (KeyboardInterrupt) became a RecordingError.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from bitexact.sdk import RecordingError
 from bitexact.sdk.causal import ENV_VAR, ContextFormatError
 from bitexact.sdk.failures import read_failures
 from sdk.conftest import entries
+from store.lock_holder import held_by_another_process
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -283,3 +287,55 @@ def test_an_async_check_is_recorded_with_what_it_decided(sdk_home: Path) -> None
         ("fail", True, None),
         ("error", False, {"type": "builtins.ValueError", "message": "negative amount"}),
     ]
+
+
+def test_strict_a_control_flow_exception_stays_the_one_raised_when_its_record_fails(
+        sdk_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "0.2")
+
+    @bitexact.record_tool
+    async def slow(started: asyncio.Event) -> None:
+        started.set()
+        await asyncio.sleep(60)
+
+    @bitexact.record_tool
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    @bitexact.record_tool
+    def failing() -> None:
+        raise ValueError("tool failed")
+
+    def interrupted_check() -> str:
+        raise KeyboardInterrupt
+
+    async def main() -> tuple[list[str], bitexact.Run]:
+        from bitexact.store.sqlite import companions
+
+        raised: list[str] = []
+        async with bitexact.run(strict=True) as r:
+            assert r.recorder is not None
+            lock = companions(r.recorder.store.path, ".lock")[0]  # type: ignore[attr-defined]
+            with held_by_another_process(lock):
+                started = asyncio.Event()
+                task = asyncio.create_task(slow(started))
+                await started.wait()
+                task.cancel()
+                try:
+                    await task
+                except BaseException as exc:  # noqa: BLE001 - which one is the point
+                    raised.append(type(exc).__name__)
+                for call in (interrupted, failing, lambda: r.check("c", interrupted_check)):
+                    try:
+                        call()
+                    except BaseException as exc:  # noqa: BLE001
+                        raised.append(type(exc).__name__)
+        return raised, r
+
+    raised, r = asyncio.run(main())
+    # The control-flow exceptions stay themselves; an ordinary exception's record failing raises RecordingError.
+    assert raised == ["CancelledError", "KeyboardInterrupt", "RecordingError", "KeyboardInterrupt"]
+    assert r.run_id is not None
+    gaps = read_failures(sdk_home, r.run_id)
+    assert [(g["cause"], g.get("kind")) for g in gaps][:4] == [("storage_unavailable", "tool_call")] * 3 + [
+        ("storage_unavailable", "marker")]  # each declared, none lost

@@ -1116,7 +1116,7 @@ class Run:
         try:
             outcome = fn(*args, **kwargs)
         except BaseException as exc:  # KeyboardInterrupt too: the check did not decide, it ended in error
-            self.policy_check(check, exc)
+            self._check_raised(check, exc)
             raise
         if inspect.iscoroutine(outcome):
             # An async check decides when it is awaited: what it returns (or raises) then is its outcome,
@@ -1125,12 +1125,22 @@ class Run:
         self._policy_check(check, outcome, returned=True)  # an exception it returned is no raise: unknown
         return outcome
 
+    def _check_raised(self, check: str, exc: BaseException) -> None:
+        """Record a check that raised ``exc`` as ``error``; a control-flow exception (not an ``Exception``:
+        cancellation, Ctrl-C, exit) stays the one raised when a strict run's recording fails (declared
+        already), as a tool's does."""
+        try:
+            self.policy_check(check, exc)
+        except RecordingError:
+            if isinstance(exc, Exception):
+                raise
+
     async def _checked_later(self, check: str, coroutine: Any) -> Any:
         """Await an async check's coroutine and record its outcome as :meth:`check` records a sync one's."""
         try:
             outcome = await coroutine
         except BaseException as exc:  # CancelledError too: the check did not decide
-            self.policy_check(check, exc)
+            self._check_raised(check, exc)
             raise
         self._policy_check(check, outcome, returned=True)
         return outcome

@@ -249,6 +249,22 @@ def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | No
         return unwritable, unwritable, hints
 
 
+def _record_raised(run: Any, exc: BaseException, tool: str, args: Any, kwargs: Any, custody: Any,
+                   ctx: str | None, result: Any = None) -> None:
+    """Record a tool call that raised ``exc``. In strict mode a recording failure raises
+    :class:`RecordingError` in place of ``exc``, except for a control-flow exception (``CancelledError``,
+    ``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit``: not an ``Exception``): that one stays the one
+    raised, since asyncio and the interpreter act on it (a cancelled task must end cancelled), and the
+    failure is declared already (the gap, its journal, the log line), as at a run's exit."""
+    from bitexact.sdk.errors import RecordingError
+
+    try:
+        run._record_tool(tool, args, kwargs, result, exc, custody, ctx, observed=True)
+    except RecordingError:
+        if isinstance(exc, Exception):
+            raise
+
+
 def _as_yielded(item: Any) -> Any:
     """An item as the generator yielded it: a tool that yields one buffer again and again, changed in
     between, must not have the last state recorded for every step."""
@@ -330,6 +346,9 @@ class _OpenGenerator:
                 return
             self._done = True
         self._run._call_ended(self)
+        if error is not None:
+            _record_raised(self._run, error, self._tool, self._args, self._kwargs, self._custody, self._ctx, result)
+            return
         self._run._record_tool(self._tool, self._args, self._kwargs, result, error, self._custody, self._ctx,
                                observed=True)
 
@@ -508,7 +527,7 @@ def record_tool(
                     try:
                         result = await func(*args, **kwargs)
                     except BaseException as exc:
-                        run._record_tool(tool, called_args, called_kwargs, None, exc, hints, outer, observed=True)
+                        _record_raised(run, exc, tool, called_args, called_kwargs, hints, outer)
                         raise
                 run._record_tool(tool, called_args, called_kwargs, result, None, hints, outer, observed=True)
                 return result
@@ -526,7 +545,7 @@ def record_tool(
                     try:
                         result = func(*args, **kwargs)
                     except BaseException as exc:
-                        run._record_tool(tool, called_args, called_kwargs, None, exc, hints, outer, observed=True)
+                        _record_raised(run, exc, tool, called_args, called_kwargs, hints, outer)
                         raise
                 if inspect.iscoroutine(result):
                     # The tool's work runs when the agent awaits it: recorded then, with its result or error,
