@@ -24,6 +24,9 @@
 9. Strict mode, a recording failure (the store kept locked by another process) of a tool or check that raised a
    control-flow exception: ``RecordingError`` replaced it, so a cancelled task ended with RecordingError instead
    of CancelledError, and Ctrl-C in a tool (KeyboardInterrupt) became a RecordingError.
+10. ``handle.result("5")``, ``handle.step(...)``, ``r.drain(...)``, ``r.last_step(kind, timeout)`` with a timeout
+    that is no number raised ``TypeError: '>' not supported between instances of 'str' and 'float'``, naming
+    no argument.
 """
 
 from __future__ import annotations
@@ -339,3 +342,19 @@ def test_strict_a_control_flow_exception_stays_the_one_raised_when_its_record_fa
     gaps = read_failures(sdk_home, r.run_id)
     assert [(g["cause"], g.get("kind")) for g in gaps][:4] == [("storage_unavailable", "tool_call")] * 3 + [
         ("storage_unavailable", "marker")]  # each declared, none lost
+
+
+@pytest.mark.parametrize("timeout", ["5", True, [1]])
+def test_a_timeout_that_is_no_number_is_refused_by_name(sdk_home: Path, timeout: object) -> None:
+    from bitexact.sdk import SdkArgumentError
+
+    with bitexact.run() as r:
+        handle = r.marker("x")
+        calls = (lambda: handle.result(timeout), lambda: handle.step(timeout),  # type: ignore[arg-type]
+                 lambda: r.drain(timeout), lambda: r.last_step("marker", timeout))  # type: ignore[arg-type]
+        for call in calls:
+            with pytest.raises(SdkArgumentError, match="timeout must be a number of seconds") as raised:
+                call()
+            assert raised.value.field == "timeout"
+        # Numbers still bound the wait as before: negative and NaN not at all, infinity as long as a wait can.
+        assert handle.step(-1) == handle.step(float("nan")) == handle.step(float("inf")) == 1

@@ -77,7 +77,7 @@ from bitexact.sdk.errors import (
     SdkArgumentError,
 )
 from bitexact.sdk.failures import INVALID_ARGUMENT, STORAGE_UNAVAILABLE, FailureLog, Gap, cause_of, describe
-from bitexact.sdk.handle import RecordHandle
+from bitexact.sdk.handle import RecordHandle, bounded_timeout
 from bitexact.sdk.identity import COMPUTED, IdentityVerdict, apply_identity_rule, identity_gap, workflow_digest
 from bitexact.sdk.jsonable import dump_json, exception_message, to_jsonable
 from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_timeout, queue_max_bytes
@@ -468,8 +468,7 @@ class Run:
         if self._queue is None:
             return True
         # Bounded as a handle's wait is: math.inf waits as long as a timed wait can, NaN not at all.
-        return self._queue.drain(self._timeout if timeout is None
-                                 else min(max(0.0, timeout), threading.TIMEOUT_MAX))
+        return self._queue.drain(bounded_timeout(timeout, self._timeout))
 
     # -- the one path every record takes -------------------------------------
 
