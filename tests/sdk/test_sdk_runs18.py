@@ -27,16 +27,23 @@
 10. ``handle.result("5")``, ``handle.step(...)``, ``r.drain(...)``, ``r.last_step(kind, timeout)`` with a timeout
     that is no number raised ``TypeError: '>' not supported between instances of 'str' and 'float'``, naming
     no argument.
+11. capture_nondeterminism: a module imported during the run (``from datetime import datetime``, a table keyed by
+    that type, as xmlrpc.client builds) kept the stand-in class after the run, for the life of the process:
+    ``xmlrpc.client.dumps`` of a datetime raised "cannot marshal <class 'datetime.datetime'> objects" long
+    after the run; ``from time import time`` kept the wrapper.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
+import importlib
 import os
 import random
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -358,3 +365,29 @@ def test_a_timeout_that_is_no_number_is_refused_by_name(sdk_home: Path, timeout:
             assert raised.value.field == "timeout"
         # Numbers still bound the wait as before: negative and NaN not at all, infinity as long as a wait can.
         assert handle.step(-1) == handle.step(float("nan")) == handle.step(float("inf")) == 1
+
+
+LATE_MODULE = """
+from datetime import datetime
+from time import time
+
+DISPATCH = {datetime: "datetime"}
+
+
+def kind(value):
+    return DISPATCH[type(value)]
+"""
+
+
+def test_a_module_imported_during_a_capturing_run_gets_the_real_sources_back(
+        sdk_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "late_import18.py").write_text(LATE_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "late_import18", raising=False)
+    real_datetime, real_time = datetime.datetime, time.time
+    with bitexact.run(capture_nondeterminism=True):
+        late = importlib.import_module("late_import18")
+        assert late.kind(real_datetime(2020, 1, 1)) == "datetime"  # a type-keyed table finds a real datetime
+    assert late.datetime is real_datetime and late.time is real_time
+    assert late.kind(real_datetime(2020, 1, 1)) == "datetime"
+    assert type(real_datetime.now()) is late.datetime
