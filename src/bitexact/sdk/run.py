@@ -399,9 +399,10 @@ class Run:
             return None
         return Gap(STORAGE_UNAVAILABLE,
                    f"the store at {self._store_path} was removed or replaced while the run"
-                   f" recorded: its {self.writer.steps if self.writer is not None else 0} step(s) went into a file"
-                   " no path names any more, and none can be read back; the run is lost (its journals, if any,"
-                   " too): keep the data directory in place while runs record into it")
+                   f" recorded: its {self.writer.steps if self.writer is not None else 0} step(s) went into the"
+                   " file opened at its start, which is no longer at that path (deleted: the run is lost, its"
+                   " journals too; moved: the run is in it, unsealed), and it is not sealed; keep the data"
+                   " directory in place while runs record into it")
 
     def _exit_begins(self) -> None:
         """The run's exit begins: calls still recording finish queueing (one waiting for room queues at once);
