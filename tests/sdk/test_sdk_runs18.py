@@ -31,6 +31,8 @@
     that type, as xmlrpc.client builds) kept the stand-in class after the run, for the life of the process:
     ``xmlrpc.client.dumps`` of a datetime raised "cannot marshal <class 'datetime.datetime'> objects" long
     after the run; ``from time import time`` kept the wrapper.
+12. ``@record_tool`` over a sync function returning a generator (a generator function under a decorator that
+    hides it) recorded an ``ok`` call whose result was the generator's repr: what it yielded was never recorded.
 """
 
 from __future__ import annotations
@@ -391,3 +393,36 @@ def test_a_module_imported_during_a_capturing_run_gets_the_real_sources_back(
     assert late.datetime is real_datetime and late.time is real_time
     assert late.kind(real_datetime(2020, 1, 1)) == "datetime"
     assert type(real_datetime.now()) is late.datetime
+
+
+def _hides_generator(fn):  # type: ignore[no-untyped-def]
+    """A decorator that makes a generator function look like a plain function."""
+    def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+        return fn(*args, **kwargs)
+    return call
+
+
+def test_a_sync_tool_returning_a_generator_is_a_generator_tool(sdk_home: Path) -> None:
+    @bitexact.record_tool(name="pages", custody={"result.secret": "hash-only"})
+    @_hides_generator
+    def pages(n: int):  # type: ignore[no-untyped-def]
+        for i in range(n):
+            run = bitexact.current_run()
+            assert run is not None
+            run.marker(f"page {i}")
+            yield {"page": i, "secret": f"s{i}"}
+        return "end"
+
+    with bitexact.run() as r:
+        assert [p["page"] for p in pages(2)] == [0, 1]
+        left = pages(3)
+        next(left)
+        left.close()
+    stored = entries(r.run_id)
+    calls = [e for e in stored if e["kind"] == "tool_call"]
+    results = [c["data"]["result"] for c in calls]
+    # The custody on result.secret covers every item (widened to result.yielded, as for an unhidden generator).
+    assert results[0] == {"yielded": "[hash-only]", "returned": "[hash-only]"}
+    assert results[1]["closed_early"] is True and results[1]["yielded"] == "[hash-only]"
+    pages_marked = [e for e in stored if e["kind"] == "marker" and "gap" not in e["data"]]
+    assert [e.get("ctx") for e in pages_marked] == ["pages"] * 3  # each step ran inside the tool

@@ -392,33 +392,39 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named:
         called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked)  # as for any tool
         inner = func(*args, **kwargs)
         call = _OpenGenerator(run, tool, called_args, called_kwargs, hints, outer)
-        yielded = call.yielded
-        step, value = inner.send, None
-        while True:
-            try:
-                with inside_tool(tool, run):
-                    item = step(value)
-            except StopIteration as stop:
-                call.end(_streamed(yielded, stop.value), None)
-                return stop.value
-            except BaseException as exc:  # what it yielded before the error reached the agent: kept
-                call.end(_streamed(yielded), exc)
-                raise
-            yielded.append(_as_yielded(item))
-            try:
-                value, step = (yield item), inner.send
-            except GeneratorExit:
-                try:
-                    inner.close()
-                except BaseException as exc:  # its cleanup raised: the consumer gets that, and it is the call's error
-                    call.end(_streamed(yielded, closed_early=True), exc)
-                    raise
-                call.end(_streamed(yielded, closed_early=True), None)
-                raise
-            except BaseException as exc:  # thrown in by the consumer: the tool's own code handles it
-                step, value = inner.throw, exc
+        return (yield from _drive(run, tool, inner, call))
 
     return generator_wrapper
+
+
+def _drive(run: Any, tool: str, inner: Any, call: _OpenGenerator) -> Any:
+    """Step the generator ``inner`` for its consumer, each step inside the tool, and record ``call`` once it
+    is exhausted, raises, or is closed."""
+    yielded = call.yielded
+    step, value = inner.send, None
+    while True:
+        try:
+            with inside_tool(tool, run):
+                item = step(value)
+        except StopIteration as stop:
+            call.end(_streamed(yielded, stop.value), None)
+            return stop.value
+        except BaseException as exc:  # what it yielded before the error reached the agent: kept
+            call.end(_streamed(yielded), exc)
+            raise
+        yielded.append(_as_yielded(item))
+        try:
+            value, step = (yield item), inner.send
+        except GeneratorExit:
+            try:
+                inner.close()
+            except BaseException as exc:  # its cleanup raised: the consumer gets that, and it is the call's error
+                call.end(_streamed(yielded, closed_early=True), exc)
+                raise
+            call.end(_streamed(yielded, closed_early=True), None)
+            raise
+        except BaseException as exc:  # thrown in by the consumer: the tool's own code handles it
+            step, value = inner.throw, exc
 
 
 def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None) -> Any:
@@ -534,6 +540,12 @@ def record_tool(
 
             wrapper = async_wrapper
         else:
+            try:  # whether a generator it returns can be recorded as a generator tool's is (see _streamed_custody)
+                _streamed_custody(checked, tool)
+                streamable = True
+            except CustodyHintError:
+                streamable = False  # a scrubbed-upstream claim on result.X: recorded as it returned, as before
+
             @functools.wraps(func)
             def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
                 run = current_run()
@@ -552,6 +564,11 @@ def record_tool(
                     # never as an "ok" call whose result is a coroutine object's repr.
                     return _awaited(result, _OpenAwaited(run, tool, called_args, called_kwargs, hints, outer),
                                     tool, run)
+                if inspect.isgenerator(result) and streamable:
+                    # A generator function under a decorator that hides it: a generator tool, as if unhidden.
+                    streamed_hints = _streamed_custody(hints, tool)
+                    return _drive(run, tool, result, _OpenGenerator(run, tool, called_args, called_kwargs,
+                                                                    streamed_hints, outer))
                 run._record_tool(tool, called_args, called_kwargs, result, None, hints, outer, observed=True)
                 return result
 
