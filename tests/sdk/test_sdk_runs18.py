@@ -18,7 +18,7 @@
    where every other message quotes a context cut to 80 characters.
 7. ``@bitexact.run`` over a sync-looking function returning a coroutine (an ``async def`` under a decorator that
    hides it) opened and sealed an empty run at the call, and what the coroutine did was recorded nowhere,
-   without a word.
+   without a word; so did one returning a generator.
 8. ``r.check(name, async_fn)`` recorded the check as ``unknown`` with the coroutine's repr before it ran; what it
    decided (or raised) was never recorded.
 9. Strict mode, a recording failure (the store kept locked by another process) of a tool or check that raised a
@@ -426,3 +426,16 @@ def test_a_sync_tool_returning_a_generator_is_a_generator_tool(sdk_home: Path) -
     assert results[1]["closed_early"] is True and results[1]["yielded"] == "[hash-only]"
     pages_marked = [e for e in stored if e["kind"] == "marker" and "gap" not in e["data"]]
     assert [e.get("ctx") for e in pages_marked] == ["pages"] * 3  # each step ran inside the tool
+
+
+def test_run_over_a_function_returning_a_generator_declares_it(sdk_home: Path) -> None:
+    @bitexact.run
+    @_hides_generator
+    def agent():  # type: ignore[no-untyped-def]
+        yield 1
+
+    assert list(agent()) == [1]  # the agent's items, unchanged
+    runs = _runs(sdk_home)
+    assert len(runs) == 1
+    gaps = read_failures(sdk_home, runs[0])
+    assert [g["detail"].split(":")[0] for g in gaps] == ["_hides_generator.<locals>.call returned a generator"]

@@ -857,18 +857,24 @@ class Run:
         self._put(Pending(handle, "marker", dump_json(data), None, None, None, None, own=True))
 
     def _returned_coroutine(self, fn: Callable[..., Any], coroutine: Any) -> None:
-        """``@bitexact.run`` over a sync-looking function that returned a coroutine: its body runs when it is
-        awaited, after this run ended, and nothing it does is recorded here. Declared (an ``invalid_argument``
+        """``@bitexact.run`` over a sync-looking function that returned a coroutine (or a generator): its body
+        runs when it is awaited (consumed), after this run ended, and nothing it does is recorded here. Declared (an ``invalid_argument``
         gap naming ``fn``), never silent; strict mode closes the coroutine and raises."""
         if not self.open:
             return
         name = getattr(fn, "__qualname__", None) or type(fn).__name__
-        detail = (f"{name} returned a coroutine: its body runs when it is awaited, after this run ended, and"
-                  " nothing it does is recorded in it; put @bitexact.run on the async def itself (under any"
-                  " decorator that hides it), or `async with bitexact.run():` inside it")
+        if inspect.iscoroutine(coroutine):
+            detail = (f"{name} returned a coroutine: its body runs when it is awaited, after this run ended, and"
+                      " nothing it does is recorded in it; put @bitexact.run on the async def itself (under any"
+                      " decorator that hides it), or `async with bitexact.run():` inside it")
+        else:
+            detail = (f"{name} returned a generator: its body runs as it is consumed, after this run ended, and"
+                      " nothing it does is recorded in it; open the run inside the generator"
+                      " (`with bitexact.run():`) or around the code that consumes it")
         self._declare_in_order(Gap(INVALID_ARGUMENT, detail, fields={"fn": detail}))
         if self.strict:
-            coroutine.close()
+            if inspect.iscoroutine(coroutine) or inspect.isgenerator(coroutine):
+                coroutine.close()  # an async generator never started needs no closing
             raise RecordingError(detail, cause=INVALID_ARGUMENT)
 
     def _declare_failure(self, kind: str, exc: BaseException) -> RecordHandle:
@@ -1363,7 +1369,8 @@ class RunScope:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with RunScope(**self._options) as run:
                 result = fn(*args, **kwargs)
-                if inspect.iscoroutine(result):  # an async def under a decorator that hides it
+                # An async def (or a generator function) under a decorator that hides it: its body runs later.
+                if inspect.iscoroutine(result) or inspect.isgenerator(result) or inspect.isasyncgen(result):
                     run._returned_coroutine(fn, result)
                 return result
 
