@@ -12,6 +12,8 @@ declared gap (:attr:`RecordHandle.gap`) and its handle stays empty.
 from __future__ import annotations
 
 import copy
+import decimal
+import numbers
 import threading
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
@@ -19,9 +21,22 @@ from typing import TYPE_CHECKING, Any
 
 from bitexact.store import AppendResult, Store
 from bitexact.interruptible import wait_event
+from bitexact.sdk.errors import SdkArgumentError
 
 if TYPE_CHECKING:
     from bitexact.sdk.failures import Gap
+
+
+def bounded_timeout(timeout: Any, default: float) -> float:
+    """A wait's ``timeout`` argument as seconds: ``default`` for None, else bounded as a timed wait can be
+    (``math.inf`` waits as long as one can, a negative number or NaN not at all). A value that is no
+    number is refused naming ``timeout``, not left to fail in a comparison with no word of which argument."""
+    if timeout is None:
+        return default
+    if isinstance(timeout, bool) or not isinstance(timeout, (numbers.Real, decimal.Decimal)):
+        raise SdkArgumentError(f"timeout must be a number of seconds (or None for the default), not "
+                               f"{type(timeout).__name__} {timeout!r:.40}", field="timeout")
+    return min(max(0.0, float(timeout)), threading.TIMEOUT_MAX)
 
 
 class RecordHandle(Mapping[str, Any]):
@@ -68,7 +83,7 @@ class RecordHandle(Mapping[str, Any]):
         the whole entry, which may be megabytes).
         """
         # Bounded by what a timed wait can be given: result(math.inf) waits as long as a wait can.
-        self._wait(self._timeout if timeout is None else min(max(0.0, timeout), threading.TIMEOUT_MAX))
+        self._wait(bounded_timeout(timeout, self._timeout))
         return self._result.step if self._result is not None else None
 
     # -- settled by the run ---------------------------------------------
@@ -120,7 +135,7 @@ class RecordHandle(Mapping[str, Any]):
         An entry still unwritten then, or declared a gap, reads as an empty mapping.
         """
         # Bounded by what a timed wait can be given: result(math.inf) waits as long as a wait can.
-        self._wait(self._timeout if timeout is None else min(max(0.0, timeout), threading.TIMEOUT_MAX))
+        self._wait(bounded_timeout(timeout, self._timeout))
         # Read-only, and a copy: nothing done to what it returns changes the handle (nor a step a
         # human_decision binds to through it).
         return MappingProxyType(copy.deepcopy(self._materialize()))

@@ -26,6 +26,7 @@ import functools
 import os
 import random
 import secrets
+import sys
 import threading
 import time
 import uuid
@@ -60,13 +61,17 @@ def is_secret_source(source: str) -> bool:
 _lock = threading.Lock()
 _users = 0
 _saved: list[tuple[Any, Any, Any]] = []  # (module, name, original), or (copyreg's table, type, entry)
+_installed: dict[tuple[int, str], Any] = {}  # (id(module), name) -> the replacement set there
 # A type alias (not a Final variable) so that it can be the base class of RecordingDatetime.
 _ORIGINAL_DATETIME: TypeAlias = _datetime.datetime
 
 
 def _observe(source: str, call: Callable[[], Any], shown: Callable[[Any], Any] | None = None) -> Any:
     run = bound_run()
-    if run is None or not run.capture_nondeterminism or sdk_busy():
+    # A read once the run's exit has begun (a task it left running, while the exit drains) is after the run's
+    # end, as a read once it has ended is: neither is recorded, and neither is a gap ("recorded after the run
+    # ended" is for a record the agent asked for).
+    if run is None or not run.capture_nondeterminism or sdk_busy() or not run._takes_records():
         return call()
     with busy():
         value = call()
@@ -102,6 +107,17 @@ class _DatetimeMeta(type):
         if cls is RecordingDatetime:
             return issubclass(sub, _ORIGINAL_DATETIME)
         return type.__subclasscheck__(cls, sub)
+
+    # The stand-in equals the real class, and hashes as it does: a table keyed by type that code imported
+    # during the run built with the stand-in (``{datetime: dump_datetime}``, as xmlrpc.client builds) finds
+    # ``type(d)`` of every real datetime, during the run and after it.
+    def __eq__(cls, other: object) -> bool:
+        if cls is RecordingDatetime:
+            return other is RecordingDatetime or other is _ORIGINAL_DATETIME
+        return type.__eq__(cls, other)
+
+    def __hash__(cls) -> int:
+        return hash(_ORIGINAL_DATETIME) if cls is RecordingDatetime else type.__hash__(cls)
 
 
 class RecordingDatetime(_ORIGINAL_DATETIME, metaclass=_DatetimeMeta):
@@ -171,6 +187,7 @@ def install() -> None:
             return
         for owner, name, replacement in _targets():
             _saved.append((owner, name, getattr(owner, name)))
+            _installed[(id(owner), name)] = replacement
             setattr(owner, name, replacement)
         _saved.append((copyreg.dispatch_table, _ORIGINAL_DATETIME, copyreg.dispatch_table.get(_ORIGINAL_DATETIME)))
         copyreg.pickle(_ORIGINAL_DATETIME, _reduce_datetime)
@@ -185,6 +202,7 @@ def uninstall() -> None:
         _users -= 1
         if _users:
             return
+        originals: dict[int, tuple[Any, Any]] = {}  # by the replacement's id: (the replacement, the original)
         for owner, name, original in reversed(_saved):
             if owner is copyreg.dispatch_table:
                 if original is None:
@@ -192,5 +210,25 @@ def uninstall() -> None:
                 else:
                     copyreg.dispatch_table[name] = original
             else:
+                replacement = _installed.get((id(owner), name))
+                if replacement is not None:
+                    originals[id(replacement)] = (replacement, original)
                 setattr(owner, name, original)
         _saved.clear()
+        _installed.clear()
+        _unbind(originals)
+
+
+def _unbind(originals: dict[int, tuple[Any, Any]]) -> None:
+    """Give back the originals to modules imported while the sources were patched: ``from datetime import
+    datetime`` (``from time import time``) run then bound the stand-in (a wrapper), which would otherwise stay
+    in that module for the life of the process, the stand-in failing its exact-type checks long after the
+    run. Module globals only: a copy kept elsewhere (a default argument, a closure) keeps the stand-in."""
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if not isinstance(namespace, dict) or namespace.get("__name__") == __name__:
+            continue
+        for key, value in list(namespace.items()):
+            pair = originals.get(id(value))
+            if pair is not None and pair[0] is value and key != "RecordingDatetime" and namespace.get(key) is value:
+                namespace[key] = pair[1]

@@ -77,7 +77,7 @@ from bitexact.sdk.errors import (
     SdkArgumentError,
 )
 from bitexact.sdk.failures import INVALID_ARGUMENT, STORAGE_UNAVAILABLE, FailureLog, Gap, cause_of, describe
-from bitexact.sdk.handle import RecordHandle
+from bitexact.sdk.handle import RecordHandle, bounded_timeout
 from bitexact.sdk.identity import COMPUTED, IdentityVerdict, apply_identity_rule, identity_gap, workflow_digest
 from bitexact.sdk.jsonable import dump_json, exception_message, to_jsonable
 from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_timeout, queue_max_bytes
@@ -157,6 +157,8 @@ class Run:
         self._forked = False  # this process is a child forked while the run was open: the run is not ours
         self._nondet_installed = False  # this run holds one nondet.install() until its end
         self._host_key: Any = None
+        self._store_path: Path | None = None  # the store's file, absolute, and its (device, inode) at the start
+        self._store_file: tuple[int, int] | None = None
         self._journal_warned = False
         self._slots_warned = False
         self._slots: JournalSlots | None = None
@@ -184,7 +186,8 @@ class Run:
         except ContextFormatError as exc:
             if self.strict:
                 if self._parent_arg is None:  # from the environment: the message names the setting
-                    raise ContextFormatError(f"{ENV_VAR}={text!r} is not a causal context: {exc}",
+                    # Quoted cut to 80 characters, as parse_context quotes a part: the setting may be megabytes.
+                    raise ContextFormatError(f"{ENV_VAR}={text!r:.80} is not a causal context: {exc}",
                                              field=ENV_VAR) from exc
                 raise
             return None, str(exc)
@@ -245,6 +248,8 @@ class Run:
                                                      f"{_start_refusal(exc)}", fields=named))
             return self
         self.recorder, self.writer, self.home = recorder, writer, home
+        self._store_path = stores.store_path(recorder.store)
+        self._store_file = stores.store_file(recorder.store, self._store_path)
         self.run_id = writer.run_id
         self.failures = FailureLog(self.run_id, home)
         self._hold_live_lock_from_start()
@@ -340,6 +345,14 @@ class Run:
                 logger.warning("bitexact: run %s left unsealed: %d gap marker(s) or failures-record line(s) could"
                                " not be written (the warning lines above declare each)",
                                self.run_id, self.failures.pending)
+            lost = self._store_lost()
+            if lost is not None:
+                # Sealed, the run would read as complete to the agent (r.sealed) while no reader can find a
+                # step of it. The failures record (made again under the data directory) and the log say so.
+                seal = False
+                self.failures.declare(lost)
+                if self.strict:
+                    error = stated(RecordingError(lost.detail, cause=lost.cause))  # its words name no data
             if seal:
                 self.writer.seal()
                 self.sealed = True
@@ -377,6 +390,19 @@ class Run:
                 self._nondet_installed = False
                 nondet.uninstall()
         return error
+
+    def _store_lost(self) -> Gap | None:
+        """The gap of a store whose file was removed or replaced while the run recorded (its data directory
+        deleted): the entries went into a file no path names, and nobody can read them back; else None."""
+        store = self.recorder.store if self.recorder is not None else None
+        if store is None or self._store_file is None or stores.store_file(store, self._store_path) == self._store_file:
+            return None
+        return Gap(STORAGE_UNAVAILABLE,
+                   f"the store at {self._store_path} was removed or replaced while the run"
+                   f" recorded: its {self.writer.steps if self.writer is not None else 0} step(s) went into the"
+                   " file opened at its start, which is no longer at that path (deleted: the run is lost, its"
+                   " journals too; moved: the run is in it, unsealed), and it is not sealed; keep the data"
+                   " directory in place while runs record into it")
 
     def _exit_begins(self) -> None:
         """The run's exit begins: calls still recording finish queueing (one waiting for room queues at once);
@@ -443,8 +469,7 @@ class Run:
         if self._queue is None:
             return True
         # Bounded as a handle's wait is: math.inf waits as long as a timed wait can, NaN not at all.
-        return self._queue.drain(self._timeout if timeout is None
-                                 else min(max(0.0, timeout), threading.TIMEOUT_MAX))
+        return self._queue.drain(bounded_timeout(timeout, self._timeout))
 
     # -- the one path every record takes -------------------------------------
 
@@ -831,6 +856,27 @@ class Run:
         handle = RecordHandle(self.recorder.store, self.run_id, "marker", 0, self._timeout)
         self._put(Pending(handle, "marker", dump_json(data), None, None, None, None, own=True))
 
+    def _returned_coroutine(self, fn: Callable[..., Any], coroutine: Any) -> None:
+        """``@bitexact.run`` over a sync-looking function that returned a coroutine (or a generator): its body
+        runs when it is awaited (consumed), after this run ended, and nothing it does is recorded here. Declared (an ``invalid_argument``
+        gap naming ``fn``), never silent; strict mode closes the coroutine and raises."""
+        if not self.open:
+            return
+        name = getattr(fn, "__qualname__", None) or type(fn).__name__
+        if inspect.iscoroutine(coroutine):
+            detail = (f"{name} returned a coroutine: its body runs when it is awaited, after this run ended, and"
+                      " nothing it does is recorded in it; put @bitexact.run on the async def itself (under any"
+                      " decorator that hides it), or `async with bitexact.run():` inside it")
+        else:
+            detail = (f"{name} returned a generator: its body runs as it is consumed, after this run ended, and"
+                      " nothing it does is recorded in it; open the run inside the generator"
+                      " (`with bitexact.run():`) or around the code that consumes it")
+        self._declare_in_order(Gap(INVALID_ARGUMENT, detail, fields={"fn": detail}))
+        if self.strict:
+            if inspect.iscoroutine(coroutine) or inspect.isgenerator(coroutine):
+                coroutine.close()  # an async generator never started needs no closing
+            raise RecordingError(detail, cause=INVALID_ARGUMENT)
+
     def _declare_failure(self, kind: str, exc: BaseException) -> RecordHandle:
         """A capture path (HTTP, a tool wrapper) failed before it had an entry to write: a declared gap, and in
         strict mode then raised (the call it stands for happened: the evidence must say so as well)."""
@@ -1069,15 +1115,40 @@ class Run:
     def check(self, check: str, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """Run a policy check ``fn(*args, **kwargs)``, record what it returned, and return it.
 
-        A check that raises is recorded as ``error`` and the exception re-raised.
+        A check that raises is recorded as ``error`` and the exception re-raised. An async check
+        (``fn`` returns a coroutine) returns a coroutine to await: its outcome is recorded then.
         """
         check_name(check)  # a wrong name is refused before the check runs, never in place of its exception
         try:
             outcome = fn(*args, **kwargs)
         except BaseException as exc:  # KeyboardInterrupt too: the check did not decide, it ended in error
-            self.policy_check(check, exc)
+            self._check_raised(check, exc)
             raise
+        if inspect.iscoroutine(outcome):
+            # An async check decides when it is awaited: what it returns (or raises) then is its outcome,
+            # never "unknown" with the coroutine object's repr.
+            return self._checked_later(check, outcome)
         self._policy_check(check, outcome, returned=True)  # an exception it returned is no raise: unknown
+        return outcome
+
+    def _check_raised(self, check: str, exc: BaseException) -> None:
+        """Record a check that raised ``exc`` as ``error``; a control-flow exception (not an ``Exception``:
+        cancellation, Ctrl-C, exit) stays the one raised when a strict run's recording fails (declared
+        already), as a tool's does."""
+        try:
+            self.policy_check(check, exc)
+        except RecordingError:
+            if isinstance(exc, Exception):
+                raise
+
+    async def _checked_later(self, check: str, coroutine: Any) -> Any:
+        """Await an async check's coroutine and record its outcome as :meth:`check` records a sync one's."""
+        try:
+            outcome = await coroutine
+        except BaseException as exc:  # CancelledError too: the check did not decide
+            self._check_raised(check, exc)
+            raise
+        self._policy_check(check, outcome, returned=True)
         return outcome
 
     # -- causal context -------------------------------------------------------
@@ -1296,8 +1367,12 @@ class RunScope:
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with RunScope(**self._options):
-                return fn(*args, **kwargs)
+            with RunScope(**self._options) as run:
+                result = fn(*args, **kwargs)
+                # An async def (or a generator function) under a decorator that hides it: its body runs later.
+                if inspect.iscoroutine(result) or inspect.isgenerator(result) or inspect.isasyncgen(result):
+                    run._returned_coroutine(fn, result)
+                return result
 
         return wrapper  # type: ignore[return-value]
 

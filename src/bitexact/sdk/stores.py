@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import weakref
 from pathlib import Path
@@ -25,6 +26,7 @@ logger: Final = logging.getLogger("bitexact.sdk")
 
 _lock = threading.Lock()
 _recorders: dict[Path, Recorder] = {}
+_identities: dict[Path, tuple[int, int] | None] = {}  # each shared store's file (device, inode) when opened
 # Per store (by id), the run writers whose exit gave up on a batch they were still writing (a store locked by
 # another process, a stalled disk): weakly held, each done with once its batch ends.
 _given_up: dict[int, weakref.WeakSet[Any]] = {}
@@ -35,11 +37,31 @@ class _Busy(Protocol):
     def busy(self) -> bool: ...
 
 
+def _after_fork_in_child() -> None:
+    """A child forked from a process holding shared stores cannot write through them (SQLite connections must
+    not cross a fork: the store refuses, "open the store again in this process"); its runs open their own.
+    The parent's are dropped here, never closed (the child leaves the parent's connections alone)."""
+    global _lock
+    _lock = threading.Lock()  # a lock the parent held at the fork stays held in the child forever
+    _recorders.clear()
+    _identities.clear()
+    _given_up.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
     """The shared write path for the data directory ``home`` (default ``BITEXACT_HOME``)."""
     directory = config.home(home).expanduser().absolute()
     with _lock:
         recorder = _recorders.get(directory)
+        if recorder is not None and store_file(recorder.store) != _identities.get(directory):
+            # The data directory was removed (or its database replaced) since the store was opened: the open
+            # store writes into a file no path names any more, where every run of this process would vanish
+            # without a word. A run still open on it keeps it (its exit declares the loss); new runs open
+            # the store now at the path.
+            recorder = None
         if recorder is None:
             store = open_store(directory)
             try:
@@ -50,8 +72,30 @@ def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
             # The capture policy in force (BITEXACT_CAPTURE_POLICY); the key files, read again after a rotation.
             recorder = Recorder(store, key, keys=KeyStore(directory))
             _recorders[directory] = recorder
+            _identities[directory] = store_file(store)
             scrub_sdk_logs(recorder)
         return recorder, directory
+
+
+def store_path(store: Store) -> Path | None:
+    """The store's database file as an absolute path (made absolute now: the agent may change directory
+    later), or None for a store with no file."""
+    path = getattr(store, "path", None)
+    return Path(path).absolute() if path is not None else None
+
+
+def store_file(store: Store, path: Path | None = None) -> tuple[int, int] | None:
+    """The (device, inode) of the file at the store's path (``path``: that path, made absolute before) now;
+    None when no file is there (or the store has no path). A store whose answer changed since it was opened
+    writes into a file nobody can read."""
+    path = path if path is not None else getattr(store, "path", None)
+    if path is None:
+        return None
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 def scrub_sdk_logs(recorder: Recorder) -> None:
@@ -104,6 +148,7 @@ def close_stores() -> None:
             except Exception:  # noqa: BLE001 - closing at exit must not raise
                 pass
         _recorders.clear()
+        _identities.clear()
         _given_up.clear()
 
 

@@ -108,6 +108,16 @@ def async_callable(func: Any) -> bool:
     return inspect.iscoroutinefunction(getattr(type(func), "__call__", None))
 
 
+def _generator_callable(func: Any, test: Callable[[Any], bool]) -> bool:
+    """``test`` (``inspect.isgeneratorfunction`` or ``isasyncgenfunction``) of ``func``, or, for an object
+    whose ``__call__`` is one, of that: calling it gives a generator, as calling the function does."""
+    if test(func):
+        return True
+    if inspect.isfunction(func) or inspect.ismethod(func) or isinstance(func, (type, functools.partial)):
+        return False
+    return test(getattr(type(func), "__call__", None))
+
+
 def _register(fn: Any, custody: dict[str, str] | None, tool: str) -> Any:
     """Refuse a second custody for one tool; return the wrapper already made for the same custody."""
     original = getattr(fn, MARK, None)
@@ -239,6 +249,22 @@ def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | No
         return unwritable, unwritable, hints
 
 
+def _record_raised(run: Any, exc: BaseException, tool: str, args: Any, kwargs: Any, custody: Any,
+                   ctx: str | None, result: Any = None) -> None:
+    """Record a tool call that raised ``exc``. In strict mode a recording failure raises
+    :class:`RecordingError` in place of ``exc``, except for a control-flow exception (``CancelledError``,
+    ``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit``: not an ``Exception``): that one stays the one
+    raised, since asyncio and the interpreter act on it (a cancelled task must end cancelled), and the
+    failure is declared already (the gap, its journal, the log line), as at a run's exit."""
+    from bitexact.sdk.errors import RecordingError
+
+    try:
+        run._record_tool(tool, args, kwargs, result, exc, custody, ctx, observed=True)
+    except RecordingError:
+        if isinstance(exc, Exception):
+            raise
+
+
 def _as_yielded(item: Any) -> Any:
     """An item as the generator yielded it: a tool that yields one buffer again and again, changed in
     between, must not have the last state recorded for every step."""
@@ -320,11 +346,37 @@ class _OpenGenerator:
                 return
             self._done = True
         self._run._call_ended(self)
+        if error is not None:
+            _record_raised(self._run, error, self._tool, self._args, self._kwargs, self._custody, self._ctx, result)
+            return
         self._run._record_tool(self._tool, self._args, self._kwargs, result, error, self._custody, self._ctx,
                                observed=True)
 
     def run_ending(self) -> None:
         self.end(_streamed(list(self.yielded), closed_early=True), None)
+
+
+class _OpenAwaited(_OpenGenerator):
+    """A coroutine a sync-looking tool returned (an ``async def`` under a decorator that hides it), recorded
+    once it is awaited to its end; one never awaited before the run ends is recorded then as
+    ``{"awaited": false}``: its result is not known, and the call's ``ok`` must not say it returned."""
+
+    __slots__ = ()
+
+    def run_ending(self) -> None:
+        self.end({"awaited": False}, None)
+
+
+async def _awaited(coroutine: Any, call: _OpenAwaited, tool: str, run: Any) -> Any:
+    """Await what the tool returned inside the tool (its entries carry ``ctx``) and record what it gave."""
+    with inside_tool(tool, run):
+        try:
+            result = await coroutine
+        except BaseException as exc:
+            call.end(None, exc)
+            raise
+    call.end(result, None)
+    return result
 
 
 def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None) -> Any:
@@ -340,33 +392,39 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named:
         called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked)  # as for any tool
         inner = func(*args, **kwargs)
         call = _OpenGenerator(run, tool, called_args, called_kwargs, hints, outer)
-        yielded = call.yielded
-        step, value = inner.send, None
-        while True:
-            try:
-                with inside_tool(tool, run):
-                    item = step(value)
-            except StopIteration as stop:
-                call.end(_streamed(yielded, stop.value), None)
-                return stop.value
-            except BaseException as exc:  # what it yielded before the error reached the agent: kept
-                call.end(_streamed(yielded), exc)
-                raise
-            yielded.append(_as_yielded(item))
-            try:
-                value, step = (yield item), inner.send
-            except GeneratorExit:
-                try:
-                    inner.close()
-                except BaseException as exc:  # its cleanup raised: the consumer gets that, and it is the call's error
-                    call.end(_streamed(yielded, closed_early=True), exc)
-                    raise
-                call.end(_streamed(yielded, closed_early=True), None)
-                raise
-            except BaseException as exc:  # thrown in by the consumer: the tool's own code handles it
-                step, value = inner.throw, exc
+        return (yield from _drive(run, tool, inner, call))
 
     return generator_wrapper
+
+
+def _drive(run: Any, tool: str, inner: Any, call: _OpenGenerator) -> Any:
+    """Step the generator ``inner`` for its consumer, each step inside the tool, and record ``call`` once it
+    is exhausted, raises, or is closed."""
+    yielded = call.yielded
+    step, value = inner.send, None
+    while True:
+        try:
+            with inside_tool(tool, run):
+                item = step(value)
+        except StopIteration as stop:
+            call.end(_streamed(yielded, stop.value), None)
+            return stop.value
+        except BaseException as exc:  # what it yielded before the error reached the agent: kept
+            call.end(_streamed(yielded), exc)
+            raise
+        yielded.append(_as_yielded(item))
+        try:
+            value, step = (yield item), inner.send
+        except GeneratorExit:
+            try:
+                inner.close()
+            except BaseException as exc:  # its cleanup raised: the consumer gets that, and it is the call's error
+                call.end(_streamed(yielded, closed_early=True), exc)
+                raise
+            call.end(_streamed(yielded, closed_early=True), None)
+            raise
+        except BaseException as exc:  # thrown in by the consumer: the tool's own code handles it
+            step, value = inner.throw, exc
 
 
 def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None) -> Any:
@@ -459,9 +517,9 @@ def record_tool(
         if same is not None:
             return same  # type: ignore[no-any-return]
         named = _named_positions(func)
-        if inspect.isgeneratorfunction(func):
+        if _generator_callable(func, inspect.isgeneratorfunction):
             wrapper: Any = _generator_wrapper(func, tool, _streamed_custody(checked, tool), named)
-        elif inspect.isasyncgenfunction(func):
+        elif _generator_callable(func, inspect.isasyncgenfunction):
             wrapper = _async_generator_wrapper(func, tool, _streamed_custody(checked, tool), named)
         elif inspect.iscoroutinefunction(func) or async_callable(func):
             @functools.wraps(func)
@@ -475,13 +533,19 @@ def record_tool(
                     try:
                         result = await func(*args, **kwargs)
                     except BaseException as exc:
-                        run._record_tool(tool, called_args, called_kwargs, None, exc, hints, outer, observed=True)
+                        _record_raised(run, exc, tool, called_args, called_kwargs, hints, outer)
                         raise
                 run._record_tool(tool, called_args, called_kwargs, result, None, hints, outer, observed=True)
                 return result
 
             wrapper = async_wrapper
         else:
+            try:  # whether a generator it returns can be recorded as a generator tool's is (see _streamed_custody)
+                _streamed_custody(checked, tool)
+                streamable = True
+            except CustodyHintError:
+                streamable = False  # a scrubbed-upstream claim on result.X: recorded as it returned, as before
+
             @functools.wraps(func)
             def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
                 run = current_run()
@@ -493,8 +557,18 @@ def record_tool(
                     try:
                         result = func(*args, **kwargs)
                     except BaseException as exc:
-                        run._record_tool(tool, called_args, called_kwargs, None, exc, hints, outer, observed=True)
+                        _record_raised(run, exc, tool, called_args, called_kwargs, hints, outer)
                         raise
+                if inspect.iscoroutine(result):
+                    # The tool's work runs when the agent awaits it: recorded then, with its result or error,
+                    # never as an "ok" call whose result is a coroutine object's repr.
+                    return _awaited(result, _OpenAwaited(run, tool, called_args, called_kwargs, hints, outer),
+                                    tool, run)
+                if inspect.isgenerator(result) and streamable:
+                    # A generator function under a decorator that hides it: a generator tool, as if unhidden.
+                    streamed_hints = _streamed_custody(hints, tool)
+                    return _drive(run, tool, result, _OpenGenerator(run, tool, called_args, called_kwargs,
+                                                                    streamed_hints, outer))
                 run._record_tool(tool, called_args, called_kwargs, result, None, hints, outer, observed=True)
                 return result
 
