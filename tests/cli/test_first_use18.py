@@ -3,7 +3,7 @@ wrong place, narrow and non-UTF-8 terminals, progress with --json."""
 
 from __future__ import annotations
 
-import json
+import re
 from pathlib import Path
 
 import pytest
@@ -39,3 +39,34 @@ def test_home_after_the_command_says_where_it_goes(tmp_path: Path, command: list
     assert (f"Error: No such option '--home' for `bitexact {path}`: --home goes before the command"
             f" (bitexact --home DIR {path} ...), or set BITEXACT_HOME=DIR.") in result.stderr, result.stderr
     assert "--help'?" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A data directory holding the demo run (the real command), and its id."""
+    home = tmp_path_factory.mktemp("demo") / "home"
+    return home, demo_run(home)
+
+
+def test_show_on_a_terminal_narrower_than_its_table_cuts_no_column(demo_home: tuple[Path, str]) -> None:
+    """On a 40-column terminal rich cut every line of `show` at the edge: the ts and summary columns (what a
+    step did) were not shown at all. The lines are written whole, and the terminal wraps them."""
+    home, run_id = demo_home
+    code, shown, _ = run_on_terminal(home, "show", run_id, COLUMNS="40", NO_COLOR="1")
+    assert code == 0, shown
+    rows = [line for line in shown.splitlines() if line.startswith("│    3 │")]
+    assert len(rows) == 1, shown
+    assert re.fullmatch(r"│    3 │ tool_call      │ observed  │ \d\d:\d\d:\d\d\.\d{3} │ lookup… │", rows[0]), rows
+
+
+def test_show_on_a_stream_that_is_not_utf8_draws_its_rows_as_its_head(demo_home: tuple[Path, str]) -> None:
+    """Off UTF-8 (LANG=en_US.ISO-8859-1, PYTHONIOENCODING=ascii) rich draws the head in ASCII; the rows kept
+    "│", written "\\u2502": every row read "\\u2502    0 \\u2502 run_meta ..." under a "| step | kind" head."""
+    home, run_id = demo_home
+    result = run_bitexact(home, "show", run_id, PYTHONIOENCODING="ascii")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[2].startswith("| step | kind "), lines[:4]
+    rows = [line for line in lines if line.startswith("|    ")]
+    assert len(rows) == 8 and all(row.endswith("|") for row in rows), lines
+    assert "\\u2502" not in result.stdout
