@@ -3,6 +3,7 @@ wrong place, narrow and non-UTF-8 terminals, progress with --json."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -70,3 +71,33 @@ def test_show_on_a_stream_that_is_not_utf8_draws_its_rows_as_its_head(demo_home:
     rows = [line for line in lines if line.startswith("|    ")]
     assert len(rows) == 8 and all(row.endswith("|") for row in rows), lines
     assert "\\u2502" not in result.stdout
+
+
+def _claude_log(path: Path, events: int) -> Path:
+    """A Claude Code log of ``events`` assistant messages (and its init record): long enough for a bar."""
+    lines = [{"type": "system", "subtype": "init", "session_id": "s18", "model": "claude-example"}]
+    lines += [{"type": "assistant", "session_id": "s18",
+               "message": {"role": "assistant", "content": [{"type": "text", "text": f"m{i}"}]}}
+              for i in range(events)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_no_progress_bar_with_json_on_a_terminal(tmp_path: Path) -> None:
+    """`import session --json` and `export --json` drew their bar on a terminal's stderr, redrawn lines a
+    script started from that terminal had not asked for; without --json the bar is drawn."""
+    home = tmp_path / "home"
+    log = _claude_log(tmp_path / "log.jsonl", 2500)
+    code, seen, _ = run_on_terminal(home, "import", "session", str(log), "--json", COLUMNS="100")
+    assert code == 0, seen
+    assert "importing" not in seen and "━" not in seen, seen[:500]
+    run_id = json.loads(seen)["run_id"]
+    code, seen, _ = run_on_terminal(home, "export", run_id, "-o", str(tmp_path / "b.jsonl"), "--format", "jsonl",
+                                    "--json", COLUMNS="100")
+    assert code == 0, seen
+    assert "exporting" not in seen and "━" not in seen, seen[:500]
+    assert json.loads(seen)["run_id"] == run_id
+    # The same export without --json: the bar is drawn (the terminal is one rich draws it on).
+    code, seen, _ = run_on_terminal(home, "export", run_id, "-o", str(tmp_path / "c.jsonl"), "--format", "jsonl",
+                                    COLUMNS="100")
+    assert code == 0 and f"exporting {run_id}" in seen, seen[:500]

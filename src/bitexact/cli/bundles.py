@@ -115,7 +115,8 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         key = app.keys.current()
         passes = 2 if fmt == "jsonl" else 1  # jsonl reads the run twice: head and markers, then the lines
         # The bar's description is markup: a run id may hold brackets.
-        with progress_bar(f"exporting {escape(run_id)}", app.store.run(run_id).steps * passes) as update:
+        with progress_bar(f"exporting {escape(run_id)}", app.store.run(run_id).steps * passes,
+                          for_script=as_json) as update:
             result = export_run(_counted(source, update), output, key, fmt=fmt, redact=redact)
     except RunNotFoundError:
         app.no_run(run_id)

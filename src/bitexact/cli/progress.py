@@ -20,9 +20,13 @@ MIN_ITEMS = 2000
 
 
 @contextmanager
-def progress_bar(description: str, total: int) -> Iterator[Callable[[int], None]]:
-    """Yield ``update(done)``; draws a transient bar when stderr is a terminal and the work is long."""
-    if total < MIN_ITEMS or not err_console.is_terminal:
+def progress_bar(description: str, total: int, *, for_script: bool = False) -> Iterator[Callable[[int], None]]:
+    """Yield ``update(done)``; draws a transient bar when stderr is a terminal and the work is long.
+
+    ``for_script`` (the command's ``--json``): no bar. A script reads the document, and its stderr, which may
+    still be the terminal it was started from, is for what went wrong, not for redrawn lines.
+    """
+    if for_script or total < MIN_ITEMS or not err_console.is_terminal:
         yield lambda done: None
         return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),

@@ -216,7 +216,8 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
         fail(str(exc), code=EXIT_INPUT)
     _warn_diagnostics(source.diagnostics, source.name)
     try:
-        with progress_bar(f"importing {escape(shown(source.name))}", len(source.events)) as update:
+        with progress_bar(f"importing {escape(shown(source.name))}", len(source.events),
+                          for_script=as_json) as update:
             result = import_session(app.recorder(), source, run_id=run_id, progress=update)
     except AlreadyImportedError as exc:
         fail(str(exc), code=EXIT_FAIL)
