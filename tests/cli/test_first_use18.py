@@ -101,3 +101,28 @@ def test_no_progress_bar_with_json_on_a_terminal(tmp_path: Path) -> None:
     code, seen, _ = run_on_terminal(home, "export", run_id, "-o", str(tmp_path / "c.jsonl"), "--format", "jsonl",
                                     COLUMNS="100")
     assert code == 0 and f"exporting {run_id}" in seen, seen[:500]
+
+
+def test_keys_mark_compromised_and_trust_file_say_what_they_did_as_json(tmp_path: Path) -> None:
+    """The other `keys` commands that change something had --json; these two answered `--json` with "No such
+    option", so a script rotating away from a leaked key had to parse their sentences."""
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    assert run_bitexact(home, "keys", "rotate").returncode == 0
+    [old] = [key for key in json.loads(run_bitexact(home, "keys", "show", "--json").stdout)
+             if key["status"] == "retired"]
+    marked = run_bitexact(home, "keys", "mark-compromised", old["key_id"], "--json")
+    assert marked.returncode == 0, marked.stderr
+    shown = {key["key_id"]: key for key in json.loads(run_bitexact(home, "keys", "show", "--json").stdout)}
+    assert json.loads(marked.stdout) == shown[old["key_id"]]  # the entry `keys show --json` lists
+    assert shown[old["key_id"]]["status"] == "compromised"
+    trust = tmp_path / "trust.json"
+    written = run_bitexact(home, "keys", "trust-file", "-o", str(trust), "--json")
+    assert written.returncode == 0, written.stderr
+    current = [{"key_id": k["key_id"], "public_key": k["public_key"]} for k in shown.values()
+               if k["status"] == "current"]
+    left_out = {"key_id": old["key_id"], "public_key": old["public_key"],
+                "compromised_at": shown[old["key_id"]]["compromised_at"]}
+    assert json.loads(written.stdout) == {"path": str(trust), "keys": current, "left_out": [left_out]}
+    assert json.loads(trust.read_text())["recorder_keys"] == current
+    assert written.stderr.startswith(f"note: recorder key {old['key_id']} was retired as compromised")
