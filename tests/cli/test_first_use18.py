@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,27 @@ def test_keys_mark_compromised_and_trust_file_say_what_they_did_as_json(tmp_path
     assert json.loads(written.stdout) == {"path": str(trust), "keys": current, "left_out": [left_out]}
     assert json.loads(trust.read_text())["recorder_keys"] == current
     assert written.stderr.startswith(f"note: recorder key {old['key_id']} was retired as compromised")
+
+
+def _help_examples(home: Path, *command: str) -> list[str]:
+    """The example lines of ``bitexact COMMAND --help``."""
+    shown = run_bitexact(home, *command, "--help").stdout
+    examples = shown.split("Examples:")[1].split("Exit codes:")[0]
+    return [line.strip() for line in examples.splitlines() if line.strip().startswith("bitexact ")]
+
+
+@pytest.mark.parametrize("command", [("export",), ("redact",)])
+def test_the_redacting_examples_of_export_and_redact_run_on_the_demo_run(tmp_path: Path, command: tuple[str]) -> None:
+    """`bitexact demo` says "start here"; the next example a newcomer copies, `export RUN --redact
+    3:result.account` (and `redact RUN --field 3:result.account`), exited 2 on its run: its step 3 commits
+    no such path. The examples name a field the demo's step 3 holds."""
+    home = tmp_path / "home"
+    run_id = demo_run(home)
+    redacting = [line for line in _help_examples(home, *command) if "3:result." in line]
+    assert redacting, _help_examples(home, *command)
+    for line in redacting:
+        args = shlex.split(line.replace("RUN", run_id))[1:]
+        result = run_bitexact(home, *args, cwd=tmp_path)
+        assert result.returncode == 0, (line, result.stderr)
+        if "--json" in args:
+            assert json.loads(result.stdout)["run_id"] == run_id

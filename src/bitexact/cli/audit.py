@@ -43,7 +43,7 @@ from bitexact.recording.requests import (
 @click.command("redact")
 @click.argument("run_id")
 @click.option("--field", "fields", multiple=True, metavar="STEP:PATH",
-              help="A committed path to destroy, e.g. 3:result.account (repeatable).")
+              help="A committed path to destroy, e.g. 3:result.policy (repeatable).")
 @click.option("--by", default="", help="Who is redacting (recorded on the chain).")
 @click.option("--reason", default="", help="Why (recorded on the chain).")
 @click.option("--resume", is_flag=True, help="Finish claims already on the chain whose removal did not complete.")
@@ -69,9 +69,9 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
 
     \b
     Examples:
-      bitexact redact RUN --field 3:result.account --by dpo:alice --reason "erasure request 118"
+      bitexact redact RUN --field 3:result.policy --by dpo:alice --reason "erasure request 118"
       bitexact redact RUN --resume
-      bitexact redact RUN --field 3:result.account --by dpo:alice --reason "118" --json
+      bitexact redact RUN --field 3:result.excess_eur --by dpo:alice --reason "118" --json
 
     \b
     Exit codes:

@@ -88,7 +88,7 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
     Examples:
       bitexact export run-20261129T213000-1f3a9c2b -o run.bundle.json
       bitexact export RUN -o run.jsonl --format jsonl
-      bitexact export RUN -o shared.json --redact 3:result.account
+      bitexact export RUN -o shared.json --redact 3:result.policy
 
     \b
     Exit codes:
