@@ -151,3 +151,21 @@ def test_the_redacting_examples_of_export_and_redact_run_on_the_demo_run(tmp_pat
         assert result.returncode == 0, (line, result.stderr)
         if "--json" in args:
             assert json.loads(result.stdout)["run_id"] == run_id
+
+
+def test_verify_of_a_long_stored_run_draws_a_bar_on_a_terminal_and_none_with_json(tmp_path: Path) -> None:
+    """`export` of a long run drew a bar; `verify RUN` of the same run (some 20 s at 1,000,000 steps) drew
+    nothing until its verdict. It draws one on a terminal, transient, then the verdict; none with --json."""
+    home = tmp_path / "home"
+    log = _claude_log(tmp_path / "log.jsonl", 2500)
+    imported = run_bitexact(home, "import", "session", str(log), "--json")
+    assert imported.returncode == 0, imported.stderr
+    run_id = json.loads(imported.stdout)["run_id"]
+    code, seen, _ = run_on_terminal(home, "verify", run_id, COLUMNS="100")
+    assert code == 0, seen
+    assert f"verifying {run_id}" in seen, seen[:500]
+    assert seen.rstrip().splitlines()[-1].endswith(f"OK: {run_id} - 2503 steps (observed 2 / asserted 2501 /"
+                                                   " synthetic 0), chain verified, sealed, signed (signing key not"
+                                                   " pinned - pass --expect-key to know whose signature it is)")
+    code, seen, _ = run_on_terminal(home, "verify", run_id, "--json", COLUMNS="100")
+    assert code == 0 and "verifying" not in seen and json.loads(seen)["ok"] is True, seen[:500]
