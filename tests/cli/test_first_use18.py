@@ -169,3 +169,13 @@ def test_verify_of_a_long_stored_run_draws_a_bar_on_a_terminal_and_none_with_jso
                                                    " pinned - pass --expect-key to know whose signature it is)")
     code, seen, _ = run_on_terminal(home, "verify", run_id, "--json", COLUMNS="100")
     assert code == 0 and "verifying" not in seen and json.loads(seen)["ok"] is True, seen[:500]
+
+
+def test_sessions_parse_and_render_help_read_as_the_others(tmp_path: Path) -> None:
+    """`sessions parse --help` printed "Skipped records are listed on stderr" as a line of its examples, and
+    `sessions render --help` said nothing of what --format chooses between."""
+    parse_help = run_bitexact(tmp_path / "home", "sessions", "parse", "--help").stdout
+    assert parse_help.index("Skipped records are listed on stderr") < parse_help.index("Examples:")
+    render_help = run_bitexact(tmp_path / "home", "sessions", "render", "--help").stdout
+    option = render_help.split("--format [markdown|text]")[1].split("--engine")[0]
+    assert "markdown (headings, fenced blocks) or plain" in " ".join(option.split()), option

@@ -120,11 +120,12 @@ def sessions_group() -> None:
 def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
     """Parse an engine log into its canonical event trace.
 
+    Skipped records are listed on stderr, by position and cause.
+
     \b
     Examples:
       bitexact sessions parse claude-session.jsonl
       bitexact sessions parse codex.jsonl --engine codex --json > trace.json
-    Skipped records are listed on stderr, by position and cause.
 
     \b
     Exit codes:

@@ -34,7 +34,8 @@ def _naming(path: Path, exc: Exception) -> str:
 
 @sessions_group.command("render")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["markdown", "text"]), default="markdown", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "text"]), default="markdown", show_default=True,
+              help="markdown (headings, fenced blocks) or plain text for a terminal or a log.")
 @click.option("--engine", type=click.Choice(ENGINES), help="The engine that wrote a raw log (default: detect).")
 @click.option("--budget", "budget_bytes", type=click.IntRange(min=512), help="Byte budget of the output (at least 512).")
 @click.option("--show-prompts", is_flag=True, help="Include user prompts (hidden by default: they are private).")
