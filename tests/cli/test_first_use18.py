@@ -179,3 +179,17 @@ def test_sessions_parse_and_render_help_read_as_the_others(tmp_path: Path) -> No
     render_help = run_bitexact(tmp_path / "home", "sessions", "render", "--help").stdout
     option = render_help.split("--format [markdown|text]")[1].split("--engine")[0]
     assert "markdown (headings, fenced blocks) or plain" in " ".join(option.split()), option
+
+
+@pytest.mark.parametrize("decision", [["approve", "--by", "dpo:bob"],
+                                      ["reject", "--by", "dpo:bob", "--reason", "keep it"]])
+def test_deciding_with_no_pending_request_says_how_one_comes_to_be(demo_home: tuple[Path, str],
+                                                                    decision: list[str]) -> None:
+    """`redaction approve RUN` on a run with no request said only "has no pending redaction request", not
+    where requests are listed nor how one is filed."""
+    home, run_id = demo_home
+    result = run_bitexact(home, "redaction", decision[0], run_id, *decision[1:])
+    assert result.returncode == 1
+    assert result.stderr == (f"error: run {run_id} has no pending redaction request\n"
+                             f"`bitexact redaction status {run_id}` lists its requests; `bitexact capture backfill"
+                             f" --run {run_id} --by NAME` files one for what the capture policy removes.\n")
