@@ -193,3 +193,35 @@ def test_deciding_with_no_pending_request_says_how_one_comes_to_be(demo_home: tu
     assert result.stderr == (f"error: run {run_id} has no pending redaction request\n"
                              f"`bitexact redaction status {run_id}` lists its requests; `bitexact capture backfill"
                              f" --run {run_id} --by NAME` files one for what the capture policy removes.\n")
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "sessions" / "fixtures" / "unify" / "interleaved_all_components"
+
+
+def test_sessions_unify_shows_it_is_working_on_a_terminal_only(tmp_path: Path) -> None:
+    """`sessions unify` of a large directory (50 MB: 5 to 20 s) printed nothing until it was done; on a
+    terminal a spinner says what it is doing, and a pipe gets none."""
+    home = tmp_path / "home"
+    code, seen, _ = run_on_terminal(home, "sessions", "unify", str(FIXTURES), "-o", str(tmp_path / "a.jsonl"),
+                                    COLUMNS="100")
+    assert code == 0, seen
+    assert f"unifying {FIXTURES}" in seen and "wrote " in seen, seen[:500]
+    piped = run_bitexact(home, "sessions", "unify", str(FIXTURES), "-o", str(tmp_path / "b.jsonl"))
+    assert piped.returncode == 0 and "unifying" not in piped.stderr + piped.stdout, piped.stderr
+
+
+def test_sessions_conformance_shows_it_is_working_on_a_terminal_but_not_with_json(tmp_path: Path) -> None:
+    """`sessions conformance` runs the suite in a pytest process for a minute or more and printed nothing
+    until its report: a newcomer saw a terminal that did nothing. A spinner says the suite runs (not with
+    --json, whose reader is a script)."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
+    home = tmp_path / "home"
+    code, seen, _ = run_on_terminal(home, "sessions", "conformance", "--tests", str(suite), COLUMNS="100")
+    assert code == 1, seen  # a suite that tests no requirement: coverage is unavailable
+    assert "running the session test suite (a minute or more)" in seen and "UAS conformance report" in seen
+    code, seen, _ = run_on_terminal(home, "sessions", "conformance", "--tests", str(suite), "--json",
+                                    COLUMNS="100")
+    assert code == 1 and "running the session" not in seen, seen[:500]
+    assert json.loads(seen)["complete"] is False

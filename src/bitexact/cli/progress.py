@@ -33,3 +33,17 @@ def progress_bar(description: str, total: int, *, for_script: bool = False) -> I
                   console=err_console, transient=True) as bar:
         task = bar.add_task(description, total=total)
         yield lambda done: bar.update(task, completed=done)
+
+
+@contextmanager
+def working(description: str, *, for_script: bool = False) -> Iterator[None]:
+    """A transient spinner saying ``description`` (markup) on stderr, while work of unknown length runs.
+
+    For work that reports nothing until it is done (the session test suite, some 90 s; a large artifact
+    directory unified): on a terminal a person saw no sign of life. None off a terminal or ``for_script``.
+    """
+    if for_script or not err_console.is_terminal:
+        yield
+        return
+    with err_console.status(description):
+        yield

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json
+from bitexact.cli.progress import working
 from bitexact.cli.sessions import sessions_group
 from bitexact.sessions import ENGINES
 from bitexact.errors import BitExactError
@@ -79,7 +80,8 @@ def unify_command(app: AppContext, artifact_dir: Path, output: Path) -> None:
     """
     app.refuse_own_file(output)
     try:
-        report = unify(artifact_dir, output)
+        with working(f"unifying {escape(plain(str(artifact_dir)))}"):
+            report = unify(artifact_dir, output)
     except (BitExactError, ValueError, OSError) as exc:
         fail(str(exc), code=EXIT_INPUT)
     click.echo(report.summary(), nl=False)
@@ -369,7 +371,9 @@ def conformance_command(tests_dir: Path | None, as_json: bool) -> None:
       2  the suite could not run (none in this installation, or it stopped)
     """
     try:
-        report = conformance_report(tests_dir)
+        # The suite runs in a pytest process of its own and reports when it is done: a minute or more.
+        with working("running the session test suite (a minute or more)", for_script=as_json):
+            report = conformance_report(tests_dir)
     except (RuntimeError, OSError) as exc:  # the suite could not run at all: said in one line
         fail(f"the session test suite could not run: {exc}", code=EXIT_INPUT)
     if as_json:
