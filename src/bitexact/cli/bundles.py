@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -20,9 +21,10 @@ from bitexact.cli.output import (
     EXIT_OK,
     console,
     fail,
+    plain,
     print_json,
 )
-from bitexact.cli.progress import progress_bar
+from bitexact.cli.progress import progress_bar, working
 from bitexact.config import SettingError
 from bitexact.errors import (
     BitExactError,
@@ -160,6 +162,18 @@ def _counted(source: RunSource, update: Callable[[int], None]) -> RunSource:
     refresh = source.refresh
     return RunSource(source.run_id, entries, source.checkpoints, source.anchors,
                      refresh=(lambda: _counted(refresh(), update)) if refresh is not None else None)
+
+
+_SPINNER_BYTES = 16 * 1024 * 1024
+"""A bundle this large (a second or more to verify) shows a spinner on a terminal while it is verified."""
+
+
+def _size(target: str) -> int:
+    """The size of the file (or directory entry) ``target`` names; 0 for what cannot be looked at."""
+    try:
+        return os.stat(target).st_size
+    except (OSError, ValueError):
+        return 0
 
 
 def _exists(target: str) -> bool:
@@ -313,8 +327,12 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
         # Exit 1, as every command reports a store that does not open: the input was read, the store failed.
         verdict = failed(f"no such file: {target}, nor a run that can be looked up: {exc}", form=STORE_FORM)
     else:
-        verdict = _verify_stored(app, target, clauses=clauses, for_script=as_json, **options) if stored else \
-            verify_cli(target, clauses=clauses, **options)
+        if stored:
+            verdict = _verify_stored(app, target, clauses=clauses, for_script=as_json, **options)
+        else:
+            # The file verifier reports nothing until its verdict: some 2 s per 46 MiB of JSONL.
+            with working(f"verifying {escape(plain(target))}", for_script=as_json or _size(target) < _SPINNER_BYTES):
+                verdict = verify_cli(target, clauses=clauses, **options)
     if refused is not None:
         print_json({**_verdict_json(verdict), "opening": None, "error": refused})
         sys.exit(EXIT_FAIL)
