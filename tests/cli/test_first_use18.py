@@ -6,13 +6,16 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from bitexact.cli import cli
-from cli.real_command import demo_run, run_bitexact, run_on_terminal
+from cli.real_command import BITEXACT, command_env, demo_run, run_bitexact, run_on_terminal
 
 
 def _invoke(home: Path, *args: str) -> Result:
@@ -245,3 +248,34 @@ def test_verify_of_a_large_bundle_file_shows_it_is_working_on_a_terminal(tmp_pat
     assert "verifying" not in seen and seen.startswith("FAIL: "), seen[:500]
     piped = run_bitexact(home, "verify", str(large))
     assert "verifying" not in piped.stderr and piped.stdout.startswith("FAIL: ")
+
+
+def test_sanitize_stopped_by_ctrl_c_says_so_and_a_second_pass_still_has_the_masks(tmp_path: Path) -> None:
+    """Ctrl-C during `sessions sanitize` said only "interrupted", and the stdio log, rewritten in name order,
+    had lost its ::add-mask:: values to the first pass: the second pass found no mask and left the secret in
+    every file the first had not reached. The stdio log is rewritten last, and the message says the tree
+    may hold unsanitized files."""
+    secret = "S3cr3t-value-18"
+    tree = tmp_path / "artifacts"
+    tree.mkdir()
+    (tree / "agent-stdio.log").write_text(f"::add-mask::{secret}\nrunning\n", encoding="utf-8")
+    line = f"token {secret} " + "x" * 200 + "\n"
+    for index in range(12):  # each sorted after the stdio log; some seconds of work in all
+        (tree / f"z{index:02d}.log").write_text(line * 25_000, encoding="utf-8")
+    home = tmp_path / "home"
+    proc = subprocess.Popen([BITEXACT, "sessions", "sanitize", str(tree)], env=command_env(home),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = tree / "z00.log"
+    deadline = time.monotonic() + 60
+    while secret in first.read_text(encoding="utf-8"):  # rewritten whole, by a rename
+        assert proc.poll() is None and time.monotonic() < deadline, "the pass ended before it could be stopped"
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stderr == (f"error: interrupted; {tree} may still hold unsanitized files - do not upload it; run the"
+                      " same command again to finish\n")
+    assert secret in (tree / "z11.log").read_text(encoding="utf-8")  # stopped part-way, as the message says
+    again = run_bitexact(home, "sessions", "sanitize", str(tree))
+    assert again.returncode == 0, again.stderr
+    left = [path.name for path in sorted(tree.iterdir()) if secret in path.read_text(encoding="utf-8")]
+    assert left == []

@@ -258,7 +258,13 @@ def sanitize_command(app: AppContext, directory: Path, mask_values: tuple[str, .
         err_console.print(f"[yellow]warning:[/] --mask: {blank} blank value(s) ignored")
     redactor = Redactor([*masks, *stdio_masks])
     try:
-        report = sanitize_tree(directory, masks, stdio=relative)
+        with working(f"sanitizing {escape(plain(str(directory)))}", for_script=as_json):
+            report = sanitize_tree(directory, masks, stdio=relative)
+    except KeyboardInterrupt as exc:
+        # Said as the stop on an error is: "interrupted" alone let a person take the tree for sanitized.
+        exc.add_note(f"{plain(str(directory))} may still hold unsanitized files - do not upload it; run the"
+                     " same command again to finish")
+        raise
     except OSError as exc:
         where = f" at {redactor.text(os.path.relpath(exc.filename, directory))}" if exc.filename else ""
         raise SanitizeStoppedError(
