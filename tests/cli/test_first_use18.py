@@ -32,6 +32,16 @@ def test_a_mistyped_command_is_answered_with_the_one_meant(tmp_path: Path, typed
     assert f"Error: No such command '{typed}'. Did you mean '{meant}'?" in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize(("typed", "meant"), [("help", "bitexact --help"), ("version", "bitexact --version"),
+                                              ("ls", "bitexact runs"), ("init", "bitexact keys init")])
+def test_a_word_other_tools_take_is_answered_with_what_it_is_here(tmp_path: Path, typed: str, meant: str) -> None:
+    """Suggested by spelling alone, `bitexact help` was answered "Did you mean 'health'?"."""
+    result = _invoke(tmp_path / "home", typed)
+    assert result.exit_code == 2
+    assert f"Error: No such command '{typed}'. Did you mean `{meant}`?" in result.stderr, result.stderr
+    assert "'health'" not in result.stderr
+
+
 @pytest.mark.parametrize("command", [["runs"], ["keys", "show"], ["show", "RUN", "--json"]])
 @pytest.mark.parametrize("form", ["--home", "--home="])
 def test_home_after_the_command_says_where_it_goes(tmp_path: Path, command: list[str], form: str) -> None:

@@ -70,6 +70,12 @@ COMMANDS: dict[str, _Lazy] = {
 """Every top-level command, by name."""
 
 
+_OTHER_WORDS = {"help": "bitexact --help", "version": "bitexact --version", "list": "bitexact runs",
+                "ls": "bitexact runs", "init": "bitexact keys init", "status": "bitexact health"}
+"""Commands other tools have, and what they are here: spelled alike, `help` was answered "Did you mean
+'health'?" and `version` "'sessions', 'verify'"."""
+
+
 class _Group(click.Group):
     """The top-level group: commands load on first use (:data:`COMMANDS`); typed BitExact errors
     that escape a command become one clear line and exit 1, not a traceback; Ctrl-C exits 130."""
@@ -91,6 +97,10 @@ class _Group(click.Group):
         except click.NoSuchCommand as exc:
             # click suggests from the commands it has loaded, and here none is loaded before it runs: `bitexact
             # rnus` said only "No such command", where every group below says "Did you mean 'runs'?".
+            meant = _OTHER_WORDS.get(exc.command_name)
+            if meant is not None:  # "help" is close to "health" by spelling only
+                raise click.NoSuchCommand(exc.command_name, ctx=ctx, message=(
+                    f"No such command {exc.command_name!r}. Did you mean `{meant}`?")) from None
             raise click.NoSuchCommand(exc.command_name, possibilities=COMMANDS, ctx=ctx) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
