@@ -289,3 +289,13 @@ def test_sanitize_stopped_by_ctrl_c_says_so_and_a_second_pass_still_has_the_mask
     assert again.returncode == 0, again.stderr
     left = [path.name for path in sorted(tree.iterdir()) if secret in path.read_text(encoding="utf-8")]
     assert left == []
+
+
+def test_capture_test_reads_standard_input_for_file_dash(tmp_path: Path) -> None:
+    """`cmd | bitexact capture test --file -` said "--file -: cannot read: No such file or directory", where
+    `sessions sanitize --mask-file -` reads standard input."""
+    result = subprocess.run([BITEXACT, "capture", "test", "--file", "-"], input="card 4111 1111 1111 1111",
+                            env=command_env(tmp_path / "home"), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "card [PAN ****1111]\n"
+    assert "scrubbed, 1 found (pan 1)" in result.stderr
