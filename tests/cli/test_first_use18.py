@@ -104,7 +104,7 @@ def test_no_progress_bar_with_json_on_a_terminal(tmp_path: Path) -> None:
     log = _claude_log(tmp_path / "log.jsonl", 2500)
     code, seen, _ = run_on_terminal(home, "import", "session", str(log), "--json", COLUMNS="100")
     assert code == 0, seen
-    assert "importing" not in seen and "━" not in seen, seen[:500]
+    assert "importing" not in seen and "━" not in seen and "reading" not in seen, seen[:500]
     run_id = json.loads(seen)["run_id"]
     code, seen, _ = run_on_terminal(home, "export", run_id, "-o", str(tmp_path / "b.jsonl"), "--format", "jsonl",
                                     "--json", COLUMNS="100")
@@ -299,3 +299,14 @@ def test_capture_test_reads_standard_input_for_file_dash(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert result.stdout == "card [PAN ****1111]\n"
     assert "scrubbed, 1 found (pan 1)" in result.stderr
+
+
+def test_import_session_says_it_reads_the_log_before_its_bar(tmp_path: Path) -> None:
+    """The log is read and parsed whole before the first entry is recorded (some 4 s for 50 MB): on a
+    terminal nothing was shown until the bar. A spinner names the log while it is read."""
+    home = tmp_path / "home"
+    log = _claude_log(tmp_path / "session.jsonl", 3)
+    code, seen, _ = run_on_terminal(home, "import", "session", str(log), COLUMNS="100")
+    assert code == 0, seen
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen)  # the terminal's styles and cursor moves
+    assert "reading session.jsonl" in text and "imported session.jsonl" in text, text[:500]
