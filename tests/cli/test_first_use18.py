@@ -310,3 +310,19 @@ def test_import_session_says_it_reads_the_log_before_its_bar(tmp_path: Path) -> 
     assert code == 0, seen
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen)  # the terminal's styles and cursor moves
     assert "reading session.jsonl" in text and "imported session.jsonl" in text, text[:500]
+
+
+@pytest.mark.parametrize(("given", "missing"), [
+    ([], "--field STEP:PATH, --by NAME and --reason TEXT"),
+    (["--field", "3:result.policy"], "--by NAME and --reason TEXT"),
+    (["--by", "dpo:alice"], "--field STEP:PATH and --reason TEXT"),
+])
+def test_redact_names_everything_it_still_needs_at_once(demo_home: tuple[Path, str], given: list[str],
+                                                        missing: str) -> None:
+    """`bitexact redact RUN` said "--reason is required"; given a reason, "name at least one field"; then
+    "--by must name who is redacting": three tries to learn what a redaction needs."""
+    home, run_id = demo_home
+    result = run_bitexact(home, "redact", run_id, *given)
+    assert result.returncode == 2
+    assert result.stderr == (f"error: give {missing}: a redaction names the fields it destroys, who destroys"
+                             " them and why (or give --resume alone, to finish claims already on the chain)\n")

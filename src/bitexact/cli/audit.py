@@ -115,6 +115,12 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
         if dual_control_required():
             fail(f"{ENV_DUAL_CONTROL} is set: a redaction needs a second principal, and --by is typed, not "
                  "authenticated, so request the redaction in the viewer", code=EXIT_FAIL)
+        missing = [option for option, given in (("--field STEP:PATH", fields), ("--by NAME", by.strip()),
+                                                ("--reason TEXT", reason.strip())) if not given]
+        if len(missing) > 1:
+            # Named one at a time, `bitexact redact RUN` took three tries to learn what a redaction needs.
+            fail(f"give {', '.join(missing[:-1])} and {missing[-1]}: a redaction names the fields it destroys, who destroys them and"
+                 " why (or give --resume alone, to finish claims already on the chain)", code=EXIT_INPUT)
         if not reason.strip():
             fail("--reason is required: say why the values are destroyed", code=EXIT_INPUT)
         waiting = pending_claims(app.store, run_id)
