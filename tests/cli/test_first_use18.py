@@ -4,6 +4,7 @@ wrong place, narrow and non-UTF-8 terminals, progress with --json."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import signal
@@ -326,3 +327,16 @@ def test_redact_names_everything_it_still_needs_at_once(demo_home: tuple[Path, s
     assert result.returncode == 2
     assert result.stderr == (f"error: give {missing}: a redaction names the fields it destroys, who destroys"
                              " them and why (or give --resume alone, to finish claims already on the chain)\n")
+
+
+def test_verify_s_key_pin_example_runs_as_printed(tmp_path: Path) -> None:
+    """`verify run.jsonl --expect-key 3b6a27bc...` exited 2 as printed (a truncated key is no key); the
+    example takes the key from `keys show --json`, and verifies the demo's run exported as run.jsonl."""
+    home = tmp_path / "home"
+    run_id = demo_run(home)
+    assert run_bitexact(home, "export", run_id, "-o", str(tmp_path / "run.jsonl"), "--format", "jsonl").returncode == 0
+    [line] = [line for line in _help_examples(home, "verify") if "--expect-key" in line]
+    env = command_env(home, PATH=f"{Path(BITEXACT).parent}:{os.environ['PATH']}")
+    result = subprocess.run(["sh", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, (line, result.stdout, result.stderr)
+    assert result.stdout.startswith(f"OK: {run_id} - ") and ", signed (jsonl, streamed)" in result.stdout

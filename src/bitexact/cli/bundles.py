@@ -267,7 +267,7 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     \b
     Examples:
       bitexact verify run.bundle.json --trust-file trust.json --require-sealed
-      bitexact verify run.jsonl --expect-key 3b6a27bc...
+      bitexact verify run.jsonl --expect-key "$(bitexact keys show --json | jq -r '.[0].public_key')"
       bitexact verify RUN --open 4:on_behalf_of --candidate-file candidate.json --by alice
 
     \b
