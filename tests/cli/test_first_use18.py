@@ -340,3 +340,15 @@ def test_verify_s_key_pin_example_runs_as_printed(tmp_path: Path) -> None:
     result = subprocess.run(["sh", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, (line, result.stdout, result.stderr)
     assert result.stdout.startswith(f"OK: {run_id} - ") and ", signed (jsonl, streamed)" in result.stdout
+
+
+def test_runs_on_a_narrow_terminal_cuts_no_start_time(demo_home: tuple[Path, str]) -> None:
+    """At 40 columns the started column read "2026…" over "14:5…": the day and the time were cut off with
+    an ellipsis, where the run id and the kinds fold. It folds too, every digit kept."""
+    home, run_id = demo_home
+    result = run_bitexact(home, "runs", COLUMNS="40")
+    assert result.returncode == 0, result.stderr
+    assert "…" not in result.stdout, result.stdout
+    started = json.loads(run_bitexact(home, "runs", "--json").stdout)[0]["started_at"][:19].replace("T", " ")
+    cells = [line.split("│")[4].strip() for line in result.stdout.splitlines() if line.count("│") == 6]
+    assert "".join(cells).replace(" ", "") == started.replace(" ", ""), result.stdout
