@@ -70,6 +70,12 @@ COMMANDS: dict[str, _Lazy] = {
 """Every top-level command, by name."""
 
 
+_OTHER_WORDS = {"help": "bitexact --help", "version": "bitexact --version", "list": "bitexact runs",
+                "ls": "bitexact runs", "init": "bitexact keys init", "status": "bitexact health"}
+"""Commands other tools have, and what they are here: spelled alike, `help` was answered "Did you mean
+'health'?" and `version` "'sessions', 'verify'"."""
+
+
 class _Group(click.Group):
     """The top-level group: commands load on first use (:data:`COMMANDS`); typed BitExact errors
     that escape a command become one clear line and exit 1, not a traceback; Ctrl-C exits 130."""
@@ -85,6 +91,18 @@ class _Group(click.Group):
         assert isinstance(command, click.Command) and command.name == cmd_name, lazy
         return command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.NoSuchCommand as exc:
+            # click suggests from the commands it has loaded, and here none is loaded before it runs: `bitexact
+            # rnus` said only "No such command", where every group below says "Did you mean 'runs'?".
+            meant = _OTHER_WORDS.get(exc.command_name)
+            if meant is not None:  # "help" is close to "health" by spelling only
+                raise click.NoSuchCommand(exc.command_name, ctx=ctx, message=(
+                    f"No such command {exc.command_name!r}. Did you mean `{meant}`?")) from None
+            raise click.NoSuchCommand(exc.command_name, possibilities=COMMANDS, ctx=ctx) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # click's own listing would import every command for its help line.
         with formatter.section("Commands"):
@@ -93,6 +111,14 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except click.NoSuchOption as exc:
+            if exc.option_name != "--home" or exc.ctx is None:
+                raise
+            # --home is the group's option: after the command click suggested "--help", which misleads.
+            command = exc.ctx.command_path.removeprefix(f"{ctx.command_path} ")
+            raise click.NoSuchOption(exc.option_name, ctx=exc.ctx, message=(
+                f"No such option '--home' for `{exc.ctx.command_path}`: --home goes before the command"
+                f" (bitexact --home DIR {command} ...), or set BITEXACT_HOME=DIR.")) from None
         except StoreDamagedError as exc:
             fail(str(exc), code=EXIT_FAIL, hint=DAMAGED_HINT)
         except (BitExactError, SettingError) as exc:  # a setting's message names its variable

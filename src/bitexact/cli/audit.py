@@ -43,7 +43,7 @@ from bitexact.recording.requests import (
 @click.command("redact")
 @click.argument("run_id")
 @click.option("--field", "fields", multiple=True, metavar="STEP:PATH",
-              help="A committed path to destroy, e.g. 3:result.account (repeatable).")
+              help="A committed path to destroy, e.g. 3:result.policy (repeatable).")
 @click.option("--by", default="", help="Who is redacting (recorded on the chain).")
 @click.option("--reason", default="", help="Why (recorded on the chain).")
 @click.option("--resume", is_flag=True, help="Finish claims already on the chain whose removal did not complete.")
@@ -69,9 +69,9 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
 
     \b
     Examples:
-      bitexact redact RUN --field 3:result.account --by dpo:alice --reason "erasure request 118"
+      bitexact redact RUN --field 3:result.policy --by dpo:alice --reason "erasure request 118"
       bitexact redact RUN --resume
-      bitexact redact RUN --field 3:result.account --by dpo:alice --reason "118" --json
+      bitexact redact RUN --field 3:result.excess_eur --by dpo:alice --reason "118" --json
 
     \b
     Exit codes:
@@ -115,6 +115,12 @@ def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: st
         if dual_control_required():
             fail(f"{ENV_DUAL_CONTROL} is set: a redaction needs a second principal, and --by is typed, not "
                  "authenticated, so request the redaction in the viewer", code=EXIT_FAIL)
+        missing = [option for option, given in (("--field STEP:PATH", fields), ("--by NAME", by.strip()),
+                                                ("--reason TEXT", reason.strip())) if not given]
+        if len(missing) > 1:
+            # Named one at a time, `bitexact redact RUN` took three tries to learn what a redaction needs.
+            fail(f"give {', '.join(missing[:-1])} and {missing[-1]}: a redaction names the fields it destroys, who destroys them and"
+                 " why (or give --resume alone, to finish claims already on the chain)", code=EXIT_INPUT)
         if not reason.strip():
             fail("--reason is required: say why the values are destroyed", code=EXIT_INPUT)
         waiting = pending_claims(app.store, run_id)

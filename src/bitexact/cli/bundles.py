@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -20,9 +21,10 @@ from bitexact.cli.output import (
     EXIT_OK,
     console,
     fail,
+    plain,
     print_json,
 )
-from bitexact.cli.progress import progress_bar
+from bitexact.cli.progress import progress_bar, working
 from bitexact.config import SettingError
 from bitexact.errors import (
     BitExactError,
@@ -88,7 +90,7 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
     Examples:
       bitexact export run-20261129T213000-1f3a9c2b -o run.bundle.json
       bitexact export RUN -o run.jsonl --format jsonl
-      bitexact export RUN -o shared.json --redact 3:result.account
+      bitexact export RUN -o shared.json --redact 3:result.policy
 
     \b
     Exit codes:
@@ -115,7 +117,8 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         key = app.keys.current()
         passes = 2 if fmt == "jsonl" else 1  # jsonl reads the run twice: head and markers, then the lines
         # The bar's description is markup: a run id may hold brackets.
-        with progress_bar(f"exporting {escape(run_id)}", app.store.run(run_id).steps * passes) as update:
+        with progress_bar(f"exporting {escape(run_id)}", app.store.run(run_id).steps * passes,
+                          for_script=as_json) as update:
             result = export_run(_counted(source, update), output, key, fmt=fmt, redact=redact)
     except RunNotFoundError:
         app.no_run(run_id)
@@ -159,6 +162,18 @@ def _counted(source: RunSource, update: Callable[[int], None]) -> RunSource:
     refresh = source.refresh
     return RunSource(source.run_id, entries, source.checkpoints, source.anchors,
                      refresh=(lambda: _counted(refresh(), update)) if refresh is not None else None)
+
+
+_SPINNER_BYTES = 16 * 1024 * 1024
+"""A bundle this large (a second or more to verify) shows a spinner on a terminal while it is verified."""
+
+
+def _size(target: str) -> int:
+    """The size of the file (or directory entry) ``target`` names; 0 for what cannot be looked at."""
+    try:
+        return os.stat(target).st_size
+    except (OSError, ValueError):
+        return 0
 
 
 def _exists(target: str) -> bool:
@@ -252,7 +267,7 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
     \b
     Examples:
       bitexact verify run.bundle.json --trust-file trust.json --require-sealed
-      bitexact verify run.jsonl --expect-key 3b6a27bc...
+      bitexact verify run.jsonl --expect-key "$(bitexact keys show --json | jq -r '.[0].public_key')"
       bitexact verify RUN --open 4:on_behalf_of --candidate-file candidate.json --by alice
 
     \b
@@ -312,8 +327,12 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
         # Exit 1, as every command reports a store that does not open: the input was read, the store failed.
         verdict = failed(f"no such file: {target}, nor a run that can be looked up: {exc}", form=STORE_FORM)
     else:
-        verdict = _verify_stored(app, target, clauses=clauses, **options) if stored else \
-            verify_cli(target, clauses=clauses, **options)
+        if stored:
+            verdict = _verify_stored(app, target, clauses=clauses, for_script=as_json, **options)
+        else:
+            # The file verifier reports nothing until its verdict: some 2 s per 46 MiB of JSONL.
+            with working(f"verifying {escape(plain(target))}", for_script=as_json or _size(target) < _SPINNER_BYTES):
+                verdict = verify_cli(target, clauses=clauses, **options)
     if refused is not None:
         print_json({**_verdict_json(verdict), "opening": None, "error": refused})
         sys.exit(EXIT_FAIL)
@@ -431,11 +450,12 @@ def _in_store(app: AppContext, run_id: str) -> bool:
 
 def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expect_recorder_key: str | None,
                    trust_file: str | None, expect_tsa: str | None, require_sealed: bool,
-                   clauses: Sequence[ClauseProviderFactory] = ()) -> Verdict:
+                   clauses: Sequence[ClauseProviderFactory] = (), for_script: bool = False) -> Verdict:
     """A stored run, verified as the JSON-form bundle it exports as, with the same pins a file would get.
 
     Its entries stream from the store into the verifier: nothing is held in proportion to the run but
-    its checkpoints and redaction markers, as for a JSONL file."""
+    its checkpoints and redaction markers, as for a JSONL file. On a terminal a long run draws a progress
+    bar as `export` does (a run of 1,000,000 steps takes some 20 s), unless ``for_script`` (--json)."""
     try:
         pins = read_pins(expect_key=expect_key, expect_recorder_key=expect_recorder_key, trust_file=trust_file,
                          expect_tsa=expect_tsa, require_sealed=require_sealed)
@@ -456,17 +476,20 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
         return failed(str(exc), form="input", run_id=run_id)
     try:
         source = RunSource.from_store(app.store, run_id)
-        if app.store.run(run_id).steps == 0:  # created, never written: what a verifier says of an empty chain
+        steps = app.store.run(run_id).steps
+        if steps == 0:  # created, never written: what a verifier says of an empty chain
             return failed(EMPTY_CHAIN, form="json")
         # The JSON-form bundle the run exports as, its entries streamed from the store page by page into
         # the streaming verifier (the one a JSONL file gets): memory flat in the run's size, the verdict
         # that document gets. The store's own errors pass through it, to be said as below.
-        bundle = streamed_bundle(source, key)
-        try:
-            return verify_entries(bundle.header, bundle.entries, pins, form="json", clauses=clauses,
-                                  passthrough=(EntriesUnreadError,))
-        except EntriesUnreadError as exc:
-            raise exc.error from None
+        # The bar's description is markup: a run id may hold brackets.
+        with progress_bar(f"verifying {escape(run_id)}", steps, for_script=for_script) as update:
+            bundle = streamed_bundle(_counted(source, update), key)  # one pass over the entries
+            try:
+                return verify_entries(bundle.header, bundle.entries, pins, form="json", clauses=clauses,
+                                      passthrough=(EntriesUnreadError,))
+            except EntriesUnreadError as exc:
+                raise exc.error from None
     except SettingError:
         raise
     except StoreError as exc:  # a step missing, a damaged page: the run does not verify, said as a verdict

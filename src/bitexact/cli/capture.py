@@ -15,6 +15,7 @@ import io
 import json
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -261,7 +262,7 @@ _MODE_WORDS = {
 
 @capture_group.command("test")
 @click.argument("text", required=False)
-@click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), help="Read the text from a file.")
+@click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), help="Read the text from a file ('-' reads standard input).")
 @click.option("--kind", "kind", type=click.Choice(GOVERNED_KINDS), default=DEFAULT_KIND, show_default=True,
               help="The step kind the text is recorded in.")
 @click.option("--path", "path", default=DEFAULT_PATH, show_default=True,
@@ -284,6 +285,7 @@ def capture_test(text: str | None, file: Path | None, kind: str, path: str, wher
     Examples:
       bitexact capture test 'card 4111 1111 1111 1111, password=hunter2'
       bitexact capture test --file response.json --json
+      printf 'IBAN DE89 3704 0044 0532 0130 00' | bitexact capture test --file -
       bitexact capture test --kind tool_call --path result --where tool=kyc_lookup 'Jane Roe'
       bitexact capture test --kind identity --path on_behalf_of 'user:7f3a9c'
       bitexact capture test -- '-rw------- 1 bob  .pgpass'   (-- before a TEXT opening with -)
@@ -299,10 +301,12 @@ def capture_test(text: str | None, file: Path | None, kind: str, path: str, wher
         fail("give TEXT or --file, one of them", code=EXIT_INPUT)
     if file is not None:
         try:
-            raw = read_limited(file)
+            # '-' is standard input, as for `sessions sanitize --mask-file -`: `cmd | bitexact capture test
+            # --file -` said "cannot read: No such file or directory".
+            raw = sys.stdin.buffer.read(DEFAULT_MAX_BYTES + 1) if str(file) == "-" else read_limited(file)
             if len(raw) > DEFAULT_MAX_BYTES:  # a device or a stuck pipe: never read, nor scanned, whole
                 fail(f"--file {file}: over {DEFAULT_MAX_BYTES} bytes; test a smaller sample", code=EXIT_INPUT)
-            if not raw and _is_pipe(file):
+            if not raw and str(file) != "-" and _is_pipe(file):
                 # read_limited does not wait for a writer: a FIFO nobody writes into reads as empty at once, and
                 # showing what an empty text is stored as would answer a question nobody asked.
                 fail(f"--file {file} is a named pipe (FIFO) and nothing was read from it (no writer had it open,"

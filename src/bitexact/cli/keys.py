@@ -168,8 +168,10 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
 
 @keys_group.command("mark-compromised")
 @click.argument("key_id")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the key marked as JSON (key_id, public_key, compromised_at).")
 @pass_app
-def keys_mark_compromised(app: AppContext, key_id: str) -> None:
+def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
     """Retire an already retired recorder key KEY_ID as compromised.
 
     For a key rotated away from before it was found exposed (a retired
@@ -183,6 +185,7 @@ def keys_mark_compromised(app: AppContext, key_id: str) -> None:
     \b
     Examples:
       bitexact keys mark-compromised d85aae05937830f1 && bitexact keys trust-file -o trust.json
+      bitexact keys mark-compromised d85aae05937830f1 --json | jq -r .compromised_at
 
     \b
     Exit codes:
@@ -198,6 +201,10 @@ def keys_mark_compromised(app: AppContext, key_id: str) -> None:
         fail(str(exc), code=EXIT_INPUT)
     except KeyMaterialError as exc:
         fail(str(exc))
+    if as_json:
+        print_json({"key_id": info.key_id, "public_key": info.public_key, "status": info.status,
+                    "compromised_at": info.compromised_at})  # as `keys show --json` lists it
+        return
     ok(f"recorder key {info.key_id} is retired as compromised since {info.compromised_at}: its private key is"
        " removed and trust files leave it out.\n  Publish a new trust file (bitexact keys trust-file).")
 
@@ -205,8 +212,10 @@ def keys_mark_compromised(app: AppContext, key_id: str) -> None:
 @keys_group.command("trust-file")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the trust file.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print what was written as JSON (path, the keys listed, the compromised keys left out).")
 @pass_app
-def keys_trust_file(app: AppContext, output: Path) -> None:
+def keys_trust_file(app: AppContext, output: Path, as_json: bool) -> None:
     """Write a trust file for relying parties: every current and retired key,
     as both bundle and recorder keys (bitexact verify --trust-file F), and
     any key the store recorded whose file is gone, so its runs still verify.
@@ -217,6 +226,7 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
     Examples:
       bitexact keys trust-file -o trust.json
       bitexact verify run.bundle.json --trust-file trust.json --require-sealed
+      bitexact keys trust-file -o trust.json --json | jq -r '.keys[].key_id'
 
     \b
     Exit codes:
@@ -237,7 +247,12 @@ def keys_trust_file(app: AppContext, output: Path) -> None:
         atomic_write(output, [document.encode("utf-8")])  # a full disk never leaves a trust file cut short
     except OSError as exc:
         fail(f"-o {output}: {exc}", code=EXIT_INPUT)
-    ok(f"trust file with {len(listed)} key(s) written to {output}")
+    if as_json:  # the notes below still go to stderr: they say what a relying party loses
+        print_json({"path": str(output), "keys": listed,
+                    "left_out": [{"key_id": k.key_id, "public_key": k.public_key, "compromised_at": k.compromised_at}
+                                 for k in keys if k.status == COMPROMISED]})
+    else:
+        ok(f"trust file with {len(listed)} key(s) written to {output}")
     for k in keys:
         if k.status == COMPROMISED:
             click.echo(f"note: recorder key {k.key_id} was retired as compromised at {k.compromised_at} and is left"

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from rich import box
 from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment, Segments
@@ -61,6 +62,9 @@ class PagedTable:
         self.title = title
         self.columns = tuple(columns)
         self.rows_per_page = rows_per_page
+        # The box the head is drawn with on this console: on a stream that is not UTF-8 (LANG=en_US.ISO-8859-1,
+        # PYTHONIOENCODING=ascii) rich draws it in ASCII, and rows drawn with "│" printed as "\u2502" under it.
+        self._box = box.HEAVY_HEAD.substitute(console.options, safe=console.safe_box)
 
     @property
     def width(self) -> int:
@@ -95,17 +99,20 @@ class PagedTable:
         # rows drawn here would no longer meet the head (the terminal wraps the lines instead).
         return self.console.render_lines(table, self.console.options.update_width(self.width), new_lines=True)
 
+    # Printed uncropped: on a terminal narrower than the table (its fixed columns need some 62 cells), rich cut
+    # every line at the terminal's edge, so the ts and summary columns were not shown at all; the terminal
+    # wraps the lines instead, and nothing of a row is lost.
     def _emit(self, lines: list[list[Segment]]) -> None:
-        self.console.print(Segments([segment for line in lines for segment in line]), end="")
+        self.console.print(Segments([segment for line in lines for segment in line]), end="", crop=False)
 
     def _print_page(self, page: _Page) -> None:
-        self.console.print(page.segments(), end="")
+        self.console.print(page.segments(), end="", crop=False)
 
     def _add_row(self, page: _Page, row: Sequence[Cell]) -> None:
         cells = [self._cell_lines(column, cell) for column, cell in zip(self.columns, row)]
         height = max(len(lines) for lines in cells)
         for index in range(height):
-            page.add("│")
+            page.add(self._box.mid_left)
             for column, lines in zip(self.columns, cells):
                 page.add(" ")
                 if index < len(lines):
@@ -113,7 +120,8 @@ class PagedTable:
                         page.add(text, style)
                 else:
                     page.add(" " * column.width)
-                page.add(" │")
+                page.add(" ")
+                page.add(self._box.mid_vertical if column is not self.columns[-1] else self._box.mid_right)
             page.add("\n")
         page.rows += 1
 

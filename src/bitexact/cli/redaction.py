@@ -20,6 +20,7 @@ from bitexact.cli.output import EXIT_FAIL, console, fail, plain, print_json
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.requests import (
     ENV_DUAL_CONTROL,
+    NoPendingRequestError,
     RedactionRequest,
     approve_request,
     dual_control_required,
@@ -58,6 +59,11 @@ def _refuse_typed_principal(action: str) -> None:
              code=EXIT_FAIL)
 
 
+_NO_PENDING_HINT = ("`bitexact redaction status {run}` lists its requests; `bitexact capture backfill --run {run}"
+                    " --by NAME` files one for what the capture policy removes.")
+"""Under "no pending redaction request": where to look, and how a request comes to be."""
+
+
 @redaction_group.command("approve")
 @click.argument("run_id")
 @click.option("--by", required=True, help="Who approves (must not be who requested).")
@@ -83,6 +89,8 @@ def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> N
         approval = approve_request(app.recorder().attach(run_id), by=by)
     except RunNotFoundError:
         app.no_run(run_id)
+    except NoPendingRequestError as exc:
+        fail(str(exc), code=EXIT_FAIL, hint=_NO_PENDING_HINT.format(run=run_id))
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_FAIL)
     if as_json:
@@ -124,6 +132,8 @@ def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json
         request = reject_request(app.run_store, run_id, by=by, reason=reason)
     except RunNotFoundError:
         app.no_run(run_id)
+    except NoPendingRequestError as exc:
+        fail(str(exc), code=EXIT_FAIL, hint=_NO_PENDING_HINT.format(run=run_id))
     except (BitExactError, ValueError) as exc:
         fail(str(exc), code=EXIT_FAIL)
     if as_json:

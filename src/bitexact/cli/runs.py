@@ -63,7 +63,7 @@ def runs_command(app: AppContext, as_json: bool) -> None:
     table.add_column("run", style="cyan", no_wrap=whole, overflow="fold")
     table.add_column("steps", justify="right", no_wrap=True)
     table.add_column("sealed", no_wrap=True)
-    table.add_column("started")
+    table.add_column("started", overflow="fold")  # cut with "…", a narrow terminal lost the time and the day
     table.add_column("kinds", overflow="fold")
     for r in runs:
         kinds = ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(r.kinds.items()))

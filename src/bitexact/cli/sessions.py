@@ -25,7 +25,7 @@ from bitexact.cli.output import (
     plain,
     print_json,
 )
-from bitexact.cli.progress import progress_bar
+from bitexact.cli.progress import progress_bar, working
 from bitexact.errors import BitExactError
 from bitexact.sessions import ENGINES, canonical_json, parse
 from bitexact.sessions.evidence import (
@@ -120,11 +120,12 @@ def sessions_group() -> None:
 def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
     """Parse an engine log into its canonical event trace.
 
+    Skipped records are listed on stderr, by position and cause.
+
     \b
     Examples:
       bitexact sessions parse claude-session.jsonl
       bitexact sessions parse codex.jsonl --engine codex --json > trace.json
-    Skipped records are listed on stderr, by position and cause.
 
     \b
     Exit codes:
@@ -211,12 +212,15 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
     if run_id is not None:
         _check_run_id(run_id)  # before the log is read: a bad id is a usage error whatever the log holds
     try:
-        source = read_session(log, engine=engine)
+        # Read and parsed whole before the first entry is recorded: some 4 s for 50 MB, with no bar yet.
+        with working(f"reading {escape(shown(log.name))}", for_script=as_json):
+            source = read_session(log, engine=engine)
     except SessionInputError as exc:
         fail(str(exc), code=EXIT_INPUT)
     _warn_diagnostics(source.diagnostics, source.name)
     try:
-        with progress_bar(f"importing {escape(shown(source.name))}", len(source.events)) as update:
+        with progress_bar(f"importing {escape(shown(source.name))}", len(source.events),
+                          for_script=as_json) as update:
             result = import_session(app.recorder(), source, run_id=run_id, progress=update)
     except AlreadyImportedError as exc:
         fail(str(exc), code=EXIT_FAIL)

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json
+from bitexact.cli.progress import working
 from bitexact.cli.sessions import sessions_group
 from bitexact.sessions import ENGINES
 from bitexact.errors import BitExactError
@@ -34,7 +35,8 @@ def _naming(path: Path, exc: Exception) -> str:
 
 @sessions_group.command("render")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["markdown", "text"]), default="markdown", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "text"]), default="markdown", show_default=True,
+              help="markdown (headings, fenced blocks) or plain text for a terminal or a log.")
 @click.option("--engine", type=click.Choice(ENGINES), help="The engine that wrote a raw log (default: detect).")
 @click.option("--budget", "budget_bytes", type=click.IntRange(min=512), help="Byte budget of the output (at least 512).")
 @click.option("--show-prompts", is_flag=True, help="Include user prompts (hidden by default: they are private).")
@@ -78,7 +80,8 @@ def unify_command(app: AppContext, artifact_dir: Path, output: Path) -> None:
     """
     app.refuse_own_file(output)
     try:
-        report = unify(artifact_dir, output)
+        with working(f"unifying {escape(plain(str(artifact_dir)))}"):
+            report = unify(artifact_dir, output)
     except (BitExactError, ValueError, OSError) as exc:
         fail(str(exc), code=EXIT_INPUT)
     click.echo(report.summary(), nl=False)
@@ -255,7 +258,13 @@ def sanitize_command(app: AppContext, directory: Path, mask_values: tuple[str, .
         err_console.print(f"[yellow]warning:[/] --mask: {blank} blank value(s) ignored")
     redactor = Redactor([*masks, *stdio_masks])
     try:
-        report = sanitize_tree(directory, masks, stdio=relative)
+        with working(f"sanitizing {escape(plain(str(directory)))}", for_script=as_json):
+            report = sanitize_tree(directory, masks, stdio=relative)
+    except KeyboardInterrupt as exc:
+        # Said as the stop on an error is: "interrupted" alone let a person take the tree for sanitized.
+        exc.add_note(f"{plain(str(directory))} may still hold unsanitized files - do not upload it; run the"
+                     " same command again to finish")
+        raise
     except OSError as exc:
         where = f" at {redactor.text(os.path.relpath(exc.filename, directory))}" if exc.filename else ""
         raise SanitizeStoppedError(
@@ -368,7 +377,9 @@ def conformance_command(tests_dir: Path | None, as_json: bool) -> None:
       2  the suite could not run (none in this installation, or it stopped)
     """
     try:
-        report = conformance_report(tests_dir)
+        # The suite runs in a pytest process of its own and reports when it is done: a minute or more.
+        with working("running the session test suite (a minute or more)", for_script=as_json):
+            report = conformance_report(tests_dir)
     except (RuntimeError, OSError) as exc:  # the suite could not run at all: said in one line
         fail(f"the session test suite could not run: {exc}", code=EXIT_INPUT)
     if as_json:

@@ -60,7 +60,7 @@ def parse_field(token: str) -> tuple[int, str]:
     step_text, colon, path = token.partition(":")
     # The path may be empty: the key "" is a committed path like any other (spelled "", so "3:").
     if not colon:
-        raise ValueError(f"{token!r} is not STEP:PATH (for example 3:result.account)")
+        raise ValueError(f"{token!r} is not STEP:PATH (for example 3:result.policy)")
     if not step_text.isascii() or not step_text.isdigit() or (len(step_text) > 1 and step_text[0] == "0"):
         raise ValueError(f"{token!r}: the step must be a plain decimal index like 3")
     return int(step_text), path

@@ -21,7 +21,9 @@ scan for unsanitized legacy inputs.  A source the pass cannot redact (read,
 decode or write failure) is *removed*, so an ``always()`` upload cannot
 publish it; the report names removed paths, never values.  Symbolic links
 are neither followed nor rewritten (they are removed too: their target is
-outside the pass's control).
+outside the pass's control).  The stdio log is rewritten last: its
+``::add-mask::`` lines are where the masks are read from, so a pass stopped
+part-way (Ctrl-C, a kill) can be run again and still applies them.
 """
 
 from __future__ import annotations
@@ -121,6 +123,22 @@ def sanitize_tree(root: Path, masks: Sequence[str] = (), *, stdio: str = STDIO_P
     rewritten: list[str] = []
     unchanged: list[str] = []
     removed: list[tuple[str, str]] = []
+
+    def sanitize_file(path: Path) -> None:
+        relative = redactor.text(path.relative_to(root).as_posix())
+        if path.is_symlink() or not path.is_file():
+            _remove(path)
+            removed.append((relative, "not a regular file"))
+            return
+        try:
+            changed = _redact_file(redactor, path)
+        except (OSError, UnicodeDecodeError, ValueError, TypeError) as exc:
+            _remove(path)
+            removed.append((relative, f"redaction failed ({type(exc).__name__})"))
+            return
+        (rewritten if changed else unchanged).append(relative)
+
+    stdio_last = False
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         base = Path(directory)
         for name in sorted(dirnames):
@@ -130,19 +148,15 @@ def sanitize_tree(root: Path, masks: Sequence[str] = (), *, stdio: str = STDIO_P
                 removed.append((redactor.text(relative), "symbolic link"))
         dirnames[:] = sorted(d for d in dirnames if not (base / d).is_symlink())
         for name in sorted(filenames):
-            path = base / name
-            relative = redactor.text(path.relative_to(root).as_posix())
-            if path.is_symlink() or not path.is_file():
-                _remove(path)
-                removed.append((relative, "not a regular file"))
+            if base / name == stdio_path:
+                # Rewritten last: it holds the ::add-mask:: values, which its rewrite destroys. A pass stopped
+                # before the end (Ctrl-C, a kill) leaves them readable, so running it again applies them to
+                # the files not yet done; rewritten first (in name order), they were lost to the second pass.
+                stdio_last = True
                 continue
-            try:
-                changed = _redact_file(redactor, path)
-            except (OSError, UnicodeDecodeError, ValueError, TypeError) as exc:
-                _remove(path)
-                removed.append((relative, f"redaction failed ({type(exc).__name__})"))
-                continue
-            (rewritten if changed else unchanged).append(relative)
+            sanitize_file(base / name)
+    if stdio_last:
+        sanitize_file(stdio_path)
     return SanitizeReport(len(redactor.masks), tuple(rewritten), tuple(unchanged), tuple(removed))
 
 
