@@ -66,6 +66,11 @@ class Agent:
     def helper(self: str, x: int) -> str:  # a static method whose first parameter is named self: no receiver
         return self * x
 
+    @staticmethod
+    @bitexact.record_tool
+    def login(self: str, password: str) -> bool:
+        return bool(self and password)
+
 
 class Special(Agent):
     def search(self, query: str, limit: int = 3) -> str:  # an override calling the recorded base
@@ -112,11 +117,13 @@ def test_a_classmethod_names_its_class_and_a_staticmethod_keeps_its_arguments(sd
         assert Agent.build(4) == 8
         assert Special().make(1) == 2
         assert Agent.helper("ab", 2) == "abab"
+        assert Agent.login("bob", "pw") is True
     calls = _calls(r.run_id)
-    assert [(c["tool"], c.get("receiver"), c["args"]) for c in calls] == [
-        ("build", {"cls": f"{HERE}.Agent"}, [4]),
-        ("make", {"cls": f"{HERE}.Special"}, [1]),
-        ("helper", None, ["ab", 2]),
+    assert [(c["tool"], c.get("receiver"), c["args"], c["kwargs"]) for c in calls] == [
+        ("build", {"cls": f"{HERE}.Agent"}, [4], {}),
+        ("make", {"cls": f"{HERE}.Special"}, [1], {}),
+        ("helper", None, ["ab", 2], {}),
+        ("login", None, ["bob"], {"password": "pw"}),  # by name as for any tool, counted from its first argument
     ]
 
 

@@ -16,6 +16,7 @@ call's ``receiver``, never recorded in ``args`` (see :class:`_Receiver`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import itertools
@@ -186,6 +187,7 @@ class _Receiver:
     param: str
     bound: dict[str, str] | None = None
     func: Any = None
+    whole: _Named | None = None  # the arguments by name (_Named) when the first argument is no receiver
 
 
 def _class_name(cls: type) -> str:
@@ -341,6 +343,8 @@ def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | No
     owner = None
     if receiver is not None:
         owner, args = _received(receiver, args)
+        if owner is None and receiver.bound is None:  # recorded as called: positions count the first one
+            named = receiver.whole
     args, kwargs, moved = _by_name(named, args, kwargs)
     hints = _carried(custody, moved)
     try:
@@ -635,6 +639,8 @@ def record_tool(
             return same  # type: ignore[no-any-return]
         receiver = _receiver_of(func, in_class)
         named = _named_positions(func, 1 if receiver is not None and receiver.bound is None else 0)
+        if receiver is not None and receiver.func is not None:
+            receiver = dataclasses.replace(receiver, whole=_named_positions(func))
         if _generator_callable(func, inspect.isgeneratorfunction):
             wrapper: Any = _generator_wrapper(func, tool, _streamed_custody(checked, tool), named, receiver)
         elif _generator_callable(func, inspect.isasyncgenfunction):
