@@ -66,8 +66,9 @@ def test_a_credential_named_positional_is_recorded_by_name_and_scrubbed() -> Non
         (["db.internal", "app"], {"password": T}),
         (["db.internal", "app"], {"password": T, "port": 6432}),
         (["[PAN ****1111]", 10.5], {"cvv": T}),
-        ([{"repr": calls[3]["args"][0]["repr"]}], {"passphrase": T}),
+        ([], {"passphrase": T}),  # the receiver is named, never recorded in args (docs/sdk.md)
     ]
+    assert calls[3]["receiver"] == {"self": f"{__name__}.Vault"}
 
 
 def test_calls_that_pass_it_by_name_or_cannot_are_recorded_as_called() -> None:

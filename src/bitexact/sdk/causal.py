@@ -7,6 +7,13 @@ context to a sub-agent in another process (``Run.child_env()`` puts it in
 the cause in its ``run_meta`` and moves its clock past it, so the two runs
 order causally whatever their hosts' clocks say.
 
+The sub-agent's first run takes ``BITEXACT_CONTEXT`` out of ``os.environ``
+(:func:`inherited_context`): the context names the event that caused this
+process, and a process it starts in turn (plain ``subprocess``, with the
+environment inherited) was caused by this one, not by its parent. Later runs
+of the same process still read it; a grandchild is handed one by
+``Run.child_env()``.
+
 Both numbers are whole, non-negative, written in plain decimal, and at most
 2^53 - 1, the largest integer every language holds exactly. An id is 1 to 64
 letters, digits, ``_`` or ``-``.
@@ -14,6 +21,7 @@ letters, digits, ``_`` or ``-``.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -28,6 +36,35 @@ MAX_CLOCK: Final[int] = 2**53 - 1
 _ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _NUMBER: Final = re.compile(r"0|[1-9][0-9]{0,15}")
 _wall_ns = time.time_ns  # bound at import: the clock never reads a patched time.time_ns
+
+
+_inherited: tuple[int, str] | None = None  # (pid, BITEXACT_CONTEXT) as this process was started with it
+_inherited_lock = threading.Lock()
+
+
+def inherited_context() -> str | None:
+    """The causal context this process was started under (``BITEXACT_CONTEXT``, stripped), or None.
+
+    The first read takes the variable out of ``os.environ`` and keeps it for this process: every run of it
+    reads the same parent, and a process it starts without ``Run.child_env()`` inherits none, where it
+    recorded its grandparent's event as its own cause. A value set again later (by the agent) is read and
+    taken out in turn. A child forked from this process reads none: its runs were caused by this process.
+    """
+    global _inherited
+    with _inherited_lock:
+        text = os.environ.pop(ENV_VAR, None)
+        if text is not None:
+            _inherited = (os.getpid(), text.strip()) if text.strip() else None
+        if _inherited is None or _inherited[0] != os.getpid():
+            return None
+        return _inherited[1]
+
+
+def forget_inherited_context() -> None:
+    """Forget the context :func:`inherited_context` kept (a test's isolation; an agent has no need)."""
+    global _inherited
+    with _inherited_lock:
+        _inherited = None
 
 
 class ContextFormatError(SdkArgumentError):

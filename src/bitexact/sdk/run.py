@@ -67,7 +67,8 @@ from bitexact.recording.journal_slots import (
 )
 from bitexact.store import AppendResult, StoreBusyError
 from bitexact.sdk import active, nondet, stores
-from bitexact.sdk.causal import ENV_VAR, CausalContext, ContextFormatError, HybridClock, format_context, parse_context
+from bitexact.sdk.causal import (ENV_VAR, CausalContext, ContextFormatError, HybridClock, format_context,
+                                  inherited_context, parse_context)
 from bitexact.sdk.custody import check_custody
 from bitexact.sdk.errors import (
     CustodyHintError,
@@ -178,7 +179,7 @@ class Run:
     # -- lifecycle ----------------------------------------------------------
 
     def _causal_parent(self) -> tuple[CausalContext | None, str | None]:
-        text = self._parent_arg if self._parent_arg is not None else os.environ.get(ENV_VAR, "").strip() or None
+        text = self._parent_arg if self._parent_arg is not None else inherited_context()
         if text is None:
             return None, None
         try:

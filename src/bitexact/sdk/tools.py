@@ -8,11 +8,15 @@ carries ``ctx=<tool>``. Outside a run it only calls the function.
 A custody that is not one is refused where the tool is wrapped, never at
 call time; so is a second wrapping of one tool with another custody, since
 the first wrapping would keep recording its calls without the custody the
-second asked for.
+second asked for, and with another name, which its calls would never carry.
+
+A method's receiver (``self``, a classmethod's ``cls``) is named in the
+call's ``receiver``, never recorded in ``args`` (see :class:`_Receiver`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import itertools
@@ -95,6 +99,8 @@ def tool_call_data(
         "result": result,
         "status": status,
     }
+    if type(args) is _ReceivedArgs:  # a method's receiver, named (see _Receiver)
+        data["args"], data["receiver"] = WrittenJSON(args.fragment), args.receiver
     err = error_data(error)
     if err is not None:
         data["error"] = err
@@ -118,10 +124,18 @@ def _generator_callable(func: Any, test: Callable[[Any], bool]) -> bool:
     return test(getattr(type(func), "__call__", None))
 
 
-def _register(fn: Any, custody: dict[str, str] | None, tool: str) -> Any:
-    """Refuse a second custody for one tool; return the wrapper already made for the same custody."""
+def _register(fn: Any, custody: dict[str, str] | None, tool: str, name: str | None = None) -> Any:
+    """Refuse a second custody, or another ``name``, for one tool; return the wrapper already made for the
+    same custody and name."""
     original = getattr(fn, MARK, None)
     if original is not None:  # wrapping a wrapper
+        first = getattr(fn, "__bitexact_tool_name__", None)
+        if name is not None and first is not None and name != first:
+            # The wrapper returned as it is would record every call under its first name, the second unsaid.
+            raise SdkArgumentError(
+                f"tool {first!r} is already wrapped by record_tool under that name: wrapping it again as {name!r} "
+                "would leave its calls recorded as "
+                f"{first!r}; give the name where it is first wrapped, or wrap the function itself", field="name")
         existing = getattr(fn, "__bitexact_custody__", None)
         if existing != custody:
             raise CustodyHintError(
@@ -149,6 +163,91 @@ class _Unwritable:
     error: Exception
 
 
+@dataclass(frozen=True, slots=True)
+class _ReceivedArgs(WrittenJSON):
+    """A method tool's positional arguments after its receiver, and the receiver named:
+    ``{"self": "module.Class"}`` (the instance's type) or ``{"cls": "module.Class"}``."""
+
+    receiver: dict[str, str]
+
+
+@dataclass(frozen=True)
+class _Receiver:
+    """How a method tool's receiver reaches it, read once where the tool is wrapped. ``param`` (``self`` or
+    ``cls``): it is the first positional argument of each call, dropped from ``args`` and named instead.
+    ``bound``: a bound method was wrapped, its receiver fixed and never in ``args``. ``func`` (with its
+    ``__name__``): the function is taken for a method by its name and place alone, so each call checks that
+    the class of its first argument holds it as one (a ``@staticmethod`` under ``@record_tool`` whose first
+    parameter is named ``self`` keeps that argument); None where that is known (over ``@classmethod``).
+
+    Recorded whole, ``self`` was the agent's whole state on every call (a history growing with each call
+    made the run's size quadratic), or a repr with a memory address no replay can use; ``args`` and
+    ``kwargs`` are now what ``receiver.method(*args, **kwargs)`` is called with, however the tool was wrapped."""
+
+    param: str
+    bound: dict[str, str] | None = None
+    func: Any = None
+    whole: _Named | None = None  # the arguments by name (_Named) when the first argument is no receiver
+
+
+def _class_name(cls: type) -> str:
+    return f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', type(cls).__name__)}"
+
+
+def _receiver_of(func: Any, in_class: bool | None) -> _Receiver | None:
+    """The :class:`_Receiver` of ``func``, or None for a function that takes none. ``in_class``: True for
+    the function a ``@classmethod`` holds, False for a ``@staticmethod``'s, None when only ``func`` says:
+    a bound method, or a function defined in a class body (its ``__qualname__`` ``Class.name``) whose first
+    parameter is ``self`` or ``cls``, as ``@record_tool`` under a class's ``def`` sees it."""
+    if inspect.ismethod(func):
+        owner = func.__self__
+        param = "cls" if isinstance(owner, type) else "self"
+        return _Receiver(param, {param: _class_name(owner if isinstance(owner, type) else type(owner))})
+    if in_class is False or not inspect.isfunction(func):
+        return None
+    try:
+        first = next(iter(inspect.signature(func).parameters.values()), None)
+    except (TypeError, ValueError):
+        return None
+    if first is None or first.kind not in (inspect.Parameter.POSITIONAL_ONLY,
+                                           inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        return None
+    if in_class:
+        return _Receiver("cls")
+    scope = func.__qualname__.split(".")
+    if len(scope) < 2 or scope[-2] == "<locals>" or first.name not in ("self", "cls"):
+        return None
+    return _Receiver(first.name, func=func)
+
+
+def _holds(cls: type, receiver: _Receiver) -> bool:
+    """Whether a class of ``cls``'s MRO holds ``receiver.func``'s wrapper as a method taking ``receiver.param``
+    (a subclass overriding it and calling ``super()`` reaches the base's)."""
+    name = receiver.func.__name__
+    for klass in getattr(cls, "__mro__", ()):
+        held = vars(klass).get(name)
+        if held is None or isinstance(held, staticmethod):
+            continue
+        if isinstance(held, classmethod) is (receiver.param == "cls"):
+            held = getattr(held, "__func__", held)
+            if getattr(held, MARK, None) is receiver.func:
+                return True
+    return False
+
+
+def _received(receiver: _Receiver, args: tuple[Any, ...]) -> tuple[dict[str, str] | None, tuple[Any, ...]]:
+    """The receiver named, and the arguments after it; None and ``args`` when the first is no receiver."""
+    if receiver.bound is not None:
+        return receiver.bound, args
+    if not args:  # the receiver passed by name, or a call Python refuses: recorded as called
+        return None, args
+    owner = args[0]
+    cls = owner if receiver.param == "cls" and isinstance(owner, type) else type(owner)
+    if receiver.func is not None and not _holds(cls, receiver):
+        return None, args
+    return {receiver.param: _class_name(cls)}, args[1:]
+
+
 @dataclass(frozen=True)
 class _Named:
     """Where a tool's positional arguments must be recorded by name: from the parameter at ``first`` (the first
@@ -163,13 +262,14 @@ class _Named:
     varargs: bool = False
 
 
-def _named_positions(func: Callable[..., Any]) -> _Named | None:
+def _named_positions(func: Callable[..., Any], skip: int = 0) -> _Named | None:
     """The :class:`_Named` of ``func``, read once where the tool is wrapped; None when no parameter that may
-    be passed by name names a credential, or the signature cannot be read (a builtin)."""
+    be passed by name names a credential, or the signature cannot be read (a builtin). ``skip``: leading
+    parameters never recorded in ``args`` (a method's receiver)."""
     from bitexact.capture.detectors import is_credential_name
 
     try:
-        parameters = list(inspect.signature(func).parameters.values())
+        parameters = list(inspect.signature(func).parameters.values())[skip:]
     except (TypeError, ValueError):
         return None
 
@@ -228,21 +328,29 @@ def _carried(custody: dict[str, str] | None, moved: tuple[str, ...]) -> dict[str
 
 
 def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | None = None,
-               custody: dict[str, str] | None = None) -> tuple[Any, Any, dict[str, str] | None]:
+               custody: dict[str, str] | None = None,
+               receiver: _Receiver | None = None) -> tuple[Any, Any, dict[str, str] | None]:
     """The arguments as the tool is called, before it runs: a tool that changes a list it was handed
     must not have the changed list recorded as what it was called with. Serialized here, once: the
     JSON is spliced into the entry as it is (:class:`WrittenJSON`), never parsed back and written
     again. Arguments no converter can write make the call a declared gap (:class:`_Unwritable`).
     A positional argument bound to a credential-named parameter is recorded by name (:class:`_Named`),
-    and the call's ``custody`` comes back with an ``args`` hint carried to the names (:func:`_carried`)."""
+    and the call's ``custody`` comes back with an ``args`` hint carried to the names (:func:`_carried`).
+    A method's receiver is named, never written (:class:`_Receiver`)."""
     from bitexact.sdk import active
     from bitexact.sdk.jsonable import dump_json
 
+    owner = None
+    if receiver is not None:
+        owner, args = _received(receiver, args)
+        if owner is None and receiver.bound is None:  # recorded as called: positions count the first one
+            named = receiver.whole
     args, kwargs, moved = _by_name(named, args, kwargs)
     hints = _carried(custody, moved)
     try:
         with active.busy():  # the SDK's own work: never recorded as the agent's nondeterminism
-            return (WrittenJSON(orjson.Fragment(dump_json(list(args)))),
+            written = orjson.Fragment(dump_json(list(args)))
+            return (WrittenJSON(written) if owner is None else _ReceivedArgs(written, owner),
                     WrittenJSON(orjson.Fragment(dump_json(kwargs))), hints)
     except Exception as exc:  # noqa: BLE001 - declared when the call is recorded, never raised to the agent
         unwritable = _Unwritable(exc)
@@ -379,7 +487,8 @@ async def _awaited(coroutine: Any, call: _OpenAwaited, tool: str, run: Any) -> A
     return result
 
 
-def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None) -> Any:
+def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None,
+                       receiver: _Receiver | None) -> Any:
     """A generator tool stays a generator. Each step runs inside the tool (entries carry its ``ctx``),
     never the caller's code between steps; ``send``/``throw``/``close`` reach it; the call is recorded
     once it is exhausted, raises, or is closed."""
@@ -389,7 +498,7 @@ def _generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named:
         if run is None:
             return (yield from func(*args, **kwargs))
         outer = current_tool(run)
-        called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked)  # as for any tool
+        called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked, receiver)  # as for any tool
         inner = func(*args, **kwargs)
         call = _OpenGenerator(run, tool, called_args, called_kwargs, hints, outer)
         return (yield from _drive(run, tool, inner, call))
@@ -427,17 +536,29 @@ def _drive(run: Any, tool: str, inner: Any, call: _OpenGenerator) -> Any:
             step, value = inner.throw, exc
 
 
-def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None) -> Any:
+def _async_generator_wrapper(func: Callable[..., Any], tool: str, checked: Any, named: _Named | None,
+                             receiver: _Receiver | None) -> Any:
     """The async twin of :func:`_generator_wrapper`; outside a run ``asend``/``athrow``/``aclose`` reach
     the tool as well (an ``async for`` alone would drop them), with nothing recorded."""
-    @functools.wraps(func)
-    async def async_generator_wrapper(*args: Any, **kwargs: Any) -> Any:
+    def start(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, _OpenGenerator | None]:
         run = current_run()
-        outer = current_tool(run) if run is not None else None
-        called_args, called_kwargs, hints = (_as_called(args, kwargs, named, checked) if run is not None
-                                             else (args, kwargs, checked))
+        if run is None:
+            return None, func(*args, **kwargs), None
+        outer = current_tool(run)
+        called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked, receiver)
         inner = func(*args, **kwargs)
-        call = _OpenGenerator(run, tool, called_args, called_kwargs, hints, outer) if run is not None else None
+        return run, inner, _OpenGenerator(run, tool, called_args, called_kwargs, hints, outer)
+
+    return functools.wraps(func)(_async_driver(tool, start))
+
+
+def _async_driver(tool: str, start: Callable[[tuple[Any, ...], dict[str, Any]], tuple[Any, Any, Any]]) -> Any:
+    """An async generator function stepping the async generator ``start`` gives (with its run and call, or
+    None and None outside a run) for its consumer, each step inside the tool, recording the call once it is
+    exhausted, raises, or is closed. One loop for an async generator tool and for an async generator a sync
+    tool returned (there is no ``yield from`` in an async generator to share it otherwise)."""
+    async def async_generator_wrapper(*args: Any, **kwargs: Any) -> Any:
+        run, inner, call = start(args, kwargs)
 
         def record(result: Any, error: BaseException | None) -> None:
             if call is not None:
@@ -505,22 +626,25 @@ def record_tool(
         # Taken here, every call of the tool would be a gap instead of a tool_call.
         raise SdkArgumentError("name must be a non-empty string naming the tool", field="name")
 
-    def decorate(func: F) -> F:
+    def decorate(func: F, in_class: bool | None = None) -> F:
         if isinstance(func, (staticmethod, classmethod)):
             # Wrapped over the decorator: the function it holds is the tool (sync, async or a generator),
-            # and the wrapper is made the same kind of method again, so no `self` reaches it.
-            return type(func)(decorate(func.__func__))  # type: ignore[return-value]
+            # and the wrapper is made the same kind of method again; a classmethod's `cls` is named, not dumped.
+            return type(func)(decorate(func.__func__, isinstance(func, classmethod)))  # type: ignore[return-value]
         if not callable(func):
             raise SdkArgumentError(f"record_tool wraps a function, not {type(func).__name__}", field="fn")
         tool = name or _tool_name(func)
-        same = _register(func, checked, tool)
+        same = _register(func, checked, tool, name)
         if same is not None:
             return same  # type: ignore[no-any-return]
-        named = _named_positions(func)
+        receiver = _receiver_of(func, in_class)
+        named = _named_positions(func, 1 if receiver is not None and receiver.bound is None else 0)
+        if receiver is not None and receiver.func is not None:
+            receiver = dataclasses.replace(receiver, whole=_named_positions(func))
         if _generator_callable(func, inspect.isgeneratorfunction):
-            wrapper: Any = _generator_wrapper(func, tool, _streamed_custody(checked, tool), named)
+            wrapper: Any = _generator_wrapper(func, tool, _streamed_custody(checked, tool), named, receiver)
         elif _generator_callable(func, inspect.isasyncgenfunction):
-            wrapper = _async_generator_wrapper(func, tool, _streamed_custody(checked, tool), named)
+            wrapper = _async_generator_wrapper(func, tool, _streamed_custody(checked, tool), named, receiver)
         elif inspect.iscoroutinefunction(func) or async_callable(func):
             @functools.wraps(func)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -528,7 +652,7 @@ def record_tool(
                 if run is None:
                     return await func(*args, **kwargs)
                 outer = current_tool(run)
-                called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked)
+                called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked, receiver)
                 with inside_tool(tool, run):
                     try:
                         result = await func(*args, **kwargs)
@@ -552,7 +676,7 @@ def record_tool(
                 if run is None:
                     return func(*args, **kwargs)
                 outer = current_tool(run)
-                called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked)
+                called_args, called_kwargs, hints = _as_called(args, kwargs, named, checked, receiver)
                 with inside_tool(tool, run):
                     try:
                         result = func(*args, **kwargs)
@@ -569,12 +693,17 @@ def record_tool(
                     streamed_hints = _streamed_custody(hints, tool)
                     return _drive(run, tool, result, _OpenGenerator(run, tool, called_args, called_kwargs,
                                                                     streamed_hints, outer))
+                if inspect.isasyncgen(result) and streamable:
+                    # An async generator function under a decorator that hides it: an async generator tool.
+                    call = _OpenGenerator(run, tool, called_args, called_kwargs, _streamed_custody(hints, tool), outer)
+                    return _async_driver(tool, lambda _args, _kwargs: (run, result, call))()
                 run._record_tool(tool, called_args, called_kwargs, result, None, hints, outer, observed=True)
                 return result
 
             wrapper = sync_wrapper
         setattr(wrapper, MARK, func)
         wrapper.__bitexact_custody__ = checked
+        wrapper.__bitexact_tool_name__ = tool
         return wrapper  # type: ignore[no-any-return]
 
     return decorate(fn) if fn is not None else decorate
