@@ -23,6 +23,7 @@ from bitexact.cli.output import (
     fail,
     plain,
     print_json,
+    tick,
 )
 from bitexact.cli.progress import progress_bar, working
 from bitexact.config import SettingError
@@ -140,7 +141,7 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
                     "redacted_fields": result.redacted_fields, "bytes": result.bytes_written})
         return
     console.print(
-        f"[green]✓[/] exported [cyan]{escape(run_id)}[/] ({result.steps} steps, {result.format}) to"
+        f"{tick()} exported [cyan]{escape(run_id)}[/] ({result.steps} steps, {result.format}) to"
         f" [bold]{escape(str(result.path))}[/]"
         f"\n  head {result.head_hash}\n  signed by key {key.key_id} ({key.public_hex})"
         + (f"\n  {result.redacted_fields} field(s) redacted in this bundle (in the store or by --redact)" if result.redacted_fields else ""),

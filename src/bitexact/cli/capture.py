@@ -36,7 +36,7 @@ from bitexact.capture.policy import PRESETS
 from bitexact.capture.rules import GOVERNED_KINDS
 from bitexact.capture.trial import DEFAULT_KIND, DEFAULT_PATH, FieldTrial, TrialInputError, try_field
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, plain, print_json
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, plain, print_json, tick
 from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key, read_host_key
 from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
 from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
@@ -206,18 +206,20 @@ def policy_check(source: str, as_json: bool) -> None:
     if policy.off:
         console.print("[yellow]usable[/]: off - nothing is removed")
         return
-    console.print(f"[green]✓[/] usable: {escape(plain(source))} - digest {policy.digest}, "
+    console.print(f"{tick()} usable: {escape(plain(source))} - digest {policy.digest}, "
                   f"{len(policy.rules)} rule(s), key {policy.key_id or 'none'}", soft_wrap=True)
 
 
 @policy_group.command("digest")
 @click.argument("source", metavar="FILE")
-def policy_digest(source: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help='Print {"digest": ...} as JSON.')
+def policy_digest(source: str, as_json: bool) -> None:
     """Print FILE's digest (what run_meta records): keys named by id, never by where they are kept.
 
     \b
     Examples:
       bitexact capture policy digest policy.json
+      bitexact capture policy digest policy.json --json
 
     \b
     Exit codes:
@@ -231,6 +233,9 @@ def policy_digest(source: str) -> None:
         fail(str(exc), code=EXIT_FAIL)
     if policy.digest is None:
         fail("the policy off has no digest (run_meta records `off`)", code=EXIT_FAIL)
+    if as_json:
+        print_json({"digest": policy.digest})
+        return
     click.echo(policy.digest)
 
 
@@ -401,7 +406,7 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     if as_json:
         print_json({"path": str(output), "key_id": key_id})
         return
-    console.print(f"[green]✓[/] capture key written to {escape(plain(str(output)))} (owner-only)\n  key id {key_id}",
+    console.print(f"{tick()} capture key written to {escape(plain(str(output)))} (owner-only)\n  key id {key_id}",
                   soft_wrap=True)  # the path and the key id are copied into a policy: never wrapped
 
 
@@ -467,7 +472,7 @@ def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> No
         print_json({"run_id": run_id, "policy": policy.digest, "request": request.request_id,
                     "fields": [{"field": f.token, "why": f.why} for f in plan.fields]})
         return
-    console.print(f"[green]✓[/] redaction request {request.request_id} filed on {escape(plain(run_id))} by "
+    console.print(f"{tick()} redaction request {request.request_id} filed on {escape(plain(run_id))} by "
                   f"{escape(plain(by))}: {len(plan.fields)} field(s) (policy {policy.digest})", soft_wrap=True)
     for item in plan.fields:
         # A field's path is the recorded data's own keys: its control characters are shown as escapes.

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import console, err_console, print_json
+from bitexact.cli.output import console, err_console, glyph, print_json
 from bitexact.cli.summary import summarize
 from bitexact.demo import run_demo
 
@@ -38,7 +38,7 @@ def demo_command(app: AppContext, as_json: bool) -> None:
     if as_json:
         result = run_demo(app.store, app.home)  # stdout holds the one document, nothing else
     else:
-        with err_console.status("recording a claims-agent run…"):
+        with err_console.status(f"recording a claims-agent run{glyph('…', on=err_console)}"):
             result = run_demo(app.store, app.home)
     if as_json:
         print_json({"run_id": result.run_id, "bundle": str(result.export.path), "verdict": result.verdict.line,

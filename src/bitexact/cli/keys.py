@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json, tick
 from bitexact.crypto.keystore import COMPROMISED, PublicKeyInfo, UnknownKeyError
 from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write
@@ -158,11 +158,11 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
                     "compromised": compromised, "at": now})
         return
     if compromised:
-        console.print(f"[green]✓[/] rotated: {old.key_id} retired as compromised (its private key is removed),"
+        console.print(f"{tick()} rotated: {old.key_id} retired as compromised (its private key is removed),"
                       f" {new.key_id} current.\n  Publish a new trust file (bitexact keys trust-file): it leaves"
                       f" {old.key_id} out, so runs signed only by it no longer verify against it.", soft_wrap=True)
         return
-    console.print(f"[green]✓[/] rotated: {old.key_id} retired, {new.key_id} current.\n"
+    console.print(f"{tick()} rotated: {old.key_id} retired, {new.key_id} current.\n"
                   "  Publish a new trust file (bitexact keys trust-file) so relying parties accept both.", soft_wrap=True)
 
 

@@ -196,6 +196,42 @@ def kept_whole(values: Iterable[str], others: int) -> bool:
     return max(map(len, values), default=0) + others <= console.width
 
 
+GLYPHS: dict[str, str] = {"✓": "ok", "·": "-", "×": "x", "…": "...", "→": "->"}
+"""The glyphs the command line prints of its own, each with the ASCII it is written as on a stream that
+cannot carry it (``PYTHONIOENCODING=ascii``, ``LANG=C`` with a non-UTF-8 locale), as rich draws its
+tables' borders in ASCII there."""
+
+
+def glyph(char: str, *, on: Console | None = None) -> str:
+    """``char`` (one of :data:`GLYPHS`) if the stream of ``on`` (stdout's console by default) can encode
+    it, else its ASCII stand-in.
+
+    The streams are set to ``backslashreplace``, so recorded data a stream cannot carry prints as escapes
+    (deliberately: what was recorded stays legible and exact); our own ticks and arrows printed as
+    ``\\u2713`` and ``\\u2192`` there, which says nothing to a reader.
+    """
+    encoding = (on or console).encoding
+    try:
+        char.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return GLYPHS[char]
+    return char
+
+
+def clipped(text: str, width: int) -> str:
+    """``text`` if it holds at most ``width`` characters, else cut to ``width`` ending in an ellipsis
+    (``...`` where the stream cannot carry ``…``, still ``width`` characters in all)."""
+    if len(text) <= width:
+        return text
+    ellipsis = glyph("…")
+    return text[: width - len(ellipsis)] + ellipsis
+
+
 def ok(message: str) -> None:
     """A success line: a green tick, then ``message`` as plain text (it may quote run ids and paths)."""
-    console.print(Text.assemble(("✓", "green"), " ", plain(message)), soft_wrap=True)
+    console.print(Text.assemble((glyph("✓"), "green"), " ", plain(message)), soft_wrap=True)
+
+
+def tick() -> str:
+    """The green tick that opens a success line, as rich markup (``ok`` in ASCII where ``✓`` cannot print)."""
+    return f"[green]{glyph('✓')}[/]"

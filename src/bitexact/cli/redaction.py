@@ -16,7 +16,7 @@ import click
 from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, console, fail, plain, print_json
+from bitexact.cli.output import EXIT_FAIL, console, fail, plain, print_json, tick
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.requests import (
     ENV_DUAL_CONTROL,
@@ -100,7 +100,7 @@ def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> N
     request = approval.request
     what = "completed the approval of" if approval.completed else "approved"
     # Names and field paths were typed by people and recorded (as `status` shows them): text, never escapes.
-    console.print(f"[green]✓[/] {_shown(request.decided_by or by)} {what} request {request.request_id} by "
+    console.print(f"{tick()} {_shown(request.decided_by or by)} {what} request {request.request_id} by "
                   f"{_shown(request.requested_by)}: {len(approval.redacted)} field(s) redacted on {escape(run_id)}", soft_wrap=True)
     if approval.already:
         already = _shown(", ".join(approval.already))
@@ -139,7 +139,7 @@ def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json
     if as_json:
         print_json(request.to_json())
         return
-    console.print(f"[green]✓[/] {_shown(by)} rejected request {request.request_id} by {_shown(request.requested_by)}"
+    console.print(f"{tick()} {_shown(by)} rejected request {request.request_id} by {_shown(request.requested_by)}"
                   f" on {escape(run_id)}; nothing changed", soft_wrap=True)
 
 

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import console, kept_whole, plain, print_json, print_json_streamed
+from bitexact.cli.output import console, glyph, kept_whole, plain, print_json, print_json_streamed
 from bitexact.cli.paged_table import Column, PagedTable, Part
 from bitexact.cli.summary import SUMMARY_WIDTH, clock_of, summarize
 from bitexact.errors import RunNotFoundError
@@ -66,7 +66,7 @@ def runs_command(app: AppContext, as_json: bool) -> None:
     table.add_column("started", overflow="fold")  # cut with "…", a narrow terminal lost the time and the day
     table.add_column("kinds", overflow="fold")
     for r in runs:
-        kinds = ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(r.kinds.items()))
+        kinds = ", ".join(f"{k}{glyph('×')}{n}" if n > 1 else k for k, n in sorted(r.kinds.items()))
         table.add_row(Text(r.run_id), str(r.steps), "[green]yes[/]" if r.sealed else "[yellow]no[/]",
                       r.started_at[:19].replace("T", " "), escape(kinds))
     console.print(table)
@@ -135,17 +135,18 @@ def show_command(app: AppContext, run_id: str, start: int, limit: int | None, as
         print_json_streamed(
             {"run_id": run_id, "sealed": info.sealed, "head_hash": info.head_hash}, "steps",
             ({"step": e["step"], "kind": e["kind"], "prov": e["prov"], "ts": e["ts"], "ctx": e.get("ctx"),
-              "summary": summarize(e), "data": e.get("data", {}), "redacted": e.get("redacted", [])}
+              "summary": summarize(e, printed=False), "data": e.get("data", {}), "redacted": e.get("redacted", [])}
              for e in entries))
         return
-    title = f"{run_id} · {info.steps} steps · {'sealed' if info.sealed else 'unsealed'}"
+    dot = glyph("·")
+    title = f"{run_id} {dot} {info.steps} steps {dot} {'sealed' if info.sealed else 'unsealed'}"
     if first >= stop:
         why = f"--limit {limit} shows none" if start < info.steps else \
             f"no step from step {start}" + (f" (its steps are 0 to {info.steps - 1})" if info.steps else "")
         console.print(Text(f"{title}: {why}"), soft_wrap=True)
         return
     if first > 0 or stop < info.steps:
-        title += f" · showing {first} to {stop - 1}"
+        title += f" {dot} showing {first} to {stop - 1}"
     _steps_table(title, info.kinds, stop - 1, "redaction" in info.kinds).print(
         (str(e["step"]), plain(str(e["kind"])), plain(str(e["prov"])), clock_of(e["ts"]), _summary_cell(e))
         for e in entries)

@@ -22,8 +22,11 @@ from bitexact.cli.output import (
     console,
     err_console,
     fail,
+    clipped,
+    glyph,
     plain,
     print_json,
+    tick,
 )
 from bitexact.cli.progress import progress_bar, working
 from bitexact.errors import BitExactError
@@ -82,8 +85,7 @@ def _check_run_id(run_id: str) -> None:
 
 
 def _clip(value: Any) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= _WIDTH else text[: _WIDTH - 1] + "…"
+    return clipped(" ".join(str(value).split()), _WIDTH)
 
 
 def _event_summary(event: dict[str, Any]) -> str:
@@ -150,7 +152,8 @@ def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
                  code=EXIT_INPUT)
         click.echo(document, nl=False)
         return
-    table = Table(title=f"{escape(shown(log.name))} · {result.engine} · {len(result.events)} events")  # title is markup
+    dot = glyph("·")
+    table = Table(title=f"{escape(shown(log.name))} {dot} {result.engine} {dot} {len(result.events)} events")  # title is markup
     table.add_column("#", justify="right")
     table.add_column("type", style="cyan")
     table.add_column("id")
@@ -242,7 +245,7 @@ def _print_imported(result: ImportResult, source: SessionSource, as_json: bool) 
         print_json({**result.to_json(), "source": source.describe()})
         return
     console.print(
-        f"[green]✓[/] imported [bold]{escape(shown(source.name))}[/] ({source.engine}, {result.events} events) as run "
+        f"{tick()} imported [bold]{escape(shown(source.name))}[/] ({source.engine}, {result.events} events) as run "
         f"[cyan]{escape(result.run_id)}[/]: {result.steps} steps, sealed\n"
         f"  sha256 {source.sha256}\n  head   {result.head_hash}",
         soft_wrap=True,  # the run id and the hashes are copied from their lines whole: never wrapped
@@ -253,5 +256,5 @@ def _print_imported(result: ImportResult, source: SessionSource, as_json: bool) 
     for kind, count in sorted(result.kinds.items()):
         table.add_row(kind, str(count))
     console.print(table)
-    console.print(f"[dim]Next: bitexact show {escape(result.run_id)} · bitexact export {escape(result.run_id)}"
+    console.print(f"[dim]Next: bitexact show {escape(result.run_id)} {glyph('·')} bitexact export {escape(result.run_id)}"
                   " -o bundle.json[/]", soft_wrap=True)

@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json, tick
 from bitexact.cli.progress import working
 from bitexact.cli.sessions import sessions_group
 from bitexact.sessions import ENGINES
@@ -65,13 +65,20 @@ def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int |
 @click.argument("artifact_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write aw_session.jsonl (written atomically).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print what was written (path, records, bytes, warnings count, coverage) as JSON.")
 @pass_app
-def unify_command(app: AppContext, artifact_dir: Path, output: Path) -> None:
+def unify_command(app: AppContext, artifact_dir: Path, output: Path, as_json: bool) -> None:
     """Merge an artifact directory's agent and runtime observations into aw_session.jsonl (UAS 3.5).
 
     \b
     Examples:
       bitexact sessions unify artifacts/ -o aw_session.jsonl
+      bitexact sessions unify artifacts/ -o aw_session.jsonl --json
+
+    Standard output is a report for people (the data is the -o file): what was written, the sources, and
+    the first 30 warnings, then a line counting the others; every warning is in the file as a
+    session.collection_warning record. With --json, one document (path, records, bytes, warnings, coverage).
 
     \b
     Exit codes:
@@ -80,10 +87,13 @@ def unify_command(app: AppContext, artifact_dir: Path, output: Path) -> None:
     """
     app.refuse_own_file(output)
     try:
-        with working(f"unifying {escape(plain(str(artifact_dir)))}"):
+        with working(f"unifying {escape(plain(str(artifact_dir)))}", for_script=as_json):
             report = unify(artifact_dir, output)
     except (BitExactError, ValueError, OSError) as exc:
         fail(str(exc), code=EXIT_INPUT)
+    if as_json:
+        print_json(report.to_json())
+        return
     click.echo(report.summary(), nl=False)
 
 
@@ -179,7 +189,7 @@ def _print_sanitize(root: Path, stdio: str, found: bool, report: SanitizeReport,
     def shown(text: str) -> str:
         return escape(plain(text))
 
-    mark = "[green]✓[/]" if not report.removed and not unreadable else "[yellow]![/]"
+    mark = tick() if not report.removed and not unreadable else "[yellow]![/]"
     console.print(
         f"{mark} sanitized [bold]{shown(str(root))}[/]: {len(report.rewritten)} rewritten, "
         f"{len(report.unchanged)} unchanged, {len(report.removed)} removed; "

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from bitexact.cli.output import plain
+from bitexact.cli.output import glyph, plain
 
 SUMMARY_WIDTH = 72
 """The most characters a summary holds (a longer one is clipped, ending in "…")."""
@@ -15,9 +16,30 @@ _WIDTH = SUMMARY_WIDTH
 _CLOCK = re.compile(r"T(\d{2}:\d{2}:\d{2})(\.\d{1,3})?")
 
 
-def _clip(text: str) -> str:
-    text = plain(" ".join(str(text).split()))
-    return text if len(text) <= _WIDTH else text[: _WIDTH - 1] + "…"
+def _unchanged(char: str) -> str:
+    return char
+
+
+def summarize(entry: dict[str, Any], *, printed: bool = True) -> str:
+    """What a person scanning a run wants to see of one entry. A value redaction removed shows as
+    ``[redacted]``, never as the default an absent value gets (``ok``, ``error``, ``no source``).
+
+    ``printed`` (a table's cell): the summary's own arrows, dots and ellipsis are ASCII where stdout cannot
+    carry them (:func:`~bitexact.cli.output.glyph`). A summary in a JSON document (``printed=False``) is the
+    same text whatever stream it is written to: JSON writes what the stream cannot carry as escapes.
+    """
+    return _summary(entry, glyph if printed else _unchanged)
+
+
+def _summary(entry: dict[str, Any], glyph: Callable[[str], str]) -> str:
+    def _clip(text: str) -> str:
+        text = plain(" ".join(str(text).split()))
+        if len(text) <= _WIDTH:
+            return text
+        ellipsis = glyph("…")
+        return text[: _WIDTH - len(ellipsis)] + ellipsis
+
+    return _summarize(entry, glyph, _clip)
 
 
 def clock_of(ts: str) -> str:
@@ -59,9 +81,7 @@ def _context_source(entry: dict[str, Any], data: dict[str, Any]) -> str:
     return str(_shown(entry, "source", source or "no source"))
 
 
-def summarize(entry: dict[str, Any]) -> str:
-    """What a person scanning a run wants to see of one entry. A value redaction removed shows as
-    ``[redacted]``, never as the default an absent value gets (``ok``, ``error``, ``no source``)."""
+def _summarize(entry: dict[str, Any], glyph: Callable[[str], str], _clip: Callable[[str], str]) -> str:
     data = entry.get("data", {})
     kind = entry.get("kind")
 
@@ -69,14 +89,14 @@ def summarize(entry: dict[str, Any]) -> str:
         return _shown(entry, path, value)
 
     if kind == "tool_call":
-        return _clip(f"{shown('tool', data.get('tool', '?'))}() → {_tool_status(entry, data)}")
+        return _clip(f"{shown('tool', data.get('tool', '?'))}() {glyph('→')} {_tool_status(entry, data)}")
     if kind == "http_call":
         request, response = data.get("request", {}), data.get("response", {})
         if not isinstance(request, dict) or not isinstance(response, dict):
             return "http exchange"
         method = shown("request.method", request.get("method", "?"))
         path = shown("request.path", request.get("path", ""))
-        return _clip(f"{method} {path} → {shown('response.status', response.get('status', 'error'))}")
+        return _clip(f"{method} {path} {glyph('→')} {shown('response.status', response.get('status', 'error'))}")
     if kind == "context":
         name = shown("name", data.get("name")) or shown("type", data.get("type", "?"))
         return _clip(f"{name} ({_context_source(entry, data)})")
@@ -88,8 +108,8 @@ def summarize(entry: dict[str, Any]) -> str:
     if kind == "marker":
         return _clip(str(shown("note", data.get("note", ""))))
     if kind == "run_meta":
-        return _clip(f"{shown('name', data.get('name')) or 'run'} · python {shown('python', data.get('python', '?'))}"
-                     f" · policy {shown('capture_policy', data.get('capture_policy', '?'))}")
+        return _clip(f"{shown('name', data.get('name')) or 'run'} {glyph('·')} python {shown('python', data.get('python', '?'))}"
+                     f" {glyph('·')} policy {shown('capture_policy', data.get('capture_policy', '?'))}")
     if kind == "run_end":
         return f"sealed at {data.get('steps')} steps"
     if kind == "redaction":

@@ -33,6 +33,10 @@ from bitexact.sessions.unify.sources import existing_source_paths, is_source_pat
 from bitexact.sessions.unify.write import remove_stale, write_records_atomic
 
 
+SHOWN_WARNINGS = 30
+"""The warnings ``bitexact sessions unify`` lists; a line counts the others (the file holds them all)."""
+
+
 @dataclass(frozen=True)
 class UnifyReport:
     """What one ``unify`` run wrote."""
@@ -43,8 +47,13 @@ class UnifyReport:
     coverage: dict[str, Any]
     warnings: tuple[str, ...]
 
-    def summary(self) -> str:
-        """The text ``bitexact sessions unify`` prints (no payloads)."""
+    def summary(self, *, shown_warnings: int | None = SHOWN_WARNINGS) -> str:
+        """The text ``bitexact sessions unify`` prints (no payloads).
+
+        The first ``shown_warnings`` warnings are listed (all with ``None``), then one line counts the
+        rest: an invalid agent log gives a warning a line (127,000 lines printed for one such log), and
+        every warning is in the written file as a ``session.collection_warning`` record.
+        """
         cov = self.coverage
         lines = [
             f"wrote {shown(str(self.path))} ({self.records} records, {self.bytes} bytes)",
@@ -59,8 +68,18 @@ class UnifyReport:
         if cov["absentComponents"]:
             lines.append("absent components: " + ", ".join(cov["absentComponents"]))
         lines.append(f"warnings: {cov['warningCount']}")
-        lines.extend(f"  {shown(w)}" for w in self.warnings)
+        listed = self.warnings if shown_warnings is None else self.warnings[:shown_warnings]
+        lines.extend(f"  {shown(w)}" for w in listed)
+        if len(listed) < len(self.warnings):
+            lines.append(f"  ... {len(self.warnings) - len(listed)} more warnings; all {len(self.warnings)} are in"
+                         f" {shown(str(self.path))} as session.collection_warning records")
         return "\n".join(lines) + "\n"
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``bitexact sessions unify --json`` prints: the file written, its counts, the number of
+        warnings (each one is in the file as a ``session.collection_warning`` record) and the coverage."""
+        return {"path": str(self.path), "records": self.records, "bytes": self.bytes,
+                "warnings": len(self.warnings), "coverage": self.coverage}
 
 
 def source_output(artifact_dir: Path, out: Path) -> str | None:
