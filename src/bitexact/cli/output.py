@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -210,12 +211,17 @@ def glyph(char: str, *, on: Console | None = None) -> str:
     (deliberately: what was recorded stays legible and exact); our own ticks and arrows printed as
     ``\\u2713`` and ``\\u2192`` there, which says nothing to a reader.
     """
-    encoding = (on or console).encoding
+    return char if _carries((on or console).encoding, char) else GLYPHS[char]
+
+
+@functools.lru_cache(maxsize=64)
+def _carries(encoding: str, char: str) -> bool:
+    """Whether ``encoding`` can write ``char``: asked once per pair (``show`` asks it for every row)."""
     try:
         char.encode(encoding)
     except (UnicodeEncodeError, LookupError):
-        return GLYPHS[char]
-    return char
+        return False
+    return True
 
 
 def clipped(text: str, width: int) -> str:
