@@ -56,6 +56,16 @@ def _text(value: str) -> str:
     return value
 
 
+def type_name(cls: type) -> str:
+    """``module.QualifiedName`` of a class: how a record names an exception's type, or a method's receiver."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def exception_data(exc: BaseException) -> dict[str, str]:
+    """An exception as a record describes it: ``{"type", "message"}``."""
+    return {"type": type_name(type(exc)), "message": exception_message(exc)}
+
+
 def exception_message(exc: BaseException) -> str:
     """An exception's message, even when its ``__str__`` itself raises (the agent gets its own exception
     either way; this only describes it)."""

@@ -23,7 +23,7 @@ from bitexact.canon import canonicalize
 from bitexact.crypto import chain_hash
 from bitexact.sdk.errors import SdkArgumentError
 from bitexact.sdk.handle import RecordHandle
-from bitexact.sdk.jsonable import MAX_SAFE_INT, exception_message, to_jsonable
+from bitexact.sdk.jsonable import MAX_SAFE_INT, exception_data, to_jsonable
 
 OUTCOMES: Final[tuple[str, ...]] = ("pass", "fail", "warn", "held", "error", "unknown")
 DECIDED: Final[tuple[str, ...]] = ("pass", "fail", "warn", "held")
@@ -151,8 +151,7 @@ def policy_check_data(
     if reported is not None or (word == "unknown" and outcome is None):
         record["reported"] = reported
     if word == "error" and isinstance(outcome, BaseException):
-        record["error"] = {"type": f"{type(outcome).__module__}.{type(outcome).__qualname__}",
-                           "message": exception_message(outcome)}
+        record["error"] = exception_data(outcome)
     reason = _optional_text(reason, "reason")
     if reason is not None:
         record["reason"] = reason

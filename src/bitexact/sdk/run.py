@@ -80,7 +80,7 @@ from bitexact.sdk.errors import (
 from bitexact.sdk.failures import INVALID_ARGUMENT, STORAGE_UNAVAILABLE, FailureLog, Gap, cause_of, describe
 from bitexact.sdk.handle import RecordHandle, bounded_timeout
 from bitexact.sdk.identity import COMPUTED, IdentityVerdict, apply_identity_rule, identity_gap, workflow_digest
-from bitexact.sdk.jsonable import dump_json, exception_message, to_jsonable
+from bitexact.sdk.jsonable import dump_json, exception_message, to_jsonable, type_name
 from bitexact.sdk.queue import LARGE_ENTRY_BYTES, OrderedWriter, Pending, drain_timeout, queue_max_bytes
 from bitexact.sdk.records import (
     POLICY_CHECK_KIND,
@@ -441,7 +441,7 @@ class Run:
         kind = type(exc)
         try:
             self._submit("marker", {"note": "run ended by an exception",
-                                    "exception": {"type": f"{kind.__module__}.{kind.__qualname__}",
+                                    "exception": {"type": type_name(kind),
                                                   "message": to_jsonable(exception_message(exc))}})
         except Exception as failure:  # noqa: BLE001 - the run still drains and seals; the marker's loss is declared
             if self.strict:

@@ -37,8 +37,9 @@ from bitexact.sdk.jsonable import (
     KEYS_COLLIDE,
     UnwritableValueError,
     WrittenJSON,
-    exception_message,
+    exception_data,
     key_collision,
+    type_name,
     written_key,
 )
 
@@ -54,7 +55,7 @@ def error_data(error: Any) -> dict[str, str] | None:
     if error is None:
         return None
     if isinstance(error, BaseException):
-        return {"type": f"{type(error).__module__}.{type(error).__qualname__}", "message": exception_message(error)}
+        return exception_data(error)
     if isinstance(error, Mapping):
         out = {written_key(k): _readable(v) for k, v in error.items()}
         if len(out) < len(error):  # two keys that read the same as text: one value would vanish unsaid
@@ -190,10 +191,6 @@ class _Receiver:
     whole: _Named | None = None  # the arguments by name (_Named) when the first argument is no receiver
 
 
-def _class_name(cls: type) -> str:
-    return f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', type(cls).__name__)}"
-
-
 def _receiver_of(func: Any, in_class: bool | None) -> _Receiver | None:
     """The :class:`_Receiver` of ``func``, or None for a function that takes none. ``in_class``: True for
     the function a ``@classmethod`` holds, False for a ``@staticmethod``'s, None when only ``func`` says:
@@ -202,7 +199,7 @@ def _receiver_of(func: Any, in_class: bool | None) -> _Receiver | None:
     if inspect.ismethod(func):
         owner = func.__self__
         param = "cls" if isinstance(owner, type) else "self"
-        return _Receiver(param, {param: _class_name(owner if isinstance(owner, type) else type(owner))})
+        return _Receiver(param, {param: type_name(owner if isinstance(owner, type) else type(owner))})
     if in_class is False or not inspect.isfunction(func):
         return None
     try:
@@ -245,7 +242,7 @@ def _received(receiver: _Receiver, args: tuple[Any, ...]) -> tuple[dict[str, str
     cls = owner if receiver.param == "cls" and isinstance(owner, type) else type(owner)
     if receiver.func is not None and not _holds(cls, receiver):
         return None, args
-    return {receiver.param: _class_name(cls)}, args[1:]
+    return {receiver.param: type_name(cls)}, args[1:]
 
 
 @dataclass(frozen=True)

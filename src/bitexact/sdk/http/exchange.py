@@ -41,6 +41,7 @@ from bitexact.capture.urls import REDACTED, redact_headers
 from bitexact.sdk.active import current_tool
 from bitexact.sdk.http.credentials import record_headers, record_url
 from bitexact.sdk.http.sse import is_event_stream, json_document, model_of_events, parse_events
+from bitexact.sdk.jsonable import type_name
 from bitexact.sdk.http.streamed import BodyDigest
 
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ def _error(exc: BaseException, url: str, headers: Iterable[tuple[str, str | byte
             message = message.replace(raw, record_url(raw))
     for quoted, shown in _quoted_credentials(headers):
         message = message.replace(quoted, shown)
-    return {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": _quoted_header_lines(message)}
+    return {"type": type_name(type(exc)), "message": _quoted_header_lines(message)}
 
 
 # A bytes literal as repr() writes it, and a header line ("name: value", a space before the colon too).
