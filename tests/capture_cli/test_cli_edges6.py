@@ -180,4 +180,5 @@ def test_sessions_parse_json_of_a_number_past_a_double_is_an_error_not_a_traceba
                    '{"type":"user.message","data":{"content":"x","n":1e999},"id":"1"}\n', encoding="utf-8")
     result = run_bitexact(tmp_path / "home", "sessions", "parse", str(log), "--json")
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-    assert str(log) in result.stderr and "infinity" in result.stderr and result.stdout == ""
+    assert str(log) in result.stderr and "infinity" in result.stderr
+    assert json.loads(result.stdout) == {"error": result.stderr.removeprefix("error: ").rstrip("\n"), "exit": 2}

@@ -86,7 +86,8 @@ def test_demo_refuses_a_bad_checkpoint_setting_in_one_line(tmp_path: Path, setti
     assert "Traceback" not in demo.stderr, demo.stderr
     assert demo.stderr.startswith("error: "), demo.stderr
     assert name in demo.stderr
-    assert demo.stdout == ""
+    # Under --json stdout holds one document, the error's (docs/cli.md, "--json")
+    assert json.loads(demo.stdout) == {"error": demo.stderr.removeprefix("error: ").rstrip("\n"), "exit": 1}
 
 
 def test_import_session_refuses_a_bad_checkpoint_setting_in_one_line(tmp_path: Path) -> None:

@@ -129,4 +129,5 @@ def test_capture_policy_digest_json(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"digest": load_policy("pci", env={}).digest}
     off = run_bitexact(tmp_path / "home", "capture", "policy", "digest", "off", "--json")
-    assert off.returncode == 1 and off.stdout == "" and "has no digest" in off.stderr
+    assert off.returncode == 1 and "has no digest" in off.stderr
+    assert json.loads(off.stdout) == {"error": "the policy off has no digest (run_meta records `off`)", "exit": 1}

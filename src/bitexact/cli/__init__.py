@@ -13,7 +13,7 @@ try:
     import bitexact
     from bitexact.config import SettingError
     from bitexact.cli.context import AppContext
-    from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, fail
+    from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, error_document, fail, note_json_request
     from bitexact.config import home as resolve_home
     from bitexact.errors import BitExactError, StoreDamagedError
 except KeyboardInterrupt:
@@ -108,7 +108,18 @@ class _Group(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl([(name, COMMANDS[name].summary) for name in self.list_commands(ctx)])
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        note_json_request(args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> object:
+        try:
+            return self._invoke(ctx)
+        except click.UsageError as exc:  # click prints it with the usage, on stderr
+            error_document(exc.format_message(), code=exc.exit_code)
+            raise
+
+    def _invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except click.NoSuchOption as exc:

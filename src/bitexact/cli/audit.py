@@ -17,6 +17,7 @@ from bitexact.cli.output import (
     ok,
     plain,
     print_json,
+    json_option,
 )
 from bitexact.config import SettingError
 from bitexact.errors import BitExactError, RunNotFoundError, StateRefusedError, StoreBusyError
@@ -47,9 +48,8 @@ from bitexact.recording.requests import (
 @click.option("--by", default="", help="Who is redacting (recorded on the chain).")
 @click.option("--reason", default="", help="Why (recorded on the chain).")
 @click.option("--resume", is_flag=True, help="Finish claims already on the chain whose removal did not complete.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the outcome as JSON: the fields redacted and the claim's step (with --resume: the "
-                   "claims applied and the approval carried out, if any).")
+@json_option("Print the outcome as JSON: the fields redacted and the claim's step (with --resume: the "
+             "claims applied and the approval carried out, if any).")
 @pass_app
 def redact_command(app: AppContext, run_id: str, fields: tuple[str, ...], by: str, reason: str, resume: bool,
                    as_json: bool) -> None:
@@ -202,9 +202,8 @@ def _left_unfolded(app: AppContext, run_id: str) -> list[str]:
 @click.argument("run_id")
 @click.option("--by", required=True, help="The operator accepting the history as it stands.")
 @click.option("--note", required=True, help="What is accepted, and why.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the outcome as JSON: the repair's step, the journals folded and any kept unfolded, "
-                   "and redaction claims still pending.")
+@json_option("Print the outcome as JSON: the repair's step, the journals folded and any kept unfolded, "
+             "and redaction claims still pending.")
 @pass_app
 def repair_command(app: AppContext, run_id: str, by: str, note: str, as_json: bool) -> None:
     """Record an operator's explicit acceptance of a truncated or damaged history.

@@ -15,16 +15,7 @@ from rich.markup import escape
 from bitexact.capture.clause import capture_clause
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.config import unusable_home
-from bitexact.cli.output import (
-    EXIT_FAIL,
-    EXIT_INPUT,
-    EXIT_OK,
-    console,
-    fail,
-    plain,
-    print_json,
-    tick,
-)
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_OK, console, fail, plain, print_json, tick, json_option
 from bitexact.cli.progress import progress_bar, working
 from bitexact.config import SettingError
 from bitexact.errors import (
@@ -82,7 +73,7 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{64}")
 @click.option("--redact", "redact", multiple=True, metavar="STEP:PATH",
               help="Strip a value from the exported copy only (repeatable). The signature binds the "
                    "markers; a recorder-pinned verify will refuse it, as the spec requires.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @pass_app
 def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact: tuple[str, ...], as_json: bool) -> None:
     """Export a run as a signed bundle anyone can verify offline.
@@ -248,7 +239,7 @@ def _print_verdict(verdict: Verdict) -> None:
 @click.option("--candidate-file", type=click.Path(path_type=Path),  # a directory is refused as unreadable: exit 1
               help="The candidate: the value as JSON for --open, exact bytes for --open-withheld.")
 @click.option("--by", "by", help="Who is testing the candidate (recorded on the custody chain).")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@json_option("Print the verdict as JSON.")
 @pass_app
 def verify_command(app: AppContext, target: str, expect_key: str | None, expect_recorder_key: str | None,
                    trust_file: str | None, expect_tsa: str | None, require_sealed: bool,

@@ -36,7 +36,7 @@ from bitexact.capture.policy import PRESETS
 from bitexact.capture.rules import GOVERNED_KINDS
 from bitexact.capture.trial import DEFAULT_KIND, DEFAULT_PATH, FieldTrial, TrialInputError, try_field
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, plain, print_json, tick
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, plain, print_json, tick, json_option
 from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key, read_host_key
 from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
 from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
@@ -125,7 +125,7 @@ def policy_group() -> None:
 
 
 @policy_group.command("show")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 def policy_show(as_json: bool) -> None:
     """Print the policy in force: detectors, rules (a linkable rule says so), key id, digest.
 
@@ -178,7 +178,7 @@ def policy_show(as_json: bool) -> None:
 
 @policy_group.command("check")
 @click.argument("source", metavar="FILE")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 def policy_check(source: str, as_json: bool) -> None:
     """Load FILE as the recorder would (keys included); exit 0 usable, 1 not, naming the field.
 
@@ -212,7 +212,7 @@ def policy_check(source: str, as_json: bool) -> None:
 
 @policy_group.command("digest")
 @click.argument("source", metavar="FILE")
-@click.option("--json", "as_json", is_flag=True, help='Print {"digest": ...} as JSON.')
+@json_option('Print {"digest": ...} as JSON.')
 def policy_digest(source: str, as_json: bool) -> None:
     """Print FILE's digest (what run_meta records): keys named by id, never by where they are kept.
 
@@ -274,7 +274,7 @@ _MODE_WORDS = {
               help="The field the text is recorded at: KEY or KEY.SUBKEY (a dot in a key is ~1).")
 @click.option("--where", "where", multiple=True, metavar="NAME=VALUE",
               help="A field of the step beside it, for a rule's where (repeatable; VALUE a JSON scalar or text).")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 def capture_test(text: str | None, file: Path | None, kind: str, path: str, where: tuple[str, ...],
                  as_json: bool) -> None:
     """Show what a recording stores of TEXT (or --file) under the policy in force.
@@ -367,7 +367,7 @@ def _explain(trial: FieldTrial) -> str:
 @capture_group.command("keygen")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the key (64 hex characters, owner-only); never overwritten.")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @pass_app
 def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
     """Make a capture key file: 32 random bytes as 64 hex characters, mode 0600.
@@ -413,7 +413,7 @@ def capture_keygen(app: AppContext, output: Path, as_json: bool) -> None:
 @capture_group.command("backfill")
 @click.option("--run", "run_id", required=True, help="The recorded run to check against the policy in force.")
 @click.option("--by", required=True, help="Who requests the redaction (a different principal approves it).")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @pass_app
 def capture_backfill(app: AppContext, run_id: str, by: str, as_json: bool) -> None:
     """File one dual-control redaction request for what the policy in force removes from RUN.
@@ -816,7 +816,7 @@ def _list_slots(app: AppContext, file: Path, host_key_file: Path | None, *, as_j
 @click.option("-o", "--output", type=click.Path(path_type=Path),
               help="Write its exact plaintext bytes to this new file (owner-only, 0600).")
 @click.option("--force", is_flag=True, help="Let -o replace an existing file.")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @pass_app
 def capture_journal(
     app: AppContext, file: Path, host_key_file: Path | None, show: bool, output: Path | None, force: bool,

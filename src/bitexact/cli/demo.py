@@ -9,13 +9,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import console, err_console, glyph, print_json
+from bitexact.cli.output import console, err_console, glyph, print_json, json_option
 from bitexact.cli.summary import summarize
 from bitexact.demo import run_demo
 
 
 @click.command("demo")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @pass_app
 def demo_command(app: AppContext, as_json: bool) -> None:
     """Record a sample claims-agent run, export it signed, and verify it.

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.config import unusable_home
-from bitexact.cli.output import console, kept_whole, plain, print_json
+from bitexact.cli.output import console, kept_whole, plain, print_json, json_option
 from bitexact.config import SettingError, env_float
 from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
 from bitexact.store import DB_NAME, StoreError
@@ -63,7 +63,7 @@ def _no_store_yet(database: Path) -> bool:
 
 
 @click.command("health")
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@json_option("Print the findings as JSON.")
 @pass_app
 def health_command(app: AppContext, as_json: bool) -> None:
     """Check the capture policy, its keys, the stored runs' declarations, left-over journals and the store lock.

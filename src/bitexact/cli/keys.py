@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json, tick
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json, tick, json_option
 from bitexact.crypto.keystore import COMPROMISED, PublicKeyInfo, UnknownKeyError
 from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write
@@ -38,7 +38,7 @@ def keys_group() -> None:
 
 
 @keys_group.command("init")
-@click.option("--json", "as_json", is_flag=True, help="Print the key made as JSON (key_id, public_key, path).")
+@json_option("Print the key made as JSON (key_id, public_key, path).")
 @pass_app
 def keys_init(app: AppContext, as_json: bool) -> None:
     """Create the recorder key (owner-only file); refuses to overwrite one.
@@ -70,7 +70,7 @@ def keys_init(app: AppContext, as_json: bool) -> None:
 
 
 @keys_group.command("show")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @pass_app
 def keys_show(app: AppContext, as_json: bool) -> None:
     """Print the key id and public key of the current and retired recorder keys.
@@ -109,8 +109,7 @@ def keys_show(app: AppContext, as_json: bool) -> None:
 @click.option("--compromised", is_flag=True,
               help="The current key may have been read by others: destroy its private half and leave it out of "
                    "trust files (its runs no longer verify against a new trust file).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the outcome as JSON (retired and current key ids and public keys, compromised).")
+@json_option("Print the outcome as JSON (retired and current key ids and public keys, compromised).")
 @pass_app
 def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
     """Make a new recorder key and retire the current one (old runs stay verifiable).
@@ -168,8 +167,7 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
 
 @keys_group.command("mark-compromised")
 @click.argument("key_id")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the key marked as JSON (key_id, public_key, compromised_at).")
+@json_option("Print the key marked as JSON (key_id, public_key, compromised_at).")
 @pass_app
 def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
     """Retire an already retired recorder key KEY_ID as compromised.
@@ -212,8 +210,7 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
 @keys_group.command("trust-file")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the trust file.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print what was written as JSON (path, the keys listed, the compromised keys left out).")
+@json_option("Print what was written as JSON (path, the keys listed, the compromised keys left out).")
 @pass_app
 def keys_trust_file(app: AppContext, output: Path, as_json: bool) -> None:
     """Write a trust file for relying parties: every current and retired key,

@@ -7,9 +7,9 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import click
 from rich.console import Console, ConsoleDimensions
@@ -62,6 +62,8 @@ class StdoutClosed(Exception):
     """The reader of standard output went away (``| head -1``) while a command printed."""
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 # No emoji codes: recorded text such as "ops:a: note" would print ":a:" as an emoji.
 console = _Console(highlight=False, emoji=False)
 err_console = _Console(stderr=True, highlight=False, emoji=False)
@@ -79,6 +81,31 @@ that a terminal acts on: C1 controls (a CSI as U+009B), line separators and bidi
 (recorded data must not drive or reorder what a reviewer reads on a terminal)."""
 
 
+class _JsonDoor:
+    """Whether the running command was asked for ``--json``, and whether it has printed its document.
+
+    Set by :func:`note_json_request` and by the printers below; read by :func:`error_document`, so that a
+    script asking for JSON gets one document on stdout whatever ends the command.
+    """
+
+    requested: bool = False
+    printed: bool = False
+
+
+def note_json_request(args: list[str]) -> None:
+    """A command line starts (tests run many in one process): whether it asks for ``--json`` anywhere
+    before a ``--``. Read from the whole line, so an error found before the command's own options are
+    parsed (an unusable ``--home``, a path that does not exist) ends in a JSON document too."""
+    options = args[: args.index("--")] if "--" in args else args
+    _JsonDoor.requested = "--json" in options
+    _JsonDoor.printed = False
+
+
+def json_option(help: str) -> Callable[[F], F]:
+    """A command's ``--json`` flag (passed as ``as_json``), with ``help`` saying what the document holds."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
 def print_json(value: Any) -> None:
     """Machine-readable output on stdout, one document.
 
@@ -89,6 +116,7 @@ def print_json(value: Any) -> None:
     character past ASCII is a JSON escape: the stream's own fallback would
     write Python escapes, which are not JSON.
     """
+    _JsonDoor.printed = True
     click.echo(_json_text(value))
 
 
@@ -109,6 +137,7 @@ def print_json_streamed(value: dict[str, Any], key: str, items: Iterable[Any], *
     ``key`` is the last member of the document, and ``items`` are never held
     as a list: a run of 100,000 steps printed as JSON holds one page of them.
     """
+    _JsonDoor.printed = True  # a document cut short by an error is still the one this command printed
     empty = _json_text({**value, key: []})
     closing = "[]\n}"
     assert empty.endswith(closing), empty  # the array is the last member
@@ -173,6 +202,13 @@ def after_the_work(done: str) -> Iterator[None]:
         console.reader_may_leave = False
 
 
+def error_document(message: str, *, code: int, hint: str | None = None) -> None:
+    """Under ``--json``, when the command has printed no document yet: ``{"error": MESSAGE, "exit": CODE}``
+    (and ``"hint"``) on stdout, so a script reads every outcome as JSON. Otherwise nothing."""
+    if _JsonDoor.requested and not _JsonDoor.printed:
+        print_json({"error": message, "exit": code, **({"hint": hint} if hint else {})})
+
+
 def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoReturn:
     """Print an error (and what to do) to stderr and exit with ``code``.
 
@@ -181,7 +217,10 @@ def fail(message: str, *, code: int = EXIT_FAIL, hint: str | None = None) -> NoR
     control characters and bidirectional overrides in them are written as escapes.
     ``message`` is one line: a line break in it (a path's, a value's) is written
     ``\\n`` too, so a line of its own can never pass for another error or a verdict.
+
+    Under ``--json`` stdout gets the :func:`error_document` too.
     """
+    error_document(message, code=code, hint=hint)
     one_line = plain(message).replace("\n", "\\n")  # plain() already writes \r as an escape
     err_console.print(Text.assemble(("error:", "bold red"), " ", one_line), soft_wrap=True)
     if hint:

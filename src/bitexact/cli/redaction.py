@@ -16,7 +16,7 @@ import click
 from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, console, fail, plain, print_json, tick
+from bitexact.cli.output import EXIT_FAIL, console, fail, plain, print_json, tick, json_option
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.requests import (
     ENV_DUAL_CONTROL,
@@ -67,7 +67,7 @@ _NO_PENDING_HINT = ("`bitexact redaction status {run}` lists its requests; `bite
 @redaction_group.command("approve")
 @click.argument("run_id")
 @click.option("--by", required=True, help="Who approves (must not be who requested).")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @pass_app
 def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> None:
     """Approve RUN's pending request: claim on the chain first, then destroy the values.
@@ -111,7 +111,7 @@ def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> N
 @click.argument("run_id")
 @click.option("--by", required=True, help="Who rejects (must not be who requested).")
 @click.option("--reason", required=True, help="Why (recorded on the custody chain).")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @pass_app
 def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json: bool) -> None:
     """Reject RUN's pending request; nothing on the run changes.
@@ -171,7 +171,7 @@ def _show(request: RedactionRequest, run_id: str, unfinished: bool) -> None:
 
 @redaction_group.command("status")
 @click.argument("run_id")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @pass_app
 def redaction_status(app: AppContext, run_id: str, as_json: bool) -> None:
     """Show RUN's redaction requests: the pending one with its fields, and those decided.

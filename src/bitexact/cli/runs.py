@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import console, glyph, kept_whole, plain, print_json, print_json_streamed
+from bitexact.cli.output import console, glyph, kept_whole, plain, print_json, print_json_streamed, json_option
 from bitexact.cli.paged_table import Column, PagedTable, Part
 from bitexact.cli.summary import SUMMARY_WIDTH, clock_of, summarize
 from bitexact.errors import RunNotFoundError
@@ -24,7 +24,7 @@ _OTHER_COLUMNS = 48
 
 
 @click.command("runs")
-@click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
+@json_option("Print the runs as JSON.")
 @pass_app
 def runs_command(app: AppContext, as_json: bool) -> None:
     """List recorded runs, newest first: run, steps, sealed, started, kinds.
@@ -100,7 +100,7 @@ _COUNT = _Count()
               help="The first step shown (default 0). Past the run's last step: nothing shown, exit 0.")
 @click.option("--limit", type=_COUNT, default=None, metavar="N",
               help="Show at most N steps (default: every step from --from to the end).")
-@click.option("--json", "as_json", is_flag=True, help="Print every step with its data as JSON.")
+@json_option("Print every step with its data as JSON.")
 @pass_app
 def show_command(app: AppContext, run_id: str, start: int, limit: int | None, as_json: bool) -> None:
     """Show a run's steps: step, kind, prov, ts and a one-line summary.

@@ -19,14 +19,15 @@ from bitexact.cli.output import (
     EXIT_FAIL,
     EXIT_INPUT,
     after_the_work,
+    clipped,
     console,
     err_console,
     fail,
-    clipped,
     glyph,
     plain,
     print_json,
     tick,
+    json_option,
 )
 from bitexact.cli.progress import progress_bar, working
 from bitexact.errors import BitExactError
@@ -118,7 +119,7 @@ def sessions_group() -> None:
 @sessions_group.command("parse")
 @click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--engine", type=click.Choice(ENGINES), help="The engine that wrote the log (default: detect).")
-@click.option("--json", "as_json", is_flag=True, help="Print the canonical event array (UAS 3.1) as JSON.")
+@json_option("Print the canonical event array (UAS 3.1) as JSON.")
 def parse_command(log: Path, engine: str | None, as_json: bool) -> None:
     """Parse an engine log into its canonical event trace.
 
@@ -190,7 +191,7 @@ def import_group() -> None:
               help="The engine that wrote the log (default: detect; a unified aw_session.jsonl is "
                    "recognized by its session.format header).")
 @click.option("--run-id", "run_id", metavar="ID", help="Record under this run id (default: a new one).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @pass_app
 def import_session_command(app: AppContext, log: Path, engine: str | None, run_id: str | None,
                            as_json: bool) -> None:

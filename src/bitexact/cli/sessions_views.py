@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json, tick
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json, tick, json_option
 from bitexact.cli.progress import working
 from bitexact.cli.sessions import sessions_group
 from bitexact.sessions import ENGINES
@@ -65,8 +65,7 @@ def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int |
 @click.argument("artifact_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write aw_session.jsonl (written atomically).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print what was written (path, records, bytes, warnings count, coverage) as JSON.")
+@json_option("Print what was written (path, records, bytes, warnings count, coverage) as JSON.")
 @pass_app
 def unify_command(app: AppContext, artifact_dir: Path, output: Path, as_json: bool) -> None:
     """Merge an artifact directory's agent and runtime observations into aw_session.jsonl (UAS 3.5).
@@ -215,7 +214,7 @@ def _print_sanitize(root: Path, stdio: str, found: bool, report: SanitizeReport,
 @click.option("--stdio", metavar="PATH", default=None,
               help=f"Agent stdio log inside DIR whose ::add-mask:: values are collected first "
                    f"[default: {STDIO_PATH}, skipped if absent; an explicit path must exist].")
-@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON (paths and counts, no values).")
+@json_option("Print what was done as JSON (paths and counts, no values).")
 @pass_app
 def sanitize_command(app: AppContext, directory: Path, mask_values: tuple[str, ...], mask_files: tuple[str, ...],
                      stdio: str | None, as_json: bool) -> None:
@@ -298,7 +297,7 @@ def sanitize_command(app: AppContext, directory: Path, mask_values: tuple[str, .
 
 @sessions_group.command("compact")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the compact projection as JSON.")
+@json_option("Print the compact projection as JSON.")
 def compact_command(path: Path, as_json: bool) -> None:
     """The bounded, lossy metadata view of a unified session (UAS 3.8).
 
@@ -326,9 +325,8 @@ def compact_command(path: Path, as_json: bool) -> None:
 @sessions_group.command("validate")
 @click.argument("kind", type=click.Choice(["agent", "unified"]))
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the counts and diagnostics as one JSON document on stdout (diagnostics still go to "
-                   "stderr too).")
+@json_option("Print the counts and diagnostics as one JSON document on stdout (diagnostics still go to "
+             "stderr too).")
 def validate_command(kind: str, path: Path, as_json: bool) -> None:
     """Check a canonical trace (agent) or a unified file against its JSON Schema.
 
@@ -363,9 +361,8 @@ def validate_command(kind: str, path: Path, as_json: bool) -> None:
 @click.option("--tests", "tests_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path),
               help="Run this suite instead of the checkout's tests/sessions (its conftest.py and tests are "
                    "executed: name only a suite you trust).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the report as one JSON document: claims, every requirement's outcome and counts, "
-                   "failing tests, unavailable coverage and \"complete\".")
+@json_option("Print the report as one JSON document: claims, every requirement's outcome and counts, "
+             "failing tests, unavailable coverage and \"complete\".")
 def conformance_command(tests_dir: Path | None, as_json: bool) -> None:
     """Run the session test suite and print the conformance report (class, engines, every requirement).
 
