@@ -62,6 +62,18 @@ _lock = threading.Lock()
 _users = 0
 _saved: list[tuple[Any, Any, Any]] = []  # (module, name, original), or (copyreg's table, type, entry)
 _installed: dict[tuple[int, str], Any] = {}  # (id(module), name) -> the replacement set there
+
+
+def _after_fork_in_child() -> None:
+    # A thread of the parent's inside install()/uninstall() at the fork left this lock held in the child, for
+    # good: the child's next capturing run hung at its start. What the lock guards is copied whole by the
+    # fork (the patched sources and their count), so a fresh lock is all the child needs.
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
 # A type alias (not a Final variable) so that it can be the base class of RecordingDatetime.
 _ORIGINAL_DATETIME: TypeAlias = _datetime.datetime
 
@@ -213,7 +225,10 @@ def uninstall() -> None:
                 replacement = _installed.get((id(owner), name))
                 if replacement is not None:
                     originals[id(replacement)] = (replacement, original)
-                setattr(owner, name, original)
+                # Another patcher's value (freezegun's, a test's monkeypatch) set during the run stays: putting
+                # back what was there before the run left its fake clock after it had restored the real one.
+                if replacement is None or getattr(owner, name, None) is replacement:
+                    setattr(owner, name, original)
         _saved.clear()
         _installed.clear()
         _unbind(originals)
