@@ -14,10 +14,10 @@ from bitexact.cli.output import (
     console,
     err_console,
     fail,
+    json_option,
     ok,
     plain,
     print_json,
-    json_option,
 )
 from bitexact.config import SettingError
 from bitexact.errors import BitExactError, RunNotFoundError, StateRefusedError, StoreBusyError

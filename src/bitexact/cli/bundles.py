@@ -15,7 +15,7 @@ from rich.markup import escape
 from bitexact.capture.clause import capture_clause
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.config import unusable_home
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_OK, console, fail, plain, print_json, tick, json_option
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_OK, console, fail, json_option, plain, print_json, tick
 from bitexact.cli.progress import progress_bar, working
 from bitexact.config import SettingError
 from bitexact.errors import (

@@ -36,7 +36,7 @@ from bitexact.capture.policy import PRESETS
 from bitexact.capture.rules import GOVERNED_KINDS
 from bitexact.capture.trial import DEFAULT_KIND, DEFAULT_PATH, FieldTrial, TrialInputError, try_field
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, plain, print_json, tick, json_option
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, json_option, plain, print_json, tick
 from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key, read_host_key
 from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
 from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError

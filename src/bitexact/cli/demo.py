@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import console, err_console, glyph, print_json, json_option
+from bitexact.cli.output import console, err_console, glyph, json_option, print_json
 from bitexact.cli.summary import summarize
 from bitexact.demo import run_demo
 

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.config import unusable_home
-from bitexact.cli.output import console, kept_whole, plain, print_json, json_option
+from bitexact.cli.output import console, json_option, kept_whole, plain, print_json
 from bitexact.config import SettingError, env_float
 from bitexact.health import CRITICAL, Finding, HealthContext, HealthReport, run_health
 from bitexact.store import DB_NAME, StoreError

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json, tick, json_option
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, json_option, ok, print_json, tick
 from bitexact.crypto.keystore import COMPROMISED, PublicKeyInfo, UnknownKeyError
 from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write

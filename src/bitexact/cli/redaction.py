@@ -16,7 +16,7 @@ import click
 from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, console, fail, plain, print_json, tick, json_option
+from bitexact.cli.output import EXIT_FAIL, console, fail, json_option, plain, print_json, tick
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.requests import (
     ENV_DUAL_CONTROL,

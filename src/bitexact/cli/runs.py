@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import console, glyph, kept_whole, plain, print_json, print_json_streamed, json_option
+from bitexact.cli.output import console, glyph, json_option, kept_whole, plain, print_json, print_json_streamed
 from bitexact.cli.paged_table import Column, PagedTable, Part
 from bitexact.cli.summary import SUMMARY_WIDTH, clock_of, summarize
 from bitexact.errors import RunNotFoundError

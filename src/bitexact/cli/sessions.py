@@ -24,10 +24,10 @@ from bitexact.cli.output import (
     err_console,
     fail,
     glyph,
+    json_option,
     plain,
     print_json,
     tick,
-    json_option,
 )
 from bitexact.cli.progress import progress_bar, working
 from bitexact.errors import BitExactError

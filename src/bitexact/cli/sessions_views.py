@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, plain, print_json, tick, json_option
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, err_console, fail, json_option, plain, print_json, tick
 from bitexact.cli.progress import working
 from bitexact.cli.sessions import sessions_group
 from bitexact.sessions import ENGINES
