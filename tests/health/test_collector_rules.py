@@ -118,7 +118,7 @@ def test_a_collector_with_another_policy_is_told_to_deploy_the_recorders(
                                   "cause": "other-policy"}
     assert str(other.digest) not in finding["message"]  # shortened, as other messages shorten a hash
     assert finding["message"].endswith(
-        f"; the collector's policy ({str(other.digest)[:16]}…) is not the recorder's ({str(default.digest)[:16]}…):"
+        f"; the collector's policy ({str(other.digest)[:16]}...) is not the recorder's ({str(default.digest)[:16]}...):"
         " deploy the same policy to the collector")
 
 
@@ -156,7 +156,7 @@ def test_a_policy_changed_since_is_compared_with_what_the_recorder_declared(
     assert changed["details"]["recorder_policy"] == default.digest  # the entry's, not pci's
     assert changed["message"].endswith(
         f" (the recorder's is the digest it declared on these fields; the policy in force is now"
-        f" {str(pci.digest)[:16]}…)")
+        f" {str(pci.digest)[:16]}...)")
     assert "cause" not in by_run[same.run_id]["details"]  # same digests as declared, though pci is in force
     off = findings(bx, {"BITEXACT_CAPTURE_POLICY": "off"})
     assert {f["run_id"]: f["details"].get("cause") for f in off} == {writer.run_id: "other-policy", same.run_id: None}

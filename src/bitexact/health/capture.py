@@ -165,8 +165,8 @@ def check_collector_unscrubbed(ctx: HealthContext) -> list[Finding]:
 
 
 def _short(digest: str) -> str:
-    """A policy digest as other messages shorten a hash (16 hex and an ellipsis); ``off`` as it is."""
-    return f"{digest[:16]}…" if len(digest) == 64 else digest
+    """A policy digest as other messages shorten a hash (16 hex and three dots); ``off`` as it is."""
+    return f"{digest[:16]}..." if len(digest) == 64 else digest
 
 
 def _unscrubbed(run_id: str, sent: CollectorSent, policy: CapturePolicy | None,

@@ -874,8 +874,8 @@ def _stale(run_id: str, entry: EntryFields, head: _Head) -> StaleHeadError:
     else:
         why = "its prev is not the head's hash: it was built on another chain - rebuild it on this run's head"
     return StaleHeadError(
-        f"run {run_id}: the entry for step {entry.step} (prev {entry.prev[:16]}…) does not extend the head"
-        f" (steps {head.steps}, head {head.hash[:16]}…); {why}"
+        f"run {run_id}: the entry for step {entry.step} (prev {entry.prev[:16]}...) does not extend the head"
+        f" (steps {head.steps}, head {head.hash[:16]}...); {why}"
     )
 
 
@@ -1021,8 +1021,8 @@ def _checkpoint_problem(
         expected = row[0] if row else None
     if checkpoint.head_hash != expected:
         return RecordError(
-            f"run {run_id}: checkpoint head_hash {checkpoint.head_hash[:16]}… is not the hash of step"
-            f" {checkpoint.steps - 1} ({str(expected)[:16]}…)",
+            f"run {run_id}: checkpoint head_hash {checkpoint.head_hash[:16]}... is not the hash of step"
+            f" {checkpoint.steps - 1} ({str(expected)[:16]}...)",
             field="head_hash",
         )
     return None
@@ -1040,7 +1040,7 @@ def _check_same_chain(run_id: str, step: int, stored: dict[str, Any], new: dict[
     if new.get("hash") != stored.get("hash"):
         raise ConflictError(
             f"run {run_id} step {step}: a rewrite must keep the entry's hash; it would change"
-            f" {str(stored.get('hash'))[:16]}… to {str(new.get('hash'))[:16]}…"
+            f" {str(stored.get('hash'))[:16]}... to {str(new.get('hash'))[:16]}..."
         )
     old_body, new_body = checks.chain_body(stored), checks.chain_body(new)
     # Compare canonical bytes, not Python values: True == 1 and 1 == 1.0 in

@@ -317,7 +317,7 @@ def import_session(
             step = f"if no import of it is running any more, {_repair_then_import(earlier.run_id)}"
         state = "" if earlier.sealed else " (unsealed: that import is still running, or it was interrupted)"
         raise AlreadyImportedError(
-            f"{source.name} (sha256 {source.sha256[:16]}…) was already imported as run {earlier.run_id}{state};"
+            f"{source.name} (sha256 {source.sha256[:16]}...) was already imported as run {earlier.run_id}{state};"
             f" {step}",
             run_id=earlier.run_id, sealed=earlier.sealed,
         )
