@@ -156,6 +156,9 @@ def cli(ctx: click.Context, home: str | None) -> None:
       bitexact show RUN             the steps of one run
       bitexact export RUN -o F      a signed bundle for a relying party
       bitexact verify F             check a bundle (exit 0 ok, 1 fails, 2 unreadable)
+
+    For scripts, most commands take --json: one JSON document on stdout
+    whatever happens, an error as {"error": ..., "exit": N}.
     """
     _printable_streams()
     path = resolve_home(home)  # "~/x" from an env file is not expanded by a shell
