@@ -53,10 +53,13 @@ from bitexact.capture.detectors.documents import (
     QUOTED_SECRET_MAPS,
     QUOTED_SENSITIVE,
     QUOTED_SENSITIVE_ATTRIBUTES,
+    QUOTED_SENSITIVE_VALUES,
     SECRET_KIND,
     SECRET_MAPS,
     SENSITIVE,
     SENSITIVE_ATTRIBUTES,
+    SENSITIVE_VALUES,
+    VALUES,
 )
 from bitexact.capture.detectors.ordinary import SIBLING_NAMES, VALUE_NAMES, ordinary_document_key, ordinary_value
 
@@ -293,7 +296,8 @@ class Scanner:
                     and (_DOCUMENT_HIDES.search(text)
                          or (self.by_key and (_may_hold_name_value(text) or _may_hold_kube_secret(text)
                                               or _may_hold_sensitive(text)
-                                              or _may_hold_sensitive_attributes(text))))):
+                                              or _may_hold_sensitive_attributes(text)
+                                              or _may_hold_sensitive_values(text))))):
                 rescan.add(index)
         for index in sorted(rescan.union(direct)):
             text = texts[index]
@@ -343,6 +347,9 @@ class Scanner:
             if _may_hold_sensitive_attributes(text):  # rules version 10: a Terraform state's sensitive attributes
                 objects = objects if objects is not None else _objects(tokens)
                 values = values | _sensitive_attribute_keys(tokens, objects)
+            if _may_hold_sensitive_values(text):  # rules version 11: terraform show -json's sensitive_values
+                objects = objects if objects is not None else _objects(tokens)
+                values = values | _sensitive_values_keys(tokens, objects)
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -668,6 +675,55 @@ def _sensitive_attribute_keys(tokens: list[tuple[int, int, str]], objects: list[
                 if names:
                     found.update(j for j, member in item.members if member in names)
     return found
+
+
+def _may_hold_sensitive_values(text: str) -> bool:
+    """Whether a document may hold a ``terraform show -json`` resource's ``"sensitive_values"`` (rules version 11),
+    as written."""
+    return QUOTED_SENSITIVE_VALUES in text
+
+
+def _sensitive_values_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> set[int]:
+    """The key tokens of the members of every ``values`` object whose resource's ``sensitive_values`` object (its
+    sibling, before or after it) marks them: its member under the same key is ``true`` or a container holding a
+    ``true`` leaf (:func:`~bitexact.capture.detectors.credentials.sensitive_value_names`, the rule the data walk
+    reads by; here each container's ``true`` is found in one read of the tokens). Each value is replaced whole."""
+    found: set[int] = set()
+    pairs: dict[_Object, list[_Object | None]] = {}  # a resource: its values object, its sensitive_values object
+    for item in objects:
+        if item.parent is not None and item.under in (VALUES, SENSITIVE_VALUES):
+            pairs.setdefault(item.parent, [None, None])[item.under == SENSITIVE_VALUES] = item
+    held: set[int] | None = None
+    for values, mask in pairs.values():
+        if values is None or mask is None:
+            continue
+        if held is None:
+            held = _holding_true(tokens)
+        marked = {key for i, key in mask.members
+                  if i + 2 < len(tokens) and (tokens[i + 2][2] == "true" or i + 2 in held)}
+        found.update(i for i, key in values.members if key in marked)
+    return found
+
+
+def _holding_true(tokens: list[tuple[int, int, str]]) -> set[int]:
+    """The token indices of the containers (their ``{`` or ``[``) holding a ``true`` leaf at any depth, in one read
+    of a document's tokens."""
+    held: set[int] = set()
+    stack: list[list[Any]] = []  # per open container: its token index, whether it holds a true
+    for i, (_, _, raw) in enumerate(tokens):
+        first = raw[0]
+        if first in "{[":
+            stack.append([i, False])
+        elif first in "}]":
+            if stack:
+                opened, holds = stack.pop()
+                if holds:
+                    held.add(opened)
+                    if stack:
+                        stack[-1][1] = True
+        elif raw == "true" and stack:
+            stack[-1][1] = True
+    return held
 
 
 _MAX_PATH_DEPTH: Final[int] = 4

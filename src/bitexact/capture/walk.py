@@ -40,8 +40,16 @@ from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import holds_credential, is_credential_name
 from bitexact.capture.detectors.ordinary import ordinary_member
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
-from bitexact.capture.detectors.credentials import argv_secrets, sensitive_attribute_names
-from bitexact.capture.detectors.documents import ATTRIBUTES, SECRET_KIND, SECRET_MAPS, SENSITIVE, SENSITIVE_ATTRIBUTES
+from bitexact.capture.detectors.credentials import argv_secrets, sensitive_attribute_names, sensitive_value_names
+from bitexact.capture.detectors.documents import (
+    ATTRIBUTES,
+    SECRET_KIND,
+    SECRET_MAPS,
+    SENSITIVE,
+    SENSITIVE_ATTRIBUTES,
+    SENSITIVE_VALUES,
+    VALUES,
+)
 from bitexact.capture.hints import Hint
 from bitexact.capture.output import ROOT, Chain, Output
 from bitexact.capture.paths import spell
@@ -123,19 +131,21 @@ class NameValue:
     though ``key`` is a table word). Under rules version 9 also Terraform's ``{"sensitive": true, "value": X}``
     (a value member, no name), a Kubernetes Secret (its ``maps``: every member of them is a value member) and
     such a map itself (``every``). Under rules version 10 a Terraform state's resource instance: its
-    ``attributes`` member is read as ``attributes`` says (the role of that member is that name/value object)."""
+    ``attributes`` member is read as ``attributes`` says (the role of that member is that name/value object); under
+    version 11 a ``terraform show -json`` resource, its ``values`` member so (``within``)."""
 
     names: tuple[str, ...]
     values: tuple[str, ...]
     maps: tuple[str, ...] = ()
     every: bool = False
     attributes: NameValue | None = None
+    within: str = ATTRIBUTES
 
     def role(self, key: Any) -> Role:
         """The role of the member stored under ``key``."""
         if self.every or key in self.values:
             return VALUE_MEMBER
-        if self.attributes is not None and key == ATTRIBUTES:
+        if self.attributes is not None and key == self.within:
             return self.attributes
         if key in self.names:
             return NAME_MEMBER
@@ -152,8 +162,8 @@ EVERY_VALUE: Final[NameValue] = NameValue((), (), every=True)
 def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
     """``value`` as a name/value object whose name names a credential, when the credentials rule is on.
 
-    A few lookups for any other object (``kind``, ``value``, ``Value``, and ``sensitive_attributes`` when it holds
-    no value member): this runs for every object of a step."""
+    A few lookups for any other object (``kind``, ``value``, ``Value``, and ``sensitive_attributes`` and
+    ``sensitive_values`` when it holds no value member): this runs for every object of a step."""
     if not scanner.by_key:
         return None
     if "kind" in value:
@@ -161,8 +171,10 @@ def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
         if secret is not None:
             return secret
     if not ("value" in value or "Value" in value):
-        # rules version 10: a Terraform state's resource instance (no value member)
-        return _sensitive_attributes(value) if SENSITIVE_ATTRIBUTES in value else None
+        # rules version 10: a Terraform state's resource instance (no value member); 11: terraform show -json's
+        if SENSITIVE_ATTRIBUTES in value:
+            return _sensitive_attributes(value)
+        return _sensitive_values(value) if SENSITIVE_VALUES in value else None
     names: tuple[str, ...] = ()
     for key in NAME_MEMBERS:  # a plain loop: most objects with a value member name no credential
         if key not in value:
@@ -200,6 +212,13 @@ def _sensitive_attributes(value: dict[Any, Any]) -> NameValue | None:
         return None
     names = tuple(name for name in sensitive_attribute_names(value[SENSITIVE_ATTRIBUTES]) if name in attributes)
     return NameValue((), (), attributes=NameValue((), names)) if names else None
+
+
+def _sensitive_values(value: dict[Any, Any]) -> NameValue | None:
+    """``value`` as a resource of ``terraform show -json`` (rules version 11): its ``values`` object's members that
+    its ``sensitive_values`` marks (:func:`sensitive_value_names`); None when it marks none."""
+    names = tuple(sensitive_value_names(value[SENSITIVE_VALUES], value.get(VALUES)))
+    return NameValue((), (), attributes=NameValue((), names), within=VALUES) if names else None
 
 
 def inner_pair(scanner: Scanner, value: dict[Any, Any], role: Role) -> NameValue | None:

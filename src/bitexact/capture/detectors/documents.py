@@ -1,6 +1,6 @@
 """The names of the structured documents whose members the credentials rule reads by their place, not by their
 key's name: a Kubernetes Secret (rules version 8, as data from version 9) and Terraform's sensitive values
-(version 9) and state instances (version 10).
+(version 9), state instances (version 10) and ``terraform show -json``'s resources (version 11).
 
 One spelling for the three readers of them: the data walk (:mod:`bitexact.capture.walk`), the JSON documents found
 in text (:mod:`bitexact.capture.scan`) and JSON written inside text (:mod:`bitexact.capture.detectors.credentials`).
@@ -23,6 +23,12 @@ ATTRIBUTES: Final[str] = "attributes"
 (``[[{"type": "get_attr", "value": "password"}]]``) name the members of its ``attributes`` that are secrets, each
 replaced whole by the first step of its path (rules version 10)."""
 
+SENSITIVE_VALUES: Final[str] = "sensitive_values"
+VALUES: Final[str] = "values"
+"""A resource of ``terraform show -json`` (``values.root_module.resources[]``, a child module's too): its
+``sensitive_values`` object mirrors its ``values`` object, a ``true`` leaf marking a sensitive attribute; each member
+of ``values`` whose mirror is ``true`` or holds a ``true`` leaf is replaced whole (rules version 11)."""
+
 
 def quoted(name: str) -> str:
     """``name`` as a JSON string, as written: the literal a text must hold for a rule reading it to run."""
@@ -33,3 +39,4 @@ QUOTED_SECRET_KIND: Final[str] = quoted(SECRET_KIND)
 QUOTED_SECRET_MAPS: Final[tuple[str, ...]] = tuple(map(quoted, SECRET_MAPS))
 QUOTED_SENSITIVE: Final[str] = quoted(SENSITIVE)
 QUOTED_SENSITIVE_ATTRIBUTES: Final[str] = quoted(SENSITIVE_ATTRIBUTES)
+QUOTED_SENSITIVE_VALUES: Final[str] = quoted(SENSITIVE_VALUES)
