@@ -65,7 +65,8 @@ def test_a_csv_header_below_the_first_line_among_a_steps_texts() -> None:
     "$ cat kv.csv\nkey,value\nRegion,eu\n",  # the bare key: a table of names
     # the first header names no credential: its rows are never read as a header ("bob,token" is a row)
     "$ cat kinds.csv\nname,kind\nbob,token\nal,abc123\n",
-    "".join(f"line {n}\n" for n in range(1, 17)) + "id,password\n1,pw1\n",  # a header on line 17: not looked for
+    # a header on line 17 is read under rules version 11, which looks for it in a text's first 64 lines
+    # (test_leak_edges19.py)
     "Use the token, then\nrun it, ok\nfine, done\n",  # prose
 ])
 def test_csv_look_alikes_below_the_first_line_are_left(text: str) -> None:

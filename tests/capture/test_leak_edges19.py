@@ -6,7 +6,8 @@
 3. a markdown table cell holding an escaped pipe ``\\|`` (the table ended there);
 4. ``AUTH`` at redis-cli's other prompts: on a unix socket (``redis /var/run/redis.sock>``), ``not connected>``,
    inside a transaction (``(TX)``);
-5. a URL-encoded JSON member whose quotes are ``%5C``-escaped (a JSON document held in a JSON string, encoded).
+5. a URL-encoded JSON member whose quotes are ``%5C``-escaped (a JSON document held in a JSON string, encoded);
+6. a CSV or TSV header below a text's 16th line (now looked for in its first 64).
 
 Each form is scrubbed (only the secret; a second pass finds nothing new) and set beside the look-alikes that are
 left: ``sensitive_values`` of ``false`` leaves and empty mirrors, a ``| **Name** | **Value** |`` table of ordinary
@@ -226,6 +227,30 @@ def test_a_url_encoded_member_with_escaped_quotes_is_scrubbed(text: str, expecte
     "q=%7B%5C%22sort_key%5C%22%3A%5C%22name%5C%22%7D",
 ])
 def test_escaped_encoded_look_alikes_are_left(text: str) -> None:
+    assert scrubbed(text) == text
+
+
+# -- 6. a CSV header below a text's 16th line ------------------------------------------------------------------------
+
+PREAMBLE = "".join(f"2026-12-01 10:00:{n:02d} INFO step {n} done\n" for n in range(1, 41))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (PREAMBLE + "$ cat users.csv\nid,password\n1,pw1\n", PREAMBLE + f"$ cat users.csv\nid,password\n1,{T}\n"),
+    ("".join(f"line {n}\n" for n in range(1, 64)) + "user\ttoken\nbob\tt0k3n\n",  # the 64th line
+     "".join(f"line {n}\n" for n in range(1, 64)) + f"user\ttoken\nbob\t{T}\n"),
+])
+def test_a_csv_header_within_a_texts_first_64_lines_is_read(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "".join(f"line {n}\n" for n in range(1, 65)) + "id,password\n1,pw1\n",  # the 65th line: not looked for
+    # the first header names no credential: the search ends there, its rows are never read as a header
+    PREAMBLE + "name,kind\nbob,token\nal,abc123\n",
+    PREAMBLE + "Hello, world\n" + "id,password\n1,pw1\n",  # a line of names above it (no credential): the end
+])
+def test_csv_look_alikes_below_the_16th_line_are_left(text: str) -> None:
     assert scrubbed(text) == text
 
 

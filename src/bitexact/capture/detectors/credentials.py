@@ -874,9 +874,12 @@ def _kube_values(text: str, at: int, column: int) -> list[tuple[int, int]]:
 # ``Client Secret``, ``token``; a bare ``key`` is none); the lines after it are its rows while each holds as many
 # cells as the header (a quoted cell may hold the delimiter, a doubled quote or a line break). A header naming no
 # credential ends the search (its rows are never read as a header). The first cell is looked for within
-# :data:`_CSV_FIRST` characters, so a line of prose costs one short match.
+# :data:`_CSV_FIRST` characters, so a line of prose costs one short match. Rules version 11: the header is looked for
+# in a text's first 64 lines, not 16 (a table printed below a longer preamble: a shell session, a log); each line
+# read is one slice and three short tests (1 MiB of agent text: 0.06 ms against 0.03, the bound reached; without a
+# bound a text of 80-character lines cost 19 ms/MiB).
 _CSV_FIRST: Final[int] = 64
-_CSV_HEAD_LINES: Final[int] = 16
+_CSV_HEAD_LINES: Final[int] = 64
 _CSV_START = re.compile(r"\x00(?=[^\n\x00]{0,4096}+\n)")
 _CSV_NAME = re.compile(r"""[ \t]*+(?:"([A-Za-z0-9_.\- ]{1,64}+)"|([A-Za-z_][A-Za-z0-9_.\-]{0,63}+))[ \t]*+\Z""")
 _CSV_CELLS: Final[dict[str, re.Pattern[str]]] = {
