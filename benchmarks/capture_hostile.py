@@ -102,7 +102,7 @@ FRAGMENTS += (
     "|\n-[ RECORD 1 ]\n" + "password | a+\n | b\n" * 4)
 # Rules version 11 (``--latest`` runs these rows alone, beside the baselines): terraform show -json's sensitive_values
 # in text, a header cell in markdown's marks, an escaped pipe in a markdown cell, redis-cli's other prompts, a
-# URL-encoded JSON member with %5C-escaped quotes.
+# URL-encoded JSON member with %5C-escaped quotes, a CSV header looked for in a text's first 64 lines.
 LATEST_FRAGMENTS = (
     '"sensitive_values": {', '"sensitive_values": {"a": [', '"sensitive_values": {"a": {"values": {',
     '{"values": {"a": "b"}, "sensitive_values": {"a": true}}', '{"sensitive_values": {"a": [true, ', "[true, ",
@@ -114,7 +114,7 @@ LATEST_FRAGMENTS = (
     "not connected> AUTH a\n", "not connected> AUTH ", "redis " + "/a" * 100 + "> AUTH a\n", "(TX)> AUTH ",
     "a:1(TX)> AUTH a\n", "%5C%22password%5C%22%3A%5C%22", "%5C%22password%5C%22%3A", "%5C%22a%5C%22%3A%5C%22",
     "%5C%22%3A", "%5C%22password%5C%22%3A%5C%22%5C%5C%5C%22", "%5C%22password%5C%22%3A%5C%22%5C%5C",
-    "%5C%22password%5C%22%3A1")
+    "%5C%22password%5C%22%3A1", "\x00" + "a\n" * 70, "\x00" + "a\n" * 63 + "a,password\n1,b\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
