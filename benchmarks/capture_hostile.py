@@ -114,7 +114,9 @@ LATEST_FRAGMENTS = (
     "not connected> AUTH a\n", "not connected> AUTH ", "redis " + "/a" * 100 + "> AUTH a\n", "(TX)> AUTH ",
     "a:1(TX)> AUTH a\n", "%5C%22password%5C%22%3A%5C%22", "%5C%22password%5C%22%3A", "%5C%22a%5C%22%3A%5C%22",
     "%5C%22%3A", "%5C%22password%5C%22%3A%5C%22%5C%5C%5C%22", "%5C%22password%5C%22%3A%5C%22%5C%5C",
-    "%5C%22password%5C%22%3A1", "\x00" + "a\n" * 70, "\x00" + "a\n" * 63 + "a,password\n1,b\n")
+    "%5C%22password%5C%22%3A1", "\x00" + "a\n" * 70, "\x00" + "a\n" * 63 + "a,password\n1,b\n",
+    '{"after": "a", "after_sensitive": true}', '{"after_sensitive": true, "after": {"a": [',
+    '{"after": {"a": "b"}, "after_sensitive": {"a": true}, "before": {', '"after_sensitive": [', '"after": {"after": {')
 FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
@@ -131,7 +133,7 @@ OBJECTS += (
     ({"attributes": {"a": "b"}, "sensitive_attributes": []},),
     ({"sensitive_attributes": [[{"type": "get_attr", "value": "a"}]] * 50, "attributes": {"a": "b"}},))
 # Rules version 11: terraform show -json's resources, their sensitive_values marking a member, marking none, a mirror
-# nested 40 deep (past what the data walk reads), and a mirror holding resources of its own.
+# nested 40 deep (past what the data walk reads), a mirror holding resources of its own, and a plan's change.
 _DEEP: object = False
 for _ in range(40):
     _DEEP = {"a": _DEEP}
@@ -139,7 +141,8 @@ LATEST_OBJECTS: tuple[tuple[object, ...], ...] = (
     ({"values": {"a": "b"}, "sensitive_values": {"a": True}},),
     ({"values": {"a": "b", "c": [1]}, "sensitive_values": {"a": False, "c": [False]}},),
     ({"values": {"a": "b"}, "sensitive_values": {"a": _DEEP}},),
-    ({"values": {"a": "b"}, "sensitive_values": {"a": {"values": {"a": "b"}, "sensitive_values": {"a": _DEEP}}}},))
+    ({"values": {"a": "b"}, "sensitive_values": {"a": {"values": {"a": "b"}, "sensitive_values": {"a": _DEEP}}}},),
+    ({"before": "a", "after": {"a": "b"}, "before_sensitive": True, "after_sensitive": {"a": True}},))
 OBJECTS += LATEST_OBJECTS
 
 

@@ -2,6 +2,7 @@
 
 1. ``terraform show -json``'s resources: the members of ``values`` that ``sensitive_values`` marks (``true``, or a
    container holding a ``true`` leaf), in data, in a JSON document given as text, and in text that is no document;
+   and a plan's changes, ``before`` / ``after`` as ``before_sensitive`` / ``after_sensitive`` mark them;
 2. a markdown table whose header cells are in emphasis or code marks (``| **Password** |``, `` | `token` | ``);
 3. a markdown table cell holding an escaped pipe ``\\|`` (the table ended there);
 4. ``AUTH`` at redis-cli's other prompts: on a unix socket (``redis /var/run/redis.sock>``), ``not connected>``,
@@ -107,6 +108,9 @@ def test_sensitive_values_in_a_document_and_in_text_are_replaced() -> None:
     {"values": "not an object", "sensitive_values": {"values": True}},
     {"values": {"id": None}, "sensitive_values": {"id": True}},
     {"note": {"sensitive_values": {"id": True}}, "values": {"id": "x"}},  # not the resource's own
+    {"after": {"id": "x"}, "after_sensitive": {}, "before": "y", "before_sensitive": False},
+    {"after": {"id": "x"}, "after_unknown": {"id": True}},  # no mirror
+    {"after": ["a", "b"], "after_sensitive": [False, False]},
 ])
 def test_look_alikes_of_sensitive_values_are_left(data: dict[str, Any]) -> None:
     assert stored(data) == data
@@ -123,6 +127,40 @@ def test_a_mirror_nested_deeper_than_the_walk_reads_marks_its_attribute() -> Non
     resource = {"values": {"m": {"x": 1}, "n": "y"}, "sensitive_values": {"m": deep, "n": False}}
     assert stored(resource)["values"] == {"m": T, "n": "y"}
     assert json.loads(scrubbed(json.dumps(resource)))["values"] == {"m": T, "n": "y"}
+
+
+PLAN: dict[str, Any] = {"format_version": "1.2", "resource_changes": [
+    {"address": "aws_db_instance.db", "change": {
+        "actions": ["create"], "before": None, "after": {"identifier": "db", "result": "planSecret1", "tags": {"a": "b"}},
+        "after_unknown": {"id": True, "arn": True, "identifier": True},  # no mirror: what apply will know
+        "before_sensitive": False, "after_sensitive": {"result": True, "tags": {}}}},
+    {"address": "x.y", "change": {
+        "actions": ["update"], "before": {"conn": "beforeSecret2", "n": 1}, "after": {"conn": "afterSecret3", "n": 2},
+        "before_sensitive": {"conn": True}, "after_sensitive": {"conn": True, "n": False}}}],
+    "output_changes": {
+        "db_url": {"actions": ["create"], "before": None, "after": "postgres://h/db?x=outSecret4", "after_unknown": False,
+                   "before_sensitive": False, "after_sensitive": True},
+        "ids": {"actions": ["create"], "before": None, "after": ["i-1", "i-2"], "after_sensitive": [True, False]},
+        "plain": {"actions": ["create"], "before": None, "after": "hello", "after_unknown": False,
+                  "before_sensitive": False, "after_sensitive": False}}}
+PLAN_TAKEN: dict[str, Any] = {**PLAN, "resource_changes": [
+    {**PLAN["resource_changes"][0], "change": {**PLAN["resource_changes"][0]["change"],
+                                               "after": {"identifier": "db", "result": T, "tags": {"a": "b"}}}},
+    {**PLAN["resource_changes"][1], "change": {**PLAN["resource_changes"][1]["change"],
+                                               "before": {"conn": T, "n": 1}, "after": {"conn": T, "n": 2}}}],
+    "output_changes": {**PLAN["output_changes"], "db_url": {**PLAN["output_changes"]["db_url"], "after": T},
+                       "ids": {**PLAN["output_changes"]["ids"], "after": T}}}
+
+
+def test_a_plans_before_and_after_sensitive_mirrors_are_read_as_sensitive_values_are() -> None:
+    """``terraform show -json PLAN``: a change's ``before_sensitive`` / ``after_sensitive`` mirror its ``before`` /
+    ``after`` (a mirror ``true`` itself marks the whole value: an output's); ``after_unknown`` is no mirror."""
+    assert stored({"plan": PLAN}) == {"plan": PLAN_TAKEN}
+    for indent in (None, 2):
+        document = json.dumps(PLAN, indent=indent)
+        assert json.loads(scrubbed(document)) == PLAN_TAKEN
+        out = scrubbed("$ terraform show -json tfplan\n" + document).split("\n", 1)[1]
+        assert json.loads(out.replace(f'"{T}"', '"@"').replace(T, '"@"').replace('"@"', json.dumps(T))) == PLAN_TAKEN
 
 
 # -- 2. a markdown table's header cells in emphasis or code marks ----------------------------------------------------
@@ -265,13 +303,14 @@ def test_the_rules_version_and_the_default_digest_name_these_rules() -> None:
 
 
 def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path) -> None:
-    secrets = ["tfPw1", "mdPw2", "pipePw3", "redisPw4", "urlPw5"]
+    secrets = ["tfPw1", "mdPw2", "pipePw3", "redisPw4", "urlPw5", "planPw6"]
     stored_text = recorded_in_store(tmp_path / "home", {
         "show": {"values": {"result": secrets[0]}, "sensitive_values": {"result": True}},
         "md": f"| user | **Password** |\n|---|---|\n| bob | {secrets[1]} |\n",
         "pipe": f"| user | token |\n|---|---|\n| bob | a\\|{secrets[2]} |\n",
         "redis": f"redis /var/run/redis.sock> AUTH {secrets[3]}\nOK",
         "url": f"https://h/cb?q=%7B%5C%22password%5C%22%3A%5C%22{secrets[4]}%5C%22%7D",
+        "plan": json.dumps({"change": {"after": {"result": secrets[5]}, "after_sensitive": {"result": True}}}),
     }, "leak-edges19")
     assert T in stored_text
     for secret in secrets:

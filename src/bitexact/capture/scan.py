@@ -49,17 +49,19 @@ from bitexact.capture.detectors.credentials import (
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 from bitexact.capture.detectors.documents import (
     ATTRIBUTES,
+    MIRRORED,
+    MIRRORED_VALUES,
+    MIRRORS,
     QUOTED_SECRET_KIND,
     QUOTED_SECRET_MAPS,
     QUOTED_SENSITIVE,
     QUOTED_SENSITIVE_ATTRIBUTES,
+    QUOTED_SENSITIVE_END,
     QUOTED_SENSITIVE_VALUES,
     SECRET_KIND,
     SECRET_MAPS,
     SENSITIVE,
     SENSITIVE_ATTRIBUTES,
-    SENSITIVE_VALUES,
-    VALUES,
 )
 from bitexact.capture.detectors.ordinary import SIBLING_NAMES, VALUE_NAMES, ordinary_document_key, ordinary_value
 
@@ -347,7 +349,7 @@ class Scanner:
             if _may_hold_sensitive_attributes(text):  # rules version 10: a Terraform state's sensitive attributes
                 objects = objects if objects is not None else _objects(tokens)
                 values = values | _sensitive_attribute_keys(tokens, objects)
-            if _may_hold_sensitive_values(text):  # rules version 11: terraform show -json's sensitive_values
+            if _may_hold_sensitive_values(text):  # rules version 11: terraform show -json's mirrors
                 objects = objects if objects is not None else _objects(tokens)
                 values = values | _sensitive_values_keys(tokens, objects)
         items: list[int] = []
@@ -678,30 +680,46 @@ def _sensitive_attribute_keys(tokens: list[tuple[int, int, str]], objects: list[
 
 
 def _may_hold_sensitive_values(text: str) -> bool:
-    """Whether a document may hold a ``terraform show -json`` resource's ``"sensitive_values"`` (rules version 11),
-    as written."""
-    return QUOTED_SENSITIVE_VALUES in text
+    """Whether a document may hold one of ``terraform show -json``'s mirrors (rules version 11:
+    ``"sensitive_values"``, ``"before_sensitive"``, ``"after_sensitive"``), as written."""
+    return QUOTED_SENSITIVE_VALUES in text or QUOTED_SENSITIVE_END in text
 
 
 def _sensitive_values_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> set[int]:
-    """The key tokens of the members of every ``values`` object whose resource's ``sensitive_values`` object (its
-    sibling, before or after it) marks them: its member under the same key is ``true`` or a container holding a
-    ``true`` leaf (:func:`~bitexact.capture.detectors.credentials.sensitive_value_names`, the rule the data walk
-    reads by; here each container's ``true`` is found in one read of the tokens). Each value is replaced whole."""
+    """The key tokens of the members that ``terraform show -json``'s mirrors mark (the rule
+    ``walk.name_value`` reads data by): in an object holding a mirror (``sensitive_values``, ``before_sensitive``,
+    ``after_sensitive``) and the member it mirrors (``values``, ``before``, ``after``), before or after it, the
+    mirrored object's members whose mirror is ``true`` or a container holding a ``true`` leaf
+    (:func:`~bitexact.capture.detectors.credentials.sensitive_value_names`; each container's ``true`` found in one
+    read of the tokens), or the mirrored member itself when its mirror is ``true`` (or a list holding one). Each value
+    is replaced whole."""
     found: set[int] = set()
-    pairs: dict[_Object, list[_Object | None]] = {}  # a resource: its values object, its sensitive_values object
+    children: dict[tuple[_Object, str], _Object] = {}  # an object's member that is an object, by its key
     for item in objects:
-        if item.parent is not None and item.under in (VALUES, SENSITIVE_VALUES):
-            pairs.setdefault(item.parent, [None, None])[item.under == SENSITIVE_VALUES] = item
+        if item.parent is not None and item.under is not None and (
+                item.under in MIRRORS or item.under in MIRRORED_VALUES):
+            children[(item.parent, item.under)] = item
     held: set[int] | None = None
-    for values, mask in pairs.values():
-        if values is None or mask is None:
-            continue
-        if held is None:
-            held = _holding_true(tokens)
-        marked = {key for i, key in mask.members
-                  if i + 2 < len(tokens) and (tokens[i + 2][2] == "true" or i + 2 in held)}
-        found.update(i for i, key in values.members if key in marked)
+    for item in objects:
+        for i, key in item.members:
+            mirrored = MIRRORED.get(key)
+            if mirrored is None or i + 2 >= len(tokens):
+                continue
+            first = tokens[i + 2][2]
+            if first == "{":
+                mask, values = children.get((item, key)), children.get((item, mirrored))
+                if mask is None or values is None:
+                    continue
+                if held is None:
+                    held = _holding_true(tokens)
+                marked = {name for j, name in mask.members
+                          if j + 2 < len(tokens) and (tokens[j + 2][2] == "true" or j + 2 in held)}
+                found.update(j for j, name in values.members if name in marked)
+                continue
+            if first == "[" and held is None:
+                held = _holding_true(tokens)
+            if first == "true" or (first == "[" and held is not None and i + 2 in held):
+                found.update(j for j, name in item.members if name == mirrored)
     return found
 
 

@@ -40,15 +40,22 @@ from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import holds_credential, is_credential_name
 from bitexact.capture.detectors.ordinary import ordinary_member
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
-from bitexact.capture.detectors.credentials import argv_secrets, sensitive_attribute_names, sensitive_value_names
+from bitexact.capture.detectors.credentials import (
+    argv_secrets,
+    mask_marks,
+    sensitive_attribute_names,
+    sensitive_value_names,
+)
 from bitexact.capture.detectors.documents import (
+    AFTER_SENSITIVE,
     ATTRIBUTES,
+    BEFORE_SENSITIVE,
+    MIRRORED,
     SECRET_KIND,
     SECRET_MAPS,
     SENSITIVE,
     SENSITIVE_ATTRIBUTES,
     SENSITIVE_VALUES,
-    VALUES,
 )
 from bitexact.capture.hints import Hint
 from bitexact.capture.output import ROOT, Chain, Output
@@ -132,21 +139,22 @@ class NameValue:
     (a value member, no name), a Kubernetes Secret (its ``maps``: every member of them is a value member) and
     such a map itself (``every``). Under rules version 10 a Terraform state's resource instance: its
     ``attributes`` member is read as ``attributes`` says (the role of that member is that name/value object); under
-    version 11 a ``terraform show -json`` resource, its ``values`` member so (``within``)."""
+    version 11 a ``terraform show -json`` resource or change, its ``values`` / ``before`` / ``after`` members so.
+    ``inner``: each such member's key and the name/value object it is read as."""
 
     names: tuple[str, ...]
     values: tuple[str, ...]
     maps: tuple[str, ...] = ()
     every: bool = False
-    attributes: NameValue | None = None
-    within: str = ATTRIBUTES
+    inner: tuple[tuple[str, NameValue], ...] = ()
 
     def role(self, key: Any) -> Role:
         """The role of the member stored under ``key``."""
         if self.every or key in self.values:
             return VALUE_MEMBER
-        if self.attributes is not None and key == self.within:
-            return self.attributes
+        for name, inner in self.inner:
+            if key == name:
+                return inner
         if key in self.names:
             return NAME_MEMBER
         return SECRET_MAP if key in self.maps else PLAIN
@@ -174,7 +182,9 @@ def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
         # rules version 10: a Terraform state's resource instance (no value member); 11: terraform show -json's
         if SENSITIVE_ATTRIBUTES in value:
             return _sensitive_attributes(value)
-        return _sensitive_values(value) if SENSITIVE_VALUES in value else None
+        if SENSITIVE_VALUES in value or AFTER_SENSITIVE in value or BEFORE_SENSITIVE in value:
+            return _mirrored(value)
+        return None
     names: tuple[str, ...] = ()
     for key in NAME_MEMBERS:  # a plain loop: most objects with a value member name no credential
         if key not in value:
@@ -211,14 +221,27 @@ def _sensitive_attributes(value: dict[Any, Any]) -> NameValue | None:
     if not isinstance(attributes, dict):
         return None
     names = tuple(name for name in sensitive_attribute_names(value[SENSITIVE_ATTRIBUTES]) if name in attributes)
-    return NameValue((), (), attributes=NameValue((), names)) if names else None
+    return NameValue((), (), inner=((ATTRIBUTES, NameValue((), names)),)) if names else None
 
 
-def _sensitive_values(value: dict[Any, Any]) -> NameValue | None:
-    """``value`` as a resource of ``terraform show -json`` (rules version 11): its ``values`` object's members that
-    its ``sensitive_values`` marks (:func:`sensitive_value_names`); None when it marks none."""
-    names = tuple(sensitive_value_names(value[SENSITIVE_VALUES], value.get(VALUES)))
-    return NameValue((), (), attributes=NameValue((), names), within=VALUES) if names else None
+def _mirrored(value: dict[Any, Any]) -> NameValue | None:
+    """``value`` as a resource or a plan's change of ``terraform show -json`` (rules version 11): for each mirror it
+    holds (:data:`~bitexact.capture.detectors.documents.MIRRORED`), the members of the object mirrored that it marks
+    (:func:`sensitive_value_names`), or the whole member when the mirror is ``true`` (or a list holding a ``true``
+    leaf: an output's list); None when it marks none."""
+    whole: tuple[str, ...] = ()
+    inner: tuple[tuple[str, NameValue], ...] = ()
+    for mirror, mirrored in MIRRORED.items():
+        if mirror not in value or mirrored not in value:
+            continue
+        mask, member = value[mirror], value[mirrored]
+        if isinstance(mask, dict):
+            names = tuple(sensitive_value_names(mask, member))
+            if names:
+                inner += ((mirrored, NameValue((), names)),)
+        elif mask_marks(mask):
+            whole += (mirrored,)
+    return NameValue((), whole, inner=inner) if whole or inner else None
 
 
 def inner_pair(scanner: Scanner, value: dict[Any, Any], role: Role) -> NameValue | None:

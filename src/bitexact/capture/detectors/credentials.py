@@ -83,14 +83,15 @@ from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
 from bitexact.capture.detectors.documents import (
     ATTRIBUTES,
+    MIRRORED,
+    MIRRORED_VALUES,
+    MIRRORS,
     QUOTED_SECRET_KIND,
     QUOTED_SECRET_MAPS,
     SECRET_KIND,
     SECRET_MAPS,
     SENSITIVE,
     SENSITIVE_ATTRIBUTES,
-    SENSITIVE_VALUES,
-    VALUES,
 )
 from bitexact.capture.detectors.ordinary import (
     CURSOR_TOKENS,
@@ -139,6 +140,8 @@ the table's: a wrapped client's URL and header rule stays the table's, as every 
 
 # Values that are already a replacement token: left as they are.
 ALREADY_TOKENS: Final[tuple[str, ...]] = (TOKEN, "[redacted]", "%5Bredacted%5D", "%5bredacted%5d")
+_LONGEST_ALREADY: Final[int] = max(map(len, ALREADY_TOKENS))
+"""A span longer than this is none of :data:`ALREADY_TOKENS`, unsliced (a container's whole text)."""
 
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 
@@ -373,12 +376,12 @@ def sensitive_value_names(mask: Any, values: Any) -> list[str]:
     if not isinstance(mask, dict) or not isinstance(values, dict):
         return names
     for name, mirror in mask.items():
-        if isinstance(name, str) and name in values and _marks(mirror):
+        if isinstance(name, str) and name in values and mask_marks(mirror):
             names.append(name)
     return names
 
 
-def _marks(mirror: Any) -> bool:
+def mask_marks(mirror: Any) -> bool:
     """Whether a ``sensitive_values`` member is ``true`` or holds a ``true`` leaf, read to :data:`MAX_MASK_DEPTH`
     without recursion (a container deeper marks)."""
     pending: list[tuple[Any, int]] = [(mirror, 0)]
@@ -788,25 +791,96 @@ class _StateFrame:
 
 @dataclass(slots=True)
 class _ShowFrame:
-    """One open container of a text read for ``terraform show -json``'s resources
+    """One open container of a text read for ``terraform show -json``'s mirrors
     (:meth:`CredentialsDetector._show_values`, rules version 11)."""
 
     opened: int
-    mirror: bool = False  # a sensitive_values object or a container inside one
+    mirror: bool = False  # a mirror (sensitive_values, before_sensitive, after_sensitive) or a container inside one
     key: str | None = None  # the last key read, while its value is not
-    spans: dict[str, list[tuple[int, int]]] | None = None  # a "values" object's members' value spans
-    marks: set[str] | None = None  # a sensitive_values object's marked members
+    spans: dict[str, list[tuple[int, int]]] | None = None  # a mirrored object's members' value spans
+    marks: set[str] | None = None  # a mirror object's marked members
     held: bool = False  # a container inside a mirror: it holds a true leaf
-    values: dict[str, list[tuple[int, int]]] | None = None  # a resource's values (its spans)
+    wholes: dict[str, list[tuple[int, int]]] | None = None  # a mirrored member's whole spans, by its key
+    objects: dict[str, dict[str, list[tuple[int, int]]]] | None = None  # a mirrored object's spans, by its key
+    masks: dict[str, set[str] | None] | None = None  # a mirror's marked members (None: the whole), by its key
 
     def mark(self) -> None:
-        """A ``true`` read in this mirror: the member being read is marked (a sensitive_values object's), or this
-        container holds one."""
+        """A ``true`` read in this mirror: the member being read is marked (a mirror object's), or this container
+        holds one."""
         if self.marks is not None:
             if self.key is not None:
                 self.marks.add(self.key)
         else:
             self.held = True
+
+    def whole(self, key: str, span: tuple[int, int]) -> None:
+        """``span``, all of the member ``key`` mirrored: taken when its mirror is ``true``."""
+        if self.wholes is None:
+            self.wholes = {}
+        self.wholes.setdefault(key, []).append(span)
+
+    def mask(self, key: str, marks: set[str] | None) -> None:
+        """The mirror ``key`` read: the members it marks, or None when it marks the whole member it mirrors."""
+        if self.masks is None:
+            self.masks = {}
+        self.masks[key] = marks
+
+    def taken(self) -> Iterator[tuple[int, int]]:
+        """This object's spans its mirrors mark, once it is read whole."""
+        for mirror, marks in (self.masks or {}).items():
+            mirrored = MIRRORED[mirror]
+            if marks is None:
+                yield from (self.wholes or {}).get(mirrored, ())
+                continue
+            spans = (self.objects or {}).get(mirrored)
+            if spans is not None:
+                for name in marks:
+                    yield from spans.get(name, ())
+
+    def scalar(self, key: str, scalar: re.Match[str]) -> None:
+        """The scalar value (:data:`_JSON_SCALAR`) of this object's member ``key``: a mirror's ``true``, or a value to
+        take when it is marked."""
+        value = scalar.group(1)
+        if key in MIRRORS:
+            if value == "true":
+                self.mask(key, None)
+        elif value not in ("true", "false", "null"):
+            if self.spans is not None:
+                self.spans.setdefault(key, []).append(scalar.span(1))
+            if key in MIRRORED_VALUES:
+                self.whole(key, scalar.span(1))
+        self.key = None
+
+    def closed(self, inner: _ShowFrame, end: int, text: str) -> None:
+        """``inner``, the container this one's member :attr:`key` holds, read to its end (``end``)."""
+        if self.mirror:
+            if inner.held:
+                self.mark()  # the member being read, when this is a mirror object
+            self.key = None
+            return
+        key = self.key
+        self.key = None
+        if key is None:
+            return
+        if key in MIRRORS:
+            if inner.marks is not None:
+                self.mask(key, inner.marks)
+            elif inner.held:  # a list holding a true: the whole member
+                self.mask(key, None)
+            return
+        if self.spans is None and key not in MIRRORED_VALUES:
+            return
+        whole = (inner.opened, end)  # a container: taken whole, when taken (sliced only when short)
+        if end - inner.opened <= _LONGEST_ALREADY and text[inner.opened : end] in ALREADY_TOKENS:
+            return
+        if key in MIRRORED_VALUES:
+            self.whole(key, whole)
+            if inner.spans is not None:
+                if self.objects is None:
+                    self.objects = {}
+                self.objects[key] = inner.spans
+        if self.spans is not None:
+            self.spans.setdefault(key, []).append(whole)
 
     @classmethod
     def opening(cls, owner: _ShowFrame | None, char: str, at: int) -> _ShowFrame:
@@ -814,10 +888,11 @@ class _ShowFrame:
         if owner is None:
             return cls(at)
         if owner.mirror:
-            return cls(at, mirror=True)
-        if char == "{" and owner.key == SENSITIVE_VALUES:
-            return cls(at, mirror=True, marks=set())
-        return cls(at, spans={} if char == "{" and owner.key == VALUES else None)
+            return cls(at, True)
+        key = owner.key
+        if key in MIRRORS:
+            return cls(at, True, marks=set() if char == "{" else None)
+        return cls(at, spans={} if char == "{" and key in MIRRORED_VALUES else None)
 
 
 _JSON_SCALAR = re.compile(r"[ \t\r\n]*+(true|false|null|-?[0-9][0-9.eE+\-]{0,63}+)")
@@ -3229,8 +3304,9 @@ class CredentialsDetector:
         """``"NAME": VALUE`` and ``'NAME': VALUE``; whether a ``"sensitive":`` key was seen (Terraform's flag, rules
         version 9: read by :meth:`_terraform_values`, so that no text pays a search of its own for it;
         :data:`_SAW_SENSITIVE`) and a ``"sensitive_attributes":`` key (a state's instance, rules version 10:
-        :meth:`_state_attributes`; :data:`_SAW_SENSITIVE_ATTRIBUTES`) and a ``"sensitive_values":`` key (a resource of
-        ``terraform show -json``, rules version 11: :meth:`_show_values`; :data:`_SAW_SENSITIVE_VALUES`), as bits."""
+        :meth:`_state_attributes`; :data:`_SAW_SENSITIVE_ATTRIBUTES`) and a ``"sensitive_values":``,
+        ``"before_sensitive":`` or ``"after_sensitive":`` key (``terraform show -json``'s mirrors, rules version 11:
+        :meth:`_show_values`; :data:`_SAW_SENSITIVE_VALUES`), as bits."""
         covered = 0  # as in _key_value: a colon inside a value already found is part of it
         sensitive = 0
         for colon in anchor.finditer(text):
@@ -3254,7 +3330,7 @@ class CredentialsDetector:
             if name.group(2) == SENSITIVE_ATTRIBUTES:
                 sensitive |= _SAW_SENSITIVE_ATTRIBUTES
                 continue
-            if name.group(2) == SENSITIVE_VALUES:
+            if name.group(2) in MIRRORS:
                 sensitive |= _SAW_SENSITIVE_VALUES
                 continue
             if name.group(2) in _MEMBER_KEYS and name.group(1) in _NEXT_MEMBER:
@@ -3401,52 +3477,52 @@ class CredentialsDetector:
 
     @staticmethod
     def _show_values(text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """Rules version 11: a resource of ``terraform show -json`` in text that is no JSON document as a whole (the
-        command and its output, a log line): the members of its ``"values"`` object that its ``"sensitive_values"``
-        object marks (as :func:`sensitive_value_names` reads one: its member ``true``, or a container holding a
-        ``true`` leaf), each value whole. Read once, its strings and brackets, as :meth:`_state_attributes` reads a
+        """Rules version 11: ``terraform show -json``'s mirrors in text that is no JSON document as a whole (the
+        command and its output, a log line): in an object holding a mirror (``sensitive_values``, a change's
+        ``before_sensitive`` / ``after_sensitive``) and the member it mirrors (``values``, ``before``, ``after``), the
+        mirrored object's members that it marks (as :func:`sensitive_value_names` reads one: its member ``true``, or
+        a container holding a ``true`` leaf), each value whole, or the whole mirrored member when the mirror is
+        ``true`` (or a list holding one). Read once, its strings and brackets, as :meth:`_state_attributes` reads a
         state; a ``true`` inside a mirror is found in the text between two of its parts (each such stretch read
-        once). A resource cut short is left."""
+        once). An object cut short is left."""
         frames: list[_ShowFrame] = []
+        frame: _ShowFrame | None = None  # the innermost open container
         last = 0  # where the previous part ended: the text after it, to this part, holds a mirror's scalars
         for what, part in _json_parts(text, deadline):
-            if frames:
-                frame = frames[-1]
-                if frame.mirror and "true" in text[last : part.start()]:
-                    frame.mark()
-                if what == _KEY:
-                    frame.key = part.group(1)
-                    if frame.spans is not None:  # a scalar after it is its value
-                        scalar = _JSON_SCALAR.match(text, part.end())
+            if frame is not None:
+                if frame.mirror:  # only its true leaves matter
+                    if "true" in text[last : part.start()]:
+                        frame.mark()
+                    if what == _KEY:
+                        frame.key = part.group(1)
+                    elif what == _STRING:
+                        frame.key = None
+                elif what == _KEY:
+                    key = frame.key = part.group(1)
+                    if frame.spans is not None or key in MIRRORS or key in MIRRORED_VALUES:
+                        scalar = _JSON_SCALAR.match(text, part.end())  # a scalar after it is its value
                         if scalar is not None:
-                            if scalar.group(1) not in ("true", "false", "null"):
-                                frame.spans.setdefault(frame.key, []).append(scalar.span(1))
-                            frame.key = None
+                            frame.scalar(key, scalar)
                 elif what == _STRING:
-                    if frame.spans is not None and frame.key is not None and part.group(1) not in ALREADY_TOKENS:
-                        frame.spans.setdefault(frame.key, []).append(part.span(1))
-                    frame.key = None
+                    key = frame.key
+                    if key is not None:
+                        if part.group(1) not in ALREADY_TOKENS:
+                            if frame.spans is not None:
+                                frame.spans.setdefault(key, []).append(part.span(1))
+                            if key in MIRRORED_VALUES:
+                                frame.whole(key, part.span(1))
+                        frame.key = None
             last = part.end()
             if what == _OPEN:
-                frames.append(_ShowFrame.opening(frames[-1] if frames else None, part.group(), part.start()))
-            elif what == _CLOSE and frames:
-                frame = frames.pop()
-                if frame.values is not None and frame.marks:  # a resource: its marked values
-                    for name in frame.marks:
-                        found.extend(Finding(start, end, TOKEN, NAME) for start, end in frame.values.get(name, ()))
-                if not frames:
-                    continue
-                owner = frames[-1]
-                if frame.held and owner.mirror:
-                    owner.mark()
-                if owner.key == VALUES and frame.spans is not None:
-                    owner.values = frame.spans
-                elif owner.key == SENSITIVE_VALUES and frame.marks is not None:
-                    owner.marks = frame.marks
-                whole = (frame.opened, part.end())  # a container inside a values object: taken whole
-                if owner.spans is not None and owner.key is not None and text[slice(*whole)] not in ALREADY_TOKENS:
-                    owner.spans.setdefault(owner.key, []).append(whole)
-                owner.key = None
+                frame = _ShowFrame.opening(frame, part.group(), part.start())
+                frames.append(frame)
+            elif what == _CLOSE and frame is not None:
+                closed = frames.pop()
+                if closed.masks:  # an object holding mirrors: the members they mark
+                    found.extend(Finding(start, end, TOKEN, NAME) for start, end in closed.taken())
+                frame = frames[-1] if frames else None
+                if frame is not None:
+                    frame.closed(closed, part.end(), text)
 
     def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         spans = []

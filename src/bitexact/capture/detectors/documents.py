@@ -25,9 +25,17 @@ replaced whole by the first step of its path (rules version 10)."""
 
 SENSITIVE_VALUES: Final[str] = "sensitive_values"
 VALUES: Final[str] = "values"
-"""A resource of ``terraform show -json`` (``values.root_module.resources[]``, a child module's too): its
-``sensitive_values`` object mirrors its ``values`` object, a ``true`` leaf marking a sensitive attribute; each member
-of ``values`` whose mirror is ``true`` or holds a ``true`` leaf is replaced whole (rules version 11)."""
+BEFORE_SENSITIVE: Final[str] = "before_sensitive"
+AFTER_SENSITIVE: Final[str] = "after_sensitive"
+MIRRORED: Final[dict[str, str]] = {SENSITIVE_VALUES: VALUES, BEFORE_SENSITIVE: "before", AFTER_SENSITIVE: "after"}
+"""``terraform show -json``'s mirrors, each beside the member it mirrors (rules version 11): a resource's
+``sensitive_values`` beside its ``values`` (``values.root_module.resources[]``, a plan's ``planned_values`` and
+``prior_state``), a plan's change's ``before_sensitive`` / ``after_sensitive`` beside its ``before`` / ``after``
+(``resource_changes[].change``, ``output_changes``). A mirror's ``true`` leaf marks a sensitive attribute: each member
+whose mirror is ``true`` or holds a ``true`` leaf is replaced whole, and a mirror that is ``true`` itself marks the
+whole member it mirrors."""
+MIRRORS: Final[frozenset[str]] = frozenset(MIRRORED)
+MIRRORED_VALUES: Final[frozenset[str]] = frozenset(MIRRORED.values())
 
 
 def quoted(name: str) -> str:
@@ -40,3 +48,5 @@ QUOTED_SECRET_MAPS: Final[tuple[str, ...]] = tuple(map(quoted, SECRET_MAPS))
 QUOTED_SENSITIVE: Final[str] = quoted(SENSITIVE)
 QUOTED_SENSITIVE_ATTRIBUTES: Final[str] = quoted(SENSITIVE_ATTRIBUTES)
 QUOTED_SENSITIVE_VALUES: Final[str] = quoted(SENSITIVE_VALUES)
+QUOTED_SENSITIVE_END: Final[str] = '_sensitive"'
+"""The end of ``"before_sensitive"`` and ``"after_sensitive"`` as written: one search for both."""
