@@ -60,8 +60,8 @@ encoded twice, a ``.settings`` file's ``<Value Profile=...>``, ``AUTH`` at redis
 show -json``'s ``sensitive_values`` and a plan's ``before_sensitive`` / ``after_sensitive``, a table's header cell
 in markdown's emphasis or code marks, a markdown cell holding ``\\|``, redis-cli's prompt on a unix socket and
 ``not connected>``, a URL-encoded JSON member with ``%5C``-escaped quotes, a CSV header in a text's first 64 lines)
-must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step, and a replay
-(capture-controls: it refuses a step recorded under another digest) never reports what the new rules
+must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
+and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""
 _TOP_KEYS: Final[frozenset[str]] = frozenset(
     {"detectors", "fields", "budget_ms", "hash_only_key", "retired_keys", "revoked_keys"}
