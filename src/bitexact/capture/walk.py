@@ -170,8 +170,9 @@ EVERY_VALUE: Final[NameValue] = NameValue((), (), every=True)
 def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
     """``value`` as a name/value object whose name names a credential, when the credentials rule is on.
 
-    A few lookups for any other object (``kind``, ``value``, ``Value``, and ``sensitive_attributes`` and
-    ``sensitive_values`` when it holds no value member): this runs for every object of a step."""
+    A few lookups for any other object (``kind``, ``value``, ``Value``, and when it holds no value member
+    ``sensitive_attributes``, ``sensitive_values``, ``after_sensitive``, ``before_sensitive``): this runs for every
+    object of a step."""
     if not scanner.by_key:
         return None
     if "kind" in value:
@@ -180,6 +181,7 @@ def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
             return secret
     if not ("value" in value or "Value" in value):
         # rules version 10: a Terraform state's resource instance (no value member); 11: terraform show -json's
+        # resources and a plan's changes (their mirrors)
         if SENSITIVE_ATTRIBUTES in value:
             return _sensitive_attributes(value)
         if SENSITIVE_VALUES in value or AFTER_SENSITIVE in value or BEFORE_SENSITIVE in value:
