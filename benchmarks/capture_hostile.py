@@ -13,8 +13,8 @@ the policy's budget (1,000 ms per MiB by default) would withhold such a step.
 Then the same for lists, through ``apply_policy`` (the walk reads an argv list whole): a list of ``--mib``
 MiB of one short run of items repeated, against a list of as many agent words; and each list as a JSON
 document held in a string (the document path reads it whole too); and objects the walk reads by their members
-(a Kubernetes Secret's maps, Terraform's ``"sensitive": true``, a state's ``sensitive_attributes``), as data and
-as a document.
+(a Kubernetes Secret's maps, Terraform's ``"sensitive": true``, a state's ``sensitive_attributes``, ``terraform
+show -json``'s ``sensitive_values``), as data and as a document.
 """
 
 from __future__ import annotations
@@ -84,10 +84,9 @@ FRAGMENTS = ("password=[", "'password': [", "{password: [", ",password:(", "pass
              "%22password%22%3A%22", "%22password%22%3A", "%22a%22%3A", "%22%3A", "%22password%22%3A1", "%253D",
              "password%253D", "a%253Da%2526", "password%3D", '"sensitive": true, ', '{"sensitive": true, "value": {',
              '{"value": 1, "sensitive": true}', '"sensitive": true, "value": "a", ')
-# Rules version 10 (``--latest`` runs these rows alone, beside the baselines): a CSV header below a text's first line,
-# pipe tables (markdown, psql, mysql), a state's sensitive_attributes in text, a JSON member encoded twice, .settings
-# values, AUTH at redis-cli's prompt.
-LATEST_FRAGMENTS = (
+# Rules version 10: a CSV header below a text's first line, pipe tables (markdown, psql, mysql), a state's
+# sensitive_attributes in text, a JSON member encoded twice, .settings values, AUTH at redis-cli's prompt.
+FRAGMENTS += (
     "a\nid,password\n", "a\n", "a,b\n", "a b, c\n", "\x00a\na,password\n1,b\n", "$ a\na,password\n",
     "| a | password |\n|---|---|\n", "|---|---|\n", "+---+---+\n", "---|", "| a |\n", "a | password\n---+---\n",
     "| a | password |\n|---|---|\n| b |\n", "| a | password |\n", "-" * 5000 + "|\n", "a" * 5000 + "\n---|---\n",
@@ -101,6 +100,23 @@ LATEST_FRAGMENTS = (
     "127.0.0.1:6379> AUTH a b\n", "> AUTH a", "a" * 200 + ":1> AUTH a\n", ">", "\n1:1> AUTH ",
     "|-[ RECORD ", "|\n-[ RECORD 1 ]\npassword | a\n", "-[ RECORD 1 ]|\n" + "a | b\n" * 8, "-[ RECORD 1 ]\n|\n | a\n",
     "|\n-[ RECORD 1 ]\n" + "password | a+\n | b\n" * 4)
+# Rules version 11 (``--latest`` runs these rows alone, beside the baselines): terraform show -json's sensitive_values
+# in text, a header cell in markdown's marks, an escaped pipe in a markdown cell, redis-cli's other prompts, a
+# URL-encoded JSON member with %5C-escaped quotes, a CSV header looked for in a text's first 64 lines.
+LATEST_FRAGMENTS = (
+    '"sensitive_values": {', '"sensitive_values": {"a": [', '"sensitive_values": {"a": {"values": {',
+    '{"values": {"a": "b"}, "sensitive_values": {"a": true}}', '{"sensitive_values": {"a": [true, ', "[true, ",
+    '{"values": {"a": {', '{"values": {"a": [', '{"sensitive_values": {"a": true}, "values": {"a": [',
+    "| **password** | a |\n|---|---|\n| b | c |\n", "| **a** | `password` |\n|---|---|\n", "| **",
+    "| _" + "_" * 70 + "password |\n|---|---|\n", "|" + " **a** |" * 2000 + "\n|" + "---|" * 2000 + "\n",
+    "| " + "*" * 63 + "a" + "*" * 62 + " | password |\n|---|---|\n", "\\|", "| a | password |\n|---|---|\n| \\| | b |\n",
+    "| a | password |\n|---|---|\n" + "| \\|\\| | b \\| |\n" * 4, "redis /a> AUTH a\n", "redis /a> AUTH ",
+    "not connected> AUTH a\n", "not connected> AUTH ", "redis " + "/a" * 100 + "> AUTH a\n", "(TX)> AUTH ",
+    "a:1(TX)> AUTH a\n", "%5C%22password%5C%22%3A%5C%22", "%5C%22password%5C%22%3A", "%5C%22a%5C%22%3A%5C%22",
+    "%5C%22%3A", "%5C%22password%5C%22%3A%5C%22%5C%5C%5C%22", "%5C%22password%5C%22%3A%5C%22%5C%5C",
+    "%5C%22password%5C%22%3A1", "\x00" + "a\n" * 70, "\x00" + "a\n" * 63 + "a,password\n1,b\n",
+    '{"after": "a", "after_sensitive": true}', '{"after_sensitive": true, "after": {"a": [',
+    '{"after": {"a": "b"}, "after_sensitive": {"a": true}, "before": {', '"after_sensitive": [', '"after": {"after": {')
 FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
@@ -112,10 +128,21 @@ OBJECTS: tuple[tuple[object, ...], ...] = (
     ({"sensitive": True, "value": "a"},), ({"sensitive": False, "value": "a"},), ({"kind": "Secret"}, {"data": {}}))
 # Rules version 10: a Terraform state's instances, their sensitive_attributes naming an attribute, naming none, and
 # a long list of paths.
-LATEST_OBJECTS: tuple[tuple[object, ...], ...] = (
+OBJECTS += (
     ({"attributes": {"a": "b"}, "sensitive_attributes": [[{"type": "get_attr", "value": "a"}]]},),
     ({"attributes": {"a": "b"}, "sensitive_attributes": []},),
     ({"sensitive_attributes": [[{"type": "get_attr", "value": "a"}]] * 50, "attributes": {"a": "b"}},))
+# Rules version 11: terraform show -json's resources, their sensitive_values marking a member, marking none, a mirror
+# nested 40 deep (past what the data walk reads), a mirror holding resources of its own, and a plan's change.
+_DEEP: object = False
+for _ in range(40):
+    _DEEP = {"a": _DEEP}
+LATEST_OBJECTS: tuple[tuple[object, ...], ...] = (
+    ({"values": {"a": "b"}, "sensitive_values": {"a": True}},),
+    ({"values": {"a": "b", "c": [1]}, "sensitive_values": {"a": False, "c": [False]}},),
+    ({"values": {"a": "b"}, "sensitive_values": {"a": _DEEP}},),
+    ({"values": {"a": "b"}, "sensitive_values": {"a": {"values": {"a": "b"}, "sensitive_values": {"a": _DEEP}}}},),
+    ({"before": "a", "after": {"a": "b"}, "before_sensitive": True, "after_sensitive": {"a": True}},))
 OBJECTS += LATEST_OBJECTS
 
 
@@ -158,7 +185,8 @@ def main() -> None:
     for fragment in fragments:
         text = (fragment * (size // len(fragment) + 1))[:size]
         ms = _ms_per_mib(text, args.mib)
-        print(f"{fragment!r:<40} {ms:>9.1f} {ms / baseline:>13.2f}")
+        label = repr(fragment) if len(repr(fragment)) <= 64 else repr(fragment)[:61] + "..."  # a long run's start
+        print(f"{label:<40} {ms:>9.1f} {ms / baseline:>13.2f}")
     words = mixed_text(size).split(" ")
     list_baseline = _list_ms_per_mib(_list_of(tuple(words), size), args.mib)
     print(f"{'list of agent words (baseline)':<40} {list_baseline:>9.1f} {1.0:>13.2f}")
@@ -170,7 +198,7 @@ def main() -> None:
     for run in lists:
         ms = _list_ms_per_mib(json.dumps(_list_of(run, size)), args.mib)
         print(f"{'document ' + json.dumps(list(run)):<40} {ms:>9.1f} {ms / document_baseline:>13.2f}")
-    for run in objects:  # rules version 9 and 10: a Secret's maps, Terraform's sensitive values, as data and documents
+    for run in objects:  # rules version 9 to 11: a Secret's maps, Terraform's sensitive values, as data and documents
         ms = _list_ms_per_mib(_list_of(run, size), args.mib)
         print(f"{'list ' + json.dumps(list(run))[:35]:<40} {ms:>9.1f} {ms / list_baseline:>13.2f}")
         ms = _list_ms_per_mib(json.dumps(_list_of(run, size)), args.mib)

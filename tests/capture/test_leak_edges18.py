@@ -26,7 +26,7 @@ from capture.support import recorded_in_store, scrubbed
 from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.policy import POLICY_VERSION
 
-DEFAULT_DIGEST = "106abe7b47163b34bb631dd9a700c593735472244daa06ac8fd72bea5ed07b4f"
+V10_DIGEST = "106abe7b47163b34bb631dd9a700c593735472244daa06ac8fd72bea5ed07b4f"
 """The shipped default policy's digest under rules version 10 (docs/capture.md, "Digest")."""
 V9_DIGEST = "795776cf0b643e2715a723d900aec9e0aabecf0f7332a43337751622fa7b1742"
 T = "[CREDENTIAL]"
@@ -65,7 +65,8 @@ def test_a_csv_header_below_the_first_line_among_a_steps_texts() -> None:
     "$ cat kv.csv\nkey,value\nRegion,eu\n",  # the bare key: a table of names
     # the first header names no credential: its rows are never read as a header ("bob,token" is a row)
     "$ cat kinds.csv\nname,kind\nbob,token\nal,abc123\n",
-    "".join(f"line {n}\n" for n in range(1, 17)) + "id,password\n1,pw1\n",  # a header on line 17: not looked for
+    # a header on line 17 is read under rules version 11, which looks for it in a text's first 64 lines
+    # (test_leak_edges19.py)
     "Use the token, then\nrun it, ok\nfine, done\n",  # prose
 ])
 def test_csv_look_alikes_below_the_first_line_are_left(text: str) -> None:
@@ -325,8 +326,8 @@ def test_auth_look_alikes_are_left(text: str) -> None:
 def test_the_rules_version_and_the_default_digest_name_these_rules() -> None:
     """A step scrubbed under these rules must not claim the digest of rules that let these values through."""
     policy = load_policy(env={})
-    assert POLICY_VERSION == 10
-    assert policy.digest == DEFAULT_DIGEST == policy.digest_under(10) != policy.digest_under(9) == V9_DIGEST
+    assert POLICY_VERSION >= 10
+    assert policy.digest_under(10) == V10_DIGEST != policy.digest_under(9) == V9_DIGEST
 
 
 def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path) -> None:

@@ -110,7 +110,7 @@ class _Texts:
             if key == _BYTES_KEY and isinstance(value, str):
                 raise _Unclean  # declared unscanned
             if role and (role == SECRET_MAP or isinstance(role, NameValue)):
-                raise _Unclean  # a Kubernetes Secret's data map, a Terraform instance's attributes: the walk reads them
+                raise _Unclean  # a Secret's data map, a state's attributes, a values/before/after mirrored: the walk reads them
         self.value(value, key if text_key else None, depth)
 
     def value(self, value: Any, context: str | None, depth: int) -> None:

@@ -38,7 +38,7 @@ ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
 ENV_MAX_BODY: Final[str] = "BITEXACT_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES: Final[int] = 64 << 20
 """A field the policy would scan is withheld, unscanned, past this many bytes (``BITEXACT_MAX_BODY_BYTES``)."""
-POLICY_VERSION: Final[int] = 10
+POLICY_VERSION: Final[int] = 11
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
 forms; 3: commands' password flags, .netrc entries, CDATA sections; 4: a credential flag's value as an argv
@@ -56,9 +56,12 @@ data, Redis's passwords, htpasswd lines, PuTTY key files, a label of words ``API
 held as data or as a YAML flow mapping, Terraform's ``"sensitive": true`` values, .NET's ``<setting name=...><value>``,
 CSV and TSV credential columns, a JSON member or a pair URL-encoded in a query or a form; 10: a CSV header below a
 text's first line, markdown, psql and mysql tables, a Terraform state's ``sensitive_attributes``, a JSON member
-encoded twice, a ``.settings`` file's ``<Value Profile=...>``, ``AUTH`` at redis-cli's prompt) must give the
-same configuration a new digest. A reader of the record can then tell which rules scrubbed a step, and a replay
-(capture-controls: it refuses a step recorded under another digest) never reports what the new rules
+encoded twice, a ``.settings`` file's ``<Value Profile=...>``, ``AUTH`` at redis-cli's prompt; 11: ``terraform
+show -json``'s ``sensitive_values`` and a plan's ``before_sensitive`` / ``after_sensitive``, a table's header cell
+in markdown's emphasis or code marks, a markdown cell holding ``\\|``, redis-cli's prompt on a unix socket and
+``not connected>``, a URL-encoded JSON member with ``%5C``-escaped quotes, a CSV header in a text's first 64 lines)
+must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
+and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""
 _TOP_KEYS: Final[frozenset[str]] = frozenset(
     {"detectors", "fields", "budget_ms", "hash_only_key", "retired_keys", "revoked_keys"}

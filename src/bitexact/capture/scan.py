@@ -49,10 +49,15 @@ from bitexact.capture.detectors.credentials import (
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
 from bitexact.capture.detectors.documents import (
     ATTRIBUTES,
+    MIRRORED,
+    MIRRORED_VALUES,
+    MIRRORS,
     QUOTED_SECRET_KIND,
     QUOTED_SECRET_MAPS,
     QUOTED_SENSITIVE,
     QUOTED_SENSITIVE_ATTRIBUTES,
+    QUOTED_SENSITIVE_END,
+    QUOTED_SENSITIVE_VALUES,
     SECRET_KIND,
     SECRET_MAPS,
     SENSITIVE,
@@ -293,7 +298,8 @@ class Scanner:
                     and (_DOCUMENT_HIDES.search(text)
                          or (self.by_key and (_may_hold_name_value(text) or _may_hold_kube_secret(text)
                                               or _may_hold_sensitive(text)
-                                              or _may_hold_sensitive_attributes(text))))):
+                                              or _may_hold_sensitive_attributes(text)
+                                              or _may_hold_sensitive_values(text))))):
                 rescan.add(index)
         for index in sorted(rescan.union(direct)):
             text = texts[index]
@@ -343,6 +349,9 @@ class Scanner:
             if _may_hold_sensitive_attributes(text):  # rules version 10: a Terraform state's sensitive attributes
                 objects = objects if objects is not None else _objects(tokens)
                 values = values | _sensitive_attribute_keys(tokens, objects)
+            if _may_hold_sensitive_values(text):  # rules version 11: terraform show -json's mirrors
+                objects = objects if objects is not None else _objects(tokens)
+                values = values | _sensitive_values_keys(tokens, objects)
         items: list[int] = []
         texts: list[str] = []
         contexts: list[str | None] = []
@@ -668,6 +677,71 @@ def _sensitive_attribute_keys(tokens: list[tuple[int, int, str]], objects: list[
                 if names:
                     found.update(j for j, member in item.members if member in names)
     return found
+
+
+def _may_hold_sensitive_values(text: str) -> bool:
+    """Whether a document may hold one of ``terraform show -json``'s mirrors (rules version 11:
+    ``"sensitive_values"``, ``"before_sensitive"``, ``"after_sensitive"``), as written."""
+    return QUOTED_SENSITIVE_VALUES in text or QUOTED_SENSITIVE_END in text
+
+
+def _sensitive_values_keys(tokens: list[tuple[int, int, str]], objects: list[_Object]) -> set[int]:
+    """The key tokens of the members that ``terraform show -json``'s mirrors mark (the rule
+    ``walk.name_value`` reads data by): in an object holding a mirror (``sensitive_values``, ``before_sensitive``,
+    ``after_sensitive``) and the member it mirrors (``values``, ``before``, ``after``), before or after it, the
+    mirrored object's members whose mirror is ``true`` or a container holding a ``true`` leaf
+    (:func:`~bitexact.capture.detectors.credentials.sensitive_value_names`; each container's ``true`` found in one
+    read of the tokens), or the mirrored member itself when its mirror is ``true`` (or a list holding one). Each value
+    is replaced whole."""
+    found: set[int] = set()
+    children: dict[tuple[_Object, str], _Object] = {}  # an object's member that is an object, by its key
+    for item in objects:
+        if item.parent is not None and item.under is not None and (
+                item.under in MIRRORS or item.under in MIRRORED_VALUES):
+            children[(item.parent, item.under)] = item
+    held: set[int] | None = None
+    for item in objects:
+        for i, key in item.members:
+            mirrored = MIRRORED.get(key)
+            if mirrored is None or i + 2 >= len(tokens):
+                continue
+            first = tokens[i + 2][2]
+            if first == "{":
+                mask, values = children.get((item, key)), children.get((item, mirrored))
+                if mask is None or values is None:
+                    continue
+                if held is None:
+                    held = _holding_true(tokens)
+                marked = {name for j, name in mask.members
+                          if j + 2 < len(tokens) and (tokens[j + 2][2] == "true" or j + 2 in held)}
+                found.update(j for j, name in values.members if name in marked)
+                continue
+            if first == "[" and held is None:
+                held = _holding_true(tokens)
+            if first == "true" or (first == "[" and held is not None and i + 2 in held):
+                found.update(j for j, name in item.members if name == mirrored)
+    return found
+
+
+def _holding_true(tokens: list[tuple[int, int, str]]) -> set[int]:
+    """The token indices of the containers (their ``{`` or ``[``) holding a ``true`` leaf at any depth, in one read
+    of a document's tokens."""
+    held: set[int] = set()
+    stack: list[list[Any]] = []  # per open container: its token index, whether it holds a true
+    for i, (_, _, raw) in enumerate(tokens):
+        first = raw[0]
+        if first in "{[":
+            stack.append([i, False])
+        elif first in "}]":
+            if stack:
+                opened, holds = stack.pop()
+                if holds:
+                    held.add(opened)
+                    if stack:
+                        stack[-1][1] = True
+        elif raw == "true" and stack:
+            stack[-1][1] = True
+    return held
 
 
 _MAX_PATH_DEPTH: Final[int] = 4

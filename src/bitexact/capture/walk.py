@@ -40,8 +40,23 @@ from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.detectors import holds_credential, is_credential_name
 from bitexact.capture.detectors.ordinary import ordinary_member
 from bitexact.capture.detectors.credentials import TOKEN as CREDENTIAL_TOKEN
-from bitexact.capture.detectors.credentials import argv_secrets, sensitive_attribute_names
-from bitexact.capture.detectors.documents import ATTRIBUTES, SECRET_KIND, SECRET_MAPS, SENSITIVE, SENSITIVE_ATTRIBUTES
+from bitexact.capture.detectors.credentials import (
+    argv_secrets,
+    mask_marks,
+    sensitive_attribute_names,
+    sensitive_value_names,
+)
+from bitexact.capture.detectors.documents import (
+    AFTER_SENSITIVE,
+    ATTRIBUTES,
+    BEFORE_SENSITIVE,
+    MIRRORED,
+    SECRET_KIND,
+    SECRET_MAPS,
+    SENSITIVE,
+    SENSITIVE_ATTRIBUTES,
+    SENSITIVE_VALUES,
+)
 from bitexact.capture.hints import Hint
 from bitexact.capture.output import ROOT, Chain, Output
 from bitexact.capture.paths import spell
@@ -123,20 +138,23 @@ class NameValue:
     though ``key`` is a table word). Under rules version 9 also Terraform's ``{"sensitive": true, "value": X}``
     (a value member, no name), a Kubernetes Secret (its ``maps``: every member of them is a value member) and
     such a map itself (``every``). Under rules version 10 a Terraform state's resource instance: its
-    ``attributes`` member is read as ``attributes`` says (the role of that member is that name/value object)."""
+    ``attributes`` member is read as ``attributes`` says (the role of that member is that name/value object); under
+    version 11 a ``terraform show -json`` resource or change, its ``values`` / ``before`` / ``after`` members so.
+    ``inner``: each such member's key and the name/value object it is read as."""
 
     names: tuple[str, ...]
     values: tuple[str, ...]
     maps: tuple[str, ...] = ()
     every: bool = False
-    attributes: NameValue | None = None
+    inner: tuple[tuple[str, NameValue], ...] = ()
 
     def role(self, key: Any) -> Role:
         """The role of the member stored under ``key``."""
         if self.every or key in self.values:
             return VALUE_MEMBER
-        if self.attributes is not None and key == ATTRIBUTES:
-            return self.attributes
+        for name, inner in self.inner:
+            if key == name:
+                return inner
         if key in self.names:
             return NAME_MEMBER
         return SECRET_MAP if key in self.maps else PLAIN
@@ -152,8 +170,9 @@ EVERY_VALUE: Final[NameValue] = NameValue((), (), every=True)
 def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
     """``value`` as a name/value object whose name names a credential, when the credentials rule is on.
 
-    A few lookups for any other object (``kind``, ``value``, ``Value``, and ``sensitive_attributes`` when it holds
-    no value member): this runs for every object of a step."""
+    A few lookups for any other object (``kind``, ``value``, ``Value``, and when it holds no value member
+    ``sensitive_attributes``, ``sensitive_values``, ``after_sensitive``, ``before_sensitive``): this runs for every
+    object of a step."""
     if not scanner.by_key:
         return None
     if "kind" in value:
@@ -161,8 +180,13 @@ def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
         if secret is not None:
             return secret
     if not ("value" in value or "Value" in value):
-        # rules version 10: a Terraform state's resource instance (no value member)
-        return _sensitive_attributes(value) if SENSITIVE_ATTRIBUTES in value else None
+        # rules version 10: a Terraform state's resource instance (no value member); 11: terraform show -json's
+        # resources and a plan's changes (their mirrors)
+        if SENSITIVE_ATTRIBUTES in value:
+            return _sensitive_attributes(value)
+        if SENSITIVE_VALUES in value or AFTER_SENSITIVE in value or BEFORE_SENSITIVE in value:
+            return _mirrored(value)
+        return None
     names: tuple[str, ...] = ()
     for key in NAME_MEMBERS:  # a plain loop: most objects with a value member name no credential
         if key not in value:
@@ -199,7 +223,27 @@ def _sensitive_attributes(value: dict[Any, Any]) -> NameValue | None:
     if not isinstance(attributes, dict):
         return None
     names = tuple(name for name in sensitive_attribute_names(value[SENSITIVE_ATTRIBUTES]) if name in attributes)
-    return NameValue((), (), attributes=NameValue((), names)) if names else None
+    return NameValue((), (), inner=((ATTRIBUTES, NameValue((), names)),)) if names else None
+
+
+def _mirrored(value: dict[Any, Any]) -> NameValue | None:
+    """``value`` as a resource or a plan's change of ``terraform show -json`` (rules version 11): for each mirror it
+    holds (:data:`~bitexact.capture.detectors.documents.MIRRORED`), the members of the object mirrored that it marks
+    (:func:`sensitive_value_names`), or the whole member when the mirror is ``true`` (or a list holding a ``true``
+    leaf: an output's list); None when it marks none."""
+    whole: tuple[str, ...] = ()
+    inner: tuple[tuple[str, NameValue], ...] = ()
+    for mirror, mirrored in MIRRORED.items():
+        if mirror not in value or mirrored not in value:
+            continue
+        mask, member = value[mirror], value[mirrored]
+        if isinstance(mask, dict):
+            names = tuple(sensitive_value_names(mask, member))
+            if names:
+                inner += ((mirrored, NameValue((), names)),)
+        elif mask_marks(mask):
+            whole += (mirrored,)
+    return NameValue((), whole, inner=inner) if whole or inner else None
 
 
 def inner_pair(scanner: Scanner, value: dict[Any, Any], role: Role) -> NameValue | None:

@@ -83,6 +83,9 @@ from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
 from bitexact.capture.detectors.documents import (
     ATTRIBUTES,
+    MIRRORED,
+    MIRRORED_VALUES,
+    MIRRORS,
     QUOTED_SECRET_KIND,
     QUOTED_SECRET_MAPS,
     SECRET_KIND,
@@ -137,6 +140,8 @@ the table's: a wrapped client's URL and header rule stays the table's, as every 
 
 # Values that are already a replacement token: left as they are.
 ALREADY_TOKENS: Final[tuple[str, ...]] = (TOKEN, "[redacted]", "%5Bredacted%5D", "%5bredacted%5d")
+_LONGEST_ALREADY: Final[int] = max(map(len, ALREADY_TOKENS))
+"""A span longer than this is none of :data:`ALREADY_TOKENS`, unsliced (a container's whole text)."""
 
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 
@@ -353,6 +358,43 @@ def sensitive_attribute_names(paths: Any) -> list[str]:
             if isinstance(name, str) and name not in names:
                 names.append(name)
     return names
+
+
+MAX_MASK_DEPTH: Final[int] = 32
+"""How deep a ``sensitive_values`` member is read for a ``true`` leaf (rules version 11): a mirror nested deeper
+(a Kubernetes manifest's is a dozen levels) is read as marking its attribute, so that a mirror nested in a mirror is
+never read to its end again by each one holding it."""
+
+
+def sensitive_value_names(mask: Any, values: Any) -> list[str]:
+    """The members of a ``terraform show -json`` resource's ``values`` (an object) that its ``sensitive_values``
+    (``mask``, an object mirroring it) marks, in order (rules version 11): each key of ``mask`` whose member is
+    ``true``, or a container holding a ``true`` leaf (a nested block's attribute marks the whole block: a state's
+    deeper path marks the attribute it opens in so too), and that ``values`` holds. ``false``, ``{}`` and ``[]``
+    (a mirror of what is not sensitive) mark none."""
+    names: list[str] = []
+    if not isinstance(mask, dict) or not isinstance(values, dict):
+        return names
+    for name, mirror in mask.items():
+        if isinstance(name, str) and name in values and mask_marks(mirror):
+            names.append(name)
+    return names
+
+
+def mask_marks(mirror: Any) -> bool:
+    """Whether a ``sensitive_values`` member is ``true`` or holds a ``true`` leaf, read to :data:`MAX_MASK_DEPTH`
+    without recursion (a container deeper marks)."""
+    pending: list[tuple[Any, int]] = [(mirror, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if item is True:
+            return True
+        if isinstance(item, (dict, list)):
+            if depth >= MAX_MASK_DEPTH:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 def holds_credential(value: Any) -> bool:
@@ -572,6 +614,15 @@ _ENCODED_MEMBER_VALUE = re.compile(
 """An encoded JSON member's value: a string's content between its encoded quotes (an escaped quote, %5C%22, inside
 it), or a bare value up to the encoded comma, brace, bracket or quote after it (never past a quote: no value is
 read again from each member of a run of them)."""
+_ESCAPED_ENCODED_MEMBER_VALUE = re.compile(
+    r"""(?:%20|\+)*+%5[Cc]%22((?:[^%\s&\x00]|%5[Cc]%5[Cc]%5[Cc]%22|%5[Cc]%5[Cc]|%5[Cc](?!%22)"""
+    r"""|%(?!5[Cc]|22)[0-9A-Fa-f]{2})*+)%5[Cc]%22"""
+    r"""|((?:[^%\s&;"'<>\x00]|%(?!2[Cc]|7[Dd]|5[Dd]|22|5[Cc])[0-9A-Fa-f]{2})++)"""
+)
+"""Rules version 11: the value of a URL-encoded JSON member held in a JSON string (``%5C%22password%5C%22%3A%5C%22
+x%5C%22``, ``{\"password\":\"x\"}`` encoded): a string's content between its escaped quotes, an escaped quote
+inside it written ``%5C%5C%5C%22``, never past another quote; or a bare value, as :data:`_ENCODED_MEMBER_VALUE`
+reads one."""
 _TWICE_ENCODED_MEMBER_VALUE = re.compile(
     r"""(?:%2520|%20|\+)*+"""
     r"""(?:%2522((?:[^%\s&\x00]|%255[Cc]%25[0-9A-Fa-f]{2}|%25(?!22)[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})*+)%2522"""
@@ -579,6 +630,7 @@ _TWICE_ENCODED_MEMBER_VALUE = re.compile(
 )
 """A twice-encoded JSON member's value (rules version 10), as :data:`_ENCODED_MEMBER_VALUE` reads one encoded once:
 each ``%`` of the once-encoded text written ``%25``."""
+_ENCODED_BACKSLASH: Final[frozenset[str]] = frozenset(("%5C", "%5c"))
 _ENCODED_MEMBER_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ENCODED_SEPARATORS = re.compile(r"[?&;/=\s]")
 # curl's -H / --header with a credential header (-H 'X-Api-Key: k'): the header's value, to its quote.
@@ -657,9 +709,16 @@ _MAX_REDIS_HEAD: Final[int] = 128
 # database's number), then one or two words and the line's end. ``AUTH`` anywhere else (an SMTP log's ``AUTH
 # PLAIN``, prose) is left.
 _REDIS_AUTH = re.compile(r"> (?:AUTH|auth)[ \t]++")
-_REDIS_PROMPT = re.compile(r"(?:[A-Za-z0-9_.\-]{1,253}+|\[[0-9A-Fa-f:.]{2,45}+\]):[0-9]{1,5}+(?:\[[0-9]{1,2}+\])?+\Z")
+# Rules version 11: the prompts redis-cli prints otherwise (redis-cli.c, cliRefreshPrompt and repl): ``redis
+# SOCKET> `` on a unix socket (``-s /var/run/redis.sock``), ``not connected> `` before it reaches a server, and a
+# transaction's ``(TX)`` after the database's number.
+_REDIS_PROMPT = re.compile(
+    r"(?:[A-Za-z0-9_.\-]{1,253}+|\[[0-9A-Fa-f:.]{2,45}+\]):[0-9]{1,5}+(?:\[[0-9]{1,2}+\])?+(?:\(TX\))?+\Z")
+_REDIS_SOCKET_PROMPT = re.compile(r"/[A-Za-z0-9_.\-/]{0,252}+(?:\[[0-9]{1,2}+\])?+(?:\(TX\))?+\Z")
+_REDIS_SOCKET_HEAD: Final[str] = "redis "
+_REDIS_NOT_CONNECTED: Final[str] = "not connected"
 _REDIS_PROMPT_CHARS: Final[frozenset[str]] = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-:[]")
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-:[]/()")
 _REDIS_WORD = r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|((?:[^\s"'\\\x00]|\\(?!n))++))"""
 _REDIS_AUTH_ARGS = re.compile(rf"""{_REDIS_WORD}(?:[ \t]++{_REDIS_WORD})?+[ \t]*+(?=\r?\n|\x00|\\n|\Z)""")
 """One or two words (a bare one, or quoted as redis-cli reads one) and the line's end: the last is the password."""
@@ -694,6 +753,7 @@ def _json_parts(text: str, deadline: Deadline) -> Iterator[tuple[int, re.Match[s
             yield (_OPEN if char in "{[" else _CLOSE), part
 _SAW_SENSITIVE: Final[int] = 1
 _SAW_SENSITIVE_ATTRIBUTES: Final[int] = 2
+_SAW_SENSITIVE_VALUES: Final[int] = 4
 _PLAIN, _PATHS, _PATH, _STEP = 0, 1, 2, 3
 """A container's part in a Terraform state's instance (rules version 10): none, its ``sensitive_attributes`` list,
 one path in it, a path's first step (or a step given alone in the list)."""
@@ -727,6 +787,112 @@ class _StateFrame:
         spans: dict[str, list[tuple[int, int]]] | None = (
             {} if char == "{" and owner is not None and owner.key == ATTRIBUTES else None)
         return cls(kind, at, spans=spans)
+
+
+@dataclass(slots=True)
+class _ShowFrame:
+    """One open container of a text read for ``terraform show -json``'s mirrors
+    (:meth:`CredentialsDetector._show_values`, rules version 11)."""
+
+    opened: int
+    mirror: bool = False  # a mirror (sensitive_values, before_sensitive, after_sensitive) or a container inside one
+    key: str | None = None  # the last key read, while its value is not
+    spans: dict[str, list[tuple[int, int]]] | None = None  # a mirrored object's members' value spans
+    marks: set[str] | None = None  # a mirror object's marked members
+    held: bool = False  # a container inside a mirror: it holds a true leaf
+    wholes: dict[str, list[tuple[int, int]]] | None = None  # a mirrored member's whole spans, by its key
+    objects: dict[str, dict[str, list[tuple[int, int]]]] | None = None  # a mirrored object's spans, by its key
+    masks: dict[str, set[str] | None] | None = None  # a mirror's marked members (None: the whole), by its key
+
+    def mark(self) -> None:
+        """A ``true`` read in this mirror: the member being read is marked (a mirror object's), or this container
+        holds one."""
+        if self.marks is not None:
+            if self.key is not None:
+                self.marks.add(self.key)
+        else:
+            self.held = True
+
+    def whole(self, key: str, span: tuple[int, int]) -> None:
+        """``span``, all of the member ``key`` mirrored: taken when its mirror is ``true``."""
+        if self.wholes is None:
+            self.wholes = {}
+        self.wholes.setdefault(key, []).append(span)
+
+    def mask(self, key: str, marks: set[str] | None) -> None:
+        """The mirror ``key`` read: the members it marks, or None when it marks the whole member it mirrors."""
+        if self.masks is None:
+            self.masks = {}
+        self.masks[key] = marks
+
+    def taken(self) -> Iterator[tuple[int, int]]:
+        """This object's spans its mirrors mark, once it is read whole."""
+        for mirror, marks in (self.masks or {}).items():
+            mirrored = MIRRORED[mirror]
+            if marks is None:
+                yield from (self.wholes or {}).get(mirrored, ())
+                continue
+            spans = (self.objects or {}).get(mirrored)
+            if spans is not None:
+                for name in marks:
+                    yield from spans.get(name, ())
+
+    def scalar(self, key: str, scalar: re.Match[str]) -> None:
+        """The scalar value (:data:`_JSON_SCALAR`) of this object's member ``key``: a mirror's ``true``, or a value to
+        take when it is marked."""
+        value = scalar.group(1)
+        if key in MIRRORS:
+            if value == "true":
+                self.mask(key, None)
+        elif value not in ("true", "false", "null"):
+            if self.spans is not None:
+                self.spans.setdefault(key, []).append(scalar.span(1))
+            if key in MIRRORED_VALUES:
+                self.whole(key, scalar.span(1))
+        self.key = None
+
+    def closed(self, inner: _ShowFrame, end: int, text: str) -> None:
+        """``inner``, the container this one's member :attr:`key` holds, read to its end (``end``)."""
+        if self.mirror:
+            if inner.held:
+                self.mark()  # the member being read, when this is a mirror object
+            self.key = None
+            return
+        key = self.key
+        self.key = None
+        if key is None:
+            return
+        if key in MIRRORS:
+            if inner.marks is not None:
+                self.mask(key, inner.marks)
+            elif inner.held:  # a list holding a true: the whole member
+                self.mask(key, None)
+            return
+        if self.spans is None and key not in MIRRORED_VALUES:
+            return
+        whole = (inner.opened, end)  # a container: taken whole, when taken (sliced only when short)
+        if end - inner.opened <= _LONGEST_ALREADY and text[inner.opened : end] in ALREADY_TOKENS:
+            return
+        if key in MIRRORED_VALUES:
+            self.whole(key, whole)
+            if inner.spans is not None:
+                if self.objects is None:
+                    self.objects = {}
+                self.objects[key] = inner.spans
+        if self.spans is not None:
+            self.spans.setdefault(key, []).append(whole)
+
+    @classmethod
+    def opening(cls, owner: _ShowFrame | None, char: str, at: int) -> _ShowFrame:
+        """The frame of a container opening with ``char`` at ``at`` inside ``owner``."""
+        if owner is None:
+            return cls(at)
+        if owner.mirror:
+            return cls(at, True)
+        key = owner.key
+        if key in MIRRORS:
+            return cls(at, True, marks=set() if char == "{" else None)
+        return cls(at, spans={} if char == "{" and key in MIRRORED_VALUES else None)
 
 
 _JSON_SCALAR = re.compile(r"[ \t\r\n]*+(true|false|null|-?[0-9][0-9.eE+\-]{0,63}+)")
@@ -783,9 +949,12 @@ def _kube_values(text: str, at: int, column: int) -> list[tuple[int, int]]:
 # ``Client Secret``, ``token``; a bare ``key`` is none); the lines after it are its rows while each holds as many
 # cells as the header (a quoted cell may hold the delimiter, a doubled quote or a line break). A header naming no
 # credential ends the search (its rows are never read as a header). The first cell is looked for within
-# :data:`_CSV_FIRST` characters, so a line of prose costs one short match.
+# :data:`_CSV_FIRST` characters, so a line of prose costs one short match. Rules version 11: the header is looked for
+# in a text's first 64 lines, not 16 (a table printed below a longer preamble: a shell session, a log); each line
+# read is one slice and three short tests (1 MiB of agent text: 0.06 ms against 0.03, the bound reached; without a
+# bound a text of 80-character lines cost 19 ms/MiB).
 _CSV_FIRST: Final[int] = 64
-_CSV_HEAD_LINES: Final[int] = 16
+_CSV_HEAD_LINES: Final[int] = 64
 _CSV_START = re.compile(r"\x00(?=[^\n\x00]{0,4096}+\n)")
 _CSV_NAME = re.compile(r"""[ \t]*+(?:"([A-Za-z0-9_.\- ]{1,64}+)"|([A-Za-z_][A-Za-z0-9_.\-]{0,63}+))[ \t]*+\Z""")
 _CSV_CELLS: Final[dict[str, re.Pattern[str]]] = {
@@ -857,6 +1026,10 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
 _TABLE_RULE = re.compile(r"-{3,}+:?[ \t]*+[|+]|[|+][ \t]*+:?-{3}")
 _RULE_CHARS: Final[frozenset[str]] = frozenset("-:|+ \t\r")
 _PIPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\- ]{0,63}+")
+_MARKED_NAME = re.compile(r"(\*{1,3}+|_{1,3}+|`)(.{1,64}?)\1")
+"""A header cell in markdown's emphasis (``**``, ``*``, ``__``, ``_``, the same marks both sides) or code marks."""
+_MAX_MARKS: Final[int] = 2
+"""How many marks are read through: code inside emphasis (``**`password`**``)."""
 _PIPE_NULL: Final[str] = "NULL"
 """The mysql client's empty cell: no password."""
 _MAX_TABLE_LINE: Final[int] = 4096
@@ -897,13 +1070,16 @@ def _is_rule(text: str, start: int, end: int) -> bool:
     return "---" in line and _RULE_CHARS.issuperset(line)
 
 
-def _pipe_cells(text: str, start: int, end: int, rule: bool = False) -> list[tuple[int, int]]:
+def _pipe_cells(text: str, start: int, end: int, rule: bool = False, escaped: bool = False) -> list[tuple[int, int]]:
     """The spans of the cells of the line ``text[start:end]`` split at ``|`` (at ``+`` too for a ``rule``), blanks
-    around each and the outer pipes (or a border's ``+``) left out. Split in C (``str.split``): a text of rule lines
-    asks this of every line."""
+    around each and the outer pipes (or a border's ``+``) left out; with ``escaped`` (a markdown table's line, rules
+    version 11) never at an escaped ``\\|``, which is part of its cell. Split in C (``str.split``): a text of rule
+    lines asks this of every line."""
     line = text[start:end]
     if rule:
         line = line.replace("+", "|")
+    elif escaped and "\\|" in line:
+        line = line.replace("\\|", "\x01\x01")  # as long as what it stands for: the spans stay the text's
     body = line.rstrip(" \t\r")
     offset = len(body) - len(body.lstrip(" \t"))
     body = body[offset:]
@@ -919,6 +1095,18 @@ def _pipe_cells(text: str, start: int, end: int, rule: bool = False) -> list[tup
         spans.append((at + lead, at + len(cell.rstrip(" \t"))))
         at += len(cell) + 1
     return spans
+
+
+def _header_name(cell: str) -> str | None:
+    """A table's header cell as a column's name (:data:`_PIPE_NAME`), read through markdown's emphasis and code
+    marks (rules version 11: ``**Password**``, ``_Token_``, `` `api_key` ``, ``**`password`**``); None for a cell
+    that is no name."""
+    for _ in range(_MAX_MARKS):  # the marks first: _PIPE_NAME reads `_Token_` as a name
+        marked = _MARKED_NAME.fullmatch(cell)
+        if marked is None:
+            break
+        cell = marked.group(2)
+    return cell if _PIPE_NAME.fullmatch(cell) is not None else None
 
 
 def _prose_cell(value: str) -> bool:
@@ -937,19 +1125,20 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
     head_start, head_end = _line_at(text, rule_start - 1)
     if head_start == -1 or _RULE_CHARS.issuperset(text[head_start:head_end]):  # no line, a rule or a border above
         return rule_end
-    cells = _pipe_cells(text, head_start, head_end)
+    prose = "+" not in text[rule_start:rule_end]  # markdown's rule: a table written in prose, not a client's output
+    cells = _pipe_cells(text, head_start, head_end, escaped=prose)
     if len(cells) < 2 or len(_pipe_cells(text, rule_start, rule_end, rule=True)) != len(cells):
         return rule_end
     names: list[str] = []
     for left, right in cells:
-        if _PIPE_NAME.fullmatch(text, left, right) is None:
+        name = _header_name(text[left:right])
+        if name is None:
             return rule_end
-        names.append(text[left:right])
+        names.append(name)
     columns = [index for index, name in enumerate(names)
                if is_credential_word(name) and not ordinary_column(name, names)]
     if not columns:
         return rule_end
-    prose = "+" not in text[rule_start:rule_end]  # markdown's rule: a table written in prose, not a client's output
     at = rule_end
     while at < len(text) and text[at] == "\n":
         deadline.check()
@@ -957,7 +1146,7 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
         if start != at + 1 or end <= start:  # an empty line, the text's end or a line too long: the table's end
             return at
         if not _is_rule(text, start, end):
-            row = _pipe_cells(text, start, end)
+            row = _pipe_cells(text, start, end, escaped=prose)
             if len(row) != len(cells):
                 return at
             for index in columns:
@@ -2009,6 +2198,19 @@ def _names_a_secret(name: str, value: str) -> bool:
     return bool(value) and value not in ALREADY_TOKENS and is_credential_word(name)
 
 
+def _redis_prompt(text: str, at: int, end: int) -> bool:
+    """Whether ``text[at:end]`` (read back from a ``> AUTH`` over :data:`_REDIS_PROMPT_CHARS`) is redis-cli's
+    prompt opening its line: ``HOST:PORT[DB]``, and under rules version 11 ``redis SOCKET[DB]`` (the words before
+    ``at``) and ``not connected``."""
+    if _REDIS_PROMPT.match(text, at, end) is not None:
+        return _starts_a_line(text, at)
+    head = at - len(_REDIS_SOCKET_HEAD)
+    if text.startswith(_REDIS_SOCKET_HEAD, head) and _REDIS_SOCKET_PROMPT.match(text, at, end) is not None:
+        return _starts_a_line(text, head)
+    head = end - len(_REDIS_NOT_CONNECTED)
+    return head >= 0 and text.startswith(_REDIS_NOT_CONNECTED, head) and _starts_a_line(text, head)
+
+
 def _starts_a_line(text: str, at: int) -> bool:
     """Whether only spaces and tabs stand between ``at`` and the start of its line: the text's start, a
     newline, a NUL (texts are scanned joined by one), or a newline written as ``\\n`` in a string. Reads back
@@ -2081,6 +2283,8 @@ class CredentialsDetector:
             self._terraform_values(text, deadline, found)
         if terraform & _SAW_SENSITIVE_ATTRIBUTES:
             self._state_attributes(text, deadline, found)
+        if terraform & _SAW_SENSITIVE_VALUES:
+            self._show_values(text, deadline, found)
         self._quoted(text, _SQ_COLON, deadline, prefilter, found)
         self._headers(text, deadline, found)
         for pattern in _BEARER:
@@ -2411,13 +2615,13 @@ class CredentialsDetector:
     @staticmethod
     def _redis_auth(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 10: ``AUTH [USER] PASSWORD`` at redis-cli's prompt (:data:`_REDIS_AUTH`): the last word,
-        when the prompt opens its line and one or two words end it."""
+        when the prompt (:func:`_redis_prompt`) opens its line and one or two words end it."""
         for match in _REDIS_AUTH.finditer(text):
             deadline.check()
             at, floor = match.start(), max(0, match.start() - _MAX_REDIS_HEAD)
             while at > floor and text[at - 1] in _REDIS_PROMPT_CHARS:
                 at -= 1
-            if not _starts_a_line(text, at) or _REDIS_PROMPT.match(text, at, match.start()) is None:
+            if not _redis_prompt(text, at, match.start()):
                 continue
             args = _REDIS_AUTH_ARGS.match(text, match.end())
             if args is None:
@@ -2709,13 +2913,17 @@ class CredentialsDetector:
         the end of the value taken, else 0. ``twice``: the member encoded twice (``%2522NAME%2522%253A``)."""
         end = match.start()
         quote = "%2522" if twice else "%22"
+        # rules version 11: %5C%22NAME%5C%22%3A, a member of a JSON document held in a JSON string
+        escaped = not twice and text[end - 3 : end] in _ENCODED_BACKSLASH
         opening = text.rfind(quote, floor, end)  # the name's encoded opening quote
-        if opening == -1:
+        if opening == -1 or (escaped and text[opening - 3 : opening] not in _ENCODED_BACKSLASH):
             return 0
-        name = text[opening + len(quote) : end]
+        name = text[opening + len(quote) : end - 3 * escaped]
         if not name or not _ENCODED_MEMBER_NAME.issuperset(name) or not is_credential_text_name(name):
             return 0
-        value = (_TWICE_ENCODED_MEMBER_VALUE if twice else _ENCODED_MEMBER_VALUE).match(text, match.end())
+        pattern = (_TWICE_ENCODED_MEMBER_VALUE if twice
+                   else _ESCAPED_ENCODED_MEMBER_VALUE if escaped else _ENCODED_MEMBER_VALUE)
+        value = pattern.match(text, match.end())
         if value is None:
             return 0
         group = 1 if value.group(1) is not None else 2
@@ -3096,7 +3304,9 @@ class CredentialsDetector:
         """``"NAME": VALUE`` and ``'NAME': VALUE``; whether a ``"sensitive":`` key was seen (Terraform's flag, rules
         version 9: read by :meth:`_terraform_values`, so that no text pays a search of its own for it;
         :data:`_SAW_SENSITIVE`) and a ``"sensitive_attributes":`` key (a state's instance, rules version 10:
-        :meth:`_state_attributes`; :data:`_SAW_SENSITIVE_ATTRIBUTES`), as bits."""
+        :meth:`_state_attributes`; :data:`_SAW_SENSITIVE_ATTRIBUTES`) and a ``"sensitive_values":``,
+        ``"before_sensitive":`` or ``"after_sensitive":`` key (``terraform show -json``'s mirrors, rules version 11:
+        :meth:`_show_values`; :data:`_SAW_SENSITIVE_VALUES`), as bits."""
         covered = 0  # as in _key_value: a colon inside a value already found is part of it
         sensitive = 0
         for colon in anchor.finditer(text):
@@ -3119,6 +3329,9 @@ class CredentialsDetector:
                 continue
             if name.group(2) == SENSITIVE_ATTRIBUTES:
                 sensitive |= _SAW_SENSITIVE_ATTRIBUTES
+                continue
+            if name.group(2) in MIRRORS:
+                sensitive |= _SAW_SENSITIVE_VALUES
                 continue
             if name.group(2) in _MEMBER_KEYS and name.group(1) in _NEXT_MEMBER:
                 member = self._name_value_member(text, name.group(1), name.group(2), colon.end())
@@ -3261,6 +3474,55 @@ class CredentialsDetector:
                 if owner.spans is not None and owner.key is not None and text[slice(*whole)] not in ALREADY_TOKENS:
                     owner.spans.setdefault(owner.key, []).append(whole)
                 owner.key = None
+
+    @staticmethod
+    def _show_values(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 11: ``terraform show -json``'s mirrors in text that is no JSON document as a whole (the
+        command and its output, a log line): in an object holding a mirror (``sensitive_values``, a change's
+        ``before_sensitive`` / ``after_sensitive``) and the member it mirrors (``values``, ``before``, ``after``), the
+        mirrored object's members that it marks (as :func:`sensitive_value_names` reads one: its member ``true``, or
+        a container holding a ``true`` leaf), each value whole, or the whole mirrored member when the mirror is
+        ``true`` (or a list holding one). Read once, its strings and brackets, as :meth:`_state_attributes` reads a
+        state; a ``true`` inside a mirror is found in the text between two of its parts (each such stretch read
+        once). An object cut short is left."""
+        frames: list[_ShowFrame] = []
+        frame: _ShowFrame | None = None  # the innermost open container
+        last = 0  # where the previous part ended: the text after it, to this part, holds a mirror's scalars
+        for what, part in _json_parts(text, deadline):
+            if frame is not None:
+                if frame.mirror:  # only its true leaves matter
+                    if "true" in text[last : part.start()]:
+                        frame.mark()
+                    if what == _KEY:
+                        frame.key = part.group(1)
+                    elif what == _STRING:
+                        frame.key = None
+                elif what == _KEY:
+                    key = frame.key = part.group(1)
+                    if frame.spans is not None or key in MIRRORS or key in MIRRORED_VALUES:
+                        scalar = _JSON_SCALAR.match(text, part.end())  # a scalar after it is its value
+                        if scalar is not None:
+                            frame.scalar(key, scalar)
+                elif what == _STRING:
+                    key = frame.key
+                    if key is not None:
+                        if part.group(1) not in ALREADY_TOKENS:
+                            if frame.spans is not None:
+                                frame.spans.setdefault(key, []).append(part.span(1))
+                            if key in MIRRORED_VALUES:
+                                frame.whole(key, part.span(1))
+                        frame.key = None
+            last = part.end()
+            if what == _OPEN:
+                frame = _ShowFrame.opening(frame, part.group(), part.start())
+                frames.append(frame)
+            elif what == _CLOSE and frame is not None:
+                closed = frames.pop()
+                if closed.masks:  # an object holding mirrors: the members they mark
+                    found.extend(Finding(start, end, TOKEN, NAME) for start, end in closed.taken())
+                frame = frames[-1] if frames else None
+                if frame is not None:
+                    frame.closed(closed, part.end(), text)
 
     def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
         spans = []

@@ -140,8 +140,12 @@ def ordinary_member(owner: dict[Any, Any], key: str, value: Any) -> bool:
 def ordinary_column(name: str, header: list[str]) -> bool:
     """Whether a CSV column named ``name`` (a credential word) holds ordinary evidence by the columns beside it
     (``header``, every column's name): a model's output token beside a ``logprob`` column, as :func:`ordinary_member`
-    reads an object (rules version 9)."""
-    return ascii_lower(name) == "token" and any(column in LOGPROB_MEMBERS for column in header)
+    reads an object (rules version 9); the columns' names in any case (rules version 11: a markdown table's header
+    is often capitalized, ``| Token | Logprob |``)."""
+    return ascii_lower(name) == "token" and any(ascii_lower(column) in _LOGPROB_COLUMNS for column in header)
+
+
+_LOGPROB_COLUMNS: Final[frozenset[str]] = frozenset(map(ascii_lower, LOGPROB_MEMBERS))
 
 
 SIBLING_NAMES: Final[frozenset[str]] = frozenset({"token", "signature"})
