@@ -315,3 +315,18 @@ def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path
     assert T in stored_text
     for secret in secrets:
         assert secret not in stored_text, secret
+
+
+@pytest.mark.parametrize("text", [
+    'log {"password": true, "api_key": false, "token": null} done',
+    "repr {'password': None, 'secret': True, 'token': False} x",
+])
+def test_a_credential_members_bare_boolean_or_null_in_text_is_left(text: str) -> None:
+    """`"password": true` in a line of text became `"password": [CREDENTIAL]`, which holds no secret and breaks
+    the JSON, while the same member given as data was left (booleans and null are no secret)."""
+    assert scrubbed(text) == text
+
+
+def test_a_credential_members_quoted_literal_or_number_in_text_is_still_taken() -> None:
+    assert scrubbed('log {"password": "true", "secret": 12, "pin": 1234}') == \
+        'log {"password": "[CREDENTIAL]", "secret": [CREDENTIAL], "pin": [CREDENTIAL]}'

@@ -59,7 +59,8 @@ text's first line, markdown, psql and mysql tables, a Terraform state's ``sensit
 encoded twice, a ``.settings`` file's ``<Value Profile=...>``, ``AUTH`` at redis-cli's prompt; 11: ``terraform
 show -json``'s ``sensitive_values`` and a plan's ``before_sensitive`` / ``after_sensitive``, a table's header cell
 in markdown's emphasis or code marks, a markdown cell holding ``\\|``, redis-cli's prompt on a unix socket and
-``not connected>``, a URL-encoded JSON member with ``%5C``-escaped quotes, a CSV header in a text's first 64 lines)
+``not connected>``, a URL-encoded JSON member with ``%5C``-escaped quotes, a CSV header in a text's first 64 lines;
+left: a credential member's bare boolean or null in text)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

@@ -895,6 +895,9 @@ class _ShowFrame:
         return cls(at, spans={} if char == "{" and key in MIRRORED_VALUES else None)
 
 
+_BARE_LITERALS: Final[frozenset[str]] = frozenset({"true", "false", "null", "True", "False", "None"})
+"""JSON's and Python's booleans and null, unquoted: a credential member holding one holds no secret (rules
+version 11 leaves them in text, as the walk always left them in data)."""
 _JSON_SCALAR = re.compile(r"[ \t\r\n]*+(true|false|null|-?[0-9][0-9.eE+\-]{0,63}+)")
 """A JSON member's value after its key's colon when it is neither a string nor a container (rules version 9)."""
 # Rules version 9: a data map written as a YAML flow mapping (``data: {password: cGFzcw==, user: YQ==}``), its
@@ -3354,6 +3357,8 @@ class CredentialsDetector:
                 continue  # "token": "${X}": where the secret is, left whole
             if span and ordinary_text_member(text, name.group(2), name.start(), span[0], span[1]):
                 continue  # an output token, a thinking block's signature, a bare key's path (ordinary.py)
+            if span and text[span[0] - 1] not in "\"'" and text[span[0] : span[1]] in _BARE_LITERALS:
+                continue  # "password": true, 'token': None: no secret, as a boolean or null in data is left (v11)
             if span:
                 self._add(found, span)
             elif prefilter:
