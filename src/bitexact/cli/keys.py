@@ -135,8 +135,8 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
     \b
     Exit codes:
       0  rotated
-      1  no key to rotate, one that does not load, or the store does not open (nothing rotated);
-         or the key rotated but the store could not record it (it says so: do not rotate again)
+      1  no key to rotate, one that does not load, or the store does not open or is damaged
+         (nothing rotated); or the key rotated but the store could not record it (it says so: do not rotate again)
       2  a usage error
     """
     app.refuse_unusable_home()
@@ -144,6 +144,7 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
         fail(f"no key at {app.keys.current_path}: there is nothing to rotate",
              hint="Create one with `bitexact keys init`.")
     store = app.store  # opened first: a store that does not open rotates nothing (a retry would rotate twice)
+    store.check_intact()  # nor one that is damaged: its keys rows would be written onto it (exit 1)
     now = now_iso()
     try:
         old, new = app.keys.rotate(compromised_at=now if compromised else None)

@@ -159,6 +159,7 @@ def pending_claims(store: Store, run_id: str) -> list[PendingClaim]:
 
 def apply_pending(store: Store, run_id: str) -> list[PendingClaim]:
     """Step 2 (and recovery): remove every claimed value not yet removed."""
+    store.check_intact()  # a rewrite touches its entry's page alone: a damaged store is refused first
     pending = pending_claims(store, run_id)
     by_step: dict[int, list[str]] = {}
     for claim in pending:

