@@ -124,3 +124,49 @@ def test_import_on_a_damaged_store_is_refused(tmp_path: Path) -> None:
     assert imported.returncode == 1
     assert "is damaged (" in imported.stderr and "so nothing was written" in imported.stderr
     assert _run_count(home) == 1
+
+
+# -- 2. `redact --resume` of a run never redacted, while a reader keeps the WAL ----------------------------------
+
+_KILLED_AGENT = """
+import sys, bitexact
+with bitexact.run(name="killed", home=sys.argv[1]) as r:
+    r.marker("working")
+    print(r.run_id, flush=True)
+    sys.stdin.readline()   # holds the run open until the parent kills it
+"""
+
+
+def _killed_run(home: Path) -> str:
+    """A real recording killed with SIGKILL before its seal (its frames left in the WAL); its run id."""
+    child = subprocess.Popen([sys.executable, "-c", _KILLED_AGENT, str(home)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env=command_env(home))
+    assert child.stdout is not None
+    run_id = child.stdout.readline().strip()
+    child.kill()
+    child.wait(10)
+    assert run_id
+    return run_id
+
+
+def test_resume_of_a_run_never_redacted_under_a_reader_says_nothing_pending(tmp_path: Path) -> None:
+    """With a sqlite3 shell holding a read transaction, `redact --resume` of a run that holds no redaction said
+    "the redacted value is gone from the database, but a reader kept the WAL…" and exited 1. A run that
+    was redacted still gets that message: its value's copy may be in the WAL."""
+    home = tmp_path / "home"
+    redacted = json.loads(run_bitexact(home, "demo", "--json").stdout)["run_id"]
+    assert run_bitexact(home, "redact", redacted, "--field", "1:principal", "--by", "a", "--reason", "r").returncode == 0
+    never = _killed_run(home)
+    reader = sqlite3.connect(home / "bitexact.db", isolation_level=None)
+    try:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM entries").fetchone()
+        resumed = run_bitexact(home, "redact", "--resume", never)
+        assert (resumed.returncode, resumed.stdout.strip(), resumed.stderr) == (0, f"nothing pending on {never}", "")
+        real = run_bitexact(home, "redact", "--resume", redacted)
+        assert real.returncode == 1
+        assert "the redacted value is gone from the database, but a reader kept the WAL from being emptied" \
+            in real.stderr
+    finally:
+        reader.execute("COMMIT")
+        reader.close()

@@ -33,6 +33,11 @@ class EntryNotFoundError(StoreError, LookupError):
     """The run exists but has no entry at that step."""
 
 
+class WalKeptError(StoreError):
+    """A value destroyed from the database may still be in the WAL: a reader's snapshot kept it from being
+    emptied (:meth:`Store.flush_destroyed`); ``bitexact redact --resume`` finishes it."""
+
+
 class ConflictError(StoreError):
     """A write would change something the store keeps immutable (a run id, a key, an entry's hash)."""
 

@@ -45,6 +45,7 @@ from bitexact.store.base import (
     RunInfo,
     StaleCheckpointError,
     Store,
+    WalKeptError,
 )
 from bitexact.store.checks import CheckpointFields, EntryFields
 from bitexact.store.groupcommit import GroupCommitter, Ticket
@@ -619,7 +620,7 @@ class SQLiteStore(Store):
                     time.sleep(0.005)
             finally:
                 conn.execute(f"PRAGMA busy_timeout = {self._busy_ms()}")
-        raise StoreError(
+        raise WalKeptError(
             f"{self.path}: the redacted value is gone from the database, but a reader kept the WAL from being"
             " emptied, so a copy may remain in it; close long-lived readers (a sqlite3 shell, a backup), then"
             " `bitexact redact --resume RUN` finishes it"
