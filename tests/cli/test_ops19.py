@@ -170,3 +170,42 @@ def test_resume_of_a_run_never_redacted_under_a_reader_says_nothing_pending(tmp_
     finally:
         reader.execute("COMMIT")
         reader.close()
+
+
+# -- 3. `keys rotate --compromised` pinned to the exposed key -----------------------------------------------
+
+
+def _current_key(home: Path) -> str:
+    shown = json.loads(run_bitexact(home, "keys", "show", "--json").stdout)
+    [current] = [key["key_id"] for key in shown if key["status"] == "current"]
+    return str(current)
+
+
+def test_a_compromised_rotation_that_lost_the_race_is_refused_naming_both_keys(tmp_path: Path) -> None:
+    """A plain rotation that took the lock first made a new key; `--compromised` then retired that new key as
+    compromised and left the exposed one retired, in every trust file. Pinned, it refuses and changes nothing."""
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    exposed = _current_key(home)
+    assert run_bitexact(home, "keys", "rotate").returncode == 0  # the other operator's rotation, first
+    newer = _current_key(home)
+    key_files = {path.name: path.read_bytes() for path in (home / "keys").rglob("*") if path.is_file()}
+    pinned = run_bitexact(home, "keys", "rotate", "--compromised", "--expect-current", exposed)
+    assert pinned.returncode == 1
+    assert pinned.stderr.startswith(f"error: the current recorder key is {newer}, not {exposed} (--expect-current),"
+                                    " so nothing was rotated")
+    assert f"`bitexact keys mark-compromised {exposed}`" in pinned.stderr
+    assert {path.name: path.read_bytes() for path in (home / "keys").rglob("*") if path.is_file()} == key_files
+    assert _current_key(home) == newer
+    again = run_bitexact(home, "keys", "rotate", "--compromised", "--expect-current", newer, "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["retired"]["key_id"] == newer
+
+
+def test_expect_current_that_is_no_key_id_is_a_usage_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    typo = run_bitexact(home, "keys", "rotate", "--compromised", "--expect-current", "D85AAE05")
+    assert typo.returncode == 2
+    assert "'D85AAE05' is not a recorder key id" in typo.stderr
+    assert "--expect-current KEY_ID" in run_bitexact(home, "keys", "rotate", "--help").stdout

@@ -9,7 +9,7 @@ import click
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, ok, print_json, tick
-from bitexact.crypto.keystore import COMPROMISED, PublicKeyInfo, UnknownKeyError
+from bitexact.crypto.keystore import COMPROMISED, KEY_ID, PublicKeyInfo, UnknownKeyError
 from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
@@ -105,14 +105,25 @@ def keys_show(app: AppContext, as_json: bool) -> None:
         console.print(f"[{colour}]{k.status:11}[/] {k.key_id}  {k.public_key}{since}", soft_wrap=True)
 
 
+def _key_id_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A recorder key id (16 lowercase hex characters), or a usage error (exit 2): a typo never matches."""
+    if value is not None and not KEY_ID.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not a recorder key id (16 lowercase hex characters; `bitexact keys"
+                                 " show` lists them)")
+    return value
+
+
 @keys_group.command("rotate")
 @click.option("--compromised", is_flag=True,
               help="The current key may have been read by others: destroy its private half and leave it out of "
                    "trust files (its runs no longer verify against a new trust file).")
+@click.option("--expect-current", "expect", metavar="KEY_ID", callback=_key_id_option,
+              help="Rotate only if KEY_ID is the current key when the rotation takes its lock; otherwise "
+                   "refuse (exit 1) naming both (with --compromised: never mark a key another rotation just made).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the outcome as JSON (retired and current key ids and public keys, compromised).")
 @pass_app
-def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
+def keys_rotate(app: AppContext, compromised: bool, expect: str | None, as_json: bool) -> None:
     """Make a new recorder key and retire the current one (old runs stay verifiable).
 
     The retired key is kept owner-only in keys/retired/ and stays in trust
@@ -126,18 +137,25 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
     written after it (`bitexact verify` without a trust file still checks
     their chains; hand relying parties the new trust file).
 
+    Two operators rotating at once are serialized, and --compromised
+    retires whichever key is current when it gets the lock: if a plain
+    rotation got there first, that is the new key, and the exposed one is
+    left retired and trusted. --expect-current KEY_ID (the exposed key's id,
+    from `keys show`) refuses then instead, naming both keys.
+
     \b
     Examples:
       bitexact keys rotate && bitexact keys trust-file -o trust.json
       bitexact keys rotate --compromised && bitexact keys trust-file -o trust.json
+      bitexact keys rotate --compromised --expect-current d85aae05937830f1
       bitexact keys rotate --json | jq -r .current.key_id
 
     \b
     Exit codes:
       0  rotated
-      1  no key to rotate, one that does not load, or the store does not open or is damaged
-         (nothing rotated); or the key rotated but the store could not record it (it says so: do not rotate again)
-      2  a usage error
+      1  no key to rotate, one that does not load, another key current than --expect-current,
+         or the store does not open or is damaged (nothing rotated); or the key rotated but the store could not record it (it says so: do not rotate again)
+      2  a usage error (--expect-current not a key id)
     """
     app.refuse_unusable_home()
     if not app.keys.exists():  # nothing to rotate: refused before the store (and keys/retired/) is made
@@ -147,7 +165,7 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
     store.check_intact()  # nor one that is damaged: its keys rows would be written onto it (exit 1)
     now = now_iso()
     try:
-        old, new = app.keys.rotate(compromised_at=now if compromised else None)
+        old, new = app.keys.rotate(compromised_at=now if compromised else None, expect_current=expect)
     except KeyMaterialError as exc:
         fail(str(exc))
     _record_keys(store, f"the key is rotated: {old.key_id} retired{' as compromised' if compromised else ''},"
