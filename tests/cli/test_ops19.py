@@ -4,15 +4,20 @@ reader, `keys rotate --compromised` pinned to a key, and `verify FILE`'s one sta
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from bitexact.cli import cli
 from bitexact.crypto.keystore import KeyStore
 from bitexact.recording import Recorder
 from bitexact.store import open_store
-from cli.real_command import command_env, run_bitexact
+from cli.real_command import clear_bitexact_env, command_env, run_bitexact
 
 # -- 1. a write onto a store whose pages do not all read back is refused ---------------------------------------
 
@@ -209,3 +214,29 @@ def test_expect_current_that_is_no_key_id_is_a_usage_error(tmp_path: Path) -> No
     assert typo.returncode == 2
     assert "'D85AAE05' is not a recorder key id" in typo.stderr
     assert "--expect-current KEY_ID" in run_bitexact(home, "keys", "rotate", "--help").stdout
+
+
+# -- 4. `verify FILE` looks at its target once ------------------------------------------------------------------
+
+
+def test_verify_file_stats_its_target_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`verify FILE` asked the file system twice about FILE: whether it exists (a file, or a run id), then its
+    size (whether a spinner shows); and the verifier twice more (a directory? there at all?). One each now,
+    where it was four. The real os.stat runs; only the calls naming the bundle are counted."""
+    home = tmp_path / "home"
+    run_id = json.loads(run_bitexact(home, "demo", "--json").stdout)["run_id"]
+    bundle = tmp_path / "run.bundle.json"
+    assert run_bitexact(home, "export", run_id, "-o", str(bundle)).returncode == 0
+    clear_bitexact_env(monkeypatch)
+    real_stat = os.stat
+    looked: list[str] = []
+
+    def counted(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if os.fspath(path) == str(bundle):  # type: ignore[arg-type]
+            looked.append(str(path))
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", counted)
+    result = CliRunner().invoke(cli, ["--home", str(home), "verify", str(bundle)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert len(looked) == 2
