@@ -218,7 +218,7 @@ def check_store_lock(ctx: HealthContext) -> list[Finding]:
         return []  # no store yet, or not ours to open: nothing holds it
     try:
         if not _held_throughout(fd, LOCK_PROBE_SECONDS):
-            return []
+            return _sqlite_lock_kept(ctx)
         pid = flock.holder_pid(fd)
     finally:
         os.close(fd)
@@ -230,6 +230,31 @@ def check_store_lock(ctx: HealthContext) -> list[Finding]:
         " BITEXACT_LOCK_TIMEOUT (default 30 s) for it, then records gaps and journals its entries; resume or end"
         f" {holder}, then `bitexact repair` the runs that report orphan journals",
         details={"pid": pid} if pid is not None else {},
+    )]
+
+
+def _sqlite_lock_kept(ctx: HealthContext) -> list[Finding]:
+    """store-locked, by a program outside the lock file: SQLite's own write lock kept for over a second (a
+    sqlite3 shell in ``BEGIN IMMEDIATE``, a backup tool). Health said "healthy" while every write waited
+    BITEXACT_LOCK_TIMEOUT and failed."""
+    if ctx.store is None:
+        return []
+    try:
+        kept = ctx.store.write_lock_kept(LOCK_PROBE_SECONDS)
+    except BitExactError:
+        return []  # a store that does not answer: store-unreadable and store-damaged say why
+    if not kept:
+        return []
+    return [Finding(
+        WARN, "store-locked",
+        f"the store's SQLite write lock has been held for over {LOCK_PROBE_SECONDS:g} s by a program that is no"
+        " BitExact writer (it holds SQLite's lock, not the store's lock file): a sqlite3 shell, a backup tool or"
+        " a database browser in a write transaction. Every recording on this host waits up to"
+        " BITEXACT_LOCK_TIMEOUT (default 30 s) for it, then records gaps and journals its entries, and every"
+        " command that writes fails; end that transaction (`fuser -v"
+        f" {ctx.home / DB_NAME}` lists the processes that have the store open), then `bitexact repair` the"
+        " runs that report orphan journals",
+        details={"holder": "sqlite"},
     )]
 
 

@@ -246,6 +246,12 @@ class Store(ABC):
         with no such check (or nothing wrong) says ``[]``. ``bitexact health`` reports them."""
         return []
 
+    def write_lock_kept(self, seconds: float) -> bool:
+        """True when something other than a BitExact writer kept the store's own write lock for ``seconds``
+        (a sqlite3 shell or a backup tool in a write transaction): every write then waits its lock timeout
+        and fails. Nothing is written. A store with no such lock says False."""
+        return False
+
     def check_intact(self) -> None:
         """Raise :class:`~bitexact.errors.StoreDamagedError` when :meth:`integrity_problems` finds the store
         damaged. Called once before a command (or a process's first run) writes: a write lands on the pages it

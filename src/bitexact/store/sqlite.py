@@ -727,6 +727,26 @@ class SQLiteStore(Store):
                  for row in rows]
         return [] if lines == ["ok"] else [" ".join(line.split()) for line in lines if line]
 
+    def write_lock_kept(self, seconds: float) -> bool:
+        """``BEGIN IMMEDIATE`` with a busy timeout of ``seconds``, rolled back at once: busy the whole time is a
+        program holding SQLite's write lock outside the lock file (a BitExact writer holds that one across its
+        transaction, and `bitexact health` asks about it first). Not under the lock file: a hung holder of it
+        would make this wait its full timeout."""
+        with self._write_lock:
+            self._check_open()
+            conn = self._writer
+            conn.execute(f"PRAGMA busy_timeout = {max(1, int(seconds * 1000))}")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _busy(exc):
+                    return True
+                raise _failure(self.path, exc) from exc
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {self._busy_ms()}")
+            _rollback(conn)
+            return False
+
     def check_intact(self) -> None:
         """SQLite's ``PRAGMA quick_check`` before the first write of this store object (about 0.5 s per GB
         the first time, in C; free after). Not per append: the append path stays as fast as it was."""
