@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -55,3 +57,60 @@ def test_a_sqlite_shell_holding_the_write_lock_is_reported(tmp_path: Path) -> No
                                         " is no BitExact writer")
     assert f"fuser -v {home / 'bitexact.db'}" in locked["message"]
     assert _health(home) == (0, [])  # let go: nothing left behind, nothing reported
+
+
+# -- a clock that went back since the run was written -------------------------------------------------------
+
+_STOPPED = """
+import os, sys, time
+from pathlib import Path
+from bitexact.crypto.hostkey import load_host_key
+from bitexact.recording.journal import JournalRecord, write_journal
+from bitexact.sdk.stores import close_stores, recorder_for
+home = Path(sys.argv[1])
+recorder, _ = recorder_for(home)
+writer = recorder.start(name="stopped")
+write_journal(home, load_host_key(home), JournalRecord(writer.run_id, 1, "tool_call", {"tool": "scan"}, steps_before=1))
+close_stores()
+print(writer.run_id)
+"""
+
+
+def _written_in_the_future(home: Path, run_id: str, days: int) -> None:
+    """What a host whose clock ran ``days`` ahead left (then set right): the run's updated_at and its journals'
+    times that far ahead of now."""
+    connection = sqlite3.connect(home / "bitexact.db")
+    try:
+        with connection:
+            connection.execute("UPDATE runs SET updated_at = datetime('now', ?) || '+00:00' WHERE run_id = ?",
+                               (f"+{days} days", run_id))
+    finally:
+        connection.close()
+    later = time.time() + days * 86400
+    for journal in (home / "journals").rglob("*.bxj"):
+        os.utime(journal, (later, later))
+
+
+def test_runs_and_journals_written_before_the_clock_went_back_are_reported(tmp_path: Path) -> None:
+    """A run and journal written while the clock ran 200 days ahead were taken for a live recording's (written
+    under a minute ago) until the clock caught up: health said "healthy" for 200 days."""
+    home = tmp_path / "home"
+    stopped = subprocess.run([sys.executable, "-c", _STOPPED, str(home)], env=command_env(home), capture_output=True,
+                             text=True, timeout=120, check=True).stdout.strip()
+    _written_in_the_future(home, stopped, 200)
+    code, findings = _health(home)
+    assert code == 1
+    [orphans] = findings
+    assert (orphans["name"], orphans["run_id"]) == ("orphan-journals", stopped)
+    assert run_bitexact(home, "repair", stopped, "--by", "ops", "--note", "clock stepped back").returncode == 0
+    _written_in_the_future(home, stopped, 200)  # the repair's own write is now; set it as the clock-ahead host did
+    ended = subprocess.run([sys.executable, "-c", _STOPPED.replace("write_journal(", "(lambda *a: None)("),
+                            str(home)], env=command_env(home), capture_output=True, text=True, timeout=120,
+                           check=True).stdout.strip()
+    _written_in_the_future(home, ended, 200)
+    code, findings = _health(home)
+    assert code == 1
+    [unsealed] = findings
+    assert (unsealed["name"], unsealed["run_id"]) == ("run-unsealed", ended)
+    assert "later than this host's clock says it is now (the clock went back since, or ran ahead then)" \
+        in unsealed["message"]

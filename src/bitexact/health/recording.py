@@ -58,8 +58,10 @@ LISTED: Final[int] = 5
 
 
 def _stale(path: Path, now: float) -> bool:
+    """Not touched within :data:`GRACE_SECONDS` of now, either way (a time "in the future" by more than that
+    was written before the clock went back: taken for a live recording's, it hid the journal until then)."""
     try:
-        return now - path.stat().st_mtime >= GRACE_SECONDS
+        return abs(now - path.stat().st_mtime) >= GRACE_SECONDS
     except OSError:
         return False  # removed meanwhile: its entry reached the chain
 
@@ -507,13 +509,21 @@ def check_recording_settings(ctx: HealthContext) -> list[Finding]:
 
 
 def _idle_seconds(updated_at: str, now: float) -> float:
-    """Seconds since the store last wrote the run (its ``updated_at``); 0 when that does not read."""
+    """Seconds since the store last wrote the run (its ``updated_at``); 0 when that does not read. Negative
+    when it reads as later than now: the clock was ahead when it was written, or went back since."""
     from datetime import datetime
 
     try:
         return now - datetime.fromisoformat(updated_at).timestamp()
     except (TypeError, ValueError):
         return 0.0
+
+
+def _just_written(updated_at: str, now: float) -> bool:
+    """Whether the run was written within :data:`GRACE_SECONDS` of now, either way: one written "in the
+    future" by more than that was written before the clock went back (an NTP step, a host whose clock ran
+    ahead), and was left out of run-unsealed until the clock caught up, months maybe."""
+    return abs(_idle_seconds(updated_at, now)) < GRACE_SECONDS
 
 
 def _accepted(store: Store, run_id: str, steps: int) -> bool:
@@ -542,7 +552,7 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
     except BitExactError:
         return []  # the runs do not list: store-unreadable says so, once
     for info in runs:
-        if info.sealed or _idle_seconds(info.updated_at, now) < GRACE_SECONDS:
+        if info.sealed or _just_written(info.updated_at, now):
             continue
         try:
             directory = journal_dir(ctx.home, info.run_id)
@@ -554,7 +564,7 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
             # Read again now that no process holds the run's lock: a recording seals before it gives the
             # lock back, so a seal that landed after the listing is seen here, never reported as missing.
             info = ctx.store.run(info.run_id)
-            if info.sealed or _idle_seconds(info.updated_at, now) < GRACE_SECONDS:
+            if info.sealed or _just_written(info.updated_at, now):
                 continue
             if _accepted(ctx.store, info.run_id, info.steps):
                 continue
@@ -563,6 +573,8 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
         # A run is made before its run_meta is appended: a recording killed in between left no entry.
         last = (f"its last entry, step {info.steps - 1}, was written at {info.updated_at}" if info.steps
                 else f"it holds no entry, not even its run_meta: it was made at {info.updated_at}")
+        if _idle_seconds(info.updated_at, now) < 0:
+            last += ", later than this host's clock says it is now (the clock went back since, or ran ahead then)"
         findings.append(Finding(
             WARN, "run-unsealed",
             f"no process records the run, yet it has no seal ({last}): its recording stopped before run_end,"
