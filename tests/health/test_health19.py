@@ -78,12 +78,12 @@ print(writer.run_id)
 
 def _written_in_the_future(home: Path, run_id: str, days: int) -> None:
     """What a host whose clock ran ``days`` ahead left (then set right): the run's updated_at and its journals'
-    times that far ahead of now."""
+    times that far ahead of now (behind it, for negative ``days``)."""
     connection = sqlite3.connect(home / "bitexact.db")
     try:
         with connection:
             connection.execute("UPDATE runs SET updated_at = datetime('now', ?) || '+00:00' WHERE run_id = ?",
-                               (f"+{days} days", run_id))
+                               (f"{days:+d} days", run_id))
     finally:
         connection.close()
     later = time.time() + days * 86400
@@ -114,3 +114,26 @@ def test_runs_and_journals_written_before_the_clock_went_back_are_reported(tmp_p
     assert (unsealed["name"], unsealed["run_id"]) == ("run-unsealed", ended)
     assert "later than this host's clock says it is now (the clock went back since, or ran ahead then)" \
         in unsealed["message"]
+
+
+# -- journals whose host key is gone --------------------------------------------------------------------------
+
+
+def test_journals_whose_host_key_is_gone_are_not_sent_to_a_repair_that_cannot_open_them(tmp_path: Path) -> None:
+    """A data directory restored without its host key: health said `bitexact repair` folds the journals, and
+    the repair then kept them unopened and accepted the run's history without their entries."""
+    home = tmp_path / "home"
+    stopped = subprocess.run([sys.executable, "-c", _STOPPED, str(home)], env=command_env(home), capture_output=True,
+                             text=True, timeout=120, check=True).stdout.strip()
+    _written_in_the_future(home, stopped, -1)  # a day ago: no live recording's
+    host_key = tmp_path / "home.host.key"
+    host_key.unlink()
+    code, findings = _health(home)
+    assert code == 1
+    [orphans] = findings
+    assert (orphans["name"], orphans["run_id"]) == ("orphan-journals", stopped)
+    assert orphans["details"]["host_key"] == str(host_key)
+    assert f"sealed under a host key that is not at {host_key} any more" in orphans["message"]
+    assert "`bitexact repair` cannot open it, and would accept the run's history without its entry" \
+        in orphans["message"]
+    assert "Restore the host key from a backup (or point BITEXACT_HOST_KEY at it)" in orphans["message"]

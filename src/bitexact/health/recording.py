@@ -144,6 +144,21 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
                 run_id=run_id, details={"journals": names, "repair_step": step},
             ))
             continue
+        missing_key = _host_key_missing(ctx.home)
+        if missing_key is not None:
+            # Repair would record the run's history as accepted, each journal kept unopened: restore the key first.
+            findings.append(Finding(
+                WARN, "orphan-journals",
+                f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
+                f" into the chain ({listed(names, LISTED)}), sealed under a host key that is not at {missing_key}"
+                " any more (a data directory restored or moved without it): `bitexact repair` cannot open"
+                f" {'them' if len(names) != 1 else 'it'}, and would accept the run's history without"
+                f" {'their entries' if len(names) != 1 else 'its entry'}. Restore the host key from a backup (or"
+                f" point BITEXACT_HOST_KEY at it), then `bitexact repair {run_id} --by NAME --note TEXT` folds"
+                f" {'them' if len(names) != 1 else 'it'}",
+                run_id=run_id, details={"journals": names, "host_key": str(missing_key)},
+            ))
+            continue
         findings.append(Finding(
             WARN, "orphan-journals",
             f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
@@ -153,6 +168,14 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             run_id=run_id, details={"journals": names},
         ))
     return findings
+
+
+def _host_key_missing(home: Path) -> Path | None:
+    """The host key's path when no file (nor link) is there: journals sealed under it do not open."""
+    from bitexact.crypto.hostkey import host_key_path
+
+    path = host_key_path(home)
+    return path if not path.exists() and not path.is_symlink() else None
 
 
 _NOT_HELD: Final[int] = -1
