@@ -137,3 +137,33 @@ def test_journals_whose_host_key_is_gone_are_not_sent_to_a_repair_that_cannot_op
     assert "`bitexact repair` cannot open it, and would accept the run's history without its entry" \
         in orphans["message"]
     assert "Restore the host key from a backup (or point BITEXACT_HOST_KEY at it)" in orphans["message"]
+
+
+# -- keys/ that is no directory ---------------------------------------------------------------------------------
+
+
+def test_a_keys_path_that_is_no_directory_is_critical(tmp_path: Path) -> None:
+    """keys/ replaced by a file (or a link to an unmounted volume): health said "healthy", exit 0, while no run
+    started ("cannot create …/keys: File exists") and export failed."""
+    home = tmp_path / "home"
+    _demo(home)
+    keys = home / "keys"
+    for path in keys.rglob("*"):
+        if path.is_file():
+            path.unlink()
+    for path in sorted(keys.rglob("*"), reverse=True):
+        path.rmdir()
+    keys.rmdir()
+    keys.write_text("not keys\n")
+    code, findings = _health(home)
+    assert code == 2
+    [unusable] = [finding for finding in findings if finding["name"] == "recorder-key-unusable"]
+    assert unusable["message"].startswith(f"{keys} is not a directory: no recorder key can be read or made there.")
+    assert f"move it aside (`mv {keys} {keys}.aside`) and restore keys/ from a backup" in unusable["message"]
+    keys.unlink()
+    keys.symlink_to(tmp_path / "unmounted")
+    code, findings = _health(home)
+    assert code == 2
+    [unusable] = [finding for finding in findings if finding["name"] == "recorder-key-unusable"]
+    assert unusable["message"].startswith(f"{keys} is a symlink to {tmp_path / 'unmounted'}, which does not exist")
+    assert unusable["details"] == {"path": str(keys)}

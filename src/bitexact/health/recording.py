@@ -657,6 +657,21 @@ def check_recorder_key(ctx: HealthContext) -> list[Finding]:
     from bitexact.crypto.keystore import KeyStore
 
     keys = KeyStore(ctx.home)
+    directory = keys.dir
+    if os.path.lexists(directory) and not directory.is_dir():
+        # Health said "healthy" (no key file under it, so none to check) while no run started.
+        if directory.is_symlink():
+            what = f"a symlink to {os.readlink(directory)}, which does not exist (an unmounted secrets volume?)"
+            fix = "mount or restore what it names"
+        else:
+            what = "not a directory"
+            fix = f"move it aside (`mv {directory} {directory}.aside`) and restore keys/ from a backup"
+        return [Finding(
+            CRITICAL, "recorder-key-unusable",
+            f"{directory} is {what}: no recorder key can be read or made there. Until it is fixed, no run starts"
+            f" (SDK runs record nothing and declare the gap), and nothing is exported or signed; {fix}",
+            details={"path": str(directory)},
+        )]
     if not keys.current_path.exists() and not keys.current_path.is_symlink():
         return []
     try:
