@@ -167,3 +167,32 @@ def test_a_keys_path_that_is_no_directory_is_critical(tmp_path: Path) -> None:
     [unusable] = [finding for finding in findings if finding["name"] == "recorder-key-unusable"]
     assert unusable["message"].startswith(f"{keys} is a symlink to {tmp_path / 'unmounted'}, which does not exist")
     assert unusable["details"] == {"path": str(keys)}
+
+
+# -- something other than a file in the store's place -----------------------------------------------------------
+
+
+def test_a_store_that_is_a_link_to_nothing_or_a_directory_says_so(tmp_path: Path) -> None:
+    """A store symlinked to an unmounted volume read "[Errno 2] No such file or directory: …/bitexact.db" (the
+    link, which is there), and a directory in its place "unable to open database file", in health and in
+    every command."""
+    home = tmp_path / "home"
+    _demo(home)
+    store = home / "bitexact.db"
+    store.rename(tmp_path / "kept.db")
+    store.symlink_to(tmp_path / "unmounted" / "bitexact.db")
+    code, findings = _health(home)
+    assert code == 2
+    [unreadable] = [finding for finding in findings if finding["name"] == "store-unreadable"]
+    said = (f"(it is a symlink to {tmp_path / 'unmounted' / 'bitexact.db'}, which does not exist: an unmounted"
+            " volume? mount or restore what it names)")
+    assert said in unreadable["message"]
+    listed = run_bitexact(home, "runs")
+    assert listed.returncode == 1 and said in listed.stderr
+    store.unlink()
+    store.mkdir()
+    code, findings = _health(home)
+    assert code == 2
+    [unreadable] = [finding for finding in findings if finding["name"] == "store-unreadable"]
+    assert f"(it is a directory, not the store's file: move it aside, `mv {store} {store}.aside`)" \
+        in unreadable["message"]

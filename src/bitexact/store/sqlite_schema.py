@@ -164,7 +164,14 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
 def why_unopenable(path: Path) -> str:
     """What the directory holding the store says of a store that did not open, where SQLite's own words
     ("unable to open database file", "disk I/O error") do not: a read-only file system, a directory this
-    user cannot write, a full disk. SQLite writes the store's -wal and -shm files even to read it."""
+    user cannot write, a full disk. SQLite writes the store's -wal and -shm files even to read it. And what
+    is in the store's place, when it is no file: a symlink to nothing ("No such file or directory" named the
+    link alone), a directory ("unable to open database file")."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return (f" (it is a symlink to {os.readlink(path)}, which does not exist: an unmounted volume? mount or"
+                " restore what it names)")
+    if os.path.isdir(path):
+        return f" (it is a directory, not the store's file: move it aside, `mv {path} {path}.aside`)"
     directory = path.parent
     try:
         fs = os.statvfs(directory)
