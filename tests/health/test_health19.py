@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -196,3 +197,38 @@ def test_a_store_that_is_a_link_to_nothing_or_a_directory_says_so(tmp_path: Path
     [unreadable] = [finding for finding in findings if finding["name"] == "store-unreadable"]
     assert f"(it is a directory, not the store's file: move it aside, `mv {store} {store}.aside`)" \
         in unreadable["message"]
+
+
+# -- keys/ rolled back past a rotation ---------------------------------------------------------------------------
+
+
+def _current(home: Path) -> str:
+    shown = json.loads(run_bitexact(home, "keys", "show", "--json").stdout)
+    [current] = [key["key_id"] for key in shown if key["status"] == "current"]
+    return str(current)
+
+
+def test_a_current_key_the_store_recorded_as_retired_is_critical_and_its_remedy_works(tmp_path: Path) -> None:
+    """keys/ restored from a backup older than `keys rotate --compromised`: the exposed key was current again and
+    signed new runs, and health only warned that the newer key's file was missing. The rotation it advises then
+    said "the store did not record it (… a retired key stays retired)", exit 1."""
+    home = tmp_path / "home"
+    _demo(home)
+    backup = tmp_path / "keys-backup"
+    shutil.copytree(home / "keys", backup)
+    exposed = _current(home)
+    assert run_bitexact(home, "keys", "rotate", "--compromised").returncode == 0
+    shutil.rmtree(home / "keys")
+    shutil.copytree(backup, home / "keys")
+    assert _current(home) == exposed
+    code, findings = _health(home)
+    assert code == 2
+    [retired] = [finding for finding in findings if finding["name"] == "recorder-key-retired"]
+    assert retired["level"] == "critical" and retired["details"]["key_id"] == exposed
+    assert retired["message"].startswith(f"the current recorder key {exposed} ({home / 'keys' / 'recorder.key'}) was"
+                                         " retired by a rotation at ")
+    assert f"`bitexact keys rotate --compromised --expect-current {exposed}` replaces it" in retired["message"]
+    rotated = run_bitexact(home, "keys", "rotate", "--compromised", "--expect-current", exposed)
+    assert rotated.returncode == 0, rotated.stderr
+    code, findings = _health(home)
+    assert "recorder-key-retired" not in {finding["name"] for finding in findings}

@@ -92,7 +92,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     other than prod), setting-invalid (a BITEXACT_* setting every recording
     reads holds a value it refuses), recorder-key-unusable (others may read
     or write the recorder key, or it is no key: no run starts, nothing is
-    signed), retired-key-loose (a retired recorder key others may read or write:
+    signed), recorder-key-retired (the current key is one the store recorded as
+    retired by a rotation: keys/ restored from an older backup), retired-key-loose
+    (a retired recorder key others may read or write:
     trust files still accept what it signs), journals-unusable (the data directory's journals/ is a file
     or a link to nothing: no run holds its live lock, so none is called
     unsealed and repair refuses), capture-policy-off under BITEXACT_ENV=prod, and

@@ -170,7 +170,8 @@ def keys_rotate(app: AppContext, compromised: bool, expect: str | None, as_json:
         fail(str(exc))
     _record_keys(store, f"the key is rotated: {old.key_id} retired{' as compromised' if compromised else ''},"
                         f" {new.key_id} current (the key files are in place: do not rotate again)",
-                 (old.key_id, old.public_hex, now, now), (new.key_id, new.public_hex, now, None))
+                 (old.key_id, old.public_hex, now, _retired_at(store, old.key_id) or now),
+                 (new.key_id, new.public_hex, now, None))
     if as_json:
         print_json({"retired": {"key_id": old.key_id, "public_key": old.public_hex},
                     "current": {"key_id": new.key_id, "public_key": new.public_hex},
@@ -293,6 +294,17 @@ def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None
         fail(f"{done}, but the store did not record it ({exc}). Only the store's list of keys missed it: the"
              " first recording signed with the key adds it there, and `keys show` reads the key files. Do not run"
              " the command again for it.")
+
+
+def _retired_at(store: Store, key_id: str) -> str | None:
+    """When the store recorded ``key_id`` retired, if it did: a key retired by a rotation whose keys/ was then
+    rolled back (restored from an older backup) is retired again by the next rotation, and the store keeps
+    the first date (a later one was refused: "a retired key stays retired", after the key files changed)."""
+    try:
+        return next((str(row["retired_at"]) for row in store.keys()
+                     if row["key_id"] == key_id and row.get("retired_at")), None)
+    except StoreError:
+        return None  # the write below says what is wrong with the store
 
 
 def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:

@@ -686,6 +686,35 @@ def check_recorder_key(ctx: HealthContext) -> list[Finding]:
     return []
 
 
+def check_current_key_retired(ctx: HealthContext) -> list[Finding]:
+    """recorder-key-retired: the current key file holds a key the store recorded as retired by a rotation:
+    keys/ was restored from a backup older than that rotation (or copied from another data directory), so
+    runs are signed again with a key that was replaced, maybe because it leaked (the compromised list was
+    rolled back with it). Health warned only that the newer key's file was missing."""
+    if ctx.home is None or ctx.store is None:
+        return []
+    from bitexact.crypto.keystore import KeyStore
+
+    keys = KeyStore(ctx.home)
+    try:
+        current = keys.current()
+        retired = {row["key_id"]: row["retired_at"] for row in ctx.store.keys() if row.get("retired_at")}
+    except BitExactError:
+        return []  # recorder-key-unusable or store-unreadable says why
+    if current.key_id not in retired:
+        return []
+    return [Finding(
+        CRITICAL, "recorder-key-retired",
+        f"the current recorder key {current.key_id} ({keys.current_path}) was retired by a rotation at"
+        f" {retired[current.key_id]}, as the store recorded: keys/ was restored from a backup older than that"
+        " rotation (or copied from elsewhere), and runs are signed with the replaced key again. If that rotation"
+        " was `keys rotate --compromised`, a leaked copy signs runs that verify as well. Restore keys/ from a"
+        " backup taken after the rotation; if none is left, `bitexact keys rotate --compromised"
+        f" --expect-current {current.key_id}` replaces it (then hand relying parties a new trust file)",
+        details={"key_id": current.key_id, "retired_at": retired[current.key_id], "path": str(keys.current_path)},
+    )]
+
+
 def check_retired_keys(ctx: HealthContext) -> list[Finding]:
     """retired-key-loose, per key: a retired recorder key file others may read or write (retired before
     rotation made retired keys owner-only, or loosened since). Every trust file listing it accepts what it
@@ -732,7 +761,8 @@ def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     ) for info in gone]
 
 
-RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_disk, check_recorder_key, check_retired_keys,
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_disk, check_recorder_key,
+                    check_current_key_retired, check_retired_keys,
                     check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
                     check_recording_gaps)
