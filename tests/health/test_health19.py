@@ -232,3 +232,34 @@ def test_a_current_key_the_store_recorded_as_retired_is_critical_and_its_remedy_
     assert rotated.returncode == 0, rotated.stderr
     code, findings = _health(home)
     assert "recorder-key-retired" not in {finding["name"] for finding in findings}
+
+
+_EXCLUSIVE_SHELL = """
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+connection.execute("BEGIN IMMEDIATE")
+connection.execute("COMMIT")  # the lock is kept: exclusive locking mode gives it back only on close
+print("held", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_store_held_in_exclusive_locking_mode_says_what_holds_it(tmp_path: Path) -> None:
+    """A sqlite3 shell in exclusive locking mode keeps every other connection out: health (and every command)
+    said "cannot open the store at …: database is locked" alone."""
+    home = tmp_path / "home"
+    _demo(home)
+    shell = subprocess.Popen([sys.executable, "-c", _EXCLUSIVE_SHELL, str(home / "bitexact.db")],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert shell.stdout is not None and shell.stdout.readline().strip() == "held"
+        code, findings = _health(home)
+    finally:
+        shell.communicate("\n", timeout=30)
+    assert code == 2
+    [unreadable] = [finding for finding in findings if finding["name"] == "store-unreadable"]
+    assert unreadable["message"].startswith(
+        f"cannot open the store at {home / 'bitexact.db'}: database is locked (another program holds the file"
+        f" locked: a sqlite3 shell in exclusive locking mode, or one in the middle of a write; `fuser -v"
+        f" {home / 'bitexact.db'}` lists the processes that have it open: end it)")

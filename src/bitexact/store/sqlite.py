@@ -191,7 +191,7 @@ class SQLiteStore(Store):
                     self._process_lock.close()  # a wait for another process's lock may have started its thread
                 os.close(lock_fd)
             if isinstance(exc, (sqlite3.Error, OSError)):
-                raise StoreError(f"cannot open the store at {self.path}: {exc}{why_unopenable(self.path)}") from exc
+                raise StoreError(f"cannot open the store at {self.path}: {exc}{why_unopenable(self.path, exc)}") from exc
             raise
 
     # -- transactions ---------------------------------------------------
