@@ -15,7 +15,9 @@ from click.testing import CliRunner
 
 from bitexact.cli import cli
 from bitexact.crypto.keystore import KeyStore
+from bitexact.errors import StoreDamagedError
 from bitexact.recording import Recorder
+from bitexact.recording.requests import file_request
 from bitexact.store import open_store
 from cli.real_command import clear_bitexact_env, command_env, run_bitexact
 
@@ -240,3 +242,28 @@ def test_verify_file_stats_its_target_once(tmp_path: Path, monkeypatch: pytest.M
     result = CliRunner().invoke(cli, ["--home", str(home), "verify", str(bundle)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert len(looked) == 2
+
+
+def test_a_redaction_request_on_a_damaged_store_is_refused(tmp_path: Path) -> None:
+    """Custody records (a dual-control request, a rejection, an opening) are written by the store directly,
+    not through a recorder: they too landed on a damaged store."""
+    home = tmp_path / "home"
+    run_id = _unsealed_run(home)
+    _wreck_first_leaf(home)
+    connection = sqlite3.connect(home / "bitexact.db")
+    try:
+        before = connection.execute("SELECT count(*) FROM custody").fetchone()[0]
+    finally:
+        connection.close()
+    last = _steps(home, run_id) - 1  # on the last leaf, which reads: the request's own checks pass
+    store = open_store(home)
+    try:
+        with pytest.raises(StoreDamagedError, match="is damaged"):
+            file_request(store, run_id, [f"{last}:label"], by="alice", reason="r")
+    finally:
+        store.close()
+    connection = sqlite3.connect(home / "bitexact.db")
+    try:
+        assert connection.execute("SELECT count(*) FROM custody").fetchone()[0] == before
+    finally:
+        connection.close()

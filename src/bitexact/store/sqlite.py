@@ -270,7 +270,9 @@ class SQLiteStore(Store):
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """Hold the writer and run one transaction (everything but group-committed appends)."""
+        """Hold the writer and run one transaction (everything but group-committed appends, which the
+        Recorder checks for): on a damaged store, refused before the lock is taken (once per store)."""
+        self.check_intact()
         with self._exclusive() as conn, self._transaction(conn):
             yield conn
 
