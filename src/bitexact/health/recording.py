@@ -262,7 +262,7 @@ def _sqlite_lock_kept(ctx: HealthContext) -> list[Finding]:
     """store-locked, by a program outside the lock file: SQLite's own write lock kept for over a second (a
     sqlite3 shell in ``BEGIN IMMEDIATE``, a backup tool). Health said "healthy" while every write waited
     BITEXACT_LOCK_TIMEOUT and failed."""
-    if ctx.store is None:
+    if ctx.store is None or ctx.home is None:
         return []
     try:
         kept = ctx.store.write_lock_kept(LOCK_PROBE_SECONDS)
