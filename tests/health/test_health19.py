@@ -263,3 +263,27 @@ def test_a_store_held_in_exclusive_locking_mode_says_what_holds_it(tmp_path: Pat
         f"cannot open the store at {home / 'bitexact.db'}: database is locked (another program holds the file"
         f" locked: a sqlite3 shell in exclusive locking mode, or one in the middle of a write; `fuser -v"
         f" {home / 'bitexact.db'}` lists the processes that have it open: end it)")
+
+
+# -- the store gone from a data directory that recorded --------------------------------------------------------
+
+
+def test_a_store_deleted_or_emptied_beside_its_keys_is_reported(tmp_path: Path) -> None:
+    """bitexact.db deleted (or truncated to nothing) with keys/ left: health said "healthy", exit 0, though
+    every run recorded there was gone and the next recording would start an empty store."""
+    home = tmp_path / "home"
+    _demo(home)
+    store = home / "bitexact.db"
+    for companion in (store, Path(f"{store}-wal"), Path(f"{store}-shm")):
+        companion.unlink(missing_ok=True)
+    code, findings = _health(home)
+    assert code == 1
+    [missing] = findings
+    assert missing["name"] == "store-missing" and missing["details"] == {"path": str(store), "keys": ["recorder.key"]}
+    assert missing["message"].startswith(f"{home} holds recorder key files (recorder.key) but no store: {store} was"
+                                         " deleted, moved or emptied")
+    store.write_bytes(b"")
+    assert [finding["name"] for finding in _health(home)[1]] == ["store-missing"]
+    fresh = tmp_path / "fresh"
+    assert run_bitexact(fresh, "keys", "init").returncode == 0
+    assert _health(fresh) == (0, [])

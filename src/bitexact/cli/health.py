@@ -79,7 +79,8 @@ def health_command(app: AppContext, as_json: bool) -> None:
     it was killed or could not seal; `bitexact repair RUN` accepts where
     it ends), host-key-unusable (the host key file is refused, so
     nothing is journaled), recorder-key-missing (the store knows a
-    recorder key no key file holds any more), failures-record-unusable
+    recorder key no key file holds any more), store-missing (recorder keys are
+    here but the store is gone or empty), failures-record-unusable
     (a run's failures record is not a file) and redaction-pending (a redaction claim whose
     values are still stored, or an approval recorded whose claim never landed: finish either
     with `bitexact redact --resume RUN`);

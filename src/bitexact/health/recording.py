@@ -715,6 +715,51 @@ def check_current_key_retired(ctx: HealthContext) -> list[Finding]:
     )]
 
 
+def _store_gone(database: Path) -> bool:
+    """No store file, or an empty one with no WAL beside it: nothing the data directory ever recorded is there."""
+    try:
+        if os.lstat(database).st_size:
+            return False
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False  # not ours to judge: opening it says what is wrong
+    try:
+        return os.path.getsize(f"{database}-wal") == 0
+    except OSError:
+        return True
+
+
+def check_store_missing(ctx: HealthContext) -> list[Finding]:
+    """store-missing: recorder keys are here but the store is not (or is an empty file). Every way a store
+    is made (`keys init`, a recording, `demo`) makes it with the first key, so it was deleted, moved or
+    emptied since, and health said "healthy": every run recorded here gone, and the next recording starts
+    an empty store. Keys put here by hand before the first recording read the same, so a warning."""
+    if ctx.home is None or ctx.store is not None or not ctx.home.is_dir():
+        return []
+    database = ctx.home / DB_NAME
+    if not _store_gone(database):
+        return []
+    from bitexact.crypto.keystore import KeyStore
+
+    keys = KeyStore(ctx.home)
+    try:
+        held = [path.name for path in (keys.current_path, *sorted(keys.retired_dir.glob("*.key"))) if path.is_file()]
+    except OSError:
+        return []
+    if not held:
+        return []
+    return [Finding(
+        WARN, "store-missing",
+        f"{ctx.home} holds recorder key files ({listed(held, LISTED)}) but no store: {database} was deleted, moved"
+        " or emptied since the keys were made with it (or the keys were copied here before a first recording)."
+        " If runs were recorded here, they are gone from this data directory: restore bitexact.db (with its"
+        " -wal, if any) from a backup before anything records here, since the next recording starts an empty"
+        " store",
+        details={"path": str(database), "keys": held},
+    )]
+
+
 def check_retired_keys(ctx: HealthContext) -> list[Finding]:
     """retired-key-loose, per key: a retired recorder key file others may read or write (retired before
     rotation made retired keys owner-only, or loosened since). Every trust file listing it accepts what it
@@ -762,7 +807,7 @@ def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
 
 
 RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_disk, check_recorder_key,
-                    check_current_key_retired, check_retired_keys,
+                    check_current_key_retired, check_store_missing, check_retired_keys,
                     check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
                     check_recording_gaps)
