@@ -287,3 +287,24 @@ def test_a_store_deleted_or_emptied_beside_its_keys_is_reported(tmp_path: Path) 
     fresh = tmp_path / "fresh"
     assert run_bitexact(fresh, "keys", "init").returncode == 0
     assert _health(fresh) == (0, [])
+
+
+def test_journals_a_new_host_key_does_not_open_are_not_sent_to_a_repair_that_cannot_open_them(tmp_path: Path) -> None:
+    """The host key made anew after a restore lost the old one: health said `bitexact repair` folds the
+    journals; the repair kept them unopened and accepted the run's history without their entries."""
+    home = tmp_path / "home"
+    stopped = subprocess.run([sys.executable, "-c", _STOPPED, str(home)], env=command_env(home), capture_output=True,
+                             text=True, timeout=120, check=True).stdout.strip()
+    _written_in_the_future(home, stopped, -1)
+    host_key = tmp_path / "home.host.key"
+    host_key.unlink()
+    made = "import sys\nfrom bitexact.crypto.hostkey import load_host_key\nload_host_key(sys.argv[1])\n"
+    subprocess.run([sys.executable, "-c", made, str(home)], env=command_env(home), check=True, timeout=60)
+    assert host_key.is_file()
+    code, findings = _health(home)
+    assert code == 1
+    [orphans] = findings
+    [journal] = orphans["details"]["journals"]
+    assert orphans["details"]["unopened"].startswith(f"{journal} does not open under the host key at {host_key} (")
+    assert "`bitexact repair` would keep it unopened and accept the run's history without its entry" \
+        in orphans["message"]

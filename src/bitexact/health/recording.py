@@ -145,6 +145,21 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             ))
             continue
         missing_key = _host_key_missing(ctx.home)
+        foreign = None if missing_key is not None else _unopened(ctx.home, directory, names)
+        if foreign is not None:
+            # A host key made anew (the data directory restored without the old one): repair keeps them unopened.
+            findings.append(Finding(
+                WARN, "orphan-journals",
+                f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
+                f" into the chain ({listed(names, LISTED)}), and {foreign}: sealed under another host key (one"
+                " made anew since, the old one lost with a restore?) or damaged. `bitexact repair` would keep"
+                f" {'them' if len(names) != 1 else 'it'} unopened and accept the run's history without"
+                f" {'their entries' if len(names) != 1 else 'its entry'}. Restore the host key"
+                f" {'they were' if len(names) != 1 else 'it was'} sealed under (or point BITEXACT_HOST_KEY at it),"
+                f" then `bitexact repair {run_id} --by NAME --note TEXT`",
+                run_id=run_id, details={"journals": names, "unopened": foreign},
+            ))
+            continue
         if missing_key is not None:
             # Repair would record the run's history as accepted, each journal kept unopened: restore the key first.
             findings.append(Finding(
@@ -168,6 +183,26 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             run_id=run_id, details={"journals": names},
         ))
     return findings
+
+
+def _unopened(home: Path, directory: Path, names: list[str]) -> str | None:
+    """Why the first journal file of ``names`` does not open under this host's key, or None when it opens
+    (or there is no file journal to try, or no usable key: host-key-unusable says why). One per run."""
+    from bitexact.crypto.hostkey import load_host_key
+    from bitexact.recording.journal import read_journal
+
+    first = next((name for name in names if "#" not in name and name.endswith(".bxj")), None)
+    if first is None:
+        return None
+    try:
+        key = load_host_key(home, create=False)
+    except BitExactError:
+        return None
+    try:
+        read_journal(directory / first, key)
+    except JournalError as exc:
+        return f"{first} does not open under the host key at {key.path} ({str(exc).rpartition(': ')[2]})"
+    return None
 
 
 def _host_key_missing(home: Path) -> Path | None:
