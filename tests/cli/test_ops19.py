@@ -267,3 +267,28 @@ def test_a_redaction_request_on_a_damaged_store_is_refused(tmp_path: Path) -> No
         assert connection.execute("SELECT count(*) FROM custody").fetchone()[0] == before
     finally:
         connection.close()
+
+
+def test_an_append_that_meets_damage_is_said_to_be_damage(tmp_path: Path) -> None:
+    """A store damaged after the recorder's check (its disk failing mid-run): the append failed with a plain
+    StoreError, so the command gave no `bitexact health` hint and a caller could not tell damage by type."""
+    home = tmp_path / "home"
+    run_id = _unsealed_run(home, markers=1)
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).attach(run_id)  # the check passes here
+        connection = sqlite3.connect(home / "bitexact.db")
+        try:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            [(page,)] = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = 'entries'")
+            page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+        finally:
+            connection.close()
+        with (home / "bitexact.db").open("r+b") as file:
+            file.seek(page_size * (page - 1))
+            file.write(b"\x07" * page_size)
+        with pytest.raises(StoreDamagedError) as raised:
+            writer.append("marker", {"label": "after"})
+        assert str(raised.value).count("restore bitexact.db from a backup") == 1
+    finally:
+        store.close()

@@ -431,7 +431,9 @@ class SQLiteStore(Store):
                 for ticket in batch:
                     self._commit_batch([ticket])
                 return
-            batch[0].fail(StoreError(str(exc)))
+            # A fresh error per ticket (not one object raised in two threads), of the same kind: a damaged
+            # store said as such (the CLI's hint, the SDK's gap), where a plain StoreError lost that.
+            batch[0].fail(StoreDamagedError(exc.what) if isinstance(exc, StoreDamagedError) else StoreError(str(exc)))
             return
         for ticket, outcome in outcomes:
             if isinstance(outcome, Exception):
