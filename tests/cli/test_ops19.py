@@ -292,3 +292,17 @@ def test_an_append_that_meets_damage_is_said_to_be_damage(tmp_path: Path) -> Non
         assert str(raised.value).count("restore bitexact.db from a backup") == 1
     finally:
         store.close()
+
+
+def test_keys_init_on_a_damaged_store_makes_no_key(tmp_path: Path) -> None:
+    """`keys init` made the key file, then the store refused its row: "do not run the command again", with a
+    key the store never recorded. Refused first now, as `keys rotate` is."""
+    home = tmp_path / "home"
+    _unsealed_run(home)
+    _wreck_first_leaf(home)
+    for key in (home / "keys").rglob("*.key"):
+        key.unlink()
+    made = run_bitexact(home, "keys", "init")
+    assert made.returncode == 1
+    _damaged_message(home, made.stderr)
+    assert not (home / "keys" / "recorder.key").exists()

@@ -52,10 +52,11 @@ def keys_init(app: AppContext, as_json: bool) -> None:
     \b
     Exit codes:
       0  created
-      1  a key is already there, or the store does not open
+      1  a key is already there, or the store does not open or is damaged (no key made)
       2  a usage error
     """
     store = app.store  # opened first: a store that does not open leaves no key made (a retry would be refused)
+    store.check_intact()  # nor one that is damaged: the key would be made, and its row refused (exit 1)
     try:
         key = app.keys.init()
     except KeyMaterialError as exc:
