@@ -761,6 +761,9 @@ class SQLiteStore(Store):
             raise StoreDamagedError(f"the store at {self.path} is damaged ({problems[0]}), so nothing was written")
         self._intact = True
 
+    def trust_intact(self) -> None:
+        self._intact = True
+
     def close(self) -> None:
         """Close the store, first waiting (at most ``CLOSE_DRAIN_SECONDS``) for submitted appends to land."""
         here = self._in_opening_process()
