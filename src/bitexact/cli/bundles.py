@@ -160,20 +160,14 @@ _SPINNER_BYTES = 16 * 1024 * 1024
 """A bundle this large (a second or more to verify) shows a spinner on a terminal while it is verified."""
 
 
-def _size(target: str) -> int:
-    """The size of the file (or directory entry) ``target`` names; 0 for what cannot be looked at."""
+def _size(target: str) -> int | None:
+    """The size of the file (or directory entry) ``target`` names, or None when it names nothing on disk (a
+    name the file system cannot hold, too long or with a NUL, names nothing). One ``stat``: whether TARGET is a
+    file or a run id, and whether a spinner shows, were asked by two."""
     try:
         return os.stat(target).st_size
     except (OSError, ValueError):
-        return 0
-
-
-def _exists(target: str) -> bool:
-    """Whether ``target`` names something on disk; a name the file system cannot hold (too long) names nothing."""
-    try:
-        return Path(target).exists()
-    except OSError:
-        return False
+        return None
 
 
 def _verdict_json(verdict: Verdict) -> dict[str, object]:
@@ -311,8 +305,9 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
             refused = str(exc)  # --json: still one document, the verdict with the reason no test was made
     # --open tests a stored run's field, so it is the stored run that is verified, whatever file
     # happens to share its name in the working directory.
+    size = None if opening and refused is None else _size(target)
     try:
-        stored = (opening and refused is None) or (not _exists(target) and _in_store(app, target))
+        stored = (opening and refused is None) or (size is None and _in_store(app, target))
     except (SettingError, StoreBusyError):  # a setting, or a store another process keeps locked (as it is
         raise  # upgraded on open): reported as in every command (exit 1), never as "no such file"
     except StoreError as exc:  # a store that does not open cannot say TARGET is no run: its error is the reason
@@ -323,7 +318,7 @@ def verify_command(app: AppContext, target: str, expect_key: str | None, expect_
             verdict = _verify_stored(app, target, clauses=clauses, for_script=as_json, **options)
         else:
             # The file verifier reports nothing until its verdict: some 2 s per 46 MiB of JSONL.
-            with working(f"verifying {escape(plain(target))}", for_script=as_json or _size(target) < _SPINNER_BYTES):
+            with working(f"verifying {escape(plain(target))}", for_script=as_json or (size or 0) < _SPINNER_BYTES):
                 verdict = verify_cli(target, clauses=clauses, **options)
     if refused is not None:
         print_json({**_verdict_json(verdict), "opening": None, "error": refused})

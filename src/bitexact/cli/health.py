@@ -72,13 +72,15 @@ def health_command(app: AppContext, as_json: bool) -> None:
     capture-policy-off, capture-key-revoked, orphan-journals (entries a
     stopped recording journaled but never wrote: fold them with
     `bitexact repair RUN`), store-locked (a stopped or hung process has
-    held the store's write lock for over a second), recording-gaps (a
+    held the store's write lock for over a second, or a program such as a
+    sqlite3 shell has held SQLite's own write lock), recording-gaps (a
     run declared in the last day that the store or the disk failed its
     recording), run-unsealed (no process records a run that has no seal:
     it was killed or could not seal; `bitexact repair RUN` accepts where
     it ends), host-key-unusable (the host key file is refused, so
     nothing is journaled), recorder-key-missing (the store knows a
-    recorder key no key file holds any more), failures-record-unusable
+    recorder key no key file holds any more), store-missing (recorder keys are
+    here but the store is gone or empty), failures-record-unusable
     (a run's failures record is not a file) and redaction-pending (a redaction claim whose
     values are still stored, or an approval recorded whose claim never landed: finish either
     with `bitexact redact --resume RUN`);
@@ -91,7 +93,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     other than prod), setting-invalid (a BITEXACT_* setting every recording
     reads holds a value it refuses), recorder-key-unusable (others may read
     or write the recorder key, or it is no key: no run starts, nothing is
-    signed), retired-key-loose (a retired recorder key others may read or write:
+    signed), recorder-key-retired (the current key is one the store recorded as
+    retired by a rotation: keys/ restored from an older backup), retired-key-loose
+    (a retired recorder key others may read or write:
     trust files still accept what it signs), journals-unusable (the data directory's journals/ is a file
     or a link to nothing: no run holds its live lock, so none is called
     unsealed and repair refuses), capture-policy-off under BITEXACT_ENV=prod, and

@@ -9,7 +9,7 @@ import click
 
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, json_option, ok, print_json, tick
-from bitexact.crypto.keystore import COMPROMISED, PublicKeyInfo, UnknownKeyError
+from bitexact.crypto.keystore import COMPROMISED, KEY_ID, PublicKeyInfo, UnknownKeyError
 from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
@@ -52,10 +52,11 @@ def keys_init(app: AppContext, as_json: bool) -> None:
     \b
     Exit codes:
       0  created
-      1  a key is already there, or the store does not open
+      1  a key is already there, or the store does not open or is damaged (no key made)
       2  a usage error
     """
     store = app.store  # opened first: a store that does not open leaves no key made (a retry would be refused)
+    store.check_intact()  # nor one that is damaged: the key would be made, and its row refused (exit 1)
     try:
         key = app.keys.init()
     except KeyMaterialError as exc:
@@ -105,13 +106,24 @@ def keys_show(app: AppContext, as_json: bool) -> None:
         console.print(f"[{colour}]{k.status:11}[/] {k.key_id}  {k.public_key}{since}", soft_wrap=True)
 
 
+def _key_id_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A recorder key id (16 lowercase hex characters), or a usage error (exit 2): a typo never matches."""
+    if value is not None and not KEY_ID.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not a recorder key id (16 lowercase hex characters; `bitexact keys"
+                                 " show` lists them)")
+    return value
+
+
 @keys_group.command("rotate")
 @click.option("--compromised", is_flag=True,
               help="The current key may have been read by others: destroy its private half and leave it out of "
                    "trust files (its runs no longer verify against a new trust file).")
+@click.option("--expect-current", "expect", metavar="KEY_ID", callback=_key_id_option,
+              help="Rotate only if KEY_ID is the current key when the rotation takes its lock; otherwise "
+                   "refuse (exit 1) naming both (with --compromised: never mark a key another rotation just made).")
 @json_option("Print the outcome as JSON (retired and current key ids and public keys, compromised).")
 @pass_app
-def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
+def keys_rotate(app: AppContext, compromised: bool, expect: str | None, as_json: bool) -> None:
     """Make a new recorder key and retire the current one (old runs stay verifiable).
 
     The retired key is kept owner-only in keys/retired/ and stays in trust
@@ -125,32 +137,41 @@ def keys_rotate(app: AppContext, compromised: bool, as_json: bool) -> None:
     written after it (`bitexact verify` without a trust file still checks
     their chains; hand relying parties the new trust file).
 
+    Two operators rotating at once are serialized, and --compromised
+    retires whichever key is current when it gets the lock: if a plain
+    rotation got there first, that is the new key, and the exposed one is
+    left retired and trusted. --expect-current KEY_ID (the exposed key's id,
+    from `keys show`) refuses then instead, naming both keys.
+
     \b
     Examples:
       bitexact keys rotate && bitexact keys trust-file -o trust.json
       bitexact keys rotate --compromised && bitexact keys trust-file -o trust.json
+      bitexact keys rotate --compromised --expect-current d85aae05937830f1
       bitexact keys rotate --json | jq -r .current.key_id
 
     \b
     Exit codes:
       0  rotated
-      1  no key to rotate, one that does not load, or the store does not open (nothing rotated);
-         or the key rotated but the store could not record it (it says so: do not rotate again)
-      2  a usage error
+      1  no key to rotate, one that does not load, another key current than --expect-current,
+         or the store does not open or is damaged (nothing rotated); or the key rotated but the store could not record it (it says so: do not rotate again)
+      2  a usage error (--expect-current not a key id)
     """
     app.refuse_unusable_home()
     if not app.keys.exists():  # nothing to rotate: refused before the store (and keys/retired/) is made
         fail(f"no key at {app.keys.current_path}: there is nothing to rotate",
              hint="Create one with `bitexact keys init`.")
     store = app.store  # opened first: a store that does not open rotates nothing (a retry would rotate twice)
+    store.check_intact()  # nor one that is damaged: its keys rows would be written onto it (exit 1)
     now = now_iso()
     try:
-        old, new = app.keys.rotate(compromised_at=now if compromised else None)
+        old, new = app.keys.rotate(compromised_at=now if compromised else None, expect_current=expect)
     except KeyMaterialError as exc:
         fail(str(exc))
     _record_keys(store, f"the key is rotated: {old.key_id} retired{' as compromised' if compromised else ''},"
                         f" {new.key_id} current (the key files are in place: do not rotate again)",
-                 (old.key_id, old.public_hex, now, now), (new.key_id, new.public_hex, now, None))
+                 (old.key_id, old.public_hex, now, _retired_at(store, old.key_id) or now),
+                 (new.key_id, new.public_hex, now, None))
     if as_json:
         print_json({"retired": {"key_id": old.key_id, "public_key": old.public_hex},
                     "current": {"key_id": new.key_id, "public_key": new.public_hex},
@@ -271,6 +292,17 @@ def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None
         fail(f"{done}, but the store did not record it ({exc}). Only the store's list of keys missed it: the"
              " first recording signed with the key adds it there, and `keys show` reads the key files. Do not run"
              " the command again for it.")
+
+
+def _retired_at(store: Store, key_id: str) -> str | None:
+    """When the store recorded ``key_id`` retired, if it did: a key retired by a rotation whose keys/ was then
+    rolled back (restored from an older backup) is retired again by the next rotation, and the store keeps
+    the first date (a later one was refused: "a retired key stays retired", after the key files changed)."""
+    try:
+        return next((str(row["retired_at"]) for row in store.keys()
+                     if row["key_id"] == key_id and row.get("retired_at")), None)
+    except StoreError:
+        return None  # the write below says what is wrong with the store
 
 
 def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:

@@ -49,7 +49,7 @@ COMPROMISED = "compromised"
 """The status of a key retired as compromised: its private half destroyed, its public half kept."""
 
 
-_KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
+KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
 """A recorder key id as `bitexact keys show` prints it (:func:`bitexact.crypto.ed25519.key_id`)."""
 
 
@@ -176,7 +176,9 @@ class KeyStore:
                 return self.current()  # the other process won the race: its key is the key
             raise
 
-    def rotate(self, *, compromised_at: str | None = None) -> tuple[SigningKey, SigningKey]:
+    def rotate(
+        self, *, compromised_at: str | None = None, expect_current: str | None = None
+    ) -> tuple[SigningKey, SigningKey]:
         """Retire the current key and make a new one; returns ``(old, new)``.
 
         Serialized with other rotations (a lock file in ``keys/``), and the
@@ -189,18 +191,25 @@ class KeyStore:
         compromised instead: its public half and that instant are recorded in
         ``keys/compromised.json`` first, then the new key replaces it and no
         retired copy is kept, so its private half is gone.
+
+        With ``expect_current`` (a key id), the rotation is refused
+        (:class:`KeyMaterialError`, nothing changed) unless that key is the
+        current one when the lock is held: a ``--compromised`` rotation that
+        lost the race to a plain one would otherwise mark the new key, and
+        leave the exposed one retired and trusted.
         """
         try:
             if compromised_at is not None:
-                return self._rotate_compromised(compromised_at)
-            return self._rotate()
+                return self._rotate_compromised(compromised_at, expect_current)
+            return self._rotate(expect_current)
         except OSError as exc:  # a full disk mid-way: the current key is still current (see below)
             raise KeyMaterialError(f"cannot rotate the recorder key in {self.dir}: {exc.strerror or exc}") from None
 
-    def _rotate(self) -> tuple[SigningKey, SigningKey]:
+    def _rotate(self, expect: str | None) -> tuple[SigningKey, SigningKey]:
         self._ensure_dir(self.retired_dir)
         with self._rotating():
             old = SigningKey.load(self.current_path)  # a key others could read is retired all the same: the remedy
+            self._check_expected(old, expect)
             if old.key_id in self.compromised_ids():
                 raise KeyMaterialError(
                     f"recorder key {old.key_id} is recorded as compromised in {self.compromised_path}: it is not"
@@ -226,10 +235,11 @@ class KeyStore:
             write_private_file(self.current_path, new.pem(), replace=True)
         return old, new
 
-    def _rotate_compromised(self, at: str) -> tuple[SigningKey, SigningKey]:
+    def _rotate_compromised(self, at: str, expect: str | None) -> tuple[SigningKey, SigningKey]:
         self._ensure_dir()
         with self._rotating():
             old = SigningKey.load(self.current_path)
+            self._check_expected(old, expect)
             # Recorded first: a rotation killed after this leaves a current key that current() refuses to sign
             # with, and running the command again finishes it (the date of the first try is kept).
             self._record_compromised(old.key_id, old.public_hex, at)
@@ -239,12 +249,23 @@ class KeyStore:
             self._unlink_retired(old.key_id)  # a plain rotation cut short may have left a copy there
         return old, new
 
+    def _check_expected(self, current: SigningKey, expect: str | None) -> None:
+        """Refuse a rotation pinned to ``expect`` when another key is current (under the rotation lock)."""
+        if expect is None or current.key_id == expect:
+            return
+        raise KeyMaterialError(
+            f"the current recorder key is {current.key_id}, not {expect} (--expect-current), so nothing was"
+            f" rotated: another rotation may have replaced {expect} first. `bitexact keys show` lists the keys;"
+            f" if {expect} is retired and was exposed, `bitexact keys mark-compromised {expect}` retires it as"
+            " compromised"
+        )
+
     def mark_compromised(self, key_id: str, at: str, public_hex: str | None = None) -> PublicKeyInfo:
         """Retire a retired key (or one only the store remembers, whose ``public_hex`` is given) as compromised:
         its public half and ``at`` are recorded, then its retired file is unlinked. Marking one already marked
         finishes what a mark cut short left (its file) and keeps the first date. The current key is refused:
         :meth:`rotate` with ``compromised_at`` replaces it."""
-        if not _KEY_ID.fullmatch(key_id):
+        if not KEY_ID.fullmatch(key_id):
             # An id is joined into a path below: "../recorder" or an absolute path would reach another file.
             raise UnknownKeyError(f"{key_id!r} is not a recorder key id (16 lowercase hex characters; `bitexact keys"
                                   " show` lists them)")

@@ -58,8 +58,10 @@ LISTED: Final[int] = 5
 
 
 def _stale(path: Path, now: float) -> bool:
+    """Not touched within :data:`GRACE_SECONDS` of now, either way (a time "in the future" by more than that
+    was written before the clock went back: taken for a live recording's, it hid the journal until then)."""
     try:
-        return now - path.stat().st_mtime >= GRACE_SECONDS
+        return abs(now - path.stat().st_mtime) >= GRACE_SECONDS
     except OSError:
         return False  # removed meanwhile: its entry reached the chain
 
@@ -142,6 +144,36 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
                 run_id=run_id, details={"journals": names, "repair_step": step},
             ))
             continue
+        missing_key = _host_key_missing(ctx.home)
+        foreign = None if missing_key is not None else _unopened(ctx.home, directory, names)
+        if foreign is not None:
+            # A host key made anew (the data directory restored without the old one): repair keeps them unopened.
+            findings.append(Finding(
+                WARN, "orphan-journals",
+                f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
+                f" into the chain ({listed(names, LISTED)}), and {foreign}: sealed under another host key (one"
+                " made anew since, the old one lost with a restore?) or damaged. `bitexact repair` would keep"
+                f" {'them' if len(names) != 1 else 'it'} unopened and accept the run's history without"
+                f" {'their entries' if len(names) != 1 else 'its entry'}. Restore the host key"
+                f" {'they were' if len(names) != 1 else 'it was'} sealed under (or point BITEXACT_HOST_KEY at it),"
+                f" then `bitexact repair {run_id} --by NAME --note TEXT`",
+                run_id=run_id, details={"journals": names, "unopened": foreign},
+            ))
+            continue
+        if missing_key is not None:
+            # Repair would record the run's history as accepted, each journal kept unopened: restore the key first.
+            findings.append(Finding(
+                WARN, "orphan-journals",
+                f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
+                f" into the chain ({listed(names, LISTED)}), sealed under a host key that is not at {missing_key}"
+                " any more (a data directory restored or moved without it): `bitexact repair` cannot open"
+                f" {'them' if len(names) != 1 else 'it'}, and would accept the run's history without"
+                f" {'their entries' if len(names) != 1 else 'its entry'}. Restore the host key from a backup (or"
+                f" point BITEXACT_HOST_KEY at it), then `bitexact repair {run_id} --by NAME --note TEXT` folds"
+                f" {'them' if len(names) != 1 else 'it'}",
+                run_id=run_id, details={"journals": names, "host_key": str(missing_key)},
+            ))
+            continue
         findings.append(Finding(
             WARN, "orphan-journals",
             f"{count} left by a recording that stopped before writing {'them' if len(names) != 1 else 'it'}"
@@ -151,6 +183,34 @@ def check_orphan_journals(ctx: HealthContext) -> list[Finding]:
             run_id=run_id, details={"journals": names},
         ))
     return findings
+
+
+def _unopened(home: Path, directory: Path, names: list[str]) -> str | None:
+    """Why the first journal file of ``names`` does not open under this host's key, or None when it opens
+    (or there is no file journal to try, or no usable key: host-key-unusable says why). One per run."""
+    from bitexact.crypto.hostkey import load_host_key
+    from bitexact.recording.journal import read_journal
+
+    first = next((name for name in names if "#" not in name and name.endswith(".bxj")), None)
+    if first is None:
+        return None
+    try:
+        key = load_host_key(home, create=False)
+    except BitExactError:
+        return None
+    try:
+        read_journal(directory / first, key)
+    except JournalError as exc:
+        return f"{first} does not open under the host key at {key.path} ({str(exc).rpartition(': ')[2]})"
+    return None
+
+
+def _host_key_missing(home: Path) -> Path | None:
+    """The host key's path when no file (nor link) is there: journals sealed under it do not open."""
+    from bitexact.crypto.hostkey import host_key_path
+
+    path = host_key_path(home)
+    return path if not path.exists() and not path.is_symlink() else None
 
 
 _NOT_HELD: Final[int] = -1
@@ -218,7 +278,7 @@ def check_store_lock(ctx: HealthContext) -> list[Finding]:
         return []  # no store yet, or not ours to open: nothing holds it
     try:
         if not _held_throughout(fd, LOCK_PROBE_SECONDS):
-            return []
+            return _sqlite_lock_kept(ctx)
         pid = flock.holder_pid(fd)
     finally:
         os.close(fd)
@@ -230,6 +290,31 @@ def check_store_lock(ctx: HealthContext) -> list[Finding]:
         " BITEXACT_LOCK_TIMEOUT (default 30 s) for it, then records gaps and journals its entries; resume or end"
         f" {holder}, then `bitexact repair` the runs that report orphan journals",
         details={"pid": pid} if pid is not None else {},
+    )]
+
+
+def _sqlite_lock_kept(ctx: HealthContext) -> list[Finding]:
+    """store-locked, by a program outside the lock file: SQLite's own write lock kept for over a second (a
+    sqlite3 shell in ``BEGIN IMMEDIATE``, a backup tool). Health said "healthy" while every write waited
+    BITEXACT_LOCK_TIMEOUT and failed."""
+    if ctx.store is None or ctx.home is None:
+        return []
+    try:
+        kept = ctx.store.write_lock_kept(LOCK_PROBE_SECONDS)
+    except BitExactError:
+        return []  # a store that does not answer: store-unreadable and store-damaged say why
+    if not kept:
+        return []
+    return [Finding(
+        WARN, "store-locked",
+        f"the store's SQLite write lock has been held for over {LOCK_PROBE_SECONDS:g} s by a program that is no"
+        " BitExact writer (it holds SQLite's lock, not the store's lock file): a sqlite3 shell, a backup tool or"
+        " a database browser in a write transaction. Every recording on this host waits up to"
+        " BITEXACT_LOCK_TIMEOUT (default 30 s) for it, then records gaps and journals its entries, and every"
+        " command that writes fails; end that transaction (`fuser -v"
+        f" {ctx.home / DB_NAME}` lists the processes that have the store open), then `bitexact repair` the"
+        " runs that report orphan journals",
+        details={"holder": "sqlite"},
     )]
 
 
@@ -482,13 +567,21 @@ def check_recording_settings(ctx: HealthContext) -> list[Finding]:
 
 
 def _idle_seconds(updated_at: str, now: float) -> float:
-    """Seconds since the store last wrote the run (its ``updated_at``); 0 when that does not read."""
+    """Seconds since the store last wrote the run (its ``updated_at``); 0 when that does not read. Negative
+    when it reads as later than now: the clock was ahead when it was written, or went back since."""
     from datetime import datetime
 
     try:
         return now - datetime.fromisoformat(updated_at).timestamp()
     except (TypeError, ValueError):
         return 0.0
+
+
+def _just_written(updated_at: str, now: float) -> bool:
+    """Whether the run was written within :data:`GRACE_SECONDS` of now, either way: one written "in the
+    future" by more than that was written before the clock went back (an NTP step, a host whose clock ran
+    ahead), and was left out of run-unsealed until the clock caught up, months maybe."""
+    return abs(_idle_seconds(updated_at, now)) < GRACE_SECONDS
 
 
 def _accepted(store: Store, run_id: str, steps: int) -> bool:
@@ -517,7 +610,7 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
     except BitExactError:
         return []  # the runs do not list: store-unreadable says so, once
     for info in runs:
-        if info.sealed or _idle_seconds(info.updated_at, now) < GRACE_SECONDS:
+        if info.sealed or _just_written(info.updated_at, now):
             continue
         try:
             directory = journal_dir(ctx.home, info.run_id)
@@ -529,7 +622,7 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
             # Read again now that no process holds the run's lock: a recording seals before it gives the
             # lock back, so a seal that landed after the listing is seen here, never reported as missing.
             info = ctx.store.run(info.run_id)
-            if info.sealed or _idle_seconds(info.updated_at, now) < GRACE_SECONDS:
+            if info.sealed or _just_written(info.updated_at, now):
                 continue
             if _accepted(ctx.store, info.run_id, info.steps):
                 continue
@@ -538,6 +631,8 @@ def check_unsealed_runs(ctx: HealthContext) -> list[Finding]:
         # A run is made before its run_meta is appended: a recording killed in between left no entry.
         last = (f"its last entry, step {info.steps - 1}, was written at {info.updated_at}" if info.steps
                 else f"it holds no entry, not even its run_meta: it was made at {info.updated_at}")
+        if _idle_seconds(info.updated_at, now) < 0:
+            last += ", later than this host's clock says it is now (the clock went back since, or ran ahead then)"
         findings.append(Finding(
             WARN, "run-unsealed",
             f"no process records the run, yet it has no seal ({last}): its recording stopped before run_end,"
@@ -597,6 +692,21 @@ def check_recorder_key(ctx: HealthContext) -> list[Finding]:
     from bitexact.crypto.keystore import KeyStore
 
     keys = KeyStore(ctx.home)
+    directory = keys.dir
+    if os.path.lexists(directory) and not directory.is_dir():
+        # Health said "healthy" (no key file under it, so none to check) while no run started.
+        if directory.is_symlink():
+            what = f"a symlink to {os.readlink(directory)}, which does not exist (an unmounted secrets volume?)"
+            fix = "mount or restore what it names"
+        else:
+            what = "not a directory"
+            fix = f"move it aside (`mv {directory} {directory}.aside`) and restore keys/ from a backup"
+        return [Finding(
+            CRITICAL, "recorder-key-unusable",
+            f"{directory} is {what}: no recorder key can be read or made there. Until it is fixed, no run starts"
+            f" (SDK runs record nothing and declare the gap), and nothing is exported or signed; {fix}",
+            details={"path": str(directory)},
+        )]
     if not keys.current_path.exists() and not keys.current_path.is_symlink():
         return []
     try:
@@ -609,6 +719,80 @@ def check_recorder_key(ctx: HealthContext) -> list[Finding]:
             details={"path": str(keys.current_path)},
         )]
     return []
+
+
+def check_current_key_retired(ctx: HealthContext) -> list[Finding]:
+    """recorder-key-retired: the current key file holds a key the store recorded as retired by a rotation:
+    keys/ was restored from a backup older than that rotation (or copied from another data directory), so
+    runs are signed again with a key that was replaced, maybe because it leaked (the compromised list was
+    rolled back with it). Health warned only that the newer key's file was missing."""
+    if ctx.home is None or ctx.store is None:
+        return []
+    from bitexact.crypto.keystore import KeyStore
+
+    keys = KeyStore(ctx.home)
+    try:
+        current = keys.current()
+        retired = {row["key_id"]: row["retired_at"] for row in ctx.store.keys() if row.get("retired_at")}
+    except BitExactError:
+        return []  # recorder-key-unusable or store-unreadable says why
+    if current.key_id not in retired:
+        return []
+    return [Finding(
+        CRITICAL, "recorder-key-retired",
+        f"the current recorder key {current.key_id} ({keys.current_path}) was retired by a rotation at"
+        f" {retired[current.key_id]}, as the store recorded: keys/ was restored from a backup older than that"
+        " rotation (or copied from elsewhere), and runs are signed with the replaced key again. If that rotation"
+        " was `keys rotate --compromised`, a leaked copy signs runs that verify as well. Restore keys/ from a"
+        " backup taken after the rotation; if none is left, `bitexact keys rotate --compromised"
+        f" --expect-current {current.key_id}` replaces it (then hand relying parties a new trust file)",
+        details={"key_id": current.key_id, "retired_at": retired[current.key_id], "path": str(keys.current_path)},
+    )]
+
+
+def _store_gone(database: Path) -> bool:
+    """No store file, or an empty one with no WAL beside it: nothing the data directory ever recorded is there."""
+    try:
+        if os.lstat(database).st_size:
+            return False
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False  # not ours to judge: opening it says what is wrong
+    try:
+        return os.path.getsize(f"{database}-wal") == 0
+    except OSError:
+        return True
+
+
+def check_store_missing(ctx: HealthContext) -> list[Finding]:
+    """store-missing: recorder keys are here but the store is not (or is an empty file). Every way a store
+    is made (`keys init`, a recording, `demo`) makes it with the first key, so it was deleted, moved or
+    emptied since, and health said "healthy": every run recorded here gone, and the next recording starts
+    an empty store. Keys put here by hand before the first recording read the same, so a warning."""
+    if ctx.home is None or ctx.store is not None or not ctx.home.is_dir():
+        return []
+    database = ctx.home / DB_NAME
+    if not _store_gone(database):
+        return []
+    from bitexact.crypto.keystore import KeyStore
+
+    keys = KeyStore(ctx.home)
+    try:
+        held = [path.name for path in (keys.current_path, *sorted(keys.retired_dir.glob("*.key"))) if path.is_file()]
+    except OSError:
+        return []
+    if not held:
+        return []
+    return [Finding(
+        WARN, "store-missing",
+        f"{ctx.home} holds recorder key files ({listed(held, LISTED)}) but no store: {database} was deleted, moved"
+        " or emptied since the keys were made with it (or the keys were copied here before a first recording)."
+        " If runs were recorded here, they are gone from this data directory: restore bitexact.db (with its"
+        " -wal, if any) from a backup before anything records here, since the next recording starts an empty"
+        " store",
+        details={"path": str(database), "keys": held},
+    )]
 
 
 def check_retired_keys(ctx: HealthContext) -> list[Finding]:
@@ -657,7 +841,8 @@ def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     ) for info in gone]
 
 
-RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_disk, check_recorder_key, check_retired_keys,
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_disk, check_recorder_key,
+                    check_current_key_retired, check_store_missing, check_retired_keys,
                     check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
                     check_recording_gaps)

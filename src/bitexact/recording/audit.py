@@ -12,7 +12,7 @@ from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import check_redactable, claim_token, derived_digests, redact_entry
 from bitexact.recording.journal import discard_folded, unfolded_journals
 from bitexact.recording.writer import RunWriter
-from bitexact.store import ConflictError, Store, store_home
+from bitexact.store import ConflictError, Store, WalKeptError, store_home
 
 
 class UnfoldedJournalsError(EvidenceError, StateRefusedError):
@@ -159,20 +159,27 @@ def pending_claims(store: Store, run_id: str) -> list[PendingClaim]:
 
 def apply_pending(store: Store, run_id: str) -> list[PendingClaim]:
     """Step 2 (and recovery): remove every claimed value not yet removed."""
+    store.check_intact()  # a rewrite touches its entry's page alone: a damaged store is refused first
     pending = pending_claims(store, run_id)
     by_step: dict[int, list[str]] = {}
     for claim in pending:
         by_step.setdefault(claim.step, []).append(claim.path)
     for step, paths in sorted(by_step.items()):
         _rewrite_redacted(store, run_id, step, paths)  # each rewrite also empties the store's own log
+    claimed = {claim.step for claim in _claims(store, run_id)}
     if not pending:
-        store.flush_destroyed()  # a rewrite that landed but could not empty the log: finished here
+        try:
+            store.flush_destroyed()  # a rewrite that landed but could not empty the log: finished here
+        except WalKeptError:
+            # The log is the store's, not the run's: for a run never redacted there is nothing of its own to
+            # finish, and "the redacted value is gone ... a copy may remain" would be said of no value.
+            if claimed:
+                raise
     home = store_home(store)
     if home is not None:
         # A fold cut short keeps the journals it wrote until a repair names them: no copy of a destroyed
         # value may outlive the redaction there either. Every claimed step, not only the pending ones:
         # a redaction killed after its rewrites but before this leaves nothing pending to resume.
-        claimed = {claim.step for claim in _claims(store, run_id)}
         if claimed:
             discard_folded(home, run_id, claimed)
     return pending

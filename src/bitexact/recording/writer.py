@@ -354,6 +354,7 @@ class Recorder:
         policy: CapturePolicy | None = None,
         keys: KeyStore | None = None,
     ) -> None:
+        store.check_intact()  # before anything is written through it: the key metadata just below included
         self.store = store
         self.key = key
         self.keys = keys

@@ -64,6 +64,7 @@ def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
             recorder = None
         if recorder is None:
             store = open_store(directory)
+            store.trust_intact()  # no whole-file check before an agent's first run (Store.trust_intact)
             try:
                 key = KeyStore(directory).current_or_init()
             except BaseException:

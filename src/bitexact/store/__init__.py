@@ -14,6 +14,7 @@ from bitexact.store.base import (
     RunInfo,
     StaleCheckpointError,
     Store,
+    WalKeptError,
 )
 from bitexact.store.home import DB_NAME, open_store, store_home
 from bitexact.store.sqlite import SQLiteStore
@@ -33,6 +34,7 @@ __all__ = [
     "Store",
     "StoreBusyError",
     "StoreError",
+    "WalKeptError",
     "open_store",
     "store_home",
 ]

@@ -33,6 +33,11 @@ class EntryNotFoundError(StoreError, LookupError):
     """The run exists but has no entry at that step."""
 
 
+class WalKeptError(StoreError):
+    """A value destroyed from the database may still be in the WAL: a reader's snapshot kept it from being
+    emptied (:meth:`Store.flush_destroyed`); ``bitexact redact --resume`` finishes it."""
+
+
 class ConflictError(StoreError):
     """A write would change something the store keeps immutable (a run id, a key, an entry's hash)."""
 
@@ -240,6 +245,24 @@ class Store(ABC):
         """What a check of the store's own structure finds wrong (at most ``limit`` lines), or ``[]``; a store
         with no such check (or nothing wrong) says ``[]``. ``bitexact health`` reports them."""
         return []
+
+    def write_lock_kept(self, seconds: float) -> bool:
+        """True when something other than a BitExact writer kept the store's own write lock for ``seconds``
+        (a sqlite3 shell or a backup tool in a write transaction): every write then waits its lock timeout
+        and fails. Nothing is written. A store with no such lock says False."""
+        return False
+
+    def check_intact(self) -> None:
+        """Raise :class:`~bitexact.errors.StoreDamagedError` when :meth:`integrity_problems` finds the store
+        damaged. Called once before a command (or a process's first run) writes: a write lands on the pages it
+        touches alone, so one onto a store whose other pages do not read back succeeded, while every read
+        of the run then failed. A store with no such check passes."""
+
+    def trust_intact(self) -> None:
+        """Skip :meth:`check_intact` for this store object: the SDK's stores, whose process would otherwise
+        read the whole file before its first run (about 0.5 s per GB, on every agent's start). Damage there is
+        found by what reads it (an append meeting a damaged page fails as ``StoreDamagedError``, declared as a
+        gap) and reported by ``bitexact health``; the operator's commands still check before they write."""
 
     @abstractmethod
     def close(self) -> None:

@@ -45,6 +45,7 @@ from bitexact.store.base import (
     RunInfo,
     StaleCheckpointError,
     Store,
+    WalKeptError,
 )
 from bitexact.store.checks import CheckpointFields, EntryFields
 from bitexact.store.groupcommit import GroupCommitter, Ticket
@@ -153,6 +154,7 @@ class SQLiteStore(Store):
         self._read_lock = threading.Lock()
         self._closed = False
         self._presized = False
+        self._intact = False  # check_intact found nothing wrong (once per store object: it reads the whole file)
         # The lock file goes beside the -wal (companions), so every path to one database takes one lock.
         self._wal_path, lock_file = companions(self.path, "-wal", ".lock")
         self._committer: GroupCommitter[_Append, list[AppendResult]] | None = (
@@ -189,7 +191,7 @@ class SQLiteStore(Store):
                     self._process_lock.close()  # a wait for another process's lock may have started its thread
                 os.close(lock_fd)
             if isinstance(exc, (sqlite3.Error, OSError)):
-                raise StoreError(f"cannot open the store at {self.path}: {exc}{why_unopenable(self.path)}") from exc
+                raise StoreError(f"cannot open the store at {self.path}: {exc}{why_unopenable(self.path, exc)}") from exc
             raise
 
     # -- transactions ---------------------------------------------------
@@ -268,7 +270,9 @@ class SQLiteStore(Store):
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """Hold the writer and run one transaction (everything but group-committed appends)."""
+        """Hold the writer and run one transaction (everything but group-committed appends, which the
+        Recorder checks for): on a damaged store, refused before the lock is taken (once per store)."""
+        self.check_intact()
         with self._exclusive() as conn, self._transaction(conn):
             yield conn
 
@@ -427,7 +431,9 @@ class SQLiteStore(Store):
                 for ticket in batch:
                     self._commit_batch([ticket])
                 return
-            batch[0].fail(StoreError(str(exc)))
+            # A fresh error per ticket (not one object raised in two threads), of the same kind: a damaged
+            # store said as such (the CLI's hint, the SDK's gap), where a plain StoreError lost that.
+            batch[0].fail(StoreDamagedError(exc.what) if isinstance(exc, StoreDamagedError) else StoreError(str(exc)))
             return
         for ticket, outcome in outcomes:
             if isinstance(outcome, Exception):
@@ -618,7 +624,7 @@ class SQLiteStore(Store):
                     time.sleep(0.005)
             finally:
                 conn.execute(f"PRAGMA busy_timeout = {self._busy_ms()}")
-        raise StoreError(
+        raise WalKeptError(
             f"{self.path}: the redacted value is gone from the database, but a reader kept the WAL from being"
             " emptied, so a copy may remain in it; close long-lived readers (a sqlite3 shell, a backup), then"
             " `bitexact redact --resume RUN` finishes it"
@@ -724,6 +730,39 @@ class SQLiteStore(Store):
         lines = [" ".join(part for part in str(row[0]).split("\n") if part and not part.startswith("*** in database"))
                  for row in rows]
         return [] if lines == ["ok"] else [" ".join(line.split()) for line in lines if line]
+
+    def write_lock_kept(self, seconds: float) -> bool:
+        """``BEGIN IMMEDIATE`` with a busy timeout of ``seconds``, rolled back at once: busy the whole time is a
+        program holding SQLite's write lock outside the lock file (a BitExact writer holds that one across its
+        transaction, and `bitexact health` asks about it first). Not under the lock file: a hung holder of it
+        would make this wait its full timeout."""
+        with self._write_lock:
+            self._check_open()
+            conn = self._writer
+            conn.execute(f"PRAGMA busy_timeout = {max(1, int(seconds * 1000))}")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _busy(exc):
+                    return True
+                raise _failure(self.path, exc) from exc
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {self._busy_ms()}")
+            _rollback(conn)
+            return False
+
+    def check_intact(self) -> None:
+        """SQLite's ``PRAGMA quick_check`` before the first write of this store object (about 0.5 s per GB
+        the first time, in C; free after). Not per append: the append path stays as fast as it was."""
+        if self._intact:
+            return
+        problems = self.integrity_problems(1)
+        if problems:
+            raise StoreDamagedError(f"the store at {self.path} is damaged ({problems[0]}), so nothing was written")
+        self._intact = True
+
+    def trust_intact(self) -> None:
+        self._intact = True
 
     def close(self) -> None:
         """Close the store, first waiting (at most ``CLOSE_DRAIN_SECONDS``) for submitted appends to land."""

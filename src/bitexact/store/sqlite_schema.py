@@ -161,10 +161,21 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
     return bool(version < SCHEMA_VERSION)
 
 
-def why_unopenable(path: Path) -> str:
+def why_unopenable(path: Path, exc: BaseException | None = None) -> str:
     """What the directory holding the store says of a store that did not open, where SQLite's own words
     ("unable to open database file", "disk I/O error") do not: a read-only file system, a directory this
-    user cannot write, a full disk. SQLite writes the store's -wal and -shm files even to read it."""
+    user cannot write, a full disk. SQLite writes the store's -wal and -shm files even to read it. And what
+    is in the store's place, when it is no file: a symlink to nothing ("No such file or directory" named the
+    link alone), a directory ("unable to open database file"). And, for ``exc`` "database is locked" at
+    the open, what holds it: a program outside BitExact (it waited 5 s and named nothing)."""
+    if isinstance(exc, sqlite3.OperationalError) and getattr(exc, "sqlite_errorcode", 0) & 0xFF == _SQLITE_BUSY:
+        return (f" (another program holds the file locked: a sqlite3 shell in exclusive locking mode, or one in"
+                f" the middle of a write; `fuser -v {path}` lists the processes that have it open: end it)")
+    if os.path.islink(path) and not os.path.exists(path):
+        return (f" (it is a symlink to {os.readlink(path)}, which does not exist: an unmounted volume? mount or"
+                " restore what it names)")
+    if os.path.isdir(path):
+        return f" (it is a directory, not the store's file: move it aside, `mv {path} {path}.aside`)"
     directory = path.parent
     try:
         fs = os.statvfs(directory)
@@ -181,6 +192,8 @@ def why_unopenable(path: Path) -> str:
     return ""
 
 
+_SQLITE_BUSY: Final[int] = 5
+"""SQLite's primary result code for a lock another connection holds."""
 _READONLY_ROLLBACK: Final[int] = 776
 """SQLITE_READONLY_ROLLBACK: a read-only connection met a hot journal it may not roll back."""
 
@@ -202,7 +215,7 @@ def refuse_foreign_file(path: str) -> None:
             # or the first recording was killed). Only a read-write open rolls it back; refusing here would
             # refuse the store for ever. The store's own open rolls it back, then checks the file again.
             return
-        raise StoreError(f"cannot open the store at {path}: {exc}{why_unopenable(Path(path))}") from exc
+        raise StoreError(f"cannot open the store at {path}: {exc}{why_unopenable(Path(path), exc)}") from exc
     finally:
         conn.close()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -16,6 +18,23 @@ from bitexact.evidence.verify.pins import InputError, Pins, load_trust_file, rea
 from bitexact.evidence.verify.verdict import ClauseProviderFactory, Verdict, failed
 
 
+_NOTHING_THERE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+"""The errors ``Path.exists`` takes for "nothing there" (any other, a permission refused, is raised)."""
+
+
+def _mode(path: Path) -> int | None:
+    """The mode of what ``path`` names, or None when it names nothing: one ``stat``, where ``is_dir`` and then
+    ``exists`` were two."""
+    try:
+        return path.stat().st_mode
+    except ValueError:  # a name the file system cannot hold (a NUL): nothing there, as Path.exists says
+        return None
+    except OSError as exc:
+        if exc.errno in _NOTHING_THERE:
+            return None
+        raise
+
+
 def verify_path(
     path: Path | str, pins: Pins, *, clauses: Sequence[ClauseProviderFactory] = ()
 ) -> Verdict:
@@ -25,9 +44,10 @@ def verify_path(
     """
     shown = path
     path = Path(path)
-    if path.is_dir():
+    mode = _mode(path)
+    if mode is not None and stat.S_ISDIR(mode):
         return verify_bag(path, pins, clauses=clauses)
-    if not path.exists():
+    if mode is None:
         return failed(f"no such file: {shown}", form="input")
     with path.open("rb") as handle:
         # Read as _lines reads: an endless input with no line break (/dev/zero) stops at the limit.
