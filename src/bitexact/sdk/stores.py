@@ -97,7 +97,7 @@ def _close_stale() -> None:
         return
     from bitexact.sdk import active
 
-    used = {id(run.recorder.store) for run in active.live_runs() if getattr(run, "recorder", None) is not None}
+    used = {id(held.store) for run in active.live_runs() if (held := run.recorder) is not None}
     for recorder in list(_stale):
         store = recorder.store
         if id(store) in used or _abandoned_batch(store):
