@@ -8,8 +8,10 @@ a run still open on it records to its end, and its exit declares the loss as bef
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -62,3 +64,31 @@ def test_a_run_open_on_a_removed_directory_keeps_its_store_to_its_end(
     _one_run(other, monkeypatch)  # no run uses it any more: closed now
     with pytest.raises(StoreError):
         list(store.entries(r.run_id))
+
+
+def test_a_removed_directory_s_store_a_given_up_write_still_waits_on_is_left_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's exit gave up on a batch waiting on another process's lock: a run started meanwhile leaves the
+    store open for it (closing would wait out the lock inside that run's start, then fail the batch)."""
+    from bitexact.store.sqlite import companions
+    from store.lock_holder import held_by_another_process
+
+    monkeypatch.setenv("BITEXACT_LOCK_TIMEOUT", "60")
+    monkeypatch.setenv("BITEXACT_DRAIN_TIMEOUT", "0.2")
+    gone, other = tmp_path / "gone", tmp_path / "other"
+    monkeypatch.setenv("BITEXACT_HOME", str(gone))
+    with contextlib.ExitStack() as held:
+        with bitexact.run() as r:
+            assert r.recorder is not None
+            store = r.recorder.store
+            lock = companions(store.path, ".lock")[0]  # type: ignore[attr-defined]
+            _pid, release = held.enter_context(held_by_another_process(lock))
+            r.record("marker", {"note": "x" * ((1 << 20) + 1)})  # journaled; the writer waits on the lock
+        assert not r.sealed  # the exit's drain gave up on it
+        shutil.rmtree(gone)
+        _one_run(other, monkeypatch)  # the store is no path's, yet its writer still needs it
+        release.set()
+        deadline = time.monotonic() + 60
+        while len(list(store.entries(r.run_id))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)  # the writer's batch lands once the lock is free
+        assert [e["kind"] for e in store.entries(r.run_id)] == ["run_meta", "marker"]
