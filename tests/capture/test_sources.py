@@ -51,12 +51,12 @@ def test_http_credential_headers_are_redacted_and_url_headers_follow_the_url_rul
         ("Location", "https://u:p@h/next?sig=s&page=2#top"),
         ("Content-Location", "/doc?Key=k"),
         ("Referer", b"https://h/?token=t&q=a%20b"),
-        ("Link", "</x?token=t>; rel=next"),  # not a URL-valued header: kept as sent
+        ("Link", "</x?token=t>; rel=next"),  # each <URL> of a Link header by the URL rule too (session 19)
     ]) == [
         ["Location", "https://%5Bredacted%5D@h/next?sig=%5Bredacted%5D&page=2#top"],
         ["Content-Location", "/doc?Key=%5Bredacted%5D"],
         ["Referer", b"https://h/?token=%5Bredacted%5D&q=a%20b"],
-        ["Link", "</x?token=t>; rel=next"],
+        ["Link", "</x?token=%5Bredacted%5D>; rel=next"],
     ]
 
 

@@ -16,12 +16,15 @@ HTTP's own credential headers, which the table (a list of key names) does
 not hold: ``Cookie``, ``Set-Cookie`` and ``Proxy-Authorization``. A header
 whose value is a URL (``Location``, ``Content-Location``, ``Referer``) is
 recorded by the URL rule, so a redirect to ``...?token=...`` does not carry
-the token into the record. Both are this project's choice where the protocol
+the token into the record; so is each URL of a ``Link`` header (RFC 8288,
+``<https://api/x?page=2&access_token=T>; rel="next"``), the pagination links
+an API hands back with the token it was called with. Both are this project's choice where the protocol
 is silent (docs/capture.md, "HTTP headers").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
@@ -33,6 +36,9 @@ REDACTED_ENCODED: Final[str] = "%5Bredacted%5D"
 _KEYS: Final[frozenset[str]] = TABLE_KEYS
 URL_HEADERS: Final[frozenset[str]] = frozenset({"location", "content-location", "referer"})
 """Headers whose value is a URL (absolute or relative), recorded by :func:`redact_url`."""
+LINK_HEADER: Final[str] = "link"
+"""A header whose value holds URLs, each between ``<`` and ``>``: each is recorded by :func:`redact_url`."""
+_LINK_TARGET: Final = re.compile(r"<([^<>]*)>")
 _HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
 
 
@@ -104,9 +110,15 @@ def _header_value(name: Any, value: Any) -> Any:
     key = ascii_lower(bytes(name).decode("latin-1") if isinstance(name, (bytes, bytearray)) else str(name))
     if key in _HEADER_KEYS:
         return REDACTED
-    if key in URL_HEADERS and isinstance(value, str):
-        return redact_url(value)
-    if key in URL_HEADERS and isinstance(value, bytes):
+    rule = redact_url if key in URL_HEADERS else _redact_links if key == LINK_HEADER else None
+    if rule is not None and isinstance(value, str):
+        return rule(value)
+    if rule is not None and isinstance(value, bytes):
         # Latin-1 maps each byte to one character and back, so the bytes the URL rule keeps stay as sent.
-        return redact_url(value.decode("latin-1")).encode("latin-1")
+        return rule(value.decode("latin-1")).encode("latin-1")
     return value
+
+
+def _redact_links(value: str) -> str:
+    """A ``Link`` header's value with each ``<URL>`` by the URL rule, every other byte (``rel``...) as sent."""
+    return _LINK_TARGET.sub(lambda target: f"<{redact_url(target.group(1))}>", value)

@@ -68,6 +68,13 @@ def open_runs() -> list[Run]:
         return list(_open)
 
 
+def live_runs() -> list[Run]:
+    """The runs open, and the ended ones whose writer may still write (they hold their live lock until
+    its last batch ends): a store one of them uses is still in use."""
+    with _lock:
+        return list(_open) + [run for run in _locking if run not in _open]
+
+
 def current_run() -> Run | None:
     """The run recording in this context; for a context bound to no run (a plain thread), the only
     open run in the process; else None.

@@ -3,7 +3,11 @@
 Runs of one process share a store (so its group commit batches their
 appends) and the recorder key. The store stays open until the process ends
 (or :func:`close_stores`), so a RecordHandle read after its run ended still
-reads the written entry.
+reads the written entry; except a store whose data directory was removed (or
+its database replaced): no path names its file any more, and it is closed
+once no run uses it (see :func:`_close_stale`), so a process that makes and
+removes data directories again and again (a test suite's temporary homes)
+does not keep each one's connections and descriptors open.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ logger: Final = logging.getLogger("bitexact.sdk")
 _lock = threading.Lock()
 _recorders: dict[Path, Recorder] = {}
 _identities: dict[Path, tuple[int, int] | None] = {}  # each shared store's file (device, inode) when opened
+# Recorders whose data directory no longer names their store's file, left open while a run uses them.
+_stale: list[Recorder] = []
 # Per store (by id), the run writers whose exit gave up on a batch they were still writing (a store locked by
 # another process, a stalled disk): weakly held, each done with once its batch ends.
 _given_up: dict[int, weakref.WeakSet[Any]] = {}
@@ -45,6 +51,7 @@ def _after_fork_in_child() -> None:
     _lock = threading.Lock()  # a lock the parent held at the fork stays held in the child forever
     _recorders.clear()
     _identities.clear()
+    _stale.clear()
     _given_up.clear()
 
 
@@ -55,13 +62,8 @@ def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
     """The shared write path for the data directory ``home`` (default ``BITEXACT_HOME``)."""
     directory = config.home(home).expanduser().absolute()
     with _lock:
+        _close_stale()
         recorder = _recorders.get(directory)
-        if recorder is not None and store_file(recorder.store) != _identities.get(directory):
-            # The data directory was removed (or its database replaced) since the store was opened: the open
-            # store writes into a file no path names any more, where every run of this process would vanish
-            # without a word. A run still open on it keeps it (its exit declares the loss); new runs open
-            # the store now at the path.
-            recorder = None
         if recorder is None:
             store = open_store(directory)
             store.trust_intact()  # no whole-file check before an agent's first run (Store.trust_intact)
@@ -76,6 +78,37 @@ def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
             _identities[directory] = store_file(store)
             scrub_sdk_logs(recorder)
         return recorder, directory
+
+
+def _close_stale() -> None:
+    """Retire each shared store whose data directory was removed (or its database replaced) since it was
+    opened, and close each retired one no run uses any more. Called with ``_lock`` held.
+
+    Such a store writes into a file no path names any more, where every run of this process would vanish
+    without a word: new runs open the store at the path again. A run still open on the old one (or one that
+    ended whose writer is still writing, or whose exit gave up on a batch) keeps it open to its end, and its
+    exit declares the loss; it is closed at a later call, once none does. Kept open, each removed directory
+    left its SQLite connections and lock file open until the process ended (6 descriptors a directory)."""
+    for directory, recorder in list(_recorders.items()):
+        if store_file(recorder.store) != _identities.get(directory):
+            del _recorders[directory]
+            _identities.pop(directory, None)
+            _stale.append(recorder)
+    if not _stale:
+        return
+    from bitexact.sdk import active
+
+    used = {id(held.store) for run in active.live_runs() if (held := run.recorder) is not None}
+    for recorder in list(_stale):
+        store = recorder.store
+        if id(store) in used or _abandoned_batch(store):
+            continue
+        _stale.remove(recorder)
+        _given_up.pop(id(store), None)
+        try:
+            store.close()
+        except Exception:  # noqa: BLE001 - a store no path names: nothing left to tell the agent
+            pass
 
 
 def store_path(store: Store) -> Path | None:
@@ -138,7 +171,7 @@ def close_stores() -> None:
     journaled and declared, so ``bitexact repair`` folds whatever did not land.
     """
     with _lock:
-        for recorder in _recorders.values():
+        for recorder in [*_recorders.values(), *_stale]:
             if _abandoned_batch(recorder.store):
                 logger.warning("bitexact: the store at %s is left to the process's end, not closed: a run's exit"
                                " gave up on a write still waiting on it (its journals wait for `bitexact repair`)",
@@ -150,6 +183,7 @@ def close_stores() -> None:
                 pass
         _recorders.clear()
         _identities.clear()
+        _stale.clear()
         _given_up.clear()
 
 

@@ -217,9 +217,35 @@ def _receiver_of(func: Any, in_class: bool | None) -> _Receiver | None:
     return _Receiver(first.name, func=func)
 
 
+_WRAPPER_DEPTH: Final[int] = 4
+"""How many decorators deep over the tool's wrapper a class's method is looked through (:func:`_wraps_tool`)."""
+
+
+def _wraps_tool(held: Any, func: Any, depth: int = _WRAPPER_DEPTH) -> bool:
+    """Whether ``held`` is the wrapper of ``func`` (its ``MARK``), or a function made over it by decorators that
+    copy no attributes (no ``functools.wraps``): one whose closure holds it (``def inner(*a, **k): return
+    f(*a, **k)``), or ``__wrapped__`` names it, ``depth`` decorators deep at most."""
+    try:
+        if getattr(held, MARK, None) is func:
+            return True
+    except Exception:  # noqa: BLE001 - an object whose __getattr__ raises: not the tool's wrapper
+        return False
+    if depth == 0 or not inspect.isfunction(held):
+        return False
+    inner = [getattr(held, "__wrapped__", None)]
+    for cell in held.__closure__ or ():
+        try:
+            inner.append(cell.cell_contents)
+        except ValueError:  # a cell not yet filled
+            continue
+    return any(callable(item) and _wraps_tool(item, func, depth - 1) for item in inner)
+
+
 def _holds(cls: type, receiver: _Receiver) -> bool:
     """Whether a class of ``cls``'s MRO holds ``receiver.func``'s wrapper as a method taking ``receiver.param``
-    (a subclass overriding it and calling ``super()`` reaches the base's)."""
+    (a subclass overriding it and calling ``super()`` reaches the base's), itself or under a decorator that
+    copies no attributes (:func:`_wraps_tool`): a function the class holds is bound to the instance as the
+    wrapper would be, and passes it on as the wrapper's first argument."""
     name = receiver.func.__name__
     for klass in getattr(cls, "__mro__", ()):
         held = vars(klass).get(name)
@@ -227,22 +253,30 @@ def _holds(cls: type, receiver: _Receiver) -> bool:
             continue
         if isinstance(held, classmethod) is (receiver.param == "cls"):
             held = getattr(held, "__func__", held)
-            if getattr(held, MARK, None) is receiver.func:
+            if _wraps_tool(held, receiver.func):
                 return True
     return False
 
 
-def _received(receiver: _Receiver, args: tuple[Any, ...]) -> tuple[dict[str, str] | None, tuple[Any, ...]]:
-    """The receiver named, and the arguments after it; None and ``args`` when the first is no receiver."""
+def _received(receiver: _Receiver, args: tuple[Any, ...], kwargs: dict[str, Any]
+              ) -> tuple[dict[str, str] | None, tuple[Any, ...], dict[str, Any]]:
+    """The receiver named, and the arguments after it; None, ``args`` and ``kwargs`` when the first is no
+    receiver. A receiver passed by name (``Cls.method(self=obj, q=...)``, only where the function is taken for
+    a method by its first parameter's name) is named as one passed first is."""
     if receiver.bound is not None:
-        return receiver.bound, args
-    if not args:  # the receiver passed by name, or a call Python refuses: recorded as called
-        return None, args
-    owner = args[0]
+        return receiver.bound, args, kwargs
+    if args:
+        owner, rest = args[0], args[1:]
+    elif receiver.func is not None and receiver.param in kwargs:
+        owner, rest = kwargs[receiver.param], args
+    else:  # a call Python refuses: recorded as called
+        return None, args, kwargs
     cls = owner if receiver.param == "cls" and isinstance(owner, type) else type(owner)
     if receiver.func is not None and not _holds(cls, receiver):
-        return None, args
-    return {receiver.param: type_name(cls)}, args[1:]
+        return None, args, kwargs
+    if not args:
+        kwargs = {key: value for key, value in kwargs.items() if key != receiver.param}
+    return {receiver.param: type_name(cls)}, rest, kwargs
 
 
 @dataclass(frozen=True)
@@ -339,7 +373,7 @@ def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | No
 
     owner = None
     if receiver is not None:
-        owner, args = _received(receiver, args)
+        owner, args, kwargs = _received(receiver, args, kwargs)
         if owner is None and receiver.bound is None:  # recorded as called: positions count the first one
             named = receiver.whole
     args, kwargs, moved = _by_name(named, args, kwargs)
