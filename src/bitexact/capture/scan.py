@@ -23,7 +23,7 @@ import json
 from decimal import Decimal, InvalidOperation
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, Final
@@ -65,6 +65,7 @@ MAX_NESTED_DOCUMENTS = 32
 
 _SEPARATOR = "\x00"
 _SCAN_ALONE = 64 * 1024  # characters: a text this long is not joined with others
+_PLUS_ONE = (1).__add__
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 _DOCUMENT_START = re.compile(r"\s*[\[{]")
 _DOCUMENT_END = re.compile(r"[\]}]\s*\Z")
@@ -245,7 +246,8 @@ class Scanner:
         context = context_of or (lambda index: None)
         changed: dict[int, tuple[str, Counter[str]]] = {}
         # A large text is scanned on its own: joining would only copy it.
-        large = [i for i, text in enumerate(texts) if len(text) >= _SCAN_ALONE]
+        lengths = list(map(len, texts))
+        large = [i for i, size in enumerate(lengths) if size >= _SCAN_ALONE] if max(lengths) >= _SCAN_ALONE else []
         for index in large:
             new, counts = self.scrub_text(texts[index], deadline, context=context(index), depth=depth)
             if counts:
@@ -261,8 +263,15 @@ class Scanner:
         if len(texts) == 1:
             new, counts = self.scrub_text(texts[0], deadline, context=context(0), depth=depth)
             return {0: (new, counts)} if counts else {}
-        joined = _SEPARATOR.join(texts)
-        starts = [0, *accumulate(len(t) + 1 for t in texts)]
+        # A text that stands twice (a result echoing its arguments, a key in every item of a list) is scanned
+        # once: each text is read as it would be alone, so what the joined pass finds in it is its own wherever
+        # it stands; only a rescan takes the context of each place it stands in.
+        distinct: Sequence[str] = texts
+        if len(set(lengths)) < len(lengths):  # two texts the same have the same length
+            unique = list(dict.fromkeys(texts))
+            distinct = unique if len(unique) < len(texts) else texts
+        joined = _SEPARATOR.join(distinct)
+        starts = [*accumulate(map(_PLUS_ONE, map(len, distinct)), initial=0)]  # each text's start, and its NUL
         direct: dict[int, list[Finding]] = {}
         rescan: set[int] = set()
         for detector in self.detectors:
@@ -270,7 +279,7 @@ class Scanner:
                 first = bisect.bisect_right(starts, finding.start) - 1
                 last = bisect.bisect_right(starts, max(finding.start, finding.end - 1)) - 1
                 # A match that takes the separator after its text (a custom \D) is no finding of that text.
-                past_end = finding.end > starts[first] + len(texts[first])
+                past_end = finding.end > starts[first] + len(distinct[first])
                 if first != last or past_end or not finding.token or not detector.context_free:
                     rescan.update(range(first, last + 1))
                     continue
@@ -282,12 +291,12 @@ class Scanner:
         position = joined.find("\\")
         while position != -1:
             index = bisect.bisect_right(starts, position) - 1
-            if looks_like_document(texts[index]):
+            if looks_like_document(distinct[index]):
                 rescan.add(index)
-            position = joined.find("\\", starts[index + 1]) if index + 1 < len(texts) else -1
+            position = joined.find("\\", starts[index + 1]) if index + 1 < len(distinct) else -1
         # So can one holding a number in exponent form, or a credential as a [name, value] pair or a name/value
         # object: read as text, none shows (the walk reads them, held as data). Only documents are searched.
-        for index, text in enumerate(texts) if ("{" in joined or "[" in joined) else ():
+        for index, text in enumerate(distinct) if ("{" in joined or "[" in joined) else ():
             opening = text[:1]
             if (index not in rescan and (opening in "{[" or opening.isspace()) and looks_like_document(text)
                     and (_DOCUMENT_HIDES.search(text)
@@ -295,12 +304,19 @@ class Scanner:
                                               or _may_hold_sensitive(text)
                                               or _may_hold_sensitive_attributes(text))))):
                 rescan.add(index)
-        for index in sorted(rescan.union(direct)):
+        if distinct is texts:
+            places: Iterable[tuple[int, int]] = ((index, index) for index in sorted(rescan.union(direct)))
+        else:
+            spot = {text: at for at, text in enumerate(distinct)}
+            places = [(index, spot[text]) for index, text in enumerate(texts)]
+        for index, at in places:
+            if at not in rescan and at not in direct:
+                continue
             text = texts[index]
-            if index in rescan or looks_like_document(text):
+            if at in rescan or looks_like_document(text):
                 new, counts = self.scrub_text(text, deadline, context=context(index), depth=depth)
             else:
-                new, counts = apply_findings(text, direct[index], self.rank)
+                new, counts = apply_findings(text, direct[at], self.rank)
             if counts:
                 changed[index] = (new, counts)
         return changed
