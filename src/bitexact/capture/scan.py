@@ -23,7 +23,7 @@ import json
 from decimal import Decimal, InvalidOperation
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence, Set
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, Final
@@ -66,6 +66,9 @@ MAX_NESTED_DOCUMENTS = 32
 _SEPARATOR = "\x00"
 _SCAN_ALONE = 64 * 1024  # characters: a text this long is not joined with others
 _PLUS_ONE = (1).__add__
+_REPEAT_FROM = 256
+"""Characters a text needs for scrub_many to look for it twice: below that, scanning it again costs less than
+hashing the step's texts to find out (a short key in every item of a list is left as it was)."""
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 _DOCUMENT_START = re.compile(r"\s*[\[{]")
 _DOCUMENT_END = re.compile(r"[\]}]\s*\Z")
@@ -138,6 +141,14 @@ def apply_findings(text: str, findings: Sequence[Finding], rank: dict[str, int])
     counts[current.detector] += 1
     out.append(text[end:])
     return "".join(out), counts
+
+
+def _repeats(texts: list[str]) -> bool:
+    """Whether one text stands twice in ``texts`` (long ones). A few are compared two by two, by length and
+    then by content, which stops at the first difference: hashing each whole would read every character."""
+    if len(texts) > 8:
+        return len(set(texts)) < len(texts)
+    return any(text == other for at, text in enumerate(texts) for other in texts[at + 1:])
 
 
 @dataclass
@@ -267,11 +278,11 @@ class Scanner:
         # once: each text is read as it would be alone, so what the joined pass finds in it is its own wherever
         # it stands; only a rescan takes the context of each place it stands in.
         distinct: Sequence[str] = texts
-        if len(set(lengths)) < len(lengths):  # two texts the same have the same length
-            unique = list(dict.fromkeys(texts))
-            distinct = unique if len(unique) < len(texts) else texts
+        if sum(map(_REPEAT_FROM.__le__, lengths)) > 1 and _repeats([t for t in texts if len(t) >= _REPEAT_FROM]):
+            distinct = list(dict.fromkeys(texts))
         joined = _SEPARATOR.join(distinct)
-        starts = [*accumulate(map(_PLUS_ONE, map(len, distinct)), initial=0)]  # each text's start, and its NUL
+        # Each text's start: the lengths before it, and a NUL after each.
+        starts = [*accumulate(map(_PLUS_ONE, lengths if distinct is texts else map(len, distinct)), initial=0)]
         direct: dict[int, list[Finding]] = {}
         rescan: set[int] = set()
         for detector in self.detectors:
@@ -304,12 +315,9 @@ class Scanner:
                                               or _may_hold_sensitive(text)
                                               or _may_hold_sensitive_attributes(text))))):
                 rescan.add(index)
-        if distinct is texts:
-            places: Iterable[tuple[int, int]] = ((index, index) for index in sorted(rescan.union(direct)))
-        else:
-            spot = {text: at for at, text in enumerate(distinct)}
-            places = [(index, spot[text]) for index, text in enumerate(texts)]
-        for index, at in places:
+        spot = None if distinct is texts else {text: at for at, text in enumerate(distinct)}
+        for index in sorted(rescan.union(direct)) if spot is None else range(len(texts)):
+            at = index if spot is None else spot[texts[index]]
             if at not in rescan and at not in direct:
                 continue
             text = texts[index]

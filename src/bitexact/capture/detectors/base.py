@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from typing import NamedTuple, Protocol
+from typing import Final, NamedTuple, Protocol
 
 from bitexact.capture.budget import Deadline
 
@@ -47,12 +47,23 @@ _UNICODE_ONLY = re.compile(r"\\[sSwWbB]")
 _DIGITS = "0123456789"
 
 
+_DIGIT = re.compile("[0-9]")
+_NEAR: Final[int] = 64
+
+
 def first_digit(text: str) -> int:
-    """The index of the first ASCII digit in ``text``, or -1: one ``memchr`` per digit, no Python frame.
+    """The index of the first ASCII digit in ``text``, or -1.
 
     The regex engine tests a character set (``\\d``, ``[0-9]``) character by character, about 5 ns
-    each, 10-16 µs over a 2 KiB text; ten ``str.find`` of one character take under 1 µs.
+    each, 10-16 µs over a 2 KiB text; ten ``str.find`` of one character (a ``memchr`` each) take about
+    1.5 µs whatever the text. So the first 64 characters are searched by the regex, and past them the
+    ten ``memchr`` find the first digit.
     """
+    near = _DIGIT.search(text, 0, _NEAR)
+    if near is not None:
+        return near.start()
+    if len(text) <= _NEAR:
+        return -1
     found = [at for at in map(text.find, _DIGITS) if at >= 0]
     return min(found) if found else -1
 
