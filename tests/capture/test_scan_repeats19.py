@@ -20,8 +20,12 @@ SCANNER = Scanner(
         }
     )
 )
+PROSE = " the customer asked whether the blue jacket can be exchanged before Friday" * 4  # 300 characters
+# Long texts (a repeat is looked for from 256 characters) and short ones, each perhaps drawn twice.
 POOL = ["nothing", "card " + VISA, "123-45-6789", "Bearer abcdefgh12345678", "x-api-key: k\nnext",
-        '{"password": "pw1"}', "GB82 WEST 1234 5698 7654 32", "ann@example.com", "", "k" * 40]
+        '{"password": "pw1"}', "GB82 WEST 1234 5698 7654 32", "ann@example.com", "", "k" * 40,
+        "nothing" + PROSE, "card " + VISA + PROSE, "123-45-6789" + PROSE, "x-api-key: k\nnext" + PROSE,
+        '{"password": "pw1", "note": "' + PROSE + '"}', "k" * 300, "K" * 300]
 CONTEXTS = [None, "ssn", "note", "password"]
 
 
@@ -32,11 +36,13 @@ def alone(texts: list[str], contexts: list[str | None]) -> dict[int, tuple[str, 
 
 
 def test_a_repeated_text_is_scrubbed_at_each_place_with_its_own_context() -> None:
-    texts = ["123-45-6789", "card " + VISA, "123-45-6789", "card " + VISA, "ssn"]
+    ssn, card = "123-45-6789" + PROSE, "card " + VISA + PROSE
+    texts = [ssn, card, ssn, card, "ssn"]
     contexts: list[str | None] = ["ssn", None, "note", "args", None]
     together = SCANNER.scrub_many(texts, Deadline.unlimited(), context_of=contexts.__getitem__)
     assert together == alone(texts, contexts)
     assert set(together) == {0, 1, 3}  # the SSN under "note" has no context that makes it one
+    assert together[1][0] == together[3][0] == "card [PAN ****1111]" + PROSE
 
 
 @settings(max_examples=300, deadline=None)

@@ -67,8 +67,8 @@ _SEPARATOR = "\x00"
 _SCAN_ALONE = 64 * 1024  # characters: a text this long is not joined with others
 _PLUS_ONE = (1).__add__
 _REPEAT_FROM = 256
-"""Characters a text needs for scrub_many to look for it twice: below that, scanning it again costs less than
-hashing the step's texts to find out (a short key in every item of a list is left as it was)."""
+"""Characters a text needs for scrub_many to look for it twice: a shorter one costs less to scan again than
+to look for (a short key in every item of a list is scanned at each place, as before)."""
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 _DOCUMENT_START = re.compile(r"\s*[\[{]")
 _DOCUMENT_END = re.compile(r"[\]}]\s*\Z")
@@ -274,8 +274,8 @@ class Scanner:
         if len(texts) == 1:
             new, counts = self.scrub_text(texts[0], deadline, context=context(0), depth=depth)
             return {0: (new, counts)} if counts else {}
-        # A text that stands twice (a result echoing its arguments, a key in every item of a list) is scanned
-        # once: each text is read as it would be alone, so what the joined pass finds in it is its own wherever
+        # A long text that stands twice (a result echoing its arguments) is scanned once, and so is every
+        # other text that repeats then: each text is read as it would be alone, so what the joined pass finds in it is its own wherever
         # it stands; only a rescan takes the context of each place it stands in.
         distinct: Sequence[str] = texts
         if sum(map(_REPEAT_FROM.__le__, lengths)) > 1 and _repeats([t for t in texts if len(t) >= _REPEAT_FROM]):
