@@ -31,8 +31,11 @@ _MAX_SAFE = 2**53 - 1
 _INF = float("inf")
 
 
+_SORT = orjson.OPT_SORT_KEYS
+
+
 def _fast_dumps(value: Any) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    return orjson.dumps(value, option=_SORT)
 
 
 _PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
@@ -187,7 +190,8 @@ def canonicalize(value: Any) -> bytes:
     that has no canonical form.
     """
     try:
-        data = _fast_dumps(_prepare(value, 1))
+        # A plain string (most committed values) needs no walk: orjson refuses what it cannot write exactly.
+        data = orjson.dumps(value, option=_SORT) if type(value) is str else _fast_dumps(_prepare(value, 1))
     except (_NeedsReference, orjson.JSONEncodeError):
         pass  # surrogates, integers past 64 bits, subclasses: the reference path
     else:

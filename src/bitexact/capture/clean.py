@@ -58,18 +58,15 @@ class _Unclean(Exception):
 class _Texts:
     """The texts to scan and their contexts, as the walk collects them under ``scrub``."""
 
-    __slots__ = ("scanner", "texts", "contexts", "chars")
+    __slots__ = ("scanner", "texts", "contexts")
 
     def __init__(self, scanner: Scanner) -> None:
         self.scanner = scanner
         self.texts: list[str] = []
         self.contexts: list[str | None] = []
-        self.chars = 0
 
     def add(self, text: str, context: str | None) -> None:
-        self.chars += len(text)
-        if self.chars > MAX_CHARS:
-            raise _Unclean
+        # Their total is checked once the walk ends (clean): the step it walks is at most MAX_CHARS as JSON.
         self.texts.append(text)
         self.contexts.append(context)
 
@@ -78,7 +75,8 @@ class _Texts:
         if kind not in _PLAIN and isinstance(value, (str, int, float)):
             raise _Unclean  # a subclass of str or a number: the walk decides what it makes of it
         if kind is str:
-            self.add(value, context)
+            self.texts.append(value)  # add(), without the call: the common case
+            self.contexts.append(context)
         elif kind is int:
             if self.scanner.int_needs_scan(value):
                 self.add(str(value), context)
@@ -102,7 +100,8 @@ class _Texts:
         if not text_key and isinstance(key, str):
             raise _Unclean  # a str subclass as a key
         if text_key:
-            self.add(key, None)
+            self.texts.append(key)  # add(key, None), without the call: once per key of every step
+            self.contexts.append(None)
             # replaced_member(), its common case first: this runs once per key of every step.
             if (replaced_whole(self.scanner, key, value, owner) if role == PLAIN
                     else replaced_member(self.scanner, key, value, role, owner or {})):
@@ -142,6 +141,8 @@ def clean(data: dict[str, Any], scanner: Scanner, deadline: Deadline) -> bool:
     try:
         found.members(data, 1)
     except (_Unclean, RecursionError):
+        return False
+    if sum(map(len, found.texts)) > MAX_CHARS:
         return False
     try:
         changed = scanner.scrub_many(found.texts, deadline, context_of=found.contexts.__getitem__)

@@ -70,6 +70,10 @@ MAX_NESTED_DOCUMENTS = 32
 
 _SEPARATOR = "\x00"
 _SCAN_ALONE = 64 * 1024  # characters: a text this long is not joined with others
+_PLUS_ONE = (1).__add__
+_REPEAT_FROM = 256
+"""Characters a text needs for scrub_many to look for it twice: a shorter one costs less to scan again than
+to look for (a short key in every item of a list is scanned at each place, as before)."""
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 _DOCUMENT_START = re.compile(r"\s*[\[{]")
 _DOCUMENT_END = re.compile(r"[\]}]\s*\Z")
@@ -142,6 +146,14 @@ def apply_findings(text: str, findings: Sequence[Finding], rank: dict[str, int])
     counts[current.detector] += 1
     out.append(text[end:])
     return "".join(out), counts
+
+
+def _repeats(texts: list[str]) -> bool:
+    """Whether one text stands twice in ``texts`` (long ones). A few are compared two by two, by length and
+    then by content, which stops at the first difference: hashing each whole would read every character."""
+    if len(texts) > 8:
+        return len(set(texts)) < len(texts)
+    return any(text == other for at, text in enumerate(texts) for other in texts[at + 1:])
 
 
 @dataclass
@@ -250,7 +262,8 @@ class Scanner:
         context = context_of or (lambda index: None)
         changed: dict[int, tuple[str, Counter[str]]] = {}
         # A large text is scanned on its own: joining would only copy it.
-        large = [i for i, text in enumerate(texts) if len(text) >= _SCAN_ALONE]
+        lengths = list(map(len, texts))
+        large = [i for i, size in enumerate(lengths) if size >= _SCAN_ALONE] if max(lengths) >= _SCAN_ALONE else []
         for index in large:
             new, counts = self.scrub_text(texts[index], deadline, context=context(index), depth=depth)
             if counts:
@@ -266,8 +279,15 @@ class Scanner:
         if len(texts) == 1:
             new, counts = self.scrub_text(texts[0], deadline, context=context(0), depth=depth)
             return {0: (new, counts)} if counts else {}
-        joined = _SEPARATOR.join(texts)
-        starts = [0, *accumulate(len(t) + 1 for t in texts)]
+        # A long text that stands twice (a result echoing its arguments) is scanned once, and so is every
+        # other text that repeats then: each text is read as it would be alone, so what the joined pass finds in it is its own wherever
+        # it stands; only a rescan takes the context of each place it stands in.
+        distinct: Sequence[str] = texts
+        if sum(map(_REPEAT_FROM.__le__, lengths)) > 1 and _repeats([t for t in texts if len(t) >= _REPEAT_FROM]):
+            distinct = list(dict.fromkeys(texts))
+        joined = _SEPARATOR.join(distinct)
+        # Each text's start: the lengths before it, and a NUL after each.
+        starts = [*accumulate(map(_PLUS_ONE, lengths if distinct is texts else map(len, distinct)), initial=0)]
         direct: dict[int, list[Finding]] = {}
         rescan: set[int] = set()
         for detector in self.detectors:
@@ -275,7 +295,7 @@ class Scanner:
                 first = bisect.bisect_right(starts, finding.start) - 1
                 last = bisect.bisect_right(starts, max(finding.start, finding.end - 1)) - 1
                 # A match that takes the separator after its text (a custom \D) is no finding of that text.
-                past_end = finding.end > starts[first] + len(texts[first])
+                past_end = finding.end > starts[first] + len(distinct[first])
                 if first != last or past_end or not finding.token or not detector.context_free:
                     rescan.update(range(first, last + 1))
                     continue
@@ -287,12 +307,12 @@ class Scanner:
         position = joined.find("\\")
         while position != -1:
             index = bisect.bisect_right(starts, position) - 1
-            if looks_like_document(texts[index]):
+            if looks_like_document(distinct[index]):
                 rescan.add(index)
-            position = joined.find("\\", starts[index + 1]) if index + 1 < len(texts) else -1
+            position = joined.find("\\", starts[index + 1]) if index + 1 < len(distinct) else -1
         # So can one holding a number in exponent form, or a credential as a [name, value] pair or a name/value
         # object: read as text, none shows (the walk reads them, held as data). Only documents are searched.
-        for index, text in enumerate(texts) if ("{" in joined or "[" in joined) else ():
+        for index, text in enumerate(distinct) if ("{" in joined or "[" in joined) else ():
             opening = text[:1]
             if (index not in rescan and (opening in "{[" or opening.isspace()) and looks_like_document(text)
                     and (_DOCUMENT_HIDES.search(text)
@@ -301,12 +321,16 @@ class Scanner:
                                               or _may_hold_sensitive_attributes(text)
                                               or _may_hold_sensitive_values(text))))):
                 rescan.add(index)
-        for index in sorted(rescan.union(direct)):
+        spot = None if distinct is texts else {text: at for at, text in enumerate(distinct)}
+        for index in sorted(rescan.union(direct)) if spot is None else range(len(texts)):
+            at = index if spot is None else spot[texts[index]]
+            if at not in rescan and at not in direct:
+                continue
             text = texts[index]
-            if index in rescan or looks_like_document(text):
+            if at in rescan or looks_like_document(text):
                 new, counts = self.scrub_text(text, deadline, context=context(index), depth=depth)
             else:
-                new, counts = apply_findings(text, direct[index], self.rank)
+                new, counts = apply_findings(text, direct[at], self.rank)
             if counts:
                 changed[index] = (new, counts)
         return changed

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
+from collections.abc import Callable
 from typing import Any, Final, Literal
 
 from bitexact.canon import canonicalize
@@ -50,6 +52,26 @@ def commitment_of_bytes(alg: str, salt: bytes, canonical: bytes) -> str:
     if alg == "sha256":
         return hmac.new(salt, canonical, hashlib.sha256).hexdigest()
     raise ValueError(f"unsupported hash algorithm {alg!r}")
+
+
+def _blake2b_commitment(salt: bytes, canonical: bytes) -> str:
+    return hashlib.blake2b(canonical, digest_size=32, key=salt).hexdigest()
+
+
+def _sha256_commitment(salt: bytes, canonical: bytes) -> str:
+    return hmac.new(salt, canonical, hashlib.sha256).hexdigest()
+
+
+def committer(alg: str) -> Callable[[bytes, bytes], str]:
+    """``commitment_of_bytes`` with ``alg`` chosen once, for an entry's many paths (one call each, not two).
+
+    An unsupported ``alg`` gives the general function, which refuses it at its first use as before.
+    """
+    if alg == "blake2b-256":
+        return _blake2b_commitment
+    if alg == "sha256":
+        return _sha256_commitment
+    return functools.partial(commitment_of_bytes, alg)
 
 
 def commitment(alg: str, salt: bytes, value: Any) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from bitexact.canon import canonicalize
-from bitexact.crypto import chain_hash, commitment, new_salts
+from bitexact.crypto import chain_hash, new_salts
+from bitexact.crypto.hashes import committer
 from bitexact.errors import EvidenceError, stated
 from bitexact.evidence.kinds import allowed_provs
 from bitexact.evidence.paths import committed_paths
@@ -25,14 +26,25 @@ def entry_hash(entry: dict[str, Any]) -> str:
     return chain_hash(entry["alg"], canonicalize(chain_body(entry)))
 
 
+_CONTAINERS: Final = (dict, list, tuple)
+
+
 def deeper_than(value: Any, limit: int) -> bool:
-    if limit <= 0:
-        return isinstance(value, (dict, list, tuple))
-    if isinstance(value, dict):
-        return any(deeper_than(v, limit - 1) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(deeper_than(v, limit - 1) for v in value)
-    return False
+    """Whether ``value`` holds a container (dict, list or tuple) ``limit`` levels below itself.
+
+    Level by level, containers only: a 1 KiB tool call's data is four
+    containers, not a Python call per value (this runs on every entry).
+    """
+    level = [value] if isinstance(value, _CONTAINERS) else []
+    while level and limit > 0:
+        limit -= 1
+        below = []
+        for item in level:
+            for child in item.values() if isinstance(item, dict) else item:
+                if isinstance(child, _CONTAINERS):
+                    below.append(child)
+        level = below
+    return bool(level)
 
 
 def build_entry(
@@ -65,10 +77,11 @@ def build_entry(
         ))
     salts: dict[str, str] = {}
     commitments: dict[str, str] = {}
-    paths = list(committed_paths(data))
+    paths = committed_paths(data)
+    commit = committer(alg)
     for (path, value), salt in zip(paths, new_salts(len(paths))):
         salts[path] = salt.hex()
-        commitments[path] = commitment(alg, salt, value)
+        commitments[path] = commit(salt, canonicalize(value))
     entry: dict[str, Any] = {
         "v": ENTRY_VERSION,
         "alg": alg,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from bitexact.canon.encode import key_error
@@ -25,15 +24,19 @@ def _key(key: Any) -> str:
     return escape(key)
 
 
-def committed_paths(data: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-    """Yield ``(path, value)`` for every committed path of ``data``, in document order."""
+def committed_paths(data: dict[str, Any]) -> list[tuple[str, Any]]:
+    """``(path, value)`` for every committed path of ``data``, in document order."""
+    out: list[tuple[str, Any]] = []
     for key, value in data.items():
+        # A plain key with nothing to escape (nearly every key) is its own path: no call per key.
+        top = key if type(key) is str and "~" not in key and "." not in key else _key(key)
         if isinstance(value, dict) and value:
-            top = _key(key)
             for sub, item in value.items():
-                yield f"{top}.{_key(sub)}", item
+                plain = type(sub) is str and "~" not in sub and "." not in sub
+                out.append((f"{top}.{sub if plain else _key(sub)}", item))
         else:
-            yield _key(key), value
+            out.append((top, value))
+    return out
 
 
 def split_path(path: str) -> tuple[str, str | None]:

@@ -29,7 +29,7 @@ from typing import Any, Final, TypeVar, overload
 
 import orjson
 
-from bitexact.sdk.active import current_run, current_tool, inside_tool
+from bitexact.sdk.active import busy, current_run, current_tool, inside_tool
 from bitexact.sdk.custody import check_custody
 from bitexact.errors import stated
 from bitexact.sdk.errors import CustodyHintError, SdkArgumentError
@@ -37,6 +37,7 @@ from bitexact.sdk.jsonable import (
     KEYS_COLLIDE,
     UnwritableValueError,
     WrittenJSON,
+    dump_json,
     exception_data,
     key_collision,
     type_name,
@@ -368,9 +369,6 @@ def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | No
     A positional argument bound to a credential-named parameter is recorded by name (:class:`_Named`),
     and the call's ``custody`` comes back with an ``args`` hint carried to the names (:func:`_carried`).
     A method's receiver is named, never written (:class:`_Receiver`)."""
-    from bitexact.sdk import active
-    from bitexact.sdk.jsonable import dump_json
-
     owner = None
     if receiver is not None:
         owner, args, kwargs = _received(receiver, args, kwargs)
@@ -379,7 +377,7 @@ def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | No
     args, kwargs, moved = _by_name(named, args, kwargs)
     hints = _carried(custody, moved)
     try:
-        with active.busy():  # the SDK's own work: never recorded as the agent's nondeterminism
+        with busy():  # the SDK's own work: never recorded as the agent's nondeterminism
             written = orjson.Fragment(dump_json(list(args)))
             return (WrittenJSON(written) if owner is None else _ReceivedArgs(written, owner),
                     WrittenJSON(orjson.Fragment(dump_json(kwargs))), hints)
@@ -407,11 +405,8 @@ def _record_raised(run: Any, exc: BaseException, tool: str, args: Any, kwargs: A
 def _as_yielded(item: Any) -> Any:
     """An item as the generator yielded it: a tool that yields one buffer again and again, changed in
     between, must not have the last state recorded for every step."""
-    from bitexact.sdk import active
-    from bitexact.sdk.jsonable import dump_json
-
     try:
-        with active.busy():
+        with busy():
             return orjson.loads(dump_json(item))
     except Exception:  # noqa: BLE001 - recorded later from the object itself, with its gap if any
         return item

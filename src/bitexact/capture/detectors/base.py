@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from typing import NamedTuple, Protocol
+from typing import Final, NamedTuple, Protocol
 
 from bitexact.capture.budget import Deadline
 
@@ -44,6 +44,30 @@ def after_escape(text: str, start: int) -> bool:
 _UNICODE_ONLY = re.compile(r"\\[sSwWbB]")
 
 
+_DIGITS = "0123456789"
+
+
+_DIGIT = re.compile("[0-9]")
+_NEAR: Final[int] = 64
+
+
+def first_digit(text: str) -> int:
+    """The index of the first ASCII digit in ``text``, or -1.
+
+    The regex engine tests a character set (``\\d``, ``[0-9]``) character by character, about 5 ns
+    each, 10-16 µs over a 2 KiB text; ten ``str.find`` of one character (a ``memchr`` each) take about
+    1.5 µs whatever the text. So the first 64 characters are searched by the regex, and past them the
+    ten ``memchr`` find the first digit.
+    """
+    near = _DIGIT.search(text, 0, _NEAR)
+    if near is not None:
+        return near.start()
+    if len(text) <= _NEAR:
+        return -1
+    found = [at for at in map(text.find, _DIGITS) if at >= 0]
+    return min(found) if found else -1
+
+
 class Sites:
     """A site-finding regex compiled twice: for any text, and with ``re.ASCII`` for ASCII-only texts.
 
@@ -55,6 +79,13 @@ class Sites:
     the only ASCII decimal digits are 0-9. That holds for ``\\d`` and
     character sets, not for ``\\s`` (Unicode counts \\x1c-\\x1f as space) nor
     ``\\w``/``\\b``, so a pattern with those is refused.
+
+    Every site starts with a digit (the pattern must begin with ``\\d`` and
+    hold no top-level ``|``), so on an ASCII text the scan starts at the
+    text's first digit (:func:`first_digit`), and a text with none has no
+    site: the same matches, without the regex engine's test of every
+    character before the first digit (a lookbehind still sees the characters
+    before where the scan starts).
     """
 
     __slots__ = ("_any", "_ascii")
@@ -62,12 +93,41 @@ class Sites:
     def __init__(self, pattern: str) -> None:
         if _UNICODE_ONLY.search(pattern):
             raise ValueError(f"a Sites pattern may not use \\s, \\w or \\b, whose ASCII meaning differs: {pattern}")
+        if not pattern.startswith("\\d") or _top_level_bar(pattern):
+            raise ValueError(f"a Sites pattern starts with \\d and holds no top-level |: {pattern}")
         self._any = re.compile(pattern)
         self._ascii = re.compile(pattern, re.ASCII)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         """Every site in ``text``, as ``re.finditer`` of the Unicode pattern finds them."""
-        return (self._ascii if text.isascii() else self._any).finditer(text)
+        if not text.isascii():
+            return self._any.finditer(text)
+        start = first_digit(text)
+        if start < 0:
+            return iter(())
+        return self._ascii.finditer(text, start)
+
+
+def _top_level_bar(pattern: str) -> bool:
+    """Whether ``pattern`` holds a ``|`` outside every group (or character set): then a match need not
+    start as the pattern's first item does."""
+    depth, escaped, in_set = 0, False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_set:
+            in_set = char != "]"
+        elif char == "[":
+            in_set = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+    return False
 
 
 FLAG_ONLY = ""
