@@ -73,3 +73,21 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         close_stores()  # the SDK's shared stores hold files on it
         subprocess.run(["umount", "-l", str(mount)], check=True)
 
+
+@pytest.fixture
+def key_file(tmp_path: Path) -> Path:
+    """A real capture key file (64 hex, owner-only), made by the key source module."""
+    from bitexact.crypto.keysources import generate_key_file
+
+    path = tmp_path / "capture.key"
+    generate_key_file(path)
+    return path
+
+
+@pytest.fixture
+def other_key_file(tmp_path: Path) -> Path:
+    from bitexact.crypto.keysources import generate_key_file
+
+    path = tmp_path / "other.key"
+    generate_key_file(path)
+    return path

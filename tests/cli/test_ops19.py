@@ -20,6 +20,7 @@ from bitexact.recording import Recorder
 from bitexact.recording.requests import file_request
 from bitexact.store import open_store
 from cli.real_command import clear_bitexact_env, command_env, run_bitexact
+from store.pages import overwrite_page, page_size_and, root_page
 
 # -- 1. a write onto a store whose pages do not all read back is refused ---------------------------------------
 
@@ -40,18 +41,12 @@ def _unsealed_run(home: Path, markers: int = 40) -> str:
 def _wreck_first_leaf(home: Path) -> None:
     """Overwrite the first leaf page of the entries table: SQLite reads it as "database disk image is
     malformed", while an append (which goes to the last leaf) never reads it."""
-    connection = sqlite3.connect(home / "bitexact.db")
-    try:
-        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        leaves = [page for page, kind in connection.execute(
-            "SELECT pageno, pagetype FROM dbstat WHERE name = 'entries' ORDER BY path") if kind == "leaf"]
-        page_size = connection.execute("PRAGMA page_size").fetchone()[0]
-    finally:
-        connection.close()
+    database = home / "bitexact.db"
+    page_size, rows = page_size_and(
+        database, "SELECT pageno, pagetype FROM dbstat WHERE name = 'entries' ORDER BY path")
+    leaves = [page for page, kind in rows if kind == "leaf"]
     assert len(leaves) > 2  # the append's leaf is another one
-    with (home / "bitexact.db").open("r+b") as file:
-        file.seek(page_size * (leaves[0] - 1))
-        file.write(b"\x07" * page_size)
+    overwrite_page(database, page_size, leaves[0])
 
 
 def _steps(home: Path, run_id: str) -> int:
@@ -280,16 +275,7 @@ def test_an_append_that_meets_damage_is_said_to_be_damage(tmp_path: Path) -> Non
     store = open_store(home)
     try:
         writer = Recorder(store, KeyStore(home).current_or_init()).attach(run_id)  # the check passes here
-        connection = sqlite3.connect(home / "bitexact.db")
-        try:
-            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            [(page,)] = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = 'entries'")
-            page_size = connection.execute("PRAGMA page_size").fetchone()[0]
-        finally:
-            connection.close()
-        with (home / "bitexact.db").open("r+b") as file:
-            file.seek(page_size * (page - 1))
-            file.write(b"\x07" * page_size)
+        overwrite_page(home / "bitexact.db", *root_page(home / "bitexact.db", "entries"))
         with pytest.raises(StoreDamagedError) as raised:
             writer.append("marker", {"label": "after"})
         assert str(raised.value).count("restore bitexact.db from a backup") == 1

@@ -29,6 +29,18 @@ def _demo(home: Path) -> str:
 
 # -- a program holding SQLite's own write lock ---------------------------------------------------------------
 
+def _health_while_held(home: Path, shell_script: str) -> tuple[int, list[dict[str, Any]]]:
+    """``health --json`` of ``home`` while a Python sqlite3 program (``shell_script``) holds the store as it says;
+    the program is let go after."""
+    shell = subprocess.Popen([sys.executable, "-c", shell_script, str(home / "bitexact.db")],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert shell.stdout is not None and shell.stdout.readline().strip() == "held"
+        return _health(home)
+    finally:
+        shell.communicate("\n", timeout=30)
+
+
 _SQLITE_SHELL = """
 import sqlite3, sys, time
 connection = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -43,13 +55,7 @@ def test_a_sqlite_shell_holding_the_write_lock_is_reported(tmp_path: Path) -> No
     while every write waited BITEXACT_LOCK_TIMEOUT and failed."""
     home = tmp_path / "home"
     _demo(home)
-    shell = subprocess.Popen([sys.executable, "-c", _SQLITE_SHELL, str(home / "bitexact.db")],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert shell.stdout is not None and shell.stdout.readline().strip() == "held"
-        code, findings = _health(home)
-    finally:
-        shell.communicate("\n", timeout=30)
+    code, findings = _health_while_held(home, _SQLITE_SHELL)
     assert code == 1
     [locked] = findings
     assert locked["name"] == "store-locked" and locked["level"] == "warn"
@@ -250,13 +256,7 @@ def test_a_store_held_in_exclusive_locking_mode_says_what_holds_it(tmp_path: Pat
     said "cannot open the store at …: database is locked" alone."""
     home = tmp_path / "home"
     _demo(home)
-    shell = subprocess.Popen([sys.executable, "-c", _EXCLUSIVE_SHELL, str(home / "bitexact.db")],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert shell.stdout is not None and shell.stdout.readline().strip() == "held"
-        code, findings = _health(home)
-    finally:
-        shell.communicate("\n", timeout=30)
+    code, findings = _health_while_held(home, _EXCLUSIVE_SHELL)
     assert code == 2
     [unreadable] = [finding for finding in findings if finding["name"] == "store-unreadable"]
     assert unreadable["message"].startswith(

@@ -23,7 +23,7 @@ import requests
 import bitexact
 from bitexact.canon import canonicalize
 from bitexact.capture import open_withheld
-from bitexact.crypto.keysources import generate_key_file, load_key_file
+from bitexact.crypto.keysources import load_key_file
 from bitexact.sdk.http.exchange import body_fields
 from sdk.conftest import entries, http_calls
 from sdk.servers import HandlerBase, serve_seen
@@ -76,13 +76,6 @@ class _Big(HandlerBase):
 def base() -> Iterator[str]:
     with serve_seen(_Big) as (url, _):
         yield url
-
-
-@pytest.fixture
-def key_file(tmp_path: Path) -> Path:
-    path = tmp_path / "capture.key"
-    generate_key_file(path)
-    return path
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from cli.real_command import demo_run, run_bitexact
 from disks import fill_disk
+from store.pages import overwrite_page, root_page
 from store_chain import check_chain, make_chain
 
 from bitexact.health.recording import DISK_FULL
@@ -160,15 +161,7 @@ def test_a_runs_row_with_no_readable_id_is_named_as_such(tmp_path: Path) -> None
 def _wreck(home: Path, table: str) -> None:
     """Overwrite the whole root page of ``table`` (its header too): SQLite then reads it as "database disk
     image is malformed", an error of the read itself rather than a row that reads wrong."""
-    connection = sqlite3.connect(home / "bitexact.db")
-    try:
-        [(page,)] = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,))
-        page_size = connection.execute("PRAGMA page_size").fetchone()[0]
-    finally:
-        connection.close()
-    with (home / "bitexact.db").open("r+b") as file:
-        file.seek(page_size * (page - 1))
-        file.write(b"\x07" * page_size)
+    overwrite_page(home / "bitexact.db", *root_page(home / "bitexact.db", table))
 
 
 def test_health_reports_a_page_that_does_not_read_at_all(tmp_path: Path) -> None:
