@@ -27,7 +27,8 @@ from sdk.servers import HandlerBase, serve_seen
 
 class _Busy(HandlerBase):
     """``/busy`` is always answered 503; ``/drop`` has its connection closed unanswered; ``/then-drop`` is
-    answered 503 the first time and has its connection closed after. Each request is noted in ``seen``."""
+    answered 503 the first time and has its connection closed after; ``/once`` is answered 503, unless its
+body never came. Each request is noted in ``seen``."""
 
     lock = threading.Lock()
 
@@ -36,6 +37,9 @@ class _Busy(HandlerBase):
         with self.lock:
             self.server.seen.append({"path": self.path, "body": body})  # type: ignore[attr-defined]
             count = sum(1 for item in self.server.seen if item["path"] == self.path)  # type: ignore[attr-defined]
+        if not body and self.path.startswith("/once"):
+            self.close_connection = True
+            return  # the client gave up sending the body: nobody to answer
         if self.path.startswith("/drop") or (self.path.startswith("/then-drop") and count > 1):
             self.close_connection = True
             return  # no reply: the client reads a remote disconnect
@@ -117,3 +121,31 @@ def test_httpx_connect_retries_send_no_request_and_record_none() -> None:
         bitexact.wrap(httpx.Client(transport=httpx.HTTPTransport(retries=2))).get(f"http://127.0.0.1:{port}/x")
     (call,) = http_calls(r.run_id)
     assert call["data"]["error"]["type"] == "httpx.ConnectError" and "retried" not in call["data"]
+
+
+class _OnceOnly:
+    """A request body that can be sent once: sending it again (a retry) fails in the agent's own code."""
+
+    def __init__(self) -> None:
+        self.passes = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        self.passes += 1
+        if self.passes > 1:
+            raise RuntimeError("this body can be sent once")
+        yield b"chunk"
+
+
+def test_an_error_raised_past_urllib3_mid_retry_records_the_attempts_before_it(
+    srv: tuple[str, list[dict[str, object]]]
+) -> None:
+    # The 503 is retried; sending the body again raises the agent's own error through urllib3 (no Retry
+    # step sees it): the innermost urlopen's Retry holds the attempt before it.
+    base, seen = srv
+    retry = Retry(total=3, status_forcelist=[503], allowed_methods=None, backoff_factor=0)
+    with bitexact.run() as r, pytest.raises(RuntimeError, match="sent once"):
+        _session(retry).post(base + "/once", data=_OnceOnly())
+    assert [item["body"] for item in seen] == [b"chunk", b""], "the second attempt's head went out, no body"
+    (call,) = http_calls(r.run_id)
+    assert call["data"]["error"]["type"] == "builtins.RuntimeError"
+    assert call["data"]["retried"] == [{"method": "POST", "url": "/once", "status": 503}]

@@ -452,31 +452,36 @@ def _retried_before_failing(error: BaseException) -> list[Attempt]:
     urllib3 hands them to no one then: ``MaxRetryError`` holds only the pool, the URL and the last reason,
     and the exhausted Retry is a local of ``Retry.increment``, whose frame the error's traceback keeps
     (requests raises its own error from urllib3's: the chain is walked). Read from there, and only from
-    that function's own code: every attempt when the retries ran out (``history``, the last one included:
-    no response is recorded, so its status is nowhere else), the earlier ones (``self.history``) when
-    ``increment`` re-raised an error it may not retry (that error is the one recorded)."""
+    those functions' own code: every attempt when the retries ran out (``increment``'s ``history``, the last
+    one included: no response is recorded, so its status is nowhere else); else the attempts before the one
+    that failed (``increment``'s own, when it re-raised an error it may not retry; or the ``retries`` of the
+    innermost ``urlopen``, for an error raised past it: a request body that failed when sent again)."""
     try:
+        from urllib3.connectionpool import HTTPConnectionPool
         from urllib3.util.retry import Retry
     except ImportError:
         return []
-    code = getattr(Retry.increment, "__code__", None)
+    increment = getattr(Retry.increment, "__code__", None)
+    urlopen = getattr(HTTPConnectionPool.urlopen, "__code__", None)
     try:
+        history: Any = None
         seen: set[int] = set()
         chained: BaseException | None = error
         while chained is not None and id(chained) not in seen:
             seen.add(id(chained))
             for frame, _ in traceback.walk_tb(chained.__traceback__):
-                if frame.f_code is not code:
+                names = frame.f_locals if frame.f_code in (increment, urlopen) else None
+                if names is None:
                     continue
-                names = frame.f_locals
-                history = names.get("history")
-                if not isinstance(history, tuple):
-                    history = getattr(names.get("self"), "history", None)
-                return _attempts(history) if isinstance(history, tuple) else []
+                if frame.f_code is increment:
+                    found = names.get("history")
+                    return _attempts(found if isinstance(found, tuple) else
+                                     getattr(names.get("self"), "history", None) or ())
+                history = getattr(names.get("retries"), "history", history)  # the innermost is walked last
             chained = chained.__cause__ or chained.__context__
+        return _attempts(history) if isinstance(history, tuple) else []
     except Exception:  # noqa: BLE001 - recording must never change the agent's error: its attempts unknown
         return []
-    return []
 
 
 def _text(value: Any) -> str | None:
