@@ -26,6 +26,8 @@ CASES = [
      '<https://a/x>; rel="next"; anchor="https://a/y?access_token=%5Bredacted%5D"'),
     ("link", '</p?page=2>; rel=https://rels.example/r?sig=T0K2, <https://a/z>; title="<b>, not a target"',
      '</p?page=2>; rel=https://rels.example/r?sig=%5Bredacted%5D, <https://a/z>; title="<b>, not a target"'),
+    ("link", '<https://a/x?page=2&token=T0K8; rel="next"; anchor="https://a/y?key=T0K9',  # malformed: unclosed
+     '<https://a/x?page=2&token=%5Bredacted%5D; rel="next"; anchor="https://a/y?key=%5Bredacted%5D'),
     ("refresh", "0; url=https://a/y?token=T0K3", "0; url=https://a/y?token=%5Bredacted%5D"),
     ("refresh", "5 ; URL = 'https://b/?api_key=T0K4&page=2'", "5 ; URL = 'https://b/?api_key=%5Bredacted%5D&page=2'"),
     ("refresh", '1.5,Url="/next?key=T0K5#top" trailing', '1.5,Url="/next?key=%5Bredacted%5D#top" trailing'),

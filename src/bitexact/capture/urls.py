@@ -45,8 +45,9 @@ recorded by :func:`redact_url`."""
 REFRESH_HEADER: Final[str] = "refresh"
 """A header whose value is a delay and a URL (``0; url=https://...``): the URL is recorded by :func:`redact_url`."""
 # A Link header's parts that may hold a URL: a target, a quoted parameter value (its escapes kept as sent:
-# the URL rule changes no byte but a credential's value), or an unquoted one after its "=".
-_LINK_PART: Final = re.compile(r'<([^<>]*)>|"((?:[^"\\]|\\.)*)"|=([^\s";,<]+)')
+# the URL rule changes no byte but a credential's value), or an unquoted one after its "=". In a malformed
+# header a target that never closes is read as an unquoted value is, and a quote that never closes to the end.
+_LINK_PART: Final = re.compile(r'<([^<>]*)>|<([^<>\s";,]*)|"((?:[^"\\]|\\.)*)("?)|=([^\s";,<]+)')
 # What precedes a Refresh header's URL as HTML's "shared declarative refresh steps" read it: blanks, the
 # delay (digits and dots), a blank or a ";" or "," between, "url" in any case and "=" with blanks around
 # (when they are not there the rest is the URL), and an opening quote.
@@ -139,11 +140,13 @@ def _redact_links(value: str) -> str:
     (``title="<b>"``) is no target and no separator."""
 
     def part(found: re.Match[str]) -> str:
-        target, quoted, bare = found.groups()
+        target, unclosed, quoted, closing, bare = found.groups()
         if target is not None:
             return f"<{redact_url(target)}>"
+        if unclosed is not None:
+            return f"<{redact_url(unclosed)}"
         if quoted is not None:
-            return f'"{redact_url(quoted)}"'
+            return f'"{redact_url(quoted)}{closing}'
         return f"={redact_url(bare)}"
 
     return _LINK_PART.sub(part, value)
