@@ -47,7 +47,7 @@ class _Headers(HandlerBase):
             self._send(int(query["status"][0]), b"", "text/plain", {"location": "/x?token=L0C8&page=1"})
             return
         name, sent, _ = CASES[int(query["i"][0])]
-        self._send(200, b"{}", "application/json", {name: sent})
+        self._send(200, b"{}", "application/json", {name.upper(): sent})  # a header's name in any case
 
 
 @pytest.fixture(scope="module")
