@@ -117,8 +117,9 @@ def _close_stale() -> None:
     without a word: new runs open the store at the path again. A run still open on the old one (or one that
     ended whose writer is still writing, or whose exit gave up on a batch) keeps it open to its end, and its
     exit declares the loss; it is closed at a later call, once none does (a run starting on it, between
-    taking it and being live, uses it too). Called at each run's start and at each run's end. Kept open, each removed directory
-    left its SQLite connections and lock file open until the process ended (6 descriptors a directory)."""
+    taking it and being live, uses it too). Called at each run's start and at each run's end. Kept open,
+    each removed directory left its SQLite connections and lock file open until the process ended (6
+    descriptors a directory)."""
     for directory, recorder in list(_recorders.items()):
         if store_file(recorder.store) != _identities.get(directory):
             del _recorders[directory]
