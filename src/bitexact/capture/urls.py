@@ -18,14 +18,17 @@ whose value is a URL (``Location``, ``Content-Location``, ``Referer``) is
 recorded by the URL rule, so a redirect to ``...?token=...`` does not carry
 the token into the record; so is each URL of a ``Link`` header (RFC 8288,
 ``<https://api/x?page=2&access_token=T>; rel="next"``), the pagination links
-an API hands back with the token it was called with. Both are this project's choice where the protocol
-is silent (docs/capture.md, "HTTP headers").
+an API hands back with the token it was called with, and each value of its parameters
+(``anchor="https://api/y?access_token=T"``, a relation type that is a URL), quoted or not; and so is the
+URL of a ``Refresh`` header (``0; url=https://a/y?token=T``), found as browsers find it (HTML's shared
+declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). All are this project's choice where
+the protocol is silent (docs/capture.md, "HTTP headers").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from bitexact.capture.detectors.base import ascii_lower
@@ -37,8 +40,19 @@ _KEYS: Final[frozenset[str]] = TABLE_KEYS
 URL_HEADERS: Final[frozenset[str]] = frozenset({"location", "content-location", "referer"})
 """Headers whose value is a URL (absolute or relative), recorded by :func:`redact_url`."""
 LINK_HEADER: Final[str] = "link"
-"""A header whose value holds URLs, each between ``<`` and ``>``: each is recorded by :func:`redact_url`."""
-_LINK_TARGET: Final = re.compile(r"<([^<>]*)>")
+"""A header whose value holds URLs, each between ``<`` and ``>`` and in its parameters' values: each is
+recorded by :func:`redact_url`."""
+REFRESH_HEADER: Final[str] = "refresh"
+"""A header whose value is a delay and a URL (``0; url=https://...``): the URL is recorded by :func:`redact_url`."""
+# A Link header's parts that may hold a URL: a target, a quoted parameter value (its escapes kept as sent:
+# the URL rule changes no byte but a credential's value), or an unquoted one after its "=". In a malformed
+# header a target that never closes is read as an unquoted value is, and a quote that never closes to the end.
+_LINK_PART: Final = re.compile(r'<([^<>]*)>|<([^<>\s";,]*)|"((?:[^"\\]|\\.)*)("?)|=([^\s";,<]+)')
+# What precedes a Refresh header's URL as HTML's "shared declarative refresh steps" read it: blanks, the
+# delay (digits and dots), a blank or a ";" or "," between, "url" in any case and "=" with blanks around
+# (when they are not there the rest is the URL), and an opening quote.
+_REFRESH_PREFIX: Final = re.compile(r"[\t\n\f\r ]*[0-9.]*[\t\n\f\r ]*[;,]?[\t\n\f\r ]*"
+                                    r"(?:[Uu][Rr][Ll][\t\n\f\r ]*=[\t\n\f\r ]*)?([\"']?)")
 _HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
 
 
@@ -110,7 +124,7 @@ def _header_value(name: Any, value: Any) -> Any:
     key = ascii_lower(bytes(name).decode("latin-1") if isinstance(name, (bytes, bytearray)) else str(name))
     if key in _HEADER_KEYS:
         return REDACTED
-    rule = redact_url if key in URL_HEADERS else _redact_links if key == LINK_HEADER else None
+    rule = _HEADER_RULES.get(key)
     if rule is not None and isinstance(value, str):
         return rule(value)
     if rule is not None and isinstance(value, bytes):
@@ -120,5 +134,34 @@ def _header_value(name: Any, value: Any) -> Any:
 
 
 def _redact_links(value: str) -> str:
-    """A ``Link`` header's value with each ``<URL>`` by the URL rule, every other byte (``rel``...) as sent."""
-    return _LINK_TARGET.sub(lambda target: f"<{redact_url(target.group(1))}>", value)
+    """A ``Link`` header's value with each ``<URL>`` and each parameter's value by the URL rule, every other
+    byte as sent. A value that is no URL (``rel="next"``, a title) has no credential parameter nor user info
+    for the rule to change; a quoted value is read to its closing quote, so a ``<`` or ``,`` inside it
+    (``title="<b>"``) is no target and no separator."""
+
+    def part(found: re.Match[str]) -> str:
+        target, unclosed, quoted, closing, bare = found.groups()
+        if target is not None:
+            return f"<{redact_url(target)}>"
+        if unclosed is not None:
+            return f"<{redact_url(unclosed)}"
+        if quoted is not None:
+            return f'"{redact_url(quoted)}{closing}'
+        return f"={redact_url(bare)}"
+
+    return _LINK_PART.sub(part, value)
+
+
+def _redact_refresh(value: str) -> str:
+    """A ``Refresh`` header's value with its URL by the URL rule (up to its closing quote when it opens with
+    one), the delay and every other byte as sent."""
+    prefix = _REFRESH_PREFIX.match(value)
+    start = prefix.end() if prefix is not None else 0
+    quote = prefix.group(1) if prefix is not None else ""
+    end = value.find(quote, start) if quote else -1
+    end = len(value) if end == -1 else end
+    return value[:start] + redact_url(value[start:end]) + value[end:]
+
+
+_HEADER_RULES: Final[dict[str, Callable[[str], str]]] = {
+    **{name: redact_url for name in URL_HEADERS}, LINK_HEADER: _redact_links, REFRESH_HEADER: _redact_refresh}

@@ -158,6 +158,7 @@ class Run:
         self._forked = False  # this process is a child forked while the run was open: the run is not ours
         self._nondet_installed = False  # this run holds one nondet.install() until its end
         self._host_key: Any = None
+        self._starting_on: Recorder | None = None  # the shared recorder held for the start (stores.started)
         self._store_path: Path | None = None  # the store's file, absolute, and its (device, inode) at the start
         self._store_file: tuple[int, int] | None = None
         self._journal_warned = False
@@ -201,6 +202,15 @@ class Run:
             return self._start()
 
     def _start(self) -> Run:
+        try:
+            return self._open_run()
+        finally:
+            if self._starting_on is not None:
+                # Registered live now (active.live_runs), or not started: the store is no longer held for it.
+                stores.started(self._starting_on)
+                self._starting_on = None
+
+    def _open_run(self) -> Run:
         if self._started:
             raise SdkArgumentError("this Run has already been started; bitexact.run() makes a new one", field="run")
         self._started = True
@@ -223,7 +233,8 @@ class Run:
                 # and an agent changing directory would move the run's journals and live lock with it.
                 home = (store_home(recorder.store) or config.home(self._home_arg)).expanduser().absolute()
             else:
-                recorder, home = recorder_for(self._home_arg)
+                recorder, home = recorder_for(self._home_arg, starting=True)
+                self._starting_on = recorder
             meta: dict[str, Any] = {"sdk": SDK_LABEL, "strict": self.strict,
                                     "capture_nondeterminism": self.capture_nondeterminism,
                                     "journal_small": self.journal_small and not self.strict}  # strict ignores it
@@ -390,6 +401,10 @@ class Run:
             if self._nondet_installed:
                 self._nondet_installed = False
                 nondet.uninstall()
+            try:
+                stores.run_ended()  # its store, when its directory was removed and no other run uses it
+            except Exception:  # noqa: BLE001 - closing a store no path names: nothing to tell the agent
+                pass
         return error
 
     def _store_lost(self) -> Gap | None:

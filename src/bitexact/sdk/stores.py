@@ -5,9 +5,10 @@ appends) and the recorder key. The store stays open until the process ends
 (or :func:`close_stores`), so a RecordHandle read after its run ended still
 reads the written entry; except a store whose data directory was removed (or
 its database replaced): no path names its file any more, and it is closed
-once no run uses it (see :func:`_close_stale`), so a process that makes and
-removes data directories again and again (a test suite's temporary homes)
-does not keep each one's connections and descriptors open.
+once no run uses it (see :func:`_close_stale`: when its last run ends, or at
+the next run's start or end when the directory went after that), so a process
+that makes and removes data directories again and again (a test suite's
+temporary homes) does not keep each one's connections and descriptors open.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ _stale: list[Recorder] = []
 # Per store (by id), the run writers whose exit gave up on a batch they were still writing (a store locked by
 # another process, a stalled disk): weakly held, each done with once its batch ends.
 _given_up: dict[int, weakref.WeakSet[Any]] = {}
+# Per store (by id), the runs starting on it: handed it by recorder_for(starting=True) and not yet live
+# (active.live_runs) nor failed. Such a store is in use: another run's end or start must not close it.
+_starting: dict[int, int] = {}
 
 
 class _Busy(Protocol):
@@ -53,13 +57,17 @@ def _after_fork_in_child() -> None:
     _identities.clear()
     _stale.clear()
     _given_up.clear()
+    _starting.clear()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
-    """The shared write path for the data directory ``home`` (default ``BITEXACT_HOME``)."""
+def recorder_for(home: Path | str | None = None, *, starting: bool = False) -> tuple[Recorder, Path]:
+    """The shared write path for the data directory ``home`` (default ``BITEXACT_HOME``).
+
+    ``starting``: for a run about to start on it, which calls :func:`started` once it is registered live or
+    has failed to start; meanwhile its store is never closed as stale (:func:`_close_stale`)."""
     directory = config.home(home).expanduser().absolute()
     with _lock:
         _close_stale()
@@ -77,7 +85,28 @@ def recorder_for(home: Path | str | None = None) -> tuple[Recorder, Path]:
             _recorders[directory] = recorder
             _identities[directory] = store_file(store)
             scrub_sdk_logs(recorder)
+        if starting:
+            _starting[id(recorder.store)] = _starting.get(id(recorder.store), 0) + 1
         return recorder, directory
+
+
+def started(recorder: Recorder) -> None:
+    """A run handed ``recorder`` by ``recorder_for(starting=True)`` is registered live, or failed to start:
+    its store is held by live runs alone from now on."""
+    with _lock:
+        key = id(recorder.store)
+        left = _starting.get(key, 0) - 1
+        if left > 0:
+            _starting[key] = left
+        else:
+            _starting.pop(key, None)
+
+
+def run_ended() -> None:
+    """A run has ended and is no longer live: a store whose data directory was removed while it recorded is
+    closed now if no other run uses it, not left open until the next run starts."""
+    with _lock:
+        _close_stale()
 
 
 def _close_stale() -> None:
@@ -87,8 +116,10 @@ def _close_stale() -> None:
     Such a store writes into a file no path names any more, where every run of this process would vanish
     without a word: new runs open the store at the path again. A run still open on the old one (or one that
     ended whose writer is still writing, or whose exit gave up on a batch) keeps it open to its end, and its
-    exit declares the loss; it is closed at a later call, once none does. Kept open, each removed directory
-    left its SQLite connections and lock file open until the process ended (6 descriptors a directory)."""
+    exit declares the loss; it is closed at a later call, once none does (a run starting on it, between
+    taking it and being live, uses it too). Called at each run's start and at each run's end. Kept open,
+    each removed directory left its SQLite connections and lock file open until the process ended (6
+    descriptors a directory)."""
     for directory, recorder in list(_recorders.items()):
         if store_file(recorder.store) != _identities.get(directory):
             del _recorders[directory]
@@ -98,7 +129,7 @@ def _close_stale() -> None:
         return
     from bitexact.sdk import active
 
-    used = {id(held.store) for run in active.live_runs() if (held := run.recorder) is not None}
+    used = {id(held.store) for run in active.live_runs() if (held := run.recorder) is not None} | set(_starting)
     for recorder in list(_stale):
         store = recorder.store
         if id(store) in used or _abandoned_batch(store):

@@ -190,19 +190,36 @@ class _Receiver:
     bound: dict[str, str] | None = None
     func: Any = None
     whole: _Named | None = None  # the arguments by name (_Named) when the first argument is no receiver
+    name: str | None = None  # the name the class holds the method by, when not ``func.__name__``
 
 
 def _receiver_of(func: Any, in_class: bool | None) -> _Receiver | None:
     """The :class:`_Receiver` of ``func``, or None for a function that takes none. ``in_class``: True for
     the function a ``@classmethod`` holds, False for a ``@staticmethod``'s, None when only ``func`` says:
     a bound method, or a function defined in a class body (its ``__qualname__`` ``Class.name``) whose first
-    parameter is ``self`` or ``cls``, as ``@record_tool`` under a class's ``def`` sees it."""
+    parameter is ``self`` or ``cls``, as ``@record_tool`` under a class's ``def`` sees it; or such a function
+    held by what ``@record_tool`` wraps, a decorator's result that copies none of its attributes (a function
+    over it, ``def inner(*a, **k)``, or an object holding it, ``self.fn``: :func:`_method_within`)."""
     if inspect.ismethod(func):
         owner = func.__self__
         param = "cls" if isinstance(owner, type) else "self"
         return _Receiver(param, {param: type_name(owner if isinstance(owner, type) else type(owner))})
-    if in_class is False or not inspect.isfunction(func):
+    if in_class is False:
         return None
+    first = _first_parameter(func) if inspect.isfunction(func) else None
+    if in_class:
+        return _Receiver("cls") if first is not None else None
+    if first is not None and _defined_as_method(func, first):
+        return _Receiver(first.name, func=func)
+    method = _method_within(func)
+    if method is None:
+        return None
+    # Each call checks that its first argument's class holds this wrapper by the method's own name.
+    return _Receiver(method[1], func=func, name=method[0].__name__)
+
+
+def _first_parameter(func: Any) -> inspect.Parameter | None:
+    """``func``'s first parameter when it may be given by position; else None (or when it has no signature)."""
     try:
         first = next(iter(inspect.signature(func).parameters.values()), None)
     except (TypeError, ValueError):
@@ -210,44 +227,85 @@ def _receiver_of(func: Any, in_class: bool | None) -> _Receiver | None:
     if first is None or first.kind not in (inspect.Parameter.POSITIONAL_ONLY,
                                            inspect.Parameter.POSITIONAL_OR_KEYWORD):
         return None
-    if in_class:
-        return _Receiver("cls")
+    return first
+
+
+def _defined_as_method(func: Any, first: inspect.Parameter) -> bool:
+    """``func`` was defined in a class body (``__qualname__`` ``Class.name``), its first parameter ``self``
+    or ``cls``."""
     scope = func.__qualname__.split(".")
-    if len(scope) < 2 or scope[-2] == "<locals>" or first.name not in ("self", "cls"):
-        return None
-    return _Receiver(first.name, func=func)
+    return len(scope) >= 2 and scope[-2] != "<locals>" and first.name in ("self", "cls")
+
+
+def _method_within(held: Any, depth: int = 4, budget: list[int] | None = None) -> tuple[Any, str] | None:
+    """A function defined as a method (:func:`_defined_as_method`) that ``held`` is made over, and its first
+    parameter's name: ``held`` is a decorator's result that copies no attributes, a function whose closure
+    (or ``__wrapped__``) holds it, or an object holding it (a class-based decorator's ``self.fn``), ``depth``
+    decorators deep at most, 64 callables looked at at most (a tool object holding many); None when there is
+    none. Read once, where the tool is wrapped."""
+    budget = [64] if budget is None else budget
+    for item in _inside(held) if depth else ():
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        first = _first_parameter(item) if inspect.isfunction(item) else None
+        if first is not None and _defined_as_method(item, first):
+            return item, first.name
+        found = _method_within(item, depth - 1, budget)
+        if found is not None:
+            return found
+    return None
 
 
 _WRAPPER_DEPTH: Final[int] = 4
 """How many decorators deep over the tool's wrapper a class's method is looked through (:func:`_wraps_tool`)."""
 
 
+def _inside(held: Any) -> list[Any]:
+    """What a decorator's result holds that it may call, where it copied none of the function's attributes:
+    ``__wrapped__``, and a function's closure cells (``def inner(*a, **k): return f(*a, **k)``), a partial's
+    function, or an object's own attributes (a class-based decorator's ``self.fn``)."""
+    try:
+        found = [getattr(held, "__wrapped__", None)]
+        if inspect.isfunction(held):
+            for cell in held.__closure__ or ():
+                try:
+                    found.append(cell.cell_contents)
+                except ValueError:  # a cell not yet filled
+                    continue
+        elif isinstance(held, functools.partial):
+            found.append(held.func)
+        elif not isinstance(held, type) and not inspect.ismethod(held) and not inspect.isbuiltin(held):
+            found.extend(vars(held).values())
+    except Exception:  # noqa: BLE001 - an object whose attributes cannot be read (no __dict__, a raising getattr)
+        return []
+    return [item for item in found if item is not held and callable(item)]
+
+
 def _wraps_tool(held: Any, func: Any, depth: int = _WRAPPER_DEPTH) -> bool:
-    """Whether ``held`` is the wrapper of ``func`` (its ``MARK``), or a function made over it by decorators that
-    copy no attributes (no ``functools.wraps``): one whose closure holds it (``def inner(*a, **k): return
-    f(*a, **k)``), or ``__wrapped__`` names it, ``depth`` decorators deep at most."""
+    """Whether ``held`` is the wrapper of ``func`` (its ``MARK``), or made over it by decorators that copy no
+    attributes (no ``functools.wraps``): a function whose closure holds it (``def inner(*a, **k): return
+    f(*a, **k)``), an object holding it (a class-based decorator's ``self.fn``), or one whose ``__wrapped__``
+    names it, ``depth`` decorators deep at most."""
     try:
         if getattr(held, MARK, None) is func:
             return True
     except Exception:  # noqa: BLE001 - an object whose __getattr__ raises: not the tool's wrapper
         return False
-    if depth == 0 or not inspect.isfunction(held):
+    if depth == 0:
         return False
-    inner = [getattr(held, "__wrapped__", None)]
-    for cell in held.__closure__ or ():
-        try:
-            inner.append(cell.cell_contents)
-        except ValueError:  # a cell not yet filled
-            continue
-    return any(callable(item) and _wraps_tool(item, func, depth - 1) for item in inner)
+    return any(_wraps_tool(item, func, depth - 1) for item in _inside(held))
 
 
 def _holds(cls: type, receiver: _Receiver) -> bool:
     """Whether a class of ``cls``'s MRO holds ``receiver.func``'s wrapper as a method taking ``receiver.param``
     (a subclass overriding it and calling ``super()`` reaches the base's), itself or under a decorator that
     copies no attributes (:func:`_wraps_tool`): a function the class holds is bound to the instance as the
-    wrapper would be, and passes it on as the wrapper's first argument."""
-    name = receiver.func.__name__
+    wrapper would be, and passes it on as the wrapper's first argument; an object (a class-based decorator)
+    that passes the tool no receiver when called on an instance (it has no ``__get__``) gives it the
+    call's own first argument, whose class then does not hold it, unless the receiver was passed by hand
+    (``Cls.method(obj, ...)``), as it was."""
+    name = receiver.name or receiver.func.__name__
     for klass in getattr(cls, "__mro__", ()):
         held = vars(klass).get(name)
         if held is None or isinstance(held, staticmethod):

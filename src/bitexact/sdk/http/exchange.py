@@ -6,7 +6,8 @@ The entry's data::
     response  status, streamed, media_type, complete, headers, text | b64   (null when none came)
     error     type, message (when the request or the stream failed)
     retried   the attempts a retry policy made before the one recorded (urllib3's Retry under requests),
-              each its method, url (by the credential rule) and status or error; only when there were any
+              each its method, url (by the credential rule) and status or error; every attempt, the last
+              included, when the retries ran out and no response is recorded; only when there were any
     note      why no response is recorded when the run ended before it came (the request was sent)
     model     the model an OpenAI-compatible request or stream names, else null
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import functools
 import sys
+import traceback
 import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
@@ -403,6 +404,7 @@ def record_requests(run: Run | None, request: requests.PreparedRequest, send: An
         exchange.sending()
         response = send(request)
     except BaseException as exc:  # a KeyboardInterrupt too: the request may have reached the server
+        exchange.retried = _retried_before_failing(exc)
         exchange.fail(exc)
         raise
     finally:
@@ -433,10 +435,52 @@ def _retried(response: requests.Response) -> list[Attempt]:
     the server (a 503 retried under ``status_forcelist``, a POST retried after a read error), so the record
     says so rather than reading as one request sent once."""
     try:
-        history = getattr(getattr(response.raw, "retries", None), "history", None) or ()
-        return [Attempt(_text(item.method), _text(item.url), item.status if isinstance(item.status, int) else None,
-                        item.error if isinstance(item.error, BaseException) else None) for item in history]
+        return _attempts(getattr(getattr(response.raw, "retries", None), "history", None) or ())
     except Exception:  # noqa: BLE001 - an adapter's own raw object: its attempts are not known
+        return []
+
+
+def _attempts(history: Any) -> list[Attempt]:
+    """urllib3's ``RequestHistory`` items as attempts."""
+    return [Attempt(_text(item.method), _text(item.url), item.status if isinstance(item.status, int) else None,
+                    item.error if isinstance(item.error, BaseException) else None) for item in history]
+
+
+def _retried_before_failing(error: BaseException) -> list[Attempt]:
+    """The attempts urllib3's Retry made when the request failed instead of returning a response.
+
+    urllib3 hands them to no one then: ``MaxRetryError`` holds only the pool, the URL and the last reason,
+    and the exhausted Retry is a local of ``Retry.increment``, whose frame the error's traceback keeps
+    (requests raises its own error from urllib3's: the chain is walked). Read from there, and only from
+    those functions' own code: every attempt when the retries ran out (``increment``'s ``history``, the last
+    one included: no response is recorded, so its status is nowhere else); else the attempts before the one
+    that failed (``increment``'s own, when it re-raised an error it may not retry; or the ``retries`` of the
+    innermost ``urlopen``, for an error raised past it: a request body that failed when sent again)."""
+    try:
+        from urllib3.connectionpool import HTTPConnectionPool
+        from urllib3.util.retry import Retry
+    except ImportError:
+        return []
+    increment = getattr(Retry.increment, "__code__", None)
+    urlopen = getattr(HTTPConnectionPool.urlopen, "__code__", None)
+    try:
+        history: Any = None
+        seen: set[int] = set()
+        chained: BaseException | None = error
+        while chained is not None and id(chained) not in seen:
+            seen.add(id(chained))
+            for frame, _ in traceback.walk_tb(chained.__traceback__):
+                names = frame.f_locals if frame.f_code in (increment, urlopen) else None
+                if names is None:
+                    continue
+                if frame.f_code is increment:
+                    found = names.get("history")
+                    return _attempts(found if isinstance(found, tuple) else
+                                     getattr(names.get("self"), "history", None) or ())
+                history = getattr(names.get("retries"), "history", history)  # the innermost is walked last
+            chained = chained.__cause__ or chained.__context__
+        return _attempts(history) if isinstance(history, tuple) else []
+    except Exception:  # noqa: BLE001 - recording must never change the agent's error: its attempts unknown
         return []
 
 
