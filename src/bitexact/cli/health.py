@@ -138,9 +138,10 @@ def health_command(app: AppContext, as_json: bool) -> None:
         print_json(report.to_json())
         sys.exit(report.exit_code())
     if not report.findings:
-        console.print("[green]healthy[/]: nothing needs attention")
+        # The data directory checked, absolute: a relative BITEXACT_HOME names another one from each directory.
+        console.print(Text.assemble(("healthy", "green"), f": nothing needs attention in {plain(str(app.home))}"))
         sys.exit(report.exit_code())
-    table = Table(title=f"bitexact health - {report.status}", title_justify="left")
+    table = Table(title=Text(f"bitexact health - {report.status} - {plain(str(app.home))}"), title_justify="left")
     # A run id stays on one line while the check and a message column keep room (the message wraps
     # instead); on a terminal too narrow for that it folds like the message, never cut short with an
     # ellipsis: the check's name and the run id say what and which.

@@ -1,0 +1,53 @@
+"""Operator commands, session 20: a relative BITEXACT_HOME names one data directory for a whole process,
+printed absolute."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from cli.real_command import command_env, run_bitexact
+
+# -- 1. a relative BITEXACT_HOME is made absolute once, when the process first reads it --------------------------
+
+_TWO_RUNS_ACROSS_A_CHDIR = """
+import os
+import bitexact
+os.chdir("a")
+with bitexact.run(name="first") as r:
+    r.record("marker", {"note": "one"})
+os.chdir("../b")
+with bitexact.run(name="second") as r:
+    r.record("marker", {"note": "two"})
+"""
+
+
+def test_an_sdk_process_that_changes_directory_keeps_its_data_directory(tmp_path: Path) -> None:
+    """With BITEXACT_HOME=data, a second run after `os.chdir` made a second store (b/data/bitexact.db, its own
+    keys and host key): the agent's runs were split between two data directories without a word."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    done = subprocess.run([sys.executable, "-c", _TWO_RUNS_ACROSS_A_CHDIR], cwd=tmp_path,
+                          env=command_env(Path("data")), capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "b" / "data").exists()
+    assert not (tmp_path / "b" / "data.host.key").exists()
+    listed = run_bitexact(tmp_path / "a" / "data", "runs", "--json")
+    assert listed.returncode == 0, listed.stderr
+    runs = json.loads(listed.stdout)
+    assert len(runs) == 2 and all(run["sealed"] for run in runs)  # both runs, in the one store
+
+
+def test_commands_name_a_relative_data_directory_by_its_absolute_path(tmp_path: Path) -> None:
+    """`BITEXACT_HOME=data bitexact show RUN` said "no run 'RUN' in data", and `runs` titled "Runs in data":
+    which "data" depends on where it was typed. Health said "healthy" naming no directory at all."""
+    shown = run_bitexact(Path("data"), "show", "run-nosuch", cwd=tmp_path)
+    assert shown.returncode == 2
+    assert shown.stderr.splitlines()[0] == f"error: no run 'run-nosuch' in {tmp_path / 'data'}"
+    health = run_bitexact(Path("data"), "health", cwd=tmp_path)
+    assert health.returncode == 0, health.stderr
+    assert health.stdout.strip() == f"healthy: nothing needs attention in {tmp_path / 'data'}"
+    assert not (tmp_path / "data").exists()  # health makes no data directory
