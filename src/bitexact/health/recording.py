@@ -841,9 +841,44 @@ def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     ) for info in gone]
 
 
+def _span(seconds: float) -> str:
+    """A time span as a person reads it: ``0.250 s`` under a minute, else ``2 days, 3:04:05``."""
+    from datetime import timedelta
+
+    return f"{seconds:.3f} s" if seconds < 60 else str(timedelta(seconds=round(seconds)))
+
+
+def check_clock_back(ctx: HealthContext) -> list[Finding]:
+    """entry-time-backwards, per run: an entry's ``ts`` is earlier than the entry before it, so the recording
+    host's clock stepped back mid-run (an NTP step, a VM restored from a snapshot, a hand-set clock). The
+    chain verifies (``ts`` is informational: steps order a run), but a duration, a "when" or a time-ordered
+    merge read from those times is wrong. Read in the pass over every run's entries the capture checks make."""
+    findings = []
+    for run in ctx.run_captures():
+        if not run.clock_back:
+            continue
+        first, worst = run.clock_back[0], max(back.seconds for back in run.clock_back)
+        steps = [str(back.step) for back in run.clock_back]
+        findings.append(Finding(
+            WARN, "entry-time-backwards",
+            f"{_plural(len(steps), 'entry is', 'entries are')} timed earlier than the entry before"
+            f" (step{'s' if len(steps) != 1 else ''} {listed(steps, LISTED)}; step {first.step} at {first.ts},"
+            f" {_span(first.seconds)} before step {first.step - 1}'s {first.previous_ts}"
+            + (f"; at most {_span(worst)} back" if len(steps) > 1 else "") + "): the recording host's clock"
+            " stepped back mid-run. The chain still verifies (entry times are informational; steps order the"
+            " run), but durations and times read from them are wrong there. Keep the host's clock synchronised"
+            " (NTP slewing, not stepping)",
+            run_id=run.run_id,
+            details={"steps": [back.step for back in run.clock_back],
+                     "first": {"step": first.step, "ts": first.ts, "previous_ts": first.previous_ts},
+                     "max_seconds_back": worst},
+        ))
+    return findings
+
+
 RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_disk, check_recorder_key,
                     check_current_key_retired, check_store_missing, check_retired_keys,
                     check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
-                    check_recording_gaps)
+                    check_recording_gaps, check_clock_back)
 """The recording checks, in the order ``bitexact health`` runs them."""

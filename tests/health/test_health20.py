@@ -1,0 +1,96 @@
+"""`bitexact health`, session 20: entry times that go back within a run."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from bitexact.crypto.keystore import KeyStore
+from bitexact.recording import Recorder
+from bitexact.store import open_store
+from cli.real_command import run_bitexact
+
+
+def _health(home: Path) -> tuple[int, list[dict[str, Any]]]:
+    result = run_bitexact(home, "health", "--json")
+    assert "Traceback" not in result.stderr
+    return result.returncode, json.loads(result.stdout)["findings"]
+
+
+# -- 2. the clock stepped back mid-run ---------------------------------------------------------------------------
+
+def _run_whose_clock_went_back(home: Path) -> str:
+    """A sealed run whose step 2 was recorded at an instant before step 1's (the write path's own ``ts``, as a
+    clock stepped back would give it), then step 3 at the clock's time again."""
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).start(name="clock")
+        writer.append("marker", {"label": "before"})
+        writer.append("marker", {"label": "the clock stepped back"}, ts="2020-01-01T00:00:00+00:00")
+        writer.append("marker", {"label": "after"})
+        writer.seal()
+        return writer.run_id
+    finally:
+        store.close()
+
+
+def test_an_entry_timed_before_the_one_before_it_is_a_warning_naming_run_and_step(tmp_path: Path) -> None:
+    """The run verifies (``ts`` is informational), and health said "healthy": nothing told the operator that
+    the run's times jump back years at step 2."""
+    home = tmp_path / "home"
+    run_id = _run_whose_clock_went_back(home)
+    verified = run_bitexact(home, "verify", run_id, "--require-sealed")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    code, findings = _health(home)
+    assert code == 1
+    [back] = findings
+    assert back["name"] == "entry-time-backwards" and back["level"] == "warn" and back["run_id"] == run_id
+    assert back["details"]["steps"] == [2]
+    assert back["details"]["first"]["ts"] == "2020-01-01T00:00:00+00:00"
+    assert back["message"].startswith("1 entry is timed earlier than the entry before (step 2; step 2 at"
+                                      " 2020-01-01T00:00:00+00:00, ")
+    assert "the recording host's clock stepped back mid-run" in back["message"]
+
+
+def test_a_run_whose_times_go_forward_has_no_such_finding(tmp_path: Path) -> None:
+    """Times are compared as instants, never as text alone: a time with another UTC offset that sorts before
+    its predecessor as text but lies after it (05:30-05:00 after 10:00:00.5+00:00) is no step back, nor is a
+    time without microseconds (``isoformat`` leaves a 0 out)."""
+    base = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0) + timedelta(days=1)
+    times = [base.isoformat(), (base + timedelta(seconds=0.5)).isoformat(), (base + timedelta(seconds=1)).isoformat(),
+             (base + timedelta(minutes=30)).astimezone(timezone(timedelta(hours=-5))).isoformat()]
+    assert len(times[1]) > len(times[2]) == len(times[3]) and times[3] < times[2]
+    home = tmp_path / "home"
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).start(name="forward")
+        for label, ts in zip("abcd", times):
+            writer.append("marker", {"label": label}, ts=ts)
+    finally:
+        store.close()
+    code, findings = _health(home)
+    assert code == 0 and findings == []
+
+
+def test_a_step_back_written_with_another_offset_is_found(tmp_path: Path) -> None:
+    """An instant an hour earlier, written with a +02:00 offset, sorts after its predecessor as text: compared
+    as text it would pass for a step forward."""
+    base = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0) + timedelta(days=1)
+    earlier = (base - timedelta(hours=1)).astimezone(timezone(timedelta(hours=2))).isoformat()
+    assert earlier > base.isoformat() and len(earlier) == len(base.isoformat())
+    home = tmp_path / "home"
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).start(name="offsets")
+        writer.append("marker", {"label": "a"}, ts=base.isoformat())
+        writer.append("marker", {"label": "b"}, ts=earlier)
+        run_id = writer.run_id
+    finally:
+        store.close()
+    code, findings = _health(home)
+    assert code == 1
+    [back] = findings
+    assert (back["name"], back["run_id"], back["details"]["steps"]) == ("entry-time-backwards", run_id, [2])
+    assert back["details"]["max_seconds_back"] == 3600.0
