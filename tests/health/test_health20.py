@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -94,3 +97,47 @@ def test_a_step_back_written_with_another_offset_is_found(tmp_path: Path) -> Non
     [back] = findings
     assert (back["name"], back["run_id"], back["details"]["steps"]) == ("entry-time-backwards", run_id, [2])
     assert back["details"]["max_seconds_back"] == 3600.0
+
+
+# -- 3. a reader's snapshot keeps the write-ahead log from restarting ---------------------------------------------
+
+_READER = """
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("BEGIN")
+connection.execute("SELECT count(*) FROM entries").fetchone()
+print("held", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_reader_holding_a_snapshot_while_the_log_grows_is_reported_with_its_pid(tmp_path: Path) -> None:
+    """A sqlite3 program in a read transaction while 70 MiB was recorded: the WAL grew to 70 MiB and on, and
+    health said "healthy". Once it ends, the same store (the WAL file still that large) is healthy again."""
+    home = tmp_path / "home"
+    store = open_store(home)
+    try:
+        writer = Recorder(store, KeyStore(home).current_or_init()).start(name="big")
+        writer.append("marker", {"label": "first"})
+        reader = subprocess.Popen([sys.executable, "-c", _READER, str(home / "bitexact.db")],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            assert reader.stdout is not None and reader.stdout.readline().strip() == "held"
+            for _ in range(14):
+                writer.append_batch([("marker", {"note": "p" * 100_000}, None) for _ in range(50)])
+            code, findings = _health(home)
+        finally:
+            reader.communicate("\n", timeout=30)
+        assert code == 1
+        [pinned] = findings
+        assert pinned["name"] == "store-wal-pinned" and pinned["level"] == "warn"
+        assert pinned["details"]["uncopied_bytes"] >= 64 << 20
+        # Every other process with the store open: the reader, and this one (the writer).
+        assert sorted(int(holder.split()[0]) for holder in pinned["details"]["holders"]) == \
+            sorted([reader.pid, os.getpid()])
+        assert f"{reader.pid} (" in pinned["message"] and str(home / "bitexact.db-wal") in pinned["message"]
+        assert os.path.getsize(home / "bitexact.db-wal") >= 64 << 20
+        code, findings = _health(home)
+        assert (code, findings) == (0, [])  # the log is as large, but nothing pins it now
+    finally:
+        store.close()

@@ -73,7 +73,10 @@ def health_command(app: AppContext, as_json: bool) -> None:
     stopped recording journaled but never wrote: fold them with
     `bitexact repair RUN`), store-locked (a stopped or hung process has
     held the store's write lock for over a second, or a program such as a
-    sqlite3 shell has held SQLite's own write lock), recording-gaps (a
+    sqlite3 shell has held SQLite's own write lock), store-wal-pinned (a
+    reader has held one snapshot while 64 MiB or more was written, so the
+    write-ahead log grows without bound; it names the processes that have
+    the store open), recording-gaps (a
     run declared in the last day that the store or the disk failed its
     recording), run-unsealed (no process records a run that has no seal:
     it was killed or could not seal; `bitexact repair RUN` accepts where
