@@ -51,3 +51,21 @@ def test_commands_name_a_relative_data_directory_by_its_absolute_path(tmp_path: 
     assert health.returncode == 0, health.stderr
     assert health.stdout.strip() == f"healthy: nothing needs attention in {tmp_path / 'data'}"
     assert not (tmp_path / "data").exists()  # health makes no data directory
+
+
+# -- 6. `sessions unify --json` lists the warnings, not only their count ----------------------------------------
+
+def test_unify_json_lists_each_warning_with_its_fields(tmp_path: Path) -> None:
+    """`--json` said `"warnings": 1` and nothing more: a script had to read the written file to learn what the
+    warning was. Now each is listed as its record in the file holds it, and the count stays."""
+    (tmp_path / "artifacts").mkdir()
+    out = tmp_path / "aw_session.jsonl"
+    done = run_bitexact(tmp_path / "home", "sessions", "unify", str(tmp_path / "artifacts"), "-o", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    in_file = [record["data"] for record in map(json.loads, out.read_text().splitlines())
+               if record.get("type") == "session.collection_warning"]
+    assert document["warnings"] == 1
+    assert document["collection_warnings"] == in_file == [{
+        "code": "workflow_metadata_absent", "source": "workflow.info", "component": "workflow",
+        "message": "no aw_info.json copy was found", "path": "agent/aw_info.json"}]
