@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from cli.real_command import command_env, run_bitexact
+from store.pages import overwrite_page, root_page
 
 # -- 1. a relative BITEXACT_HOME is made absolute once, when the process first reads it --------------------------
 
@@ -69,3 +70,27 @@ def test_unify_json_lists_each_warning_with_its_fields(tmp_path: Path) -> None:
     assert document["collection_warnings"] == in_file == [{
         "code": "workflow_metadata_absent", "source": "workflow.info", "component": "workflow",
         "message": "no aw_info.json copy was found", "path": "agent/aw_info.json"}]
+
+
+# -- 5. `keys mark-compromised` writes only key files: a damaged store does not stop it --------------------------
+
+def test_mark_compromised_marks_a_key_whose_file_is_here_on_a_damaged_store(tmp_path: Path) -> None:
+    """With the store's keys table damaged, marking a leaked retired key (its file in keys/retired/) was refused
+    (exit 1, "the store ... is damaged") and the key stayed in every trust file written from that directory:
+    the store is read only for keys whose file is gone, and nothing is written to it."""
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    rotated = run_bitexact(home, "keys", "rotate", "--json")
+    assert rotated.returncode == 0, rotated.stderr
+    leaked = json.loads(rotated.stdout)["retired"]["key_id"]
+    overwrite_page(home / "bitexact.db", *root_page(home / "bitexact.db", "keys"))
+    marked = run_bitexact(home, "keys", "mark-compromised", leaked, "--json")
+    assert marked.returncode == 0, marked.stderr
+    assert json.loads(marked.stdout)["key_id"] == leaked
+    assert not (home / "keys" / "retired" / f"{leaked}.key").exists()
+    assert leaked in (home / "keys" / "compromised.json").read_text()
+    # A key only the store could name is not found, and the message says the store could not be asked (exit 1).
+    unknown = run_bitexact(home, "keys", "mark-compromised", "0123456789abcdef")
+    assert unknown.returncode == 1
+    assert unknown.stderr.startswith(f"error: no recorder key '0123456789abcdef' in {home / 'keys'}")
+    assert "and the store, which remembers keys whose file is gone, could not be read (the store at" in unknown.stderr
