@@ -141,3 +141,38 @@ def test_a_reader_holding_a_snapshot_while_the_log_grows_is_reported_with_its_pi
         assert (code, findings) == (0, [])  # the log is as large, but nothing pins it now
     finally:
         store.close()
+
+
+# -- 4. `keys init` killed once its key file is written -----------------------------------------------------------
+
+_INIT_KILLED_AFTER_THE_KEY_FILE = """
+import os, signal, sys
+from bitexact.crypto.keystore import KeyStore
+made = KeyStore.init
+def made_then_killed(self):
+    made(self)
+    os.kill(os.getpid(), signal.SIGKILL)  # before the key's row is recorded, and before the store is closed
+KeyStore.init = made_then_killed
+from bitexact.cli import main
+sys.argv = ["bitexact", "keys", "init"]
+main()
+"""
+
+
+def test_keys_init_killed_after_its_key_file_leaves_no_store_missing(tmp_path: Path) -> None:
+    """`keys init` opens (makes) the store before it writes the key file, so a kill between the key file and the
+    key's row leaves a store beside the key, never keys with no store (which `store-missing` would call a deleted
+    store). Health is right to say healthy: the next recording records the key's row."""
+    from cli.real_command import command_env
+
+    home = tmp_path / "home"
+    killed = subprocess.run([sys.executable, "-c", _INIT_KILLED_AFTER_THE_KEY_FILE], env=command_env(home),
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert killed.returncode == -9, killed.stderr
+    assert (home / "keys" / "recorder.key").is_file() and (home / "bitexact.db").exists()
+    code, findings = _health(home)
+    assert (code, findings) == (0, [])
+    assert run_bitexact(home, "demo", "--json").returncode == 0
+    shown = run_bitexact(home, "keys", "show", "--json")
+    assert [key["status"] for key in json.loads(shown.stdout)] == ["current"]
+    assert _health(home) == (0, [])

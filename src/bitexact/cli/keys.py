@@ -55,7 +55,9 @@ def keys_init(app: AppContext, as_json: bool) -> None:
       1  a key is already there, or the store does not open or is damaged (no key made)
       2  a usage error
     """
-    store = app.store  # opened first: a store that does not open leaves no key made (a retry would be refused)
+    # Opened first: a store that does not open leaves no key made (a retry would be refused), and a kill once
+    # the key file is written leaves the store beside it, never keys with no store (health's store-missing).
+    store = app.store
     store.check_intact()  # nor one that is damaged: the key would be made, and its row refused (exit 1)
     try:
         key = app.keys.init()
