@@ -4,7 +4,6 @@ printed absolute."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
