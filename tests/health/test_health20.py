@@ -176,3 +176,29 @@ def test_keys_init_killed_after_its_key_file_leaves_no_store_missing(tmp_path: P
     shown = run_bitexact(home, "keys", "show", "--json")
     assert [key["status"] for key in json.loads(shown.stdout)] == ["current"]
     assert _health(home) == (0, [])
+
+
+def test_an_entry_a_repair_folded_with_its_earlier_time_is_no_clock_step(tmp_path: Path) -> None:
+    """A journaled entry folded by `bitexact repair` keeps the instant its call journaled it, and lands after an
+    entry written since: its time goes back with no clock to blame, and the repair entry names the journal."""
+    import time
+
+    from bitexact.crypto.hostkey import load_host_key
+    from bitexact.recording.journal import JournalRecord, write_journal
+    from bitexact.sdk.stores import close_stores, recorder_for
+
+    home = tmp_path / "home"
+    recorder, _ = recorder_for(home)
+    writer = recorder.start(name="stopped")
+    path = write_journal(home, load_host_key(home),
+                         JournalRecord(writer.run_id, 1, "tool_call", {"tool": "scan"}, steps_before=1))
+    writer.append("marker", {"label": "written after the journal"})
+    then = time.time() - 600  # a journal older than health's grace: its process is gone
+    os.utime(path, (then, then))
+    close_stores()
+    repaired = run_bitexact(home, "repair", writer.run_id, "--by", "op", "--note", "folded")
+    assert repaired.returncode == 0, repaired.stderr
+    shown = json.loads(run_bitexact(home, "show", writer.run_id, "--json").stdout)["steps"]
+    assert [step["kind"] for step in shown[1:4]] == ["marker", "tool_call", "repair"]
+    assert shown[2]["ts"] < shown[1]["ts"]  # the folded entry is timed before the one before it
+    assert _health(home) == (0, [])
