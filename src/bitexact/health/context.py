@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from bitexact.capture import CapturePolicy, PolicyError, load_policy
 from bitexact.errors import BitExactError, StoreDamagedError
@@ -96,7 +96,7 @@ def scan_run(store: Store, run_id: str) -> RunCapture:
                       clock_back=times.backwards())
 
 
-CLOCK_BACK_KEPT = 1000
+CLOCK_BACK_KEPT: Final[int] = 1000
 """How many entries going back in time one run's scan keeps: memory stays bounded whatever the run holds."""
 
 
