@@ -13,18 +13,32 @@ class SettingError(ValueError):
     """An environment setting BitExact cannot use; the message names the variable and holds no agent data."""
 
 
+_PINNED: dict[str, Path] = {}
+"""Each ``BITEXACT_HOME`` value this process read, and the absolute directory it named when first read."""
+
+
 def home(explicit: Path | str | None = None) -> Path:
-    """The data directory: ``explicit``, else ``BITEXACT_HOME``, else ``~/.bitexact``.
+    """The data directory, absolute: ``explicit``, else ``BITEXACT_HOME``, else ``~/.bitexact``.
+
+    A relative ``explicit`` is taken from the working directory now, as any path argument is. A relative
+    ``BITEXACT_HOME`` is made absolute once, the first time this process reads that value, and the same
+    directory is returned after any ``chdir``: an agent that changed directory between two runs wrote the
+    second into another data directory (another store, keys and journals), and `bitexact repair` or
+    `health` run from elsewhere looked at a third.
 
     ``BITEXACT_HOME`` holding only spaces raises :class:`SettingError`, as ``bitexact --home " "`` is refused."""
     if explicit is not None:
-        return Path(explicit).expanduser()
+        return Path(explicit).expanduser().absolute()
     env = os.environ.get("BITEXACT_HOME")
     if env:
         if not env.strip():  # Path("  ") is a directory in the working directory: the store and keys would land there
             raise SettingError("BITEXACT_HOME is empty: name the data directory (or leave it unset for ~/.bitexact)")
-        return Path(env).expanduser()
-    return Path.home() / ".bitexact"
+        pinned = _PINNED.get(env)
+        if pinned is None:
+            # Path.absolute, not resolve: a symlinked data directory keeps its name (the host key sits beside it).
+            pinned = _PINNED.setdefault(env, Path(env).expanduser().absolute())
+        return pinned
+    return (Path.home() / ".bitexact").absolute()
 
 
 def dangling(path: Path | str) -> str | None:

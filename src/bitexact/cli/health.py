@@ -73,11 +73,15 @@ def health_command(app: AppContext, as_json: bool) -> None:
     stopped recording journaled but never wrote: fold them with
     `bitexact repair RUN`), store-locked (a stopped or hung process has
     held the store's write lock for over a second, or a program such as a
-    sqlite3 shell has held SQLite's own write lock), recording-gaps (a
+    sqlite3 shell has held SQLite's own write lock), store-wal-pinned (a
+    reader has held one snapshot while 64 MiB or more was written, so the
+    write-ahead log grows without bound; it names the processes that have
+    the store open), recording-gaps (a
     run declared in the last day that the store or the disk failed its
     recording), run-unsealed (no process records a run that has no seal:
     it was killed or could not seal; `bitexact repair RUN` accepts where
-    it ends), host-key-unusable (the host key file is refused, so
+    it ends), entry-time-backwards (an entry of a run is timed before the
+    one before it: the clock stepped back mid-run), host-key-unusable (the host key file is refused, so
     nothing is journaled), recorder-key-missing (the store knows a
     recorder key no key file holds any more), store-missing (recorder keys are
     here but the store is gone or empty), failures-record-unusable
@@ -138,9 +142,10 @@ def health_command(app: AppContext, as_json: bool) -> None:
         print_json(report.to_json())
         sys.exit(report.exit_code())
     if not report.findings:
-        console.print("[green]healthy[/]: nothing needs attention")
+        # The data directory checked, absolute: a relative BITEXACT_HOME names another one from each directory.
+        console.print(Text.assemble(("healthy", "green"), f": nothing needs attention in {plain(str(app.home))}"))
         sys.exit(report.exit_code())
-    table = Table(title=f"bitexact health - {report.status}", title_justify="left")
+    table = Table(title=Text(f"bitexact health - {report.status} - {plain(str(app.home))}"), title_justify="left")
     # A run id stays on one line while the check and a message column keep room (the message wraps
     # instead); on a terminal too narrow for that it folds like the message, never cut short with an
     # ellipsis: the check's name and the run id say what and which.

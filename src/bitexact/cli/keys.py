@@ -55,7 +55,9 @@ def keys_init(app: AppContext, as_json: bool) -> None:
       1  a key is already there, or the store does not open or is damaged (no key made)
       2  a usage error
     """
-    store = app.store  # opened first: a store that does not open leaves no key made (a retry would be refused)
+    # Opened first: a store that does not open leaves no key made (a retry would be refused), and a kill once
+    # the key file is written leaves the store beside it, never keys with no store (health's store-missing).
+    store = app.store
     store.check_intact()  # nor one that is damaged: the key would be made, and its row refused (exit 1)
     try:
         key = app.keys.init()
@@ -209,14 +211,17 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
     \b
     Exit codes:
       0  marked (or already marked)
-      1  the current key, a key file that does not load, or the store does not open
+      1  the current key, a key file that does not load, or a key only the store could name while the
+         store does not open or read (a key whose file is here is marked whatever the store's state)
       2  no recorder key KEY_ID here, or a usage error
     """
-    store = _made_store(app)
-    known = {info.key_id: info.public_key for info in (missing_keys(app.keys, store) if store else [])}
+    app.refuse_unusable_home()
+    known, unread = _store_only_keys(app)
     try:
         info = app.keys.mark_compromised(key_id, now_iso(), public_hex=known.get(key_id))
     except UnknownKeyError as exc:
+        if unread is not None:  # the key may be one only the store remembers: say why it could not be asked
+            fail(f"{exc}, and the store, which remembers keys whose file is gone, could not be read ({unread})")
         fail(str(exc), code=EXIT_INPUT)
     except KeyMaterialError as exc:
         fail(str(exc))
@@ -309,6 +314,18 @@ def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:
     """The key files' keys, then those the store recorded whose file is gone (a data directory with no store
     yet has none, and listing makes none)."""
     return recorder_keys(app.keys, _made_store(app))
+
+
+def _store_only_keys(app: AppContext) -> tuple[dict[str, str], StoreError | None]:
+    """The public halves of the keys the store recorded whose file is gone (key id: public key), and why the
+    store could not be read, when it could not (then none). `keys mark-compromised` writes only key files,
+    so a store that does not open or read (damaged, not a store) must not stop it marking a key whose file
+    is here: that refusal kept a leaked key in every trust file until the store was restored."""
+    try:
+        store = _made_store(app)
+        return {info.key_id: info.public_key for info in (missing_keys(app.keys, store) if store else [])}, None
+    except StoreError as exc:
+        return {}, exc
 
 
 def _made_store(app: AppContext) -> Store | None:

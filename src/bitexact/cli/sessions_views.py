@@ -65,7 +65,7 @@ def render_command(path: Path, fmt: str, engine: str | None, budget_bytes: int |
 @click.argument("artifact_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write aw_session.jsonl (written atomically).")
-@json_option("Print what was written (path, records, bytes, warnings count, coverage) as JSON.")
+@json_option("Print what was written (path, records, bytes, warnings count, collection_warnings, coverage) as JSON.")
 @pass_app
 def unify_command(app: AppContext, artifact_dir: Path, output: Path, as_json: bool) -> None:
     """Merge an artifact directory's agent and runtime observations into aw_session.jsonl (UAS 3.5).
@@ -77,7 +77,9 @@ def unify_command(app: AppContext, artifact_dir: Path, output: Path, as_json: bo
 
     Standard output is a report for people (the data is the -o file): what was written, the sources, and
     the first 30 warnings, then a line counting the others; every warning is in the file as a
-    session.collection_warning record. With --json, one document (path, records, bytes, warnings, coverage).
+    session.collection_warning record. With --json, one document (path, records, bytes, warnings: the
+    count, collection_warnings: each warning as an object of code, source, component, message, and path
+    and line when it has them, as in its record; coverage).
 
     \b
     Exit codes:

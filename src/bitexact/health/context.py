@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from bitexact.capture import CapturePolicy, PolicyError, load_policy
 from bitexact.errors import BitExactError, StoreDamagedError
@@ -33,6 +33,17 @@ class CollectorSent:
 
 
 @dataclass(frozen=True)
+class ClockBack:
+    """An entry whose ``ts`` is earlier than the entry before it: the recording host's clock stepped back."""
+
+    step: int
+    ts: str
+    previous_ts: str
+    seconds: float
+    """How far back, in seconds."""
+
+
+@dataclass(frozen=True)
 class RunCapture:
     """What one run's capture blocks declare that health reports on (``STEP:PATH`` tokens)."""
 
@@ -44,6 +55,8 @@ class RunCapture:
     order first sent: a collector or recorder whose policy changed mid-run has one item per pair."""
     unreadable: str | None = None
     """Why the run's entries could not be read (a damaged store), when they could not: nothing else is known."""
+    clock_back: tuple[ClockBack, ...] = ()
+    """Entries whose time is earlier than the entry before theirs, in step order (those a repair folded left out)."""
 
 
 def scan_run(store: Store, run_id: str) -> RunCapture:
@@ -52,7 +65,9 @@ def scan_run(store: Store, run_id: str) -> RunCapture:
     unopenable: list[str] = []
     failed: list[str] = []
     sent: dict[tuple[str, str | None, str | None], list[str]] = {}
+    times = _Times()
     for entry in store.entries(run_id):
+        times.see(entry)
         block = entry.get("capture")
         if not isinstance(block, dict) or not isinstance(block.get("fields"), dict):
             continue
@@ -77,7 +92,55 @@ def scan_run(store: Store, run_id: str) -> RunCapture:
     for _ in store.iter_checkpoints(run_id):  # read back too: one missing or damaged fails verify and export
         pass
     return RunCapture(run_id, tuple(unopenable), tuple(failed),
-                      tuple(CollectorSent(*pair, tuple(tokens)) for pair, tokens in sent.items()))
+                      tuple(CollectorSent(*pair, tuple(tokens)) for pair, tokens in sent.items()),
+                      clock_back=times.backwards())
+
+
+CLOCK_BACK_KEPT: Final[int] = 1000
+"""How many entries going back in time one run's scan keeps: memory stays bounded whatever the run holds."""
+
+
+class _Times:
+    """The entries of one run whose ``ts`` goes back, seen in step order at the cost of a string compare
+    per entry (``now_iso`` times of one length compare as text; others are parsed)."""
+
+    def __init__(self) -> None:
+        self._last: str | None = None
+        self._back: list[ClockBack] = []
+        self._folded_to = -1
+
+    def see(self, entry: dict[str, Any]) -> None:
+        ts, step = entry.get("ts"), entry.get("step")
+        if entry.get("kind") == "repair" and isinstance(step, int):
+            data = entry.get("data")
+            if isinstance(data, dict) and data.get("journals"):
+                # A fold appends journaled entries with the instants they were recorded at, after entries
+                # written since: their times go back with no clock to blame.
+                self._folded_to = step
+        if not isinstance(ts, str) or not isinstance(step, int):
+            return
+        last, self._last = self._last, ts
+        if last is None or (len(ts) == len(last) and ts.endswith("+00:00") and last.endswith("+00:00")
+                            and ts >= last):
+            return
+        seconds = _seconds_back(last, ts)
+        if seconds > 0 and len(self._back) < CLOCK_BACK_KEPT:
+            self._back.append(ClockBack(step, ts, last, seconds))
+
+    def backwards(self) -> tuple[ClockBack, ...]:
+        return tuple(back for back in self._back if back.step > self._folded_to)
+
+
+def _seconds_back(earlier: str, later: str) -> float:
+    """How many seconds ``later`` (an entry's ``ts``) lies before ``earlier`` (its predecessor's); 0 when
+    it does not, or when either does not read as an instant with a UTC offset."""
+    from datetime import datetime
+
+    try:
+        before, after = datetime.fromisoformat(earlier), datetime.fromisoformat(later)
+        return max(0.0, (before - after).total_seconds())
+    except (ValueError, TypeError):  # not an instant, or one without an offset: nothing to compare
+        return 0.0
 
 
 def _digest_or_none(value: object) -> str | None:

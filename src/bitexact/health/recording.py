@@ -345,6 +345,68 @@ def check_store_disk(ctx: HealthContext) -> list[Finding]:
                     details={"free_bytes": free})]
 
 
+WAL_PINNED_BYTES: Final[int] = 64 << 20
+"""Log frames a checkpoint cannot copy, in bytes, past which ``store-wal-pinned`` warns. The store restarts its
+write-ahead log every 2,000 frames (8 MiB of 4 KiB pages), and nothing it reads keeps a snapshot longer than a
+query, so on a healthy store a checkpoint leaves next to nothing behind; 64 MiB, eight restarts' worth, is a
+reader that has held one snapshot while all that was written, never a commit in flight."""
+_HOLDERS_LISTED: Final[int] = 5
+
+
+def _store_holders(database: Path) -> list[str]:
+    """``PID (NAME)`` of each other process with the store file open, read from ``/proc/*/fd`` (the processes
+    this user may look into; a few thousand ``readlink`` calls on a busy host), at most :data:`_HOLDERS_LISTED`
+    and how many more; empty where ``/proc`` does not tell."""
+    target = os.path.realpath(database)
+    found: list[str] = []
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit() and int(name) != os.getpid()]
+    except OSError:
+        return []
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+            if not any(os.readlink(f"/proc/{pid}/fd/{fd}") == target for fd in fds):
+                continue
+            with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as comm:
+                found.append(f"{pid} ({comm.read().strip()})")
+        except OSError:  # another user's process, or one that ended meanwhile
+            continue
+    return found
+
+
+def check_store_wal(ctx: HealthContext) -> list[Finding]:
+    """store-wal-pinned: a reader has held one snapshot of the store while over :data:`WAL_PINNED_BYTES` was
+    written (a sqlite3 shell left in a transaction, a backup or a browser reading for long): no checkpoint can
+    copy those frames, so the log cannot restart and grows by every write until the reader ends, filling the
+    disk, and each read walks a longer log."""
+    if ctx.store is None or ctx.home is None:
+        return []
+    try:
+        uncopied = ctx.store.wal_uncopied()
+    except BitExactError:
+        return []  # a store that does not answer: store-unreadable and store-damaged say why
+    if uncopied is None:
+        return []
+    frames, page_size = uncopied
+    pinned = frames * page_size
+    if pinned < WAL_PINNED_BYTES:
+        return []
+    database = ctx.home / DB_NAME
+    holders = _store_holders(database)
+    who = (f"processes with the store open: {listed(holders, _HOLDERS_LISTED)}" if holders else
+           f"`fuser -v {database}` lists the processes with the store open")
+    return [Finding(
+        WARN, "store-wal-pinned",
+        f"{pinned >> 20} MiB of the store's write-ahead log ({frames} frames) cannot be copied into the database:"
+        " a reader has held one read transaction while all of it was written (a sqlite3 shell or database"
+        " browser left in a transaction, a backup reading the file). Until it ends, the log"
+        f" ({database}-wal) grows by every write and reads slow down; end that transaction or program ({who})."
+        " BitExact's own readers hold no snapshot past a query",
+        details={"uncopied_bytes": pinned, "frames": frames, "holders": holders},
+    )]
+
+
 RECENT_GAP_SECONDS: Final[float] = 24 * 3600.0
 """How far back ``recording-gaps`` looks: a failure of the recording itself (a full disk, a store that
 stayed locked) in the last day is news; an older one was seen, or is in the run's own record for good."""
@@ -841,9 +903,45 @@ def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     ) for info in gone]
 
 
-RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_disk, check_recorder_key,
+def _span(seconds: float) -> str:
+    """A time span as a person reads it: ``0.250 s`` under a minute, else ``2 days, 3:04:05``."""
+    from datetime import timedelta
+
+    return f"{seconds:.3f} s" if seconds < 60 else str(timedelta(seconds=round(seconds)))
+
+
+def check_clock_back(ctx: HealthContext) -> list[Finding]:
+    """entry-time-backwards, per run: an entry's ``ts`` is earlier than the entry before it, so the recording
+    host's clock stepped back mid-run (an NTP step, a VM restored from a snapshot, a hand-set clock). The
+    chain verifies (``ts`` is informational: steps order a run), but a duration, a "when" or a time-ordered
+    merge read from those times is wrong. Read in the pass over every run's entries the capture checks make."""
+    findings = []
+    for run in ctx.run_captures():
+        if not run.clock_back:
+            continue
+        first, worst = run.clock_back[0], max(back.seconds for back in run.clock_back)
+        steps = [str(back.step) for back in run.clock_back]
+        findings.append(Finding(
+            WARN, "entry-time-backwards",
+            f"{_plural(len(steps), 'entry is', 'entries are')} timed earlier than the entry before"
+            f" (step{'s' if len(steps) != 1 else ''} {listed(steps, LISTED)}; step {first.step} at {first.ts},"
+            f" {_span(first.seconds)} before step {first.step - 1}'s {first.previous_ts}"
+            + (f"; at most {_span(worst)} back" if len(steps) > 1 else "") + "): the recording host's clock"
+            " stepped back mid-run. The chain still verifies (entry times are informational; steps order the"
+            " run), but durations and times read from them are wrong there. Keep the host's clock synchronised"
+            " (NTP slewing, not stepping)",
+            run_id=run.run_id,
+            details={"steps": [back.step for back in run.clock_back],
+                     "first": {"step": first.step, "ts": first.ts, "previous_ts": first.previous_ts},
+                     "max_seconds_back": worst},
+        ))
+    return findings
+
+
+RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_wal, check_store_disk,
+                    check_recorder_key,
                     check_current_key_retired, check_store_missing, check_retired_keys,
                     check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
-                    check_recording_gaps)
+                    check_recording_gaps, check_clock_back)
 """The recording checks, in the order ``bitexact health`` runs them."""

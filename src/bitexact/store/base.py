@@ -252,6 +252,13 @@ class Store(ABC):
         and fails. Nothing is written. A store with no such lock says False."""
         return False
 
+    def wal_uncopied(self) -> tuple[int, int] | None:
+        """``(frames, page_size)``: the write-ahead log's frames a checkpoint tried now could not copy into
+        the database, because a reader's snapshot still needs them (a long read transaction: SQLite cannot
+        restart the log, which grows by everything written meanwhile). None when that is not known (a
+        checkpoint already running, a store with no such log). The database's content is unchanged."""
+        return None
+
     def check_intact(self) -> None:
         """Raise :class:`~bitexact.errors.StoreDamagedError` when :meth:`integrity_problems` finds the store
         damaged. Called once before a command (or a process's first run) writes: a write lands on the pages it

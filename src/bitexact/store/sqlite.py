@@ -758,6 +758,23 @@ class SQLiteStore(Store):
             _rollback(conn)
             return False
 
+    def wal_uncopied(self) -> tuple[int, int] | None:
+        """A passive checkpoint (it waits for no reader or writer, and changes no content: it copies committed
+        frames into the database, as the background checkpointer does), and the frames it left in the log."""
+        with self._write_lock:
+            self._check_open()
+            conn = self._writer
+            try:
+                busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+            except sqlite3.Error as exc:
+                if _busy(exc):
+                    return None
+                raise _failure(self.path, exc) from exc
+        if busy or frames < 0:  # another checkpoint runs (its counts are not ours), or not in WAL mode
+            return None
+        return max(0, int(frames) - int(copied)), page_size
+
     def check_intact(self) -> None:
         """SQLite's ``PRAGMA quick_check`` before the first write of this store object (about 0.5 s per GB
         the first time, in C; free after). Not per append: the append path stays as fast as it was."""

@@ -46,6 +46,9 @@ class UnifyReport:
     bytes: int
     coverage: dict[str, Any]
     warnings: tuple[str, ...]
+    warning_data: tuple[dict[str, Any], ...] = ()
+    """Each warning as its ``session.collection_warning`` payload (code, source, component, message, and path
+    and line when it has them), in the order of ``warnings``."""
 
     def summary(self, *, shown_warnings: int | None = SHOWN_WARNINGS) -> str:
         """The text ``bitexact sessions unify`` prints (no payloads).
@@ -77,9 +80,11 @@ class UnifyReport:
 
     def to_json(self) -> dict[str, Any]:
         """What ``bitexact sessions unify --json`` prints: the file written, its counts, the number of
-        warnings (each one is in the file as a ``session.collection_warning`` record) and the coverage."""
+        warnings and each one as the object its ``session.collection_warning`` record in the file holds
+        (``collection_warnings``), and the coverage."""
         return {"path": str(self.path), "records": self.records, "bytes": self.bytes,
-                "warnings": len(self.warnings), "coverage": self.coverage}
+                "warnings": len(self.warnings), "collection_warnings": list(self.warning_data),
+                "coverage": self.coverage}
 
 
 def source_output(artifact_dir: Path, out: Path) -> str | None:
@@ -161,7 +166,8 @@ def unify(
         f"{w.path or w.source}{f':{w.line}' if w.line else ''}: {w.code}: {w.message}"
         for w in collection.warnings
     )
-    return UnifyReport(Path(out), records, size, collection.coverage, warnings)
+    return UnifyReport(Path(out), records, size, collection.coverage, warnings,
+                       tuple(w.data() for w in collection.warnings))
 
 
 __all__ = ["CollectionIOError", "SymlinkRefusedError", "UnifyError", "UnifyReport", "source_output", "unify"]
