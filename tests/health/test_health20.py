@@ -202,3 +202,18 @@ def test_an_entry_a_repair_folded_with_its_earlier_time_is_no_clock_step(tmp_pat
     assert [step["kind"] for step in shown[1:4]] == ["marker", "tool_call", "repair"]
     assert shown[2]["ts"] < shown[1]["ts"]  # the folded entry is timed before the one before it
     assert _health(home) == (0, [])
+
+
+def test_steps_back_after_a_fold_are_kept_when_those_before_it_filled_the_cap(monkeypatch: Any) -> None:
+    """The kept cases are bounded per run; the folded entries' own (excused) steps back must not use up that
+    bound, or a real step back after the repair went unreported."""
+    from bitexact.health import context
+
+    monkeypatch.setattr(context, "CLOCK_BACK_KEPT", 1)
+    times = context._Times()
+    entries = [("marker", "2026-01-01T00:00:02+00:00", None), ("tool_call", "2026-01-01T00:00:01+00:00", None),
+               ("repair", "2026-01-01T00:00:03+00:00", {"journals": ["j1"]}),
+               ("marker", "2026-01-01T00:00:00+00:00", None)]
+    for step, (kind, ts, data) in enumerate(entries, start=1):
+        times.see({"step": step, "kind": kind, "ts": ts, "data": data})
+    assert [(back.step, back.seconds) for back in times.backwards()] == [(4, 3.0)]

@@ -107,7 +107,6 @@ class _Times:
     def __init__(self) -> None:
         self._last: str | None = None
         self._back: list[ClockBack] = []
-        self._folded_to = -1
 
     def see(self, entry: dict[str, Any]) -> None:
         ts, step = entry.get("ts"), entry.get("step")
@@ -115,8 +114,9 @@ class _Times:
             data = entry.get("data")
             if isinstance(data, dict) and data.get("journals"):
                 # A fold appends journaled entries with the instants they were recorded at, after entries
-                # written since: their times go back with no clock to blame.
-                self._folded_to = step
+                # written since: their times go back with no clock to blame. Dropped here, not at the end,
+                # so that the cap below keeps the cases after the fold.
+                self._back.clear()
         if not isinstance(ts, str) or not isinstance(step, int):
             return
         last, self._last = self._last, ts
@@ -128,7 +128,7 @@ class _Times:
             self._back.append(ClockBack(step, ts, last, seconds))
 
     def backwards(self) -> tuple[ClockBack, ...]:
-        return tuple(back for back in self._back if back.step > self._folded_to)
+        return tuple(self._back)
 
 
 def _seconds_back(earlier: str, later: str) -> float:
