@@ -1029,10 +1029,23 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
 _TABLE_RULE = re.compile(r"-{3,}+:?[ \t]*+[|+]|[|+][ \t]*+:?-{3}")
 _RULE_CHARS: Final[frozenset[str]] = frozenset("-:|+ \t\r")
 _PIPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\- ]{0,63}+")
-_MARKED_NAME = re.compile(r"(\*{1,3}+|_{1,3}+|`)(.{1,64}?)\1")
-"""A header cell in markdown's emphasis (``**``, ``*``, ``__``, ``_``, the same marks both sides) or code marks."""
-_MAX_MARKS: Final[int] = 2
-"""How many marks are read through: code inside emphasis (``**`password`**``)."""
+_MARKED_NAME = re.compile(
+    r"(\*{1,3}+|_{1,3}+|`)(.{1,64}?)\1"
+    r"|<([A-Za-z][A-Za-z0-9]{0,15}+)(?:[ \t][^<>]{0,256}+)?+>(.{1,64}?)</\3[ \t]*+>"
+    r"|\[([^\[\]]{1,64}+)\](?:\([^()\s]{0,256}+(?:[ \t]++\"[^\"]{0,256}+\")?+\)|\[[^\[\]]{0,64}+\])"
+)
+"""A header cell in markdown's emphasis (``**``, ``*``, ``__``, ``_``, the same marks both sides) or code marks;
+under rules version 12 also an HTML element (``<b>Password</b>``, ``<strong>``, ``<code>``, ``<span title=...>``:
+the same name opening and closing it) or a link (``[Password](#pw)``, ``[Password](#pw "title")``, a reference's
+``[Password][pw]``), its text the name."""
+_MARKED_GROUPS: Final[tuple[int, ...]] = (2, 4, 5)
+"""The group of :data:`_MARKED_NAME` holding the marked text, in each alternative."""
+_MAX_MARKS: Final[int] = 3
+"""How many marks are read through: code inside emphasis (``**`password`**``, ``**<code>secret</code>**``), a
+link's text in either (``[**Password**](#pw)``)."""
+_CELL_ELEMENT = re.compile(r"<([A-Za-z][A-Za-z0-9]{0,15}+)(?:[ \t][^<>]{0,256}+)?+>([^<>]{1,4096}+)</\1[ \t]*+>")
+"""A markdown table's cell that is one HTML element (``<code>x</code>``, ``<kbd>``): its text read as the cell is
+(rules version 12), the element's tags left."""
 _PIPE_NULL: Final[str] = "NULL"
 """The mysql client's empty cell: no password."""
 _MAX_TABLE_LINE: Final[int] = 4096
@@ -1102,13 +1115,14 @@ def _pipe_cells(text: str, start: int, end: int, rule: bool = False, escaped: bo
 
 def _header_name(cell: str) -> str | None:
     """A table's header cell as a column's name (:data:`_PIPE_NAME`), read through markdown's emphasis and code
-    marks (rules version 11: ``**Password**``, ``_Token_``, `` `api_key` ``, ``**`password`**``); None for a cell
-    that is no name."""
+    marks (rules version 11: ``**Password**``, ``_Token_``, `` `api_key` ``, ``**`password`**``), an HTML element
+    and a link (rules version 12: ``<b>Password</b>``, ``[Password](#pw)``, ``**<code>secret</code>**``); None for a
+    cell that is no name."""
     for _ in range(_MAX_MARKS):  # the marks first: _PIPE_NAME reads `_Token_` as a name
         marked = _MARKED_NAME.fullmatch(cell)
         if marked is None:
             break
-        cell = marked.group(2)
+        cell = next(text for text in map(marked.group, _MARKED_GROUPS) if text is not None)
     return cell if _PIPE_NAME.fullmatch(cell) is not None else None
 
 
@@ -1155,7 +1169,13 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
             for index in columns:
                 left, right = row[index]
                 value = text[left:right]
-                if value != _PIPE_NULL and holds_credential(value) and not (prose and _prose_cell(value)):
+                if prose and _prose_cell(value):
+                    element = _CELL_ELEMENT.fullmatch(value)  # rules version 12: <code>x</code>, its text
+                    if element is None or _prose_cell(element.group(2)):
+                        continue
+                    left, right = left + element.start(2), left + element.end(2)
+                    value = element.group(2)
+                if value != _PIPE_NULL and holds_credential(value):
                     found.append(Finding(left, right, TOKEN, NAME))
         at = end
     return at
