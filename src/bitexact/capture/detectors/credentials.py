@@ -615,22 +615,31 @@ _ENCODED_MEMBER_VALUE = re.compile(
 it), or a bare value up to the encoded comma, brace, bracket or quote after it (never past a quote: no value is
 read again from each member of a run of them)."""
 _ESCAPED_ENCODED_MEMBER_VALUE = re.compile(
-    r"""(?:%20|\+)*+%5[Cc]%22((?:[^%\s&\x00]|%5[Cc]%5[Cc]%5[Cc]%22|%5[Cc]%5[Cc]|%5[Cc](?!%22)"""
+    r"""(?:%20|\+)*+(?:%5[Cc]%22((?:[^%\s&\x00]|%5[Cc]%5[Cc]%5[Cc]%22|%5[Cc]%5[Cc]|%5[Cc](?!%22)"""
     r"""|%(?!5[Cc]|22)[0-9A-Fa-f]{2})*+)%5[Cc]%22"""
-    r"""|((?:[^%\s&;"'<>\x00]|%(?!2[Cc]|7[Dd]|5[Dd]|22|5[Cc])[0-9A-Fa-f]{2})++)"""
+    r"""|((?:[^%\s&;"'<>\x00]|%(?!2[Cc]|7[Dd]|5[Dd]|22|5[Cc])[0-9A-Fa-f]{2})++))"""
 )
 """Rules version 11: the value of a URL-encoded JSON member held in a JSON string (``%5C%22password%5C%22%3A%5C%22
 x%5C%22``, ``{\"password\":\"x\"}`` encoded): a string's content between its escaped quotes, an escaped quote
 inside it written ``%5C%5C%5C%22``, never past another quote; or a bare value, as :data:`_ENCODED_MEMBER_VALUE`
 reads one."""
 _TWICE_ENCODED_MEMBER_VALUE = re.compile(
-    r"""(?:%2520|%20|\+)*+"""
+    r"""(?:%2520|%2[Bb]|%20|\+)*+"""
     r"""(?:%2522((?:[^%\s&\x00]|%255[Cc]%25[0-9A-Fa-f]{2}|%25(?!22)[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})*+)%2522"""
     r"""|((?:[^%\s&;"'<>\x00]|%25(?!2[Cc]|7[Dd]|5[Dd]|22)[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})++))"""
 )
 """A twice-encoded JSON member's value (rules version 10), as :data:`_ENCODED_MEMBER_VALUE` reads one encoded once:
 each ``%`` of the once-encoded text written ``%25``."""
+_TWICE_ESCAPED_ENCODED_MEMBER_VALUE = re.compile(
+    r"""(?:%2520|%2[Bb]|%20|\+)*+(?:%255[Cc]%2522((?:[^%\s&\x00]|%255[Cc]%255[Cc]%255[Cc]%2522|%255[Cc]%255[Cc]"""
+    r"""|%255[Cc](?!%2522)|%25(?!5[Cc]|22)[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})*+)%255[Cc]%2522"""
+    r"""|((?:[^%\s&;"'<>\x00]|%25(?!2[Cc]|7[Dd]|5[Dd]|22|5[Cc])[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})++))"""
+)
+"""Rules version 12: the value of a JSON member held in a JSON string and URL-encoded twice (``%255C%2522password
+%255C%2522%253A%255C%2522x%255C%2522``), as :data:`_ESCAPED_ENCODED_MEMBER_VALUE` reads one encoded once: each ``%``
+of the once-encoded text written ``%25``."""
 _ENCODED_BACKSLASH: Final[frozenset[str]] = frozenset(("%5C", "%5c"))
+_TWICE_ENCODED_BACKSLASH: Final[frozenset[str]] = frozenset(("%255C", "%255c"))
 _ENCODED_MEMBER_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ENCODED_SEPARATORS = re.compile(r"[?&;/=\s]")
 # curl's -H / --header with a credential header (-H 'X-Api-Key: k'): the header's value, to its quote.
@@ -2936,15 +2945,17 @@ class CredentialsDetector:
         the end of the value taken, else 0. ``twice``: the member encoded twice (``%2522NAME%2522%253A``)."""
         end = match.start()
         quote = "%2522" if twice else "%22"
-        # rules version 11: %5C%22NAME%5C%22%3A, a member of a JSON document held in a JSON string
-        escaped = not twice and text[end - 3 : end] in _ENCODED_BACKSLASH
+        # rules version 11: %5C%22NAME%5C%22%3A, a member of a JSON document held in a JSON string; rules version 12:
+        # the same encoded twice, %255C%2522NAME%255C%2522%253A
+        backslash, width = (_TWICE_ENCODED_BACKSLASH, 5) if twice else (_ENCODED_BACKSLASH, 3)
+        escaped = text[end - width : end] in backslash
         opening = text.rfind(quote, floor, end)  # the name's encoded opening quote
-        if opening == -1 or (escaped and text[opening - 3 : opening] not in _ENCODED_BACKSLASH):
+        if opening == -1 or (escaped and text[opening - width : opening] not in backslash):
             return 0
-        name = text[opening + len(quote) : end - 3 * escaped]
+        name = text[opening + len(quote) : end - width * escaped]
         if not name or not _ENCODED_MEMBER_NAME.issuperset(name) or not is_credential_text_name(name):
             return 0
-        pattern = (_TWICE_ENCODED_MEMBER_VALUE if twice
+        pattern = ((_TWICE_ESCAPED_ENCODED_MEMBER_VALUE if escaped else _TWICE_ENCODED_MEMBER_VALUE) if twice
                    else _ESCAPED_ENCODED_MEMBER_VALUE if escaped else _ENCODED_MEMBER_VALUE)
         value = pattern.match(text, match.end())
         if value is None:
