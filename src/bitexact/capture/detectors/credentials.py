@@ -996,13 +996,72 @@ def _csv_header(line: str) -> tuple[str, list[str]] | None:
     return delimiter, names
 
 
+# Rules version 12: a CSV or TSV header anywhere in a text (below its 64th line too) when the line right above it
+# prints a table: a command printing files named ``*.csv`` / ``*.tsv`` (``$ cat users.csv``, ``head -n 5
+# users.tsv``, PowerShell's ``Get-Content users.csv``: the command word, then only options, numbers and such files,
+# one ending the line) or psql's ``COPY ... TO STDOUT ... HEADER`` / ``\copy ... to stdout ... header``. Each such
+# line is found by a search for a literal (:data:`_PRINTED_TABLE_SEARCHES`): each search opens with one character, a
+# scan in C that costs 0.4 ms/MiB on agent text holding none of them (a ``str.find`` of ``.csv`` costs 0.7, and an
+# alternation of them 7: the regex engine tests every character); ``\copy``'s only in a text holding a backslash
+# (a memchr).
+_PRINTED_FILE = re.compile(r"\.[ct]sv")
+_PRINTED_TABLE_SEARCHES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
+    (_PRINTED_FILE, ""), (re.compile("COPY"), ""), (re.compile(r"\\copy"), "\\"))
+"""Each search for a line that may print a table, and a character a text must hold for it to run ("" for none)."""
+_PRINTING_COMMANDS: Final[frozenset[str]] = frozenset(
+    {"cat", "head", "tail", "more", "less", "bat", "batcat", "type", "Get-Content", "gc"})
+_COPY_TO_STDOUT: Final[str] = "to stdout"
+
+
+def _table_file(word: str) -> bool:
+    """Whether a command's ``word`` names a ``*.csv`` or ``*.tsv`` file (a quote around it allowed)."""
+    bare = word.strip("'\"")
+    return len(bare) > 4 and bare[-4] == "." and bare[-3:] in ("csv", "tsv")
+
+
+def _prints_table(line: str, file: bool) -> bool:
+    """Whether ``line`` prints a CSV or TSV table on the lines below it: with ``file``, a command printing ``*.csv``
+    / ``*.tsv`` files (the line's last word one, a quote around it allowed; between the command's word and it only
+    options, numbers and such files); else psql's ``COPY`` to standard output with its ``HEADER`` (``COPY`` or
+    ``\\copy``, then ``TO STDOUT``, then ``HEADER``, in any case)."""
+    if not file:
+        lower = ascii_lower(line)
+        to = lower.find(_COPY_TO_STDOUT)
+        return to != -1 and "copy" in lower[:to] and "header" in lower[to:]
+    words = line.split()
+    if not words or not _table_file(words[-1]):
+        return False
+    for word in reversed(words[:-1]):
+        if word[:1] == "-" or word.lstrip("+").isdigit() or _table_file(word):
+            continue  # head's -n 5, tail's +2, another file
+        return word.rsplit("/", 1)[-1] in _PRINTING_COMMANDS  # /bin/cat too
+    return False
+
+
+def _csv_table(text: str, start: int, end: int, found: list[Finding], deadline: Deadline) -> int:
+    """Where the table whose header is the line ``text[start:end]`` ends (:func:`_csv_rows`; the header's end when
+    it names no credential column), or -1 when the line reads as no CSV or TSV header (:func:`_csv_header`); the
+    cells of its credential columns are added to ``found``."""
+    header = _csv_header(text[start:end].rstrip("\r"))
+    if header is None:
+        return -1
+    delimiter, names = header
+    columns = [index for index, name in enumerate(names)
+               if is_credential_word(name) and not ordinary_column(name, names)]
+    if columns:
+        return _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline)
+    return end
+
+
 def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int, found: list[Finding],
-              deadline: Deadline) -> None:
-    """The cells of ``columns`` in each row from ``at``, while a row holds ``width`` cells (:data:`_CSV_CELLS`)."""
+              deadline: Deadline) -> int:
+    """The cells of ``columns`` in each row from ``at``, while a row holds ``width`` cells (:data:`_CSV_CELLS`).
+    Returns where the rows end: the start of the first line that is none (a text's end or NUL)."""
     cell = _CSV_CELLS[delimiter]
     length = len(text)
     while at < length and text[at] not in "\x00":
         deadline.check()
+        row = at
         spans: list[tuple[int, int]] = []
         for index in range(width):
             match = cell.match(text, at)
@@ -1013,19 +1072,20 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
             at = match.end()
             if index < width - 1:
                 if text[at : at + 1] != delimiter:
-                    return  # fewer cells than the header: no row
+                    return row  # fewer cells than the header: no row
                 at += 1
         if at < length and text[at] == "\r":
             at += 1
         if at < length and text[at] not in "\n\x00":
-            return  # more cells than the header (or a quote left open): no row
+            return row  # more cells than the header (or a quote left open): no row
         for start, end in spans:
             value = text[start:end].strip(" \t")
             if holds_credential(value):
                 found.append(Finding(start, end, TOKEN, NAME))
         if at >= length or text[at] == "\x00":
-            return
+            return at
         at += 1
+    return at
 
 
 # Rules version 10: a table of cells between pipes - markdown's (``| user | password |`` over ``|---|---|``), psql's
@@ -2775,6 +2835,7 @@ class CredentialsDetector:
         starts = [0]
         if "\x00" in text:
             starts.extend(match.start() + 1 for match in _CSV_START.finditer(text))
+        read: set[int] = set()  # the headers read: a printed table among a text's first lines is read once
         for start in starts:
             deadline.check()
             at = start
@@ -2785,16 +2846,38 @@ class CredentialsDetector:
                 line = text[at:end]
                 if "\x00" in line:  # the next text's
                     break
-                header = _csv_header(line.rstrip("\r"))
-                if header is None:
-                    at = end + 1
+                if _csv_table(text, at, end, found, deadline) != -1:
+                    read.add(at)
+                    break
+                at = end + 1
+        CredentialsDetector._printed_tables(text, read, deadline, found)
+
+    @staticmethod
+    def _printed_tables(text: str, read: set[int], deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 12: a CSV or TSV header right under a line that prints a table (:func:`_prints_table`),
+        wherever it stands in the text, read as a header among a text's first lines is."""
+        for search, gate in _PRINTED_TABLE_SEARCHES:
+            file = search is _PRINTED_FILE
+            found_at = search.search(text) if gate in text else None
+            while found_at is not None:
+                deadline.check()
+                at = found_at.start()
+                end = text.find("\n", at, at + _MAX_CSV_HEADER)  # the printing line's end: its table below it
+                if end == -1:  # a line too long to print a table: the search goes on past what was read
+                    found_at = search.search(text, at + _MAX_CSV_HEADER)
                     continue
-                delimiter, names = header
-                columns = [index for index, name in enumerate(names)
-                           if is_credential_word(name) and not ordinary_column(name, names)]
-                if columns:
-                    _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline)
-                break
+                floor = max(0, at - _MAX_CSV_HEADER)
+                start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
+                below = end + 1
+                if (below not in read and (start > 0 or floor == 0)
+                        and "\x00" not in text[at:end] and _prints_table(text[start:end], file)):
+                    head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
+                    if head_end != -1 and "\x00" not in text[below:head_end]:
+                        rows = _csv_table(text, below, head_end, found, deadline)
+                        if rows != -1:  # the search goes on past its rows: a printing line among them is a row
+                            read.add(below)
+                            end = max(end, rows)
+                found_at = search.search(text, end)
 
     @staticmethod
     def _pipe_tables(text: str, deadline: Deadline, found: list[Finding]) -> None:
