@@ -100,10 +100,10 @@ FRAGMENTS += (
     "127.0.0.1:6379> AUTH a b\n", "> AUTH a", "a" * 200 + ":1> AUTH a\n", ">", "\n1:1> AUTH ",
     "|-[ RECORD ", "|\n-[ RECORD 1 ]\npassword | a\n", "-[ RECORD 1 ]|\n" + "a | b\n" * 8, "-[ RECORD 1 ]\n|\n | a\n",
     "|\n-[ RECORD 1 ]\n" + "password | a+\n | b\n" * 4)
-# Rules version 11 (``--latest`` runs these rows alone, beside the baselines): terraform show -json's sensitive_values
-# in text, a header cell in markdown's marks, an escaped pipe in a markdown cell, redis-cli's other prompts, a
-# URL-encoded JSON member with %5C-escaped quotes, a CSV header looked for in a text's first 64 lines.
-LATEST_FRAGMENTS = (
+# Rules version 11: terraform show -json's sensitive_values in text, a header cell in markdown's marks, an escaped
+# pipe in a markdown cell, redis-cli's other prompts, a URL-encoded JSON member with %5C-escaped quotes, a CSV header
+# looked for in a text's first 64 lines.
+FRAGMENTS += (
     '"sensitive_values": {', '"sensitive_values": {"a": [', '"sensitive_values": {"a": {"values": {',
     '{"values": {"a": "b"}, "sensitive_values": {"a": true}}', '{"sensitive_values": {"a": [true, ', "[true, ",
     '{"values": {"a": {', '{"values": {"a": [', '{"sensitive_values": {"a": true}, "values": {"a": [',
@@ -117,6 +117,29 @@ LATEST_FRAGMENTS = (
     "%5C%22password%5C%22%3A1", "\x00" + "a\n" * 70, "\x00" + "a\n" * 63 + "a,password\n1,b\n",
     '{"after": "a", "after_sensitive": true}', '{"after_sensitive": true, "after": {"a": [',
     '{"after": {"a": "b"}, "after_sensitive": {"a": true}, "before": {', '"after_sensitive": [', '"after": {"after": {')
+# Rules version 12 (``--latest`` runs these rows alone, beside the baselines): a table's header cell holding an HTML
+# element or a link, a markdown cell that is one element, a %255C-escaped JSON member encoded twice (and one after an
+# encoded +), a CSV header under a line printing a .csv file or psql's COPY ... TO STDOUT ... HEADER.
+LATEST_FRAGMENTS = (
+    "| <b>password</b> | a |\n|---|---|\n| b | c |\n", "| <b>", "| <b>a</b> | [password](#a) |\n|---|---|\n",
+    "| <" + "b" * 16 + " " + "a" * 256 + ">password</" + "b" * 16 + "> | a |\n|---|---|\n",
+    "| <a>" + "a" * 63 + "</b> | password |\n|---|---|\n", "| <a><a><a><a>password</a></a></a></a> | b |\n|---|---|\n",
+    "| [", "| [" + "a" * 64 + "](" + "a" * 256, "| [password][" + "a" * 64 + "] | b |\n|---|---|\n",
+    "| [**<code>password</code>**](#a \"" + "a" * 200 + "\") | b |\n|---|---|\n",
+    "|" + " <b>a</b> |" * 2000 + "\n|" + "---|" * 2000 + "\n", "</b> |",
+    "| a | password |\n|---|---|\n" + "| b | <code>c</code> |\n" * 8,
+    "| a | password |\n|---|---|\n" + "| b | <code>c d</code> |\n" * 8,
+    "| a | password |\n|---|---|\n| b | <code>" + "a" * 4000 + " |\n", "<code>",
+    "%255C%2522password%255C%2522%253A%255C%2522", "%255C%2522password%255C%2522%253A", "%255C%2522%253A",
+    "%255C%2522a%255C%2522%253A%255C%2522", "%255C%2522password%255C%2522%253A%255C%2522%255C%255C%255C%2522",
+    "%255C%2522password%255C%2522%253A%255C%2522%255C%255C", "%255C%2522password%255C%2522%253A%2520%2B",
+    "%2522password%2522%253A%2B", "%2522password%2522%253A%2B%2522", "%255C",
+    ".csv", ".csv\n", "cat a.csv\n", "cat a.csv\na,password\n", "cat a.csv\na,password\n1,b\n",
+    "cat a,b.csv\na,password\n",
+    "cat " + "-a " * 50 + "a.csv\n", "cat " + "a.csv " * 50 + "\n", "$ cat a.csv\n" + "a,b\n", "a.tsv\n" + "a" * 5000,
+    "COPY a TO STDOUT HEADER\n", "COPY", "\\copy", "\\copy to stdout header\na,password\n",
+    "COPY TO STDOUT HEADER\n" + "a" * 5000, "copy to stdout header\na,password\n",
+    "\x00cat a.csv\na,password\n1,b\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
@@ -137,13 +160,13 @@ OBJECTS += (
 _DEEP: object = False
 for _ in range(40):
     _DEEP = {"a": _DEEP}
-LATEST_OBJECTS: tuple[tuple[object, ...], ...] = (
+OBJECTS += (
     ({"values": {"a": "b"}, "sensitive_values": {"a": True}},),
     ({"values": {"a": "b", "c": [1]}, "sensitive_values": {"a": False, "c": [False]}},),
     ({"values": {"a": "b"}, "sensitive_values": {"a": _DEEP}},),
     ({"values": {"a": "b"}, "sensitive_values": {"a": {"values": {"a": "b"}, "sensitive_values": {"a": _DEEP}}}},),
     ({"before": "a", "after": {"a": "b"}, "before_sensitive": True, "after_sensitive": {"a": True}},))
-OBJECTS += LATEST_OBJECTS
+LATEST_OBJECTS: tuple[tuple[object, ...], ...] = ()  # rules version 12 reads no object by its members
 
 
 def _ms_per_mib(text: str, mib: float) -> float:

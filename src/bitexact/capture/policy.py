@@ -38,7 +38,7 @@ ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
 ENV_MAX_BODY: Final[str] = "BITEXACT_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES: Final[int] = 64 << 20
 """A field the policy would scan is withheld, unscanned, past this many bytes (``BITEXACT_MAX_BODY_BYTES``)."""
-POLICY_VERSION: Final[int] = 11
+POLICY_VERSION: Final[int] = 12
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
 forms; 3: commands' password flags, .netrc entries, CDATA sections; 4: a credential flag's value as an argv
@@ -60,7 +60,9 @@ encoded twice, a ``.settings`` file's ``<Value Profile=...>``, ``AUTH`` at redis
 show -json``'s ``sensitive_values`` and a plan's ``before_sensitive`` / ``after_sensitive``, a table's header cell
 in markdown's emphasis or code marks, a markdown cell holding ``\\|``, redis-cli's prompt on a unix socket and
 ``not connected>``, a URL-encoded JSON member with ``%5C``-escaped quotes, a CSV header in a text's first 64 lines;
-left: a credential member's bare boolean or null in text)
+left: a credential member's bare boolean or null in text; 12: a table's header cell in an HTML element or a link
+and a markdown cell in one HTML element, a ``%255C``-escaped JSON member encoded twice and a twice-encoded value
+after ``%2B``, a CSV header under a line printing a ``.csv`` file or psql's ``COPY ... TO STDOUT ... HEADER``)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

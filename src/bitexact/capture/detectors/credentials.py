@@ -615,22 +615,31 @@ _ENCODED_MEMBER_VALUE = re.compile(
 it), or a bare value up to the encoded comma, brace, bracket or quote after it (never past a quote: no value is
 read again from each member of a run of them)."""
 _ESCAPED_ENCODED_MEMBER_VALUE = re.compile(
-    r"""(?:%20|\+)*+%5[Cc]%22((?:[^%\s&\x00]|%5[Cc]%5[Cc]%5[Cc]%22|%5[Cc]%5[Cc]|%5[Cc](?!%22)"""
+    r"""(?:%20|\+)*+(?:%5[Cc]%22((?:[^%\s&\x00]|%5[Cc]%5[Cc]%5[Cc]%22|%5[Cc]%5[Cc]|%5[Cc](?!%22)"""
     r"""|%(?!5[Cc]|22)[0-9A-Fa-f]{2})*+)%5[Cc]%22"""
-    r"""|((?:[^%\s&;"'<>\x00]|%(?!2[Cc]|7[Dd]|5[Dd]|22|5[Cc])[0-9A-Fa-f]{2})++)"""
+    r"""|((?:[^%\s&;"'<>\x00]|%(?!2[Cc]|7[Dd]|5[Dd]|22|5[Cc])[0-9A-Fa-f]{2})++))"""
 )
 """Rules version 11: the value of a URL-encoded JSON member held in a JSON string (``%5C%22password%5C%22%3A%5C%22
 x%5C%22``, ``{\"password\":\"x\"}`` encoded): a string's content between its escaped quotes, an escaped quote
 inside it written ``%5C%5C%5C%22``, never past another quote; or a bare value, as :data:`_ENCODED_MEMBER_VALUE`
 reads one."""
 _TWICE_ENCODED_MEMBER_VALUE = re.compile(
-    r"""(?:%2520|%20|\+)*+"""
+    r"""(?:%2520|%2[Bb]|%20|\+)*+"""
     r"""(?:%2522((?:[^%\s&\x00]|%255[Cc]%25[0-9A-Fa-f]{2}|%25(?!22)[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})*+)%2522"""
     r"""|((?:[^%\s&;"'<>\x00]|%25(?!2[Cc]|7[Dd]|5[Dd]|22)[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})++))"""
 )
 """A twice-encoded JSON member's value (rules version 10), as :data:`_ENCODED_MEMBER_VALUE` reads one encoded once:
 each ``%`` of the once-encoded text written ``%25``."""
+_TWICE_ESCAPED_ENCODED_MEMBER_VALUE = re.compile(
+    r"""(?:%2520|%2[Bb]|%20|\+)*+(?:%255[Cc]%2522((?:[^%\s&\x00]|%255[Cc]%255[Cc]%255[Cc]%2522|%255[Cc]%255[Cc]"""
+    r"""|%255[Cc](?!%2522)|%25(?!5[Cc]|22)[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})*+)%255[Cc]%2522"""
+    r"""|((?:[^%\s&;"'<>\x00]|%25(?!2[Cc]|7[Dd]|5[Dd]|22|5[Cc])[0-9A-Fa-f]{2}|%(?!25)[0-9A-Fa-f]{2})++))"""
+)
+"""Rules version 12: the value of a JSON member held in a JSON string and URL-encoded twice (``%255C%2522password
+%255C%2522%253A%255C%2522x%255C%2522``), as :data:`_ESCAPED_ENCODED_MEMBER_VALUE` reads one encoded once: each ``%``
+of the once-encoded text written ``%25``."""
 _ENCODED_BACKSLASH: Final[frozenset[str]] = frozenset(("%5C", "%5c"))
+_TWICE_ENCODED_BACKSLASH: Final[frozenset[str]] = frozenset(("%255C", "%255c"))
 _ENCODED_MEMBER_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ENCODED_SEPARATORS = re.compile(r"[?&;/=\s]")
 # curl's -H / --header with a credential header (-H 'X-Api-Key: k'): the header's value, to its quote.
@@ -987,13 +996,72 @@ def _csv_header(line: str) -> tuple[str, list[str]] | None:
     return delimiter, names
 
 
+# Rules version 12: a CSV or TSV header anywhere in a text (below its 64th line too) when the line right above it
+# prints a table: a command printing files named ``*.csv`` / ``*.tsv`` (``$ cat users.csv``, ``head -n 5
+# users.tsv``, PowerShell's ``Get-Content users.csv``: the command word, then only options, numbers and such files,
+# one ending the line) or psql's ``COPY ... TO STDOUT ... HEADER`` / ``\copy ... to stdout ... header``. Each such
+# line is found by a search for a literal (:data:`_PRINTED_TABLE_SEARCHES`): each search opens with one character, a
+# scan in C that costs 0.4 ms/MiB on agent text holding none of them (a ``str.find`` of ``.csv`` costs 0.7, and an
+# alternation of them 7: the regex engine tests every character); ``\copy``'s only in a text holding a backslash
+# (a memchr).
+_PRINTED_FILE = re.compile(r"\.[ct]sv")
+_PRINTED_TABLE_SEARCHES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
+    (_PRINTED_FILE, ""), (re.compile("COPY"), ""), (re.compile(r"\\copy"), "\\"))
+"""Each search for a line that may print a table, and a character a text must hold for it to run ("" for none)."""
+_PRINTING_COMMANDS: Final[frozenset[str]] = frozenset(
+    {"cat", "head", "tail", "more", "less", "bat", "batcat", "type", "Get-Content", "gc"})
+_COPY_TO_STDOUT: Final[str] = "to stdout"
+
+
+def _table_file(word: str) -> bool:
+    """Whether a command's ``word`` names a ``*.csv`` or ``*.tsv`` file (a quote around it allowed)."""
+    bare = word.strip("'\"")
+    return len(bare) > 4 and bare[-4] == "." and bare[-3:] in ("csv", "tsv")
+
+
+def _prints_table(line: str, file: bool) -> bool:
+    """Whether ``line`` prints a CSV or TSV table on the lines below it: with ``file``, a command printing ``*.csv``
+    / ``*.tsv`` files (the line's last word one, a quote around it allowed; between the command's word and it only
+    options, numbers and such files); else psql's ``COPY`` to standard output with its ``HEADER`` (``COPY`` or
+    ``\\copy``, then ``TO STDOUT``, then ``HEADER``, in any case)."""
+    if not file:
+        lower = ascii_lower(line)
+        to = lower.find(_COPY_TO_STDOUT)
+        return to != -1 and "copy" in lower[:to] and "header" in lower[to:]
+    words = line.split()
+    if not words or not _table_file(words[-1]):
+        return False
+    for word in reversed(words[:-1]):
+        if word[:1] == "-" or word.lstrip("+").isdigit() or _table_file(word):
+            continue  # head's -n 5, tail's +2, another file
+        return word.rsplit("/", 1)[-1] in _PRINTING_COMMANDS  # /bin/cat too
+    return False
+
+
+def _csv_table(text: str, start: int, end: int, found: list[Finding], deadline: Deadline) -> int:
+    """Where the table whose header is the line ``text[start:end]`` ends (:func:`_csv_rows`; the header's end when
+    it names no credential column), or -1 when the line reads as no CSV or TSV header (:func:`_csv_header`); the
+    cells of its credential columns are added to ``found``."""
+    header = _csv_header(text[start:end].rstrip("\r"))
+    if header is None:
+        return -1
+    delimiter, names = header
+    columns = [index for index, name in enumerate(names)
+               if is_credential_word(name) and not ordinary_column(name, names)]
+    if columns:
+        return _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline)
+    return end
+
+
 def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int, found: list[Finding],
-              deadline: Deadline) -> None:
-    """The cells of ``columns`` in each row from ``at``, while a row holds ``width`` cells (:data:`_CSV_CELLS`)."""
+              deadline: Deadline) -> int:
+    """The cells of ``columns`` in each row from ``at``, while a row holds ``width`` cells (:data:`_CSV_CELLS`).
+    Returns where the rows end: the start of the first line that is none (a text's end or NUL)."""
     cell = _CSV_CELLS[delimiter]
     length = len(text)
     while at < length and text[at] not in "\x00":
         deadline.check()
+        row = at
         spans: list[tuple[int, int]] = []
         for index in range(width):
             match = cell.match(text, at)
@@ -1004,19 +1072,20 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
             at = match.end()
             if index < width - 1:
                 if text[at : at + 1] != delimiter:
-                    return  # fewer cells than the header: no row
+                    return row  # fewer cells than the header: no row
                 at += 1
         if at < length and text[at] == "\r":
             at += 1
         if at < length and text[at] not in "\n\x00":
-            return  # more cells than the header (or a quote left open): no row
+            return row  # more cells than the header (or a quote left open): no row
         for start, end in spans:
             value = text[start:end].strip(" \t")
             if holds_credential(value):
                 found.append(Finding(start, end, TOKEN, NAME))
         if at >= length or text[at] == "\x00":
-            return
+            return at
         at += 1
+    return at
 
 
 # Rules version 10: a table of cells between pipes - markdown's (``| user | password |`` over ``|---|---|``), psql's
@@ -1029,10 +1098,23 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
 _TABLE_RULE = re.compile(r"-{3,}+:?[ \t]*+[|+]|[|+][ \t]*+:?-{3}")
 _RULE_CHARS: Final[frozenset[str]] = frozenset("-:|+ \t\r")
 _PIPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\- ]{0,63}+")
-_MARKED_NAME = re.compile(r"(\*{1,3}+|_{1,3}+|`)(.{1,64}?)\1")
-"""A header cell in markdown's emphasis (``**``, ``*``, ``__``, ``_``, the same marks both sides) or code marks."""
-_MAX_MARKS: Final[int] = 2
-"""How many marks are read through: code inside emphasis (``**`password`**``)."""
+_MARKED_NAME = re.compile(
+    r"(\*{1,3}+|_{1,3}+|`)(.{1,64}?)\1"
+    r"|<([A-Za-z][A-Za-z0-9]{0,15}+)(?:[ \t][^<>]{0,256}+)?+>(.{1,64}?)</\3[ \t]*+>"
+    r"|\[([^\[\]]{1,64}+)\](?:\([^()\s]{0,256}+(?:[ \t]++\"[^\"]{0,256}+\")?+\)|\[[^\[\]]{0,64}+\])"
+)
+"""A header cell in markdown's emphasis (``**``, ``*``, ``__``, ``_``, the same marks both sides) or code marks;
+under rules version 12 also an HTML element (``<b>Password</b>``, ``<strong>``, ``<code>``, ``<span title=...>``:
+the same name opening and closing it) or a link (``[Password](#pw)``, ``[Password](#pw "title")``, a reference's
+``[Password][pw]``), its text the name."""
+_MARKED_GROUPS: Final[tuple[int, ...]] = (2, 4, 5)
+"""The group of :data:`_MARKED_NAME` holding the marked text, in each alternative."""
+_MAX_MARKS: Final[int] = 3
+"""How many marks are read through: code inside emphasis (``**`password`**``, ``**<code>secret</code>**``), a
+link's text in either (``[**Password**](#pw)``)."""
+_CELL_ELEMENT = re.compile(r"<([A-Za-z][A-Za-z0-9]{0,15}+)(?:[ \t][^<>]{0,256}+)?+>([^<>]{1,4096}+)</\1[ \t]*+>")
+"""A markdown table's cell that is one HTML element (``<code>x</code>``, ``<kbd>``): its text read as the cell is
+(rules version 12), the element's tags left."""
 _PIPE_NULL: Final[str] = "NULL"
 """The mysql client's empty cell: no password."""
 _MAX_TABLE_LINE: Final[int] = 4096
@@ -1102,13 +1184,14 @@ def _pipe_cells(text: str, start: int, end: int, rule: bool = False, escaped: bo
 
 def _header_name(cell: str) -> str | None:
     """A table's header cell as a column's name (:data:`_PIPE_NAME`), read through markdown's emphasis and code
-    marks (rules version 11: ``**Password**``, ``_Token_``, `` `api_key` ``, ``**`password`**``); None for a cell
-    that is no name."""
+    marks (rules version 11: ``**Password**``, ``_Token_``, `` `api_key` ``, ``**`password`**``), an HTML element
+    and a link (rules version 12: ``<b>Password</b>``, ``[Password](#pw)``, ``**<code>secret</code>**``); None for a
+    cell that is no name."""
     for _ in range(_MAX_MARKS):  # the marks first: _PIPE_NAME reads `_Token_` as a name
         marked = _MARKED_NAME.fullmatch(cell)
         if marked is None:
             break
-        cell = marked.group(2)
+        cell = next(text for text in map(marked.group, _MARKED_GROUPS) if text is not None)
     return cell if _PIPE_NAME.fullmatch(cell) is not None else None
 
 
@@ -1155,7 +1238,13 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
             for index in columns:
                 left, right = row[index]
                 value = text[left:right]
-                if value != _PIPE_NULL and holds_credential(value) and not (prose and _prose_cell(value)):
+                if prose and _prose_cell(value):
+                    element = _CELL_ELEMENT.fullmatch(value)  # rules version 12: <code>x</code>, its text
+                    if element is None or _prose_cell(element.group(2)):
+                        continue
+                    left, right = left + element.start(2), left + element.end(2)
+                    value = element.group(2)
+                if value != _PIPE_NULL and holds_credential(value):
                     found.append(Finding(left, right, TOKEN, NAME))
         at = end
     return at
@@ -2746,6 +2835,7 @@ class CredentialsDetector:
         starts = [0]
         if "\x00" in text:
             starts.extend(match.start() + 1 for match in _CSV_START.finditer(text))
+        read: set[int] = set()  # the headers read: a printed table among a text's first lines is read once
         for start in starts:
             deadline.check()
             at = start
@@ -2756,16 +2846,38 @@ class CredentialsDetector:
                 line = text[at:end]
                 if "\x00" in line:  # the next text's
                     break
-                header = _csv_header(line.rstrip("\r"))
-                if header is None:
-                    at = end + 1
+                if _csv_table(text, at, end, found, deadline) != -1:
+                    read.add(at)
+                    break
+                at = end + 1
+        CredentialsDetector._printed_tables(text, read, deadline, found)
+
+    @staticmethod
+    def _printed_tables(text: str, read: set[int], deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 12: a CSV or TSV header right under a line that prints a table (:func:`_prints_table`),
+        wherever it stands in the text, read as a header among a text's first lines is."""
+        for search, gate in _PRINTED_TABLE_SEARCHES:
+            file = search is _PRINTED_FILE
+            found_at = search.search(text) if gate in text else None
+            while found_at is not None:
+                deadline.check()
+                at = found_at.start()
+                end = text.find("\n", at, at + _MAX_CSV_HEADER)  # the printing line's end: its table below it
+                if end == -1:  # a line too long to print a table: the search goes on past what was read
+                    found_at = search.search(text, at + _MAX_CSV_HEADER)
                     continue
-                delimiter, names = header
-                columns = [index for index, name in enumerate(names)
-                           if is_credential_word(name) and not ordinary_column(name, names)]
-                if columns:
-                    _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline)
-                break
+                floor = max(0, at - _MAX_CSV_HEADER)
+                start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
+                below = end + 1
+                if (below not in read and (start > 0 or floor == 0)
+                        and "\x00" not in text[at:end] and _prints_table(text[start:end], file)):
+                    head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
+                    if head_end != -1 and "\x00" not in text[below:head_end]:
+                        rows = _csv_table(text, below, head_end, found, deadline)
+                        if rows != -1:  # the search goes on past its rows: a printing line among them is a row
+                            read.add(below)
+                            end = max(end, rows)
+                found_at = search.search(text, end)
 
     @staticmethod
     def _pipe_tables(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -2916,15 +3028,17 @@ class CredentialsDetector:
         the end of the value taken, else 0. ``twice``: the member encoded twice (``%2522NAME%2522%253A``)."""
         end = match.start()
         quote = "%2522" if twice else "%22"
-        # rules version 11: %5C%22NAME%5C%22%3A, a member of a JSON document held in a JSON string
-        escaped = not twice and text[end - 3 : end] in _ENCODED_BACKSLASH
+        # rules version 11: %5C%22NAME%5C%22%3A, a member of a JSON document held in a JSON string; rules version 12:
+        # the same encoded twice, %255C%2522NAME%255C%2522%253A
+        backslash, width = (_TWICE_ENCODED_BACKSLASH, 5) if twice else (_ENCODED_BACKSLASH, 3)
+        escaped = text[end - width : end] in backslash
         opening = text.rfind(quote, floor, end)  # the name's encoded opening quote
-        if opening == -1 or (escaped and text[opening - 3 : opening] not in _ENCODED_BACKSLASH):
+        if opening == -1 or (escaped and text[opening - width : opening] not in backslash):
             return 0
-        name = text[opening + len(quote) : end - 3 * escaped]
+        name = text[opening + len(quote) : end - width * escaped]
         if not name or not _ENCODED_MEMBER_NAME.issuperset(name) or not is_credential_text_name(name):
             return 0
-        pattern = (_TWICE_ENCODED_MEMBER_VALUE if twice
+        pattern = ((_TWICE_ESCAPED_ENCODED_MEMBER_VALUE if escaped else _TWICE_ENCODED_MEMBER_VALUE) if twice
                    else _ESCAPED_ENCODED_MEMBER_VALUE if escaped else _ENCODED_MEMBER_VALUE)
         value = pattern.match(text, match.end())
         if value is None:
