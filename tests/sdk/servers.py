@@ -42,6 +42,16 @@ class HandlerBase(BaseHTTPRequestHandler):
                 self.rfile.readline()
         return self.rfile.read(length) if length else b""
 
+    _seen_lock = threading.Lock()
+
+    def _note_seen(self, body: bytes) -> int:
+        """Note this request (path and body) in the server's ``seen`` (a :func:`serve_seen` server's); how
+        many requests to this path it holds, this one included."""
+        with self._seen_lock:
+            seen = self.server.seen  # type: ignore[attr-defined]
+            seen.append({"path": self.path, "body": body})
+            return sum(1 for item in seen if item["path"] == self.path)
+
     def _send(self, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("content-type", content_type)

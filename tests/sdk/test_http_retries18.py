@@ -7,7 +7,6 @@ taken it twice.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -24,13 +23,9 @@ class _Flaky(HandlerBase):
     """Every odd request to /flaky is answered 503, every even one 200; the first to /drop has its connection
     closed unanswered. Each request is counted in ``seen``."""
 
-    lock = threading.Lock()
-
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         body = self._body()
-        with self.lock:
-            self.server.seen.append({"path": self.path, "body": body})  # type: ignore[attr-defined]
-            count = sum(1 for item in self.server.seen if item["path"] == self.path)  # type: ignore[attr-defined]
+        count = self._note_seen(body)
         if self.path.startswith("/drop") and count == 1:
             self.close_connection = True
             return  # no reply: the client reads a remote disconnect

@@ -11,7 +11,6 @@ byte sent): nothing to record there, as docs/sdk.md says. Real servers on loopba
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 
 import httpx
@@ -30,13 +29,9 @@ class _Busy(HandlerBase):
     answered 503 the first time and has its connection closed after; ``/once`` is answered 503, unless its
 body never came. Each request is noted in ``seen``."""
 
-    lock = threading.Lock()
-
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         body = self._body()
-        with self.lock:
-            self.server.seen.append({"path": self.path, "body": body})  # type: ignore[attr-defined]
-            count = sum(1 for item in self.server.seen if item["path"] == self.path)  # type: ignore[attr-defined]
+        count = self._note_seen(body)
         if not body and self.path.startswith("/once"):
             self.close_connection = True
             return  # the client gave up sending the body: nobody to answer
