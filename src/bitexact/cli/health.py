@@ -81,8 +81,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     recording), run-unsealed (no process records a run that has no seal:
     it was killed or could not seal; `bitexact repair RUN` accepts where
     it ends), entry-time-backwards (an entry of a run is timed before the
-    one before it: the clock stepped back mid-run), host-key-unusable (the host key file is refused, so
-    nothing is journaled), recorder-key-missing (the store knows a
+    one before it: the clock stepped back mid-run), host-key-unusable
+    (the host key file is refused, so nothing is journaled),
+    recorder-key-missing (the store knows a
     recorder key no key file holds any more), store-missing (recorder keys are
     here but the store is gone or empty), failures-record-unusable
     (a run's failures record is not a file) and redaction-pending (a redaction claim whose
