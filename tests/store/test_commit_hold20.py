@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,10 +36,11 @@ def _lock_file(tmp_path: Path) -> Path:
     return tmp_path / "s.db.lock"
 
 
-def _until(condition: object, within: float = 30.0) -> bool:
+def _until(condition: Callable[[], bool], within: float = 30.0) -> bool:
+    """True once ``condition`` holds, polled for at most ``within`` seconds."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
+        if condition():
             return True
         time.sleep(0.005)
     return False
