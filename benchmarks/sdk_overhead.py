@@ -13,9 +13,11 @@ and recorded (microseconds), the overhead and the ratio:
   both a 2 MiB text result and a 2 MiB structured one;
 * the write path alone (RunWriter.append of the same 1 KiB entry), for reference;
 * diagnostics that split the 1 KiB figure: the same call with the store's fsync off
-  (not durable: the CPU the call costs), and two floors measured on the same disk with
-  no BitExact code, an fdatasync after a 4 KiB write and a raw sqlite3 commit of one
-  row of the stored entry's size in the store's shape;
+  (not durable: the CPU the call costs), the same again with each call after an untimed
+  fdatasync of another file (the CPU as a durable call runs it, after its thread slept
+  in the previous commit's sync: slower than back to back), and two floors measured on
+  the same disk with no BitExact code, an fdatasync after a 4 KiB write and a raw sqlite3
+  commit of one row of the stored entry's size in the store's shape;
 * the floor under the large-entry goal: an fdatasync after a 2 MiB write in place,
   beside 10% of the unrecorded 2 MiB text call (what the goal allows the recording);
 * the 1 KiB tool call and the 4 KiB fdatasync floor after 10 ms idle, as an agent
@@ -101,6 +103,31 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
 
+class _SyncProbe:
+    """An fdatasync after a 4 KiB write in place in a file of its own, run between timed calls (untimed):
+    what the thread does in a durable call's commit, without BitExact code."""
+
+    def __init__(self, directory: Path) -> None:
+        self._path = directory / ".sync.probe"
+        self._block = b"s" * 4096
+
+    def __enter__(self) -> _SyncProbe:
+        self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
+        os.write(self._fd, bytes(16 * 4096))  # written, not sparse: each sync below commits data only
+        os.fsync(self._fd)
+        self._count = 0
+        return self
+
+    def sync(self) -> None:
+        os.pwrite(self._fd, self._block, (self._count % 16) * 4096)
+        os.fdatasync(self._fd)
+        self._count += 1
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self._fd)
+        self._path.unlink()
+
+
 def _floors(work: Path, body_bytes: int, rounds: int, large_plain_us: float) -> None:
     """What the disk and SQLite cost before any BitExact code: the floors under both goals."""
     syncs = fdatasync_times(work, rounds)
@@ -146,7 +173,7 @@ def main() -> None:
     os.environ["BITEXACT_HOME"] = str(work / "home")
     try:
         with LoadMeter(work) as meter:
-            stored, large_plain_us = _measure(args)
+            stored, large_plain_us = _measure(args, work)
             _floors(work, stored, args.calls, large_plain_us)
         print(f"machine during the run ({describe_machine()}): {meter.load.describe()}")
     finally:
@@ -154,7 +181,7 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)  # a run leaves some 400 MiB of entries and journals
 
 
-def _measure(args: argparse.Namespace) -> tuple[int, float]:
+def _measure(args: argparse.Namespace, work: Path) -> tuple[int, float]:
     """Print every case; return the stored size of the recorded 1 KiB tool call and the unrecorded
     2 MiB text call's median in µs (for the floors' rows)."""
     kib = "k" * 1000
@@ -202,6 +229,14 @@ def _measure(args: argparse.Namespace) -> tuple[int, float]:
         try:
             _row("  the same, store fsync off (not durable)", _timed(lambda: tool(kib), args.calls),
                  _timed(lambda: recorded_tool(kib), args.calls, warmup=SMALL_WARMUP))
+            # The durable call's CPU runs after its thread slept in the previous call's fdatasync, and runs
+            # slower then (caches, the core lent out meanwhile): the same call, fsync off, each after an
+            # untimed fdatasync of another file in the same directory. Durable minus this row is what the
+            # store's sync itself adds to a call.
+            with _SyncProbe(work) as probe:
+                _row("  the same, fsync off, each after an fdatasync", _timed(lambda: tool(kib), args.calls,
+                                                                               between=probe.sync),
+                     _timed(lambda: recorded_tool(kib), args.calls, between=probe.sync, warmup=SMALL_WARMUP))
         finally:
             conn.execute("PRAGMA synchronous = FULL")
         with httpx.Client() as plain, bitexact.wrap(httpx.Client()) as wrapped:
