@@ -21,8 +21,10 @@ the token into the record; so is each URL of a ``Link`` header (RFC 8288,
 an API hands back with the token it was called with, and each value of its parameters
 (``anchor="https://api/y?access_token=T"``, a relation type that is a URL), quoted or not; and so is the
 URL of a ``Refresh`` header (``0; url=https://a/y?token=T``), found as browsers find it (HTML's shared
-declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). All are this project's choice where
-the protocol is silent (docs/capture.md, "HTTP headers").
+declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). In any other header each absolute URL
+in the value (``scheme://``, JSON's escaped ``:\\/\\/`` too) is recorded by the URL rule, closing punctuation
+left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an agent's own header. All
+are this project's choice where the protocol is silent (docs/capture.md, "URLs, headers, logs").
 """
 
 from __future__ import annotations
