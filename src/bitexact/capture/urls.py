@@ -191,6 +191,8 @@ def _redact_urls_in(value: str) -> str:
 
     def one(found: re.Match[str]) -> str:
         url = found.group(0)
+        if "?" not in url and "@" not in url:  # no query and no user info: nothing the URL rule would change
+            return url
         kept = len(url.rstrip(_URL_TRAILER))
         return _redact_embedded(url[:kept]) + url[kept:]
 
