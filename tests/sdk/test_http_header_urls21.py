@@ -41,6 +41,8 @@ RESPONSE_CASES = [
     ("sourcemap", "https://cdn.example/app.js.map?token=T0KA", "https://cdn.example/app.js.map?token=%5Bredacted%5D"),
     ("x-sourcemap", "https://cdn.example/app.js.map?key=T0KB", "https://cdn.example/app.js.map?key=%5Bredacted%5D"),
     ("access-control-allow-origin", "https://u:T0KC@a.example", "https://%5Bredacted%5D@a.example"),
+    ("x-mirrors", "https://a.example/?token=T0KF,https://b.example/?q=1;http://c.example/?sig=T0KG",  # no blanks
+     "https://a.example/?token=%5Bredacted%5D,https://b.example/?q=1;http://c.example/?sig=%5Bredacted%5D"),
 ]
 # Values holding "://" with no credential: recorded exactly as sent.
 LOOK_ALIKES = [

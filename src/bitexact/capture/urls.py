@@ -58,9 +58,11 @@ _REFRESH_PREFIX: Final = re.compile(r"[\t\n\f\r ]*[0-9.]*[\t\n\f\r ]*[;,]?[\t\n\
 _HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
 # An absolute URL in any other header's value (a CSP's report-uri and sources, Report-To's JSON, SourceMap,
 # Origin, a URL an agent sends in a header of its own): a scheme and "://" (or JSON's escaped ":\/\/"), to a
-# blank, a quote or an angle bracket. Punctuation closing it is the text's, not the URL's (as a linkifier
-# reads it): "...?token=T;" in a CSP keeps its ";", so the URL rule changes no byte but a credential's.
-_URL_IN_VALUE: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)[^\s\"<>]*")
+# blank, a quote, an angle bracket, or a "," or ";" right before the next URL (a list written without blanks).
+# Punctuation closing it is the text's, not the URL's (as a linkifier reads it): "...?token=T;" in a CSP keeps
+# its ";", so the URL rule changes no byte but a credential's.
+_URL_IN_VALUE: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)"
+                                  r"(?:[^\s\"<>,;]|[,;](?![A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)))*")
 _URL_TRAILER: Final[str] = ".,;:!?')]}\\"
 
 
