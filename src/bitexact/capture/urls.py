@@ -21,8 +21,10 @@ the token into the record; so is each URL of a ``Link`` header (RFC 8288,
 an API hands back with the token it was called with, and each value of its parameters
 (``anchor="https://api/y?access_token=T"``, a relation type that is a URL), quoted or not; and so is the
 URL of a ``Refresh`` header (``0; url=https://a/y?token=T``), found as browsers find it (HTML's shared
-declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). All are this project's choice where
-the protocol is silent (docs/capture.md, "HTTP headers").
+declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). In any other header each absolute URL
+in the value (``scheme://``, JSON's escaped ``:\\/\\/`` too) is recorded by the URL rule, closing punctuation
+left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an agent's own header. All
+are this project's choice where the protocol is silent (docs/capture.md, "URLs, headers, logs").
 """
 
 from __future__ import annotations
@@ -54,6 +56,14 @@ _LINK_PART: Final = re.compile(r'<([^<>]*)>|<([^<>\s";,]*)|"((?:[^"\\]|\\.)*)("?
 _REFRESH_PREFIX: Final = re.compile(r"[\t\n\f\r ]*[0-9.]*[\t\n\f\r ]*[;,]?[\t\n\f\r ]*"
                                     r"(?:[Uu][Rr][Ll][\t\n\f\r ]*=[\t\n\f\r ]*)?([\"']?)")
 _HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
+# An absolute URL in any other header's value (a CSP's report-uri and sources, Report-To's JSON, SourceMap,
+# Origin, a URL an agent sends in a header of its own): a scheme and "://" (or JSON's escaped ":\/\/"), to a
+# blank, a quote, an angle bracket, or a "," or ";" right before the next URL (a list written without blanks).
+# Punctuation closing it is the text's, not the URL's (as a linkifier reads it): "...?token=T;" in a CSP keeps
+# its ";", so the URL rule changes no byte but a credential's.
+_URL_IN_VALUE: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)"
+                                  r"(?:[^\s\"<>,;]|[,;](?![A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)))*")
+_URL_TRAILER: Final[str] = ".,;:!?')]}\\"
 
 
 def _is_credential_parameter(name: str) -> bool:
@@ -124,10 +134,10 @@ def _header_value(name: Any, value: Any) -> Any:
     key = ascii_lower(bytes(name).decode("latin-1") if isinstance(name, (bytes, bytearray)) else str(name))
     if key in _HEADER_KEYS:
         return REDACTED
-    rule = _HEADER_RULES.get(key)
-    if rule is not None and isinstance(value, str):
+    rule = _HEADER_RULES.get(key, _redact_urls_in)
+    if isinstance(value, str):
         return rule(value)
-    if rule is not None and isinstance(value, bytes):
+    if isinstance(value, bytes):
         # Latin-1 maps each byte to one character and back, so the bytes the URL rule keeps stay as sent.
         return rule(value.decode("latin-1")).encode("latin-1")
     return value
@@ -161,6 +171,34 @@ def _redact_refresh(value: str) -> str:
     end = value.find(quote, start) if quote else -1
     end = len(value) if end == -1 else end
     return value[:start] + redact_url(value[start:end]) + value[end:]
+
+
+def _redact_embedded(url: str) -> str:
+    """One URL found in a header's value, by the URL rule; one written with JSON's escaped slashes
+    (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read unescaped and written back so."""
+    if not url.startswith(":\\/\\/", url.find(":")):
+        return redact_url(url)
+    plain = url.replace("\\/", "/")
+    if plain.replace("/", "\\/") != url:  # slashes escaped and not: no single form to write back, read as sent
+        return redact_url(url)
+    recorded = redact_url(plain)
+    return url if recorded == plain else recorded.replace("/", "\\/")
+
+
+def _redact_urls_in(value: str) -> str:
+    """Any other header's value with each absolute URL in it by the URL rule, every other byte as sent: a
+    value holding no ``://`` is returned as it is, untouched."""
+    if "://" not in value and ":\\/\\/" not in value:
+        return value
+
+    def one(found: re.Match[str]) -> str:
+        url = found.group(0)
+        if "?" not in url and "@" not in url:  # no query and no user info: nothing the URL rule would change
+            return url
+        kept = len(url.rstrip(_URL_TRAILER))
+        return _redact_embedded(url[:kept]) + url[kept:]
+
+    return _URL_IN_VALUE.sub(one, value)
 
 
 _HEADER_RULES: Final[dict[str, Callable[[str], str]]] = {

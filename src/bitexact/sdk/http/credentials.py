@@ -5,7 +5,7 @@ protocol's ``credential_keys``): a credential query parameter's value and
 any user info are recorded as ``[redacted]`` (URL-encoded), every other
 byte as sent; a header named in the credential table (or ``Cookie``,
 ``Set-Cookie``, ``Proxy-Authorization``) as ``[redacted]``, and a URL-valued
-header (``Location``...) by the URL rule.
+header (``Location``...) by the URL rule, as each absolute URL in any other header.
 Here it is shaped for an ``http_call``: header names lower-cased, repeats
 joined by ``, ``.
 """
