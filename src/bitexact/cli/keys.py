@@ -235,8 +235,7 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
                    " again", err=True)
     if as_json:
         print_json({"key_id": info.key_id, "public_key": info.public_key, "status": info.status,
-                    "compromised_at": info.compromised_at,  # as `keys show --json` lists it
-                    "store_marked": unmarked is None})
+                    "compromised_at": info.compromised_at})  # as `keys show --json` lists it (the note: stderr)
         return
     ok(f"recorder key {info.key_id} is retired as compromised since {info.compromised_at}: its private key is"
        " removed and trust files leave it out.\n  Publish a new trust file (bitexact keys trust-file).")
