@@ -205,6 +205,13 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
     after this. The current key is refused: `keys rotate --compromised`
     replaces it. Marking a key again keeps its first date.
 
+    The mark is recorded in the store too, so keys/ restored from a backup
+    older than it does not trust the key again (`keys show` and `keys
+    trust-file` go by the store's mark, `health` says
+    recorder-key-compromise-lost, and this command run again restores the
+    file's mark). A store that does not open or is damaged is not written:
+    the key files are marked all the same, and stderr says the store was not.
+
     \b
     Examples:
       bitexact keys mark-compromised d85aae05937830f1 && bitexact keys trust-file -o trust.json
