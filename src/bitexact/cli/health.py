@@ -99,7 +99,10 @@ def health_command(app: AppContext, as_json: bool) -> None:
     reads holds a value it refuses), recorder-key-unusable (others may read
     or write the recorder key, or it is no key: no run starts, nothing is
     signed), recorder-key-retired (the current key is one the store recorded as
-    retired by a rotation: keys/ restored from an older backup), retired-key-loose
+    retired by a rotation: keys/ restored from an older backup),
+    recorder-key-compromise-lost (the store records a key as compromised that
+    keys/compromised.json does not: keys/ restored from before the mark;
+    `keys mark-compromised KEY` restores it), retired-key-loose
     (a retired recorder key others may read or write:
     trust files still accept what it signs), journals-unusable (the data directory's journals/ is a file
     or a link to nothing: no run holds its live lock, so none is called

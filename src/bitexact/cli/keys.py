@@ -13,8 +13,8 @@ from bitexact.crypto.keystore import COMPROMISED, KEY_ID, PublicKeyInfo, Unknown
 from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
-from bitexact.recording.recorder_keys import missing_keys, recorder_keys
-from bitexact.store import DB_NAME, Store
+from bitexact.recording.recorder_keys import missing_keys, recorder_keys, store_compromised
+from bitexact.store import COMPROMISED_KEY_ROLE, DB_NAME, Store
 
 
 @click.group("keys")
@@ -65,7 +65,7 @@ def keys_init(app: AppContext, as_json: bool) -> None:
         fail(str(exc), code=EXIT_FAIL)
     _record_keys(store, f"recorder key {key.key_id} is created at {app.keys.current_path} (the key file is in"
                         " place: `keys init` again would refuse it)",
-                 (key.key_id, key.public_hex, now_iso(), None))
+                 (key.key_id, key.public_hex, now_iso(), None, ROLE))
     if as_json:
         print_json({"key_id": key.key_id, "public_key": key.public_hex, "path": str(app.keys.current_path)})
         return
@@ -103,7 +103,8 @@ def keys_show(app: AppContext, as_json: bool) -> None:
         return
     for k in keys:
         colour = {"current": "green", "missing": "red", COMPROMISED: "red"}.get(k.status, "dim")
-        since = f"  since {k.compromised_at}" if k.compromised_at else ""
+        since = f"  since {k.compromised_at}" if k.compromised_at else (
+            f"  (the store's mark; {app.keys.compromised_path.name} lost it)" if k.status == COMPROMISED else "")
         # Never wrapped: a key is copied (or cut) from its line whole, whatever the terminal's width.
         console.print(f"[{colour}]{k.status:11}[/] {k.key_id}  {k.public_key}{since}", soft_wrap=True)
 
@@ -172,8 +173,9 @@ def keys_rotate(app: AppContext, compromised: bool, expect: str | None, as_json:
         fail(str(exc))
     _record_keys(store, f"the key is rotated: {old.key_id} retired{' as compromised' if compromised else ''},"
                         f" {new.key_id} current (the key files are in place: do not rotate again)",
-                 (old.key_id, old.public_hex, now, _retired_at(store, old.key_id) or now),
-                 (new.key_id, new.public_hex, now, None))
+                 (old.key_id, old.public_hex, now, _retired_at(store, old.key_id) or now,
+                  COMPROMISED_KEY_ROLE if compromised else ROLE),
+                 (new.key_id, new.public_hex, now, None, ROLE))
     if as_json:
         print_json({"retired": {"key_id": old.key_id, "public_key": old.public_hex},
                     "current": {"key_id": new.key_id, "public_key": new.public_hex},
@@ -203,6 +205,13 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
     after this. The current key is refused: `keys rotate --compromised`
     replaces it. Marking a key again keeps its first date.
 
+    The mark is recorded in the store too, so keys/ restored from a backup
+    older than it does not trust the key again (`keys show` and `keys
+    trust-file` go by the store's mark, `health` says
+    recorder-key-compromise-lost, and this command run again restores the
+    file's mark). A store that does not open or is damaged is not written:
+    the key files are marked all the same, and stderr says the store was not.
+
     \b
     Examples:
       bitexact keys mark-compromised d85aae05937830f1 && bitexact keys trust-file -o trust.json
@@ -225,9 +234,15 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
         fail(str(exc), code=EXIT_INPUT)
     except KeyMaterialError as exc:
         fail(str(exc))
+    unmarked = _mark_in_store(app, info)
+    if unmarked is not None:  # the key files are marked: the mark holds here; only its copy in the store is missing
+        click.echo(f"note: the store was not marked ({unmarked}): {app.keys.compromised_path} records {info.key_id}"
+                   " as compromised, but restoring keys/ from an older backup would trust it again with no word from"
+                   f" `bitexact health`. Once the store is restored, run `bitexact keys mark-compromised {info.key_id}`"
+                   " again", err=True)
     if as_json:
         print_json({"key_id": info.key_id, "public_key": info.public_key, "status": info.status,
-                    "compromised_at": info.compromised_at})  # as `keys show --json` lists it
+                    "compromised_at": info.compromised_at})  # as `keys show --json` lists it (the note: stderr)
         return
     ok(f"recorder key {info.key_id} is retired as compromised since {info.compromised_at}: its private key is"
        " removed and trust files leave it out.\n  Publish a new trust file (bitexact keys trust-file).")
@@ -278,12 +293,19 @@ def keys_trust_file(app: AppContext, output: Path, as_json: bool) -> None:
         ok(f"trust file with {len(listed)} key(s) written to {output}")
     for k in keys:
         if k.status == COMPROMISED:
-            click.echo(f"note: recorder key {k.key_id} was retired as compromised at {k.compromised_at} and is left"
+            when = (f"at {k.compromised_at}" if k.compromised_at else
+                    f"(the store records it; {app.keys.compromised_path} does not: restore the mark with `bitexact"
+                    f" keys mark-compromised {k.key_id}`)")
+            click.echo(f"note: recorder key {k.key_id} was retired as compromised {when} and is left"
                        " out: runs signed only by it no longer verify against this trust file", err=True)
 
 
-def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None]) -> None:
-    """Record ``(key_id, public_hex, created_at, retired_at)`` in the store, after the key files changed.
+ROLE = "recorder"
+"""The store's role of a recorder key (:data:`COMPROMISED_KEY_ROLE` for one retired as compromised)."""
+
+
+def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None, str]) -> None:
+    """Record ``(key_id, public_hex, created_at, retired_at, role)`` in the store, after the key files changed.
 
     A store that refuses the write now (another program's transaction holding it, a full disk) must not be
     reported as "nothing was written": the key files are already changed, and running the command again
@@ -291,12 +313,30 @@ def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None
     the key it signs with when it first uses it, and `keys show` reads the files.
     """
     try:
-        for key_id, public_hex, created_at, retired_at in keys:
-            store.put_key(key_id, public_hex, "recorder", created_at, retired_at=retired_at)
+        for key_id, public_hex, created_at, retired_at, role in keys:
+            store.put_key(key_id, public_hex, role, created_at, retired_at=retired_at)
     except StoreError as exc:
         fail(f"{done}, but the store did not record it ({exc}). Only the store's list of keys missed it: the"
              " first recording signed with the key adds it there, and `keys show` reads the key files. Do not run"
              " the command again for it.")
+
+
+def _mark_in_store(app: AppContext, info: PublicKeyInfo) -> str | None:
+    """Record ``info``'s key as compromised in the store too (best-effort, after the key files): the mark then
+    outlives ``keys/`` restored from a backup older than it (`keys show`, `keys trust-file` and `health` read
+    it). Returns why the store was not marked (it does not open, is damaged, refused the write), or None. A
+    data directory with no store yet has nothing to mark, and none is made for it."""
+    try:
+        store = _made_store(app)
+        if store is None:
+            return f"{app.home / DB_NAME} does not exist yet"
+        store.check_intact()  # a damaged store is not written onto (ops19): the key files' mark is enough now
+        at = info.compromised_at or now_iso()
+        store.put_key(info.key_id, info.public_key, COMPROMISED_KEY_ROLE, at,
+                      retired_at=_retired_at(store, info.key_id) or at)
+    except StoreError as exc:
+        return str(exc)
+    return None
 
 
 def _retired_at(store: Store, key_id: str) -> str | None:
@@ -323,7 +363,11 @@ def _store_only_keys(app: AppContext) -> tuple[dict[str, str], StoreError | None
     is here: that refusal kept a leaked key in every trust file until the store was restored."""
     try:
         store = _made_store(app)
-        return {info.key_id: info.public_key for info in (missing_keys(app.keys, store) if store else [])}, None
+        if store is None:
+            return {}, None
+        # A key the store marks compromised whose file is gone and whose mark keys/ lost: marked again from here.
+        known = {info.key_id: info.public_key for info in missing_keys(app.keys, store)}
+        return known | store_compromised(store), None
     except StoreError as exc:
         return {}, exc
 

@@ -812,6 +812,41 @@ def check_current_key_retired(ctx: HealthContext) -> list[Finding]:
     )]
 
 
+def check_compromise_lost(ctx: HealthContext) -> list[Finding]:
+    """recorder-key-compromise-lost, per key: the store records a recorder key as retired as compromised that
+    ``keys/compromised.json`` does not list: keys/ was restored from a backup older than the mark (or copied
+    from elsewhere), and the key files trusted the leaked key again with no word. `keys show` and `keys
+    trust-file` go by the store's mark; a verifier holding a trust file written from the rolled-back files
+    does not."""
+    if ctx.home is None or ctx.store is None:
+        return []
+    from bitexact.crypto.keystore import KeyStore
+    from bitexact.recording.recorder_keys import compromise_lost
+
+    keys = KeyStore(ctx.home)
+    try:
+        lost = compromise_lost(keys, ctx.store)
+        current = keys.current().key_id if lost and keys.exists() else None
+    except BitExactError:
+        return []  # recorder-key-unusable or store-unreadable says why
+    findings: list[Finding] = []
+    for key_id in lost:
+        if key_id == current:
+            fix = (f"it is the current key again, so runs are signed with it: `bitexact keys rotate --compromised"
+                   f" --expect-current {key_id}` replaces it and restores the mark")
+        else:
+            fix = f"`bitexact keys mark-compromised {key_id}` restores the mark (and removes its file, if any)"
+        findings.append(Finding(
+            CRITICAL, "recorder-key-compromise-lost",
+            f"recorder key {key_id} is recorded as compromised in the store but not in {keys.compromised_path}:"
+            " keys/ was restored from a backup older than the mark (or copied from elsewhere), so the key files"
+            f" trust the leaked key again. {fix[0].upper()}{fix[1:]}; then hand relying parties a new trust file"
+            " (`bitexact keys trust-file`), and replace any written since the restore",
+            details={"key_id": key_id, "current": key_id == current, "path": str(keys.compromised_path)},
+        ))
+    return findings
+
+
 def _store_gone(database: Path) -> bool:
     """No store file, or an empty one with no WAL beside it: nothing the data directory ever recorded is there."""
     try:
@@ -940,7 +975,7 @@ def check_clock_back(ctx: HealthContext) -> list[Finding]:
 
 RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_wal, check_store_disk,
                     check_recorder_key,
-                    check_current_key_retired, check_store_missing, check_retired_keys,
+                    check_current_key_retired, check_compromise_lost, check_store_missing, check_retired_keys,
                     check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
                     check_recording_gaps, check_clock_back)

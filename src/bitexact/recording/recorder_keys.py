@@ -6,13 +6,19 @@ lost with a volume) leaves its runs signed by a key no file lists; the next
 recording then makes a new key. Listing the store's keys beside the files
 keeps those runs verifiable against this home's trust file, and lets
 `bitexact health` say that a key is gone.
+
+The store also keeps which keys were retired as compromised (role
+:data:`~bitexact.store.COMPROMISED_KEY_ROLE`), beside ``keys/compromised.json``:
+restoring ``keys/`` from a backup older than the mark rolls the file back, and
+the leaked key would be listed (and trusted) again. A key the store marks is
+listed as compromised whatever the key files say.
 """
 
 from __future__ import annotations
 
 from bitexact.crypto import key_id as derive_key_id
-from bitexact.crypto.keystore import KeyStore, PublicKeyInfo
-from bitexact.store import Store
+from bitexact.crypto.keystore import COMPROMISED, KeyStore, PublicKeyInfo
+from bitexact.store import COMPROMISED_KEY_ROLE, Store
 
 MISSING = "missing"
 """The status of a key the store recorded whose file is in neither ``keys/`` nor ``keys/retired/``."""
@@ -30,18 +36,43 @@ def missing_keys(keys: KeyStore, store: Store) -> list[PublicKeyInfo]:
         key_id, public_hex = row["key_id"], row["public_key"]
         if row["role"] != "recorder" or key_id in on_disk:
             continue
-        try:
-            derived = derive_key_id(bytes.fromhex(public_hex))
-        except ValueError:
-            continue
-        if derived == key_id:
+        if _derives(key_id, public_hex):
             gone.append(PublicKeyInfo(key_id, public_hex, MISSING))
     return gone
+
+
+def _derives(key_id: str, public_hex: str) -> bool:
+    try:
+        return derive_key_id(bytes.fromhex(public_hex)) == key_id
+    except ValueError:
+        return False
+
+
+def store_compromised(store: Store) -> dict[str, str]:
+    """The recorder keys ``store`` records as retired as compromised (key id: public key), oldest first; a row
+    whose key id does not derive from its public key (a damaged store) is left out."""
+    return {row["key_id"]: row["public_key"] for row in store.keys()
+            if row["role"] == COMPROMISED_KEY_ROLE and _derives(row["key_id"], row["public_key"])}
+
+
+def compromise_lost(keys: KeyStore, store: Store) -> dict[str, str]:
+    """The keys the store marks compromised that ``keys/compromised.json`` does not (``keys/`` restored from a
+    backup older than the mark): key id: public key. Raises what reading either raises."""
+    marked = keys.compromised_ids()
+    return {key_id: public for key_id, public in store_compromised(store).items() if key_id not in marked}
 
 
 def recorder_keys(keys: KeyStore, store: Store | None) -> list[PublicKeyInfo]:
     """The key files' keys (current first, then retired), then the ones the store recorded whose file is
     gone (status :data:`MISSING`: they sign nothing more, and their public half still verifies what they
-    signed)."""
+    signed). A key the store marks compromised that the key files do not is listed as compromised (with no
+    date: the date is in the file that lost it), wherever its file is, and never trusted."""
     listed = keys.public_keys()
-    return listed if store is None else listed + missing_keys(keys, store)
+    if store is None:
+        return listed
+    lost = compromise_lost(keys, store)
+    on_disk = {info.key_id for info in listed}
+    shown = [PublicKeyInfo(info.key_id, info.public_key, COMPROMISED) if info.key_id in lost else info
+             for info in listed]
+    return (shown + missing_keys(keys, store)
+            + [PublicKeyInfo(key_id, public, COMPROMISED) for key_id, public in lost.items() if key_id not in on_disk])

@@ -6,6 +6,7 @@ behind the same :class:`Store` interface.
 
 from bitexact.errors import RunNotFoundError, StaleHeadError, StoreBusyError, StoreError
 from bitexact.store.base import (
+    COMPROMISED_KEY_ROLE,
     AppendResult,
     ConflictError,
     EntryNotFoundError,
@@ -20,6 +21,7 @@ from bitexact.store.home import DB_NAME, open_store, store_home
 from bitexact.store.sqlite import SQLiteStore
 
 __all__ = [
+    "COMPROMISED_KEY_ROLE",
     "DB_NAME",
     "AppendResult",
     "ConflictError",

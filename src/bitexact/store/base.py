@@ -25,6 +25,12 @@ class RecordError(StoreError, ValueError):
         self.field = field
 
 
+COMPROMISED_KEY_ROLE = "recorder-compromised"
+"""The ``role`` of a recorder key retired as compromised (``keys rotate --compromised``, ``keys
+mark-compromised``). Kept beside the evidence as well as in ``keys/compromised.json``: restoring ``keys/``
+from an older backup rolls the file back, not the store. Once set it stays (:meth:`Store.put_key`)."""
+
+
 class StaleCheckpointError(StaleHeadError):
     """A checkpoint's ``seq`` is not the run's next one: another writer checkpointed first."""
 
@@ -234,7 +240,10 @@ class Store(ABC):
 
         The key id must derive from the public key. A known key keeps the
         ``created_at`` it was first recorded with, and a retired key stays
-        retired (``ConflictError`` otherwise).
+        retired (``ConflictError`` otherwise). A key recorded with the role
+        :data:`COMPROMISED_KEY_ROLE` keeps it whatever role a later call names:
+        a rotation after ``keys/`` was restored from an older backup must not
+        clear the store's record that the key leaked.
         """
 
     @abstractmethod

@@ -37,6 +37,7 @@ from bitexact.evidence.paths import escape
 from bitexact.private_files import create_private_file
 from bitexact.store import checks, flock
 from bitexact.store.base import (
+    COMPROMISED_KEY_ROLE,
     AppendResult,
     ConflictError,
     EntryNotFoundError,
@@ -732,7 +733,7 @@ class SQLiteStore(Store):
         checks.key_record(key_id, public_key, role, created_at, retired_at)
         with self._write() as conn:
             row = conn.execute(
-                "SELECT public_key, created_at, retired_at FROM keys WHERE key_id = ?", (key_id,)
+                "SELECT public_key, created_at, retired_at, role FROM keys WHERE key_id = ?", (key_id,)
             ).fetchone()
             if row is None:
                 conn.execute(
@@ -740,7 +741,9 @@ class SQLiteStore(Store):
                     (key_id, public_key, role, created_at, retired_at),
                 )
                 return
-            _check_key_update(key_id, row, public_key, retired_at)
+            _check_key_update(key_id, row[:3], public_key, retired_at)
+            if row[3] == COMPROMISED_KEY_ROLE:
+                role = COMPROMISED_KEY_ROLE  # a leaked key stays recorded as such (base.Store.put_key)
             conn.execute(
                 "UPDATE keys SET role = ?, retired_at = ? WHERE key_id = ?", (role, retired_at, key_id)
             )
