@@ -4,7 +4,8 @@ rules version 12 completed (the version and its digest unchanged: not yet shippe
 1. a CSV header below a text's 64th line under sqlite3's line that prints it (``sqlite3 -csv -header DB "select
    ..."``, ``-header -csv``, ``-tabs``) or under a statement at ``sqlite> `` after ``.headers on`` and ``.mode csv``;
 2. mysql's tab-separated output, header first, under ``mysql -B`` / ``--batch`` / ``-e``, and psql's under ``psql
-   --csv`` or ``psql -c "copy ... to stdout ... header"``;
+   --csv``, ``psql -c "copy ... to stdout ... header"`` or a lower-case ``copy ... to stdout ... header`` typed at
+   psql's prompt (``app=# copy ...``);
 3. a printed file named in upper case (``USERS.CSV``) and a printing line piped on (``cat users.csv | head -n 5``).
 
 Each is set beside the look-alikes that are left: a select of ordinary columns, ``-csv`` with no header, ``-N``,
@@ -46,6 +47,10 @@ LOG = "".join(f"2026-12-01 10:{n // 60:02d}:{n % 60:02d} INFO step {n} done\n" f
      f"usename,passwd\nbob,{T}\n"),
     ('$ psql app -c "copy (select id, secret from apps) to stdout with csv header"', "id,secret\n7,sk-x1\n",
      f"id,secret\n7,{T}\n"),
+    ("app=# copy users to stdout with csv header;", "id,name,password\n1,bob,pwCo1\nCOPY 1\n",
+     f"id,name,password\n1,bob,{T}\nCOPY 1\n"),
+    ("app=> Copy (select id, token from apps) TO stdout WITH (FORMAT csv, HEADER);", "id,token\n7,tk-2y\n",
+     f"id,token\n7,{T}\n"),
     # 3. an upper-case file name, a printing line piped on
     ("$ cat USERS.CSV", "user,password\nbob,pwUp1\n", f"user,password\nbob,{T}\n"),
     ("PS C:\\app> type .\\EXPORT.TSV", "user\ttoken\r\nbob\ttk-1\r\n", f"user\ttoken\r\nbob\t{T}\r\n"),
@@ -84,6 +89,10 @@ def test_a_statement_at_sqlites_prompt_in_csv_mode_with_headers_prints_a_header(
     # prose naming the flags
     "Run sqlite3 -csv -header app.db to export the users:\nuser,password\nbob,pwSq1\n",
     "The mysql -B -e flags print tabs:\nuser\tpassword\nbob\tpwMy1\n",
+    # psql's lower-case copy with no header, reading standard input, or in prose
+    "app=# copy users to stdout with csv;\nid,password\n1,pwCo1\n",
+    "app=# copy users from stdin with csv header;\nid,password\n1,pwCo1\n",
+    "We copy users to stdout with a header:\nid,password\n1,pwCo1\n",
     # a session in another mode, or with headers off
     "$ sqlite3 app.db\nsqlite> .headers on\nsqlite> .mode list\nsqlite> select 1;\nuser,password\nbob,pwSq1\n",
     "$ sqlite3 app.db\nsqlite> .mode csv\nsqlite> .headers off\nsqlite> select 1;\nuser,password\nbob,pwSq1\n",
