@@ -41,6 +41,8 @@ LOG = "".join(f"2026-12-01 10:{n // 60:02d}:{n % 60:02d} INFO step {n} done\n" f
      f"user\tpassword\nbob\t{T}\n"),
     ('$ mysql --batch app -e "select user, password from users"', "user\tpassword\nbob\tpwMy2\n",
      f"user\tpassword\nbob\t{T}\n"),
+    ('$ echo "select user, password from users" | mysql -B app', "user\tpassword\nbob\tpwMy3\n",
+     f"user\tpassword\nbob\t{T}\n"),
     ("$ mysql -h db -u app -e 'select id, api_key from clients' prod", "id\tapi_key\n1\tak-9z\n",
      f"id\tapi_key\n1\t{T}\n"),
     ('$ psql --csv -c "select usename, passwd from pg_shadow"', "usename,passwd\nbob,md5abc\n",

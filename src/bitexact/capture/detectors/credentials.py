@@ -1083,13 +1083,14 @@ def _blanks(text: str, at: int) -> int:
 
 def _sql_client(line: str) -> tuple[str, list[str]] | None:
     """The client (:data:`_SQL_CLIENTS`) a shell line runs and the words after it, when its word opens the line or
-    follows a prompt (a word ending ``$``, ``#``, ``>`` or ``%``) or ``sudo``; None for any other line (prose)."""
+    follows a prompt (a word ending ``$``, ``#``, ``>`` or ``%``), ``sudo``, ``|``, ``&&`` or ``;``; None for any
+    other line (prose)."""
     words = line.split()
     for index, word in enumerate(words):
         name = ascii_lower(word.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]).removesuffix(".exe")
         if name in _SQL_CLIENTS:
             before = words[index - 1] if index else ""
-            if not before or before[-1] in "$#>%" or before == "sudo":
+            if not before or before[-1] in "$#>%" or before in ("sudo", "|", "&&", ";"):  # a prompt, a pipe
                 return name, words[index + 1:]
             return None
     return None
