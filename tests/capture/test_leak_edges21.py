@@ -100,6 +100,8 @@ def test_a_statement_at_sqlites_prompt_in_csv_mode_with_headers_prints_a_header(
     "$ sqlite3 app.db\nsqlite> .mode csv\nsqlite> .headers off\nsqlite> select 1;\nuser,password\nbob,pwSq1\n",
     "$ sqlite3 app.db\nsqlite> .mode csv\nsqlite> select 1;\nuser,password\nbob,pwSq1\n",
     "sqlite> .headers on\nsqlite> .mode csv\n\x00" + LOG + "sqlite> select 1;\nuser,password\nbob,pwSq1\n",  # a text after
+    # a new sqlite3 session starts in list mode with no header, whatever the last one set
+    SESSION + "sqlite> .quit\n$ sqlite3 b.db 'select 1'\nuser,password\nbob,pwSq1\n",
     # a pipe into a command that reorders or filters the lines
     "$ cat users.csv | sort\nuser,password\nbob,pwPi1\n",
     "$ cat users.csv | grep bob\nuser,password\nbob,pwPi1\n",

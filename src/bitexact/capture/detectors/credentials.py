@@ -3015,7 +3015,7 @@ class CredentialsDetector:
                 else:
                     client = _sql_client(line)
                     if client is not None and client[0] == "sqlite3":
-                        mode, header = _sqlite_flags(client[1], mode, header)
+                        mode, header = _sqlite_flags(client[1], False, False)  # a new session: list mode, no header
                         prints = mode and header
                     elif client is not None:
                         prints = _client_prints_header(*client)
