@@ -148,6 +148,7 @@ LATEST_FRAGMENTS = (
     "$ psql -c 'copy a to stdout header'\na,password\n", "sqlite> a\n", "sqlite> .mode csv\nsqlite> .headers on\n",
     "sqlite> .mode csv\nsqlite> .headers on\nsqlite> a\na,password\n1,b\n",
     "sqlite> .mode csv\nsqlite> .headers on\nsqlite> a\n" + "   ...> a\n" * 8, "sqlite> a\n" + " " * 5000,
+    "sqlite> .mode csv\nsqlite> .headers on\nsqlite> a\n" + " " * 5000,
     "=# copy to stdout header\na,password\n1,b\n", "=# copy\n", "=> copy", "=", "=" * 4000 + "\n",
     "\x00sqlite> .mode csv\n", "sqlite> .mode csv\nsqlite> .headers on\n" + "a\n" * 500 + "\x00")
 FRAGMENTS += LATEST_FRAGMENTS
