@@ -119,7 +119,8 @@ FRAGMENTS += (
     '{"after": {"a": "b"}, "after_sensitive": {"a": true}, "before": {', '"after_sensitive": [', '"after": {"after": {')
 # Rules version 12 (``--latest`` runs these rows alone, beside the baselines): a table's header cell holding an HTML
 # element or a link, a markdown cell that is one element, a %255C-escaped JSON member encoded twice (and one after an
-# encoded +), a CSV header under a line printing a .csv file or psql's COPY ... TO STDOUT ... HEADER.
+# encoded +), a CSV header under a line printing a .csv file or psql's COPY ... TO STDOUT ... HEADER; completed
+# (session 21): an upper-case .CSV, a pipeline through head, sqlite3's, mysql's and psql's lines and sqlite> sessions.
 LATEST_FRAGMENTS = (
     "| <b>password</b> | a |\n|---|---|\n| b | c |\n", "| <b>", "| <b>a</b> | [password](#a) |\n|---|---|\n",
     "| <" + "b" * 16 + " " + "a" * 256 + ">password</" + "b" * 16 + "> | a |\n|---|---|\n",
@@ -139,7 +140,17 @@ LATEST_FRAGMENTS = (
     "cat " + "-a " * 50 + "a.csv\n", "cat " + "a.csv " * 50 + "\n", "$ cat a.csv\n" + "a,b\n", "a.tsv\n" + "a" * 5000,
     "COPY a TO STDOUT HEADER\n", "COPY", "\\copy", "\\copy to stdout header\na,password\n",
     "COPY TO STDOUT HEADER\n" + "a" * 5000, "copy to stdout header\na,password\n",
-    "\x00cat a.csv\na,password\n1,b\n")
+    "\x00cat a.csv\na,password\n1,b\n",
+    # completed: an upper-case file, a pipeline, a database client's line, sqlite3's session
+    "cat A.CSV\na,password\n1,b\n", "cat a.csv | head -n 5\na,password\n", "cat a.csv" + " | head -n 1" * 300 + "\n",
+    "sql", "sql ", "sql\n", "$ mysql -e a\na\tpassword\n1\tb\n", "$ mysql" + " -B" * 500 + "\n",
+    "$ sqlite3 -csv -header a\na,password\n1,b\n", "$ psql --csv -c a\na,password\n",
+    "$ psql -c 'copy a to stdout header'\na,password\n", "sqlite> a\n", "sqlite> .mode csv\nsqlite> .headers on\n",
+    "sqlite> .mode csv\nsqlite> .headers on\nsqlite> a\na,password\n1,b\n",
+    "sqlite> .mode csv\nsqlite> .headers on\nsqlite> a\n" + "   ...> a\n" * 8, "sqlite> a\n" + " " * 5000,
+    "sqlite> .mode csv\nsqlite> .headers on\nsqlite> a\n" + " " * 5000,
+    "=# copy to stdout header\na,password\n1,b\n", "=# copy\n", "=> copy", "=", "=" * 4000 + "\n",
+    "\x00sqlite> .mode csv\n", "sqlite> .mode csv\nsqlite> .headers on\n" + "a\n" * 500 + "\x00")
 FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),

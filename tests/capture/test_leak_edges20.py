@@ -152,7 +152,7 @@ def test_a_second_printed_table_is_read_after_a_first_naming_no_credential() -> 
 @pytest.mark.parametrize("tail", [
     "$ cat data.csv\nname,kind,count\nbob,token,3\nal,key,4\n",  # ordinary data at line 200
     "I wrote the rows to users.csv\nuser,password\nbob,pw1Sx\n",  # prose naming a file: no command
-    "$ cat users.csv | head\nuser,password\nbob,pw1Sx\n",  # the file does not end the line
+    "$ cat users.csv | sort -r\nuser,password\nbob,pw1Sx\n",  # piped into a command that reorders lines (| head: 21)
     "$ cat users.csv.bak\nuser,password\nbob,pw1Sx\n",  # no .csv file
     "$ grep bob users.csv\nuser,password\nbob,pw1Sx\n",  # a command that prints no table
     "app=# COPY users TO STDOUT;\nid,password\n1,pw1Sx\n",  # no HEADER: the first line is a row

@@ -62,7 +62,10 @@ in markdown's emphasis or code marks, a markdown cell holding ``\\|``, redis-cli
 ``not connected>``, a URL-encoded JSON member with ``%5C``-escaped quotes, a CSV header in a text's first 64 lines;
 left: a credential member's bare boolean or null in text; 12: a table's header cell in an HTML element or a link
 and a markdown cell in one HTML element, a ``%255C``-escaped JSON member encoded twice and a twice-encoded value
-after ``%2B``, a CSV header under a line printing a ``.csv`` file or psql's ``COPY ... TO STDOUT ... HEADER``)
+after ``%2B``, a CSV header under a line printing a ``.csv`` file (``USERS.CSV`` too, piped on through ``head``) or
+psql's ``COPY ... TO STDOUT ... HEADER`` (``copy`` at its ``=#`` prompt too), or under a database client's line
+printing one: ``sqlite3 -csv -header``, a ``sqlite>`` statement after ``.mode csv`` and ``.headers on``, ``mysql
+-B`` / ``-e``, ``psql --csv``)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

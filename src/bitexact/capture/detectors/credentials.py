@@ -1003,20 +1003,33 @@ def _csv_header(line: str) -> tuple[str, list[str]] | None:
 # line is found by a search for a literal (:data:`_PRINTED_TABLE_SEARCHES`): each search opens with one character, a
 # scan in C that costs 0.4 ms/MiB on agent text holding none of them (a ``str.find`` of ``.csv`` costs 0.7, and an
 # alternation of them 7: the regex engine tests every character); ``\copy``'s only in a text holding a backslash
-# (a memchr).
-_PRINTED_FILE = re.compile(r"\.[ct]sv")
+# (a memchr). Completed (session 21): ``copy`` in any case typed at psql's prompt (``app=# copy users to stdout with
+# csv header;``, ``app=> copy ...``), found from the prompt's ``=`` (0.35 ms/MiB on agent text, in a text holding one;
+# a search for ``copy`` in lower case anywhere would cost 0.6 to 0.8).
+_PRINTED_FILE = re.compile(r"\.[ctCT][sS][vV]")
 _PRINTED_TABLE_SEARCHES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
-    (_PRINTED_FILE, ""), (re.compile("COPY"), ""), (re.compile(r"\\copy"), "\\"))
+    (_PRINTED_FILE, ""), (re.compile("COPY"), ""), (re.compile(r"\\copy"), "\\"),
+    (re.compile(r"=[#>] [cC][oO][pP][yY]\b"), "="))
 """Each search for a line that may print a table, and a character a text must hold for it to run ("" for none)."""
 _PRINTING_COMMANDS: Final[frozenset[str]] = frozenset(
     {"cat", "head", "tail", "more", "less", "bat", "batcat", "type", "Get-Content", "gc"})
 _COPY_TO_STDOUT: Final[str] = "to stdout"
+_PASSING_COMMANDS: Final[frozenset[str]] = frozenset({"head", "cat", "more", "less", "bat", "batcat"})
 
 
 def _table_file(word: str) -> bool:
-    """Whether a command's ``word`` names a ``*.csv`` or ``*.tsv`` file (a quote around it allowed)."""
+    """Whether a command's ``word`` names a ``*.csv`` or ``*.tsv`` file (a quote around it allowed; the extension
+    in any case, ``USERS.CSV``)."""
     bare = word.strip("'\"")
-    return len(bare) > 4 and bare[-4] == "." and bare[-3:] in ("csv", "tsv")
+    return len(bare) > 4 and bare[-4] == "." and ascii_lower(bare[-3:]) in ("csv", "tsv")
+
+
+def _passes_table_on(segment: str) -> bool:
+    """Whether a pipeline's ``segment`` after a line printing a table passes its first lines on unchanged: a
+    command of :data:`_PASSING_COMMANDS` and only options and numbers (``| head -n 5``, ``| less``)."""
+    words = segment.split()
+    return bool(words) and words[0] in _PASSING_COMMANDS and all(
+        word[:1] == "-" or word.lstrip("+").isdigit() for word in words[1:])
 
 
 def _prints_table(line: str, file: bool) -> bool:
@@ -1028,7 +1041,10 @@ def _prints_table(line: str, file: bool) -> bool:
         lower = ascii_lower(line)
         to = lower.find(_COPY_TO_STDOUT)
         return to != -1 and "copy" in lower[:to] and "header" in lower[to:]
-    words = line.split()
+    printing, *piped = line.split("|")  # rules version 12: ``cat users.csv | head -n 5`` prints its header too
+    if not all(_passes_table_on(segment) for segment in piped):
+        return False
+    words = printing.split()
     if not words or not _table_file(words[-1]):
         return False
     for word in reversed(words[:-1]):
@@ -1036,6 +1052,79 @@ def _prints_table(line: str, file: bool) -> bool:
             continue  # head's -n 5, tail's +2, another file
         return word.rsplit("/", 1)[-1] in _PRINTING_COMMANDS  # /bin/cat too
     return False
+
+
+# Rules version 12 also: a database client printing CSV or TSV with its header - ``sqlite3 -csv -header DB "select
+# ..."`` (``-tabs`` too), a statement at ``sqlite> `` after ``.mode csv`` and ``.headers on`` (or a ``sqlite3 -csv
+# -header`` that opened the session), ``mysql -B`` / ``--batch`` / ``-e`` (tab-separated, a header first, unless
+# ``-N``), ``psql --csv`` and ``psql -c "copy ... to stdout ... header"`` in any case. Each line is found by one search
+# for ``sql`` opening with its ``q`` (0.44 ms/MiB on agent text; a search opening with ``sql``'s three characters
+# costs 1.3: ``s`` is frequent), each hit first tested to be inside ``sqlite``, ``mysql`` or ``psql`` (``postgresql``
+# is passed by three ``startswith``, not a line's read: a MiB of ``sql`` lines cost 750 ms, 280 with the test); the
+# command must open its line (after a prompt ending ``$``, ``#``, ``>`` or ``%``, or
+# ``sudo``), so prose naming the flags is left.
+_PRINTED_SQL = re.compile(r"q(?<=sq)l")
+_SQLITE_PROMPT: Final[str] = "sqlite> "
+_SQLITE_MORE: Final[str] = "...> "
+_SQL_CLIENTS: Final[frozenset[str]] = frozenset({"sqlite3", "mysql", "psql"})
+_SQLITE_CSV_MODES: Final[frozenset[str]] = frozenset({"csv", "tabs"})
+_SQLITE_MODES: Final[frozenset[str]] = frozenset(
+    {"ascii", "box", "column", "html", "insert", "json", "line", "list", "markdown", "quote", "table", "tcl"})
+_ON: Final[frozenset[str]] = frozenset({"on", "1", "yes", "true"})
+
+
+def _blanks(text: str, at: int) -> int:
+    """How many blanks (spaces, tabs) stand in ``text`` from ``at``: a continuation prompt's indent."""
+    count = 0
+    while text[at + count : at + count + 1] in (" ", "\t") and at + count < len(text):
+        count += 1
+    return count
+
+
+def _sql_client(line: str) -> tuple[str, list[str]] | None:
+    """The client (:data:`_SQL_CLIENTS`) a shell line runs and the words after it, when its word opens the line or
+    follows a prompt (a word ending ``$``, ``#``, ``>`` or ``%``), ``sudo``, ``|``, ``&&`` or ``;``; None for any
+    other line (prose)."""
+    words = line.split()
+    for index, word in enumerate(words):
+        name = ascii_lower(word.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]).removesuffix(".exe")
+        if name in _SQL_CLIENTS:
+            before = words[index - 1] if index else ""
+            if not before or before[-1] in "$#>%" or before in ("sudo", "|", "&&", ";"):  # a prompt, a pipe
+                return name, words[index + 1:]
+            return None
+    return None
+
+
+def _sqlite_flags(words: list[str], mode: bool, header: bool) -> tuple[bool, bool]:
+    """sqlite3's output mode after its command line's ``words``: whether it prints CSV or TSV (``-csv``, ``-tabs``;
+    another mode's flag undoes it) and its header (``-header``, ``-noheader``), from ``mode`` and ``header``."""
+    for word in words:
+        if word[:1] != "-":
+            continue
+        flag = word.lstrip("-")
+        if flag in _SQLITE_CSV_MODES or flag in _SQLITE_MODES:
+            mode = flag in _SQLITE_CSV_MODES
+        elif flag in ("header", "headers", "noheader"):
+            header = flag != "noheader"
+    return mode, header
+
+
+def _client_prints_header(client: str, words: list[str]) -> bool:
+    """Whether mysql's or psql's command line (``words`` after the client) prints a CSV or TSV table with its header:
+    mysql in batch mode (``-B``, ``--batch``, or ``-e`` / ``--execute``: its output when no terminal reads it) without
+    ``-N`` / ``--skip-column-names``; psql with ``--csv`` without ``-t`` / ``--tuples-only``, or a ``COPY`` to
+    standard output with its ``HEADER`` (any case)."""
+    batch = False
+    for word in words:
+        if word in ("-N", "--skip-column-names", "-t", "--tuples-only"):
+            return False
+        if client == "mysql":
+            batch = batch or word in ("-B", "--batch") or word.startswith(("-e", "--execute")) or (
+                word[:1] == "-" and word[1:2] != "-" and word[1:].isalpha() and "B" in word and "N" not in word)
+        else:
+            batch = batch or word == "--csv"
+    return batch or (client == "psql" and _prints_table(" ".join(words), False))
 
 
 def _csv_table(text: str, start: int, end: int, found: list[Finding], deadline: Deadline) -> int:
@@ -2851,6 +2940,7 @@ class CredentialsDetector:
                     break
                 at = end + 1
         CredentialsDetector._printed_tables(text, read, deadline, found)
+        CredentialsDetector._printed_sql_tables(text, read, deadline, found)
 
     @staticmethod
     def _printed_tables(text: str, read: set[int], deadline: Deadline, found: list[Finding]) -> None:
@@ -2878,6 +2968,66 @@ class CredentialsDetector:
                             read.add(below)
                             end = max(end, rows)
                 found_at = search.search(text, end)
+
+    @staticmethod
+    def _printed_sql_tables(text: str, read: set[int], deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 12: a CSV or TSV header right under a database client's line that prints one (sqlite3's,
+        mysql's, psql's: :func:`_sql_client`), or under a statement at ``sqlite> `` in a session whose ``.mode`` is
+        ``csv`` or ``tabs`` and whose ``.headers`` are on (the lines found in order; a NUL, the next text, ends a
+        session)."""
+        mode = header = False  # the sqlite3 session's, as its lines set them
+        since = 0  # where the session's mode was last known to hold: no NUL since
+        found_at = _PRINTED_SQL.search(text)
+        while found_at is not None:
+            deadline.check()
+            at = found_at.start()
+            if not (text.startswith("sqlite", at - 1) or text.startswith("mysql", at - 3)
+                    or text.startswith("psql", at - 2)):  # postgresql, sql_table: no client's word, a cheap test
+                found_at = _PRINTED_SQL.search(text, at + 1)
+                continue
+            end = text.find("\n", at, at + _MAX_CSV_HEADER)
+            if end == -1:  # a line too long to print a table: the search goes on past what was read
+                found_at = _PRINTED_SQL.search(text, at + _MAX_CSV_HEADER)
+                continue
+            floor = max(0, at - _MAX_CSV_HEADER)
+            start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
+            if text.find("\x00", since, at) != -1:
+                mode = header = False
+            since = at
+            line = text[start:end]
+            prints = False
+            if (start > 0 or floor == 0) and "\x00" not in text[at:end]:
+                statement = line.lstrip()
+                if statement.startswith(_SQLITE_PROMPT):
+                    words = statement[len(_SQLITE_PROMPT):].split()
+                    if words and words[0] == ".mode":
+                        mode = len(words) > 1 and words[1] in _SQLITE_CSV_MODES
+                    elif words and words[0] in (".headers", ".header"):
+                        header = len(words) > 1 and ascii_lower(words[1]) in _ON
+                    elif words and words[0][:1] != ".":
+                        prints = mode and header
+                        while prints and text.startswith(_SQLITE_MORE, end + 1 + _blanks(text, end + 1)):
+                            more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
+                            if more == -1 or "\x00" in text[end:more]:
+                                prints = False
+                            else:
+                                end = more
+                else:
+                    client = _sql_client(line)
+                    if client is not None and client[0] == "sqlite3":
+                        mode, header = _sqlite_flags(client[1], False, False)  # a new session: list mode, no header
+                        prints = mode and header
+                    elif client is not None:
+                        prints = _client_prints_header(*client)
+            if prints and end + 1 not in read:
+                below = end + 1
+                head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
+                if head_end != -1 and "\x00" not in text[below:head_end]:
+                    rows = _csv_table(text, below, head_end, found, deadline)
+                    if rows != -1:  # the search goes on past its rows: a client's line among them is a row
+                        read.add(below)
+                        end = max(end, rows)
+            found_at = _PRINTED_SQL.search(text, end)
 
     @staticmethod
     def _pipe_tables(text: str, deadline: Deadline, found: list[Finding]) -> None:
