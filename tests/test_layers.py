@@ -18,7 +18,7 @@ SOURCE = Path(__file__).resolve().parents[1] / "src" / "bitexact"
 
 LAYERS: dict[str, int] = {
     "errors": 0, "config": 0, "private_files": 0, "zerofill": 0, "gcpause": 0, "interruptible": 0,
-    "credential_shapes": 0,
+    "credential_shapes": 0, "regex_syntax": 0,
     "canon": 1,
     "crypto": 2,
     "evidence": 3,

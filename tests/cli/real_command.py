@@ -29,6 +29,28 @@ def run_bitexact(home: Path, *args: str, cwd: Path | None = None, **extra: str) 
                           text=True, encoding="utf-8", errors="replace", timeout=120, cwd=cwd)
 
 
+_KILLED_AGENT = """
+import sys, bitexact
+with bitexact.run(name="killed", home=sys.argv[1]) as r:
+    r.marker("working")
+    print(r.run_id, flush=True)
+    sys.stdin.readline()   # holds the run open until the parent kills it
+"""
+
+
+def killed_run(home: Path) -> str:
+    """A real recording into ``home`` killed with SIGKILL before its seal (its frames left in the WAL): its
+    run id."""
+    child = subprocess.Popen([sys.executable, "-c", _KILLED_AGENT, str(home)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env=command_env(home))
+    assert child.stdout is not None
+    run_id = child.stdout.readline().strip()
+    child.kill()
+    child.wait(10)
+    assert run_id
+    return run_id
+
+
 def demo_run(home: Path) -> str:
     """``bitexact demo`` recorded into ``home`` (the real command): the id of the run it made."""
     import json

@@ -19,7 +19,7 @@ from bitexact.errors import StoreDamagedError
 from bitexact.recording import Recorder
 from bitexact.recording.requests import file_request
 from bitexact.store import open_store
-from cli.real_command import clear_bitexact_env, command_env, run_bitexact
+from cli.real_command import clear_bitexact_env, command_env, killed_run, run_bitexact
 from store.pages import overwrite_page, page_size_and, root_page
 
 # -- 1. a write onto a store whose pages do not all read back is refused ---------------------------------------
@@ -133,27 +133,6 @@ def test_import_on_a_damaged_store_is_refused(tmp_path: Path) -> None:
 
 # -- 2. `redact --resume` of a run never redacted, while a reader keeps the WAL ----------------------------------
 
-_KILLED_AGENT = """
-import sys, bitexact
-with bitexact.run(name="killed", home=sys.argv[1]) as r:
-    r.marker("working")
-    print(r.run_id, flush=True)
-    sys.stdin.readline()   # holds the run open until the parent kills it
-"""
-
-
-def _killed_run(home: Path) -> str:
-    """A real recording killed with SIGKILL before its seal (its frames left in the WAL); its run id."""
-    child = subprocess.Popen([sys.executable, "-c", _KILLED_AGENT, str(home)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True, env=command_env(home))
-    assert child.stdout is not None
-    run_id = child.stdout.readline().strip()
-    child.kill()
-    child.wait(10)
-    assert run_id
-    return run_id
-
-
 def test_resume_of_a_run_never_redacted_under_a_reader_says_nothing_pending(tmp_path: Path) -> None:
     """With a sqlite3 shell holding a read transaction, `redact --resume` of a run that holds no redaction said
     "the redacted value is gone from the database, but a reader kept the WAL…" and exited 1. A run that
@@ -161,7 +140,7 @@ def test_resume_of_a_run_never_redacted_under_a_reader_says_nothing_pending(tmp_
     home = tmp_path / "home"
     redacted = json.loads(run_bitexact(home, "demo", "--json").stdout)["run_id"]
     assert run_bitexact(home, "redact", redacted, "--field", "1:principal", "--by", "a", "--reason", "r").returncode == 0
-    never = _killed_run(home)
+    never = killed_run(home)
     reader = sqlite3.connect(home / "bitexact.db", isolation_level=None)
     try:
         reader.execute("BEGIN")

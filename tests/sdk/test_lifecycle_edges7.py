@@ -18,29 +18,9 @@ from bitexact.health import HealthContext
 from bitexact.health import recording as recording_health
 from bitexact.sdk.stores import close_stores
 from bitexact.store import open_store
+from cli.real_command import killed_run
 
 BITEXACT = str(Path(sys.executable).with_name("bitexact"))
-
-_KILLED_AGENT = """
-import sys, bitexact
-with bitexact.run(name="killed", home=sys.argv[1]) as r:
-    r.marker("working")
-    print(r.run_id, flush=True)
-    sys.stdin.readline()   # holds the run open until the parent kills it
-"""
-
-
-def _killed_run(home: Path) -> str:
-    """A real recording killed with SIGKILL before its seal; its run id."""
-    child = subprocess.Popen([sys.executable, "-c", _KILLED_AGENT, str(home)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
-    assert child.stdout is not None
-    run_id = child.stdout.readline().strip()
-    os.kill(child.pid, signal.SIGKILL)
-    child.wait(10)
-    assert run_id
-    return run_id
-
 
 def _bitexact(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([BITEXACT, "--home", str(home), *args], capture_output=True, text=True, timeout=60,
@@ -65,7 +45,7 @@ def test_a_repaired_run_redacted_afterwards_is_not_named_run_unsealed_again(
     (an audit entry, which changes nothing of where the run's history ends) appended after the repair
     brought the finding back, telling the operator to repair a run already repaired."""
     monkeypatch.setattr(recording_health, "GRACE_SECONDS", 0.0)
-    run_id = _killed_run(home)
+    run_id = killed_run(home)
     assert _unsealed(home) == [run_id]
     repaired = _bitexact(home, "repair", run_id, "--by", "ops:alice", "--note", "agent host killed")
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr

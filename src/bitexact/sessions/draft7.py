@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from bitexact.regex_syntax import syntax_chars
+
 Check = Callable[[Any, str, list[str]], None]
 """``check(value, pointer, errors)`` appends one message per violation."""
 
@@ -288,21 +290,12 @@ def _ecma_anchors(pattern: str) -> str:
     """``pattern`` with each ``$`` outside a class made ``\\Z``: in ECMA-262 (what Draft-07 patterns are)
     ``$`` matches only at the end, where Python's ``$`` also matches before a final newline."""
     out: list[str] = []
-    escaped = in_class = False
-    for char in pattern:
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "$":
-            out.append("\\Z")
-            continue
-        out.append(char)
-    return "".join(out)
+    at = 0
+    for index, char in syntax_chars(pattern):
+        if char == "$":
+            out += [pattern[at:index], "\\Z"]
+            at = index + 1
+    return "".join(out) + pattern[at:]
 
 
 def _b_pattern(c: Compiler, s: dict[str, Any]) -> Check:

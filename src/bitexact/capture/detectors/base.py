@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Final, NamedTuple, Protocol
 
 from bitexact.capture.budget import Deadline
+from bitexact.regex_syntax import syntax_chars
 
 # A space or hyphen, as written or as a URL encodes it (%20, %2D, a query's +),
 # reads as the separator it encodes (capture-controls.md).
@@ -111,17 +112,9 @@ class Sites:
 def _top_level_bar(pattern: str) -> bool:
     """Whether ``pattern`` holds a ``|`` outside every group (or character set): then a match need not
     start as the pattern's first item does."""
-    depth, escaped, in_set = 0, False, False
-    for char in pattern:
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif in_set:
-            in_set = char != "]"
-        elif char == "[":
-            in_set = True
-        elif char == "(":
+    depth = 0
+    for _, char in syntax_chars(pattern):
+        if char == "(":
             depth += 1
         elif char == ")":
             depth -= 1
