@@ -1,7 +1,7 @@
 """build_entry's faster walk records what the plain way records: the same paths, commitments and hash.
 
 Each entry is checked against the plain way of the bundle spec (§4): its committed paths listed from
-the data with ``escape``, each commitment recomputed with ``crypto.commitment`` over the salt the entry
+the data as the store tests list them (``store_chain.committed_paths``), each commitment recomputed with ``crypto.commitment`` over the salt the entry
 names, the hash as ``H(alg, canonical(chain body))``; the depth bound against a recursive walk; a
 string's canonical bytes against the reference encoder.
 """
@@ -19,24 +19,13 @@ from bitexact.canon.encode import _write
 from bitexact.crypto import chain_hash, commitment
 from bitexact.errors import CanonicalizationError, EvidenceError
 from bitexact.evidence.entry import MAX_DATA_DEPTH, build_entry, chain_body, deeper_than
-from bitexact.evidence.paths import escape
+from store.store_chain import committed_paths as plain_paths
 
 KEYS = st.sampled_from(["tool", "args", "a.b", "x~y", "~.", "", "kwargs", "result", "é", "k" * 30])
 SCALARS = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=20)
 VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3),
                       max_leaves=12)
 DATA = st.dictionaries(KEYS, VALUES, max_size=6)
-
-
-def plain_paths(data: dict[str, Any]) -> list[tuple[str, Any]]:
-    """§4.1 as written: a non-empty object's members one level down, every other value at its key."""
-    out = []
-    for key, value in data.items():
-        if isinstance(value, dict) and value:
-            out.extend((f"{escape(key)}.{escape(sub)}", item) for sub, item in value.items())
-        else:
-            out.append((escape(key), value))
-    return out
 
 
 def plain_deeper_than(value: Any, limit: int) -> bool:
