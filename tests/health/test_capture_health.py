@@ -20,7 +20,7 @@ def _names(report_json: dict) -> list[tuple[str, str]]:
 def test_the_shipped_default_on_an_empty_home_is_healthy(bx: Any, home: Path) -> None:
     result = bx("health", "--json")
     assert result.exit_code == 0
-    assert json.loads(result.stdout) == {"status": "healthy", "findings": []}
+    assert json.loads(result.stdout) == {"status": "healthy", "home": str(home), "findings": []}
     assert not home.exists()  # health never creates a data directory
     assert "healthy" in bx("health").stdout
 

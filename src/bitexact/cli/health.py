@@ -76,7 +76,7 @@ def health_command(app: AppContext, as_json: bool) -> None:
     sqlite3 shell has held SQLite's own write lock), store-wal-pinned (a
     reader has held one snapshot while 64 MiB or more was written, so the
     write-ahead log grows without bound; it names the processes that have
-    the store open), recording-gaps (a
+    the store open, BitExact's own apart), recording-gaps (a
     run declared in the last day that the store or the disk failed its
     recording), run-unsealed (no process records a run that has no seal:
     it was killed or could not seal; `bitexact repair RUN` accepts where
@@ -143,7 +143,10 @@ def health_command(app: AppContext, as_json: bool) -> None:
     checked = run_health(HealthContext(env=dict(os.environ), store=store, home=app.home))
     report = HealthReport.of([*unreadable, *checked.findings])
     if as_json:
-        print_json(report.to_json())
+        # The data directory checked, absolute, as the table's title names it: a script reading several homes
+        # (or a relative BITEXACT_HOME) learns which one this report is of.
+        document = report.to_json()
+        print_json({"status": document["status"], "home": str(app.home), "findings": document["findings"]})
         sys.exit(report.exit_code())
     if not report.findings:
         # The data directory checked, absolute: a relative BITEXACT_HOME names another one from each directory.

@@ -353,26 +353,28 @@ reader that has held one snapshot while all that was written, never a commit in 
 _HOLDERS_LISTED: Final[int] = 5
 
 
-def _store_holders(database: Path) -> list[str]:
+def _store_holders(database: Path) -> tuple[list[str], list[str]]:
     """``PID (NAME)`` of each other process with the store file open, read from ``/proc/*/fd`` (the processes
-    this user may look into; a few thousand ``readlink`` calls on a busy host), at most :data:`_HOLDERS_LISTED`
-    and how many more; empty where ``/proc`` does not tell."""
-    target = os.path.realpath(database)
-    found: list[str] = []
+    this user may look into; a few thousand ``readlink`` calls on a busy host): those that are no BitExact store,
+    then BitExact's own, told apart by the store's lock file, which every BitExact store holds open from its
+    start and other programs never open. Empty where ``/proc`` does not tell."""
+    target, ours = os.path.realpath(database), lock_path(database)
+    others: list[str] = []
+    bitexact: list[str] = []
     try:
         pids = [name for name in os.listdir("/proc") if name.isdigit() and int(name) != os.getpid()]
     except OSError:
-        return []
+        return others, bitexact
     for pid in pids:
         try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-            if not any(os.readlink(f"/proc/{pid}/fd/{fd}") == target for fd in fds):
+            links = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+            if target not in links:
                 continue
             with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as comm:
-                found.append(f"{pid} ({comm.read().strip()})")
+                (bitexact if ours in links else others).append(f"{pid} ({comm.read().strip()})")
         except OSError:  # another user's process, or one that ended meanwhile
             continue
-    return found
+    return others, bitexact
 
 
 def check_store_wal(ctx: HealthContext) -> list[Finding]:
@@ -393,9 +395,13 @@ def check_store_wal(ctx: HealthContext) -> list[Finding]:
     if pinned < WAL_PINNED_BYTES:
         return []
     database = ctx.home / DB_NAME
-    holders = _store_holders(database)
+    holders, bitexact = _store_holders(database)
+    # BitExact's own processes hold no snapshot past a query: the programs that are not BitExact come first,
+    # and BitExact's are named apart so the reader is not looked for among the recordings.
     who = (f"processes with the store open: {listed(holders, _HOLDERS_LISTED)}" if holders else
            f"`fuser -v {database}` lists the processes with the store open")
+    if bitexact:
+        who += f"; BitExact's own, which hold none: {listed(bitexact, _HOLDERS_LISTED)}"
     return [Finding(
         WARN, "store-wal-pinned",
         f"{pinned >> 20} MiB of the store's write-ahead log ({frames} frames) cannot be copied into the database:"
@@ -403,7 +409,7 @@ def check_store_wal(ctx: HealthContext) -> list[Finding]:
         " browser left in a transaction, a backup reading the file). Until it ends, the log"
         f" ({database}-wal) grows by every write and reads slow down; end that transaction or program ({who})."
         " BitExact's own readers hold no snapshot past a query",
-        details={"uncopied_bytes": pinned, "frames": frames, "holders": holders},
+        details={"uncopied_bytes": pinned, "frames": frames, "holders": holders, "bitexact_holders": bitexact},
     )]
 
 
