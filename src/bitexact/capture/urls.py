@@ -30,6 +30,7 @@ are this project's choice where the protocol is silent (docs/capture.md, "URLs, 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
@@ -56,13 +57,18 @@ _LINK_PART: Final = re.compile(r'<([^<>]*)>|<([^<>\s";,]*)|"((?:[^"\\]|\\.)*)("?
 _REFRESH_PREFIX: Final = re.compile(r"[\t\n\f\r ]*[0-9.]*[\t\n\f\r ]*[;,]?[\t\n\f\r ]*"
                                     r"(?:[Uu][Rr][Ll][\t\n\f\r ]*=[\t\n\f\r ]*)?([\"']?)")
 _HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
-# An absolute URL in any other header's value (a CSP's report-uri and sources, Report-To's JSON, SourceMap,
-# Origin, a URL an agent sends in a header of its own): a scheme and "://" (or JSON's escaped ":\/\/"), to a
-# blank, a quote, an angle bracket, or a "," or ";" right before the next URL (a list written without blanks).
-# Punctuation closing it is the text's, not the URL's (as a linkifier reads it): "...?token=T;" in a CSP keeps
-# its ";", so the URL rule changes no byte but a credential's.
-_URL_IN_VALUE: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)"
-                                  r"(?:[^\s\"<>,;]|[,;](?![A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)))*")
+# Where a URL starts in any other header's value (a CSP's report-uri and sources, Report-To's JSON, SourceMap,
+# Origin, a URL an agent sends in a header of its own): a scheme and "://" (or JSON's escaped ":\/\/"), or a
+# network-path reference's "//" (or "\/\/") where a URL reference is expected - at the value's start, after a
+# blank, "=", a quote, "<", "(", "," or ";" - so a path's "a//b" is none. A URL runs to a blank, a quote or an
+# angle bracket, and ends before the next URL in its run of text (_url_end).
+_URL_MARK: Final = re.compile(r":?(?://|\\/\\/)")
+_SCHEME_LETTERS: Final[frozenset[str]] = frozenset(string.ascii_letters)
+_SCHEME_CHARACTERS: Final[frozenset[str]] = _SCHEME_LETTERS | frozenset(string.digits + "+.-")
+_BEFORE_NETWORK_PATH: Final[str] = "=\"'<(,;"  # or a blank, or the value's start
+_URL_STOP: Final = re.compile(r"[\s\"<>]")
+# What separates a URL's query parameters in a header's value: "&", and the header's own "," and ";".
+_QUERY_IN_HEADER_SEPARATOR: Final = re.compile(r"([&,;])")
 _URL_TRAILER: Final[str] = ".,;:!?')]}\\"
 
 
@@ -71,15 +77,39 @@ def _is_credential_parameter(name: str) -> bool:
     return ascii_lower(name if decoded is None else decoded) in _KEYS
 
 
+def _redacted_parameter(parameter: str, bare: bool) -> str | None:
+    """``parameter`` recorded with its value redacted when its name is a credential's, else ``None``; one
+    with no value is given one only when ``bare`` (an ``&`` parameter, as the vectors' rows say)."""
+    name, equals, _ = parameter.partition("=")
+    if name and (equals or bare) and _is_credential_parameter(name):
+        return f"{name}={REDACTED_ENCODED}"
+    return None
+
+
 def _redact_query(query: str) -> str:
+    # "&" separates parameters (the vectors), and so does ";" for a server that reads it so (the W3C's old
+    # advice, Python's parse_qs before 3.9.2): a credential after one ("?a=1;token=T") is redacted too. A
+    # credential parameter's value runs to the next "&", ";" and "," included, so no reading leaves a byte of
+    # it; a ";" piece with no "=" carries no value and is kept as sent.
     parts = []
     for parameter in query.split("&"):
-        name, _, _ = parameter.partition("=")
-        if name and _is_credential_parameter(name):
-            parts.append(f"{name}={REDACTED_ENCODED}")
-        else:
-            parts.append(parameter)
+        redacted = _redacted_parameter(parameter, bare=True)
+        if redacted is None and ";" in parameter:
+            redacted = ";".join(_redacted_parameter(piece, bare=False) or piece for piece in parameter.split(";"))
+        parts.append(parameter if redacted is None else redacted)
     return "&".join(parts)
+
+
+def _redact_query_in_header(query: str) -> str:
+    # A URL inside another header's value ends where the header's grammar ends it: a "," between list
+    # members, a ";" between directives or parameters. So a credential's value ends at the first "&", "," or
+    # ";" (a client percent-encodes those in a value it sends: httpx and requests give "%2C" and "%3B"), the
+    # bytes after it are the header's, and each piece after one is still read as a parameter.
+    pieces = _QUERY_IN_HEADER_SEPARATOR.split(query)
+    for index in range(0, len(pieces), 2):
+        redacted = _redacted_parameter(pieces[index], bare=index == 0 or pieces[index - 1] == "&")
+        pieces[index] = pieces[index] if redacted is None else redacted
+    return "".join(pieces)
 
 
 def _redact_authority(url: str) -> str:
@@ -106,12 +136,16 @@ def redact_url(url: str) -> str:
     """``url`` as recorded: credential parameters and user info redacted, every other byte as sent."""
     if not isinstance(url, str):
         raise TypeError(f"a URL is a str, not {type(url).__name__}")
+    return _redact_url(url, _redact_query)
+
+
+def _redact_url(url: str, query_rule: Callable[[str], str]) -> str:
     url = _redact_authority(url)
     before_fragment, hash_mark, fragment = url.partition("#")
     base, question, query = before_fragment.partition("?")
     if not question:
         return url
-    return base + "?" + _redact_query(query) + hash_mark + fragment
+    return base + "?" + query_rule(query) + hash_mark + fragment
 
 
 def redact_query(query: str) -> str:
@@ -174,31 +208,78 @@ def _redact_refresh(value: str) -> str:
 
 
 def _redact_embedded(url: str) -> str:
-    """One URL found in a header's value, by the URL rule; one written with JSON's escaped slashes
-    (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read unescaped and written back so."""
-    if not url.startswith(":\\/\\/", url.find(":")):
-        return redact_url(url)
+    """One URL found in a header's value, by the URL rule with the header's query separators; one written with
+    JSON's escaped slashes (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read unescaped and
+    written back so."""
+    if not (url.startswith("\\/\\/") or url.startswith(":\\/\\/", url.find(":"))):
+        return _redact_url(url, _redact_query_in_header)
     plain = url.replace("\\/", "/")
     if plain.replace("/", "\\/") != url:  # slashes escaped and not: no single form to write back, read as sent
-        return redact_url(url)
-    recorded = redact_url(plain)
+        return _redact_url(url, _redact_query_in_header)
+    recorded = _redact_url(plain, _redact_query_in_header)
     return url if recorded == plain else recorded.replace("/", "\\/")
 
 
+def _find_url(value: str, position: int, end: int) -> tuple[int, int] | None:
+    """The next URL's start in ``value[position:end]`` and where its ``//`` ends, or ``None``. A scheme is the
+    longest run of scheme characters before ``:`` from its first letter (as a regular expression's leftmost
+    match reads it), found by walking back from the ``://``, so each character is read a bounded number of
+    times however long a run of letters is."""
+    while (mark := _URL_MARK.search(value, position, end)) is not None:
+        at = mark.start()
+        if value.startswith(":", at):
+            first = at
+            while first > position and value[first - 1] in _SCHEME_CHARACTERS:
+                first -= 1
+            while first < at and value[first] not in _SCHEME_LETTERS:
+                first += 1
+            if first < at:
+                return first, mark.end()
+        elif at == 0 or value[at - 1].isspace() or value[at - 1] in _BEFORE_NETWORK_PATH:
+            return at, mark.end()
+        position = mark.end()
+    return None
+
+
+def _url_end(value: str, after: int, end: int) -> int:
+    """Where the URL whose ``//`` ends at ``after`` ends: at ``end`` (a blank, a quote or an angle bracket), or
+    before the next URL in the same run of text - at the last "," or ";" before it
+    (``a=https://h/x?token=T,b=https://h/y``: a list member's name is the header's) or, with none, where it
+    starts (``?next=https://h2/...``, a URL in a path or fragment), so each URL is read by the rule on its own.
+    A URL that is a credential parameter's value (``?token=https://...``) stays in that parameter, whose value
+    is redacted whole. Each character is read a bounded number of times."""
+    scanned, separator, boundary = after, -1, -1
+    while (following := _find_url(value, scanned, end)) is not None:
+        here = following[0]
+        separator = max(separator, value.rfind(",", scanned, here), value.rfind(";", scanned, here))
+        boundary = max(boundary, separator, *(value.rfind(mark, scanned, here) for mark in "?&#"))
+        member = value[max(boundary + 1, after):here]
+        if not (member.endswith("=") and _is_credential_parameter(member[:-1])):
+            return separator if separator != -1 else here
+        scanned = following[1]
+    return end
+
+
 def _redact_urls_in(value: str) -> str:
-    """Any other header's value with each absolute URL in it by the URL rule, every other byte as sent: a
-    value holding no ``://`` is returned as it is, untouched."""
-    if "://" not in value and ":\\/\\/" not in value:
+    """Any other header's value with each absolute or network-path URL in it by the URL rule, every other byte
+    as sent: a value holding no ``//`` is returned as it is, untouched."""
+    if "//" not in value and "\\/\\/" not in value:
         return value
-
-    def one(found: re.Match[str]) -> str:
-        url = found.group(0)
-        if "?" not in url and "@" not in url:  # no query and no user info: nothing the URL rule would change
-            return url
-        kept = len(url.rstrip(_URL_TRAILER))
-        return _redact_embedded(url[:kept]) + url[kept:]
-
-    return _URL_IN_VALUE.sub(one, value)
+    recorded = []
+    position = stop = 0
+    while (found := _find_url(value, position, len(value))) is not None:
+        start, after = found
+        if stop < after:  # the run of text the URL is in ends at the next blank, quote or angle bracket
+            blank = _URL_STOP.search(value, after)
+            stop = len(value) if blank is None else blank.start()
+        end = _url_end(value, after, stop)
+        url = value[start:end]
+        if "?" in url or "@" in url:  # with no query and no user info the URL rule would change nothing
+            kept = len(url.rstrip(_URL_TRAILER))
+            url = _redact_embedded(url[:kept]) + url[kept:]
+        recorded.append(value[position:start] + url)
+        position = end
+    return "".join(recorded) + value[position:]
 
 
 _HEADER_RULES: Final[dict[str, Callable[[str], str]]] = {
