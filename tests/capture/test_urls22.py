@@ -60,7 +60,8 @@ NETWORK_PATH = [
 GUARDS = [
     ("content-security-policy", "default-src https://c/x.js?sig=T0K2,https://c/y.js;img-src *",
      "default-src https://c/x.js?sig=%5Bredacted%5D,https://c/y.js;img-src *"),
-    ("x-callback-url", "https://h/login?token=https://h2/cb?x=T0K7&page=2", "https://h/login?token=%5Bredacted%5D&page=2"),
+    ("x-callback-url", "https://h/login?token=https://h2/cb?x=T0K7&page=2",
+     "https://h/login?token=%5Bredacted%5D&page=2"),
     ("x-list", "https://h/a,//host/x?key=T0K3", "https://h/a,//host/x?key=%5Bredacted%5D"),
     ("x-list", "https://h/a,b/c?token=T0K8", "https://h/a,b/c?token=%5Bredacted%5D"),
 ]

@@ -9,7 +9,9 @@ name that does not decode is compared as sent, and a look-alike letter
 (``%E2%84%AA``, a Kelvin sign) names another parameter. Every other byte -
 each other parameter as encoded, an empty parameter, the fragment - is kept
 exactly as sent. A user name or password in the URL is recorded as
-``[redacted]`` too.
+``[redacted]`` too. Parameters are separated by ``&`` and by ``;`` (which some
+servers read as one): ``?a=1;token=T`` is recorded with the token redacted, and
+a credential's value still runs to the next ``&``.
 
 Headers named in the table are recorded as ``[redacted]``, and so are
 HTTP's own credential headers, which the table (a list of key names) does
@@ -22,9 +24,12 @@ an API hands back with the token it was called with, and each value of its param
 (``anchor="https://api/y?access_token=T"``, a relation type that is a URL), quoted or not; and so is the
 URL of a ``Refresh`` header (``0; url=https://a/y?token=T``), found as browsers find it (HTML's shared
 declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). In any other header each absolute URL
-in the value (``scheme://``, JSON's escaped ``:\\/\\/`` too) is recorded by the URL rule, closing punctuation
-left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an agent's own header. All
-are this project's choice where the protocol is silent (docs/capture.md, "URLs, headers, logs").
+in the value (``scheme://``, JSON's escaped ``:\\/\\/`` too) and each network-path reference (``//host/...``)
+where a URL is expected is recorded by the URL rule, ending where the header's grammar ends it (a credential's
+value at the first ``&``, ``,`` or ``;``; a URL after a list member's name or inside another read on its own),
+closing punctuation left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an
+agent's own header. All are this project's choice where the protocol is silent (docs/capture.md, "URLs,
+headers, logs").
 """
 
 from __future__ import annotations
