@@ -64,6 +64,13 @@ GUARDS = [
      "https://h/login?token=%5Bredacted%5D&page=2"),
     ("x-list", "https://h/a,//host/x?key=T0K3", "https://h/a,//host/x?key=%5Bredacted%5D"),
     ("x-list", "https://h/a,b/c?token=T0K8", "https://h/a,b/c?token=%5Bredacted%5D"),
+    # A URL inside another's query leaves the later parameters the outer query's, and user info holding a ","
+    # or ";" stays user info.
+    ("x-callback-url", "https://h/x?next=https://h2/cb&token=T0K9",
+     "https://h/x?next=https://h2/cb&token=%5Bredacted%5D"),
+    ("x-callback-url", "https://h/x?a=1;next=https://h2/cb&key=T0KA",
+     "https://h/x?a=1;next=https://h2/cb&key=%5Bredacted%5D"),
+    ("x-mirror", "https://u;x:T0KB@h/?next=https://h2/", "https://%5Bredacted%5D@h/?next=https://h2/"),
 ]
 # Look-alikes: recorded byte for byte.
 LOOK_ALIKES = [

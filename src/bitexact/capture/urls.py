@@ -65,15 +65,19 @@ _HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
 # Where a URL starts in any other header's value (a CSP's report-uri and sources, Report-To's JSON, SourceMap,
 # Origin, a URL an agent sends in a header of its own): a scheme and "://" (or JSON's escaped ":\/\/"), or a
 # network-path reference's "//" (or "\/\/") where a URL reference is expected - at the value's start, after a
-# blank, "=", a quote, "<", "(", "," or ";" - so a path's "a//b" is none. A URL runs to a blank, a quote or an
-# angle bracket, and ends before the next URL in its run of text (_url_end).
+# blank, "=", a quote, "<", "(", "," or ";" - so a path's "a//b" is none. The text from a URL's start to a blank,
+# a quote or an angle bracket is read by _redact_in_text.
 _URL_MARK: Final = re.compile(r":?(?://|\\/\\/)")
 _SCHEME_LETTERS: Final[frozenset[str]] = frozenset(string.ascii_letters)
 _SCHEME_CHARACTERS: Final[frozenset[str]] = _SCHEME_LETTERS | frozenset(string.digits + "+.-")
 _BEFORE_NETWORK_PATH: Final[str] = "=\"'<(,;"  # or a blank, or the value's start
 _URL_STOP: Final = re.compile(r"[\s\"<>]")
-# What separates a URL's query parameters in a header's value: "&", and the header's own "," and ";".
-_QUERY_IN_HEADER_SEPARATOR: Final = re.compile(r"([&,;])")
+_AUTHORITY_END: Final = re.compile(r"[/?#]")
+# What a URL's text in a header's value is read by: a URL's "//" (or "\/\/"), and the marks of its query and
+# fragment. A query's parameters are separated by "&" and by the header's own "," and ";".
+_EVENT: Final = re.compile(r":?(?://|\\/\\/)|[?#&,;]")
+_NAME_END: Final = re.compile(r"[=?#&,;]")
+_VALUE_END: Final = re.compile(r"[#&,;]")
 _URL_TRAILER: Final[str] = ".,;:!?')]}\\"
 
 
@@ -105,18 +109,6 @@ def _redact_query(query: str) -> str:
     return "&".join(parts)
 
 
-def _redact_query_in_header(query: str) -> str:
-    # A URL inside another header's value ends where the header's grammar ends it: a "," between list
-    # members, a ";" between directives or parameters. So a credential's value ends at the first "&", "," or
-    # ";" (a client percent-encodes those in a value it sends: httpx and requests give "%2C" and "%3B"), the
-    # bytes after it are the header's, and each piece after one is still read as a parameter.
-    pieces = _QUERY_IN_HEADER_SEPARATOR.split(query)
-    for index in range(0, len(pieces), 2):
-        redacted = _redacted_parameter(pieces[index], bare=index == 0 or pieces[index - 1] == "&")
-        pieces[index] = pieces[index] if redacted is None else redacted
-    return "".join(pieces)
-
-
 def _redact_authority(url: str) -> str:
     scheme_end = url.find("://")
     if url.startswith("//"):
@@ -141,16 +133,12 @@ def redact_url(url: str) -> str:
     """``url`` as recorded: credential parameters and user info redacted, every other byte as sent."""
     if not isinstance(url, str):
         raise TypeError(f"a URL is a str, not {type(url).__name__}")
-    return _redact_url(url, _redact_query)
-
-
-def _redact_url(url: str, query_rule: Callable[[str], str]) -> str:
     url = _redact_authority(url)
     before_fragment, hash_mark, fragment = url.partition("#")
     base, question, query = before_fragment.partition("?")
     if not question:
         return url
-    return base + "?" + query_rule(query) + hash_mark + fragment
+    return base + "?" + _redact_query(query) + hash_mark + fragment
 
 
 def redact_query(query: str) -> str:
@@ -213,56 +201,104 @@ def _redact_refresh(value: str) -> str:
 
 
 def _redact_embedded(url: str) -> str:
-    """One URL found in a header's value, by the URL rule with the header's query separators; one written with
-    JSON's escaped slashes (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read unescaped and
-    written back so."""
+    """A run of text from a URL's start in a header's value, by :func:`_redact_in_text`; one written with JSON's
+    escaped slashes (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read unescaped and written
+    back so."""
     if not (url.startswith("\\/\\/") or url.startswith(":\\/\\/", url.find(":"))):
-        return _redact_url(url, _redact_query_in_header)
+        return _redact_in_text(url)
     plain = url.replace("\\/", "/")
     if plain.replace("/", "\\/") != url:  # slashes escaped and not: no single form to write back, read as sent
-        return _redact_url(url, _redact_query_in_header)
-    recorded = _redact_url(plain, _redact_query_in_header)
+        return _redact_in_text(url)
+    recorded = _redact_in_text(plain)
     return url if recorded == plain else recorded.replace("/", "\\/")
 
 
-def _find_url(value: str, position: int, end: int) -> tuple[int, int] | None:
-    """The next URL's start in ``value[position:end]`` and where its ``//`` ends, or ``None``. A scheme is the
-    longest run of scheme characters before ``:`` from its first letter (as a regular expression's leftmost
-    match reads it), found by walking back from the ``://``, so each character is read a bounded number of
-    times however long a run of letters is."""
-    while (mark := _URL_MARK.search(value, position, end)) is not None:
-        at = mark.start()
-        if value.startswith(":", at):
-            first = at
-            while first > position and value[first - 1] in _SCHEME_CHARACTERS:
-                first -= 1
-            while first < at and value[first] not in _SCHEME_LETTERS:
-                first += 1
-            if first < at:
-                return first, mark.end()
-        elif at == 0 or value[at - 1].isspace() or value[at - 1] in _BEFORE_NETWORK_PATH:
-            return at, mark.end()
+def _url_starts_at(text: str, mark: re.Match[str], floor: int) -> int:
+    """Where the URL whose ``//`` (or ``://``) ``mark`` is starts in ``text``, or -1 when it is none. A scheme
+    is the run of scheme characters before ``:`` from its first letter (as a regular expression's leftmost match
+    reads it), found by walking back no further than ``floor``, so each character is read a bounded number of
+    times however long a run of letters is; a bare ``//`` starts a network-path reference only where a URL
+    reference is expected (the text's start, a blank, ``=``, a quote, ``<``, ``(``, ``,`` or ``;``)."""
+    at = mark.start()
+    if text.startswith(":", at):
+        first = at
+        while first > floor and text[first - 1] in _SCHEME_CHARACTERS:
+            first -= 1
+        while first < at and text[first] not in _SCHEME_LETTERS:
+            first += 1
+        return first if first < at else -1
+    return at if at == 0 or text[at - 1].isspace() or text[at - 1] in _BEFORE_NETWORK_PATH else -1
+
+
+def _find_url(value: str, position: int) -> tuple[int, int] | None:
+    """The next URL's start in ``value[position:]`` and where its ``//`` ends, or ``None``."""
+    while (mark := _URL_MARK.search(value, position)) is not None:
+        start = _url_starts_at(value, mark, position)
+        if start != -1:
+            return start, mark.end()
         position = mark.end()
     return None
 
 
-def _url_end(value: str, after: int, end: int) -> int:
-    """Where the URL whose ``//`` ends at ``after`` ends: at ``end`` (a blank, a quote or an angle bracket), or
-    before the next URL in the same run of text - at the last "," or ";" before it
-    (``a=https://h/x?token=T,b=https://h/y``: a list member's name is the header's) or, with none, where it
-    starts (``?next=https://h2/...``, a URL in a path or fragment), so each URL is read by the rule on its own.
-    A URL that is a credential parameter's value (``?token=https://...``) stays in that parameter, whose value
-    is redacted whole. Each character is read a bounded number of times."""
-    scanned, separator, boundary = after, -1, -1
-    while (following := _find_url(value, scanned, end)) is not None:
-        here = following[0]
-        separator = max(separator, value.rfind(",", scanned, here), value.rfind(";", scanned, here))
-        boundary = max(boundary, separator, *(value.rfind(mark, scanned, here) for mark in "?&#"))
-        member = value[max(boundary + 1, after):here]
-        if not (member.endswith("=") and _is_credential_parameter(member[:-1])):
-            return separator if separator != -1 else here
-        scanned = following[1]
-    return end
+def _redact_in_text(text: str) -> str:
+    """``text`` (from a URL's start to a blank, a quote or an angle bracket) with the URL rule applied to each URL
+    in it, where the header's grammar ends them: user info after each URL's ``//`` (a URL after a list member's
+    name, ``a=https://h/x,b=https://u:p@h2/y``, or inside another's query, path or fragment, included) and the
+    value of each credential parameter of a query redacted. A query's parameters are separated by ``&``, ``,``
+    and ``;`` (and a ``?`` after the first), so a credential's value ends at the first of them or a ``#``, and
+    ``report-uri https://r/x?token=T;default-src 'self'`` keeps its ``;default-src``; a value holding a URL
+    (``?token=https://...``) is redacted whole. A fragment's bytes are kept, but for a URL inside it. One pass
+    from left to right: each character is read a bounded number of times."""
+    redacted: list[tuple[int, int, str]] = []  # (from, to, what replaces text[from:to])
+    query = fragment = False
+    position = 0
+    while (event := _EVENT.search(text, position)) is not None:
+        mark, position = event.group(), event.end()
+        if mark.endswith("/"):
+            if _url_starts_at(text, event, 0) == -1:
+                continue
+            # Its user info: to the last "@" before the authority ends or the next URL's "//" begins.
+            end = _AUTHORITY_END.search(text, position)
+            limit = len(text) if end is None else end.start()
+            following = _URL_MARK.search(text, position, limit)
+            at = text.rfind("@", position, limit if following is None else following.start())
+            if at != -1:
+                redacted.append((position, at, REDACTED_ENCODED))
+            fragment = False  # a URL in a fragment has a query of its own
+            continue
+        if mark == "#":
+            query, fragment = False, True
+            continue
+        if mark == "?" and not fragment:
+            query = True
+        elif not query:
+            continue
+        # A parameter starts here: a credential's value (to the next "&", ",", ";" or "#") is redacted, and a
+        # credential with no value is given one after a "?" or "&", as the vectors' rows say.
+        name_end = _NAME_END.search(text, position)
+        stop = len(text) if name_end is None else name_end.start()
+        if not (position < stop and _is_credential_parameter(text[position:stop])):
+            continue
+        if name_end is not None and name_end.group() == "=":
+            value_end = _VALUE_END.search(text, name_end.end())
+            position = len(text) if value_end is None else value_end.start()
+            redacted.append((name_end.end(), position, REDACTED_ENCODED))
+        elif mark in "?&":
+            redacted.append((stop, stop, "=" + REDACTED_ENCODED))
+    return _apply(text, redacted)
+
+
+def _apply(text: str, redacted: list[tuple[int, int, str]]) -> str:
+    """``text`` with each span replaced; spans that overlap (user info holding a parameter) are redacted as one."""
+    pieces: list[str] = []
+    kept = 0
+    for start, end, replacement in sorted(redacted):
+        if start < kept:  # it overlaps the one before: that one's replacement stands for both
+            kept = max(kept, end)
+            continue
+        pieces += [text[kept:start], replacement]
+        kept = end
+    return "".join(pieces) + text[kept:]
 
 
 def _redact_urls_in(value: str) -> str:
@@ -271,13 +307,11 @@ def _redact_urls_in(value: str) -> str:
     if "//" not in value and "\\/\\/" not in value:
         return value
     recorded = []
-    position = stop = 0
-    while (found := _find_url(value, position, len(value))) is not None:
-        start, after = found
-        if stop < after:  # the run of text the URL is in ends at the next blank, quote or angle bracket
-            blank = _URL_STOP.search(value, after)
-            stop = len(value) if blank is None else blank.start()
-        end = _url_end(value, after, stop)
+    position = 0
+    while (found := _find_url(value, position)) is not None:
+        start = found[0]
+        stop = _URL_STOP.search(value, found[1])
+        end = len(value) if stop is None else stop.start()
         url = value[start:end]
         if "?" in url or "@" in url:  # with no query and no user info the URL rule would change nothing
             kept = len(url.rstrip(_URL_TRAILER))
