@@ -26,7 +26,7 @@ URL of a ``Refresh`` header (``0; url=https://a/y?token=T``), found as browsers 
 declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). In any other header each absolute URL
 in the value (``scheme://``, JSON's escaped ``:\\/\\/`` too) and each network-path reference (``//host/...``)
 where a URL is expected is recorded by the URL rule, ending where the header's grammar ends it (a credential's
-value at the first ``&``, ``,`` or ``;``; a URL after a list member's name or inside another read on its own),
+value at the first ``&``, ``,``, ``;`` or ``#``; a URL after a list member's name or inside another read too),
 closing punctuation left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an
 agent's own header. All are this project's choice where the protocol is silent (docs/capture.md, "URLs,
 headers, logs").
