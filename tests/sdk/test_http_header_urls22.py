@@ -34,6 +34,9 @@ RESPONSE_CASES = [
     ("x-mirror", "//user:T0K5@mirror.example/x", "//%5Bredacted%5D@mirror.example/x"),
     ("x-next", "a=//h.example/x?token=T0K6", "a=//h.example/x?token=%5Bredacted%5D"),
     ("location", "/next?a=1;token=T0K7", "/next?a=1;token=%5Bredacted%5D"),
+    ("link", '<https://a.example/x?page=2;access_token=T0KD>; rel="next"',
+     '<https://a.example/x?page=2;access_token=%5Bredacted%5D>; rel="next"'),
+    ("refresh", "0; url=/y?a=1;key=T0KE", "0; url=/y?a=1;key=%5Bredacted%5D"),
     ("x-callback-url", "https://h.example/login?next=https://h2.example/cb?token=T0K8",
      "https://h.example/login?next=https://h2.example/cb?token=%5Bredacted%5D"),
 ]
@@ -128,3 +131,14 @@ def test_a_token_the_client_encoded_is_redacted_whole_when_a_header_carries_its_
         assert recorded[0]["request"]["url"] == f"{base}/echo?token=%5Bredacted%5D&page=2"
         assert recorded[1]["request"]["headers"]["x-callback-url"] == f"{base}/echo?token=%5Bredacted%5D&page=2;v=1"
         assert "T0K" not in str(recorded)
+
+
+def test_under_the_shipped_policy_the_bytes_after_a_credential_are_kept(base: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped detectors find nothing more in what the URL rule records: the CSP keeps ``;default-src``."""
+    monkeypatch.setenv("BITEXACT_CAPTURE_POLICY", "default")
+    with bitexact.run() as r:
+        bitexact.wrap(httpx.Client()).get(f"{base}/h?i=0")
+        bitexact.wrap(requests.Session()).get(f"{base}/h?i=0")
+    assert [headers["content-security-policy"] for headers in _recorded(r.run_id, "response")] == [ALL[0][2]] * 2
+    assert "T0K" not in str(http_calls(r.run_id))
