@@ -9,7 +9,9 @@ name that does not decode is compared as sent, and a look-alike letter
 (``%E2%84%AA``, a Kelvin sign) names another parameter. Every other byte -
 each other parameter as encoded, an empty parameter, the fragment - is kept
 exactly as sent. A user name or password in the URL is recorded as
-``[redacted]`` too.
+``[redacted]`` too. Parameters are separated by ``&`` and by ``;`` (which some
+servers read as one): ``?a=1;token=T`` is recorded with the token redacted, and
+a credential's value still runs to the next ``&``.
 
 Headers named in the table are recorded as ``[redacted]``, and so are
 HTTP's own credential headers, which the table (a list of key names) does
@@ -22,14 +24,18 @@ an API hands back with the token it was called with, and each value of its param
 (``anchor="https://api/y?access_token=T"``, a relation type that is a URL), quoted or not; and so is the
 URL of a ``Refresh`` header (``0; url=https://a/y?token=T``), found as browsers find it (HTML's shared
 declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). In any other header each absolute URL
-in the value (``scheme://``, JSON's escaped ``:\\/\\/`` too) is recorded by the URL rule, closing punctuation
-left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an agent's own header. All
-are this project's choice where the protocol is silent (docs/capture.md, "URLs, headers, logs").
+in the value (``scheme://``, JSON's escaped ``:\\/\\/`` too) and each network-path reference (``//host/...``)
+where a URL is expected is recorded by the URL rule, ending where the header's grammar ends it (a credential's
+value at the first ``&``, ``,``, ``;`` or ``#``; a URL after a list member's name or inside another read too),
+closing punctuation left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an
+agent's own header. All are this project's choice where the protocol is silent (docs/capture.md, "URLs,
+headers, logs").
 """
 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
@@ -56,13 +62,22 @@ _LINK_PART: Final = re.compile(r'<([^<>]*)>|<([^<>\s";,]*)|"((?:[^"\\]|\\.)*)("?
 _REFRESH_PREFIX: Final = re.compile(r"[\t\n\f\r ]*[0-9.]*[\t\n\f\r ]*[;,]?[\t\n\f\r ]*"
                                     r"(?:[Uu][Rr][Ll][\t\n\f\r ]*=[\t\n\f\r ]*)?([\"']?)")
 _HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
-# An absolute URL in any other header's value (a CSP's report-uri and sources, Report-To's JSON, SourceMap,
-# Origin, a URL an agent sends in a header of its own): a scheme and "://" (or JSON's escaped ":\/\/"), to a
-# blank, a quote, an angle bracket, or a "," or ";" right before the next URL (a list written without blanks).
-# Punctuation closing it is the text's, not the URL's (as a linkifier reads it): "...?token=T;" in a CSP keeps
-# its ";", so the URL rule changes no byte but a credential's.
-_URL_IN_VALUE: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)"
-                                  r"(?:[^\s\"<>,;]|[,;](?![A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)))*")
+# Where a URL starts in any other header's value (a CSP's report-uri and sources, Report-To's JSON, SourceMap,
+# Origin, a URL an agent sends in a header of its own): a scheme and "://" (or JSON's escaped ":\/\/"), or a
+# network-path reference's "//" (or "\/\/") where a URL reference is expected - at the value's start, after a
+# blank, "=", a quote, "<", "(", "," or ";" - so a path's "a//b" is none. The text from a URL's start to a blank,
+# a quote or an angle bracket is read by _redact_in_text.
+_URL_MARK: Final = re.compile(r":?(?://|\\/\\/)")
+_SCHEME_LETTERS: Final[frozenset[str]] = frozenset(string.ascii_letters)
+_SCHEME_CHARACTERS: Final[frozenset[str]] = _SCHEME_LETTERS | frozenset(string.digits + "+.-")
+_BEFORE_NETWORK_PATH: Final[str] = "=\"'<(,;"  # or a blank, or the value's start
+_URL_STOP: Final = re.compile(r"[\s\"<>]")
+_AUTHORITY_END: Final = re.compile(r"[/?#]")
+# What a URL's text in a header's value is read by: a URL's "//" (or "\/\/"), and the marks of its query and
+# fragment. A query's parameters are separated by "&" and by the header's own "," and ";".
+_EVENT: Final = re.compile(r":?(?://|\\/\\/)|[?#&,;]")
+_NAME_END: Final = re.compile(r"[=?#&,;]")
+_VALUE_END: Final = re.compile(r"[#&,;]")
 _URL_TRAILER: Final[str] = ".,;:!?')]}\\"
 
 
@@ -71,14 +86,26 @@ def _is_credential_parameter(name: str) -> bool:
     return ascii_lower(name if decoded is None else decoded) in _KEYS
 
 
+def _redacted_parameter(parameter: str, bare: bool) -> str | None:
+    """``parameter`` recorded with its value redacted when its name is a credential's, else ``None``; one
+    with no value is given one only when ``bare`` (an ``&`` parameter, as the vectors' rows say)."""
+    name, equals, _ = parameter.partition("=")
+    if name and (equals or bare) and _is_credential_parameter(name):
+        return f"{name}={REDACTED_ENCODED}"
+    return None
+
+
 def _redact_query(query: str) -> str:
+    # "&" separates parameters (the vectors), and so does ";" for a server that reads it so (the W3C's old
+    # advice, Python's parse_qs before 3.9.2): a credential after one ("?a=1;token=T") is redacted too. A
+    # credential parameter's value runs to the next "&", ";" and "," included, so no reading leaves a byte of
+    # it; a ";" piece with no "=" carries no value and is kept as sent.
     parts = []
     for parameter in query.split("&"):
-        name, _, _ = parameter.partition("=")
-        if name and _is_credential_parameter(name):
-            parts.append(f"{name}={REDACTED_ENCODED}")
-        else:
-            parts.append(parameter)
+        redacted = _redacted_parameter(parameter, bare=True)
+        if redacted is None and ";" in parameter:
+            redacted = ";".join(_redacted_parameter(piece, bare=False) or piece for piece in parameter.split(";"))
+        parts.append(parameter if redacted is None else redacted)
     return "&".join(parts)
 
 
@@ -174,31 +201,124 @@ def _redact_refresh(value: str) -> str:
 
 
 def _redact_embedded(url: str) -> str:
-    """One URL found in a header's value, by the URL rule; one written with JSON's escaped slashes
-    (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read unescaped and written back so."""
-    if not url.startswith(":\\/\\/", url.find(":")):
-        return redact_url(url)
+    """A run of text from a URL's start in a header's value, by :func:`_redact_in_text`; one written with JSON's
+    escaped slashes (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read unescaped and written
+    back so."""
+    if not (url.startswith("\\/\\/") or url.startswith(":\\/\\/", url.find(":"))):
+        return _redact_in_text(url)
     plain = url.replace("\\/", "/")
     if plain.replace("/", "\\/") != url:  # slashes escaped and not: no single form to write back, read as sent
-        return redact_url(url)
-    recorded = redact_url(plain)
+        return _redact_in_text(url)
+    recorded = _redact_in_text(plain)
     return url if recorded == plain else recorded.replace("/", "\\/")
 
 
+def _url_starts_at(text: str, mark: re.Match[str], floor: int) -> int:
+    """Where the URL whose ``//`` (or ``://``) ``mark`` is starts in ``text``, or -1 when it is none. A scheme
+    is the run of scheme characters before ``:`` from its first letter (as a regular expression's leftmost match
+    reads it), found by walking back no further than ``floor``, so each character is read a bounded number of
+    times however long a run of letters is; a bare ``//`` starts a network-path reference only where a URL
+    reference is expected (the text's start, a blank, ``=``, a quote, ``<``, ``(``, ``,`` or ``;``)."""
+    at = mark.start()
+    if text.startswith(":", at):
+        first = at
+        while first > floor and text[first - 1] in _SCHEME_CHARACTERS:
+            first -= 1
+        while first < at and text[first] not in _SCHEME_LETTERS:
+            first += 1
+        return first if first < at else -1
+    return at if at == 0 or text[at - 1].isspace() or text[at - 1] in _BEFORE_NETWORK_PATH else -1
+
+
+def _find_url(value: str, position: int) -> tuple[int, int] | None:
+    """The next URL's start in ``value[position:]`` and where its ``//`` ends, or ``None``."""
+    while (mark := _URL_MARK.search(value, position)) is not None:
+        start = _url_starts_at(value, mark, position)
+        if start != -1:
+            return start, mark.end()
+        position = mark.end()
+    return None
+
+
+def _redact_in_text(text: str) -> str:
+    """``text`` (from a URL's start to a blank, a quote or an angle bracket) with the URL rule applied to each URL
+    in it, where the header's grammar ends them: user info after each URL's ``//`` (a URL after a list member's
+    name, ``a=https://h/x,b=https://u:p@h2/y``, or inside another's query, path or fragment, included) and the
+    value of each credential parameter of a query redacted. A query's parameters are separated by ``&``, ``,``
+    and ``;`` (and a ``?`` after the first), so a credential's value ends at the first of them or a ``#``, and
+    ``report-uri https://r/x?token=T;default-src 'self'`` keeps its ``;default-src``; a value holding a URL
+    (``?token=https://...``) is redacted whole. A fragment's bytes are kept, but for a URL inside it. One pass
+    from left to right: each character is read a bounded number of times."""
+    redacted: list[tuple[int, int, str]] = []  # (from, to, what replaces text[from:to])
+    query = fragment = False
+    position = 0
+    while (event := _EVENT.search(text, position)) is not None:
+        mark, position = event.group(), event.end()
+        if mark.endswith("/"):
+            if _url_starts_at(text, event, 0) == -1:
+                continue
+            # Its user info: to the last "@" before the authority ends or the next URL's "//" begins.
+            end = _AUTHORITY_END.search(text, position)
+            limit = len(text) if end is None else end.start()
+            following = _URL_MARK.search(text, position, limit)
+            at = text.rfind("@", position, limit if following is None else following.start())
+            if at != -1:
+                redacted.append((position, at, REDACTED_ENCODED))
+            fragment = False  # a URL in a fragment has a query of its own
+            continue
+        if mark == "#":
+            query, fragment = False, True
+            continue
+        if mark == "?" and not fragment:
+            query = True
+        elif not query:
+            continue
+        # A parameter starts here: a credential's value (to the next "&", ",", ";" or "#") is redacted, and a
+        # credential with no value is given one after a "?" or "&", as the vectors' rows say.
+        name_end = _NAME_END.search(text, position)
+        stop = len(text) if name_end is None else name_end.start()
+        if not (position < stop and _is_credential_parameter(text[position:stop])):
+            continue
+        if name_end is not None and name_end.group() == "=":
+            value_end = _VALUE_END.search(text, name_end.end())
+            position = len(text) if value_end is None else value_end.start()
+            redacted.append((name_end.end(), position, REDACTED_ENCODED))
+        elif mark in "?&":
+            redacted.append((stop, stop, "=" + REDACTED_ENCODED))
+    return _apply(text, redacted)
+
+
+def _apply(text: str, redacted: list[tuple[int, int, str]]) -> str:
+    """``text`` with each span replaced; spans that overlap (user info holding a parameter) are redacted as one."""
+    pieces: list[str] = []
+    kept = 0
+    for start, end, replacement in sorted(redacted):
+        if start < kept:  # it overlaps the one before: that one's replacement stands for both
+            kept = max(kept, end)
+            continue
+        pieces += [text[kept:start], replacement]
+        kept = end
+    return "".join(pieces) + text[kept:]
+
+
 def _redact_urls_in(value: str) -> str:
-    """Any other header's value with each absolute URL in it by the URL rule, every other byte as sent: a
-    value holding no ``://`` is returned as it is, untouched."""
-    if "://" not in value and ":\\/\\/" not in value:
+    """Any other header's value with each absolute or network-path URL in it by the URL rule, every other byte
+    as sent: a value holding no ``//`` is returned as it is, untouched."""
+    if "//" not in value and "\\/\\/" not in value:
         return value
-
-    def one(found: re.Match[str]) -> str:
-        url = found.group(0)
-        if "?" not in url and "@" not in url:  # no query and no user info: nothing the URL rule would change
-            return url
-        kept = len(url.rstrip(_URL_TRAILER))
-        return _redact_embedded(url[:kept]) + url[kept:]
-
-    return _URL_IN_VALUE.sub(one, value)
+    recorded = []
+    position = 0
+    while (found := _find_url(value, position)) is not None:
+        start = found[0]
+        stop = _URL_STOP.search(value, found[1])
+        end = len(value) if stop is None else stop.start()
+        url = value[start:end]
+        if "?" in url or "@" in url:  # with no query and no user info the URL rule would change nothing
+            kept = len(url.rstrip(_URL_TRAILER))
+            url = _redact_embedded(url[:kept]) + url[kept:]
+        recorded.append(value[position:start] + url)
+        position = end
+    return "".join(recorded) + value[position:]
 
 
 _HEADER_RULES: Final[dict[str, Callable[[str], str]]] = {
