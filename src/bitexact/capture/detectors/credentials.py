@@ -1322,18 +1322,23 @@ _MAX_TABLE_LINE: Final[int] = 4096
 # Rules version 13: a table drawn with box-drawing characters - sqlite3's ``.mode box`` (``│ user │ password │``
 # between ``┌──┬──┐`` / ``├──┼──┤`` lines), psql's ``\\pset linestyle unicode`` (`` user │ password `` over
 # ``──────┼──────``), double lines too - read as the same table drawn with ``|``, ``-`` and ``+`` is: the text's box
-# characters are translated one for one (the spans stay the text's), only in a text holding ``│`` (an ASCII text is
-# never searched: it cannot hold one).
-_BOXED: Final[str] = "│"
+# characters are translated one for one (the spans stay the text's), only in a text holding ``│``, ``┃`` or ``║`` (an
+# ASCII or Latin-1 text is never searched: Python answers from its width that it cannot hold one).
+_BOX_VERTICALS: Final[tuple[str, ...]] = ("│", "┃", "║")
 _BOX_CHARS: Final[dict[int, str]] = str.maketrans(
     {**dict.fromkeys("│┃║", "|"), **dict.fromkeys("─━═", "-"),
      **dict.fromkeys("┼┬┴├┤┌┐└┘╭╮╰╯╋┳┻┣┫┏┓┗┛╬╦╩╠╣╔╗╚╝╪╫╞╡╤╧╥╨╟╢", "+")})
 
 
+def _boxed(text: str) -> bool:
+    """Whether ``text`` holds a box-drawing vertical line (:data:`_BOX_VERTICALS`): a table may be drawn in it."""
+    return any(vertical in text for vertical in _BOX_VERTICALS)
+
+
 def _unboxed(text: str) -> str:
     """``text`` with its box-drawing characters translated to ``|``, ``-`` and ``+`` (:data:`_BOX_CHARS`), one
-    character for one; ``text`` itself when it holds no ``│``."""
-    return text.translate(_BOX_CHARS) if _BOXED in text else text
+    character for one; ``text`` itself when it holds no vertical line (:func:`_boxed`)."""
+    return text.translate(_BOX_CHARS) if _boxed(text) else text
 
 
 def _line_at(text: str, at: int) -> tuple[int, int]:
@@ -2544,7 +2549,8 @@ def _acl_secrets(text: str, start: int, end: int, found: list[Finding]) -> None:
     """The passwords and hashes (:data:`_ACL_SECRET`) among the Redis ACL rules ``text[start:end]``."""
     for secret in _ACL_SECRET.finditer(text, start, end):
         group = 1 if secret.group(1) is not None else 2
-        found.append(Finding(secret.start(group), secret.end(group), TOKEN, NAME))
+        if secret.group(group) not in ALREADY_TOKENS:
+            found.append(Finding(secret.start(group), secret.end(group), TOKEN, NAME))
 
 
 def _redis_fields(text: str, command: re.Match[str], end: int, found: list[Finding]) -> None:
@@ -2560,7 +2566,7 @@ def _redis_fields(text: str, command: re.Match[str], end: int, found: list[Findi
                 found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
         return
     for (name_start, name_end), value in zip(spans[1::2], spans[2::2]):
-        if is_credential_name(text[name_start:name_end]) and value[0] < value[1]:
+        if is_credential_name(text[name_start:name_end]) and text[value[0] : value[1]] not in ("", *ALREADY_TOKENS):
             found.append(Finding(value[0], value[1], TOKEN, NAME))
 
 
@@ -2697,7 +2703,7 @@ class CredentialsDetector:
         self._tool_files(text, deadline, found)
         if "\n" in text:  # a memchr: a table has a header line and a row
             self._csv_tables(text, deadline, found)
-            if "|" in text or _BOXED in text:  # rules version 10: a markdown, psql or mysql table (13: boxed too)
+            if "|" in text or _boxed(text):  # rules version 10: a markdown, psql or mysql table (13: boxed too)
                 self._pipe_tables(_unboxed(text), deadline, found)
         if SECRET_KIND in text:  # one search (a Kubernetes Secret's kind) before either form's
             self._kube_secrets(text, deadline, found)
