@@ -1268,15 +1268,17 @@ _SQLITE_FIELD = re.compile(r"[ \t]*+([A-Za-z_][A-Za-z0-9_.\-]{0,63}+) = ")
 
 def _sqlite_records(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
     """The credential columns' values (:func:`_credential_column`) of sqlite3's ``line`` records from ``at``, to the
-    first line that is neither a field (:data:`_SQLITE_FIELD`, or another ``EXPRESSION = VALUE``) nor empty (the
-    next prompt). Returns where the records end."""
+    first line that is neither a field (:data:`_SQLITE_FIELD`, or another ``EXPRESSION = VALUE``) nor the one empty
+    line between two records (the next prompt, a second empty line). Returns where the records end."""
     length = len(text)
+    empty = True  # a record opens with a field: no empty line before the first
     while at < length and text[at] != "\x00":
         deadline.check()
         end = _line_end(text, at)
         value_end = end - 1 if text[end - 1 : end] == "\r" else end
-        if at < value_end and " = " not in text[at:value_end]:
+        if (at < value_end and " = " not in text[at:value_end]) or (at == value_end and empty):
             return at
+        empty = at == value_end
         field = _SQLITE_FIELD.match(text, at, value_end)
         if (field is not None and field.end() < value_end and _credential_column(field.group(1), [field.group(1)])
                 and holds_credential(text[field.end() : value_end])):
