@@ -215,6 +215,17 @@ def test_a_real_redis_cli_session_keeps_no_password() -> None:
     assert out.count(T) == 21
 
 
+@pytest.mark.parametrize(("typed", "expected"), [
+    # a rule quoted as redis-cli reads a word, a hash given with "#", a password removed with "<"
+    ('ACL SETUSER bob on ">my pass word" ~* +@all', f'ACL SETUSER bob on ">{T}" ~* +@all'),
+    (f"acl setuser bob on #{'ab' * 32} <oldPw1 >newPw2", f"acl setuser bob on #{T} <{T} >{T}"),
+    ('HMSET user:2 name al password "two words" token tk-2', f'HMSET user:2 name al password "{T}" token {T}'),
+])
+def test_what_redis_cli_takes_at_its_prompt(typed: str, expected: str) -> None:
+    for prompt in ("127.0.0.1:6379> ", "redis /run/redis.sock[1]> ", "cache:6380(TX)> "):
+        assert scrubbed(f"{prompt}{typed}\r\nOK\r\n") == f"{prompt}{expected}\r\nOK\r\n"
+
+
 @pytest.mark.parametrize("kept", [
     '1) "maxmemory"\r\n2) "0"',  # CONFIG GET of an ordinary parameter
     '3) "tls-key-file-pass"\r\n4) ""',  # an empty value

@@ -754,9 +754,11 @@ numbers after it, and a quoted string (its content, group 2) or a word in bracke
 ``(empty array)``)."""
 _REDIS_HASHES: Final[str] = "passwords"
 """The item of ``ACL GETUSER``'s reply before the user's password hashes."""
-_ACL_SECRET = re.compile(r"""(?<=[ \t])(?:[<>]([^\s"\x00]++)|[#!]([0-9a-fA-F]{64}+))(?=[\s"\x00]|\Z)""")
-"""A Redis ACL rule's password: ``>PASSWORD`` / ``<PASSWORD`` (added, removed) or its SHA-256 hash ``#HASH`` /
-``!HASH``: the part after the mark."""
+_ACL_SECRET = re.compile(
+    r"""(?:(?<=[ \t])[<>]([^\s"'\x00]++)|(?<=["'])[<>]([^"'\r\n\x00]++)|(?<=[ \t"'])[#!]([0-9a-fA-F]{64}+))"""
+    r"""(?=[\s"'\x00]|\Z)""")
+"""A Redis ACL rule's password: ``>PASSWORD`` / ``<PASSWORD`` (added, removed; quoted as redis-cli reads a word,
+``">my pass"``, to its closing quote) or its SHA-256 hash ``#HASH`` / ``!HASH``: the part after the mark."""
 # A PuTTY key file's private part: its line count, each line of base64 (a real or a written line break after it).
 _PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*+([0-9]{1,6}+)[ \t]*+(?:\r?\n|\\r\\n|\\n)")
 _PPK_LINE = re.compile(r"([A-Za-z0-9+/=]{1,128}+)[ \t]*+(?:\r?\n|\\r\\n|\\n|(?=\x00)|\Z)")
@@ -2550,7 +2552,7 @@ def _redis_prompt(text: str, at: int, end: int) -> bool:
 def _acl_secrets(text: str, start: int, end: int, found: list[Finding]) -> None:
     """The passwords and hashes (:data:`_ACL_SECRET`) among the Redis ACL rules ``text[start:end]``."""
     for secret in _ACL_SECRET.finditer(text, start, end):
-        group = 1 if secret.group(1) is not None else 2
+        group = next(group for group in (1, 2, 3) if secret.group(group) is not None)
         if secret.group(group) not in ALREADY_TOKENS:
             found.append(Finding(secret.start(group), secret.end(group), TOKEN, NAME))
 
