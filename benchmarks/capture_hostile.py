@@ -173,7 +173,13 @@ LATEST_FRAGMENTS = (
     'a:1> ACL GETUSER a\n1) "passwords"\n2) 1) "a"\n' + '   2) "b"\n' * 50, "> ACL LIST\n",
     'a:1> ACL LIST\n' + '1) "user a on #' + "a" * 64 + ' >b"\n' * 20, "a:1> ACL SETUSER a" + " >a" * 500 + "\n",
     "a:1> HSET a" + " password b" * 500 + "\n", 'a:1> HGET a password\n"b"\n', "> HSET ", "> HGET a\n",
-    "> CONFIG GET a\n", "> HGETALL\n", "a:1> HGETALL a\n" + "1) " * 2000 + "\n")
+    "> CONFIG GET a\n", "> HGETALL\n", "a:1> HGETALL a\n" + "1) " * 2000 + "\n",
+    # redis-cli on a shell's line, its reply to a pipe
+    "-cli", "s-cli\n", "redis-cli\n", "$ redis-cli config get a\n", "$ redis-cli config get a\npassword\nb\n",
+    "$ redis-cli hgetall a\n" + "password\nb\n" * 50, "$ redis-cli hget a password\nb\n",
+    "$ redis-cli acl getuser a\npasswords\n" + "a" * 64 + "\n", "$ redis-cli acl list\n" + "user a >b #c\n" * 50,
+    "$ redis-cli" + " -h a" * 500 + " config get a\n", "$ redis-cli config get a\n" + "a" * 5000 + "\n",
+    "$ redis-cli acl getuser a\n" + "a\n" * 100, "$ redis-cli --no-raw config get a\n1) \"password\"\n2) \"b\"\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),

@@ -9,7 +9,9 @@
    drawn with box-drawing characters, and a client's row whose value holds a ``|`` (sqlite3's, mysql's, psql's);
 4. redis-cli's replies at its prompt (``CONFIG GET requirepass``, ``HGETALL``, ``ACL GETUSER``'s password hashes,
    ``ACL LIST``'s rules, ``HGET`` of a password field) and what it takes (``ACL SETUSER ... >password``, ``HSET``'s
-   password fields), read from real transcripts (redis-cli 7.0.15, sqlite3 3.40.1 on a terminal; tests/capture/data).
+   password fields), and the same replies printed to a pipe under ``redis-cli ... CONFIG GET requirepass`` on a
+   shell's line; read from real transcripts (redis-cli 7.0.15, sqlite3 3.40.1 on a terminal, redis-cli to a pipe;
+   tests/capture/data).
 
 Each is set beside the look-alikes that are left.
 """
@@ -247,6 +249,33 @@ def test_redis_cli_look_alikes_in_the_session_are_left(kept: str) -> None:
 ])
 def test_redis_look_alikes_are_left(text: str) -> None:
     assert scrubbed(text) == text
+
+
+PIPE = (DATA / "redis_cli_7.0.15_pipe.txt").read_text(encoding="utf-8")
+"""redis-cli 7.0.15 given each command on the shell's line, its output to a pipe (as an agent's tool reads it): each
+string bare on a line of its own; the last with ``--no-raw``, numbered and quoted as at the prompt."""
+
+
+def test_redis_cli_replies_printed_to_a_pipe_keep_no_password() -> None:
+    out = scrubbed(LOG + PIPE)
+    for secret in ("S3cr3tRedisPw", "hunter2", "tk-abc123", "201967a7fd7dc915", "b4eab785dffab60f", "bbae3d542cda94a6",
+                   "048a726e8b90dbf0"):
+        assert secret not in out, secret
+    for kept in ("masterauth\n\ntls-auth-clients\nyes\n", "name\nbob\npassword\n", "commands\n-@all +get\nkeys\n"):
+        assert kept in out, kept
+
+
+@pytest.mark.parametrize("text", [
+    "$ redis-cli CONFIG GET maxmemory\nmaxmemory\n0\n",
+    "$ redis-cli HGETALL kinds\nkind\npassword\nnote\nhello\n",
+    "$ redis-cli HGET user:1 name\nbob\n",
+    "Run redis-cli CONFIG GET requirepass to see it:\nrequirepass\nis the name\n",  # prose
+    "$ redis-cli -h db -p 6380\nrequirepass\nx\n",  # redis-cli opening its prompt: no command
+    "$ redis-cli CONFIG GET requirepass\nrequirepass\n\n",  # no password set
+    "$ redis-cli ACL GETUSER bob\nflags\non\npasswords\ncommands\n+@all\n",  # nopass
+])
+def test_redis_cli_lines_look_alikes_are_left(text: str) -> None:
+    assert scrubbed(LOG + text) == LOG + text
 
 
 # -- the rules version and the store ---------------------------------------------------------------------------------

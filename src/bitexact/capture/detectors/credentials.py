@@ -2574,8 +2574,88 @@ def _redis_fields(text: str, command: re.Match[str], end: int, found: list[Findi
             found.append(Finding(value[0], value[1], TOKEN, NAME))
 
 
+# Rules version 13 also: the same commands given to redis-cli on a shell's line (``redis-cli -a X CONFIG GET
+# requirepass``), its reply printed below it: to a pipe (an agent's tool) redis-cli prints each string on a line of its
+# own, bare (``requirepass`` then the value), and with ``--no-raw`` as at its prompt. The line is found by a search
+# from the ``-`` of ``redis-cli`` (``-(?<=s-)cli``: 0.37-0.48 ms/MiB on agent text; ``redis-cli`` as a literal cost
+# 1.3, ``str.find`` 0.6), the command's word opening its line or following a prompt, ``sudo``, ``|``, ``&&`` or ``;``.
+_REDIS_CLI = re.compile(r"-(?<=s-)cli")
+_REDIS_CLI_VALUED: Final[frozenset[str]] = frozenset({
+    "-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "-D", "-t", "--user", "--pass", "--cacert", "--cacertdir",
+    "--cert", "--key", "--tls-ciphers", "--tls-ciphersuites", "--sni", "--eval", "--pattern", "--count"})
+"""redis-cli's options that take the next word as their value (a host, a port, a password...): not a command."""
+_REDIS_CLI_COMMANDS: Final[frozenset[str]] = frozenset({"config", "hgetall", "hget", "acl"})
+_MAX_REDIS_LINE: Final[int] = 4096
+_HEX_HASH = re.compile(r"[0-9a-f]{64}+\r?+\Z")
+
+
 _REDIS_ITEM_VALUE = re.compile(r"""[ \t]*+"((?:[^"\\\r\n\x00]|\\.)*+)"[ \t]*+\r?(?=\n|\x00|\Z)""")
 """redis-cli's reply that is one string, quoted (its content: group 1)."""
+
+
+def _redis_cli_command(line: str) -> list[str] | None:
+    """The command a shell ``line`` gives redis-cli (its words, from the first past redis-cli's options, in lower case:
+    ``["config", "get", "requirepass"]``) when it is one whose reply :func:`_redis_raw_reply` reads; None for any
+    other line (prose, another command, redis-cli opening its prompt)."""
+    words = line.split()
+    for index, word in enumerate(words):
+        if word.rsplit("/", 1)[-1] != "redis-cli":
+            continue
+        before = words[index - 1] if index else ""
+        if before and before[-1] not in "$#>%" and before not in ("sudo", "|", "&&", ";"):
+            return None
+        at = index + 1
+        while at < len(words) and words[at][:1] == "-":
+            at += 2 if words[at] in _REDIS_CLI_VALUED else 1
+        command = [ascii_lower(word.strip("'\"")) for word in words[at:]]
+        return command if command and command[0] in _REDIS_CLI_COMMANDS else None
+    return None
+
+
+def _redis_raw_reply(text: str, at: int, command: list[str], found: list[Finding], deadline: Deadline) -> int:
+    """The reply redis-cli printed from ``at`` to a pipe for ``command`` (:func:`_redis_cli_command`), a string a line:
+    ``CONFIG GET`` and ``HGETALL`` name, value, name, value... (the value after a credential name taken, to the first
+    name line that is empty or holds a blank), ``HGET KEY FIELD`` of such a field its one line, ``ACL GETUSER`` the
+    64-hex-digit lines after ``passwords``, ``ACL LIST`` the rules' passwords and hashes (:func:`_acl_secrets`) of its
+    ``user ...`` lines. Returns where what was read ends."""
+    verb = command[0] if command[0] in ("hgetall", "hget") else " ".join(command[:2])
+    lines = 0
+    taking = False
+    while at < len(text) and text[at] != "\x00":
+        deadline.check()
+        end = text.find("\n", at, at + _MAX_REDIS_LINE)
+        if end == -1:
+            end = len(text) if len(text) - at <= _MAX_REDIS_LINE else at
+            if end == at:
+                return at
+        line = text[at:end].rstrip("\r")
+        if "\x00" in line:
+            return at
+        lines += 1
+        if verb in ("config get", "hgetall"):
+            if lines % 2 == 1:
+                if not line or " " in line or "\t" in line:
+                    return at
+                taking = is_credential_name(line)
+            elif taking and line not in ALREADY_TOKENS and line:
+                found.append(Finding(at, at + len(line), TOKEN, NAME))
+        elif verb == "hget":
+            if len(command) == 3 and is_credential_name(command[2]) and line and line not in ALREADY_TOKENS:
+                found.append(Finding(at, at + len(line), TOKEN, NAME))
+            return end
+        elif verb == "acl getuser":
+            if taking and _HEX_HASH.match(line) is not None:
+                found.append(Finding(at, at + 64, TOKEN, NAME))
+            elif taking or lines > 64:
+                return at
+            else:
+                taking = line == _REDIS_HASHES
+        elif verb == "acl list" and line.startswith("user "):
+            _acl_secrets(text, at, at + len(line), found)
+        else:
+            return at
+        at = end + 1
+    return at
 
 
 def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline) -> None:
@@ -2977,6 +3057,7 @@ class CredentialsDetector:
         if ">" in text:  # a memchr: rules version 10, redis-cli's prompt
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
+        cls._redis_cli_lines(text, deadline, found)
         if "Private-Lines:" in text:
             cls._putty_keys(text, deadline, found)
 
@@ -3050,6 +3131,35 @@ class CredentialsDetector:
             if end < len(text) and text[end] == "\n":
                 listing = match.group(1) is not None and ascii_lower(match.group(1)) == "list"
                 _redis_pairs(text, end + 1, listing, found, deadline)
+
+    @staticmethod
+    def _redis_cli_lines(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 13: a shell's line giving redis-cli one of the commands whose reply :meth:`_redis_replies`
+        reads at its prompt (:func:`_redis_cli_command`), and that reply below it: as printed to a pipe
+        (:func:`_redis_raw_reply`) or, with ``--no-raw``, numbered and quoted as at the prompt."""
+        found_at = _REDIS_CLI.search(text)
+        while found_at is not None:
+            deadline.check()
+            at = found_at.start()
+            end = text.find("\n", at, at + _MAX_REDIS_LINE)
+            if end == -1 or not text.startswith("redis", at - 5):
+                found_at = _REDIS_CLI.search(text, at + 1)
+                continue
+            floor = max(0, at - _MAX_REDIS_LINE)
+            start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
+            command = _redis_cli_command(text[start:end]) if (start > 0 or floor == 0) else None
+            if command is not None and "\x00" not in text[at:end]:
+                if _REDIS_ITEM.match(text, end + 1) is not None:  # --no-raw: as at the prompt
+                    _redis_pairs(text, end + 1, command[:2] == ["acl", "list"], found, deadline)
+                elif command[0] == "hget" and _REDIS_ITEM_VALUE.match(text, end + 1) is not None:
+                    if len(command) == 3 and is_credential_name(command[2]):
+                        reply = _REDIS_ITEM_VALUE.match(text, end + 1)
+                        assert reply is not None
+                        if reply.group(1) and reply.group(1) not in ALREADY_TOKENS:
+                            found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
+                else:
+                    end = max(end, _redis_raw_reply(text, end + 1, command, found, deadline))
+            found_at = _REDIS_CLI.search(text, end)
 
     @classmethod
     def _kube_secrets(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
