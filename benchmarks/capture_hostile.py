@@ -179,7 +179,11 @@ LATEST_FRAGMENTS = (
     "$ redis-cli hgetall a\n" + "password\nb\n" * 50, "$ redis-cli hget a password\nb\n",
     "$ redis-cli acl getuser a\npasswords\n" + "a" * 64 + "\n", "$ redis-cli acl list\n" + "user a >b #c\n" * 50,
     "$ redis-cli" + " -h a" * 500 + " config get a\n", "$ redis-cli config get a\n" + "a" * 5000 + "\n",
-    "$ redis-cli acl getuser a\n" + "a\n" * 100, "$ redis-cli --no-raw config get a\n1) \"password\"\n2) \"b\"\n")
+    "$ redis-cli acl getuser a\n" + "a\n" * 100, "$ redis-cli --no-raw config get a\n1) \"password\"\n2) \"b\"\n",
+    # sqlite3's column mode
+    "sqlite> .mode column\nsqlite> a\na  password\n-  --------\n" + "b  c\n" * 50,
+    "sqlite> .mode column\nsqlite> a\na  b\n" + "-  " * 1000 + "\n", "$ sqlite3 -column -header a\n" + "a  password\n" * 2,
+    "sqlite> .mode column\nsqlite> a\n" + "a  password\n-  --------\nb  c\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),

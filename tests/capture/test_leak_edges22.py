@@ -140,6 +140,40 @@ def test_sqlites_list_and_line_modes_are_read_anywhere(head: str, table: str, ex
     assert scrubbed(f"{LOG}{head}\n{table}sqlite> .quit\n") == f"{LOG}{head}\n{expected}sqlite> .quit\n"
 
 
+COLUMNS = ("id  user  password                          \n--  ----  ----------------------------------\n"
+           "1   bob   hunter2                           \n2   al    pw,with|pipe                      \n"
+           "4   dee   long password with spaces and more\n")
+"""sqlite3 3.40.1's ``.mode column`` output, as it printed it (each column padded to its rule's width)."""
+COLUMNS_TAKEN = (f"id  user  password                          \n--  ----  ----------------------------------\n"
+                 f"1   bob   {T}                           \n2   al    {T}                      \n4   dee   {T}\n")
+
+
+@pytest.mark.parametrize("head", [
+    "$ sqlite3 app.db\nsqlite> .mode column\nsqlite> select id, user, password from users;",
+    "$ sqlite3 app.db\nsqlite> .headers on\nsqlite> .mode column\nsqlite> select id, user, password from users;",
+    '$ sqlite3 -column -header app.db "select id, user, password from users"',
+])
+def test_sqlites_column_mode_is_read_by_its_rule(head: str) -> None:
+    assert scrubbed(f"{LOG}{head}\n{COLUMNS}sqlite> .quit\n") == f"{LOG}{head}\n{COLUMNS_TAKEN}sqlite> .quit\n"
+
+
+def test_column_mode_turns_the_headers_on_for_the_modes_after_it() -> None:
+    """sqlite3 3.40.1: ``.mode column`` turns the headers on unless the session set them; they stay on after it."""
+    head = "$ sqlite3 app.db\nsqlite> .mode column\nsqlite> .mode list\nsqlite> select user, password from users;\n"
+    assert scrubbed(f"{LOG}{head}user|password\nbob|hunter2\n") == f"{LOG}{head}user|password\nbob|{T}\n"
+
+
+@pytest.mark.parametrize("tail", [
+    '$ sqlite3 -column app.db "select 1"\n' + COLUMNS,  # -column prints no header: no rule either, so a row
+    "$ sqlite3 app.db\nsqlite> .headers off\nsqlite> .mode column\nsqlite> .mode list\nsqlite> select 1;\n"
+    "user|password\nbob|pw1\n",
+    "sqlite> .mode column\nsqlite> select name, kind from items;\nname  kind    \n----  --------\nbob   password\n",
+    "Results:\n" + COLUMNS,  # no client's line above it (sqlcmd and others print so too: not read)
+])
+def test_column_mode_look_alikes_are_left(tail: str) -> None:
+    assert scrubbed(LOG + tail) == LOG + tail
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     # sqlite3's .mode box, psql's unicode line style, a table of double lines
     ("┌──────┬──────────────┐\n│ user │   password   │\n├──────┼──────────────┤\n│ bob  │ hunter2      │\n"

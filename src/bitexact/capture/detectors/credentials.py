@@ -1105,6 +1105,10 @@ _SQLITE_DELIMITERS: Final[dict[str, str | None]] = {"csv": None, "tabs": None, "
 """sqlite3's modes that print a delimited table, its header first when ``.headers`` are on, and their delimiter (None:
 the header's first ``,``, tab or ``;``). Rules version 13: ``list``, sqlite3's default, cells between ``|``."""
 _SQLITE_LINE_MODE: Final[str] = "line"
+_SQLITE_COLUMN_MODE: Final[str] = "column"
+_HEADER_FLAGS_SQLITE: Final[frozenset[str]] = frozenset({"header", "headers", "noheader"})
+"""sqlite3's ``column`` mode: ``.mode column`` turns the headers on (3.40.1: they stay on in the modes after it),
+``-column`` on the command line does not."""
 _CLIENT_TABLE: Final[str] = "client"
 """How a mysql, MariaDB or psql line's output is read (:func:`_printed_below`): a CSV or TSV header, then its rows."""
 _SQLITE_SESSION: Final[tuple[str, bool]] = ("list", False)
@@ -1148,7 +1152,7 @@ def _sqlite_flags(words: list[str], mode: str, header: bool) -> tuple[str, bool]
         flag = word.lstrip("-")
         if flag in _SQLITE_MODES:
             mode = flag
-        elif flag in ("header", "headers", "noheader"):
+        elif flag in _HEADER_FLAGS_SQLITE:
             header = flag != "noheader"
     return mode, header
 
@@ -1250,6 +1254,8 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
     below = end + 1
     if mode == _SQLITE_LINE_MODE:
         return _sqlite_records(text, below, found, deadline)
+    if mode == _SQLITE_COLUMN_MODE:
+        return max(end, _sqlite_columns(text, below, found, deadline))
     if (mode not in _SQLITE_DELIMITERS and mode != _CLIENT_TABLE) or below in read:
         return end
     head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
@@ -1260,6 +1266,54 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
         return end
     read.add(below)  # the search goes on past its rows: a client's line among them is a row
     return rows
+
+
+# Rules version 13: sqlite3's ``column`` mode (``.mode column``, ``sqlite3 -column -header``): its header's names over
+# a rule of dashes, a run a column, two blanks between; each column padded to its run's width, so a row's cell is the
+# text over its run (the last to the line's end).
+_COLUMN_RULE = re.compile(r"-++(?:  -++)++[ \t]*+\r?+\Z")
+_DASHES = re.compile(r"-++")
+
+
+def _sqlite_columns(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """The credential columns' cells (:func:`_credential_column`) of the table sqlite3's ``column`` mode prints from
+    ``at`` (:data:`_COLUMN_RULE` under its header), to the first row that is empty or holds no blanks where the rule
+    does (the next prompt, another table). Returns where the table ends (``at`` when no table is there)."""
+    head_end = text.find("\n", at, at + _MAX_CSV_HEADER)
+    rule_end = text.find("\n", head_end + 1, head_end + 1 + _MAX_CSV_HEADER) if head_end != -1 else -1
+    if rule_end == -1 or "\x00" in text[at:rule_end] or _COLUMN_RULE.match(text, head_end + 1, rule_end) is None:
+        return at
+    runs = [(dash.start() - head_end - 1, dash.end() - head_end - 1) for dash in
+            _DASHES.finditer(text, head_end + 1, rule_end)]
+    starts = [start for start, _ in runs]
+    header = text[at:head_end]
+    names = [header[start : (starts[index + 1] if index + 1 < len(starts) else len(header))].strip()
+             for index, start in enumerate(starts)]
+    columns = [index for index, name in enumerate(names) if name and _credential_column(name, names)]
+    if not columns:
+        return rule_end
+    gaps = [stop for _, stop in runs[:-1]]
+    row = rule_end + 1
+    while row < len(text):
+        deadline.check()
+        end = _line_end(text, row)
+        line = text[row:end].rstrip("\r")
+        if len(line) <= starts[-1] or line.isspace():
+            return row
+        for stop in gaps:
+            if line[stop : stop + 2] != "  ":  # a row holds blanks where the rule does (its cells are padded)
+                return row
+        for index in columns:
+            start = row + starts[index]
+            stop = row + (runs[index][1] if index + 1 < len(runs) else len(line))
+            while stop > start and text[stop - 1] in " \t":
+                stop -= 1
+            if start < stop and holds_credential(text[start:stop]):
+                found.append(Finding(start, stop, TOKEN, NAME))
+        if end >= len(text) or text[end] == "\x00":
+            return end
+        row = end + 1
+    return row
 
 
 # Rules version 13: sqlite3's ``line`` mode (``.mode line``, ``sqlite3 -line``): a record a column a line, ``NAME =
@@ -3327,6 +3381,7 @@ class CredentialsDetector:
         session). Rules version 13: sqlite3's ``list`` mode too (its default: cells between ``|``), its ``line``
         mode's records (:func:`_sqlite_records`), and MariaDB's ``mariadb`` client as mysql's."""
         mode, header = _SQLITE_SESSION  # the sqlite3 session's, as its lines set them
+        header_set = False  # whether the session set its headers (then .mode column leaves them as they are)
         since = 0  # where the session's mode was last known to hold: no NUL since
         found_at = _PRINTED_SQL.search(text)
         while found_at is not None:
@@ -3344,6 +3399,7 @@ class CredentialsDetector:
             start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
             if text.find("\x00", since, at) != -1:
                 mode, header = _SQLITE_SESSION
+                header_set = False
             since = at
             line = text[start:end]
             prints: str | None = None  # how the line's output is read: a mode of sqlite3's, or "csv"
@@ -3353,8 +3409,10 @@ class CredentialsDetector:
                     words = statement[len(_SQLITE_PROMPT):].split()
                     if words and words[0] == ".mode":
                         mode = words[1] if len(words) > 1 else mode  # no name: it prints the mode
+                        header = header or (mode == _SQLITE_COLUMN_MODE and not header_set)
                     elif words and words[0] in (".headers", ".header"):
                         header = len(words) > 1 and ascii_lower(words[1]) in _ON
+                        header_set = True
                     elif words and words[0][:1] != ".":
                         prints = mode
                         while text.startswith(_SQLITE_MORE, end + 1 + _blanks(text, end + 1)):
@@ -3367,6 +3425,7 @@ class CredentialsDetector:
                     client = _sql_client(line)
                     if client is not None and client[0] == "sqlite3":
                         mode, header = _sqlite_flags(client[1], *_SQLITE_SESSION)  # a new session
+                        header_set = any(word.lstrip("-") in _HEADER_FLAGS_SQLITE for word in client[1])
                         prints = mode
                     elif client is not None:
                         prints = _CLIENT_TABLE if _client_prints_header(*client) else None
