@@ -66,9 +66,11 @@ after ``%2B``, a CSV header under a line printing a ``.csv`` file (``USERS.CSV``
 psql's ``COPY ... TO STDOUT ... HEADER`` (``copy`` at its ``=#`` prompt too), or under a database client's line
 printing one: ``sqlite3 -csv -header``, a ``sqlite>`` statement after ``.mode csv`` and ``.headers on``, ``mysql
 -B`` / ``-e``, ``psql --csv``; 13: mysql's ``authentication_string`` column (a table's, ``\\G``'s ``NAME: VALUE``
-line), MariaDB's ``mariadb`` client, sqlite3's ``list`` mode with its header and ``line`` mode's records, a table
+line), MariaDB's ``mariadb`` client, sqlite3's ``list`` mode with its header, ``line`` mode's records and ``column``
+mode's table, a table
 drawn with box-drawing characters, a client's row holding a ``|`` split at its rule line's joints, redis-cli's
-replies to ``CONFIG GET``, ``HGETALL`` and ``ACL GETUSER`` / ``ACL LIST``, and ``ACL SETUSER``'s ``>password``)
+replies to ``CONFIG GET``, ``HGETALL``, ``HGET`` and ``ACL GETUSER`` / ``ACL LIST`` at its prompt and to a pipe, and
+``ACL SETUSER``'s ``>password`` and ``HSET``'s password fields)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""
