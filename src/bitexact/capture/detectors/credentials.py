@@ -458,7 +458,8 @@ _COLUMN_ENDS = "(?<=authentication_string)"
 ``\\G`` output prints each column so; :data:`_CREDENTIAL_COLUMNS`)."""
 _HEADER_REST = (
     # The colon is looked for first: most line starts hold none, and the lookbehinds (one per ending) are the cost.
-    rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?=[ \t]*:)(?:{NAME_ENDS}|{_COLUMN_ENDS})"
+    rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?=[ \t]*:)"
+    rf"(?:{NAME_ENDS}|{_COLUMN_ENDS})"
     rf"[ \t]*:[ \t]*(?P<value>[^\r\n\x00]*[^\s\x00])?"
 )
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
@@ -748,7 +749,9 @@ _REDIS_COMMAND = re.compile(
     r"(?=[ \t]|\r?\n|\x00|\Z)")
 _REDIS_ARG = re.compile(rf"[ \t]++{_REDIS_WORD}")
 """A word of a command typed at redis-cli's prompt, bare or quoted (its content: group 1, 2 or 3)."""
-_REDIS_ITEM = re.compile(r"""([ \t]*+[0-9]{1,9}+\) )(?:[0-9]{1,9}+\) )*+(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|\([a-z ]{1,16}+\)[^\r\n\x00]*+)[ \t]*+\r?(?=\n|\x00|\Z)""")
+_REDIS_ITEM = re.compile(
+    r"""([ \t]*+[0-9]{1,9}+\) )(?:[0-9]{1,9}+\) )*+"""
+    r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|\([a-z ]{1,16}+\)[^\r\n\x00]*+)[ \t]*+\r?(?=\n|\x00|\Z)""")
 """One line of redis-cli's reply: its item's number (group 1, with the blanks that right-align it), a nested array's
 numbers after it, and a quoted string (its content, group 2) or a word in brackets (``(integer) 3``, ``(nil)``,
 ``(empty array)``)."""
@@ -1106,9 +1109,10 @@ _SQLITE_DELIMITERS: Final[dict[str, str | None]] = {"csv": None, "tabs": None, "
 the header's first ``,``, tab or ``;``). Rules version 13: ``list``, sqlite3's default, cells between ``|``."""
 _SQLITE_LINE_MODE: Final[str] = "line"
 _SQLITE_COLUMN_MODE: Final[str] = "column"
+"""sqlite3's ``column`` mode: ``.mode column`` turns the headers on unless the session set them (3.40.1: they stay on
+in the modes after it), ``-column`` on the command line does not."""
 _HEADER_FLAGS_SQLITE: Final[frozenset[str]] = frozenset({"header", "headers", "noheader"})
-"""sqlite3's ``column`` mode: ``.mode column`` turns the headers on (3.40.1: they stay on in the modes after it),
-``-column`` on the command line does not."""
+"""sqlite3's command-line flags that set its headers (``-header`` / ``-headers`` on, ``-noheader`` off)."""
 _CLIENT_TABLE: Final[str] = "client"
 """How a mysql, MariaDB or psql line's output is read (:func:`_printed_below`): a CSV or TSV header, then its rows."""
 _SQLITE_SESSION: Final[tuple[str, bool]] = ("list", False)
