@@ -180,6 +180,8 @@ LATEST_FRAGMENTS = (
     "$ redis-cli acl getuser a\npasswords\n" + "a" * 64 + "\n", "$ redis-cli acl list\n" + "user a >b #c\n" * 50,
     "$ redis-cli" + " -h a" * 500 + " config get a\n", "$ redis-cli config get a\n" + "a" * 5000 + "\n",
     "$ redis-cli acl getuser a\n" + "a\n" * 100, "$ redis-cli --no-raw config get a\n1) \"password\"\n2) \"b\"\n",
+    # SHOW CREATE USER's AS / USING, and a lower-case "identified by" with no newline (quadratic at 0de516f)
+    "identified by a ", "identified via a using ", "IDENTIFIED WITH 'a' AS 'b' ", "create user a identified by b ",
     # sqlite3's column mode
     "sqlite> .mode column\nsqlite> a\na  password\n-  --------\n" + "b  c\n" * 50,
     "sqlite> .mode column\nsqlite> a\na  b\n" + "-  " * 1000 + "\n", "$ sqlite3 -column -header a\n" + "a  password\n" * 2,

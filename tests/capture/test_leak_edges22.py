@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from capture.support import DATA, recorded_in_store, scrubbed
 
-from bitexact.capture import load_policy
+from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.policy import POLICY_VERSION
 
 T = "[CREDENTIAL]"
@@ -90,6 +90,40 @@ def test_mysqls_authentication_string_column_is_taken(text: str, expected: str) 
 ])
 def test_authentication_string_look_alikes_are_left(text: str) -> None:
     assert scrubbed(text) == text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # SHOW CREATE USER and a dump: the same hash as a statement (MySQL's AS, MariaDB's VIA ... USING)
+    (f"CREATE USER `root`@`localhost` IDENTIFIED WITH 'mysql_native_password' AS '{HASH}' REQUIRE NONE",
+     f"CREATE USER `root`@`localhost` IDENTIFIED WITH 'mysql_native_password' AS '{T}' REQUIRE NONE"),
+    ("CREATE USER 'app'@'%' IDENTIFIED WITH caching_sha2_password AS 0x2441243030350D1F",
+     f"CREATE USER 'app'@'%' IDENTIFIED WITH caching_sha2_password AS {T}"),
+    (f"CREATE USER `root`@`localhost` IDENTIFIED VIA mysql_native_password USING '{HASH}' OR unix_socket",
+     f"CREATE USER `root`@`localhost` IDENTIFIED VIA mysql_native_password USING '{T}' OR unix_socket"),
+    ("create user u identified via ed25519 using password('s3cret');",
+     f"create user u identified via ed25519 using password('{T}');"),
+])
+def test_the_hash_a_create_user_statement_prints_is_taken(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "The user is identified via ldap as usual.",
+    "A user identified with a certificate as needed.",
+    "Each user is identified with ldap as admin, not by a password.",  # lower case, a bare word: prose
+])
+def test_create_user_look_alikes_are_left(text: str) -> None:
+    assert scrubbed(text) == text
+
+
+def test_a_long_line_of_lower_case_identified_by_is_read_in_linear_time() -> None:
+    """A lower-case ``identified by WORD`` looks back for its line's ``create user``: with no newline in the text it
+    looked back to the text's start at every match (0de516f: 4 MiB of it took 4 s, past the default budget of 1,000
+    ms/MiB, and the step was withheld; now 0.1-0.5 s). A factor of 8 or more stands between either side and the
+    budget, whatever the machine's speed."""
+    text = "identified by a " * (4 * 65536)
+    captured = apply_policy(load_policy(env={}), "tool_call", {"result": text})
+    assert captured.data == {"result": text} and not captured.gaps
 
 
 # -- 2. MariaDB's client ---------------------------------------------------------------------------------------------
