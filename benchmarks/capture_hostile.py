@@ -152,6 +152,41 @@ LATEST_FRAGMENTS = (
     "=# copy to stdout header\na,password\n1,b\n", "=# copy\n", "=> copy", "=", "=" * 4000 + "\n",
     "\x00sqlite> .mode csv\n", "sqlite> .mode csv\nsqlite> .headers on\n" + "a\n" * 500 + "\x00")
 FRAGMENTS += LATEST_FRAGMENTS
+V12_FRAGMENTS = LATEST_FRAGMENTS
+# Rules version 13 (``--latest`` runs these rows alone): mysql's authentication_string (a table's column, a \\G line),
+# MariaDB's client, sqlite3's list and line modes, box-drawn tables, a client's row holding "|" (split at the rule's
+# joints), redis-cli's replies (CONFIG GET, HGETALL, ACL GETUSER's nested array, ACL LIST), ACL SETUSER, HSET, HGET.
+LATEST_FRAGMENTS = (
+    "authentication_string: a\n", "authentication_string:\n ", "a\tauthentication_string\n",
+    "| a | authentication_string |\n|---|---|\n| b | c |\n",
+    "b", "mariadb", "mariadb\n", "$ mariadb -B -e a\na\tpassword\n1\tb\n", "$ mariadb" + " -B" * 500 + "\n",
+    "mariadb " + "a" * 5000, "| mariadb -B\n",
+    "$ sqlite3 -header a\na|password\n1|b\n", "$ sqlite3 -header a\na|password\n" + "1|b|c|d|e\n" * 20,
+    "sqlite> .headers on\nsqlite> a\na|password\n1|b\n", "sqlite> .mode line\nsqlite> a\n",
+    "sqlite> .mode line\nsqlite> a\npassword = b\n\n", "sqlite> .mode line\nsqlite> a\n" + "a = b\n" * 50,
+    "sqlite> .mode line\nsqlite> a\n" + " " * 5000 + " = b\n", "$ sqlite3 -line a\n" + "\n" * 500,
+    "│", "│ a │ password │\n├───┼───┤\n│ b │ c │\n", "├───┼───┤\n", "║", "═" * 100 + "│\n",
+    "+---+---+\n| a | password |\n+---+---+\n| b|c | d|e |\n", "+---+---+\n| a | password |\n+---+---+\n" + "|" * 200
+    + "\n", "a | password\n--+--\n" + "b | c|d\n" * 50, "|" + "---+" * 1000 + "\n| a " * 1000 + "\n",
+    "> ", "a:1> CONFIG GET a\n", 'a:1> CONFIG GET a\n1) "password"\n2) "b"\n',
+    'a:1> HGETALL a\n' + '1) "password"\n2) "b"\n' * 50, 'a:1> HGETALL a\n' + ' 1) 2) 3) "a"\n' * 50,
+    'a:1> ACL GETUSER a\n1) "passwords"\n2) 1) "a"\n' + '   2) "b"\n' * 50, "> ACL LIST\n",
+    'a:1> ACL LIST\n' + '1) "user a on #' + "a" * 64 + ' >b"\n' * 20, "a:1> ACL SETUSER a" + " >a" * 500 + "\n",
+    "a:1> HSET a" + " password b" * 500 + "\n", 'a:1> HGET a password\n"b"\n', "> HSET ", "> HGET a\n",
+    "> CONFIG GET a\n", "> HGETALL\n", "a:1> HGETALL a\n" + "1) " * 2000 + "\n",
+    # redis-cli on a shell's line, its reply to a pipe
+    "-cli", "s-cli\n", "redis-cli\n", "$ redis-cli config get a\n", "$ redis-cli config get a\npassword\nb\n",
+    "$ redis-cli hgetall a\n" + "password\nb\n" * 50, "$ redis-cli hget a password\nb\n",
+    "$ redis-cli acl getuser a\npasswords\n" + "a" * 64 + "\n", "$ redis-cli acl list\n" + "user a >b #c\n" * 50,
+    "$ redis-cli" + " -h a" * 500 + " config get a\n", "$ redis-cli config get a\n" + "a" * 5000 + "\n",
+    "$ redis-cli acl getuser a\n" + "a\n" * 100, "$ redis-cli --no-raw config get a\n1) \"password\"\n2) \"b\"\n",
+    # SHOW CREATE USER's AS / USING, and a lower-case "identified by" with no newline (quadratic at 0de516f)
+    "identified by a ", "identified via a using ", "IDENTIFIED WITH 'a' AS 'b' ", "create user a identified by b ",
+    # sqlite3's column mode
+    "sqlite> .mode column\nsqlite> a\na  password\n-  --------\n" + "b  c\n" * 50,
+    "sqlite> .mode column\nsqlite> a\na  b\n" + "-  " * 1000 + "\n", "$ sqlite3 -column -header a\n" + "a  password\n" * 2,
+    "sqlite> .mode column\nsqlite> a\n" + "a  password\n-  --------\nb  c\n")
+FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))

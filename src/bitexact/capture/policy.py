@@ -38,7 +38,7 @@ ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
 ENV_MAX_BODY: Final[str] = "BITEXACT_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES: Final[int] = 64 << 20
 """A field the policy would scan is withheld, unscanned, past this many bytes (``BITEXACT_MAX_BODY_BYTES``)."""
-POLICY_VERSION: Final[int] = 12
+POLICY_VERSION: Final[int] = 13
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
 forms; 3: commands' password flags, .netrc entries, CDATA sections; 4: a credential flag's value as an argv
@@ -65,7 +65,12 @@ and a markdown cell in one HTML element, a ``%255C``-escaped JSON member encoded
 after ``%2B``, a CSV header under a line printing a ``.csv`` file (``USERS.CSV`` too, piped on through ``head``) or
 psql's ``COPY ... TO STDOUT ... HEADER`` (``copy`` at its ``=#`` prompt too), or under a database client's line
 printing one: ``sqlite3 -csv -header``, a ``sqlite>`` statement after ``.mode csv`` and ``.headers on``, ``mysql
--B`` / ``-e``, ``psql --csv``)
+-B`` / ``-e``, ``psql --csv``; 13: mysql's ``authentication_string`` column (a table's, ``\\G``'s ``NAME: VALUE``
+line), MariaDB's ``mariadb`` client, sqlite3's ``list`` mode with its header, ``line`` mode's records and ``column``
+mode's table, a table
+drawn with box-drawing characters, a client's row holding a ``|`` split at its rule line's joints, redis-cli's
+replies to ``CONFIG GET``, ``HGETALL``, ``HGET`` and ``ACL GETUSER`` / ``ACL LIST`` at its prompt and to a pipe, and
+``ACL SETUSER``'s ``>password`` and ``HSET``'s password fields, ``IDENTIFIED WITH ... AS`` / ``VIA ... USING``)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

@@ -453,9 +453,13 @@ NAME_ENDS = "|".join(f"(?<={re.escape(ending)})" for ending in sorted(  # the sh
     e for e in _ALL_ENDS if not any(e != other and e.endswith(other) for other in _ALL_ENDS)))
 """Lookbehinds, one per ending, for "a name read up to here ends as a credential name can" (a pattern piece;
 the name is then asked :func:`is_credential_text_name`)."""
+_COLUMN_ENDS = "(?<=authentication_string)"
+"""Rules version 13: a ``NAME: VALUE`` line's name may also be mysql's ``authentication_string`` (mysql's vertical
+``\\G`` output prints each column so; :data:`_CREDENTIAL_COLUMNS`)."""
 _HEADER_REST = (
     # The colon is looked for first: most line starts hold none, and the lookbehinds (one per ending) are the cost.
-    rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?=[ \t]*:)(?:{NAME_ENDS})"
+    rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?=[ \t]*:)"
+    rf"(?:{NAME_ENDS}|{_COLUMN_ENDS})"
     rf"[ \t]*:[ \t]*(?P<value>[^\r\n\x00]*[^\s\x00])?"
 )
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
@@ -732,6 +736,32 @@ _REDIS_WORD = r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|((?:[^\s"'\
 _REDIS_AUTH_ARGS = re.compile(rf"""{_REDIS_WORD}(?:[ \t]++{_REDIS_WORD})?+[ \t]*+(?=\r?\n|\x00|\\n|\Z)""")
 """One or two words (a bare one, or quoted as redis-cli reads one) and the line's end: the last is the password."""
 _CONFIG_SET = re.compile(r"(?:config|CONFIG)[ \t]++(?:set|SET)[ \t]++\Z")
+# Rules version 13: what redis-cli prints at its prompt (checked against redis-cli 7.0.15 on a terminal): the reply
+# to ``CONFIG GET`` and ``HGETALL`` (name, value, name, value... numbered ``1) "requirepass"`` / ``2) "x"``) and to
+# ``ACL GETUSER`` (its ``passwords`` item's nested array of SHA-256 hashes, ``4) 1) "bbae..."`` then ``   2) "..."``);
+# the rules ``ACL LIST`` prints (``1) "user alice on #HASH ~* +@all"``) and ``ACL SETUSER`` takes (``>PASSWORD``,
+# ``<PASSWORD``, ``#HASH``, ``!HASH``); ``HSET`` / ``HMSET``'s field values and the reply to ``HGET`` of a field so
+# named. Each command found from the prompt's ``> `` (a literal the regex engine
+# skips to, in a text holding ``>``), the prompt read back as for ``AUTH``.
+_REDIS_COMMAND = re.compile(
+    r"> (?:(?:CONFIG|config)[ \t]++(?:GET|get)|HGETALL|hgetall|(?:ACL|acl)[ \t]++(GETUSER|getuser|LIST|list)"
+    r"|(?:ACL|acl)[ \t]++(?:SETUSER|setuser)([^\r\n\x00]*+)|(?:HM?SET|hm?set|HGET|hget)([ \t][^\r\n\x00]*+))"
+    r"(?=[ \t]|\r?\n|\x00|\Z)")
+_REDIS_ARG = re.compile(rf"[ \t]++{_REDIS_WORD}")
+"""A word of a command typed at redis-cli's prompt, bare or quoted (its content: group 1, 2 or 3)."""
+_REDIS_ITEM = re.compile(
+    r"""([ \t]*+[0-9]{1,9}+\) )(?:[0-9]{1,9}+\) )*+"""
+    r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|\([a-z ]{1,16}+\)[^\r\n\x00]*+)[ \t]*+\r?(?=\n|\x00|\Z)""")
+"""One line of redis-cli's reply: its item's number (group 1, with the blanks that right-align it), a nested array's
+numbers after it, and a quoted string (its content, group 2) or a word in brackets (``(integer) 3``, ``(nil)``,
+``(empty array)``)."""
+_REDIS_HASHES: Final[str] = "passwords"
+"""The item of ``ACL GETUSER``'s reply before the user's password hashes."""
+_ACL_SECRET = re.compile(
+    r"""(?:(?<=[ \t])[<>]([^\s"'\x00]++)|(?<=["'])[<>]([^"'\r\n\x00]++)|(?<=[ \t"'])[#!]([0-9a-fA-F]{64}+))"""
+    r"""(?=[\s"'\x00]|\Z)""")
+"""A Redis ACL rule's password: ``>PASSWORD`` / ``<PASSWORD`` (added, removed; quoted as redis-cli reads a word,
+``">my pass"``, to its closing quote) or its SHA-256 hash ``#HASH`` / ``!HASH``: the part after the mark."""
 # A PuTTY key file's private part: its line count, each line of base64 (a real or a written line break after it).
 _PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*+([0-9]{1,6}+)[ \t]*+(?:\r?\n|\\r\\n|\\n)")
 _PPK_LINE = re.compile(r"([A-Za-z0-9+/=]{1,128}+)[ \t]*+(?:\r?\n|\\r\\n|\\n|(?=\x00)|\Z)")
@@ -973,15 +1003,19 @@ _CSV_CELLS: Final[dict[str, re.Pattern[str]]] = {
     delimiter: re.compile(rf"""[ \t]*+(?:"((?:[^"\x00]|""){{0,65536}}+)"[ \t]*+|([^{delimiter}"\r\n\x00]*+))""")
     for delimiter in ",;\t"
 }
-"""A row's cell, up to its delimiter: quoted (its content, group 1) or plain (group 2)."""
+_CSV_CELLS["|"] = re.compile(r"[ \t]*+(?:(?!)(\x00)|([^|\r\n\x00]*+))")
+_LAST_PLAIN_CELL = re.compile(r"[ \t]*+(?:(?!)(\x00)|([^\r\n\x00]*+))")
+"""A row's cell, up to its delimiter: quoted (its content, group 1) or plain (group 2). sqlite3's list mode quotes
+nothing (group 1 never matches) and writes a value's ``|`` as it is: its last cell is the rest of its line."""
 _MAX_CSV_HEADER: Final[int] = 4096
 
 
-def _csv_header(line: str) -> tuple[str, list[str]] | None:
+def _csv_header(line: str, delimiter: str | None = None) -> tuple[str, list[str]] | None:
     """The delimiter and the names of ``line`` when it reads as a CSV header (:data:`_CSV_NAME` cells, two or
-    more); None for any other line (prose, a command, a row of values)."""
+    more); None for any other line (prose, a command, a row of values). The delimiter is the first ``,``, tab or
+    ``;`` the line holds, or ``delimiter`` when given (sqlite3's ``|``)."""
     first = line[: _CSV_FIRST + 1]
-    marks = [(first.find(mark), mark) for mark in ",\t;" if mark in first]
+    marks = [(first.find(mark), mark) for mark in (",\t;" if delimiter is None else delimiter) if mark in first]
     if not marks:
         return None
     at, delimiter = min(marks)  # the first the line holds
@@ -1066,10 +1100,26 @@ def _prints_table(line: str, file: bool) -> bool:
 _PRINTED_SQL = re.compile(r"q(?<=sq)l")
 _SQLITE_PROMPT: Final[str] = "sqlite> "
 _SQLITE_MORE: Final[str] = "...> "
-_SQL_CLIENTS: Final[frozenset[str]] = frozenset({"sqlite3", "mysql", "psql"})
-_SQLITE_CSV_MODES: Final[frozenset[str]] = frozenset({"csv", "tabs"})
-_SQLITE_MODES: Final[frozenset[str]] = frozenset(
-    {"ascii", "box", "column", "html", "insert", "json", "line", "list", "markdown", "quote", "table", "tcl"})
+_SQL_CLIENTS: Final[frozenset[str]] = frozenset({"sqlite3", "mysql", "psql", "mariadb"})
+_SQLITE_MODES: Final[frozenset[str]] = frozenset({
+    "ascii", "box", "column", "csv", "html", "insert", "json", "line", "list", "markdown", "quote", "table", "tabs",
+    "tcl"})
+_SQLITE_DELIMITERS: Final[dict[str, str | None]] = {"csv": None, "tabs": None, "list": "|"}
+"""sqlite3's modes that print a delimited table, its header first when ``.headers`` are on, and their delimiter (None:
+the header's first ``,``, tab or ``;``). Rules version 13: ``list``, sqlite3's default, cells between ``|``."""
+_SQLITE_LINE_MODE: Final[str] = "line"
+_SQLITE_COLUMN_MODE: Final[str] = "column"
+"""sqlite3's ``column`` mode: ``.mode column`` turns the headers on unless the session set them (3.40.1: they stay on
+in the modes after it), ``-column`` on the command line does not."""
+_HEADER_FLAGS_SQLITE: Final[frozenset[str]] = frozenset({"header", "headers", "noheader"})
+"""sqlite3's command-line flags that set its headers (``-header`` / ``-headers`` on, ``-noheader`` off)."""
+_CLIENT_TABLE: Final[str] = "client"
+"""How a mysql, MariaDB or psql line's output is read (:func:`_printed_below`): a CSV or TSV header, then its rows."""
+_SQLITE_SESSION: Final[tuple[str, bool]] = ("list", False)
+"""The mode and the headers a sqlite3 session opens with."""
+# Rules version 13: MariaDB's client, ``mariadb``, prints as mysql does; its line is found by a second search, from
+# the ``b`` it ends with (0.34-0.65 ms/MiB: ``b`` is rare in agent text; an alternation with the ``sql`` search cost 6).
+_PRINTED_MARIADB = re.compile(r"b(?<=mariadb)")
 _ON: Final[frozenset[str]] = frozenset({"on", "1", "yes", "true"})
 
 
@@ -1096,16 +1146,17 @@ def _sql_client(line: str) -> tuple[str, list[str]] | None:
     return None
 
 
-def _sqlite_flags(words: list[str], mode: bool, header: bool) -> tuple[bool, bool]:
-    """sqlite3's output mode after its command line's ``words``: whether it prints CSV or TSV (``-csv``, ``-tabs``;
-    another mode's flag undoes it) and its header (``-header``, ``-noheader``), from ``mode`` and ``header``."""
+def _sqlite_flags(words: list[str], mode: str, header: bool) -> tuple[str, bool]:
+    """sqlite3's output mode after its command line's ``words``: the last mode's flag (``-csv``, ``-tabs``, ``-list``,
+    ``-line``, ``-box``...) and whether it prints its header (``-header``, ``-noheader``), from ``mode`` and
+    ``header``."""
     for word in words:
         if word[:1] != "-":
             continue
         flag = word.lstrip("-")
-        if flag in _SQLITE_CSV_MODES or flag in _SQLITE_MODES:
-            mode = flag in _SQLITE_CSV_MODES
-        elif flag in ("header", "headers", "noheader"):
+        if flag in _SQLITE_MODES:
+            mode = flag
+        elif flag in _HEADER_FLAGS_SQLITE:
             header = flag != "noheader"
     return mode, header
 
@@ -1119,7 +1170,7 @@ def _client_prints_header(client: str, words: list[str]) -> bool:
     for word in words:
         if word in ("-N", "--skip-column-names", "-t", "--tuples-only"):
             return False
-        if client == "mysql":
+        if client in ("mysql", "mariadb"):
             batch = batch or word in ("-B", "--batch") or word.startswith(("-e", "--execute")) or (
                 word[:1] == "-" and word[1:2] != "-" and word[1:].isalpha() and "B" in word and "N" not in word)
         else:
@@ -1127,16 +1178,38 @@ def _client_prints_header(client: str, words: list[str]) -> bool:
     return batch or (client == "psql" and _prints_table(" ".join(words), False))
 
 
-def _csv_table(text: str, start: int, end: int, found: list[Finding], deadline: Deadline) -> int:
+# Rules version 13: a column a database names for a credential whose name says none - mysql's (and MariaDB's)
+# ``authentication_string`` in ``mysql.user``, the password's hash. Read where a table's column names are read (a CSV
+# or TSV header, a table between pipes, psql's expanded display) and in a ``NAME: VALUE`` line (mysql's vertical
+# ``\G`` output), not as a credential name in every rule: ``authentication_string=`` in a URL or a log is left.
+_CREDENTIAL_COLUMNS: Final[frozenset[str]] = frozenset({"authentication_string"})
+
+
+def _column_line(name: str) -> bool:
+    """Whether a ``NAME: VALUE`` line's ``name`` is one of :data:`_CREDENTIAL_COLUMNS` (mysql's ``\\G`` output:
+    ``authentication_string: *6BB4...``), in any case."""
+    return ascii_lower(name) in _CREDENTIAL_COLUMNS
+
+
+def _credential_column(name: str, names: list[str]) -> bool:
+    """Whether a table's column ``name`` (``names``: every column's) holds credentials: a credential word
+    (:func:`is_credential_word`) not made ordinary by the columns beside it, or one of :data:`_CREDENTIAL_COLUMNS`
+    in any case."""
+    if is_credential_word(name):
+        return not ordinary_column(name, names)
+    return ascii_lower(name) in _CREDENTIAL_COLUMNS
+
+
+def _csv_table(text: str, start: int, end: int, found: list[Finding], deadline: Deadline,
+               delimiter: str | None = None) -> int:
     """Where the table whose header is the line ``text[start:end]`` ends (:func:`_csv_rows`; the header's end when
-    it names no credential column), or -1 when the line reads as no CSV or TSV header (:func:`_csv_header`); the
-    cells of its credential columns are added to ``found``."""
-    header = _csv_header(text[start:end].rstrip("\r"))
+    it names no credential column), or -1 when the line reads as no CSV or TSV header (:func:`_csv_header`, its
+    ``delimiter`` when given); the cells of its credential columns are added to ``found``."""
+    header = _csv_header(text[start:end].rstrip("\r"), delimiter)
     if header is None:
         return -1
     delimiter, names = header
-    columns = [index for index, name in enumerate(names)
-               if is_credential_word(name) and not ordinary_column(name, names)]
+    columns = [index for index, name in enumerate(names) if _credential_column(name, names)]
     if columns:
         return _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline)
     return end
@@ -1153,7 +1226,7 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
         row = at
         spans: list[tuple[int, int]] = []
         for index in range(width):
-            match = cell.match(text, at)
+            match = (_LAST_PLAIN_CELL if delimiter == "|" and index == width - 1 else cell).match(text, at)
             assert match is not None  # every part is optional
             group = 1 if match.group(1) is not None else 2
             if index in columns and match.start(group) < match.end(group):
@@ -1174,6 +1247,105 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
         if at >= length or text[at] == "\x00":
             return at
         at += 1
+    return at
+
+
+def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[Finding], deadline: Deadline) -> int:
+    """The table a client's line ending at ``end`` prints below it, read as its ``mode`` says (sqlite3's ``line``
+    records, :func:`_sqlite_records`; a delimited header and its rows, :func:`_csv_table`, for ``csv``, ``tabs`` and
+    ``list`` and a client's :data:`_CLIENT_TABLE`); any other mode is left. Returns where what was read ends (``end``
+    when nothing was)."""
+    below = end + 1
+    if mode == _SQLITE_LINE_MODE:
+        return _sqlite_records(text, below, found, deadline)
+    if mode == _SQLITE_COLUMN_MODE:
+        return max(end, _sqlite_columns(text, below, found, deadline))
+    if (mode not in _SQLITE_DELIMITERS and mode != _CLIENT_TABLE) or below in read:
+        return end
+    head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
+    if head_end == -1 or "\x00" in text[below:head_end]:
+        return end
+    rows = _csv_table(text, below, head_end, found, deadline, _SQLITE_DELIMITERS.get(mode))
+    if rows == -1:
+        return end
+    read.add(below)  # the search goes on past its rows: a client's line among them is a row
+    return rows
+
+
+# Rules version 13: sqlite3's ``column`` mode (``.mode column``, ``sqlite3 -column -header``): its header's names over
+# a rule of dashes, a run a column, two blanks between; each column padded to its run's width, so a row's cell is the
+# text over its run (the last to the line's end).
+_COLUMN_RULE = re.compile(r"-++(?:  -++)++[ \t]*+\r?+\Z")
+_DASHES = re.compile(r"-++")
+
+
+def _sqlite_columns(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """The credential columns' cells (:func:`_credential_column`) of the table sqlite3's ``column`` mode prints from
+    ``at`` (:data:`_COLUMN_RULE` under its header), to the first row that is empty or holds no blanks where the rule
+    does (the next prompt, another table). Returns where the table ends (``at`` when no table is there)."""
+    head_end = text.find("\n", at, at + _MAX_CSV_HEADER)
+    rule_end = text.find("\n", head_end + 1, head_end + 1 + _MAX_CSV_HEADER) if head_end != -1 else -1
+    if rule_end == -1 or "\x00" in text[at:rule_end] or _COLUMN_RULE.match(text, head_end + 1, rule_end) is None:
+        return at
+    runs = [(dash.start() - head_end - 1, dash.end() - head_end - 1) for dash in
+            _DASHES.finditer(text, head_end + 1, rule_end)]
+    starts = [start for start, _ in runs]
+    header = text[at:head_end]
+    names = [header[start : (starts[index + 1] if index + 1 < len(starts) else len(header))].strip()
+             for index, start in enumerate(starts)]
+    columns = [index for index, name in enumerate(names) if name and _credential_column(name, names)]
+    if not columns:
+        return rule_end
+    gaps = [stop for _, stop in runs[:-1]]
+    row = rule_end + 1
+    while row < len(text):
+        deadline.check()
+        end = _line_end(text, row)
+        line = text[row:end].rstrip("\r")
+        if len(line) <= starts[-1] or line.isspace():
+            return row
+        for stop in gaps:
+            if line[stop : stop + 2] != "  ":  # a row holds blanks where the rule does (its cells are padded)
+                return row
+        for index in columns:
+            start = row + starts[index]
+            stop = row + (runs[index][1] if index + 1 < len(runs) else len(line))
+            while stop > start and text[stop - 1] in " \t":
+                stop -= 1
+            if start < stop and holds_credential(text[start:stop]):
+                found.append(Finding(start, stop, TOKEN, NAME))
+        if end >= len(text) or text[end] == "\x00":
+            return end
+        row = end + 1
+    return row
+
+
+# Rules version 13: sqlite3's ``line`` mode (``.mode line``, ``sqlite3 -line``): a record a column a line, ``NAME =
+# VALUE`` (the names right-aligned), an empty line between records; a credential column's value is the rest of its
+# line (``password = pw,with|pipe``: the key-value rule's value ends at the ``,``).
+_SQLITE_FIELD = re.compile(r"[ \t]*+([A-Za-z_][A-Za-z0-9_.\-]{0,63}+) = ")
+
+
+def _sqlite_records(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """The credential columns' values (:func:`_credential_column`) of sqlite3's ``line`` records from ``at``, to the
+    first line that is neither a field (:data:`_SQLITE_FIELD`, or another ``EXPRESSION = VALUE``) nor the one empty
+    line between two records (the next prompt, a second empty line). Returns where the records end."""
+    length = len(text)
+    empty = True  # a record opens with a field: no empty line before the first
+    while at < length and text[at] != "\x00":
+        deadline.check()
+        end = _line_end(text, at)
+        value_end = end - 1 if text[end - 1 : end] == "\r" else end
+        if (at < value_end and " = " not in text[at:value_end]) or (at == value_end and empty):
+            return at
+        empty = at == value_end
+        field = _SQLITE_FIELD.match(text, at, value_end)
+        if (field is not None and field.end() < value_end and _credential_column(field.group(1), [field.group(1)])
+                and holds_credential(text[field.end() : value_end])):
+            found.append(Finding(field.end(), value_end, TOKEN, NAME))
+        if end >= length or text[end] == "\x00":
+            return end
+        at = end + 1
     return at
 
 
@@ -1207,6 +1379,28 @@ _CELL_ELEMENT = re.compile(r"<([A-Za-z][A-Za-z0-9]{0,15}+)(?:[ \t][^<>]{0,256}+)
 _PIPE_NULL: Final[str] = "NULL"
 """The mysql client's empty cell: no password."""
 _MAX_TABLE_LINE: Final[int] = 4096
+
+
+# Rules version 13: a table drawn with box-drawing characters - sqlite3's ``.mode box`` (``│ user │ password │``
+# between ``┌──┬──┐`` / ``├──┼──┤`` lines), psql's ``\\pset linestyle unicode`` (`` user │ password `` over
+# ``──────┼──────``), double lines too - read as the same table drawn with ``|``, ``-`` and ``+`` is: the text's box
+# characters are translated one for one (the spans stay the text's), only in a text holding ``│``, ``┃`` or ``║`` (an
+# ASCII or Latin-1 text is never searched: Python answers from its width that it cannot hold one).
+_BOX_VERTICALS: Final[tuple[str, ...]] = ("│", "┃", "║")
+_BOX_CHARS: Final[dict[int, str]] = str.maketrans(
+    {**dict.fromkeys("│┃║", "|"), **dict.fromkeys("─━═", "-"),
+     **dict.fromkeys("┼┬┴├┤┌┐└┘╭╮╰╯╋┳┻┣┫┏┓┗┛╬╦╩╠╣╔╗╚╝╪╫╞╡╤╧╥╨╟╢", "+")})
+
+
+def _boxed(text: str) -> bool:
+    """Whether ``text`` holds a box-drawing vertical line (:data:`_BOX_VERTICALS`): a table may be drawn in it."""
+    return any(vertical in text for vertical in _BOX_VERTICALS)
+
+
+def _unboxed(text: str) -> str:
+    """``text`` with its box-drawing characters translated to ``|``, ``-`` and ``+`` (:data:`_BOX_CHARS`), one
+    character for one; ``text`` itself when it holds no vertical line (:func:`_boxed`)."""
+    return text.translate(_BOX_CHARS) if _boxed(text) else text
 
 
 def _line_at(text: str, at: int) -> tuple[int, int]:
@@ -1271,6 +1465,25 @@ def _pipe_cells(text: str, start: int, end: int, rule: bool = False, escaped: bo
     return spans
 
 
+def _ruled_cells(text: str, start: int, end: int, joints: list[int]) -> list[tuple[int, int]]:
+    """The cells of a database client's row ``text[start:end]`` split where its table's rule line has its ``+``
+    (``joints``, offsets in the line): mysql, psql and sqlite3 pad each column to one width and write a value's ``|``
+    as it is, so a row holding one more ``|`` than the header is split at the rule's joints; none (an empty list)
+    when a joint of the row holds no ``|`` (a row of another shape: the table's end)."""
+    line = text[start:end].rstrip("\r")
+    if not joints or joints[-1] >= len(line) or any(line[joint] != "|" for joint in joints):
+        return []
+    bounds = [-1, *joints, len(line)]
+    spans: list[tuple[int, int]] = []
+    for index, (left, right) in enumerate(zip(bounds, bounds[1:])):
+        cell = line[left + 1 : right]
+        if (index == 0 and left == -1 and right == 0) or (index == len(bounds) - 2 and left == len(line) - 1):
+            continue  # the outer border's: mysql's "| a | b |" opens and closes its line with one
+        lead = len(cell) - len(cell.lstrip(" \t"))
+        spans.append((start + left + 1 + lead, start + left + 1 + len(cell.rstrip(" \t"))))
+    return spans
+
+
 def _header_name(cell: str) -> str | None:
     """A table's header cell as a column's name (:data:`_PIPE_NAME`), read through markdown's emphasis and code
     marks (rules version 11: ``**Password**``, ``_Token_``, `` `api_key` ``, ``**`password`**``), an HTML element
@@ -1310,10 +1523,10 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
         if name is None:
             return rule_end
         names.append(name)
-    columns = [index for index, name in enumerate(names)
-               if is_credential_word(name) and not ordinary_column(name, names)]
+    columns = [index for index, name in enumerate(names) if _credential_column(name, names)]
     if not columns:
         return rule_end
+    joints = [] if prose else [index for index, char in enumerate(text[rule_start:rule_end]) if char == "+"]
     at = rule_end
     while at < len(text) and text[at] == "\n":
         deadline.check()
@@ -1322,6 +1535,8 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
             return at
         if not _is_rule(text, start, end):
             row = _pipe_cells(text, start, end, escaped=prose)
+            if len(row) != len(cells) and not prose:  # rules version 13: a value holding "|" (a client's table)
+                row = _ruled_cells(text, start, end, joints)
             if len(row) != len(cells):
                 return at
             for index in columns:
@@ -1363,7 +1578,7 @@ def _expanded_records(text: str, deadline: Deadline, found: list[Finding]) -> No
                 break
             name = row.group(1)
             if name is not None:
-                taking = is_credential_word(name) and not ordinary_column(name, [name])
+                taking = _credential_column(name, [name])
             value_end = end
             while value_end > row.end() and text[value_end - 1] in " \t\r+":  # psql's "+": the value goes on below
                 value_end -= 1
@@ -1541,16 +1756,23 @@ _SQL_PASSWORD: Final = tuple(
                rf"(?:{_SQL_QUOTED})")
     for set_, word in (("SET", "PASSWORD"), ("set", "password"))
 )
+# Rules version 13: the hash ``SHOW CREATE USER`` and a dump print, MySQL's ``IDENTIFIED WITH 'PLUGIN' AS 'HASH'``
+# (the plugin quoted or not; ``AS 0x…`` too) and MariaDB's ``IDENTIFIED VIA PLUGIN USING 'HASH'`` (or ``USING
+# PASSWORD('X')``): mysql.user's ``authentication_string`` written as a statement.
 _SQL_IDENTIFIED: Final = tuple(
-    re.compile(rf"{word}(?<![\w-]{word})[ \t]++(?:{with_}[ \t]++[A-Za-z0-9_]{{1,64}}+[ \t]++)?{by}[ \t]++"
-               rf"(?:(?:{values}|{password})[ \t]++)?(?:{_SQL_QUOTED}|(?!{random}[ \t])([^\s;,'\"()\x00]++))")
-    for word, with_, by, values, password, random in (
-        ("IDENTIFIED", "WITH", "BY", "VALUES", "PASSWORD", "RANDOM"),
-        ("identified", "with", "by", "values", "password", "random"))
+    re.compile(rf"{word}(?<![\w-]{word})[ \t]++(?:(?:{with_}|{via})[ \t]++(?:'[A-Za-z0-9_]{{1,64}}+'|[A-Za-z0-9_]{{1,64}}+)"
+               rf"[ \t]++)?(?:{by}[ \t]++(?:(?:{values}|{password})[ \t]++)?|(?:{as_}|{using})[ \t]++"
+               rf"(?:{password}[ \t]*+\([ \t]*+)?)(?:{_SQL_QUOTED}|(?!{random}[ \t])([^\s;,'\"()\x00]++))")
+    for word, with_, via, by, values, password, random, as_, using in (
+        ("IDENTIFIED", "WITH", "VIA", "BY", "VALUES", "PASSWORD", "RANDOM", "AS", "USING"),
+        ("identified", "with", "via", "by", "values", "password", "random", "as", "using"))
 )
 # Lower case "identified by WORD" is prose as often as SQL ("a user identified by their email"): a bare word
 # after it counts only in a statement that makes or changes a user or role, opening its line.
 _SQL_USER_STATEMENT = re.compile(r"[ \t]*+(?:create|alter)[ \t]++(?:user|role)[ \t]", re.IGNORECASE)
+_MAX_STATEMENT_HEAD: Final[int] = 4096
+"""How far back a lower-case ``identified by WORD`` looks for its line's ``create user``: a longer line is no
+statement that makes a user."""
 
 
 @dataclass(frozen=True)
@@ -2392,6 +2614,143 @@ def _redis_prompt(text: str, at: int, end: int) -> bool:
     return head >= 0 and text.startswith(_REDIS_NOT_CONNECTED, head) and _starts_a_line(text, head)
 
 
+def _acl_secrets(text: str, start: int, end: int, found: list[Finding]) -> None:
+    """The passwords and hashes (:data:`_ACL_SECRET`) among the Redis ACL rules ``text[start:end]``."""
+    for secret in _ACL_SECRET.finditer(text, start, end):
+        group = next(group for group in (1, 2, 3) if secret.group(group) is not None)
+        if secret.group(group) not in ALREADY_TOKENS:
+            found.append(Finding(secret.start(group), secret.end(group), TOKEN, NAME))
+
+
+def _redis_fields(text: str, command: re.Match[str], end: int, found: list[Finding]) -> None:
+    """``HSET KEY FIELD VALUE...`` / ``HMSET`` typed at redis-cli's prompt (``command``, :data:`_REDIS_COMMAND`, its
+    line ending at ``end``): the value of each field named as a credential (:func:`is_credential_name`); ``HGET KEY
+    FIELD`` of such a field: its reply on the next line, a quoted string (``"hunter2"``)."""
+    words = list(_REDIS_ARG.finditer(text, command.start(3), command.end(3)))
+    spans = [next(word.span(g) for g in (1, 2, 3) if word.group(g) is not None) for word in words]
+    if ascii_lower(text[command.start() + 2 : command.start() + 6]) == "hget":
+        if len(spans) == 2 and is_credential_name(text[spans[1][0] : spans[1][1]]) and end < len(text):
+            reply = _REDIS_ITEM_VALUE.match(text, end + 1)
+            if reply is not None and reply.group(1) and reply.group(1) not in ALREADY_TOKENS:
+                found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
+        return
+    for (name_start, name_end), value in zip(spans[1::2], spans[2::2]):
+        if is_credential_name(text[name_start:name_end]) and text[value[0] : value[1]] not in ("", *ALREADY_TOKENS):
+            found.append(Finding(value[0], value[1], TOKEN, NAME))
+
+
+# Rules version 13 also: the same commands given to redis-cli on a shell's line (``redis-cli -a X CONFIG GET
+# requirepass``), its reply printed below it: to a pipe (an agent's tool) redis-cli prints each string on a line of its
+# own, bare (``requirepass`` then the value), and with ``--no-raw`` as at its prompt. The line is found by a search
+# from the ``-`` of ``redis-cli`` (``-(?<=s-)cli``: 0.37-0.48 ms/MiB on agent text; ``redis-cli`` as a literal cost
+# 1.3, ``str.find`` 0.6), the command's word opening its line or following a prompt, ``sudo``, ``|``, ``&&`` or ``;``.
+_REDIS_CLI = re.compile(r"-(?<=s-)cli")
+_REDIS_CLI_VALUED: Final[frozenset[str]] = frozenset({
+    "-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "-D", "-t", "--user", "--pass", "--cacert", "--cacertdir",
+    "--cert", "--key", "--tls-ciphers", "--tls-ciphersuites", "--sni", "--eval", "--pattern", "--count"})
+"""redis-cli's options that take the next word as their value (a host, a port, a password...): not a command."""
+_REDIS_CLI_COMMANDS: Final[frozenset[str]] = frozenset({"config", "hgetall", "hget", "acl"})
+_MAX_REDIS_LINE: Final[int] = 4096
+_HEX_HASH = re.compile(r"[0-9a-f]{64}+\r?+\Z")
+
+
+_REDIS_ITEM_VALUE = re.compile(r"""[ \t]*+"((?:[^"\\\r\n\x00]|\\.)*+)"[ \t]*+\r?(?=\n|\x00|\Z)""")
+"""redis-cli's reply that is one string, quoted (its content: group 1)."""
+
+
+def _redis_cli_command(line: str) -> list[str] | None:
+    """The command a shell ``line`` gives redis-cli (its words, from the first past redis-cli's options, in lower case:
+    ``["config", "get", "requirepass"]``) when it is one whose reply :func:`_redis_raw_reply` reads; None for any
+    other line (prose, another command, redis-cli opening its prompt)."""
+    words = line.split()
+    for index, word in enumerate(words):
+        if word.rsplit("/", 1)[-1] != "redis-cli":
+            continue
+        before = words[index - 1] if index else ""
+        if before and before[-1] not in "$#>%" and before not in ("sudo", "|", "&&", ";"):
+            return None
+        at = index + 1
+        while at < len(words) and words[at][:1] == "-":
+            at += 2 if words[at] in _REDIS_CLI_VALUED else 1
+        command = [ascii_lower(word.strip("'\"")) for word in words[at:]]
+        return command if command and command[0] in _REDIS_CLI_COMMANDS else None
+    return None
+
+
+def _redis_raw_reply(text: str, at: int, command: list[str], found: list[Finding], deadline: Deadline) -> int:
+    """The reply redis-cli printed from ``at`` to a pipe for ``command`` (:func:`_redis_cli_command`), a string a line:
+    ``CONFIG GET`` and ``HGETALL`` name, value, name, value... (the value after a credential name taken, to the first
+    name line that is empty or holds a blank), ``HGET KEY FIELD`` of such a field its one line, ``ACL GETUSER`` the
+    64-hex-digit lines after ``passwords``, ``ACL LIST`` the rules' passwords and hashes (:func:`_acl_secrets`) of its
+    ``user ...`` lines. Returns where what was read ends."""
+    verb = command[0] if command[0] in ("hgetall", "hget") else " ".join(command[:2])
+    lines = 0
+    taking = False
+    while at < len(text) and text[at] != "\x00":
+        deadline.check()
+        end = text.find("\n", at, at + _MAX_REDIS_LINE)
+        if end == -1:
+            end = len(text) if len(text) - at <= _MAX_REDIS_LINE else at
+            if end == at:
+                return at
+        line = text[at:end].rstrip("\r")
+        if "\x00" in line:
+            return at
+        lines += 1
+        if verb in ("config get", "hgetall"):
+            if lines % 2 == 1:
+                if not line or " " in line or "\t" in line:
+                    return at
+                taking = is_credential_name(line)
+            elif taking and line not in ALREADY_TOKENS and line:
+                found.append(Finding(at, at + len(line), TOKEN, NAME))
+        elif verb == "hget":
+            if len(command) == 3 and is_credential_name(command[2]) and line and line not in ALREADY_TOKENS:
+                found.append(Finding(at, at + len(line), TOKEN, NAME))
+            return end
+        elif verb == "acl getuser":
+            if taking and _HEX_HASH.match(line) is not None:
+                found.append(Finding(at, at + 64, TOKEN, NAME))
+            elif taking or lines > 64:
+                return at
+            else:
+                taking = line == _REDIS_HASHES
+        elif verb == "acl list" and line.startswith("user "):
+            _acl_secrets(text, at, at + len(line), found)
+        else:
+            return at
+        at = end + 1
+    return at
+
+
+def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline) -> None:
+    """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt): with
+    ``listing`` (``ACL LIST``), each item's ACL rules' passwords; else its items as name, value, name, value..., the
+    value after a credential name (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings
+    (its lines indented past the item's number) with it."""
+    index, width, taking = 0, 0, False
+    while at < len(text):
+        deadline.check()
+        item = _REDIS_ITEM.match(text, at)
+        if item is None:
+            return
+        nested = index > 0 and len(item.group(1)) > width  # a line of the item above's array
+        if not nested:
+            index += 1
+            width = len(item.group(1))
+        value = item.group(2)
+        if value is not None:
+            if listing:
+                _acl_secrets(text, item.start(2), item.end(2), found)
+            elif index % 2 == 1 and not nested:
+                taking = is_credential_name(value) or value == _REDIS_HASHES
+            elif taking and value and value not in ALREADY_TOKENS:
+                found.append(Finding(item.start(2), item.end(2), TOKEN, NAME))
+        at = item.end() + 1
+        if text[item.end() : at] != "\n":
+            return
+
+
 def _starts_a_line(text: str, at: int) -> bool:
     """Whether only spaces and tabs stand between ``at`` and the start of its line: the text's start, a
     newline, a NUL (texts are scanned joined by one), or a newline written as ``\\n`` in a string. Reads back
@@ -2493,8 +2852,8 @@ class CredentialsDetector:
         self._tool_files(text, deadline, found)
         if "\n" in text:  # a memchr: a table has a header line and a row
             self._csv_tables(text, deadline, found)
-            if "|" in text:  # rules version 10: a markdown, psql or mysql table
-                self._pipe_tables(text, deadline, found)
+            if "|" in text or _boxed(text):  # rules version 10: a markdown, psql or mysql table (13: boxed too)
+                self._pipe_tables(_unboxed(text), deadline, found)
         if SECRET_KIND in text:  # one search (a Kubernetes Secret's kind) before either form's
             self._kube_secrets(text, deadline, found)
         self._sql_passwords(text, deadline, found, password=password)
@@ -2762,6 +3121,8 @@ class CredentialsDetector:
             cls._redis_passwords(text, deadline, found)
         if ">" in text:  # a memchr: rules version 10, redis-cli's prompt
             cls._redis_auth(text, deadline, found)
+            cls._redis_replies(text, deadline, found)
+        cls._redis_cli_lines(text, deadline, found)
         if "Private-Lines:" in text:
             cls._putty_keys(text, deadline, found)
 
@@ -2810,6 +3171,60 @@ class CredentialsDetector:
             group = next(g for g in (6, 5, 4, 3, 2, 1) if args.group(g) is not None)
             if args.group(group) and args.group(group) not in ALREADY_TOKENS:
                 found.append(Finding(args.start(group), args.end(group), TOKEN, NAME))
+
+    @staticmethod
+    def _redis_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 13: what redis-cli prints and takes at its prompt (:data:`_REDIS_COMMAND`, the prompt as
+        :func:`_redis_prompt` reads it): the values of ``CONFIG GET``'s and ``HGETALL``'s reply whose name is a
+        credential name (``requirepass``, ``masterauth``, ``password``, ``api_token``) or ``passwords``
+        (:func:`_redis_pairs`), ``ACL GETUSER``'s password hashes, and the passwords of the ACL rules ``ACL LIST``
+        prints and ``ACL SETUSER`` takes (:data:`_ACL_SECRET`)."""
+        for match in _REDIS_COMMAND.finditer(text):
+            deadline.check()
+            at, floor = match.start(), max(0, match.start() - _MAX_REDIS_HEAD)
+            while at > floor and text[at - 1] in _REDIS_PROMPT_CHARS:
+                at -= 1
+            if not _redis_prompt(text, at, match.start()):
+                continue
+            if match.group(2) is not None:  # ACL SETUSER NAME RULES...: the rules' passwords
+                _acl_secrets(text, match.start(2), match.end(2), found)
+                continue
+            end = _line_end(text, match.end())
+            if match.group(3) is not None:
+                _redis_fields(text, match, end, found)
+                continue
+            if end < len(text) and text[end] == "\n":
+                listing = match.group(1) is not None and ascii_lower(match.group(1)) == "list"
+                _redis_pairs(text, end + 1, listing, found, deadline)
+
+    @staticmethod
+    def _redis_cli_lines(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 13: a shell's line giving redis-cli one of the commands whose reply :meth:`_redis_replies`
+        reads at its prompt (:func:`_redis_cli_command`), and that reply below it: as printed to a pipe
+        (:func:`_redis_raw_reply`) or, with ``--no-raw``, numbered and quoted as at the prompt."""
+        found_at = _REDIS_CLI.search(text)
+        while found_at is not None:
+            deadline.check()
+            at = found_at.start()
+            end = text.find("\n", at, at + _MAX_REDIS_LINE)
+            if end == -1 or not text.startswith("redis", at - 5):
+                found_at = _REDIS_CLI.search(text, at + 1)
+                continue
+            floor = max(0, at - _MAX_REDIS_LINE)
+            start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
+            command = _redis_cli_command(text[start:end]) if (start > 0 or floor == 0) else None
+            if command is not None and "\x00" not in text[at:end]:
+                if _REDIS_ITEM.match(text, end + 1) is not None:  # --no-raw: as at the prompt
+                    _redis_pairs(text, end + 1, command[:2] == ["acl", "list"], found, deadline)
+                elif command[0] == "hget" and _REDIS_ITEM_VALUE.match(text, end + 1) is not None:
+                    if len(command) == 3 and is_credential_name(command[2]):
+                        reply = _REDIS_ITEM_VALUE.match(text, end + 1)
+                        assert reply is not None
+                        if reply.group(1) and reply.group(1) not in ALREADY_TOKENS:
+                            found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
+                else:
+                    end = max(end, _redis_raw_reply(text, end + 1, command, found, deadline))
+            found_at = _REDIS_CLI.search(text, end)
 
     @classmethod
     def _kube_secrets(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -2974,8 +3389,10 @@ class CredentialsDetector:
         """Rules version 12: a CSV or TSV header right under a database client's line that prints one (sqlite3's,
         mysql's, psql's: :func:`_sql_client`), or under a statement at ``sqlite> `` in a session whose ``.mode`` is
         ``csv`` or ``tabs`` and whose ``.headers`` are on (the lines found in order; a NUL, the next text, ends a
-        session)."""
-        mode = header = False  # the sqlite3 session's, as its lines set them
+        session). Rules version 13: sqlite3's ``list`` mode too (its default: cells between ``|``), its ``line``
+        mode's records (:func:`_sqlite_records`), and MariaDB's ``mariadb`` client as mysql's."""
+        mode, header = _SQLITE_SESSION  # the sqlite3 session's, as its lines set them
+        header_set = False  # whether the session set its headers (then .mode column leaves them as they are)
         since = 0  # where the session's mode was last known to hold: no NUL since
         found_at = _PRINTED_SQL.search(text)
         while found_at is not None:
@@ -2992,42 +3409,62 @@ class CredentialsDetector:
             floor = max(0, at - _MAX_CSV_HEADER)
             start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
             if text.find("\x00", since, at) != -1:
-                mode = header = False
+                mode, header = _SQLITE_SESSION
+                header_set = False
             since = at
             line = text[start:end]
-            prints = False
+            prints: str | None = None  # how the line's output is read: a mode of sqlite3's, or "csv"
             if (start > 0 or floor == 0) and "\x00" not in text[at:end]:
                 statement = line.lstrip()
                 if statement.startswith(_SQLITE_PROMPT):
                     words = statement[len(_SQLITE_PROMPT):].split()
                     if words and words[0] == ".mode":
-                        mode = len(words) > 1 and words[1] in _SQLITE_CSV_MODES
+                        mode = words[1] if len(words) > 1 else mode  # no name: it prints the mode
+                        header = header or (mode == _SQLITE_COLUMN_MODE and not header_set)
                     elif words and words[0] in (".headers", ".header"):
                         header = len(words) > 1 and ascii_lower(words[1]) in _ON
+                        header_set = True
                     elif words and words[0][:1] != ".":
-                        prints = mode and header
-                        while prints and text.startswith(_SQLITE_MORE, end + 1 + _blanks(text, end + 1)):
+                        prints = mode
+                        while text.startswith(_SQLITE_MORE, end + 1 + _blanks(text, end + 1)):
                             more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
                             if more == -1 or "\x00" in text[end:more]:
-                                prints = False
-                            else:
-                                end = more
+                                prints = None
+                                break
+                            end = more
                 else:
                     client = _sql_client(line)
                     if client is not None and client[0] == "sqlite3":
-                        mode, header = _sqlite_flags(client[1], False, False)  # a new session: list mode, no header
-                        prints = mode and header
+                        mode, header = _sqlite_flags(client[1], *_SQLITE_SESSION)  # a new session
+                        header_set = any(word.lstrip("-") in _HEADER_FLAGS_SQLITE for word in client[1])
+                        prints = mode
                     elif client is not None:
-                        prints = _client_prints_header(*client)
-            if prints and end + 1 not in read:
-                below = end + 1
-                head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
-                if head_end != -1 and "\x00" not in text[below:head_end]:
-                    rows = _csv_table(text, below, head_end, found, deadline)
-                    if rows != -1:  # the search goes on past its rows: a client's line among them is a row
-                        read.add(below)
-                        end = max(end, rows)
+                        prints = _CLIENT_TABLE if _client_prints_header(*client) else None
+            if prints is not None and (header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE)):
+                end = max(end, _printed_below(text, end, prints, read, found, deadline))
             found_at = _PRINTED_SQL.search(text, end)
+        if "b" in text:  # a memchr: rules version 13, MariaDB's client
+            CredentialsDetector._printed_mariadb(text, read, deadline, found)
+
+    @staticmethod
+    def _printed_mariadb(text: str, read: set[int], deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 13: a CSV or TSV header right under MariaDB's ``mariadb`` client's line that prints one,
+        read as mysql's is (:func:`_client_prints_header`)."""
+        found_at = _PRINTED_MARIADB.search(text)
+        while found_at is not None:
+            deadline.check()
+            at = found_at.start()
+            end = text.find("\n", at, at + _MAX_CSV_HEADER)
+            if end == -1:  # a line too long to print a table: the search goes on past what was read
+                found_at = _PRINTED_MARIADB.search(text, at + _MAX_CSV_HEADER)
+                continue
+            floor = max(0, at - _MAX_CSV_HEADER)
+            start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
+            if (start > 0 or floor == 0) and "\x00" not in text[at:end]:
+                client = _sql_client(text[start:end])
+                if client is not None and client[0] == "mariadb" and _client_prints_header(*client):
+                    end = max(end, _printed_below(text, end, _CLIENT_TABLE, read, found, deadline))
+            found_at = _PRINTED_MARIADB.search(text, end)
 
     @staticmethod
     def _pipe_tables(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -3075,8 +3512,11 @@ class CredentialsDetector:
             for match in pattern.finditer(text):
                 deadline.check()
                 if match.lastindex == 3 and match.group().startswith("identified"):  # a bare word
-                    line = text.rfind("\n", 0, match.start()) + 1
-                    if _SQL_USER_STATEMENT.match(text, line, match.start()) is None:
+                    # The line's start, looked for within a statement's length (rules version 13: back to the text's
+                    # start, a text of "identified by a " with no newline took quadratic time, 4.7 s/MiB at 4 MiB).
+                    floor = max(0, match.start() - _MAX_STATEMENT_HEAD)
+                    line = text.rfind("\n", floor, match.start()) + 1
+                    if (line == 0 and floor > 0) or _SQL_USER_STATEMENT.match(text, line, match.start()) is None:
                         continue
                 cls._add(found, cls._value_span(match))
 
@@ -3802,9 +4242,10 @@ class CredentialsDetector:
         spans.extend(_HEADER_NUL.finditer(text))
         for match in spans:
             deadline.check()
-            if not is_credential_text_name(match.group("name")):
-                continue
             value = match.group("value")
+            if not is_credential_text_name(match.group("name")):
+                if value is None or not _column_line(match.group("name")):
+                    continue  # a column's empty value (mysql's \G) opens no YAML block: the next line is a column
             if value is None or _BLOCK_HEADER.fullmatch(value):
                 # YAML: the value is on the lines indented under the name (a block scalar, or a plain
                 # scalar or mapping on the next lines), replaced whole.
