@@ -106,7 +106,9 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
             fail(f"run {run_id} has {len(pending)} redaction claim(s) not yet applied; a bundle now would "
                  "carry the claimed values", code=EXIT_FAIL, hint=f"Finish them: bitexact redact --resume {run_id}")
         source = RunSource.from_store(app.store, run_id)
-        key = app.keys.current()
+        from bitexact.recording.recorder_keys import current_key
+
+        key = current_key(app.keys, app.store)  # never one the store marks compromised (keys/ rolled back)
         passes = 2 if fmt == "jsonl" else 1  # jsonl reads the run twice: head and markers, then the lines
         # The bar's description is markup: a run id may hold brackets.
         with progress_bar(f"exporting {escape(run_id)}", app.store.run(run_id).steps * passes,
@@ -451,14 +453,18 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
     # Signed when this host holds the recorder key; an auditor's copy of the store without it still
     # verifies (the checkpoints carry the recorder's signatures), as an unsigned bundle.
     from bitexact.crypto.keystore import CompromisedCurrentKeyError
+    from bitexact.recording.recorder_keys import current_key
 
     try:
-        key = app.keys.current() if app.keys.exists() else None
+        key = current_key(app.keys, app.store) if app.keys.exists() else None
     except CompromisedCurrentKeyError:
-        # A `keys rotate --compromised` cut short: the key must never sign again, but the run needs no new
+        # A `keys rotate --compromised` cut short, or keys/ restored from a backup older than one (the store's
+        # mark): the key must never sign again, but the run needs no new
         # signature to be verified (its checkpoints carry the recorder's): unsigned, as on an auditor's copy.
         # Refusing here failed `verify` of every stored run (exit 2) until the rotation was finished.
         key = None
+    except StoreError:  # the store's keys do not read (a damaged page): whether the key leaked is unknown, so
+        key = None  # unsigned; reading the run below says what is wrong with the store, if the run is hit
     except KeyMaterialError as exc:  # a key file that does not load: a verdict (--json included), not a bare error
         return failed(str(exc), form="input", run_id=run_id)
     try:

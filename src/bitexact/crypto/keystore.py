@@ -62,12 +62,19 @@ LOOSE_KEY_ADVICE = ("; if others may have read it, `bitexact keys rotate --compr
 """What the refusal of a recorder key others may read ends with."""
 
 
-def _file_state(path: Path) -> tuple[int, int, int] | None:
+FileState = tuple[int, int, int, int]
+"""A file's inode, size, mtime and ctime (ns): what :meth:`KeyStore.state` compares."""
+
+
+def _file_state(path: Path) -> FileState | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
+    # The ctime too: keys/ restored from a backup with its mtimes kept (cp -a, rsync -a, copytree) can reuse the
+    # freed inode of the file it replaced, so inode, size and mtime all match the key read before a rotation;
+    # no program sets a ctime, and making the file sets it anew.
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 @dataclass(frozen=True)
@@ -91,9 +98,10 @@ class KeyStore:
     def exists(self) -> bool:
         return self.current_path.exists()
 
-    def state(self) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
-        """What the current key's file and the record of compromised keys are now (inode, size, mtime), for a
-        long-lived writer to see cheaply that a ``keys rotate`` in another process changed either."""
+    def state(self) -> tuple[FileState | None, FileState | None]:
+        """What the current key's file and the record of compromised keys are now (inode, size, mtime, ctime),
+        for a long-lived writer to see cheaply that a ``keys rotate`` in another process (or keys/ restored
+        from a backup) changed either."""
         return _file_state(self.current_path), _file_state(self.compromised_path)
 
     def _ensure_dir(self, directory: Path | None = None) -> None:

@@ -832,8 +832,9 @@ def check_compromise_lost(ctx: HealthContext) -> list[Finding]:
     findings: list[Finding] = []
     for key_id in lost:
         if key_id == current:
-            fix = (f"it is the current key again, so runs are signed with it: `bitexact keys rotate --compromised"
-                   f" --expect-current {key_id}` replaces it and restores the mark")
+            fix = (f"it is the current key again, and nothing signs with it (no run starts, SDK runs record nothing"
+                   f" and declare the gap, `export` refuses): `bitexact keys rotate --compromised --expect-current"
+                   f" {key_id}` replaces it and restores the mark")
         else:
             fix = f"`bitexact keys mark-compromised {key_id}` restores the mark (and removes its file, if any)"
         findings.append(Finding(

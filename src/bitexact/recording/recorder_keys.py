@@ -16,8 +16,11 @@ listed as compromised whatever the key files say.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from bitexact.crypto import SigningKey
 from bitexact.crypto import key_id as derive_key_id
-from bitexact.crypto.keystore import COMPROMISED, KeyStore, PublicKeyInfo
+from bitexact.crypto.keystore import COMPROMISED, CompromisedCurrentKeyError, KeyStore, PublicKeyInfo
 from bitexact.store import COMPROMISED_KEY_ROLE, Store
 
 MISSING = "missing"
@@ -76,3 +79,25 @@ def recorder_keys(keys: KeyStore, store: Store | None) -> list[PublicKeyInfo]:
              for info in listed]
     return (shown + missing_keys(keys, store)
             + [PublicKeyInfo(key_id, public, COMPROMISED) for key_id, public in lost.items() if key_id not in on_disk])
+
+
+def compromised_current_error(key_id: str, path: Path | None) -> CompromisedCurrentKeyError:
+    """The refusal of the current key ``key_id`` (its file at ``path``) that the store marks compromised while
+    the key files do not: it names the key and the command that replaces it."""
+    where = f" ({path})" if path is not None else ""
+    return CompromisedCurrentKeyError(
+        f"recorder key {key_id}{where} is recorded as compromised in the store, but the key files hold it as the"
+        " current key (keys/ restored from a backup older than the mark, or copied from elsewhere): nothing signs"
+        f" with it; run `bitexact keys rotate --compromised --expect-current {key_id}` to replace it, then hand"
+        " relying parties a new trust file (`bitexact keys trust-file`)"
+    )
+
+
+def current_key(keys: KeyStore, store: Store) -> SigningKey:
+    """The key to sign with now (:meth:`KeyStore.current`), refused (:class:`CompromisedCurrentKeyError`) when
+    the store marks it compromised: ``keys/`` restored from a backup older than ``keys rotate --compromised``
+    made the leaked key current again, and a bundle signed with it would carry a leaked key's signature."""
+    key = keys.current()
+    if key.key_id in store_compromised(store):
+        raise compromised_current_error(key.key_id, keys.current_path)
+    return key

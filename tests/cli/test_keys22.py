@@ -1,0 +1,162 @@
+"""Session 22: a key the store marks compromised never signs again, even once keys/ is restored from a backup
+older than the mark; a damaged keys table does not stop `keys show` / `keys trust-file`; the compromise mark's
+edges (its date kept, the message when the store is not written)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from cli.real_command import command_env, run_bitexact
+
+_AGENT = r'''
+import json, sys
+import bitexact
+
+out = {}
+for strict in (False, True):
+    try:
+        with bitexact.run(name="after-restore", strict=strict) as r:
+            r.marker("recorded after keys/ was restored")
+        out[str(strict)] = {"run_id": r.run_id, "gaps": [[g.cause, g.detail] for g in r.failures.gaps]}
+    except Exception as exc:
+        out[str(strict)] = {"raised": type(exc).__name__, "message": str(exc)}
+print(json.dumps(out))
+'''
+
+
+def _json(home: Path, *args: str, code: int = 0) -> Any:
+    done = run_bitexact(home, *args, "--json")
+    assert done.returncode == code, (done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def _restore(home: Path, backup: Path) -> None:
+    """keys/ restored from a backup as an operator would: the directory replaced whole."""
+    shutil.rmtree(home / "keys")
+    shutil.copytree(backup, home / "keys")
+
+
+def _agent(home: Path) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-c", _AGENT], env=command_env(home), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _checkpoint_keys(home: Path, run_id: str, out: Path) -> list[str]:
+    exported = run_bitexact(home, "export", run_id, "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    return [checkpoint["key_id"] for checkpoint in json.loads(out.read_text())["checkpoints"]]
+
+
+def _leaked_current(tmp_path: Path) -> tuple[Path, str, str]:
+    """A home where a run was recorded, `keys rotate --compromised` replaced its key, and keys/ was then restored
+    from a backup older than that rotation: the leaked key is the current key file again. Returns the home, the
+    leaked key's id and the id of a run it signed before the rotation."""
+    home = tmp_path / "home"
+    demo = _json(home, "demo")
+    leaked = _json(home, "keys", "show")[0]["key_id"]
+    shutil.copytree(home / "keys", tmp_path / "backup")
+    assert run_bitexact(home, "keys", "rotate", "--compromised").returncode == 0
+    _restore(home, tmp_path / "backup")
+    assert not (home / "keys" / "compromised.json").exists()  # the backup predates the mark
+    return home, leaked, str(demo["run_id"])
+
+
+def _refusal(home: Path | None, leaked: str) -> str:
+    """The refusal of the leaked key, naming its file when ``home`` is given (the demo's recorder names none)."""
+    where = f" ({home / 'keys' / 'recorder.key'})" if home is not None else ""
+    return (f"recorder key {leaked}{where} is recorded as compromised in the store, but"
+            " the key files hold it as the current key (keys/ restored from a backup older than the mark, or copied"
+            f" from elsewhere): nothing signs with it; run `bitexact keys rotate --compromised --expect-current"
+            f" {leaked}` to replace it, then hand relying parties a new trust file (`bitexact keys trust-file`)")
+
+
+def test_a_leaked_key_made_current_again_by_a_restore_signs_no_run(tmp_path: Path) -> None:
+    """Before: both SDK runs were recorded and their checkpoints signed by the leaked key (health said so,
+    critically, but recording went on). Now a non-strict run records nothing and declares the gap, a strict
+    run raises, and the message names the key and the command that replaces it."""
+    home, leaked, _ = _leaked_current(tmp_path)
+    runs_before = len(_json(home, "runs"))
+    out = _agent(home)
+    non_strict, strict = out["False"], out["True"]
+    assert non_strict["run_id"] is None
+    [[cause, detail]] = non_strict["gaps"]
+    assert cause == "recording_error"
+    assert detail == ("the run could not start, so nothing is recorded: CompromisedCurrentKeyError: "
+                      + _refusal(home, leaked))
+    assert strict["raised"] == "RecordingError"
+    assert strict["message"] == f"the run could not start: CompromisedCurrentKeyError: {_refusal(home, leaked)}"
+    assert len(_json(home, "runs")) == runs_before  # neither run was created
+    health = json.loads(run_bitexact(home, "health", "--json").stdout)
+    [lost] = [f for f in health["findings"] if f["name"] == "recorder-key-compromise-lost"]
+    assert (f"it is the current key again, and nothing signs with it (no run starts, SDK runs record nothing and"
+            f" declare the gap, `export` refuses): `bitexact keys rotate --compromised --expect-current {leaked}`"
+            " replaces it") in lost["message"]  # it said "so runs are signed with it"
+
+    # The fix the message names works: a new key, and runs are recorded and signed by it.
+    rotated = _json(home, "keys", "rotate", "--compromised", "--expect-current", leaked)
+    assert rotated["retired"]["key_id"] == leaked
+    out = _agent(home)
+    for strict_flag in ("False", "True"):
+        run_id = out[strict_flag]["run_id"]
+        assert run_id and out[strict_flag]["gaps"] == []
+        assert set(_checkpoint_keys(home, run_id, tmp_path / f"{strict_flag}.json")) == {rotated["current"]["key_id"]}
+
+
+def test_demo_and_export_refuse_the_leaked_key_and_verify_of_a_stored_run_goes_on_unsigned(tmp_path: Path) -> None:
+    """Before: `bitexact demo` recorded, signed and exported with the leaked key (exit 0), and `bitexact export`
+    signed a new bundle with it."""
+    home, leaked, run_id = _leaked_current(tmp_path)
+    demo = run_bitexact(home, "demo")
+    assert demo.returncode == 1
+    assert demo.stderr.strip() == f"error: {_refusal(None, leaked)}"
+    out = tmp_path / "bundle.json"
+    exported = run_bitexact(home, "export", run_id, "-o", str(out))
+    assert exported.returncode == 1
+    assert exported.stderr.strip() == f"error: {_refusal(home, leaked)}"
+    assert not out.exists()
+    # The stored run still verifies (its checkpoints carry the signatures): unsigned, as on an auditor's copy.
+    verified = _json(home, "verify", run_id)
+    assert verified["ok"] is True and verified["signed"] is False
+
+
+def test_a_process_holding_the_key_across_the_rotation_and_the_restore_signs_nothing_more(tmp_path: Path) -> None:
+    """A long-lived writer that read the key before `keys rotate --compromised` and reads the key files again
+    only after keys/ was restored from before it: the files name the leaked key, not compromised; the store
+    marks it. Before: its next checkpoint was signed by the leaked key.
+
+    The backup is of hard links (as rsnapshot or `cp -al` make), and so is the restore: the key file is the very
+    inode the writer read, with its size and mtime. The writer compared only those, so it did not read the key
+    files again at all (a `cp -a` restore could do the same, by reusing the freed inode)."""
+    import os
+
+    from bitexact.crypto.keystore import KeyStore, RecorderKeyError
+    from bitexact.recording import Recorder
+    from bitexact.store import open_store
+
+    home = tmp_path / "home"
+    leaked = _json(home, "keys", "init")["key_id"]
+    backup = tmp_path / "backup"
+    shutil.copytree(home / "keys", backup, copy_function=os.link)
+    store = open_store(home)
+    try:
+        recorder = Recorder(store, KeyStore(home).current(), keys=KeyStore(home))
+        writer = recorder.start(name="held")
+        assert run_bitexact(home, "keys", "rotate", "--compromised").returncode == 0
+        shutil.rmtree(home / "keys")
+        shutil.copytree(backup, home / "keys", copy_function=os.link)
+        try:
+            writer.append("marker", {"note": "after the restore"}, force_checkpoint=True)
+        except RecorderKeyError as exc:
+            assert str(exc) == _refusal(home, leaked)
+        else:
+            raise AssertionError("the leaked key signed a checkpoint")
+        assert store.run(writer.run_id).steps == 1  # the entry was not written
+    finally:
+        store.close()
