@@ -95,7 +95,7 @@ def test_a_leaked_key_made_current_again_by_a_restore_signs_no_run(tmp_path: Pat
     assert len(_json(home, "runs")) == runs_before  # neither run was created
     health = json.loads(run_bitexact(home, "health", "--json").stdout)
     [lost] = [f for f in health["findings"] if f["name"] == "recorder-key-compromise-lost"]
-    assert (f"it is the current key again, and nothing signs with it (no run starts, SDK runs record nothing and"
+    assert (f"It is the current key again, and nothing signs with it (no run starts, SDK runs record nothing and"
             f" declare the gap, `export` refuses): `bitexact keys rotate --compromised --expect-current {leaked}`"
             " replaces it") in lost["message"]  # it said "so runs are signed with it"
 
