@@ -160,3 +160,35 @@ def test_a_process_holding_the_key_across_the_rotation_and_the_restore_signs_not
         assert store.run(writer.run_id).steps == 1  # the entry was not written
     finally:
         store.close()
+
+
+def test_keys_show_and_trust_file_work_from_the_key_files_when_the_stores_keys_do_not_read(tmp_path: Path) -> None:
+    """Before: both exited 1 ("the store ... is damaged") with a damaged keys page, so no trust file could be
+    written from the key files that sign; now they list the key files' keys, and one stderr line names the
+    store's problem and what is not listed."""
+    from store.pages import overwrite_page, root_page
+
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    rotated = _json(home, "keys", "rotate")
+    old, new = rotated["retired"]["key_id"], rotated["current"]["key_id"]
+    overwrite_page(home / "bitexact.db", *root_page(home / "bitexact.db", "keys"))
+    warning = (f"warning: the store's list of keys could not be read (the store at {home / 'bitexact.db'} is damaged"
+               " (database disk image is malformed); the file was changed outside BitExact, or its disk failed;"
+               f" restore bitexact.db from a backup): listed from the key files in {home / 'keys'} alone, so a key"
+               " only the store remembers (its file gone, or a compromise mark that keys/ lost) is not listed;"
+               " `bitexact health` says what else is wrong\n")
+    shown = run_bitexact(home, "keys", "show", "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert [(k["key_id"], k["status"]) for k in json.loads(shown.stdout)] == [(new, "current"), (old, "retired")]
+    assert shown.stderr == warning
+    plain = run_bitexact(home, "keys", "show")
+    assert plain.returncode == 0 and plain.stderr == warning
+    assert plain.stdout.split()[:2] == ["current", new]
+
+    trust = tmp_path / "trust.json"
+    written = run_bitexact(home, "keys", "trust-file", "-o", str(trust), "--json")
+    assert written.returncode == 0, written.stderr
+    assert written.stderr == warning
+    assert set(json.loads(written.stdout)) == {"path", "keys", "left_out"}
+    assert [k["key_id"] for k in json.loads(trust.read_text())["recorder_keys"]] == [new, old]

@@ -13,7 +13,7 @@ from bitexact.crypto.keystore import COMPROMISED, KEY_ID, PublicKeyInfo, Unknown
 from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
-from bitexact.recording.recorder_keys import missing_keys, recorder_keys, store_compromised
+from bitexact.recording.recorder_keys import recorder_keys, store_only_keys
 from bitexact.store import COMPROMISED_KEY_ROLE, DB_NAME, Store
 
 
@@ -81,7 +81,9 @@ def keys_show(app: AppContext, as_json: bool) -> None:
     A key the store recorded whose file is gone is listed as missing: it
     signs nothing more, and its public half still verifies what it signed.
     A key retired as compromised is listed as compromised, with the date:
-    its private half is destroyed and trust files leave it out.
+    its private half is destroyed and trust files leave it out. A store
+    that does not open or whose list of keys does not read (damaged) leaves
+    the key files' keys listed, with one warning line on stderr.
 
     \b
     Examples:
@@ -258,7 +260,9 @@ def keys_trust_file(app: AppContext, output: Path, as_json: bool) -> None:
     as both bundle and recorder keys (bitexact verify --trust-file F), and
     any key the store recorded whose file is gone, so its runs still verify.
     A key retired as compromised is left out, and stderr names it: runs
-    signed only by it no longer verify against this trust file.
+    signed only by it no longer verify against this trust file. A store that
+    does not open or whose list of keys does not read (damaged) leaves the
+    key files' keys, with one warning line on stderr (--json keeps its shape).
 
     \b
     Examples:
@@ -352,8 +356,17 @@ def _retired_at(store: Store, key_id: str) -> str | None:
 
 def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:
     """The key files' keys, then those the store recorded whose file is gone (a data directory with no store
-    yet has none, and listing makes none)."""
-    return recorder_keys(app.keys, _made_store(app))
+    yet has none, and listing makes none). A store that does not open or whose keys do not read (a damaged
+    page) leaves the key files' keys, with one warning line on stderr: the key files are what signs and what a
+    trust file lists, and refusing kept `keys show` and `keys trust-file` from working until it was restored."""
+    app.refuse_unusable_home()  # no data directory: no key files either, and the refusal says why
+    try:
+        return recorder_keys(app.keys, _made_store(app))
+    except StoreError as exc:
+        click.echo(f"warning: the store's list of keys could not be read ({exc}): listed from the key files in"
+                   f" {app.keys.dir} alone, so a key only the store remembers (its file gone, or a compromise mark"
+                   " that keys/ lost) is not listed; `bitexact health` says what else is wrong", err=True)
+        return app.keys.public_keys()
 
 
 def _store_only_keys(app: AppContext) -> tuple[dict[str, str], StoreError | None]:
@@ -366,8 +379,7 @@ def _store_only_keys(app: AppContext) -> tuple[dict[str, str], StoreError | None
         if store is None:
             return {}, None
         # A key the store marks compromised whose file is gone and whose mark keys/ lost: marked again from here.
-        known = {info.key_id: info.public_key for info in missing_keys(app.keys, store)}
-        return known | store_compromised(store), None
+        return store_only_keys(app.keys, store), None
     except StoreError as exc:
         return {}, exc
 
