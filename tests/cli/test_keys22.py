@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -192,3 +193,38 @@ def test_keys_show_and_trust_file_work_from_the_key_files_when_the_stores_keys_d
     assert written.stderr == warning
     assert set(json.loads(written.stdout)) == {"path", "keys", "left_out"}
     assert [k["key_id"] for k in json.loads(trust.read_text())["recorder_keys"]] == [new, old]
+
+
+def _store_roles(home: Path) -> dict[str, str]:
+    connection = sqlite3.connect(home / "bitexact.db")
+    try:
+        return dict(connection.execute("SELECT key_id, role FROM keys").fetchall())
+    finally:
+        connection.close()
+
+
+def test_a_compromised_rotation_the_store_does_not_record_says_the_mark_is_missing_and_what_records_it(
+        tmp_path: Path) -> None:
+    """Before: "Only the store's list of keys missed it: the first recording signed with the key adds it
+    there", which no recording does for a compromise mark. Now it says the mark is missing from the store and
+    names `keys mark-compromised OLD`, which records it there."""
+    home = tmp_path / "home"
+    leaked = _json(home, "keys", "init")["key_id"]
+    holder = sqlite3.connect(home / "bitexact.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another program's write transaction: the store's write waits 1 s
+        rotated = run_bitexact(home, "keys", "rotate", "--compromised", BITEXACT_LOCK_TIMEOUT="1")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert rotated.returncode == 1
+    assert "first recording signed with the key adds it there" not in rotated.stderr
+    assert (f"The key files hold the rotation, and the first recording signed with the new key adds it to the store;"
+            f" but the store does not hold {leaked}'s compromise mark, so keys/ restored from a backup older than now"
+            f" would trust {leaked} again with no word from `bitexact health`. Once the store takes writes, run"
+            f" `bitexact keys mark-compromised {leaked}`, which records the mark there (do not rotate again).\n"
+            ) in rotated.stderr
+    assert _store_roles(home)[leaked] == "recorder"
+    marked = run_bitexact(home, "keys", "mark-compromised", leaked)
+    assert marked.returncode == 0 and marked.stderr == "", marked.stderr
+    assert _store_roles(home)[leaked] == "recorder-compromised"

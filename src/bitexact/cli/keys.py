@@ -177,7 +177,8 @@ def keys_rotate(app: AppContext, compromised: bool, expect: str | None, as_json:
                         f" {new.key_id} current (the key files are in place: do not rotate again)",
                  (old.key_id, old.public_hex, now, _retired_at(store, old.key_id) or now,
                   COMPROMISED_KEY_ROLE if compromised else ROLE),
-                 (new.key_id, new.public_hex, now, None, ROLE))
+                 (new.key_id, new.public_hex, now, None, ROLE),
+                 missed=_mark_missed(old.key_id) if compromised else _NOT_RECORDED)
     if as_json:
         print_json({"retired": {"key_id": old.key_id, "public_key": old.public_hex},
                     "current": {"key_id": new.key_id, "public_key": new.public_hex},
@@ -308,21 +309,35 @@ ROLE = "recorder"
 """The store's role of a recorder key (:data:`COMPROMISED_KEY_ROLE` for one retired as compromised)."""
 
 
-def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None, str]) -> None:
+_NOT_RECORDED = ("Only the store's list of keys missed it: the first recording signed with the key adds it there,"
+                 " and `keys show` reads the key files. Do not run the command again for it.")
+
+
+def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None, str],
+                 missed: str = _NOT_RECORDED) -> None:
     """Record ``(key_id, public_hex, created_at, retired_at, role)`` in the store, after the key files changed.
 
     A store that refuses the write now (another program's transaction holding it, a full disk) must not be
     reported as "nothing was written": the key files are already changed, and running the command again
     would rotate a second time (or refuse, for init). The store's rows are bookkeeping: a recording adds
-    the key it signs with when it first uses it, and `keys show` reads the files.
+    the key it signs with when it first uses it, and `keys show` reads the files. ``missed`` says what the
+    store lacks then and what to run (a compromise mark no recording adds: see `keys rotate`).
     """
     try:
         for key_id, public_hex, created_at, retired_at, role in keys:
             store.put_key(key_id, public_hex, role, created_at, retired_at=retired_at)
     except StoreError as exc:
-        fail(f"{done}, but the store did not record it ({exc}). Only the store's list of keys missed it: the"
-             " first recording signed with the key adds it there, and `keys show` reads the key files. Do not run"
-             " the command again for it.")
+        fail(f"{done}, but the store did not record it ({exc}). {missed}")
+
+
+def _mark_missed(key_id: str) -> str:
+    """What the store lacks when a `keys rotate --compromised` could not record it, and what to run: no
+    recording adds a compromise mark, so the first recording adding the new key is not the remedy."""
+    return (f"The key files hold the rotation, and the first recording signed with the new key adds it to the"
+            f" store; but the store does not hold {key_id}'s compromise mark, so keys/ restored from a backup older"
+            f" than now would trust {key_id} again with no word from `bitexact health`. Once the store takes"
+            f" writes, run `bitexact keys mark-compromised {key_id}`, which records the mark there (do not rotate"
+            " again).")
 
 
 def _mark_in_store(app: AppContext, info: PublicKeyInfo) -> str | None:
