@@ -243,7 +243,8 @@ class Store(ABC):
         retired (``ConflictError`` otherwise). A key recorded with the role
         :data:`COMPROMISED_KEY_ROLE` keeps it whatever role a later call names:
         a rotation after ``keys/`` was restored from an older backup must not
-        clear the store's record that the key leaked.
+        clear the store's record that the key leaked (the SQLite store's
+        trigger ``keys_compromised_stays`` holds it against any writer).
         """
 
     @abstractmethod

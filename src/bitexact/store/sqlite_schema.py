@@ -26,6 +26,9 @@ checkpointer could not start). A store's writer turns it off and leaves
 checkpoints to its background thread (walcheckpoint.py), so that no append
 waits for one."""
 
+COMPROMISE_TRIGGER: Final[str] = "keys_compromised_stays"
+"""The trigger that keeps a recorder key's role ``recorder-compromised`` once set (any writer, any version)."""
+
 _TABLES: Final[tuple[str, ...]] = (
     # id orders runs by creation (newest first) even when clocks tie. kinds
     # (canonical JSON, kind -> count) lives in the row the append already
@@ -110,6 +113,16 @@ _UPGRADES: Final[tuple[str, ...]] = (
     BEGIN
         UPDATE runs SET checkpoints = NEW.seq + 1 WHERE run_id = NEW.run_id;
     END""",
+    # A recorder key marked compromised stays so, whoever updates its row: a BitExact before session 21
+    # rotating a leaked key that keys/ restored from an older backup made current again set its role back to
+    # `recorder`, and the store's mark (the one that outlives such a restore) was gone. The role is put back
+    # in the same statement (SQLite's triggers do not recurse by default, nor would this one: the WHEN no
+    # longer holds), so that writer's rotation still succeeds. Added to version 3 stores too (needs_migration).
+    f"""CREATE TRIGGER IF NOT EXISTS {COMPROMISE_TRIGGER} AFTER UPDATE OF role ON keys
+    WHEN OLD.role = 'recorder-compromised' AND NEW.role IS NOT 'recorder-compromised'
+    BEGIN
+        UPDATE keys SET role = 'recorder-compromised' WHERE key_id = NEW.key_id;
+    END""",
 )
 """Run after the tables, on a new or an older database alike (each is idempotent)."""
 
@@ -150,7 +163,11 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
     """True when the tables must be made or upgraded; refuse a database written by a newer BitExact.
 
     A read, so a store already at this version opens without the write lock:
-    reading commands work while another process holds it.
+    reading commands work while another process holds it. A version 3 store
+    without the trigger that keeps a compromise mark (one made before session
+    22) is upgraded in place, its version unchanged: a BitExact before it still
+    opens the store (a new version would lock every older agent out of it), and
+    the trigger holds against its writes too.
     """
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
@@ -158,7 +175,10 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
             f"this store has schema version {version}, newer than this BitExact understands "
             f"({SCHEMA_VERSION}); upgrade bitexact"
         )
-    return bool(version < SCHEMA_VERSION)
+    if version < SCHEMA_VERSION:
+        return True
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                        (COMPROMISE_TRIGGER,)).fetchone() is None
 
 
 def why_unopenable(path: Path, exc: BaseException | None = None) -> str:
