@@ -228,3 +228,37 @@ def test_a_compromised_rotation_the_store_does_not_record_says_the_mark_is_missi
     marked = run_bitexact(home, "keys", "mark-compromised", leaked)
     assert marked.returncode == 0 and marked.stderr == "", marked.stderr
     assert _store_roles(home)[leaked] == "recorder-compromised"
+
+
+def _compromised_at(home: Path, key_id: str) -> str:
+    return str(next(k for k in _json(home, "keys", "show") if k["key_id"] == key_id)["compromised_at"])
+
+
+def test_marking_a_key_again_after_a_restore_keeps_the_first_date(tmp_path: Path) -> None:
+    """Before: `keys mark-compromised` and `keys rotate --compromised` run again after keys/ was restored from a
+    backup older than the mark wrote the date of the second run into keys/compromised.json."""
+    home = tmp_path / "home"
+    assert run_bitexact(home, "keys", "init").returncode == 0
+    retired = _json(home, "keys", "rotate")["retired"]["key_id"]
+    current = _json(home, "keys", "show")[0]["key_id"]
+    shutil.copytree(home / "keys", tmp_path / "backup")
+    first = _json(home, "keys", "mark-compromised", retired)["compromised_at"]
+    rotated = _json(home, "keys", "rotate", "--compromised")
+    first_current = _compromised_at(home, current)
+    assert first_current == rotated["at"]
+    _restore(home, tmp_path / "backup")
+
+    again = _json(home, "keys", "mark-compromised", retired)
+    assert again["compromised_at"] == first
+    rotated_again = _json(home, "keys", "rotate", "--compromised", "--expect-current", current)
+    assert rotated_again["at"] != first_current  # the rotation's own instant; the key keeps its mark's date
+    assert _compromised_at(home, retired) == first and _compromised_at(home, current) == first_current
+    document = json.loads((home / "keys" / "compromised.json").read_text())
+    assert {item["key_id"]: item["compromised_at"] for item in document["compromised"]} == {
+        retired: first, current: first_current}
+    connection = sqlite3.connect(home / "bitexact.db")
+    try:
+        assert dict(connection.execute("SELECT key_id, compromised_at FROM keys WHERE role = 'recorder-compromised'")
+                    .fetchall()) == {retired: first, current: first_current}
+    finally:
+        connection.close()

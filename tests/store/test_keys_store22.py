@@ -39,11 +39,18 @@ def test_a_store_made_before_the_trigger_gets_it_and_an_older_writer_no_longer_c
                   "2031-02-01T00:00:00+00:00")
     store.close()
     raw = _raw(database)
-    raw.execute(f"DROP TRIGGER {COMPROMISE_TRIGGER}")  # the store as 0de516f made it: version 3, no such trigger
+    # The store as 0de516f made it: version 3, no such trigger, no compromised_at column.
+    raw.execute(f"DROP TRIGGER {COMPROMISE_TRIGGER}")
+    raw.execute("ALTER TABLE keys DROP COLUMN compromised_at")
     assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     raw.close()
 
-    open_store(home).close()  # this BitExact opens it: the trigger is added, the version stays (older ones open it)
+    reopened = open_store(home)  # this BitExact opens it: both are added, the version stays (older ones open it)
+    assert [row["role"] for row in reopened.keys()] == [COMPROMISED_KEY_ROLE]
+    reopened.put_key(leaked.key_id, leaked.public_hex, COMPROMISED_KEY_ROLE, "2031-01-01T00:00:00+00:00",
+                     "2031-02-01T00:00:00+00:00", compromised_at="2031-04-01T00:00:00+00:00")
+    assert reopened.keys()[0]["compromised_at"] == "2031-04-01T00:00:00+00:00"
+    reopened.close()
     assert _trigger_count(database) == 1
     raw = _raw(database)
     try:
@@ -75,3 +82,26 @@ def test_a_new_store_has_the_trigger_and_other_keys_roles_are_left_alone(tmp_pat
             COMPROMISED_KEY_ROLE,)
     finally:
         raw.close()
+
+
+def test_a_keys_first_compromise_date_stays(tmp_path: Path) -> None:
+    """A mark made again (keys/ restored from a backup older than the first) gave the key a new date; the store
+    had no date of the mark to keep (retired_at is the rotation's)."""
+    store = open_store(tmp_path / "home")
+    leaked, plain = SigningKey.generate(), SigningKey.generate()
+    store.put_key(plain.key_id, plain.public_hex, "recorder", "2031-01-01T00:00:00+00:00")
+    store.put_key(leaked.key_id, leaked.public_hex, "recorder", "2031-01-01T00:00:00+00:00", "2031-02-01T00:00:00+00:00")
+    for at in ("2031-03-01T00:00:00+00:00", "2031-05-01T00:00:00+00:00"):
+        store.put_key(leaked.key_id, leaked.public_hex, COMPROMISED_KEY_ROLE, at, "2031-02-01T00:00:00+00:00",
+                      compromised_at=at)
+    store.close()
+    reopened = open_store(tmp_path / "home")
+    try:
+        by_id = {row["key_id"]: row for row in reopened.keys()}
+        assert by_id[leaked.key_id] == {"key_id": leaked.key_id, "public_key": leaked.public_hex,
+                                        "role": COMPROMISED_KEY_ROLE, "created_at": "2031-01-01T00:00:00+00:00",
+                                        "retired_at": "2031-02-01T00:00:00+00:00",
+                                        "compromised_at": "2031-03-01T00:00:00+00:00"}
+        assert "compromised_at" not in by_id[plain.key_id]  # listed only where it is set
+    finally:
+        reopened.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -65,7 +66,7 @@ def keys_init(app: AppContext, as_json: bool) -> None:
         fail(str(exc), code=EXIT_FAIL)
     _record_keys(store, f"recorder key {key.key_id} is created at {app.keys.current_path} (the key file is in"
                         " place: `keys init` again would refuse it)",
-                 (key.key_id, key.public_hex, now_iso(), None, ROLE))
+                 (key.key_id, key.public_hex, now_iso(), None, ROLE, None))
     if as_json:
         print_json({"key_id": key.key_id, "public_key": key.public_hex, "path": str(app.keys.current_path)})
         return
@@ -169,15 +170,18 @@ def keys_rotate(app: AppContext, compromised: bool, expect: str | None, as_json:
     store = app.store  # opened first: a store that does not open rotates nothing (a retry would rotate twice)
     store.check_intact()  # nor one that is damaged: its keys rows would be written onto it (exit 1)
     now = now_iso()
+    # The marks the store keeps: a key marked before keys/ was restored from an older backup keeps its first date.
+    first = _mark_dates(store.keys()) if compromised else {}
     try:
-        old, new = app.keys.rotate(compromised_at=now if compromised else None, expect_current=expect)
+        old, new = app.keys.rotate(compromised_at=now if compromised else None, expect_current=expect,
+                                   first_marked=first)
     except KeyMaterialError as exc:
         fail(str(exc))
     _record_keys(store, f"the key is rotated: {old.key_id} retired{' as compromised' if compromised else ''},"
                         f" {new.key_id} current (the key files are in place: do not rotate again)",
                  (old.key_id, old.public_hex, now, _retired_at(store, old.key_id) or now,
-                  COMPROMISED_KEY_ROLE if compromised else ROLE),
-                 (new.key_id, new.public_hex, now, None, ROLE),
+                  COMPROMISED_KEY_ROLE if compromised else ROLE, first.get(old.key_id, now) if compromised else None),
+                 (new.key_id, new.public_hex, now, None, ROLE, None),
                  missed=_mark_missed(old.key_id) if compromised else _NOT_RECORDED)
     if as_json:
         print_json({"retired": {"key_id": old.key_id, "public_key": old.public_hex},
@@ -206,7 +210,8 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
     show` lists it as compromised, and `keys trust-file` leaves it out, so
     runs signed only by it no longer verify against a trust file written
     after this. The current key is refused: `keys rotate --compromised`
-    replaces it. Marking a key again keeps its first date.
+    replaces it. Marking a key again keeps its first date (after keys/ was
+    restored from a backup older than the mark too: the store keeps it).
 
     The mark is recorded in the store too, so keys/ restored from a backup
     older than it does not trust the key again (`keys show` and `keys
@@ -228,9 +233,9 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
       2  no recorder key KEY_ID here, or a usage error
     """
     app.refuse_unusable_home()
-    known, unread = _store_only_keys(app)
-    try:
-        info = app.keys.mark_compromised(key_id, now_iso(), public_hex=known.get(key_id))
+    known, first, unread = _store_only_keys(app)
+    try:  # a key the store marked before keys/ was restored from an older backup keeps its first date
+        info = app.keys.mark_compromised(key_id, first.get(key_id) or now_iso(), public_hex=known.get(key_id))
     except UnknownKeyError as exc:
         if unread is not None:  # the key may be one only the store remembers: say why it could not be asked
             fail(f"{exc}, and the store, which remembers keys whose file is gone, could not be read ({unread})")
@@ -313,9 +318,10 @@ _NOT_RECORDED = ("Only the store's list of keys missed it: the first recording s
                  " and `keys show` reads the key files. Do not run the command again for it.")
 
 
-def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None, str],
+def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None, str, str | None],
                  missed: str = _NOT_RECORDED) -> None:
-    """Record ``(key_id, public_hex, created_at, retired_at, role)`` in the store, after the key files changed.
+    """Record ``(key_id, public_hex, created_at, retired_at, role, compromised_at)`` in the store, after the key
+    files changed.
 
     A store that refuses the write now (another program's transaction holding it, a full disk) must not be
     reported as "nothing was written": the key files are already changed, and running the command again
@@ -324,8 +330,8 @@ def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None
     store lacks then and what to run (a compromise mark no recording adds: see `keys rotate`).
     """
     try:
-        for key_id, public_hex, created_at, retired_at, role in keys:
-            store.put_key(key_id, public_hex, role, created_at, retired_at=retired_at)
+        for key_id, public_hex, created_at, retired_at, role, compromised_at in keys:
+            store.put_key(key_id, public_hex, role, created_at, retired_at=retired_at, compromised_at=compromised_at)
     except StoreError as exc:
         fail(f"{done}, but the store did not record it ({exc}). {missed}")
 
@@ -352,7 +358,7 @@ def _mark_in_store(app: AppContext, info: PublicKeyInfo) -> str | None:
         store.check_intact()  # a damaged store is not written onto (ops19): the key files' mark is enough now
         at = info.compromised_at or now_iso()
         store.put_key(info.key_id, info.public_key, COMPROMISED_KEY_ROLE, at,
-                      retired_at=_retired_at(store, info.key_id) or at)
+                      retired_at=_retired_at(store, info.key_id) or at, compromised_at=at)
     except StoreError as exc:
         return str(exc)
     return None
@@ -384,19 +390,26 @@ def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:
         return app.keys.public_keys()
 
 
-def _store_only_keys(app: AppContext) -> tuple[dict[str, str], StoreError | None]:
-    """The public halves of the keys the store recorded whose file is gone (key id: public key), and why the
-    store could not be read, when it could not (then none). `keys mark-compromised` writes only key files,
-    so a store that does not open or read (damaged, not a store) must not stop it marking a key whose file
-    is here: that refusal kept a leaked key in every trust file until the store was restored."""
+def _store_only_keys(app: AppContext) -> tuple[dict[str, str], dict[str, str], StoreError | None]:
+    """The public halves of the keys the store recorded whose file is gone (key id: public key), the dates of
+    the compromise marks it keeps (key id: date), and why the store could not be read, when it could not
+    (then none). `keys mark-compromised` writes only key files, so a store that does not open or read
+    (damaged, not a store) must not stop it marking a key whose file is here: that refusal kept a leaked key
+    in every trust file until the store was restored."""
     try:
         store = _made_store(app)
         if store is None:
-            return {}, None
+            return {}, {}, None
+        rows = store.keys()
         # A key the store marks compromised whose file is gone and whose mark keys/ lost: marked again from here.
-        return store_only_keys(app.keys, store), None
+        return store_only_keys(app.keys, rows), _mark_dates(rows), None
     except StoreError as exc:
-        return {}, exc
+        return {}, {}, exc
+
+
+def _mark_dates(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The first compromise date of each key the store's keys ``rows`` give one (stores from session 22 on)."""
+    return {str(row["key_id"]): str(row["compromised_at"]) for row in rows if row.get("compromised_at")}
 
 
 def _made_store(app: AppContext) -> Store | None:

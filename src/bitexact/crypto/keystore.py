@@ -22,7 +22,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,7 +185,8 @@ class KeyStore:
             raise
 
     def rotate(
-        self, *, compromised_at: str | None = None, expect_current: str | None = None
+        self, *, compromised_at: str | None = None, expect_current: str | None = None,
+        first_marked: Mapping[str, str] | None = None,
     ) -> tuple[SigningKey, SigningKey]:
         """Retire the current key and make a new one; returns ``(old, new)``.
 
@@ -205,10 +206,14 @@ class KeyStore:
         current one when the lock is held: a ``--compromised`` rotation that
         lost the race to a plain one would otherwise mark the new key, and
         leave the exposed one retired and trusted.
+
+        ``first_marked`` (key id: date) holds the dates of marks made before,
+        that ``keys/compromised.json`` may have lost (the store's): the key
+        retired as compromised keeps its first date, not ``compromised_at``.
         """
         try:
             if compromised_at is not None:
-                return self._rotate_compromised(compromised_at, expect_current)
+                return self._rotate_compromised(compromised_at, expect_current, first_marked or {})
             return self._rotate(expect_current)
         except OSError as exc:  # a full disk mid-way: the current key is still current (see below)
             raise KeyMaterialError(f"cannot rotate the recorder key in {self.dir}: {exc.strerror or exc}") from None
@@ -243,14 +248,15 @@ class KeyStore:
             write_private_file(self.current_path, new.pem(), replace=True)
         return old, new
 
-    def _rotate_compromised(self, at: str, expect: str | None) -> tuple[SigningKey, SigningKey]:
+    def _rotate_compromised(self, at: str, expect: str | None,
+                            first_marked: Mapping[str, str]) -> tuple[SigningKey, SigningKey]:
         self._ensure_dir()
         with self._rotating():
             old = SigningKey.load(self.current_path)
             self._check_expected(old, expect)
             # Recorded first: a rotation killed after this leaves a current key that current() refuses to sign
             # with, and running the command again finishes it (the date of the first try is kept).
-            self._record_compromised(old.key_id, old.public_hex, at)
+            self._record_compromised(old.key_id, old.public_hex, first_marked.get(old.key_id, at))
             new = SigningKey.generate()
             # One rename: the new key replaces the compromised one, whose file (its private half) is unlinked.
             write_private_file(self.current_path, new.pem(), replace=True)

@@ -62,10 +62,10 @@ def _compromised(rows: list[dict[str, Any]]) -> dict[str, str]:
             if row["role"] == COMPROMISED_KEY_ROLE and _derives(row["key_id"], row["public_key"])}
 
 
-def store_only_keys(keys: KeyStore, store: Store) -> dict[str, str]:
-    """The public halves of the keys only ``store`` can name now (key id: public key): those it recorded whose
-    file is gone, and those it marks compromised (whose mark ``keys/`` may have lost). One read of its keys."""
-    rows = store.keys()
+def store_only_keys(keys: KeyStore, rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The public halves of the keys only the store can name now (key id: public key), from its keys ``rows``
+    (:meth:`Store.keys`, read once by the caller): those it recorded whose file is gone, and those it marks
+    compromised (whose mark ``keys/`` may have lost)."""
     return {info.key_id: info.public_key for info in _missing({i.key_id for i in keys.public_keys()}, rows)} | (
         _compromised(rows))
 

@@ -75,7 +75,8 @@ _TABLES: Final[tuple[str, ...]] = (
         public_key TEXT NOT NULL,
         role TEXT NOT NULL,
         created_at TEXT NOT NULL,
-        retired_at TEXT
+        retired_at TEXT,
+        compromised_at TEXT
     )""",
 )
 
@@ -164,10 +165,11 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
 
     A read, so a store already at this version opens without the write lock:
     reading commands work while another process holds it. A version 3 store
-    without the trigger that keeps a compromise mark (one made before session
-    22) is upgraded in place, its version unchanged: a BitExact before it still
-    opens the store (a new version would lock every older agent out of it), and
-    the trigger holds against its writes too.
+    without the trigger that keeps a compromise mark or the keys' column
+    ``compromised_at`` (one made before session 22) is upgraded in place, its
+    version unchanged: a BitExact before it still opens the store (a new
+    version would lock every older agent out of it; its statements name their
+    columns), and the trigger holds against its writes too.
     """
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
@@ -177,8 +179,13 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
         )
     if version < SCHEMA_VERSION:
         return True
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?",
-                        (COMPROMISE_TRIGGER,)).fetchone() is None
+    return not _has_compromise_column(conn) or conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (COMPROMISE_TRIGGER,)).fetchone() is None
+
+
+def _has_compromise_column(conn: sqlite3.Connection) -> bool:
+    """Whether the keys table has ``compromised_at`` (a store made before session 22 has not)."""
+    return conn.execute("SELECT 1 FROM pragma_table_info('keys') WHERE name = 'compromised_at'").fetchone() is not None
 
 
 def why_unopenable(path: Path, exc: BaseException | None = None) -> str:
@@ -267,6 +274,8 @@ def migrate(conn: sqlite3.Connection) -> None:
     try:
         for statement in _TABLES:
             conn.execute(statement)
+        if not _has_compromise_column(conn):  # added in place (no rewrite); older BitExacts name their columns
+            conn.execute("ALTER TABLE keys ADD COLUMN compromised_at TEXT")
         for statement in _UPGRADES:
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
