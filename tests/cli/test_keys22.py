@@ -262,3 +262,26 @@ def test_marking_a_key_again_after_a_restore_keeps_the_first_date(tmp_path: Path
                     .fetchall()) == {retired: first, current: first_current}
     finally:
         connection.close()
+
+
+def test_a_process_holding_the_new_key_keeps_it_when_the_restore_brings_the_leaked_one_back(tmp_path: Path) -> None:
+    """A long-lived writer that holds the key made by `keys rotate --compromised` when keys/ is restored from
+    before that rotation: the key files name the leaked key again, which the store marks; the writer keeps
+    signing with the key in hand, as when a key cannot be read again. Before: it switched to the leaked key."""
+    from bitexact.crypto.keystore import KeyStore
+    from bitexact.recording import Recorder
+    from bitexact.store import open_store
+
+    home = tmp_path / "home"
+    leaked = _json(home, "keys", "init")["key_id"]
+    shutil.copytree(home / "keys", tmp_path / "backup")
+    new = _json(home, "keys", "rotate", "--compromised")["current"]["key_id"]
+    store = open_store(home)
+    try:
+        recorder = Recorder(store, KeyStore(home).current(), keys=KeyStore(home))
+        writer = recorder.start(name="held")
+        _restore(home, tmp_path / "backup")
+        writer.append("marker", {"note": "after the restore"}, force_checkpoint=True)
+        assert store.checkpoints(writer.run_id)[-1]["key_id"] == new != leaked
+    finally:
+        store.close()
