@@ -179,8 +179,10 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
         )
     if version < SCHEMA_VERSION:
         return True
-    return not _has_compromise_column(conn) or conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (COMPROMISE_TRIGGER,)).fetchone() is None
+    column, trigger = conn.execute(  # one statement: it runs at every open
+        "SELECT (SELECT count(*) FROM pragma_table_info('keys') WHERE name = 'compromised_at'),"
+        " (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = ?)", (COMPROMISE_TRIGGER,)).fetchone()
+    return not (column and trigger)
 
 
 def _has_compromise_column(conn: sqlite3.Connection) -> bool:
