@@ -285,3 +285,25 @@ def test_a_process_holding_the_new_key_keeps_it_when_the_restore_brings_the_leak
         assert store.checkpoints(writer.run_id)[-1]["key_id"] == new != leaked
     finally:
         store.close()
+
+
+def test_export_on_a_store_whose_keys_do_not_read_signs_with_the_key_file_and_says_so(tmp_path: Path) -> None:
+    """Export now asks the store whether the current key is marked compromised; a damaged keys page must not
+    stop a bundle of a run that reads well (it did not before that question): one warning line instead."""
+    from store.pages import overwrite_page, root_page
+
+    home = tmp_path / "home"
+    run_id = str(_json(home, "demo")["run_id"])
+    key_id = _json(home, "keys", "show")[0]["key_id"]
+    overwrite_page(home / "bitexact.db", *root_page(home / "bitexact.db", "keys"))
+    out = tmp_path / "bundle.json"
+    exported = run_bitexact(home, "export", run_id, "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stderr == (
+        f"warning: the store's list of keys could not be read (the store at {home / 'bitexact.db'} is damaged"
+        " (database disk image is malformed); the file was changed outside BitExact, or its disk failed; restore"
+        f" bitexact.db from a backup): the bundle is signed with {home / 'keys' / 'recorder.key'} unchecked against"
+        " the store's compromise marks; `bitexact health` says what else is wrong\n")
+    assert json.loads(out.read_text())["signature"]["key_id"] == key_id
+    verified = _json(home, "verify", run_id)
+    assert verified["ok"] is True and verified["signed"] is False  # the stored run: unsigned, as on an auditor's copy

@@ -50,6 +50,7 @@ from bitexact.evidence.verify.verdict import ascii_line, failed
 
 if TYPE_CHECKING:
     from bitexact.capture.opening import OpeningResult
+    from bitexact.crypto import SigningKey
 
 # The capture policy, the openings and the write path's audit are imported where they are used:
 # `bitexact verify FILE` needs none of them (see COMMANDS in bitexact.cli).
@@ -106,9 +107,7 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
             fail(f"run {run_id} has {len(pending)} redaction claim(s) not yet applied; a bundle now would "
                  "carry the claimed values", code=EXIT_FAIL, hint=f"Finish them: bitexact redact --resume {run_id}")
         source = RunSource.from_store(app.store, run_id)
-        from bitexact.recording.recorder_keys import current_key
-
-        key = current_key(app.keys, app.store)  # never one the store marks compromised (keys/ rolled back)
+        key = _signing_key(app)
         passes = 2 if fmt == "jsonl" else 1  # jsonl reads the run twice: head and markers, then the lines
         # The bar's description is markup: a run id may hold brackets.
         with progress_bar(f"exporting {escape(run_id)}", app.store.run(run_id).steps * passes,
@@ -140,6 +139,24 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         + (f"\n  {result.redacted_fields} field(s) redacted in this bundle (in the store or by --redact)" if result.redacted_fields else ""),
         soft_wrap=True,  # the head and the key are copied from their lines whole: never wrapped
     )
+
+
+def _signing_key(app: AppContext) -> SigningKey:
+    """The key a bundle is signed with: never one the store marks compromised (keys/ restored from a backup
+    older than `keys rotate --compromised`). A store whose list of keys does not read (a damaged page) leaves
+    the key files' current key, with one warning line on stderr, as `keys show` does: the run itself may read
+    well, and refusing its bundle for the keys table's page is no help."""
+    from bitexact.recording.recorder_keys import current_key
+
+    try:
+        return current_key(app.keys, app.store)
+    except StoreBusyError:
+        raise  # locked: said as in every command (exit 1)
+    except StoreError as exc:
+        click.echo(f"warning: the store's list of keys could not be read ({exc}): the bundle is signed with"
+                   f" {app.keys.current_path} unchecked against the store's compromise marks; `bitexact health`"
+                   " says what else is wrong", err=True)
+        return app.keys.current()
 
 
 def _counted(source: RunSource, update: Callable[[int], None]) -> RunSource:
