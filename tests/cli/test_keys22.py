@@ -99,6 +99,10 @@ def test_a_leaked_key_made_current_again_by_a_restore_signs_no_run(tmp_path: Pat
     assert (f"It is the current key again, and nothing signs with it (no run starts, SDK runs record nothing and"
             f" declare the gap, `export` refuses): `bitexact keys rotate --compromised --expect-current {leaked}`"
             " replaces it") in lost["message"]  # it said "so runs are signed with it"
+    [retired] = [f for f in health["findings"] if f["name"] == "recorder-key-retired"]
+    assert ("(or copied from elsewhere). The store marks that rotation's key compromised, so nothing signs with it"
+            " (no run starts, and `export` refuses) until it is replaced. Restore keys/") in retired["message"]
+    assert "Runs are signed with the replaced key again" not in retired["message"]
 
     # The fix the message names works: a new key, and runs are recorded and signed by it.
     rotated = _json(home, "keys", "rotate", "--compromised", "--expect-current", leaked)
