@@ -50,6 +50,7 @@ from bitexact.evidence.verify.verdict import ascii_line, failed
 
 if TYPE_CHECKING:
     from bitexact.capture.opening import OpeningResult
+    from bitexact.crypto import SigningKey
 
 # The capture policy, the openings and the write path's audit are imported where they are used:
 # `bitexact verify FILE` needs none of them (see COMMANDS in bitexact.cli).
@@ -106,7 +107,7 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
             fail(f"run {run_id} has {len(pending)} redaction claim(s) not yet applied; a bundle now would "
                  "carry the claimed values", code=EXIT_FAIL, hint=f"Finish them: bitexact redact --resume {run_id}")
         source = RunSource.from_store(app.store, run_id)
-        key = app.keys.current()
+        key = _signing_key(app)
         passes = 2 if fmt == "jsonl" else 1  # jsonl reads the run twice: head and markers, then the lines
         # The bar's description is markup: a run id may hold brackets.
         with progress_bar(f"exporting {escape(run_id)}", app.store.run(run_id).steps * passes,
@@ -138,6 +139,24 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         + (f"\n  {result.redacted_fields} field(s) redacted in this bundle (in the store or by --redact)" if result.redacted_fields else ""),
         soft_wrap=True,  # the head and the key are copied from their lines whole: never wrapped
     )
+
+
+def _signing_key(app: AppContext) -> SigningKey:
+    """The key a bundle is signed with: never one the store marks compromised (keys/ restored from a backup
+    older than `keys rotate --compromised`). A store whose list of keys does not read (a damaged page) leaves
+    the key files' current key, with one warning line on stderr, as `keys show` does: the run itself may read
+    well, and refusing its bundle for the keys table's page is no help."""
+    from bitexact.recording.recorder_keys import current_key
+
+    try:
+        return current_key(app.keys, app.store)
+    except StoreBusyError:
+        raise  # locked: said as in every command (exit 1)
+    except StoreError as exc:
+        click.echo(f"warning: the store's list of keys could not be read ({exc}): the bundle is signed with"
+                   f" {app.keys.current_path} unchecked against the store's compromise marks; `bitexact health`"
+                   " says what else is wrong", err=True)
+        return app.keys.current()
 
 
 def _counted(source: RunSource, update: Callable[[int], None]) -> RunSource:
@@ -451,14 +470,18 @@ def _verify_stored(app: AppContext, run_id: str, *, expect_key: str | None, expe
     # Signed when this host holds the recorder key; an auditor's copy of the store without it still
     # verifies (the checkpoints carry the recorder's signatures), as an unsigned bundle.
     from bitexact.crypto.keystore import CompromisedCurrentKeyError
+    from bitexact.recording.recorder_keys import current_key
 
     try:
-        key = app.keys.current() if app.keys.exists() else None
+        key = current_key(app.keys, app.store) if app.keys.exists() else None
     except CompromisedCurrentKeyError:
-        # A `keys rotate --compromised` cut short: the key must never sign again, but the run needs no new
+        # A `keys rotate --compromised` cut short, or keys/ restored from a backup older than one (the store's
+        # mark): the key must never sign again, but the run needs no new
         # signature to be verified (its checkpoints carry the recorder's): unsigned, as on an auditor's copy.
         # Refusing here failed `verify` of every stored run (exit 2) until the rotation was finished.
         key = None
+    except StoreError:  # the store's keys do not read (a damaged page): whether the key leaked is unknown, so
+        key = None  # unsigned; reading the run below says what is wrong with the store, if the run is hit
     except KeyMaterialError as exc:  # a key file that does not load: a verdict (--json included), not a bare error
         return failed(str(exc), form="input", run_id=run_id)
     try:

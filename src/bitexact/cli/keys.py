@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,7 +14,7 @@ from bitexact.crypto.keystore import COMPROMISED, KEY_ID, PublicKeyInfo, Unknown
 from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write
 from bitexact.evidence.timefmt import now_iso
-from bitexact.recording.recorder_keys import missing_keys, recorder_keys, store_compromised
+from bitexact.recording.recorder_keys import recorder_keys, store_only_keys
 from bitexact.store import COMPROMISED_KEY_ROLE, DB_NAME, Store
 
 
@@ -65,7 +66,7 @@ def keys_init(app: AppContext, as_json: bool) -> None:
         fail(str(exc), code=EXIT_FAIL)
     _record_keys(store, f"recorder key {key.key_id} is created at {app.keys.current_path} (the key file is in"
                         " place: `keys init` again would refuse it)",
-                 (key.key_id, key.public_hex, now_iso(), None, ROLE))
+                 (key.key_id, key.public_hex, now_iso(), None, ROLE, None))
     if as_json:
         print_json({"key_id": key.key_id, "public_key": key.public_hex, "path": str(app.keys.current_path)})
         return
@@ -81,7 +82,9 @@ def keys_show(app: AppContext, as_json: bool) -> None:
     A key the store recorded whose file is gone is listed as missing: it
     signs nothing more, and its public half still verifies what it signed.
     A key retired as compromised is listed as compromised, with the date:
-    its private half is destroyed and trust files leave it out.
+    its private half is destroyed and trust files leave it out. A store
+    that does not open or whose list of keys does not read (damaged) leaves
+    the key files' keys listed, with one warning line on stderr.
 
     \b
     Examples:
@@ -167,15 +170,19 @@ def keys_rotate(app: AppContext, compromised: bool, expect: str | None, as_json:
     store = app.store  # opened first: a store that does not open rotates nothing (a retry would rotate twice)
     store.check_intact()  # nor one that is damaged: its keys rows would be written onto it (exit 1)
     now = now_iso()
+    # The marks the store keeps: a key marked before keys/ was restored from an older backup keeps its first date.
+    first = _mark_dates(store.keys()) if compromised else {}
     try:
-        old, new = app.keys.rotate(compromised_at=now if compromised else None, expect_current=expect)
+        old, new = app.keys.rotate(compromised_at=now if compromised else None, expect_current=expect,
+                                   first_marked=first)
     except KeyMaterialError as exc:
         fail(str(exc))
     _record_keys(store, f"the key is rotated: {old.key_id} retired{' as compromised' if compromised else ''},"
                         f" {new.key_id} current (the key files are in place: do not rotate again)",
                  (old.key_id, old.public_hex, now, _retired_at(store, old.key_id) or now,
-                  COMPROMISED_KEY_ROLE if compromised else ROLE),
-                 (new.key_id, new.public_hex, now, None, ROLE))
+                  COMPROMISED_KEY_ROLE if compromised else ROLE, first.get(old.key_id, now) if compromised else None),
+                 (new.key_id, new.public_hex, now, None, ROLE, None),
+                 missed=_mark_missed(old.key_id) if compromised else _NOT_RECORDED)
     if as_json:
         print_json({"retired": {"key_id": old.key_id, "public_key": old.public_hex},
                     "current": {"key_id": new.key_id, "public_key": new.public_hex},
@@ -203,7 +210,8 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
     show` lists it as compromised, and `keys trust-file` leaves it out, so
     runs signed only by it no longer verify against a trust file written
     after this. The current key is refused: `keys rotate --compromised`
-    replaces it. Marking a key again keeps its first date.
+    replaces it. Marking a key again keeps its first date (after keys/ was
+    restored from a backup older than the mark too: the store keeps it).
 
     The mark is recorded in the store too, so keys/ restored from a backup
     older than it does not trust the key again (`keys show` and `keys
@@ -225,9 +233,9 @@ def keys_mark_compromised(app: AppContext, key_id: str, as_json: bool) -> None:
       2  no recorder key KEY_ID here, or a usage error
     """
     app.refuse_unusable_home()
-    known, unread = _store_only_keys(app)
-    try:
-        info = app.keys.mark_compromised(key_id, now_iso(), public_hex=known.get(key_id))
+    known, first, unread = _store_only_keys(app)
+    try:  # a key the store marked before keys/ was restored from an older backup keeps its first date
+        info = app.keys.mark_compromised(key_id, first.get(key_id) or now_iso(), public_hex=known.get(key_id))
     except UnknownKeyError as exc:
         if unread is not None:  # the key may be one only the store remembers: say why it could not be asked
             fail(f"{exc}, and the store, which remembers keys whose file is gone, could not be read ({unread})")
@@ -258,7 +266,9 @@ def keys_trust_file(app: AppContext, output: Path, as_json: bool) -> None:
     as both bundle and recorder keys (bitexact verify --trust-file F), and
     any key the store recorded whose file is gone, so its runs still verify.
     A key retired as compromised is left out, and stderr names it: runs
-    signed only by it no longer verify against this trust file.
+    signed only by it no longer verify against this trust file. A store that
+    does not open or whose list of keys does not read (damaged) leaves the
+    key files' keys, with one warning line on stderr (--json keeps its shape).
 
     \b
     Examples:
@@ -304,21 +314,36 @@ ROLE = "recorder"
 """The store's role of a recorder key (:data:`COMPROMISED_KEY_ROLE` for one retired as compromised)."""
 
 
-def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None, str]) -> None:
-    """Record ``(key_id, public_hex, created_at, retired_at, role)`` in the store, after the key files changed.
+_NOT_RECORDED = ("Only the store's list of keys missed it: the first recording signed with the key adds it there,"
+                 " and `keys show` reads the key files. Do not run the command again for it.")
+
+
+def _record_keys(store: Store, done: str, *keys: tuple[str, str, str, str | None, str, str | None],
+                 missed: str = _NOT_RECORDED) -> None:
+    """Record ``(key_id, public_hex, created_at, retired_at, role, compromised_at)`` in the store, after the key
+    files changed.
 
     A store that refuses the write now (another program's transaction holding it, a full disk) must not be
     reported as "nothing was written": the key files are already changed, and running the command again
     would rotate a second time (or refuse, for init). The store's rows are bookkeeping: a recording adds
-    the key it signs with when it first uses it, and `keys show` reads the files.
+    the key it signs with when it first uses it, and `keys show` reads the files. ``missed`` says what the
+    store lacks then and what to run (a compromise mark no recording adds: see `keys rotate`).
     """
     try:
-        for key_id, public_hex, created_at, retired_at, role in keys:
-            store.put_key(key_id, public_hex, role, created_at, retired_at=retired_at)
+        for key_id, public_hex, created_at, retired_at, role, compromised_at in keys:
+            store.put_key(key_id, public_hex, role, created_at, retired_at=retired_at, compromised_at=compromised_at)
     except StoreError as exc:
-        fail(f"{done}, but the store did not record it ({exc}). Only the store's list of keys missed it: the"
-             " first recording signed with the key adds it there, and `keys show` reads the key files. Do not run"
-             " the command again for it.")
+        fail(f"{done}, but the store did not record it ({exc}). {missed}")
+
+
+def _mark_missed(key_id: str) -> str:
+    """What the store lacks when a `keys rotate --compromised` could not record it, and what to run: no
+    recording adds a compromise mark, so the first recording adding the new key is not the remedy."""
+    return (f"The key files hold the rotation, and the first recording signed with the new key adds it to the"
+            f" store; but the store does not hold {key_id}'s compromise mark, so keys/ restored from a backup older"
+            f" than now would trust {key_id} again with no word from `bitexact health`. Once the store takes"
+            f" writes, run `bitexact keys mark-compromised {key_id}`, which records the mark there (do not rotate"
+            " again).")
 
 
 def _mark_in_store(app: AppContext, info: PublicKeyInfo) -> str | None:
@@ -333,7 +358,7 @@ def _mark_in_store(app: AppContext, info: PublicKeyInfo) -> str | None:
         store.check_intact()  # a damaged store is not written onto (ops19): the key files' mark is enough now
         at = info.compromised_at or now_iso()
         store.put_key(info.key_id, info.public_key, COMPROMISED_KEY_ROLE, at,
-                      retired_at=_retired_at(store, info.key_id) or at)
+                      retired_at=_retired_at(store, info.key_id) or at, compromised_at=at)
     except StoreError as exc:
         return str(exc)
     return None
@@ -352,24 +377,39 @@ def _retired_at(store: Store, key_id: str) -> str | None:
 
 def _listed_keys(app: AppContext) -> list[PublicKeyInfo]:
     """The key files' keys, then those the store recorded whose file is gone (a data directory with no store
-    yet has none, and listing makes none)."""
-    return recorder_keys(app.keys, _made_store(app))
+    yet has none, and listing makes none). A store that does not open or whose keys do not read (a damaged
+    page) leaves the key files' keys, with one warning line on stderr: the key files are what signs and what a
+    trust file lists, and refusing kept `keys show` and `keys trust-file` from working until it was restored."""
+    app.refuse_unusable_home()  # no data directory: no key files either, and the refusal says why
+    try:
+        return recorder_keys(app.keys, _made_store(app))
+    except StoreError as exc:
+        click.echo(f"warning: the store's list of keys could not be read ({exc}): listed from the key files in"
+                   f" {app.keys.dir} alone, so a key only the store remembers (its file gone, or a compromise mark"
+                   " that keys/ lost) is not listed; `bitexact health` says what else is wrong", err=True)
+        return app.keys.public_keys()
 
 
-def _store_only_keys(app: AppContext) -> tuple[dict[str, str], StoreError | None]:
-    """The public halves of the keys the store recorded whose file is gone (key id: public key), and why the
-    store could not be read, when it could not (then none). `keys mark-compromised` writes only key files,
-    so a store that does not open or read (damaged, not a store) must not stop it marking a key whose file
-    is here: that refusal kept a leaked key in every trust file until the store was restored."""
+def _store_only_keys(app: AppContext) -> tuple[dict[str, str], dict[str, str], StoreError | None]:
+    """The public halves of the keys the store recorded whose file is gone (key id: public key), the dates of
+    the compromise marks it keeps (key id: date), and why the store could not be read, when it could not
+    (then none). `keys mark-compromised` writes only key files, so a store that does not open or read
+    (damaged, not a store) must not stop it marking a key whose file is here: that refusal kept a leaked key
+    in every trust file until the store was restored."""
     try:
         store = _made_store(app)
         if store is None:
-            return {}, None
+            return {}, {}, None
+        rows = store.keys()
         # A key the store marks compromised whose file is gone and whose mark keys/ lost: marked again from here.
-        known = {info.key_id: info.public_key for info in missing_keys(app.keys, store)}
-        return known | store_compromised(store), None
+        return store_only_keys(app.keys, rows), _mark_dates(rows), None
     except StoreError as exc:
-        return {}, exc
+        return {}, {}, exc
+
+
+def _mark_dates(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The first compromise date of each key the store's keys ``rows`` give one (stores from session 22 on)."""
+    return {str(row["key_id"]): str(row["compromised_at"]) for row in rows if row.get("compromised_at")}
 
 
 def _made_store(app: AppContext) -> Store | None:

@@ -22,7 +22,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,12 +62,19 @@ LOOSE_KEY_ADVICE = ("; if others may have read it, `bitexact keys rotate --compr
 """What the refusal of a recorder key others may read ends with."""
 
 
-def _file_state(path: Path) -> tuple[int, int, int] | None:
+FileState = tuple[int, int, int, int]
+"""A file's inode, size, mtime and ctime (ns): what :meth:`KeyStore.state` compares."""
+
+
+def _file_state(path: Path) -> FileState | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
+    # The ctime too: keys/ restored from a backup with its mtimes kept (cp -a, rsync -a, copytree) can reuse the
+    # freed inode of the file it replaced, so inode, size and mtime all match the key read before a rotation;
+    # no program sets a ctime, and making the file sets it anew.
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 @dataclass(frozen=True)
@@ -91,9 +98,10 @@ class KeyStore:
     def exists(self) -> bool:
         return self.current_path.exists()
 
-    def state(self) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
-        """What the current key's file and the record of compromised keys are now (inode, size, mtime), for a
-        long-lived writer to see cheaply that a ``keys rotate`` in another process changed either."""
+    def state(self) -> tuple[FileState | None, FileState | None]:
+        """What the current key's file and the record of compromised keys are now (inode, size, mtime, ctime),
+        for a long-lived writer to see cheaply that a ``keys rotate`` in another process (or keys/ restored
+        from a backup) changed either."""
         return _file_state(self.current_path), _file_state(self.compromised_path)
 
     def _ensure_dir(self, directory: Path | None = None) -> None:
@@ -177,7 +185,8 @@ class KeyStore:
             raise
 
     def rotate(
-        self, *, compromised_at: str | None = None, expect_current: str | None = None
+        self, *, compromised_at: str | None = None, expect_current: str | None = None,
+        first_marked: Mapping[str, str] | None = None,
     ) -> tuple[SigningKey, SigningKey]:
         """Retire the current key and make a new one; returns ``(old, new)``.
 
@@ -197,10 +206,14 @@ class KeyStore:
         current one when the lock is held: a ``--compromised`` rotation that
         lost the race to a plain one would otherwise mark the new key, and
         leave the exposed one retired and trusted.
+
+        ``first_marked`` (key id: date) holds the dates of marks made before,
+        that ``keys/compromised.json`` may have lost (the store's): the key
+        retired as compromised keeps its first date, not ``compromised_at``.
         """
         try:
             if compromised_at is not None:
-                return self._rotate_compromised(compromised_at, expect_current)
+                return self._rotate_compromised(compromised_at, expect_current, first_marked or {})
             return self._rotate(expect_current)
         except OSError as exc:  # a full disk mid-way: the current key is still current (see below)
             raise KeyMaterialError(f"cannot rotate the recorder key in {self.dir}: {exc.strerror or exc}") from None
@@ -235,14 +248,15 @@ class KeyStore:
             write_private_file(self.current_path, new.pem(), replace=True)
         return old, new
 
-    def _rotate_compromised(self, at: str, expect: str | None) -> tuple[SigningKey, SigningKey]:
+    def _rotate_compromised(self, at: str, expect: str | None,
+                            first_marked: Mapping[str, str]) -> tuple[SigningKey, SigningKey]:
         self._ensure_dir()
         with self._rotating():
             old = SigningKey.load(self.current_path)
             self._check_expected(old, expect)
             # Recorded first: a rotation killed after this leaves a current key that current() refuses to sign
             # with, and running the command again finishes it (the date of the first try is kept).
-            self._record_compromised(old.key_id, old.public_hex, at)
+            self._record_compromised(old.key_id, old.public_hex, first_marked.get(old.key_id, at))
             new = SigningKey.generate()
             # One rename: the new key replaces the compromised one, whose file (its private half) is unlinked.
             write_private_file(self.current_path, new.pem(), replace=True)

@@ -45,7 +45,7 @@ from bitexact.recording.journal import (
     orphan_journals,
 )
 from bitexact.recording.journal_slots import slot_blobs, slot_files
-from bitexact.store import DB_NAME, Store, flock
+from bitexact.store import COMPROMISED_KEY_ROLE, DB_NAME, Store, flock
 from bitexact.store.sqlite import lock_path
 from bitexact.zerofill import free_bytes
 
@@ -801,17 +801,24 @@ def check_current_key_retired(ctx: HealthContext) -> list[Finding]:
     keys = KeyStore(ctx.home)
     try:
         current = keys.current()
-        retired = {row["key_id"]: row["retired_at"] for row in ctx.store.keys() if row.get("retired_at")}
+        rows = ctx.store.keys()
     except BitExactError:
         return []  # recorder-key-unusable or store-unreadable says why
+    retired = {row["key_id"]: row["retired_at"] for row in rows if row.get("retired_at")}
     if current.key_id not in retired:
         return []
+    if any(row["key_id"] == current.key_id and row["role"] == COMPROMISED_KEY_ROLE for row in rows):
+        # The write path refuses a key the store marks compromised (Recorder): it signs nothing, whatever keys/ says.
+        signing = (" The store marks that rotation's key compromised, so nothing signs with it (no run starts, and"
+                   " `export` refuses) until it is replaced.")
+    else:
+        signing = (" Runs are signed with the replaced key again; if that rotation was `keys rotate --compromised`,"
+                   " a leaked copy signs runs that verify as well.")
     return [Finding(
         CRITICAL, "recorder-key-retired",
         f"the current recorder key {current.key_id} ({keys.current_path}) was retired by a rotation at"
         f" {retired[current.key_id]}, as the store recorded: keys/ was restored from a backup older than that"
-        " rotation (or copied from elsewhere), and runs are signed with the replaced key again. If that rotation"
-        " was `keys rotate --compromised`, a leaked copy signs runs that verify as well. Restore keys/ from a"
+        f" rotation (or copied from elsewhere).{signing} Restore keys/ from a"
         " backup taken after the rotation; if none is left, `bitexact keys rotate --compromised"
         f" --expect-current {current.key_id}` replaces it (then hand relying parties a new trust file)",
         details={"key_id": current.key_id, "retired_at": retired[current.key_id], "path": str(keys.current_path)},
@@ -838,8 +845,9 @@ def check_compromise_lost(ctx: HealthContext) -> list[Finding]:
     findings: list[Finding] = []
     for key_id in lost:
         if key_id == current:
-            fix = (f"it is the current key again, so runs are signed with it: `bitexact keys rotate --compromised"
-                   f" --expect-current {key_id}` replaces it and restores the mark")
+            fix = (f"it is the current key again, and nothing signs with it (no run starts, SDK runs record nothing"
+                   f" and declare the gap, `export` refuses): `bitexact keys rotate --compromised --expect-current"
+                   f" {key_id}` replaces it and restores the mark")
         else:
             fix = f"`bitexact keys mark-compromised {key_id}` restores the mark (and removes its file, if any)"
         findings.append(Finding(

@@ -24,8 +24,9 @@ from bitexact.evidence.entry import build_entry
 from bitexact.evidence.kinds import AUDIT_KINDS, default_prov
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording.checkpoints import CheckpointPolicy
+from bitexact.recording.recorder_keys import compromised_current_error
 from bitexact.recording.runmeta import run_meta_data
-from bitexact.store import AppendResult, RecordError, Store
+from bitexact.store import COMPROMISED_KEY_ROLE, AppendResult, RecordError, Store
 
 STALE_RETRIES = 64
 """How often an append rebuilds on a moved head before giving up (another process is writing)."""
@@ -368,9 +369,20 @@ class Recorder:
         self._remember(key)
 
     def _remember(self, key: SigningKey) -> None:
-        # The store keeps the metadata of every key that ever signed for it.
-        if all(known["key_id"] != key.key_id for known in self.store.keys()):
+        """Record ``key`` in the store's keys (every key that ever signed for it is kept there), or refuse it
+        (:class:`~bitexact.crypto.keystore.CompromisedCurrentKeyError`) when the store marks it retired as
+        compromised."""
+        known = [row for row in self.store.keys() if row["key_id"] == key.key_id]
+        if any(row["role"] == COMPROMISED_KEY_ROLE for row in known):
+            # keys/ restored from a backup older than `keys rotate --compromised`: the key files no longer say the
+            # key leaked, the store does. Nothing signs with it, as when the key files say so (KeyStore.current).
+            raise compromised_current_error(key.key_id, self.keys.current_path if self.keys is not None else None)
+        if not known:
             self.store.put_key(key.key_id, key.public_hex, "recorder", now_iso())
+
+    def _store_marked(self, key_id: str) -> bool:
+        """Whether the store records ``key_id`` as retired as compromised."""
+        return any(row["key_id"] == key_id and row["role"] == COMPROMISED_KEY_ROLE for row in self.store.keys())
 
     def signing_key(self) -> SigningKey:
         """The key to sign a checkpoint with now.
@@ -379,8 +391,10 @@ class Recorder:
         the record of compromised keys changed since it was read (one ``stat`` of each): a process that
         outlives a ``bitexact keys rotate`` in another process signs with the new key from its next
         checkpoint on, and one that outlives ``keys rotate --compromised`` never signs with the old key
-        again. A key that cannot be read again leaves the one in hand in use, unless that one is recorded
-        as compromised: then :class:`RecorderKeyError` (nothing signs, the entry is not written).
+        again. A key that cannot be read again, or that the store marks compromised (keys/ restored from a
+        backup older than the mark), leaves the one in hand in use, unless that one is recorded as compromised
+        (by the key files or the store): then :class:`RecorderKeyError` (nothing signs, the entry is not
+        written).
         """
         keys = self.keys
         if keys is None:
@@ -391,17 +405,24 @@ class Recorder:
         with self._key_lock:
             if seen == self._keys_seen:
                 return self.key
+            key: SigningKey | None = None
             try:
                 key = keys.current()
-            except KeyMaterialError:
+                self._remember(key)  # refuses a key the store marks compromised
+            except KeyMaterialError as exc:
                 if self.key.key_id in keys.compromised_ids():  # raises, unreadable: it may be listed
                     raise RecorderKeyError(
                         f"recorder key {self.key.key_id} is recorded as compromised in {keys.compromised_path}"
                         f" and {keys.current_path} holds no usable key to sign with instead: run"
                         " `bitexact keys rotate --compromised` to finish replacing it"
                     ) from None
+                if self._store_marked(self.key.key_id):  # keys/ restored from before the mark, under this process
+                    raise RecorderKeyError(
+                        str(exc) if key is not None and key.key_id == self.key.key_id else
+                        f"recorder key {self.key.key_id} is recorded as compromised in the store, and no other key"
+                        f" can sign instead: {exc}"
+                    ) from None
                 return self.key  # read again at the next checkpoint
-            self._remember(key)
             self.key, self._keys_seen = key, seen
             return key
 

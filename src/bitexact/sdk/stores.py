@@ -77,11 +77,12 @@ def recorder_for(home: Path | str | None = None, *, starting: bool = False) -> t
             store.trust_intact()  # no whole-file check before an agent's first run (Store.trust_intact)
             try:
                 key = KeyStore(directory).current_or_init()
+                # The capture policy in force (BITEXACT_CAPTURE_POLICY); the key files, read again after a
+                # rotation. Refused for a key the store marks compromised: the store is closed then too.
+                recorder = Recorder(store, key, keys=KeyStore(directory))
             except BaseException:
                 store.close()
                 raise
-            # The capture policy in force (BITEXACT_CAPTURE_POLICY); the key files, read again after a rotation.
-            recorder = Recorder(store, key, keys=KeyStore(directory))
             _recorders[directory] = recorder
             _identities[directory] = store_file(store)
             scrub_sdk_logs(recorder)

@@ -235,15 +235,22 @@ class Store(ABC):
         role: str,
         created_at: str,
         retired_at: str | None = None,
+        compromised_at: str | None = None,
     ) -> None:
         """Record key metadata, or update ``role`` and ``retired_at`` of a known key.
+
+        ``compromised_at`` is when the key was retired as compromised; a key
+        keeps the first one it was given (a mark made again, after ``keys/``
+        was restored from a backup older than it, keeps the first date), and
+        :meth:`keys` lists it only where it is set.
 
         The key id must derive from the public key. A known key keeps the
         ``created_at`` it was first recorded with, and a retired key stays
         retired (``ConflictError`` otherwise). A key recorded with the role
         :data:`COMPROMISED_KEY_ROLE` keeps it whatever role a later call names:
         a rotation after ``keys/`` was restored from an older backup must not
-        clear the store's record that the key leaked.
+        clear the store's record that the key leaked (the SQLite store's
+        trigger ``keys_compromised_stays`` holds it against any writer).
         """
 
     @abstractmethod

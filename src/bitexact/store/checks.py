@@ -175,7 +175,8 @@ def chain_body(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k not in UNHASHED}
 
 
-def key_record(key_id: object, public_key: object, role: object, created_at: object, retired_at: object) -> None:
+def key_record(key_id: object, public_key: object, role: object, created_at: object, retired_at: object,
+               compromised_at: object = None) -> None:
     """Check key metadata; the key id must be the one derived from the public key (§2.2)."""
     if not isinstance(public_key, str) or not _HEX64.fullmatch(public_key):
         raise RecordError(
@@ -192,10 +193,11 @@ def key_record(key_id: object, public_key: object, role: object, created_at: obj
         if not isinstance(value, str) or not value:
             raise RecordError(f"{name} must be a non-empty string; got {value!r:.80}", field=name)
         column_text(value, name, name)
-    if retired_at is not None and (not isinstance(retired_at, str) or not retired_at):
-        raise RecordError(f"retired_at must be a non-empty string or None; got {retired_at!r:.80}", field="retired_at")
-    if retired_at is not None:
-        column_text(retired_at, "retired_at", "retired_at")
+    for name, value in (("retired_at", retired_at), ("compromised_at", compromised_at)):
+        if value is not None and (not isinstance(value, str) or not value):
+            raise RecordError(f"{name} must be a non-empty string or None; got {value!r:.80}", field=name)
+        if value is not None:
+            column_text(value, name, name)
 
 
 def meta(value: object) -> bytes:

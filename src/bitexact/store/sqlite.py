@@ -729,32 +729,39 @@ class SQLiteStore(Store):
         role: str,
         created_at: str,
         retired_at: str | None = None,
+        compromised_at: str | None = None,
     ) -> None:
-        checks.key_record(key_id, public_key, role, created_at, retired_at)
+        checks.key_record(key_id, public_key, role, created_at, retired_at, compromised_at)
         with self._write() as conn:
             row = conn.execute(
                 "SELECT public_key, created_at, retired_at, role FROM keys WHERE key_id = ?", (key_id,)
             ).fetchone()
             if row is None:
                 conn.execute(
-                    "INSERT INTO keys (key_id, public_key, role, created_at, retired_at) VALUES (?, ?, ?, ?, ?)",
-                    (key_id, public_key, role, created_at, retired_at),
+                    "INSERT INTO keys (key_id, public_key, role, created_at, retired_at, compromised_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (key_id, public_key, role, created_at, retired_at, compromised_at),
                 )
                 return
             _check_key_update(key_id, row[:3], public_key, retired_at)
             if row[3] == COMPROMISED_KEY_ROLE:
                 role = COMPROMISED_KEY_ROLE  # a leaked key stays recorded as such (base.Store.put_key)
+            # The first compromise date stays: a mark made again (keys/ restored from before it) is no new one.
             conn.execute(
-                "UPDATE keys SET role = ?, retired_at = ? WHERE key_id = ?", (role, retired_at, key_id)
+                "UPDATE keys SET role = ?, retired_at = ?, compromised_at = coalesce(compromised_at, ?)"
+                " WHERE key_id = ?", (role, retired_at, compromised_at, key_id)
             )
 
     def keys(self) -> list[dict[str, Any]]:
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT key_id, public_key, role, created_at, retired_at FROM keys ORDER BY created_at, key_id"
+                "SELECT key_id, public_key, role, created_at, retired_at, compromised_at FROM keys"
+                " ORDER BY created_at, key_id"
             ).fetchall()
         names = ("key_id", "public_key", "role", "created_at", "retired_at")
-        return [dict(zip(names, row)) for row in rows]
+        # compromised_at only where it is set, as `keys show --json` lists it: every other row keeps its shape.
+        return [{**dict(zip(names, row)), **({"compromised_at": row[5]} if row[5] is not None else {})}
+                for row in rows]
 
     def integrity_problems(self, limit: int = 10) -> list[str]:
         """SQLite's ``PRAGMA quick_check``: every page, index entry and NOT NULL of the file read once, in

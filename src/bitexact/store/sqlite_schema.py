@@ -26,6 +26,9 @@ checkpointer could not start). A store's writer turns it off and leaves
 checkpoints to its background thread (walcheckpoint.py), so that no append
 waits for one."""
 
+COMPROMISE_TRIGGER: Final[str] = "keys_compromised_stays"
+"""The trigger that keeps a recorder key's role ``recorder-compromised`` once set (any writer, any version)."""
+
 _TABLES: Final[tuple[str, ...]] = (
     # id orders runs by creation (newest first) even when clocks tie. kinds
     # (canonical JSON, kind -> count) lives in the row the append already
@@ -72,7 +75,8 @@ _TABLES: Final[tuple[str, ...]] = (
         public_key TEXT NOT NULL,
         role TEXT NOT NULL,
         created_at TEXT NOT NULL,
-        retired_at TEXT
+        retired_at TEXT,
+        compromised_at TEXT
     )""",
 )
 
@@ -109,6 +113,16 @@ _UPGRADES: Final[tuple[str, ...]] = (
     """CREATE TRIGGER IF NOT EXISTS checkpoints_count AFTER INSERT ON checkpoints
     BEGIN
         UPDATE runs SET checkpoints = NEW.seq + 1 WHERE run_id = NEW.run_id;
+    END""",
+    # A recorder key marked compromised stays so, whoever updates its row: a BitExact before session 21
+    # rotating a leaked key that keys/ restored from an older backup made current again set its role back to
+    # `recorder`, and the store's mark (the one that outlives such a restore) was gone. The role is put back
+    # in the same statement (SQLite's triggers do not recurse by default, nor would this one: the WHEN no
+    # longer holds), so that writer's rotation still succeeds. Added to version 3 stores too (needs_migration).
+    f"""CREATE TRIGGER IF NOT EXISTS {COMPROMISE_TRIGGER} AFTER UPDATE OF role ON keys
+    WHEN OLD.role = 'recorder-compromised' AND NEW.role IS NOT 'recorder-compromised'
+    BEGIN
+        UPDATE keys SET role = 'recorder-compromised' WHERE key_id = NEW.key_id;
     END""",
 )
 """Run after the tables, on a new or an older database alike (each is idempotent)."""
@@ -150,7 +164,12 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
     """True when the tables must be made or upgraded; refuse a database written by a newer BitExact.
 
     A read, so a store already at this version opens without the write lock:
-    reading commands work while another process holds it.
+    reading commands work while another process holds it. A version 3 store
+    without the trigger that keeps a compromise mark or the keys' column
+    ``compromised_at`` (one made before session 22) is upgraded in place, its
+    version unchanged: a BitExact before it still opens the store (a new
+    version would lock every older agent out of it; its statements name their
+    columns), and the trigger holds against its writes too.
     """
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
@@ -158,7 +177,17 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
             f"this store has schema version {version}, newer than this BitExact understands "
             f"({SCHEMA_VERSION}); upgrade bitexact"
         )
-    return bool(version < SCHEMA_VERSION)
+    if version < SCHEMA_VERSION:
+        return True
+    column, trigger = conn.execute(  # one statement: it runs at every open
+        "SELECT (SELECT count(*) FROM pragma_table_info('keys') WHERE name = 'compromised_at'),"
+        " (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = ?)", (COMPROMISE_TRIGGER,)).fetchone()
+    return not (column and trigger)
+
+
+def _has_compromise_column(conn: sqlite3.Connection) -> bool:
+    """Whether the keys table has ``compromised_at`` (a store made before session 22 has not)."""
+    return conn.execute("SELECT 1 FROM pragma_table_info('keys') WHERE name = 'compromised_at'").fetchone() is not None
 
 
 def why_unopenable(path: Path, exc: BaseException | None = None) -> str:
@@ -247,6 +276,8 @@ def migrate(conn: sqlite3.Connection) -> None:
     try:
         for statement in _TABLES:
             conn.execute(statement)
+        if not _has_compromise_column(conn):  # added in place (no rewrite); older BitExacts name their columns
+            conn.execute("ALTER TABLE keys ADD COLUMN compromised_at TEXT")
         for statement in _UPGRADES:
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
