@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +31,19 @@ def run_bitexact(home: Path, *args: str, cwd: Path | None = None, **extra: str) 
     return subprocess.run([BITEXACT, *args], check=False, env=command_env(home, **extra), capture_output=True,
                           text=True, encoding="utf-8", errors="replace", timeout=120, cwd=cwd)
 
+
+
+def run_json(home: Path, *args: str, code: int = 0) -> Any:
+    """``bitexact ARGS --json`` against ``home``, which must exit ``code``: its document."""
+    done = run_bitexact(home, *args, "--json")
+    assert done.returncode == code, (done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def restore_keys(home: Path, backup: Path) -> None:
+    """``keys/`` restored from a backup as an operator would: the directory replaced whole."""
+    shutil.rmtree(home / "keys")
+    shutil.copytree(backup, home / "keys")
 
 _KILLED_AGENT = """
 import sys, bitexact

@@ -8,22 +8,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from cli.real_command import run_bitexact
+from cli.real_command import restore_keys, run_bitexact, run_json
 from store.pages import overwrite_page, root_page
 
 LOST = "recorder-key-compromise-lost"
-
-
-def _json(home: Path, *args: str, code: int = 0) -> Any:
-    done = run_bitexact(home, *args, "--json")
-    assert done.returncode == code, (done.stdout, done.stderr)
-    return json.loads(done.stdout)
-
-
-def _restore(home: Path, backup: Path) -> None:
-    """keys/ restored from a backup as an operator would: the directory replaced whole."""
-    shutil.rmtree(home / "keys")
-    shutil.copytree(backup, home / "keys")
 
 
 def _findings(home: Path) -> dict[str, list[dict[str, Any]]]:
@@ -38,11 +26,11 @@ def _retired_then_restored(tmp_path: Path) -> tuple[Path, str, str]:
     """A home whose retired key `old` was marked compromised, then keys/ restored from before the mark."""
     home = tmp_path / "home"
     assert run_bitexact(home, "keys", "init").returncode == 0
-    rotated = _json(home, "keys", "rotate")
+    rotated = run_json(home, "keys", "rotate")
     old, new = rotated["retired"]["key_id"], rotated["current"]["key_id"]
     shutil.copytree(home / "keys", tmp_path / "backup")
-    assert _json(home, "keys", "mark-compromised", old)["status"] == "compromised"
-    _restore(home, tmp_path / "backup")
+    assert run_json(home, "keys", "mark-compromised", old)["status"] == "compromised"
+    restore_keys(home, tmp_path / "backup")
     assert not (home / "keys" / "compromised.json").exists()  # the backup predates the mark
     assert (home / "keys" / "retired" / f"{old}.key").exists()  # the leaked private half is back too
     return home, old, new
@@ -52,7 +40,7 @@ def test_keys_restored_from_before_a_mark_list_the_key_as_compromised_and_trust_
     """Before: `keys show` listed the leaked key as retired, `keys trust-file` put it in the trust file (so a
     copy of it signs runs that verify), and `health` said healthy."""
     home, old, new = _retired_then_restored(tmp_path)
-    shown = {k["key_id"]: k for k in _json(home, "keys", "show")}
+    shown = {k["key_id"]: k for k in run_json(home, "keys", "show")}
     assert shown[old]["status"] == "compromised" and shown[new]["status"] == "current"
     trust = tmp_path / "trust.json"
     written = run_bitexact(home, "keys", "trust-file", "-o", str(trust), "--json")
@@ -88,18 +76,18 @@ def test_a_compromised_rotation_rolled_back_names_the_current_key_and_a_plain_ro
     said only recorder-key-retired (which says "if that rotation was --compromised"); now it says it was. A
     plain `keys rotate` then (the file has no mark to refuse it) must not clear the store's mark."""
     home = tmp_path / "home"
-    leaked = _json(home, "keys", "init")["key_id"]
+    leaked = run_json(home, "keys", "init")["key_id"]
     shutil.copytree(home / "keys", tmp_path / "backup")
     assert run_bitexact(home, "keys", "rotate", "--compromised").returncode == 0
-    _restore(home, tmp_path / "backup")
+    restore_keys(home, tmp_path / "backup")
     lost = _findings(home)[LOST]
     assert lost[0]["details"]["key_id"] == leaked and lost[0]["details"]["current"] is True
     assert f"`bitexact keys rotate --compromised --expect-current {leaked}`" in lost[0]["message"]
-    assert {k["key_id"]: k["status"] for k in _json(home, "keys", "show")}[leaked] == "compromised"
+    assert {k["key_id"]: k["status"] for k in run_json(home, "keys", "show")}[leaked] == "compromised"
 
-    rotated = _json(home, "keys", "rotate")
+    rotated = run_json(home, "keys", "rotate")
     assert rotated["retired"]["key_id"] == leaked
-    shown = {k["key_id"]: k["status"] for k in _json(home, "keys", "show")}
+    shown = {k["key_id"]: k["status"] for k in run_json(home, "keys", "show")}
     assert shown[leaked] == "compromised"  # the store's mark outlived the plain rotation
     assert [f["details"]["key_id"] for f in _findings(home)[LOST]] == [leaked]
     assert run_bitexact(home, "keys", "mark-compromised", leaked).returncode == 0
@@ -111,7 +99,7 @@ def test_mark_compromised_on_a_damaged_store_marks_the_file_and_says_the_store_w
     store write is best-effort then, and the command says so rather than a silent half."""
     home = tmp_path / "home"
     assert run_bitexact(home, "keys", "init").returncode == 0
-    leaked = _json(home, "keys", "rotate")["retired"]["key_id"]
+    leaked = run_json(home, "keys", "rotate")["retired"]["key_id"]
     overwrite_page(home / "bitexact.db", *root_page(home / "bitexact.db", "keys"))
     marked = run_bitexact(home, "keys", "mark-compromised", leaked, "--json")
     assert marked.returncode == 0, marked.stderr

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli.real_command import command_env, run_bitexact
+from cli.real_command import command_env, restore_keys, run_bitexact, run_json
 
 _AGENT = r'''
 import json, sys
@@ -28,18 +28,6 @@ for strict in (False, True):
         out[str(strict)] = {"raised": type(exc).__name__, "message": str(exc)}
 print(json.dumps(out))
 '''
-
-
-def _json(home: Path, *args: str, code: int = 0) -> Any:
-    done = run_bitexact(home, *args, "--json")
-    assert done.returncode == code, (done.stdout, done.stderr)
-    return json.loads(done.stdout)
-
-
-def _restore(home: Path, backup: Path) -> None:
-    """keys/ restored from a backup as an operator would: the directory replaced whole."""
-    shutil.rmtree(home / "keys")
-    shutil.copytree(backup, home / "keys")
 
 
 def _agent(home: Path) -> dict[str, Any]:
@@ -60,11 +48,11 @@ def _leaked_current(tmp_path: Path) -> tuple[Path, str, str]:
     from a backup older than that rotation: the leaked key is the current key file again. Returns the home, the
     leaked key's id and the id of a run it signed before the rotation."""
     home = tmp_path / "home"
-    demo = _json(home, "demo")
-    leaked = _json(home, "keys", "show")[0]["key_id"]
+    demo = run_json(home, "demo")
+    leaked = run_json(home, "keys", "show")[0]["key_id"]
     shutil.copytree(home / "keys", tmp_path / "backup")
     assert run_bitexact(home, "keys", "rotate", "--compromised").returncode == 0
-    _restore(home, tmp_path / "backup")
+    restore_keys(home, tmp_path / "backup")
     assert not (home / "keys" / "compromised.json").exists()  # the backup predates the mark
     return home, leaked, str(demo["run_id"])
 
@@ -83,7 +71,7 @@ def test_a_leaked_key_made_current_again_by_a_restore_signs_no_run(tmp_path: Pat
     critically, but recording went on). Now a non-strict run records nothing and declares the gap, a strict
     run raises, and the message names the key and the command that replaces it."""
     home, leaked, _ = _leaked_current(tmp_path)
-    runs_before = len(_json(home, "runs"))
+    runs_before = len(run_json(home, "runs"))
     out = _agent(home)
     non_strict, strict = out["False"], out["True"]
     assert non_strict["run_id"] is None
@@ -93,7 +81,7 @@ def test_a_leaked_key_made_current_again_by_a_restore_signs_no_run(tmp_path: Pat
                       + _refusal(home, leaked))
     assert strict["raised"] == "RecordingError"
     assert strict["message"] == f"the run could not start: CompromisedCurrentKeyError: {_refusal(home, leaked)}"
-    assert len(_json(home, "runs")) == runs_before  # neither run was created
+    assert len(run_json(home, "runs")) == runs_before  # neither run was created
     health = json.loads(run_bitexact(home, "health", "--json").stdout)
     [lost] = [f for f in health["findings"] if f["name"] == "recorder-key-compromise-lost"]
     assert (f"It is the current key again, and nothing signs with it (no run starts, SDK runs record nothing and"
@@ -105,7 +93,7 @@ def test_a_leaked_key_made_current_again_by_a_restore_signs_no_run(tmp_path: Pat
     assert "Runs are signed with the replaced key again" not in retired["message"]
 
     # The fix the message names works: a new key, and runs are recorded and signed by it.
-    rotated = _json(home, "keys", "rotate", "--compromised", "--expect-current", leaked)
+    rotated = run_json(home, "keys", "rotate", "--compromised", "--expect-current", leaked)
     assert rotated["retired"]["key_id"] == leaked
     out = _agent(home)
     for strict_flag in ("False", "True"):
@@ -127,7 +115,7 @@ def test_demo_and_export_refuse_the_leaked_key_and_verify_of_a_stored_run_goes_o
     assert exported.stderr.strip() == f"error: {_refusal(home, leaked)}"
     assert not out.exists()
     # The stored run still verifies (its checkpoints carry the signatures): unsigned, as on an auditor's copy.
-    verified = _json(home, "verify", run_id)
+    verified = run_json(home, "verify", run_id)
     assert verified["ok"] is True and verified["signed"] is False
 
 
@@ -146,7 +134,7 @@ def test_a_process_holding_the_key_across_the_rotation_and_the_restore_signs_not
     from bitexact.store import open_store
 
     home = tmp_path / "home"
-    leaked = _json(home, "keys", "init")["key_id"]
+    leaked = run_json(home, "keys", "init")["key_id"]
     backup = tmp_path / "backup"
     shutil.copytree(home / "keys", backup, copy_function=os.link)
     store = open_store(home)
@@ -175,7 +163,7 @@ def test_keys_show_and_trust_file_work_from_the_key_files_when_the_stores_keys_d
 
     home = tmp_path / "home"
     assert run_bitexact(home, "keys", "init").returncode == 0
-    rotated = _json(home, "keys", "rotate")
+    rotated = run_json(home, "keys", "rotate")
     old, new = rotated["retired"]["key_id"], rotated["current"]["key_id"]
     overwrite_page(home / "bitexact.db", *root_page(home / "bitexact.db", "keys"))
     warning = (f"warning: the store's list of keys could not be read (the store at {home / 'bitexact.db'} is damaged"
@@ -213,7 +201,7 @@ def test_a_compromised_rotation_the_store_does_not_record_says_the_mark_is_missi
     there", which no recording does for a compromise mark. Now it says the mark is missing from the store and
     names `keys mark-compromised OLD`, which records it there."""
     home = tmp_path / "home"
-    leaked = _json(home, "keys", "init")["key_id"]
+    leaked = run_json(home, "keys", "init")["key_id"]
     holder = sqlite3.connect(home / "bitexact.db", isolation_level=None)
     try:
         holder.execute("BEGIN IMMEDIATE")  # another program's write transaction: the store's write waits 1 s
@@ -235,7 +223,7 @@ def test_a_compromised_rotation_the_store_does_not_record_says_the_mark_is_missi
 
 
 def _compromised_at(home: Path, key_id: str) -> str:
-    return str(next(k for k in _json(home, "keys", "show") if k["key_id"] == key_id)["compromised_at"])
+    return str(next(k for k in run_json(home, "keys", "show") if k["key_id"] == key_id)["compromised_at"])
 
 
 def test_marking_a_key_again_after_a_restore_keeps_the_first_date(tmp_path: Path) -> None:
@@ -243,18 +231,18 @@ def test_marking_a_key_again_after_a_restore_keeps_the_first_date(tmp_path: Path
     backup older than the mark wrote the date of the second run into keys/compromised.json."""
     home = tmp_path / "home"
     assert run_bitexact(home, "keys", "init").returncode == 0
-    retired = _json(home, "keys", "rotate")["retired"]["key_id"]
-    current = _json(home, "keys", "show")[0]["key_id"]
+    retired = run_json(home, "keys", "rotate")["retired"]["key_id"]
+    current = run_json(home, "keys", "show")[0]["key_id"]
     shutil.copytree(home / "keys", tmp_path / "backup")
-    first = _json(home, "keys", "mark-compromised", retired)["compromised_at"]
-    rotated = _json(home, "keys", "rotate", "--compromised")
+    first = run_json(home, "keys", "mark-compromised", retired)["compromised_at"]
+    rotated = run_json(home, "keys", "rotate", "--compromised")
     first_current = _compromised_at(home, current)
     assert first_current == rotated["at"]
-    _restore(home, tmp_path / "backup")
+    restore_keys(home, tmp_path / "backup")
 
-    again = _json(home, "keys", "mark-compromised", retired)
+    again = run_json(home, "keys", "mark-compromised", retired)
     assert again["compromised_at"] == first
-    rotated_again = _json(home, "keys", "rotate", "--compromised", "--expect-current", current)
+    rotated_again = run_json(home, "keys", "rotate", "--compromised", "--expect-current", current)
     assert rotated_again["at"] != first_current  # the rotation's own instant; the key keeps its mark's date
     assert _compromised_at(home, retired) == first and _compromised_at(home, current) == first_current
     document = json.loads((home / "keys" / "compromised.json").read_text())
@@ -277,14 +265,14 @@ def test_a_process_holding_the_new_key_keeps_it_when_the_restore_brings_the_leak
     from bitexact.store import open_store
 
     home = tmp_path / "home"
-    leaked = _json(home, "keys", "init")["key_id"]
+    leaked = run_json(home, "keys", "init")["key_id"]
     shutil.copytree(home / "keys", tmp_path / "backup")
-    new = _json(home, "keys", "rotate", "--compromised")["current"]["key_id"]
+    new = run_json(home, "keys", "rotate", "--compromised")["current"]["key_id"]
     store = open_store(home)
     try:
         recorder = Recorder(store, KeyStore(home).current(), keys=KeyStore(home))
         writer = recorder.start(name="held")
-        _restore(home, tmp_path / "backup")
+        restore_keys(home, tmp_path / "backup")
         writer.append("marker", {"note": "after the restore"}, force_checkpoint=True)
         assert store.checkpoints(writer.run_id)[-1]["key_id"] == new != leaked
     finally:
@@ -297,8 +285,8 @@ def test_export_on_a_store_whose_keys_do_not_read_signs_with_the_key_file_and_sa
     from store.pages import overwrite_page, root_page
 
     home = tmp_path / "home"
-    run_id = str(_json(home, "demo")["run_id"])
-    key_id = _json(home, "keys", "show")[0]["key_id"]
+    run_id = str(run_json(home, "demo")["run_id"])
+    key_id = run_json(home, "keys", "show")[0]["key_id"]
     overwrite_page(home / "bitexact.db", *root_page(home / "bitexact.db", "keys"))
     out = tmp_path / "bundle.json"
     exported = run_bitexact(home, "export", run_id, "-o", str(out))
@@ -309,5 +297,5 @@ def test_export_on_a_store_whose_keys_do_not_read_signs_with_the_key_file_and_sa
         f" bitexact.db from a backup): the bundle is signed with {home / 'keys' / 'recorder.key'} unchecked against"
         " the store's compromise marks; `bitexact health` says what else is wrong\n")
     assert json.loads(out.read_text())["signature"]["key_id"] == key_id
-    verified = _json(home, "verify", run_id)
+    verified = run_json(home, "verify", run_id)
     assert verified["ok"] is True and verified["signed"] is False  # the stored run: unsigned, as on an auditor's copy

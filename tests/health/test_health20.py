@@ -101,7 +101,7 @@ def test_a_step_back_written_with_another_offset_is_found(tmp_path: Path) -> Non
 
 # -- 3. a reader's snapshot keeps the write-ahead log from restarting ---------------------------------------------
 
-_READER = """
+READER = """
 import sqlite3, sys
 connection = sqlite3.connect(sys.argv[1], isolation_level=None)
 connection.execute("BEGIN")
@@ -119,7 +119,7 @@ def test_a_reader_holding_a_snapshot_while_the_log_grows_is_reported_with_its_pi
     try:
         writer = Recorder(store, KeyStore(home).current_or_init()).start(name="big")
         writer.append("marker", {"label": "first"})
-        reader = subprocess.Popen([sys.executable, "-c", _READER, str(home / "bitexact.db")],
+        reader = subprocess.Popen([sys.executable, "-c", READER, str(home / "bitexact.db")],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
             assert reader.stdout is not None and reader.stdout.readline().strip() == "held"

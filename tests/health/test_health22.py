@@ -13,6 +13,7 @@ from bitexact.health.recording import _store_holders
 from bitexact.recording import Recorder
 from bitexact.store import open_store
 from cli.real_command import run_bitexact
+from health.test_health20 import READER as SQLITE_READER
 
 
 def test_health_json_names_the_data_directory_it_checked_absolute(tmp_path: Path) -> None:
@@ -33,15 +34,6 @@ def test_health_json_names_the_home_beside_findings_too(tmp_path: Path) -> None:
     assert result.returncode == 2 and list(document) == ["status", "home", "findings"]
     assert document["home"] == str(home) and "journals-unusable" in [f["name"] for f in document["findings"]]
 
-
-_SQLITE_READER = """
-import sqlite3, sys
-connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-connection.execute("BEGIN")
-connection.execute("SELECT count(*) FROM entries").fetchone()
-print("held", flush=True)
-sys.stdin.readline()
-"""
 
 _BITEXACT_HOLDER = """
 import sys
@@ -65,7 +57,7 @@ def test_bitexact_processes_are_named_apart_from_other_programs_with_the_store_o
         store.close()
     children = [subprocess.Popen([sys.executable, "-c", code, str(where)], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, text=True)
-                for code, where in ((_SQLITE_READER, home / "bitexact.db"), (_BITEXACT_HOLDER, home))]
+                for code, where in ((SQLITE_READER, home / "bitexact.db"), (_BITEXACT_HOLDER, home))]
     try:
         for child in children:
             assert child.stdout is not None and child.stdout.readline().strip() == "held"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import threading
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 
 @dataclass
@@ -67,6 +69,28 @@ class SeenServer(ThreadingHTTPServer):
 
     daemon_threads = True
     seen: list[dict[str, Any]]
+
+
+def latin1_digest(value: str) -> str:
+    """The SHA-256 of a header value as sent (latin-1, as HTTP/1.1 carries it)."""
+    return hashlib.sha256(value.encode("latin-1")).hexdigest()
+
+
+def header_cases_handler(cases: list[tuple[str, str, str]]) -> type[HandlerBase]:
+    """A handler for header tests: ``/h?i=N`` answers with the header ``cases[N]`` names (name, value sent, ...);
+    ``/echo`` answers the SHA-256 of each request header and of the request's path (``:path``) as JSON: what the
+    server got, without putting the value in the recorded body."""
+
+    class _Headers(HandlerBase):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            if self.path.startswith("/echo"):
+                got = {name.lower(): latin1_digest(value) for name, value in self.headers.items()}
+                self._send(200, json.dumps({**got, ":path": latin1_digest(self.path)}).encode(), "application/json")
+                return
+            name, sent = cases[int(parse_qs(urlsplit(self.path).query)["i"][0])][:2]
+            self._send(200, b"{}", "application/json", {name: sent})
+
+    return _Headers
 
 
 @contextmanager

@@ -11,10 +11,7 @@ Values holding ``://`` and no credential are left byte for byte. Real servers on
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator
-from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -22,7 +19,7 @@ import requests
 
 import bitexact
 from sdk.conftest import http_calls
-from sdk.servers import HandlerBase, serve_seen
+from sdk.servers import header_cases_handler, latin1_digest as _digest, serve_seen
 
 # (header, value sent, value recorded): response headers.
 RESPONSE_CASES = [
@@ -61,26 +58,9 @@ REQUEST_CASES = [
 ALL = RESPONSE_CASES + [(name, sent, sent) for name, sent in LOOK_ALIKES]
 
 
-def _digest(value: str) -> str:
-    return hashlib.sha256(value.encode("latin-1")).hexdigest()
-
-
-class _Headers(HandlerBase):
-    """``/h?i=N`` answers with header ``ALL[N]``; ``/echo`` answers each request header's SHA-256 as JSON (what
-    the server got, without putting the value in the recorded body)."""
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        if self.path.startswith("/echo"):
-            body = json.dumps({name.lower(): _digest(value) for name, value in self.headers.items()}).encode()
-            self._send(200, body, "application/json")
-            return
-        name, sent, _ = ALL[int(parse_qs(urlsplit(self.path).query)["i"][0])]
-        self._send(200, b"{}", "application/json", {name: sent})
-
-
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    with serve_seen(_Headers) as (url, _seen):
+    with serve_seen(header_cases_handler(ALL)) as (url, _seen):
         yield url
 
 
