@@ -135,9 +135,10 @@ def entry(run: str, value: object) -> EntryFields:
         _object(record["data"], "data")
     if "salts" in record:
         _object(record["salts"], "salts")
-    redacted = record.get("redacted", [])
-    if not isinstance(redacted, list) or not all(isinstance(p, str) for p in redacted):
-        raise RecordError("entry.redacted must be a list of path strings", field="redacted")
+    if "redacted" in record:  # absent on every entry until a redaction rewrites it: no generator to make
+        redacted = record["redacted"]
+        if not isinstance(redacted, list) or not all(isinstance(p, str) for p in redacted):
+            raise RecordError("entry.redacted must be a list of path strings", field="redacted")
     step = _count(record, "step", "entry")
     blob = canonical(record, "entry")
     if len(blob) > MAX_ROW_BYTES:
