@@ -88,8 +88,26 @@ class _Texts:
         """Every member of an object (the step itself included), each in its role (:func:`name_value`)."""
         pair = name_value(self.scanner, value)
         if pair is None:  # nearly every object: no role to look up
+            texts, contexts, scanner = self.texts, self.contexts, self.scanner
             for key, item in value.items():
-                self.member(key, item, depth, owner=value)
+                if type(key) is not str:
+                    self.member(key, item, depth, owner=value)  # a key that is not text, or a subclass's
+                    continue
+                # member(key, item, depth, PLAIN, value) and, for a string, value() and scalar() inline: this
+                # runs once per key of every step, and three Python calls per key were most of the walk's cost.
+                texts.append(key)
+                contexts.append(None)
+                if replaced_whole(scanner, key, item, value):
+                    raise _Unclean  # replaced whole by the credential token
+                if type(item) is str:
+                    if key == _BYTES_KEY:
+                        raise _Unclean  # declared unscanned
+                    texts.append(item)
+                    contexts.append(key)
+                    continue
+                if key == _BYTES_KEY and isinstance(item, str):
+                    raise _Unclean
+                self.value(item, key, depth)
             return
         for key, item in value.items():
             self.member(key, item, depth, pair.role(key), value)
@@ -123,8 +141,13 @@ class _Texts:
                 raise _Unclean
             if credential_pair(self.scanner, value) or argv_passwords(self.scanner, value):
                 raise _Unclean  # a [name, value] pair whose value is replaced whole, an argv list's password
+            texts, contexts = self.texts, self.contexts
             for item in value:
-                self.value(item, context, depth + 1)
+                if type(item) is str:  # value() then scalar() of a string, inline: most items are
+                    texts.append(item)
+                    contexts.append(context)
+                else:
+                    self.value(item, context, depth + 1)
         elif isinstance(value, (dict, list, tuple)):
             raise _Unclean  # a subclass or a tuple: the walk decides what it makes of it
         else:
