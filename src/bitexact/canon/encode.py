@@ -45,14 +45,6 @@ _ASTRAL = re.compile(rb"[\xf0-\xf4]")  # lead bytes of U+10000 and up
 
 
 
-_TEXT_ONLY = frozenset({str})
-_PLAIN = frozenset({str, bool, type(None)})
-"""Types :func:`_prepare` keeps as they are with no check (an int is checked against 2^53). Its containers ask
-``_PLAIN.issuperset(map(type, items))`` first, a loop in C that stops at the first other type: an entry's
-commitments and salts, and most of an agent's objects, hold nothing else, and the loop in Python cost some
-600 instructions an item."""
-
-
 class _NeedsReference(Exception):
     """Internal: the fast path cannot write this value byte-exactly."""
 
@@ -154,8 +146,6 @@ def _prepare(value: Any, depth: int) -> Any:
     if t is dict:
         if depth > MAX_DEPTH:
             raise _depth_error()
-        if _TEXT_ONLY.issuperset(map(type, value)) and _PLAIN.issuperset(map(type, value.values())):
-            return value  # text keys, values that need no check: the loop below would keep it as it is
         copy: dict[str, Any] | None = None
         for key, item in value.items():
             if type(key) is not str:
@@ -174,8 +164,6 @@ def _prepare(value: Any, depth: int) -> Any:
     if t is list or t is tuple:
         if depth > MAX_DEPTH:
             raise _depth_error()
-        if _PLAIN.issuperset(map(type, value)):
-            return value if t is list else list(value)  # as the loop below would
         items: list[Any] | None = None
         for index, item in enumerate(value):
             ti = type(item)
