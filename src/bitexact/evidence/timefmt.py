@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+from time import gmtime, time_ns  # bound at import, as datetime was: a run's patched time.time_ns is the agent's
 
 _minute: tuple[int, str] = (-1, "")
 """The last minute formatted, ``(seconds since the epoch // 60, "YYYY-MM-DDTHH:MM")``: one tuple, swapped whole,
@@ -24,7 +24,7 @@ def iso_of_ns(ns: int) -> str:
     minutes, second = divmod(seconds, 60)
     known = _minute
     if known[0] != minutes:
-        parts = time.gmtime(minutes * 60)
+        parts = gmtime(minutes * 60)
         known = (minutes, "%04d-%02d-%02dT%02d:%02d" % (parts[0], parts[1], parts[2], parts[3], parts[4]))
         _minute = known
     if us:
@@ -35,4 +35,4 @@ def iso_of_ns(ns: int) -> str:
 def now_iso() -> str:
     """The current UTC instant, ``+00:00`` form with microseconds (what ``datetime.now(timezone.utc).isoformat()``
     gives: the same clock, floored to the microsecond, the same text)."""
-    return iso_of_ns(time.time_ns())
+    return iso_of_ns(time_ns())
