@@ -998,6 +998,8 @@ def _run_exists(conn: sqlite3.Connection, run_id: str) -> bool:
 def _frames_written(batch: list[Ticket[_Append, list[AppendResult]]]) -> int:
     """About how many WAL frames (4 KiB pages) a committed batch wrote: its rows' bytes, and a few
     index, run and interior pages per run it touched."""
+    if len(batch) == 1:  # a lone caller's commit (most of them): the sums below of one ticket
+        return batch[0].item.size // 4096 + 4
     size = sum(ticket.item.size for ticket in batch)
     return size // 4096 + 3 * len({ticket.item.run_id for ticket in batch}) + 1
 
