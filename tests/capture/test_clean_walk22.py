@@ -4,7 +4,9 @@ perf22 took ``member()``, ``value()`` and ``scalar()`` out of the clean walk's c
 no name/value role, a string value, a list's string items): three Python calls a key were most of the walk's
 instructions. :class:`PlainTexts` keeps the methods as they were before (0de516f) as the reference; each step
 here is walked both ways, and the texts, their contexts, and whether the walk gave up (the full walk then
-runs) must be the same. The steps: every object of the shared protocol vectors and the capture tests' data
+runs) must be the same. The reference also asks ``name_value`` of every object, where the walk now asks ``NAME_VALUE_KEYS.isdisjoint``
+first; that pre-test is checked on its own too (an object it answers for is one ``name_value`` reads as
+none). The steps: every object of the shared protocol vectors and the capture tests' data
 files, the clean-step tests' mixed steps, and random JSON-like values with credential-named keys, ``b64``,
 ``[name, value]`` pairs, argv lists, name/value objects and str subclasses among them.
 """
@@ -20,7 +22,16 @@ from hypothesis import strategies as st
 
 from bitexact.capture import load_policy
 from bitexact.capture.clean import _BYTES_KEY, MAX_DEPTH, _Texts, _Unclean
-from bitexact.capture.walk import PLAIN, argv_passwords, credential_pair, name_value
+from bitexact.capture.detectors.documents import (
+    AFTER_SENSITIVE,
+    BEFORE_SENSITIVE,
+    SECRET_MAPS,
+    SENSITIVE,
+    SENSITIVE_ATTRIBUTES,
+    SENSITIVE_VALUES,
+)
+from bitexact.capture.scan import NAME_MEMBERS, VALUE_MEMBERS
+from bitexact.capture.walk import NAME_VALUE_KEYS, PLAIN, argv_passwords, credential_pair, name_value
 
 from .test_clean import CLEAN_TEXT, Tagged, mixed_steps
 
@@ -151,3 +162,50 @@ def test_the_reference_is_the_plain_walk() -> None:
     """PlainTexts differs from the walk only in how it is written: its member() and scalar() are the walk's."""
     assert PlainTexts.member is _Texts.member and PlainTexts.scalar is _Texts.scalar
     assert PLAIN == 0 and _BYTES_KEY == "b64"
+
+
+ROLE_KEYS = sorted({"kind", "value", "Value", "name", "Name", "key", "data", "stringData", "attributes", "values",
+                    "before", "after", SENSITIVE, SENSITIVE_ATTRIBUTES, SENSITIVE_VALUES, AFTER_SENSITIVE,
+                    BEFORE_SENSITIVE, *NAME_MEMBERS, *VALUE_MEMBERS, *SECRET_MAPS})
+ROLE_VALUES = st.one_of(st.sampled_from(["Secret", "DB_PASSWORD", "token", "x", True, False, None, 1]),
+                        st.dictionaries(st.sampled_from(["a", "password", "data"]), st.sampled_from(["b", True]),
+                                        max_size=2),
+                        st.lists(st.sampled_from([True, False, "a", {"type": "get_attr", "value": "a"}]), max_size=3))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(value=st.dictionaries(st.sampled_from(ROLE_KEYS) | CLEAN_TEXT, ROLE_VALUES | VALUES, max_size=6))
+def test_an_object_the_pre_test_answers_for_is_no_name_value_object(value: dict[str, Any]) -> None:
+    found = name_value(DEFAULT.scanner, value)
+    if NAME_VALUE_KEYS.isdisjoint(value):
+        assert found is None
+    if found is not None:
+        assert not NAME_VALUE_KEYS.isdisjoint(value)
+
+
+def test_each_key_the_pre_test_names_can_make_a_name_value_object() -> None:
+    """Not one key too many either: each key of the set, in an object of its kind, is read as one."""
+    secret = {"kind": "Secret", "data": {"a": "b"}}
+    pair = {"name": "DB_PASSWORD", "value": "x"}
+    upper = {"name": "DB_PASSWORD", "Value": "x"}
+    state = {SENSITIVE_ATTRIBUTES: [[{"type": "get_attr", "value": "a"}]], "attributes": {"a": "b"}}
+    mirrors = [{mirror: True, mirrored: "x"} for mirror, mirrored in (
+        (SENSITIVE_VALUES, "values"), (AFTER_SENSITIVE, "after"), (BEFORE_SENSITIVE, "before"))]
+    for case in [secret, pair, upper, state, *mirrors]:
+        assert name_value(DEFAULT.scanner, case) is not None, case
+        assert_same_walk({"step": case})
+    assert {"kind", "value", "Value", SENSITIVE_ATTRIBUTES, SENSITIVE_VALUES, AFTER_SENSITIVE,
+            BEFORE_SENSITIVE} == NAME_VALUE_KEYS
+
+
+def test_a_rule_without_where_applies_to_its_kinds_and_one_with_where_asks_it() -> None:
+    from bitexact.capture.rules import FieldRule
+
+    bare = FieldRule(0, "*", (), "*", "all", None, None, "scrub", False)
+    tools = FieldRule(1, "tool_call", (), "*", "all", None, None, "scrub", False)
+    where = FieldRule(2, "*", (("tool", "fetch"), ("n", 1)), "*", "all", None, None, "scrub", False)
+    assert bare.applies_to("model", {}) and tools.applies_to("tool_call", {"x": 1})
+    assert not tools.applies_to("model", {})
+    assert where.applies_to("tool_call", {"tool": "fetch", "n": 1.0})
+    assert not where.applies_to("tool_call", {"tool": "fetch", "n": True})
+    assert not where.applies_to("tool_call", {"tool": "fetch"})

@@ -32,6 +32,7 @@ from typing import Any, Final
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
 from bitexact.capture.walk import (
+    NAME_VALUE_KEYS,
     PLAIN,
     SECRET_MAP,
     NameValue,
@@ -86,7 +87,8 @@ class _Texts:
 
     def members(self, value: dict[Any, Any], depth: int) -> None:
         """Every member of an object (the step itself included), each in its role (:func:`name_value`)."""
-        pair = name_value(self.scanner, value)
+        # An object holding no key name_value looks for is no name/value object: asked in C, without the call.
+        pair = None if NAME_VALUE_KEYS.isdisjoint(value) else name_value(self.scanner, value)
         if pair is None:  # nearly every object: no role to look up
             texts, contexts, scanner = self.texts, self.contexts, self.scanner
             for key, item in value.items():
