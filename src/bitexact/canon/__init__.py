@@ -5,7 +5,7 @@ bytes that get hashed or signed; ``loads`` is the only JSON reader any door
 uses for untrusted input.
 """
 
-from bitexact.canon.encode import MAX_DEPTH, Streamed, canonical_chunks, canonicalize, es6_number
+from bitexact.canon.encode import MAX_DEPTH, Streamed, canonical_chunks, canonical_text, canonicalize, es6_number
 from bitexact.canon.decode import (
     DEFAULT_MAX_BYTES,
     STACK_SAFE_DEPTH,
@@ -24,6 +24,7 @@ __all__ = [
     "StrictJSONError",
     "Streamed",
     "canonical_chunks",
+    "canonical_text",
     "canonicalize",
     "es6_number",
     "loads",

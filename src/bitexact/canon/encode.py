@@ -203,6 +203,19 @@ def canonicalize(value: Any) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
+def canonical_text(text: str) -> bytes:
+    """``canonicalize(text)`` for a ``str`` (not a subclass), in one native call where it can be.
+
+    A string has no members whose order could differ, so orjson's bytes are the canonical ones whenever it
+    writes them; a lone surrogate, which it refuses, takes :func:`canonicalize`. For the write path, which
+    commits most values as plain strings.
+    """
+    try:
+        return orjson.dumps(text)
+    except orjson.JSONEncodeError:
+        return canonicalize(text)
+
+
 # --- the reference encoder: every rule written out -------------------------
 
 

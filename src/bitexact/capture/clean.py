@@ -32,6 +32,7 @@ from typing import Any, Final
 from bitexact.capture.budget import BudgetExhausted, Deadline
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
 from bitexact.capture.walk import (
+    NAME_VALUE_KEYS,
     PLAIN,
     SECRET_MAP,
     NameValue,
@@ -86,10 +87,29 @@ class _Texts:
 
     def members(self, value: dict[Any, Any], depth: int) -> None:
         """Every member of an object (the step itself included), each in its role (:func:`name_value`)."""
-        pair = name_value(self.scanner, value)
+        # An object holding no key name_value looks for is no name/value object: asked in C, without the call.
+        pair = None if NAME_VALUE_KEYS.isdisjoint(value) else name_value(self.scanner, value)
         if pair is None:  # nearly every object: no role to look up
+            texts, contexts, scanner = self.texts, self.contexts, self.scanner
             for key, item in value.items():
-                self.member(key, item, depth, owner=value)
+                if type(key) is not str:
+                    self.member(key, item, depth, owner=value)  # a key that is not text, or a subclass's
+                    continue
+                # member(key, item, depth, PLAIN, value) and, for a string, value() and scalar() inline: this
+                # runs once per key of every step, and three Python calls per key were most of the walk's cost.
+                texts.append(key)
+                contexts.append(None)
+                if replaced_whole(scanner, key, item, value):
+                    raise _Unclean  # replaced whole by the credential token
+                if type(item) is str:
+                    if key == _BYTES_KEY:
+                        raise _Unclean  # declared unscanned
+                    texts.append(item)
+                    contexts.append(key)
+                    continue
+                if key == _BYTES_KEY and isinstance(item, str):
+                    raise _Unclean
+                self.value(item, key, depth)
             return
         for key, item in value.items():
             self.member(key, item, depth, pair.role(key), value)
@@ -123,8 +143,13 @@ class _Texts:
                 raise _Unclean
             if credential_pair(self.scanner, value) or argv_passwords(self.scanner, value):
                 raise _Unclean  # a [name, value] pair whose value is replaced whole, an argv list's password
+            texts, contexts = self.texts, self.contexts
             for item in value:
-                self.value(item, context, depth + 1)
+                if type(item) is str:  # value() then scalar() of a string, inline: most items are
+                    texts.append(item)
+                    contexts.append(context)
+                else:
+                    self.value(item, context, depth + 1)
         elif isinstance(value, (dict, list, tuple)):
             raise _Unclean  # a subclass or a tuple: the walk decides what it makes of it
         else:

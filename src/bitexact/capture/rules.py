@@ -77,6 +77,8 @@ class FieldRule:
         """Whether this rule is one of the step's rules (kind and ``where``)."""
         if self.kind != "*" and self.kind != kind:
             return False
+        if not self.where:
+            return True  # most rules: no generator to make for nothing
         return all(key in data and same_json(data[key], value) for key, value in self.where)
 
     def covers(self, other: "FieldRule") -> bool:

@@ -167,6 +167,13 @@ EVERY_VALUE: Final[NameValue] = NameValue((), (), every=True)
 """A Kubernetes Secret's data map read as a name/value object: each of its members is a value."""
 
 
+NAME_VALUE_KEYS: Final[frozenset[str]] = frozenset({"kind", "value", "Value", SENSITIVE_ATTRIBUTES, SENSITIVE_VALUES,
+                                                     AFTER_SENSITIVE, BEFORE_SENSITIVE})
+"""Every key :func:`name_value` looks for before it can read an object as a name/value object: one holding none
+of them is none (``NAME_VALUE_KEYS.isdisjoint(value)``, a loop in C over the object's keys, answers for it
+without the call). Kept in step with :func:`name_value` (tests/capture/test_clean_walk22.py)."""
+
+
 def name_value(scanner: Scanner, value: dict[Any, Any]) -> NameValue | None:
     """``value`` as a name/value object whose name names a credential, when the credentials rule is on.
 

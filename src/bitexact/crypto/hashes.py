@@ -84,6 +84,12 @@ def new_salt() -> bytes:
     return os.urandom(SALT_BYTES)
 
 
+def new_salt_pool(count: int) -> bytes:
+    """``count`` fresh 16-byte CSPRNG salts end to end, from one read of the system's generator: salt ``i`` is
+    ``pool[16 * i : 16 * (i + 1)]`` (:func:`new_salts` as one bytes object, sliced where it is used)."""
+    return os.urandom(SALT_BYTES * count)
+
+
 def new_salts(count: int) -> list[bytes]:
     """``count`` fresh 16-byte CSPRNG salts, from one read of the system's generator.
 

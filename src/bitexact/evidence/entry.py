@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from hashlib import blake2b
 from typing import Any, Final
 
-from bitexact.canon import canonicalize
-from bitexact.crypto import chain_hash, new_salts
-from bitexact.crypto.hashes import committer
+from bitexact.canon import canonical_text, canonicalize
+from bitexact.crypto import chain_hash
+from bitexact.crypto.hashes import SALT_BYTES, committer, new_salt_pool
 from bitexact.errors import EvidenceError, stated
 from bitexact.evidence.kinds import allowed_provs
 from bitexact.evidence.paths import committed_paths
@@ -78,10 +79,19 @@ def build_entry(
     salts: dict[str, str] = {}
     commitments: dict[str, str] = {}
     paths = committed_paths(data)
-    commit = committer(alg)
-    for (path, value), salt in zip(paths, new_salts(len(paths))):
-        salts[path] = salt.hex()
-        commitments[path] = commit(salt, canonicalize(value))
+    pool = new_salt_pool(len(paths))
+    hexed = pool.hex()  # one hex conversion for all the salts, sliced below as the bytes are
+    # blake2b-256 (the default) called here rather than through committer's function: one Python call less
+    # per path, and a plain string (most values) canonicalized without canonicalize's own call.
+    commit = None if alg == "blake2b-256" else committer(alg)
+    at = 0
+    for path, value in paths:
+        salt = pool[at : at + SALT_BYTES]
+        salts[path] = hexed[2 * at : 2 * at + 2 * SALT_BYTES]
+        at += SALT_BYTES
+        canonical = canonical_text(value) if type(value) is str else canonicalize(value)
+        commitments[path] = (blake2b(canonical, digest_size=32, key=salt).hexdigest() if commit is None
+                             else commit(salt, canonical))
     entry: dict[str, Any] = {
         "v": ENTRY_VERSION,
         "alg": alg,
@@ -97,7 +107,9 @@ def build_entry(
     if capture is not None:
         entry["capture"] = capture
     entry["commitments"] = commitments
-    entry["hash"] = entry_hash(entry)
+    # The entry holds its chain body alone until here (no hash, data, salts or redacted yet): hashed as it is,
+    # without chain_body's copy.
+    entry["hash"] = chain_hash(alg, canonicalize(entry))
     entry["data"] = data
     if salts:
         entry["salts"] = salts

@@ -198,6 +198,10 @@ def _orjson_options() -> int:
     return orjson.OPT_STRICT_INTEGER | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
+_OPTIONS: Final[int] = _orjson_options()
+"""The options, once: dump_json runs two or three times in a recorded tool call."""
+
+
 def _has_non_finite(value: Any, *, budget: int | None = None) -> bool | None:
     """Whether a float orjson writes natively is a NaN or an infinity; None once ``budget`` values were looked at."""
     stack = [value]
@@ -331,7 +335,7 @@ def dump_json(value: Any) -> bytes:
     """
 
     try:
-        raw = orjson.dumps(value, default=to_jsonable, option=_orjson_options())
+        raw = orjson.dumps(value, default=to_jsonable, option=_OPTIONS)
     except (TypeError, orjson.JSONEncodeError):
         return orjson.dumps(to_jsonable(value))
     if _holds_fragment(value):

@@ -95,7 +95,8 @@ class OrderedWriter:
         self._name = name
         self._queue: deque[Pending] = deque()
         self._inflight: list[Pending] = []
-        self._cond = threading.Condition()
+        self._mutex = threading.RLock()
+        self._cond = threading.Condition(self._mutex)  # its lock held directly where nothing waits (idle)
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._abandoned = False
@@ -112,7 +113,7 @@ class OrderedWriter:
     @property
     def idle(self) -> bool:
         """Nothing queued and nothing being written."""
-        with self._cond:
+        with self._mutex:  # the condition's lock, without Condition.__enter__'s Python call (asked by every call)
             return not self._queue and not self._inflight and not self._settling
 
     def _wait_for_room(self, size: int, timeout: float) -> None:

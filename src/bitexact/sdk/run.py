@@ -569,70 +569,72 @@ class Run:
         assert self.writer is not None and self._queue is not None and self.recorder is not None
         raw: bytes | None = None
         failure: Exception | None = None
+        # One busy block for the serialization and the write (the SDK's own work both): a second cost each call
+        # a context object and a context variable's set and reset more.
         with active.busy():
             try:
                 raw = dump_json(data)
             except Exception as exc:  # noqa: BLE001 - a value no converter could write: declared, never raised
                 failure = exc
-        # A call waits for queue room at most the drain timeout in all: the time it waited for an earlier
-        # call's turn (which may itself wait for room) counts against its own bound.
-        deadline = time.monotonic() + self._timeout
-        with active.busy(), self._order:
-            if not self._takes_records():
-                return self._closed(kind)
-            self._seq += 1
-            handle = RecordHandle(self.recorder.store, self.run_id, kind, self._seq, self._timeout)
-            if failure is not None or raw is None:
-                unwritable = failure if failure is not None else ValueError("not serialized")
-                # Declared in strict mode too, before the raise: the call it stands for (a tool's side
-                # effect) happened, and a run sealed without a word of it would read as complete.
-                handle._fail(self._declare_in_order(Gap(INVALID_ARGUMENT, describe(unwritable), kind=kind,
-                                                        seq=handle.seq)))
+            # A call waits for queue room at most the drain timeout in all: the time it waited for an earlier
+            # call's turn (which may itself wait for room) counts against its own bound.
+            deadline = time.monotonic() + self._timeout
+            with self._order:
+                if not self._takes_records():
+                    return self._closed(kind)
+                self._seq += 1
+                handle = RecordHandle(self.recorder.store, self.run_id, kind, self._seq, self._timeout)
+                if failure is not None or raw is None:
+                    unwritable = failure if failure is not None else ValueError("not serialized")
+                    # Declared in strict mode too, before the raise: the call it stands for (a tool's side
+                    # effect) happened, and a run sealed without a word of it would read as complete.
+                    handle._fail(self._declare_in_order(Gap(INVALID_ARGUMENT, describe(unwritable), kind=kind,
+                                                            seq=handle.seq)))
+                    if self.strict:
+                        raise RecordingError(f"{kind} #{handle.seq} could not be serialized: {describe(unwritable)}",
+                                             cause=INVALID_ARGUMENT) from unwritable
+                    return handle
                 if self.strict:
-                    raise RecordingError(f"{kind} #{handle.seq} could not be serialized: {describe(unwritable)}",
-                                         cause=INVALID_ARGUMENT) from unwritable
-                return handle
-            if self.strict:
-                try:
-                    result = self.writer.append(kind, orjson.loads(raw), prov=prov, ctx=ctx, hints=hints)
-                except Exception as exc:
-                    # Declared as a non-strict run declares it (journaled for repair when the storage failed,
-                    # the run then left unsealed; the failures record; a chain marker when the chain takes
-                    # one), then raised: the agent hears it, and the evidence says it too.
-                    self._write_failed(handle, kind, raw, prov, ctx, hints, exc)
-                    raise RecordingError(f"{kind} #{handle.seq} was not recorded: {describe(exc)}",
-                                         cause=cause_of(exc)) from exc
-                if isinstance(result, WithheldResult):
-                    raise RecordingError(f"{kind} #{handle.seq} was withheld whole by the capture policy: "
-                                         f"{result.field}: {result.reason}", cause=INVALID_ARGUMENT)
-                handle._settle(result)
-                return handle
-            large = len(raw) > LARGE_ENTRY_BYTES
-            slots = self._large_slots if large else self._slots
-            slot = self._journal_in_slot(slots, handle.seq, kind, raw, prov, ctx, hints)
-            if slot is not None:  # durable now; written into the chain after the call, in order
-                self._put(Pending(handle, kind, raw, prov, ctx, hints, None, slot), deadline)
-                return handle
-            if not large and self._queue.idle:
-                self._write_now(handle, kind, raw, prov, ctx, hints)
-                return handle
-            journal = self._journal(handle.seq, kind, raw, prov, ctx, hints)
-            if large:
-                self._prepare_large_slots()
-            if journal is None:
-                # No journal: written in the call instead, once the entries before it are written. If they
-                # are not within the bound, the entry cannot be made durable before the call returns:
-                # declared a gap, never queued in memory alone (a crash would lose it without a trace).
-                if self._queue.drain(self._timeout):
+                    try:
+                        result = self.writer.append(kind, orjson.loads(raw), prov=prov, ctx=ctx, hints=hints)
+                    except Exception as exc:
+                        # Declared as a non-strict run declares it (journaled for repair when the storage failed,
+                        # the run then left unsealed; the failures record; a chain marker when the chain takes
+                        # one), then raised: the agent hears it, and the evidence says it too.
+                        self._write_failed(handle, kind, raw, prov, ctx, hints, exc)
+                        raise RecordingError(f"{kind} #{handle.seq} was not recorded: {describe(exc)}",
+                                             cause=cause_of(exc)) from exc
+                    if isinstance(result, WithheldResult):
+                        raise RecordingError(f"{kind} #{handle.seq} was withheld whole by the capture policy: "
+                                             f"{result.field}: {result.reason}", cause=INVALID_ARGUMENT)
+                    handle._settle(result)
+                    return handle
+                large = len(raw) > LARGE_ENTRY_BYTES
+                slots = self._large_slots if large else self._slots
+                slot = self._journal_in_slot(slots, handle.seq, kind, raw, prov, ctx, hints)
+                if slot is not None:  # durable now; written into the chain after the call, in order
+                    self._put(Pending(handle, kind, raw, prov, ctx, hints, None, slot), deadline)
+                    return handle
+                if not large and self._queue.idle:
                     self._write_now(handle, kind, raw, prov, ctx, hints)
-                else:
-                    handle._fail(self._declare_in_order(Gap(
-                        STORAGE_UNAVAILABLE, "not recorded: its journal could not be written, and the entries"
-                        f" before it were not written within BITEXACT_DRAIN_TIMEOUT ({self._timeout:g} s)",
-                        kind=kind, seq=handle.seq)))
+                    return handle
+                journal = self._journal(handle.seq, kind, raw, prov, ctx, hints)
+                if large:
+                    self._prepare_large_slots()
+                if journal is None:
+                    # No journal: written in the call instead, once the entries before it are written. If they
+                    # are not within the bound, the entry cannot be made durable before the call returns:
+                    # declared a gap, never queued in memory alone (a crash would lose it without a trace).
+                    if self._queue.drain(self._timeout):
+                        self._write_now(handle, kind, raw, prov, ctx, hints)
+                    else:
+                        handle._fail(self._declare_in_order(Gap(
+                            STORAGE_UNAVAILABLE, "not recorded: its journal could not be written, and the entries"
+                            f" before it were not written within BITEXACT_DRAIN_TIMEOUT ({self._timeout:g} s)",
+                            kind=kind, seq=handle.seq)))
+                    return handle
+                self._put(Pending(handle, kind, raw, prov, ctx, hints, journal), deadline)
                 return handle
-            self._put(Pending(handle, kind, raw, prov, ctx, hints, journal), deadline)
-            return handle
 
     def _put(self, item: Pending, deadline: float | None = None) -> None:
         """Queue a journaled entry, waiting for room until ``deadline`` (monotonic; none: no wait); if the

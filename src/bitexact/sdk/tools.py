@@ -417,6 +417,10 @@ def _carried(custody: dict[str, str] | None, moved: tuple[str, ...]) -> dict[str
     return out
 
 
+_NO_KWARGS: Final[WrittenJSON] = WrittenJSON(orjson.Fragment(b"{}"))
+"""``WrittenJSON(orjson.Fragment(dump_json({})))``, made once (both are immutable)."""
+
+
 def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | None = None,
                custody: dict[str, str] | None = None,
                receiver: _Receiver | None = None) -> tuple[Any, Any, dict[str, str] | None]:
@@ -437,8 +441,10 @@ def _as_called(args: tuple[Any, ...], kwargs: dict[str, Any], named: _Named | No
     try:
         with busy():  # the SDK's own work: never recorded as the agent's nondeterminism
             written = orjson.Fragment(dump_json(list(args)))
-            return (WrittenJSON(written) if owner is None else _ReceivedArgs(written, owner),
-                    WrittenJSON(orjson.Fragment(dump_json(kwargs))), hints)
+            # No keyword arguments (most calls): what dump_json writes of {}, without its walk and search.
+            by_keyword = _NO_KWARGS if type(kwargs) is dict and not kwargs else WrittenJSON(
+                orjson.Fragment(dump_json(kwargs)))
+            return (WrittenJSON(written) if owner is None else _ReceivedArgs(written, owner), by_keyword, hints)
     except Exception as exc:  # noqa: BLE001 - declared when the call is recorded, never raised to the agent
         unwritable = _Unwritable(exc)
         return unwritable, unwritable, hints

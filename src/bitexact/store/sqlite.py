@@ -25,7 +25,6 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
@@ -34,6 +33,7 @@ from bitexact.crypto import GENESIS
 from bitexact.config import SettingError, env_float
 from bitexact.errors import RunNotFoundError, StaleHeadError, StoreBusyError, StoreDamagedError, StoreError
 from bitexact.evidence.paths import escape
+from bitexact.evidence.timefmt import now_iso
 from bitexact.private_files import create_private_file
 from bitexact.store import checks, flock
 from bitexact.store.base import (
@@ -97,7 +97,7 @@ os.register_at_fork(after_in_child=_forked)
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return now_iso()
 
 
 class _Append:
@@ -1005,6 +1005,8 @@ def _run_exists(conn: sqlite3.Connection, run_id: str) -> bool:
 def _frames_written(batch: list[Ticket[_Append, list[AppendResult]]]) -> int:
     """About how many WAL frames (4 KiB pages) a committed batch wrote: its rows' bytes, and a few
     index, run and interior pages per run it touched."""
+    if len(batch) == 1:  # a lone caller's commit (most of them): the sums below of one ticket
+        return batch[0].item.size // 4096 + 4
     size = sum(ticket.item.size for ticket in batch)
     return size // 4096 + 3 * len({ticket.item.run_id for ticket in batch}) + 1
 
