@@ -130,13 +130,15 @@ itself; another language's client may not, and its events meet this detector).""
 TOOL_SECRET_NAMES: Final[frozenset[str]] = frozenset({
     "client-key-data", "secret_key_base", "secretstring", "secretbinary",
     "cvv", "cvv2", "cvc", "cvc2", "csc", "pin", "pin_code", "pincode", "otp",
-    "requirepass", "masterauth",
+    "requirepass", "masterauth", "authentication_string",
 })
 """Names of a secret that no credential word ends: a kubeconfig's ``client-key-data`` (a private key), Rails'
 ``SECRET_KEY_BASE``, AWS Secrets Manager's ``SecretString`` / ``SecretBinary``, a card's verification code and a
 PIN (``cvv``, ``pin``: PCI's sensitive authentication data), a one-time passcode (``otp``) and (rules version 8) Redis's
-passwords, ``requirepass`` and ``masterauth`` (``requirepass`` ends in ``pass`` with no word boundary). The detector's, not
-the table's: a wrapped client's URL and header rule stays the table's, as every SDK's."""
+passwords, ``requirepass`` and ``masterauth`` (``requirepass`` ends in ``pass`` with no word boundary), and (rules version 13)
+mysql's and MariaDB's ``authentication_string`` (``mysql.user``'s column, a member of ``mysql.global_priv``'s JSON: always
+the password's hash). The detector's, not the table's: a wrapped client's URL and header rule stays the table's, as
+every SDK's."""
 
 # Values that are already a replacement token: left as they are.
 ALREADY_TOKENS: Final[tuple[str, ...]] = (TOKEN, "[redacted]", "%5Bredacted%5D", "%5bredacted%5d")
@@ -453,13 +455,10 @@ NAME_ENDS = "|".join(f"(?<={re.escape(ending)})" for ending in sorted(  # the sh
     e for e in _ALL_ENDS if not any(e != other and e.endswith(other) for other in _ALL_ENDS)))
 """Lookbehinds, one per ending, for "a name read up to here ends as a credential name can" (a pattern piece;
 the name is then asked :func:`is_credential_text_name`)."""
-_COLUMN_ENDS = "(?<=authentication_string)"
-"""Rules version 13: a ``NAME: VALUE`` line's name may also be mysql's ``authentication_string`` (mysql's vertical
-``\\G`` output prints each column so; :data:`_CREDENTIAL_COLUMNS`)."""
 _HEADER_REST = (
     # The colon is looked for first: most line starts hold none, and the lookbehinds (one per ending) are the cost.
     rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?=[ \t]*:)"
-    rf"(?:{NAME_ENDS}|{_COLUMN_ENDS})"
+    rf"(?:{NAME_ENDS})"
     rf"[ \t]*:[ \t]*(?P<value>[^\r\n\x00]*[^\s\x00])?"
 )
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
@@ -762,6 +761,17 @@ _ACL_SECRET = re.compile(
     r"""(?=[\s"'\x00]|\Z)""")
 """A Redis ACL rule's password: ``>PASSWORD`` / ``<PASSWORD`` (added, removed; quoted as redis-cli reads a word,
 ``">my pass"``, to its closing quote) or its SHA-256 hash ``#HASH`` / ``!HASH``: the part after the mark."""
+# Rules version 13: a Redis ACL file's line (``users.acl``, or ``redis.conf``'s own ``user`` lines; ``ACL LIST`` prints
+# the same to a pipe): ``user NAME RULE...``, opening its line, every word after the name an ACL rule (redis acl.c,
+# ACLSetUser's grammar). A line holding any other word (``user alice on the team``) is prose and left. Found from the
+# literal ``user``; the lookbehind rejects a ``user`` inside a line's word at once, so each line start is read once.
+_ACL_RULE = (
+    r"""(?>(?:on|off|nopass|resetpass|reset|allkeys|allchannels|allcommands|nocommands|resetkeys|resetchannels"""
+    r"""|(?:skip-)?sanitize-payload|%R?W?~[^\s\x00]*+|[~&][^\s\x00]*+|[+\-][^\s\x00]++|[<>][^\s"'\x00]++"""
+    r"""|"[<>](?:[^"\\\r\n\x00]|\\.)*+"|'[<>][^'\r\n\x00]*+'|[#!][0-9a-fA-F]{64}+|\([^()\r\n\x00]*+\))"""
+    r"""(?=[ \t\r\n\x00]|\Z))""")
+_ACL_FILE_LINE = re.compile(
+    rf"user(?<![^\n\x00 \t]user)[ \t]++[^\s\x00]++((?:[ \t]++{_ACL_RULE})++)[ \t]*+(?=\r?\n|\x00|\Z)")
 # A PuTTY key file's private part: its line count, each line of base64 (a real or a written line break after it).
 _PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*+([0-9]{1,6}+)[ \t]*+(?:\r?\n|\\r\\n|\\n)")
 _PPK_LINE = re.compile(r"([A-Za-z0-9+/=]{1,128}+)[ \t]*+(?:\r?\n|\\r\\n|\\n|(?=\x00)|\Z)")
@@ -1178,26 +1188,23 @@ def _client_prints_header(client: str, words: list[str]) -> bool:
     return batch or (client == "psql" and _prints_table(" ".join(words), False))
 
 
-# Rules version 13: a column a database names for a credential whose name says none - mysql's (and MariaDB's)
-# ``authentication_string`` in ``mysql.user``, the password's hash. Read where a table's column names are read (a CSV
-# or TSV header, a table between pipes, psql's expanded display) and in a ``NAME: VALUE`` line (mysql's vertical
-# ``\G`` output), not as a credential name in every rule: ``authentication_string=`` in a URL or a log is left.
-_CREDENTIAL_COLUMNS: Final[frozenset[str]] = frozenset({"authentication_string"})
+# Rules version 13: names whose value is one line, never a YAML block: mysql's vertical ``\G`` output prints each column
+# as ``NAME: VALUE``, its names right-aligned, so an empty ``authentication_string: `` (an ``auth_socket`` user's) stands
+# above the next column's line, indented deeper. The hash is never written over lines.
+_ONE_LINE_NAMES: Final[frozenset[str]] = frozenset({"authentication_string"})
 
 
-def _column_line(name: str) -> bool:
-    """Whether a ``NAME: VALUE`` line's ``name`` is one of :data:`_CREDENTIAL_COLUMNS` (mysql's ``\\G`` output:
-    ``authentication_string: *6BB4...``), in any case."""
-    return ascii_lower(name) in _CREDENTIAL_COLUMNS
+def _one_line_name(name: str) -> bool:
+    """Whether a ``NAME: VALUE`` line's ``name`` is one of :data:`_ONE_LINE_NAMES` (its empty value opens no YAML
+    block), in any case."""
+    return ascii_lower(name) in _ONE_LINE_NAMES
 
 
 def _credential_column(name: str, names: list[str]) -> bool:
     """Whether a table's column ``name`` (``names``: every column's) holds credentials: a credential word
-    (:func:`is_credential_word`) not made ordinary by the columns beside it, or one of :data:`_CREDENTIAL_COLUMNS`
-    in any case."""
-    if is_credential_word(name):
-        return not ordinary_column(name, names)
-    return ascii_lower(name) in _CREDENTIAL_COLUMNS
+    (:func:`is_credential_word`; mysql's ``authentication_string`` among them) not made ordinary by the columns beside
+    it."""
+    return is_credential_word(name) and not ordinary_column(name, names)
 
 
 def _csv_table(text: str, start: int, end: int, found: list[Finding], deadline: Deadline,
@@ -3123,6 +3130,7 @@ class CredentialsDetector:
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
         cls._redis_cli_lines(text, deadline, found)
+        cls._acl_file_lines(text, deadline, found)
         if "Private-Lines:" in text:
             cls._putty_keys(text, deadline, found)
 
@@ -3153,6 +3161,15 @@ class CredentialsDetector:
                 continue
             if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
                 found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+
+    @staticmethod
+    def _acl_file_lines(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 13: a Redis ACL file's line (:data:`_ACL_FILE_LINE`, ``user alice on >PASSWORD ~* +@all``
+        in ``users.acl`` or ``redis.conf``) opening its line: its rules' passwords and hashes (:func:`_acl_secrets`)."""
+        for match in _ACL_FILE_LINE.finditer(text):
+            deadline.check()
+            if _starts_a_line(text, match.start()):
+                _acl_secrets(text, match.start(1), match.end(1), found)
 
     @staticmethod
     def _redis_auth(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -4244,8 +4261,9 @@ class CredentialsDetector:
             deadline.check()
             value = match.group("value")
             if not is_credential_text_name(match.group("name")):
-                if value is None or not _column_line(match.group("name")):
-                    continue  # a column's empty value (mysql's \G) opens no YAML block: the next line is a column
+                continue
+            if value is None and _one_line_name(match.group("name")):
+                continue  # a column's empty value (mysql's \G) opens no YAML block: the next line is a column
             if value is None or _BLOCK_HEADER.fullmatch(value):
                 # YAML: the value is on the lines indented under the name (a block scalar, or a plain
                 # scalar or mapping on the next lines), replaced whole.
