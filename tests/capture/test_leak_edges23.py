@@ -131,3 +131,43 @@ def test_acl_lines_are_taken(text: str, expected: str) -> None:
 ])
 def test_acl_line_look_alikes_are_left(text: str) -> None:
     assert scrubbed(text) == text
+
+
+# -- 3. a terminal's raw transcript -----------------------------------------------------------------------------------
+
+
+def test_a_raw_sqlite3_pty_transcript_keeps_no_password() -> None:
+    """sqlite3 3.40.1 on a pty, as ``script`` records it (tests/capture/data: every byte the terminal received,
+    readline's ``ESC[?2004h`` before each ``sqlite> `` and ``ESC[?2004l`` plus a carriage return before each first
+    printed line, a CSV row's CRLF written CR CR LF): list mode with its header, a statement over two lines (``...> ``),
+    ``.mode csv`` with the headers on, ``.mode line`` and ``.mode column``. At 5cd2c08 one value of nine was taken."""
+    text = (DATA / "sqlite3_3.40.1_pty_raw.txt").read_bytes().decode("utf-8")
+    out = scrubbed(text)
+    assert "hunter2x" not in out and "pw|with|pipe" not in out
+    assert out.count(T) == 9
+    assert "\x1b[?2004l\rname|password\r\nbob|[CREDENTIAL]\r\nal|[CREDENTIAL]\r\n" in out  # the last column whole
+    assert "\x1b[?2004l\rid,name,password\r\r\n1,bob,[CREDENTIAL]\r\r\n" in out
+    assert "\x1b[?2004l\r      id = 1\r\n    name = bob\r\npassword = [CREDENTIAL]\r\n" in out
+
+
+def test_a_raw_bash_pty_transcript_keeps_no_password() -> None:
+    """bash 5.2.15 on a pty (its prompt ``$ ``, readline's bracketed paste around each command): ``cat users.csv``,
+    ``sqlite3 -header`` and ``sqlite3 -csv -header`` print their header after ``ESC[?2004l`` and a carriage return.
+    At 5cd2c08 none of the five values was taken."""
+    text = (DATA / "bash_5.2.15_pty_raw.txt").read_bytes().decode("utf-8")
+    out = scrubbed(text)
+    for secret in ("hunter3y", "hunter2x", "pw|with|pipe"):
+        assert secret not in out, secret
+    assert out.count(T) == 5
+
+
+@pytest.mark.parametrize("text", [
+    # escape codes before no prompt, a prompt after other text, rows with no header: as on a terminal with none
+    "\x1b[?2004h$ sqlite3 /tmp/a.db \"select name, password from users\"\r\n\x1b[?2004l\rbob|hunter2x\r\n",
+    "\x1b[32mINFO\x1b[0m sqlite> select * from users;\r\n\x1b[?2004l\rname|password\r\nbob|hunter2x\r\n",
+    "\x1b[?2004hsqlite> .headers off\r\n\x1b[?2004l\r\x1b[?2004hsqlite> select * from users;\r\n"
+    "\x1b[?2004l\rname|password\r\nbob|hunter2x\r\n",  # headers off: the first line is a row that reads as names
+    "\x1b]0;title\x07\x1b[1mname,password\x1b[0m\r\nbob,hunter2x\r\n",  # no line printing a table above it
+])
+def test_raw_transcript_look_alikes_are_left(text: str) -> None:
+    assert scrubbed(text) == text

@@ -1135,6 +1135,29 @@ _PRINTED_MARIADB = re.compile(r"b(?<=mariadb)")
 _ON: Final[frozenset[str]] = frozenset({"on", "1", "yes", "true"})
 
 
+# Rules version 13: what a terminal's raw transcript (``script``, a pty's log) holds before sqlite3's prompt and
+# before the first line a statement prints: readline's bracketed paste, ``ESC[?2004l`` then a carriage return, then
+# ``ESC[?2004h`` before the next ``sqlite> ``. Control sequences (CSI, OSC) and carriage returns, read past only where
+# sqlite3's prompt, its ``...> `` and a client's first printed line are looked for, not by every rule.
+_TERMINAL_CODES = re.compile(r"(?:\x1b\[[0-?]*+[ -/]*+[@-~]|\x1b\][^\x07\x1b\r\n\x00]*+(?:\x07|\x1b\\)|\r)*+")
+_TERMINAL_STARTS: Final[str] = "\x1b\r"
+
+
+def _past_terminal_codes(text: str, at: int) -> int:
+    """Where the run of terminal control sequences and carriage returns (:data:`_TERMINAL_CODES`) at ``at`` ends
+    (``at`` when none is there: one character's test)."""
+    if text[at : at + 1] in ("", " ") or text[at] not in _TERMINAL_STARTS:
+        return at
+    return _TERMINAL_CODES.match(text, at).end()
+
+
+def _indent_past_codes(text: str, at: int) -> int:
+    """Where a line starting at ``at`` has its first character past terminal codes (:func:`_past_terminal_codes`) and
+    blanks: a continuation prompt's ``...> ``."""
+    at = _past_terminal_codes(text, at)
+    return at + _blanks(text, at)
+
+
 def _blanks(text: str, at: int) -> int:
     """How many blanks (spaces, tabs) stand in ``text`` from ``at``: a continuation prompt's indent."""
     count = 0
@@ -1245,7 +1268,7 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
                 if text[at : at + 1] != delimiter:
                     return row  # fewer cells than the header: no row
                 at += 1
-        if at < length and text[at] == "\r":
+        while at < length and text[at] == "\r":  # a terminal's transcript writes a CSV row's CRLF as CR CR LF
             at += 1
         if at < length and text[at] not in "\n\x00":
             return row  # more cells than the header (or a quote left open): no row
@@ -1264,7 +1287,7 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
     records, :func:`_sqlite_records`; a delimited header and its rows, :func:`_csv_table`, for ``csv``, ``tabs`` and
     ``list`` and a client's :data:`_CLIENT_TABLE`); any other mode is left. Returns where what was read ends (``end``
     when nothing was)."""
-    below = end + 1
+    below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
     if mode == _SQLITE_LINE_MODE:
         return _sqlite_records(text, below, found, deadline)
     if mode == _SQLITE_COLUMN_MODE:
@@ -3395,7 +3418,7 @@ class CredentialsDetector:
                     continue
                 floor = max(0, at - _MAX_CSV_HEADER)
                 start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
-                below = end + 1
+                below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
                 if (below not in read and (start > 0 or floor == 0)
                         and "\x00" not in text[at:end] and _prints_table(text[start:end], file)):
                     head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
@@ -3438,6 +3461,7 @@ class CredentialsDetector:
             prints: str | None = None  # how the line's output is read: a mode of sqlite3's, or "csv"
             if (start > 0 or floor == 0) and "\x00" not in text[at:end]:
                 statement = line.lstrip()
+                statement = statement[_past_terminal_codes(statement, 0):]  # a raw transcript's ESC[?2004h
                 if statement.startswith(_SQLITE_PROMPT):
                     words = statement[len(_SQLITE_PROMPT):].split()
                     if words and words[0] == ".mode":
@@ -3448,7 +3472,7 @@ class CredentialsDetector:
                         header_set = True
                     elif words and words[0][:1] != ".":
                         prints = mode
-                        while text.startswith(_SQLITE_MORE, end + 1 + _blanks(text, end + 1)):
+                        while text.startswith(_SQLITE_MORE, _indent_past_codes(text, end + 1)):
                             more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
                             if more == -1 or "\x00" in text[end:more]:
                                 prints = None
