@@ -1148,7 +1148,9 @@ def _past_terminal_codes(text: str, at: int) -> int:
     (``at`` when none is there: one character's test)."""
     if text[at : at + 1] in ("", " ") or text[at] not in _TERMINAL_STARTS:
         return at
-    return _TERMINAL_CODES.match(text, at).end()
+    codes = _TERMINAL_CODES.match(text, at)
+    assert codes is not None  # every part is optional
+    return codes.end()
 
 
 def _indent_past_codes(text: str, at: int) -> int:
