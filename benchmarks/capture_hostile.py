@@ -185,7 +185,18 @@ LATEST_FRAGMENTS = (
     # sqlite3's column mode
     "sqlite> .mode column\nsqlite> a\na  password\n-  --------\n" + "b  c\n" * 50,
     "sqlite> .mode column\nsqlite> a\na  b\n" + "-  " * 1000 + "\n", "$ sqlite3 -column -header a\n" + "a  password\n" * 2,
-    "sqlite> .mode column\nsqlite> a\n" + "a  password\n-  --------\nb  c\n")
+    "sqlite> .mode column\nsqlite> a\n" + "a  password\n-  --------\nb  c\n",
+    # leaks23: authentication_string a credential name, a Redis ACL file's lines (a finding a line, a long line of
+    # rules, one failing at its end, a selector or a quote never closed, a long indent, a line start that is no user)
+    "authentication_string=a\n", '{"authentication_string": "a"}', "user a on >b ~* +@all\n",
+    "user a" + " +a" * 2000 + "\n", "user a" + " +a" * 2000 + " x\n", "user a" + " >a" * 2000 + "\n",
+    "user a (" + "b " * 2000 + "\n", 'user a "<' + "b " * 2000 + "\n", "\n" + " " * 5000 + "user a >b\n",
+    "\nuser", "\nuser a b\n", "\x00user a >b",
+    # leaks23: terminal codes read past before sqlite3's prompt and a client's first printed line
+    "\x1b[?2004hsqlite> .headers on\r\n\x1b[?2004l\r\x1b[?2004hsqlite> a\r\n\x1b[?2004l\ra|password\r\n1|b\r\n",
+    "$ sqlite3 -header a\n" + "\x1b[0m" * 1000 + "\n", "$ sqlite3 -header a\n\x1b]" + "a" * 5000 + "\n",
+    "sqlite> a\n" + "\x1b[?2004h\r" * 500 + "   ...> a\n", "$ cat a.csv\n\x1b[?2004l\ra,password\r\r\n1,b\r\r\n",
+    "$ cat a.csv\na,password\n" + "1,b" + "\r" * 5000 + "\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),

@@ -81,11 +81,12 @@ def test_mysqls_authentication_string_column_is_taken(text: str, expected: str) 
 
 
 @pytest.mark.parametrize("text", [
-    # a select of ordinary columns, the name in prose or a URL, the pair written with "=" (left: not a column)
+    # a select of ordinary columns, the name in prose or as a URL's value (rules version 13 reads the name as a
+    # credential name in every rule: `authentication_string=x` is taken, tests/capture/test_leak_edges23.py)
     "mysql> select user, plugin from mysql.user;\n+------+-----------------------+\n| user | plugin                |\n"
     "+------+-----------------------+\n| root | mysql_native_password |\n+------+-----------------------+\n",
     "The hash is in the authentication_string column: select it with care.\n",
-    "GET /docs?authentication_string=mysql.user HTTP/1.1\n",
+    "GET /docs?q=authentication_string&lang=en HTTP/1.1\n",
     "see authentication_string: the column of mysql.user that holds the hash\n",
 ])
 def test_authentication_string_look_alikes_are_left(text: str) -> None:

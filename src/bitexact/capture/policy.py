@@ -65,12 +65,14 @@ and a markdown cell in one HTML element, a ``%255C``-escaped JSON member encoded
 after ``%2B``, a CSV header under a line printing a ``.csv`` file (``USERS.CSV`` too, piped on through ``head``) or
 psql's ``COPY ... TO STDOUT ... HEADER`` (``copy`` at its ``=#`` prompt too), or under a database client's line
 printing one: ``sqlite3 -csv -header``, a ``sqlite>`` statement after ``.mode csv`` and ``.headers on``, ``mysql
--B`` / ``-e``, ``psql --csv``; 13: mysql's ``authentication_string`` column (a table's, ``\\G``'s ``NAME: VALUE``
-line), MariaDB's ``mariadb`` client, sqlite3's ``list`` mode with its header, ``line`` mode's records and ``column``
+-B`` / ``-e``, ``psql --csv``; 13: mysql's ``authentication_string`` as a credential name in every rule (a
+table's column, ``\\G``'s ``NAME: VALUE`` line, a JSON key in data and text, ``NAME=VALUE``), MariaDB's ``mariadb`` client, sqlite3's ``list`` mode with its header, ``line`` mode's records and ``column``
 mode's table, a table
 drawn with box-drawing characters, a client's row holding a ``|`` split at its rule line's joints, redis-cli's
 replies to ``CONFIG GET``, ``HGETALL``, ``HGET`` and ``ACL GETUSER`` / ``ACL LIST`` at its prompt and to a pipe, and
-``ACL SETUSER``'s ``>password`` and ``HSET``'s password fields, ``IDENTIFIED WITH ... AS`` / ``VIA ... USING``)
+``ACL SETUSER``'s ``>password`` and ``HSET``'s password fields, a Redis ACL file's ``user NAME ... >password``
+lines (``users.acl``, ``redis.conf``), a terminal's raw transcript's control sequences before sqlite3's prompt and a
+client's first printed line, ``IDENTIFIED WITH ... AS`` / ``VIA ... USING``)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

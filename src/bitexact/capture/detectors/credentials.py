@@ -130,13 +130,15 @@ itself; another language's client may not, and its events meet this detector).""
 TOOL_SECRET_NAMES: Final[frozenset[str]] = frozenset({
     "client-key-data", "secret_key_base", "secretstring", "secretbinary",
     "cvv", "cvv2", "cvc", "cvc2", "csc", "pin", "pin_code", "pincode", "otp",
-    "requirepass", "masterauth",
+    "requirepass", "masterauth", "authentication_string",
 })
 """Names of a secret that no credential word ends: a kubeconfig's ``client-key-data`` (a private key), Rails'
 ``SECRET_KEY_BASE``, AWS Secrets Manager's ``SecretString`` / ``SecretBinary``, a card's verification code and a
 PIN (``cvv``, ``pin``: PCI's sensitive authentication data), a one-time passcode (``otp``) and (rules version 8) Redis's
-passwords, ``requirepass`` and ``masterauth`` (``requirepass`` ends in ``pass`` with no word boundary). The detector's, not
-the table's: a wrapped client's URL and header rule stays the table's, as every SDK's."""
+passwords, ``requirepass`` and ``masterauth`` (``requirepass`` ends in ``pass`` with no word boundary), and (rules version 13)
+mysql's and MariaDB's ``authentication_string`` (``mysql.user``'s column, a member of ``mysql.global_priv``'s JSON: always
+the password's hash). The detector's, not the table's: a wrapped client's URL and header rule stays the table's, as
+every SDK's."""
 
 # Values that are already a replacement token: left as they are.
 ALREADY_TOKENS: Final[tuple[str, ...]] = (TOKEN, "[redacted]", "%5Bredacted%5D", "%5bredacted%5d")
@@ -453,13 +455,10 @@ NAME_ENDS = "|".join(f"(?<={re.escape(ending)})" for ending in sorted(  # the sh
     e for e in _ALL_ENDS if not any(e != other and e.endswith(other) for other in _ALL_ENDS)))
 """Lookbehinds, one per ending, for "a name read up to here ends as a credential name can" (a pattern piece;
 the name is then asked :func:`is_credential_text_name`)."""
-_COLUMN_ENDS = "(?<=authentication_string)"
-"""Rules version 13: a ``NAME: VALUE`` line's name may also be mysql's ``authentication_string`` (mysql's vertical
-``\\G`` output prints each column so; :data:`_CREDENTIAL_COLUMNS`)."""
 _HEADER_REST = (
     # The colon is looked for first: most line starts hold none, and the lookbehinds (one per ending) are the cost.
     rf"([ \t]*(?:[-<>][ \t]+)?)(?:[A-Za-z0-9_-]{{1,96}}+\.){{0,8}}(?P<name>[A-Za-z0-9_-]{{1,96}}+)(?=[ \t]*:)"
-    rf"(?:{NAME_ENDS}|{_COLUMN_ENDS})"
+    rf"(?:{NAME_ENDS})"
     rf"[ \t]*:[ \t]*(?P<value>[^\r\n\x00]*[^\s\x00])?"
 )
 # A YAML block scalar's header ("|", ">-", "|2+"), perhaps with a comment: its value is the lines below.
@@ -762,6 +761,19 @@ _ACL_SECRET = re.compile(
     r"""(?=[\s"'\x00]|\Z)""")
 """A Redis ACL rule's password: ``>PASSWORD`` / ``<PASSWORD`` (added, removed; quoted as redis-cli reads a word,
 ``">my pass"``, to its closing quote) or its SHA-256 hash ``#HASH`` / ``!HASH``: the part after the mark."""
+# Rules version 13: a Redis ACL file's line (``users.acl``, or ``redis.conf``'s own ``user`` lines; ``ACL LIST`` prints
+# the same to a pipe): ``user NAME RULE...``, opening its line, every word after the name an ACL rule (redis acl.c,
+# ACLSetUser's grammar). A line holding any other word (``user alice on the team``) is prose and left. Found from the
+# newline before it (a search for the literal ``user`` cost 1.2 ms/MiB of agent text, one for ``\n`` 0.4), the text's
+# start and a NUL each on their own, as :data:`_HEADER_NL` is; each line start is read once.
+_ACL_RULE = (
+    r"""(?>(?:on|off|nopass|resetpass|reset|allkeys|allchannels|allcommands|nocommands|resetkeys|resetchannels"""
+    r"""|(?:skip-)?sanitize-payload|%R?W?~[^\s\x00]*+|[~&][^\s\x00]*+|[+\-][^\s\x00]++|[<>][^\s"'\x00]++"""
+    r"""|"[<>](?:[^"\\\r\n\x00]|\\.)*+"|'[<>][^'\r\n\x00]*+'|[#!][0-9a-fA-F]{64}+|\([^()\r\n\x00]*+\))"""
+    r"""(?=[ \t\r\n\x00]|\Z))""")
+_ACL_FILE_REST = rf"[ \t]*+user[ \t]++[^\s\x00]++((?:[ \t]++{_ACL_RULE})++)[ \t]*+(?=\r?\n|\x00|\Z)"
+_ACL_FILE_LINES = (re.compile(_ACL_FILE_REST), re.compile("\n" + _ACL_FILE_REST), re.compile("\x00" + _ACL_FILE_REST))
+"""A Redis ACL file's line at the text's start (matched there), after a newline, after a NUL (each searched)."""
 # A PuTTY key file's private part: its line count, each line of base64 (a real or a written line break after it).
 _PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*+([0-9]{1,6}+)[ \t]*+(?:\r?\n|\\r\\n|\\n)")
 _PPK_LINE = re.compile(r"([A-Za-z0-9+/=]{1,128}+)[ \t]*+(?:\r?\n|\\r\\n|\\n|(?=\x00)|\Z)")
@@ -1123,6 +1135,31 @@ _PRINTED_MARIADB = re.compile(r"b(?<=mariadb)")
 _ON: Final[frozenset[str]] = frozenset({"on", "1", "yes", "true"})
 
 
+# Rules version 13: what a terminal's raw transcript (``script``, a pty's log) holds before sqlite3's prompt and
+# before the first line a statement prints: readline's bracketed paste, ``ESC[?2004l`` then a carriage return, then
+# ``ESC[?2004h`` before the next ``sqlite> ``. Control sequences (CSI, OSC) and carriage returns, read past only where
+# sqlite3's prompt, its ``...> `` and a client's first printed line are looked for, not by every rule.
+_TERMINAL_CODES = re.compile(r"(?:\x1b\[[0-?]*+[ -/]*+[@-~]|\x1b\][^\x07\x1b\r\n\x00]*+(?:\x07|\x1b\\)|\r)*+")
+_TERMINAL_STARTS: Final[str] = "\x1b\r"
+
+
+def _past_terminal_codes(text: str, at: int) -> int:
+    """Where the run of terminal control sequences and carriage returns (:data:`_TERMINAL_CODES`) at ``at`` ends
+    (``at`` when none is there: one character's test)."""
+    if text[at : at + 1] in ("", " ") or text[at] not in _TERMINAL_STARTS:
+        return at
+    codes = _TERMINAL_CODES.match(text, at)
+    assert codes is not None  # every part is optional
+    return codes.end()
+
+
+def _indent_past_codes(text: str, at: int) -> int:
+    """Where a line starting at ``at`` has its first character past terminal codes (:func:`_past_terminal_codes`) and
+    blanks: a continuation prompt's ``...> ``."""
+    at = _past_terminal_codes(text, at)
+    return at + _blanks(text, at)
+
+
 def _blanks(text: str, at: int) -> int:
     """How many blanks (spaces, tabs) stand in ``text`` from ``at``: a continuation prompt's indent."""
     count = 0
@@ -1178,26 +1215,23 @@ def _client_prints_header(client: str, words: list[str]) -> bool:
     return batch or (client == "psql" and _prints_table(" ".join(words), False))
 
 
-# Rules version 13: a column a database names for a credential whose name says none - mysql's (and MariaDB's)
-# ``authentication_string`` in ``mysql.user``, the password's hash. Read where a table's column names are read (a CSV
-# or TSV header, a table between pipes, psql's expanded display) and in a ``NAME: VALUE`` line (mysql's vertical
-# ``\G`` output), not as a credential name in every rule: ``authentication_string=`` in a URL or a log is left.
-_CREDENTIAL_COLUMNS: Final[frozenset[str]] = frozenset({"authentication_string"})
+# Rules version 13: names whose value is one line, never a YAML block: mysql's vertical ``\G`` output prints each column
+# as ``NAME: VALUE``, its names right-aligned, so an empty ``authentication_string: `` (an ``auth_socket`` user's) stands
+# above the next column's line, indented deeper. The hash is never written over lines.
+_ONE_LINE_NAMES: Final[frozenset[str]] = frozenset({"authentication_string"})
 
 
-def _column_line(name: str) -> bool:
-    """Whether a ``NAME: VALUE`` line's ``name`` is one of :data:`_CREDENTIAL_COLUMNS` (mysql's ``\\G`` output:
-    ``authentication_string: *6BB4...``), in any case."""
-    return ascii_lower(name) in _CREDENTIAL_COLUMNS
+def _one_line_name(name: str) -> bool:
+    """Whether a ``NAME: VALUE`` line's ``name`` is one of :data:`_ONE_LINE_NAMES` (its empty value opens no YAML
+    block), in any case."""
+    return ascii_lower(name) in _ONE_LINE_NAMES
 
 
 def _credential_column(name: str, names: list[str]) -> bool:
     """Whether a table's column ``name`` (``names``: every column's) holds credentials: a credential word
-    (:func:`is_credential_word`) not made ordinary by the columns beside it, or one of :data:`_CREDENTIAL_COLUMNS`
-    in any case."""
-    if is_credential_word(name):
-        return not ordinary_column(name, names)
-    return ascii_lower(name) in _CREDENTIAL_COLUMNS
+    (:func:`is_credential_word`; mysql's ``authentication_string`` among them) not made ordinary by the columns beside
+    it."""
+    return is_credential_word(name) and not ordinary_column(name, names)
 
 
 def _csv_table(text: str, start: int, end: int, found: list[Finding], deadline: Deadline,
@@ -1236,7 +1270,7 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
                 if text[at : at + 1] != delimiter:
                     return row  # fewer cells than the header: no row
                 at += 1
-        if at < length and text[at] == "\r":
+        while at < length and text[at] == "\r":  # a terminal's transcript writes a CSV row's CRLF as CR CR LF
             at += 1
         if at < length and text[at] not in "\n\x00":
             return row  # more cells than the header (or a quote left open): no row
@@ -1255,7 +1289,7 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
     records, :func:`_sqlite_records`; a delimited header and its rows, :func:`_csv_table`, for ``csv``, ``tabs`` and
     ``list`` and a client's :data:`_CLIENT_TABLE`); any other mode is left. Returns where what was read ends (``end``
     when nothing was)."""
-    below = end + 1
+    below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
     if mode == _SQLITE_LINE_MODE:
         return _sqlite_records(text, below, found, deadline)
     if mode == _SQLITE_COLUMN_MODE:
@@ -3123,6 +3157,7 @@ class CredentialsDetector:
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
         cls._redis_cli_lines(text, deadline, found)
+        cls._acl_file_lines(text, deadline, found)
         if "Private-Lines:" in text:
             cls._putty_keys(text, deadline, found)
 
@@ -3153,6 +3188,18 @@ class CredentialsDetector:
                 continue
             if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
                 found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+
+    @staticmethod
+    def _acl_file_lines(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 13: a Redis ACL file's line (:data:`_ACL_FILE_LINES`, ``user alice on >PASSWORD ~* +@all``
+        in ``users.acl`` or ``redis.conf``) opening its line: its rules' passwords and hashes (:func:`_acl_secrets`)."""
+        first, after_newline, after_nul = _ACL_FILE_LINES
+        matches = [first.match(text)] if text.startswith(("user", " ", "\t")) else []
+        for match in itertools.chain(matches, after_newline.finditer(text),
+                                     after_nul.finditer(text) if "\x00" in text else ()):
+            deadline.check()
+            if match is not None:
+                _acl_secrets(text, match.start(1), match.end(1), found)
 
     @staticmethod
     def _redis_auth(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -3373,7 +3420,7 @@ class CredentialsDetector:
                     continue
                 floor = max(0, at - _MAX_CSV_HEADER)
                 start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
-                below = end + 1
+                below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
                 if (below not in read and (start > 0 or floor == 0)
                         and "\x00" not in text[at:end] and _prints_table(text[start:end], file)):
                     head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
@@ -3416,6 +3463,7 @@ class CredentialsDetector:
             prints: str | None = None  # how the line's output is read: a mode of sqlite3's, or "csv"
             if (start > 0 or floor == 0) and "\x00" not in text[at:end]:
                 statement = line.lstrip()
+                statement = statement[_past_terminal_codes(statement, 0):]  # a raw transcript's ESC[?2004h
                 if statement.startswith(_SQLITE_PROMPT):
                     words = statement[len(_SQLITE_PROMPT):].split()
                     if words and words[0] == ".mode":
@@ -3426,7 +3474,7 @@ class CredentialsDetector:
                         header_set = True
                     elif words and words[0][:1] != ".":
                         prints = mode
-                        while text.startswith(_SQLITE_MORE, end + 1 + _blanks(text, end + 1)):
+                        while text.startswith(_SQLITE_MORE, _indent_past_codes(text, end + 1)):
                             more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
                             if more == -1 or "\x00" in text[end:more]:
                                 prints = None
@@ -4244,8 +4292,9 @@ class CredentialsDetector:
             deadline.check()
             value = match.group("value")
             if not is_credential_text_name(match.group("name")):
-                if value is None or not _column_line(match.group("name")):
-                    continue  # a column's empty value (mysql's \G) opens no YAML block: the next line is a column
+                continue
+            if value is None and _one_line_name(match.group("name")):
+                continue  # a column's empty value (mysql's \G) opens no YAML block: the next line is a column
             if value is None or _BLOCK_HEADER.fullmatch(value):
                 # YAML: the value is on the lines indented under the name (a block scalar, or a plain
                 # scalar or mapping on the next lines), replaced whole.
