@@ -2635,6 +2635,15 @@ def _names_a_secret(name: str, value: str) -> bool:
     return bool(value) and value not in ALREADY_TOKENS and is_credential_word(name)
 
 
+def _after_redis_prompt(text: str, end: int) -> bool:
+    """Whether redis-cli's prompt (:func:`_redis_prompt`) opens the line up to ``end`` (a command's ``> ``), read
+    back over :data:`_REDIS_PROMPT_CHARS` at most :data:`_MAX_REDIS_HEAD` characters."""
+    at, floor = end, max(0, end - _MAX_REDIS_HEAD)
+    while at > floor and text[at - 1] in _REDIS_PROMPT_CHARS:
+        at -= 1
+    return _redis_prompt(text, at, end)
+
+
 def _redis_prompt(text: str, at: int, end: int) -> bool:
     """Whether ``text[at:end]`` (read back from a ``> AUTH`` over :data:`_REDIS_PROMPT_CHARS`) is redis-cli's
     prompt opening its line: ``HOST:PORT[DB]``, and under rules version 11 ``redis SOCKET[DB]`` (the words before
@@ -3207,10 +3216,7 @@ class CredentialsDetector:
         when the prompt (:func:`_redis_prompt`) opens its line and one or two words end it."""
         for match in _REDIS_AUTH.finditer(text):
             deadline.check()
-            at, floor = match.start(), max(0, match.start() - _MAX_REDIS_HEAD)
-            while at > floor and text[at - 1] in _REDIS_PROMPT_CHARS:
-                at -= 1
-            if not _redis_prompt(text, at, match.start()):
+            if not _after_redis_prompt(text, match.start()):
                 continue
             args = _REDIS_AUTH_ARGS.match(text, match.end())
             if args is None:
@@ -3228,10 +3234,7 @@ class CredentialsDetector:
         prints and ``ACL SETUSER`` takes (:data:`_ACL_SECRET`)."""
         for match in _REDIS_COMMAND.finditer(text):
             deadline.check()
-            at, floor = match.start(), max(0, match.start() - _MAX_REDIS_HEAD)
-            while at > floor and text[at - 1] in _REDIS_PROMPT_CHARS:
-                at -= 1
-            if not _redis_prompt(text, at, match.start()):
+            if not _after_redis_prompt(text, match.start()):
                 continue
             if match.group(2) is not None:  # ACL SETUSER NAME RULES...: the rules' passwords
                 _acl_secrets(text, match.start(2), match.end(2), found)
