@@ -83,6 +83,22 @@ def test_coloured_output_among_a_steps_fields() -> None:
     assert captured.data == {**data, "stdout": f"\x1b[32mREDIS_PASSWORD\x1b[39m: {T}\n"}
 
 
+def test_coloured_lines_read_joined() -> None:
+    """A list of coloured lines: the lines as a terminal shows them are read joined (one pass for them all), and
+    each line holding a finding there is scanned alone; the others are left byte for byte."""
+    lines = [f"\x1b[32m{i:04d}\x1b[0m INFO request served in {i} ms" if i % 3 else f"{i:04d} plain"
+             for i in range(300)]  # every third line without codes: a coloured line's place in the step is its own
+    lines[7] = "\x1b[1mpassword\x1b[0m: hunter2x"
+    lines[151] = f"DB_{HIT}PASS{END}WORD=hunter2x"
+    lines[299] = "card 4111\x1b[1m1111\x1b[0m11111111"
+    captured = apply_policy(load_policy(env={}), "tool_call", {"lines": lines, "note": "\x1b[1mok\x1b[0m"})
+    expected = [*lines]
+    expected[7] = f"\x1b[1mpassword\x1b[0m: {T}"
+    expected[151] = f"DB_{HIT}PASS{END}WORD={T}"
+    expected[299] = "card [PAN ****1111]"
+    assert captured.data == {"lines": expected, "note": "\x1b[1mok\x1b[0m"}
+
+
 def test_coloured_output_in_a_json_document_keeps_its_escapes() -> None:
     """A JSON document in a string writes ESC as ``\\u001b``: its string is read decoded and written back escaped."""
     document = json.dumps({"output": "\x1b[1mpassword\x1b[0m: hunter2x", "code": 0})
