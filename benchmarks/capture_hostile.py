@@ -286,6 +286,13 @@ def _terminal_rows(size: int, mib: float) -> None:
     print(f"{'scanner: mixed agent text (baseline)':<40} {scan_baseline:>9.1f} {1.0:>13.2f}")
     ms = _scanner_ms_per_mib(_coloured(mixed_text(size))[:size], mib)
     print(f"{'scanner: agent text coloured by word':<40} {ms:>9.1f} {ms / scan_baseline:>13.2f}")
+    # a step's list of short lines (joined by the scanner), each coloured, against the same lines plain
+    agent = mixed_text(size)
+    lines: list[object] = [agent[at : at + 64] for at in range(0, size, 64)]
+    plain = _list_ms_per_mib(lines, mib)
+    print(f"{'list of 64-character lines (baseline)':<40} {plain:>9.1f} {1.0:>13.2f}")
+    ms = _list_ms_per_mib([f"\x1b[32m{line}\x1b[0m" for line in lines], mib)
+    print(f"{'list of the lines, each coloured':<40} {ms:>9.1f} {ms / plain:>13.2f}")
     for fragment in TERMINAL_FRAGMENTS:
         text = (fragment * (size // len(fragment) + 1))[:size]
         ms = _scanner_ms_per_mib(text, mib)
