@@ -14,6 +14,8 @@ import json
 
 import pytest
 from capture.support import scrubbed
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.terminal import mapped, shown
@@ -120,10 +122,40 @@ def test_a_span_takes_the_codes_between_its_characters_not_those_beside_it() -> 
 @pytest.mark.parametrize(("written", "screen"), [
     ("\x1b[" * 4, ""),  # an unfinished CSI: its introducer alone
     ("\x1b]0;no end\nx", "0;no end\nx"),  # an OSC with no terminator before the line's end: its introducer alone
-    ("a\x1b\x1b[1mb\x1b", "a\x1bb\x1b"),  # ESC before ESC, or ending the text, is no sequence
+    ("a\x1b\x1b[1mb\x1b", "ab"),  # ESC before ESC, or ending the text, begins no sequence: shown as nothing
+    ("\x1b\x1b[0m[", "["),  # what taking a code out joins is no new code
     ("\x1bPq#0;1;1\x1b\\x", "x"),  # DCS (sixel) up to ST
     ("\x1b_Gf=100;AAAA\x1b\\x", "x"),  # APC (kitty's graphics)
     ("a\rb\bc\x9b1md", "a\rb\bc\x9b1md"),  # CR, BS and C1 CSI left
 ])
 def test_what_is_taken_out(written: str, screen: str) -> None:
     assert shown(written) == screen
+
+
+_PIECES = st.sampled_from(["\x1b", "[", "]", "1", ";", "m", "K", "?", "(", "B", "P", "\\", "\x07", "\n", "a", "=",
+                           "password", ": ", "4111", "\x1b[0m", "\x1b]0;t\x07", "\x1b[01;31m\x1b[K"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_every_character_shown_is_placed_back_on_itself(written: str) -> None:
+    """Each character of the text as shown stands, placed back, on the same character of the text as written, in
+    order; a span from the first to the last shown character covers no more than they do."""
+    screen = shown(written)
+    back = mapped(written, screen)
+    places = [back.span(i, i + 1)[0] for i in range(len(screen))]
+    assert [written[at] for at in places] == list(screen)
+    assert places == sorted(set(places))
+    for i, at in enumerate(places):
+        assert back.span(i, i + 1) == (at, at + 1)
+    if screen:
+        assert back.span(0, len(screen)) == (places[0], places[-1] + 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_a_scrub_with_codes_is_final(written: str) -> None:
+    """Whatever the codes, a scrub finds nothing new in its own output (``scrubbed`` asserts it), and the text as
+    shown holds no ESC: showing it again changes nothing."""
+    out = scrubbed(written)
+    assert "\x1b" not in shown(written) and "\x1b" not in shown(out)

@@ -11,7 +11,9 @@ Taken out (ECMA-48, as xterm and VTE read them): CSI ``ESC [ params intermediate
 OSC ``ESC ]``, DCS ``ESC P``, SOS ``ESC X``, PM ``ESC ^`` and APC ``ESC _``, each up to BEL or ST (``ESC \\``)
 (a window title, a hyperlink's URL: never shown as text); and every other escape sequence, ``ESC``, any
 intermediates (``(``, ``#``...) and a final (``ESC ( B``, ``ESC 7``, ``ESC M``, ``ESC c``). A string sequence
-with no terminator before a line break, a NUL or the next ESC is taken out as its two-character introducer only.
+with no terminator before a line break, a NUL or the next ESC is taken out as its two-character introducer only,
+and a lone ESC (before a control, another ESC or the text's end) alone: the text as shown holds no ESC, so showing it
+again changes nothing (what one removal joins, ``ESC ESC[0m [``, is no new sequence).
 
 Left as written, and why:
 
@@ -44,6 +46,7 @@ _CODE: Final = re.compile(
     r"\[[0-?]*+[ -/]*+[@-~]"  # CSI: parameters, intermediates, a final
     r"|[\]PX^_][^\x07\x1b\n\r\x00]*+(?:\x07|\x1b\\)"  # OSC, DCS, SOS, PM, APC: a body up to BEL or ST
     r"|[ -/]*+[0-~]"  # any other: intermediates, a final (an unterminated string's introducer too)
+    r"|"  # a lone ESC (before a control, another ESC, the text's end): a terminal shows none
     r")"
 )
 
