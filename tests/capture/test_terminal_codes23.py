@@ -29,6 +29,8 @@ HIT, END = "\x1b[01;31m\x1b[K", "\x1b[m\x1b[K"
 @pytest.mark.parametrize(("text", "expected"), [
     # a bold label, the value after it
     ("\x1b[1mpassword\x1b[0m: hunter2x", f"\x1b[1mpassword\x1b[0m: {T}"),
+    # the value coloured too: the codes on either side of it kept
+    ("\x1b[1mpassword\x1b[0m: \x1b[33mhunter2x\x1b[0m\n", f"\x1b[1mpassword\x1b[0m: \x1b[33m{T}\x1b[0m\n"),
     # heroku config: each key in green (chalk closes a colour with ESC[39m), padded after its colon
     ("=== app Config Vars\n\x1b[32mREDIS_PASSWORD\x1b[39m:  p4ssw0rd9\n\x1b[32mREGION\x1b[39m:          eu\n",
      f"=== app Config Vars\n\x1b[32mREDIS_PASSWORD\x1b[39m:  {T}\n\x1b[32mREGION\x1b[39m:          eu\n"),
