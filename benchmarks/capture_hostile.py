@@ -15,6 +15,10 @@ MiB of one short run of items repeated, against a list of as many agent words; a
 document held in a string (the document path reads it whole too); and objects the walk reads by their members
 (a Kubernetes Secret's maps, Terraform's ``"sensitive": true``, a state's ``sensitive_attributes``, ``terraform
 show -json``'s ``sensitive_values``), as data and as a document.
+
+Then the scanner (every default detector, ``Scanner.scrub_text``) on text holding terminal codes, against the
+scanner on mixed agent text (``--terminal`` runs these rows alone): a text holding ESC is read twice, as written and
+as a terminal shows it.
 """
 
 from __future__ import annotations
@@ -198,6 +202,14 @@ LATEST_FRAGMENTS = (
     "sqlite> a\n" + "\x1b[?2004h\r" * 500 + "   ...> a\n", "$ cat a.csv\n\x1b[?2004l\ra,password\r\r\n1,b\r\r\n",
     "$ cat a.csv\na,password\n" + "1,b" + "\r" * 5000 + "\n")
 FRAGMENTS += LATEST_FRAGMENTS
+# ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
+# ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few
+# characters (each mapped back), a credential's every character coloured, OSC bodies unterminated before a line's
+# end or the next ESC, a CSI's long parameters with no final; and agent text coloured word by word.
+TERMINAL_FRAGMENTS = (
+    "\x1b[", "\x1b", "a\x1b[0m", "\x1b[1mpassword\x1b[0m: a\n", "".join(c + "\x1b[m" for c in "password=a "),
+    "\x1b]" + "a" * 5000 + "\n", "\x1b]0;" + "a" * 100, "\x1b[" + "1;" * 1000, "\x1b(B\x1b7\x1bM", "\x1bP\x1b\\",
+    "4\x1b[1m1\x1b[0m", "\x1b[01;31m\x1b[Kghp_\x1b[m\x1b[K" + "a" * 36 + "\n")
 # Lists read whole: every item a credential flag (no value), flags and values, a positional command's words.
 LISTS: tuple[tuple[object, ...], ...] = (("--password",), ("--password", "x"), ("--api-key", "x", "--region", "eu"),
                                          ("htpasswd", "-b", "f", "u", "p"), ("--verbose", 1.5))
@@ -236,6 +248,22 @@ def _ms_per_mib(text: str, mib: float) -> float:
     return best * 1000 / mib
 
 
+def _scanner_ms_per_mib(text: str, mib: float) -> float:
+    scanner = load_policy("default").scanner
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        scanner.scrub_text(text, Deadline.unlimited())
+        best = min(best, time.perf_counter() - start)
+    return best * 1000 / mib
+
+
+def _coloured(text: str) -> str:
+    """Agent text as a coloured tool's output: each word in one of four colours, reset after it."""
+    colours = ("\x1b[32m", "\x1b[1m", "\x1b[33m", "\x1b[01;34m")
+    return " ".join(colours[i % 4] + word + "\x1b[0m" for i, word in enumerate(text.split(" ")))
+
+
 def _list_ms_per_mib(items: list[object] | str, mib: float) -> float:
     policy = load_policy("default")
     best = float("inf")
@@ -252,11 +280,35 @@ def _list_of(run: tuple[object, ...], size: int) -> list[object]:
     return list(run) * (size // per_run + 1)
 
 
+def _terminal_rows(size: int, mib: float) -> None:
+    """The scanner (every default detector) on terminal codes, against the scanner on mixed agent text."""
+    scan_baseline = _scanner_ms_per_mib(mixed_text(size), mib)
+    print(f"{'scanner: mixed agent text (baseline)':<40} {scan_baseline:>9.1f} {1.0:>13.2f}")
+    ms = _scanner_ms_per_mib(_coloured(mixed_text(size))[:size], mib)
+    print(f"{'scanner: agent text coloured by word':<40} {ms:>9.1f} {ms / scan_baseline:>13.2f}")
+    # a step's list of short lines (joined by the scanner), each coloured, against the same lines plain
+    agent = mixed_text(size)
+    lines: list[object] = [agent[at : at + 64] for at in range(0, size, 64)]
+    plain = _list_ms_per_mib(lines, mib)
+    print(f"{'list of 64-character lines (baseline)':<40} {plain:>9.1f} {1.0:>13.2f}")
+    ms = _list_ms_per_mib([f"\x1b[32m{line}\x1b[0m" for line in lines], mib)
+    print(f"{'list of the lines, each coloured':<40} {ms:>9.1f} {ms / plain:>13.2f}")
+    for fragment in TERMINAL_FRAGMENTS:
+        text = (fragment * (size // len(fragment) + 1))[:size]
+        ms = _scanner_ms_per_mib(text, mib)
+        label = "scanner: " + (repr(fragment) if len(repr(fragment)) <= 31 else repr(fragment)[:28] + "...")
+        print(f"{label:<40} {ms:>9.1f} {ms / scan_baseline:>13.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mib", type=float, default=1.0)
     parser.add_argument("--latest", action="store_true", help="only the latest rules version's rows (and baselines)")
+    parser.add_argument("--terminal", action="store_true", help="only the scanner's rows on terminal codes (ansi23)")
     args = parser.parse_args()
+    if args.terminal:
+        _terminal_rows(int(args.mib * (1 << 20)), args.mib)
+        return
     fragments, lists, objects = (LATEST_FRAGMENTS, (), LATEST_OBJECTS) if args.latest else (FRAGMENTS, LISTS, OBJECTS)
     size = int(args.mib * (1 << 20))
     baseline = _ms_per_mib(mixed_text(size), args.mib)
@@ -267,6 +319,7 @@ def main() -> None:
         ms = _ms_per_mib(text, args.mib)
         label = repr(fragment) if len(repr(fragment)) <= 64 else repr(fragment)[:61] + "..."  # a long run's start
         print(f"{label:<40} {ms:>9.1f} {ms / baseline:>13.2f}")
+    _terminal_rows(size, args.mib)
     words = mixed_text(size).split(" ")
     list_baseline = _list_ms_per_mib(_list_of(tuple(words), size), args.mib)
     print(f"{'list of agent words (baseline)':<40} {list_baseline:>9.1f} {1.0:>13.2f}")

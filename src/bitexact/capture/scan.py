@@ -64,6 +64,7 @@ from bitexact.capture.detectors.documents import (
     SENSITIVE_ATTRIBUTES,
 )
 from bitexact.capture.detectors.ordinary import SIBLING_NAMES, VALUE_NAMES, ordinary_document_key, ordinary_value
+from bitexact.capture.terminal import ESC, mapped, shown
 
 MAX_NESTED_DOCUMENTS = 32
 """JSON documents nested in strings deeper than this fail the scan (withheld, never kept)."""
@@ -207,7 +208,27 @@ class Scanner:
     # -- one text -----------------------------------------------------------
 
     def findings(self, text: str, deadline: Deadline, *, context: str | None = None) -> list[Finding]:
-        """Every detector's findings in one text."""
+        """Every detector's findings in one text.
+
+        A text holding ESC (a tool's coloured output, a pty's transcript) is read twice: as written, and as a
+        terminal shows it, its escape sequences taken out (:mod:`bitexact.capture.terminal`), each finding of
+        that second read placed back over the characters it covers, the codes between them included. What a
+        code hid (``ESC[1mpassword ESC[0m: x``) is found; what only the codes hold (a window title) still is.
+        """
+        found = self._found(text, deadline, context)
+        if ESC in text:  # one C search; every other text is read once, as before
+            screen = shown(text)
+            if screen != text:
+                on_screen = self._found(screen, deadline, context)
+                if on_screen:
+                    back = mapped(text, screen)
+                    for finding in on_screen:
+                        start, end = back.span(finding.start, finding.end)
+                        found.append(Finding(start, end, finding.token, finding.detector))
+        return found
+
+    def _found(self, text: str, deadline: Deadline, context: str | None) -> list[Finding]:
+        """Every detector's findings in ``text`` as it is."""
         found: list[Finding] = []
         for detector in self.detectors:
             try:
@@ -310,6 +331,16 @@ class Scanner:
             if looks_like_document(distinct[index]):
                 rescan.add(index)
             position = joined.find("\\", starts[index + 1]) if index + 1 < len(distinct) else -1
+        # A text holding terminal codes is read as a terminal shows it too (Scanner.findings): the texts as shown
+        # are read joined, and one that holds a finding there is scanned alone.
+        position = joined.find(ESC)
+        if position != -1:
+            coded: list[int] = []
+            while position != -1:
+                index = bisect.bisect_right(starts, position) - 1
+                coded.append(index)
+                position = joined.find(ESC, starts[index + 1]) if index + 1 < len(distinct) else -1
+            rescan.update(self._found_on_screen(distinct, coded, deadline))
         # So can one holding a number in exponent form, or a credential as a [name, value] pair or a name/value
         # object: read as text, none shows (the walk reads them, held as data). Only documents are searched.
         for index, text in enumerate(distinct) if ("{" in joined or "[" in joined) else ():
@@ -334,6 +365,23 @@ class Scanner:
             if counts:
                 changed[index] = (new, counts)
         return changed
+
+    def _found_on_screen(self, texts: Sequence[str], coded: list[int], deadline: Deadline) -> set[int]:
+        """The indices among ``coded`` (texts holding ESC) whose text as a terminal shows it holds a finding of the
+        joined pass (a superset, as for the texts as written): each detector runs once over them all, so a list of
+        coloured lines costs one more pass, not one scan of every line alone."""
+        screens = [(index, screen) for index in coded if (screen := shown(texts[index])) != texts[index]]
+        if not screens:
+            return set()
+        joined = _SEPARATOR.join(screen for _, screen in screens)
+        starts = [*accumulate((len(screen) + 1 for _, screen in screens), initial=0)]
+        found: set[int] = set()
+        for detector in self.detectors:
+            for finding in self._run(detector, joined, deadline, True):
+                first = bisect.bisect_right(starts, finding.start) - 1
+                last = bisect.bisect_right(starts, max(finding.start, finding.end - 1)) - 1
+                found.update(index for index, _ in screens[first : last + 1])
+        return found
 
     # -- a JSON document inside a string ---------------------------------------
 
