@@ -33,7 +33,7 @@ BENCHMARKS = benchmarks/canon_bench.py benchmarks/store_append.py benchmarks/ver
 	benchmarks/sdk_overhead.py benchmarks/capture_scan.py benchmarks/capture_keys.py \
 	benchmarks/capture_verdict.py benchmarks/sessions_parse.py benchmarks/sessions_unify.py \
 	benchmarks/json_depth.py benchmarks/fragment_walk.py benchmarks/copilot_arrays.py benchmarks/malformed_arrays.py \
-	benchmarks/capture_hostile.py benchmarks/show_verify_stored.py
+	benchmarks/capture_hostile.py benchmarks/show_verify_stored.py benchmarks/sdk_instructions.py
 
 bench: setup
 	for b in $(BENCHMARKS); do \
