@@ -122,6 +122,25 @@ def test_a_recorded_call() -> None:
         assert DETECTOR.find(text, Deadline.unlimited(), prefilter=True), secret
 
 
+# For each gate, a text a pass finds a credential in through the least the gate lets through (a tab, not a blank; a
+# newline, not a blank; quotes, no blank; "=", no blank): a gate asking more fails its row.
+GATE_ROWS = (
+    "Bearer\tabcdef123456", "Basic\tdXNlcjpwYXNz", "a\tPASSWORD\t'hunter2'", "user\talice\ton\t>hunter2\t~*\t+@all",
+    "machine\nh\nlogin\nu\npassword\nhunter2", "userid=scott/tiger", "'htpasswd','-b','f','u','pw'",
+    "\"htpasswd\",\"-b\",\"f\",\"u\",\"pw\"", "['nmcli','device','wifi','connect','x','password','pw']",
+    "chpasswd\t<<<\tbob:hunter2", "echo\tbob:hunter2|chpasswd", "{\"password\":\"hunter2\"}", "{'password':'hunter2'}",
+    "a:b\npassword:hunter2", "https://bob:hunter2@example.com", "mysql\t-phunter2", "--password\thunter2",
+    "requirepass\thunter2", "127.0.0.1:6379>\x20AUTH\thunter2", "x\nuser\talice\ton\t>hunter2",
+    "{password:'hunter2'}", "net user bob hunter2", "Login failed. Password:hunter2",
+)
+
+
+@pytest.mark.parametrize("text", GATE_ROWS)
+def test_each_gate_lets_its_least_through(text: str) -> None:
+    _same(text)
+    assert DETECTOR.find(text, Deadline.unlimited()), text
+
+
 # The rules' literals and what stands between them: random texts open some gates and not others.
 LITERALS = (
     " ", "\t", "\n", "\r", "\r\n", "\x00", ":", "=", '"', "'", "-", "--", "|", "<", ">", "<<<", "{", "}", ",", "/",
