@@ -2893,10 +2893,14 @@ class CredentialsDetector:
         if colon:  # NAME: VALUE
             self._headers(text, deadline, found)
         if blank:  # [ \t]+ between the scheme's word and its token
-            for pattern in _BEARER:
-                self._scheme(text, pattern, _bearer_token, deadline, found)
-            for pattern in _BASIC:
-                self._scheme(text, pattern, _basic_token, deadline, found)
+            # The regex engine's search for "earer" stops at every "e" of prose (2.3 ms/MiB of capture_scan's mixed
+            # text, "asic" 1.4); `in` asks it in 1.0 and 0.9. The upper-case spellings' searches cost what `in` does.
+            if "earer" in held:
+                self._scheme(text, _BEARER[0], _bearer_token, deadline, found)
+            self._scheme(text, _BEARER[1], _bearer_token, deadline, found)
+            if "asic" in held:
+                self._scheme(text, _BASIC[0], _basic_token, deadline, found)
+            self._scheme(text, _BASIC[1], _basic_token, deadline, found)
         if colon and "://" in held:
             for match in _USERINFO.finditer(text):
                 deadline.check()
