@@ -125,7 +125,8 @@ def test_a_recorded_call() -> None:
 # For each gate, a text a pass finds a credential in through the least the gate lets through (a tab, not a blank; a
 # newline, not a blank; quotes, no blank; "=", no blank): a gate asking more fails its row.
 GATE_ROWS = (
-    "Bearer\tabcdef123456", "Basic\tdXNlcjpwYXNz", "a\tPASSWORD\t'hunter2'", "user\talice\ton\t>hunter2\t~*\t+@all",
+    "Bearer\tabcdef123456", "Basic\tdXNlcjpwYXNz", "bearer abcdef123456", "basic dXNlcjpwYXNz", "BEARER abcdef123456",
+    "BASIC dXNlcjpwYXNz", "sqlplus scott/tiger", "USERID=scott/tiger", "sqlldr scott/tiger@orcl", "a\tPASSWORD\t'hunter2'", "user\talice\ton\t>hunter2\t~*\t+@all",
     "machine\nh\nlogin\nu\npassword\nhunter2", "userid=scott/tiger", "'htpasswd','-b','f','u','pw'",
     "\"htpasswd\",\"-b\",\"f\",\"u\",\"pw\"", "['nmcli','device','wifi','connect','x','password','pw']",
     "chpasswd\t<<<\tbob:hunter2", "echo\tbob:hunter2|chpasswd", "{\"password\":\"hunter2\"}", "{'password':'hunter2'}",

@@ -580,9 +580,11 @@ _USER_SLASH = r"[\"']?[A-Za-z0-9_$#.]{1,128}+" + _SLASH_PASSWORD
 _PASSWORD_AT = re.compile(_SLASH_PASSWORD + "@")
 _TOOL_FLAGS = r"(?:[ \t]+-[A-Za-z]{1,20}+)*+[ \t]+"
 _ORACLE_LOGINS: Final = (
-    re.compile(rf"sqlplus(?<![\w./-]sqlplus){_TOOL_FLAGS}{_USER_SLASH}"),
-    *(re.compile(rf"{name}(?<![\w-]{name})={_USER_SLASH}") for name in ("userid", "USERID")),
+    ("sqlplus", re.compile(rf"sqlplus(?<![\w./-]sqlplus){_TOOL_FLAGS}{_USER_SLASH}")),
+    *((name, re.compile(rf"{name}(?<![\w-]{name})={_USER_SLASH}")) for name in ("userid", "USERID")),
 )
+"""Each login's literal (asked with ``in`` first: 0.8 ms/MiB of prose where the regex engine's search read 1.2-1.3,
+stopping at each ``s`` or ``u``) and its pattern."""
 _ORACLE_REMOTE_LOGINS: Final = (
     *(re.compile(rf"{tool}(?<![\w./-]{tool}){_TOOL_FLAGS}{_USER_SLASH}(?=@)")
       for tool in ("sqlldr", "expdp", "impdp", "dgmgrl")),
@@ -2937,7 +2939,7 @@ class CredentialsDetector:
         if blank:  # [ \t]+ after each keyword
             self._sql_passwords(text, deadline, found, password=password)
         if blank or "=" in held:  # a tool's words, Oracle's userid=USER/PASSWORD
-            self._config_sets(text, deadline, found)
+            self._config_sets(text, held, deadline, found)
         if colon and ("{" in held or "," in held):
             self._bare_keys(text, deadline, found)
         self._pairs(text, deadline, found)
@@ -3621,8 +3623,9 @@ class CredentialsDetector:
                 cls._add(found, cls._value_span(match))
 
     @classmethod
-    def _config_sets(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """A tool's ``config set NAME VALUE`` with a credential NAME, poetry's tokens, Oracle's USER/PASSWORD."""
+    def _config_sets(cls, text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
+        """A tool's ``config set NAME VALUE`` with a credential NAME, poetry's tokens, Oracle's USER/PASSWORD.
+        ``held`` as :meth:`_find` asks it (perf23's gates)."""
         if "config" in text:
             for pattern in _CONFIG_SETS:
                 for setting in pattern.finditer(text):
@@ -3634,11 +3637,13 @@ class CredentialsDetector:
                 cls._add(found, cls._read_value(_SHELL_WORD, text, setting.end()))
         if "/" not in text:
             return
-        for pattern in _ORACLE_LOGINS:
+        for literal, pattern in _ORACLE_LOGINS:
+            if literal not in held:
+                continue
             for login in pattern.finditer(text):
                 deadline.check()
                 cls._secret_group(text, login, found)
-        if _PASSWORD_AT.search(text) is None:
+        if "@" not in held or _PASSWORD_AT.search(text) is None:  # a memchr first (prose's "/" each tried)
             return
         for pattern in _ORACLE_REMOTE_LOGINS:
             for login in pattern.finditer(text):
