@@ -75,7 +75,7 @@ import heapq
 import itertools
 import re
 import string
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -580,9 +580,11 @@ _USER_SLASH = r"[\"']?[A-Za-z0-9_$#.]{1,128}+" + _SLASH_PASSWORD
 _PASSWORD_AT = re.compile(_SLASH_PASSWORD + "@")
 _TOOL_FLAGS = r"(?:[ \t]+-[A-Za-z]{1,20}+)*+[ \t]+"
 _ORACLE_LOGINS: Final = (
-    re.compile(rf"sqlplus(?<![\w./-]sqlplus){_TOOL_FLAGS}{_USER_SLASH}"),
-    *(re.compile(rf"{name}(?<![\w-]{name})={_USER_SLASH}") for name in ("userid", "USERID")),
+    ("sqlplus", re.compile(rf"sqlplus(?<![\w./-]sqlplus){_TOOL_FLAGS}{_USER_SLASH}")),
+    *((name, re.compile(rf"{name}(?<![\w-]{name})={_USER_SLASH}")) for name in ("userid", "USERID")),
 )
+"""Each login's literal (asked with ``in`` first: 0.8 ms/MiB of prose where the regex engine's search read 1.2-1.3,
+stopping at each ``s`` or ``u``) and its pattern."""
 _ORACLE_REMOTE_LOGINS: Final = (
     *(re.compile(rf"{tool}(?<![\w./-]{tool}){_TOOL_FLAGS}{_USER_SLASH}(?=@)")
       for tool in ("sqlldr", "expdp", "impdp", "dgmgrl")),
@@ -2843,6 +2845,18 @@ def _basic_token(token: str) -> bool:
         return False
 
 
+class _EveryLiteral:
+    """What :meth:`CredentialsDetector._find` asks its gates of when every pass must run: it holds every literal."""
+
+    def __contains__(self, literal: object) -> bool:
+        return True
+
+
+EVERY_LITERAL: Final[Container[str]] = _EveryLiteral()
+"""A ``held`` for :meth:`CredentialsDetector._find` that opens every gate: the passes as they ran before perf23's
+gates, the reference their findings are compared with (tests/capture/test_detector_gates23.py)."""
+
+
 @dataclass
 class CredentialsDetector:
     """Credentials in text (the key-name rule on objects is applied by the scanner)."""
@@ -2859,49 +2873,84 @@ class CredentialsDetector:
         prefilter: bool = False,
     ) -> list[Finding]:
         """Every credential value in ``text``."""
+        return self._find(text, text, deadline, prefilter)
+
+    def _find(self, text: str, held: Container[str], deadline: Deadline, prefilter: bool) -> list[Finding]:
+        """The passes of :meth:`find` over ``text``, each asked of ``held`` first whether the text holds a literal
+        every match of its patterns holds (``held`` is the text; :data:`EVERY_LITERAL` runs every pass, the
+        reference tests/capture/test_detector_gates23.py compares with).
+
+        A pass's regex search for a literal reads each character in the engine's loop (about 1 us per 1,000
+        characters, and valgrind counts each); ``in`` on a str is a memchr for one character: a text of few
+        literals, as a recorded call's joined fields often are (``tool``, ``args``, words), skips the passes whose
+        characters it lacks (perf23: 242,000 instructions per such call's find before these gates). A gate only
+        skips a pass that could find nothing; the rules' own gates below (``"\\n" in text``, ``password``) stay
+        as they were, part of the rules."""
         found: list[Finding] = []
-        self._key_value(text, deadline, found)
-        terraform = self._quoted(text, _DQ_COLON, deadline, prefilter, found)
+        colon = ":" in held
+        # A blank separates a keyword from its value in most passes (Bearer TOKEN, PASSWORD 'x', net user, AUTH x).
+        blank = " " in held or "\t" in held
+        if "=" in held:
+            self._key_value(text, deadline, found)
+        terraform = self._quoted(text, _DQ_COLON, deadline, prefilter, found) if colon and '"' in held else 0
         if terraform & _SAW_SENSITIVE:
             self._terraform_values(text, deadline, found)
         if terraform & _SAW_SENSITIVE_ATTRIBUTES:
             self._state_attributes(text, deadline, found)
         if terraform & _SAW_SENSITIVE_VALUES:
             self._show_values(text, deadline, found)
-        self._quoted(text, _SQ_COLON, deadline, prefilter, found)
-        self._headers(text, deadline, found)
-        for pattern in _BEARER:
-            self._scheme(text, pattern, _bearer_token, deadline, found)
-        for pattern in _BASIC:
-            self._scheme(text, pattern, _basic_token, deadline, found)
-        for match in _USERINFO.finditer(text):
-            deadline.check()
-            found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
-        self._user_tokens(text, deadline, found)
+        if colon and "'" in held:
+            self._quoted(text, _SQ_COLON, deadline, prefilter, found)
+        if colon:  # NAME: VALUE
+            self._headers(text, deadline, found)
+        if blank:  # [ \t]+ between the scheme's word and its token
+            # The regex engine's search for "earer" stops at every "e" of prose (2.3 ms/MiB of capture_scan's mixed
+            # text, "asic" 1.4); `in` asks it in 1.0 and 0.9. The upper-case spellings' searches cost what `in` does.
+            if "earer" in held:
+                self._scheme(text, _BEARER[0], _bearer_token, deadline, found)
+            self._scheme(text, _BEARER[1], _bearer_token, deadline, found)
+            if "asic" in held:
+                self._scheme(text, _BASIC[0], _basic_token, deadline, found)
+            self._scheme(text, _BASIC[1], _basic_token, deadline, found)
+        if colon and "://" in held:
+            for match in _USERINFO.finditer(text):
+                deadline.check()
+                found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+            self._user_tokens(text, deadline, found)
         self._shapes(text, deadline, found)
-        self._private_keys(text, deadline, found)
-        self._flags(text, deadline, found)
-        self._positional(text, deadline, found)
-        self._net_user(text, deadline, found)
+        dash = "-" in held
+        if dash:  # -----BEGIN ...
+            self._private_keys(text, deadline, found)
+            self._flags(text, deadline, found)
+        if blank or '"' in held or "'" in held:  # the command's name followed by [ \t"']
+            self._positional(text, deadline, found)
+        if " " in held:  # "net user", "NET USER"
+            self._net_user(text, deadline, found)
         self._elements(text, deadline, found)
-        # One search for "password" serves the three rules that need it (a 1 MiB search is 0.3-0.5 ms).
-        password = "password" in text
+        # One search for "password" serves the three rules that need it (a 1 MiB search is 0.3-0.5 ms); each of them
+        # needs white space beside the word (a .netrc's pairs, echo's word, an SQL keyword's value).
+        password = (blank or "\n" in held or "\r" in held) and "password" in text
         if password:
             self._netrc(text, deadline, found)
             self._stdin_passwords(text, deadline, found)
-        self._chpasswd(text, deadline, found)
-        self._colon_forms(text, deadline, found)
+        if "|" in held or "<" in held:  # a pipe or <<<
+            self._chpasswd(text, deadline, found)
+        if colon:
+            self._colon_forms(text, deadline, found)
         self._shadow_hashes(text, deadline, found)
-        self._tool_files(text, deadline, found)
+        self._tool_files(text, held, blank, deadline, found)
         if "\n" in text:  # a memchr: a table has a header line and a row
             self._csv_tables(text, deadline, found)
             if "|" in text or _boxed(text):  # rules version 10: a markdown, psql or mysql table (13: boxed too)
                 self._pipe_tables(_unboxed(text), deadline, found)
-        if SECRET_KIND in text:  # one search (a Kubernetes Secret's kind) before either form's
+        if colon and SECRET_KIND in text:  # one search (a Kubernetes Secret's kind) before either form's (data:)
             self._kube_secrets(text, deadline, found)
-        self._sql_passwords(text, deadline, found, password=password)
-        self._config_sets(text, deadline, found)
-        self._bare_keys(text, deadline, found)
+        if blank:  # [ \t]+ after each keyword
+            self._sql_passwords(text, deadline, found, password=password)
+        if blank or "=" in held:  # a tool's words, Oracle's userid=USER/PASSWORD
+            self._config_sets(text, held, deadline, found)
+        if colon and ("{" in held or "," in held):
+            self._bare_keys(text, deadline, found)
         self._pairs(text, deadline, found)
         self._encoded_pairs(text, deadline, found)
         found.sort()
@@ -3152,22 +3201,27 @@ class CredentialsDetector:
             found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @classmethod
-    def _tool_files(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _tool_files(
+        cls, text: str, held: Container[str], blank: bool, deadline: Deadline, found: list[Finding]
+    ) -> None:
         """Rules version 8: the secrets of a few tools' files and commands, each asked only of a text holding its
         literal: an htpasswd line's hash (:meth:`_htpasswd_hashes`), Redis's ``requirepass`` / ``masterauth``
-        (:meth:`_redis_passwords`), a PuTTY key file's private lines and MAC (:meth:`_putty_keys`)."""
+        (:meth:`_redis_passwords`), a PuTTY key file's private lines and MAC (:meth:`_putty_keys`). ``held`` and
+        ``blank`` as :meth:`_find` asks them (perf23's gates: a pass its text's characters cannot match is skipped)."""
         # Each literal search costs 0.4-1 ms/MiB of text: the htpasswd forms are asked of "$" and "{" first (memchr,
         # 0.01), then of one regex for both (":$" searched with `in` alone cost 1 ms/MiB).
-        if ("$" in text or "{" in text) and _HTPASSWD_COLON.search(text) is not None:
+        if ("$" in text or "{" in text) and ":" in held and _HTPASSWD_COLON.search(text) is not None:
             cls._htpasswd_hashes(text, deadline, found)
-        if "requirepass" in text or "masterauth" in text:
+        if blank and ("requirepass" in text or "masterauth" in text):  # [ \t]++ before the value
             cls._redis_passwords(text, deadline, found)
-        if ">" in text:  # a memchr: rules version 10, redis-cli's prompt
+        if ">" in text and " " in held:  # a memchr: rules version 10, redis-cli's prompt ("> ")
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
-        cls._redis_cli_lines(text, deadline, found)
-        cls._acl_file_lines(text, deadline, found)
-        if "Private-Lines:" in text:
+        if "-" in held and "\n" in held:  # redis-cli's line, a newline ending it
+            cls._redis_cli_lines(text, deadline, found)
+        if blank:  # "user" and [ \t]++
+            cls._acl_file_lines(text, held, deadline, found)
+        if ":" in held and "Private-Lines:" in text:
             cls._putty_keys(text, deadline, found)
 
     @staticmethod
@@ -3199,12 +3253,12 @@ class CredentialsDetector:
                 found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
 
     @staticmethod
-    def _acl_file_lines(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _acl_file_lines(text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 13: a Redis ACL file's line (:data:`_ACL_FILE_LINES`, ``user alice on >PASSWORD ~* +@all``
         in ``users.acl`` or ``redis.conf``) opening its line: its rules' passwords and hashes (:func:`_acl_secrets`)."""
         first, after_newline, after_nul = _ACL_FILE_LINES
         matches = [first.match(text)] if text.startswith(("user", " ", "\t")) else []
-        for match in itertools.chain(matches, after_newline.finditer(text),
+        for match in itertools.chain(matches, after_newline.finditer(text) if "\n" in held else (),
                                      after_nul.finditer(text) if "\x00" in text else ()):
             deadline.check()
             if match is not None:
@@ -3572,8 +3626,9 @@ class CredentialsDetector:
                 cls._add(found, cls._value_span(match))
 
     @classmethod
-    def _config_sets(cls, text: str, deadline: Deadline, found: list[Finding]) -> None:
-        """A tool's ``config set NAME VALUE`` with a credential NAME, poetry's tokens, Oracle's USER/PASSWORD."""
+    def _config_sets(cls, text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
+        """A tool's ``config set NAME VALUE`` with a credential NAME, poetry's tokens, Oracle's USER/PASSWORD.
+        ``held`` as :meth:`_find` asks it (perf23's gates)."""
         if "config" in text:
             for pattern in _CONFIG_SETS:
                 for setting in pattern.finditer(text):
@@ -3585,11 +3640,13 @@ class CredentialsDetector:
                 cls._add(found, cls._read_value(_SHELL_WORD, text, setting.end()))
         if "/" not in text:
             return
-        for pattern in _ORACLE_LOGINS:
+        for literal, pattern in _ORACLE_LOGINS:
+            if literal not in held:
+                continue
             for login in pattern.finditer(text):
                 deadline.check()
                 cls._secret_group(text, login, found)
-        if _PASSWORD_AT.search(text) is None:
+        if "@" not in held or _PASSWORD_AT.search(text) is None:  # a memchr first (prose's "/" each tried)
             return
         for pattern in _ORACLE_REMOTE_LOGINS:
             for login in pattern.finditer(text):
