@@ -5,7 +5,10 @@
    (only ``requirepass`` and ``masterauth`` were read). The lines as redis-server 7.0.15's own redis.conf and
    sentinel.conf document them, and as redis-sentinel 7.0.15's CONFIG REWRITE writes them (a password written as it
    is, unquoted: ``sentinel auth-pass mymaster my s3cret pw`` after ``SENTINEL SET mymaster auth-pass 'my s3cret
-   pw'``, ``sentinel sentinel-pass Sent1nel"pw`` after ``SENTINEL CONFIG SET sentinel-pass 'Sent1nel"pw'``).
+   pw'``, ``sentinel sentinel-pass Sent1nel"pw`` after ``SENTINEL CONFIG SET sentinel-pass 'Sent1nel"pw'``);
+2. an object key holding terminal escape codes (a tool's coloured key, ``{"ESC[1mpassword ESC[0m": "x"}``) was not
+   read as a credential name (ansi23 read a text holding ESC as a terminal shows it, not a key): the name is now
+   read as a terminal shows it too, in data, as a ``[name, value]`` pair and in a name/value object.
 
 Each is set beside the look-alikes that are left (user names, comments, prose, flags).
 """
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 import pytest
 from capture.support import scrubbed
+
+from bitexact.capture import apply_policy, load_policy
 
 T = "[CREDENTIAL]"
 
@@ -91,3 +96,38 @@ def test_redis_and_sentinel_passwords_are_taken(text: str, expected: str) -> Non
 ])
 def test_look_alikes_are_left(text: str) -> None:
     assert scrubbed(text) == text
+
+
+# -- 2. an object key holding terminal codes ---------------------------------------------------------------------------
+
+
+def _captured(data: object) -> object:
+    return apply_policy(load_policy(env={}), "tool_call", {"result": data}).data["result"]
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    ({"\x1b[1mpassword\x1b[0m": "hunter2x"}, {"\x1b[1mpassword\x1b[0m": T}),
+    ({"user": "bob", "\x1b[31mapi_key\x1b[0m": "abc123"}, {"user": "bob", "\x1b[31mapi_key\x1b[0m": T}),
+    # a code inside the name (a grep match's colour), bold ended by ESC[22m, a nested row
+    ({"\x1b[1mpass\x1b[22mword": "hunter2x"}, {"\x1b[1mpass\x1b[22mword": T}),
+    ({"rows": [{"id": 1, "\x1b[32mDATABASE_PASSWORD\x1b[0m": "s3cr3t"}]},
+     {"rows": [{"id": 1, "\x1b[32mDATABASE_PASSWORD\x1b[0m": T}]}),
+    # a [name, value] pair (headers as a list)
+    (["\x1b[1mAuthorization\x1b[0m", "Token abc123"], ["\x1b[1mAuthorization\x1b[0m", T]),
+    # a name/value object whose name is coloured, and an argv list's coloured flag
+    ({"name": "\x1b[1mpassword\x1b[0m", "value": "hunter2x"}, {"name": "\x1b[1mpassword\x1b[0m", "value": T}),
+    ({"args": ["--\x1b[1mpassword\x1b[0m", "hunter2x"]}, {"args": ["--\x1b[1mpassword\x1b[0m", T]}),
+])
+def test_a_coloured_key_naming_a_credential_is_read(data: object, expected: object) -> None:
+    assert _captured(data) == expected
+
+
+@pytest.mark.parametrize("data", [
+    {"\x1b[1mname\x1b[0m": "bob"},
+    {"\x1b[1mpass\x1b[0mport": "X1234567"},  # shown: passport, no credential
+    {"\x1b[1mpassword\x1b[0m": True},  # a boolean holds no credential, as under a plain key
+    {"\x1b[1mpassword\x1b[0m": ""},
+    {"\x1b[1m\x1b[0m": "hunter2x"},  # a key of codes alone shows nothing
+])
+def test_a_coloured_key_naming_none_is_left(data: object) -> None:
+    assert _captured(data) == data

@@ -99,6 +99,7 @@ from bitexact.capture.detectors.ordinary import (
     ordinary_text_container,
     ordinary_text_member,
 )
+from bitexact.capture.terminal import ESC, shown
 from bitexact.credential_shapes import BOUNDARY, MARKS, PEM_BEGIN, PEM_END, SHAPES, Shape
 
 NAME = "credentials"
@@ -252,10 +253,15 @@ def is_credential_name(name: str) -> bool:
 
     Asked once per object key of every step, and a step's records repeat their keys: the answers
     are kept (names only, never values), which makes the check cheaper than the table lookup was.
+
+    A name holding terminal escape codes (an object key a tool coloured, ``ESC[1mpassword ESC[0m``) is also read
+    as a terminal shows it (:func:`bitexact.capture.terminal.shown`), as the scanner reads a text holding ESC: a
+    colour around or inside a name hides no credential. Asked only of a name the table did not answer, and kept.
     """
     lower = ascii_lower(name)
     return (lower in CREDENTIAL_NAMES or lower in TOOL_SECRET_NAMES or lower in JOINED_NAMES
-            or (lower.endswith(COMPOUND_ENDINGS) and _compound_credential(name, lower)))
+            or (lower.endswith(COMPOUND_ENDINGS) and _compound_credential(name, lower))
+            or (ESC in name and is_credential_name(shown(name))))
 
 
 @functools.lru_cache(maxsize=4096)
