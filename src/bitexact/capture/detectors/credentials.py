@@ -3278,7 +3278,8 @@ class CredentialsDetector:
     ) -> None:
         """Rules version 8: the secrets of a few tools' files and commands, each asked only of a text holding its
         literal: an htpasswd line's hash (:meth:`_htpasswd_hashes`), Redis's ``requirepass`` / ``masterauth``
-        (:meth:`_redis_passwords`), a PuTTY key file's private lines and MAC (:meth:`_putty_keys`). ``held`` and
+        (:meth:`_redis_passwords`; rules version 13 also ``tls-key-file-pass``, ``sentinel auth-pass``...:
+        :meth:`_redis_dash_passwords`), a PuTTY key file's private lines and MAC (:meth:`_putty_keys`). ``held`` and
         ``blank`` as :meth:`_find` asks them (perf23's gates: a pass its text's characters cannot match is skipped)."""
         # Each literal search costs 0.4-1 ms/MiB of text: the htpasswd forms are asked of "$" and "{" first (memchr,
         # 0.01), then of one regex for both (":$" searched with `in` alone cost 1 ms/MiB).
