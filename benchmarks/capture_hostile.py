@@ -204,7 +204,8 @@ LATEST_FRAGMENTS = (
     # leaks24: redis.conf's tls-*-pass, sentinel.conf's auth-pass / sentinel-pass (the rest of the line read once)
     "tls-key-file-pass a\n", "tls-key-file-pass ", "-pass ", "--pass a ", "sentinel auth-pass a b\n",
     "sentinel sentinel-pass ", "sentinel" + " " * 5000 + "auth-pass ", "\nsentinel sentinel-pass" + " a" * 2000,
-    "\nsentinel auth-pass " + "a" * 5000 + "\n", "sentinel auth-pass m \"" + "\\\"" * 2000 + "\n")
+    "\nsentinel auth-pass " + "a" * 5000 + "\n", "sentinel auth-pass m \"" + "\\\"" * 2000 + "\n", "SENTINEL SET a auth-pass ",
+    "SENTINEL CONFIG SET sentinel-pass a ", "sentinel set a auth-pass a\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few

@@ -5,7 +5,8 @@
    (only ``requirepass`` and ``masterauth`` were read). The lines as redis-server 7.0.15's own redis.conf and
    sentinel.conf document them, and as redis-sentinel 7.0.15's CONFIG REWRITE writes them (a password written as it
    is, unquoted: ``sentinel auth-pass mymaster my s3cret pw`` after ``SENTINEL SET mymaster auth-pass 'my s3cret
-   pw'``, ``sentinel sentinel-pass Sent1nel"pw`` after ``SENTINEL CONFIG SET sentinel-pass 'Sent1nel"pw'``);
+   pw'``, ``sentinel sentinel-pass Sent1nel"pw`` after ``SENTINEL CONFIG SET sentinel-pass 'Sent1nel"pw'``), and
+   ``SENTINEL SET MASTER auth-pass X`` / ``SENTINEL CONFIG SET sentinel-pass X`` typed at redis-cli's prompt or line;
 2. an object key holding terminal escape codes (a tool's coloured key, ``{"ESC[1mpassword ESC[0m": "x"}``) was not
    read as a credential name (ansi23 read a text holding ESC as a terminal shows it, not a key): the name is now
    read as a terminal shows it too, in data, as a ``[name, value]`` pair and in a name/value object.
@@ -68,6 +69,12 @@ def test_sentinel_conf_as_redis_sentinel_rewrites_it() -> None:
     ('sentinel auth-pass "my master" "quoted \\" pw"  \n', f'sentinel auth-pass "my master" "{T}"  \n'),
     ("sentinel\tsentinel-pass\tS3ntinelPw\n", f"sentinel\tsentinel-pass\t{T}\n"),
     ("port 26379\nsentinel auth-pass mymaster 'quoted pw'\n", f"port 26379\nsentinel auth-pass mymaster '{T}'\n"),
+    # the same set at redis-cli's prompt and on its shell line (redis-sentinel 7.0.15 answers OK to both)
+    ("127.0.0.1:26379> SENTINEL SET mymaster auth-pass S3cretPw",
+     f"127.0.0.1:26379> SENTINEL SET mymaster auth-pass {T}"),
+    ("127.0.0.1:26379> SENTINEL CONFIG SET sentinel-pass S3ntPw", f"127.0.0.1:26379> SENTINEL CONFIG SET sentinel-pass {T}"),
+    ('$ redis-cli -p 26379 sentinel set mymaster auth-pass "my pw"',
+     f'$ redis-cli -p 26379 sentinel set mymaster auth-pass "{T}"'),
     # a configuration inside a JSON string (a tool's result): the written \n ends the line
     ('{"conf": "port 6379\\nsentinel auth-pass mymaster pw9x\\nport 2"}',
      f'{{"conf": "port 6379\\nsentinel auth-pass mymaster {T}\\nport 2"}}'),
@@ -87,6 +94,8 @@ def test_redis_and_sentinel_passwords_are_taken(text: str, expected: str) -> Non
     "masteruser replica",
     "sentinel auth-user mymaster bob",
     "sentinel sentinel-user bob",
+    "127.0.0.1:26379> SENTINEL SET mymaster auth-user bob",
+    "127.0.0.1:26379> SENTINEL CONFIG SET sentinel-user bob",
     # prose and other words before -pass
     "the sentinel auth-pass setting holds the master's password",
     "tls-key-file-pass is read when the key is encrypted",

@@ -738,6 +738,11 @@ _REDIS_VALUE = re.compile(r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'
 (its content: group 1, 2 or 3), as :data:`_REDIS_PASSWORD`'s."""
 _SENTINEL_MASTER = re.compile(r"""(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)[ \t]++""")
 """``sentinel auth-pass``'s master name and the blank after it."""
+_SENTINEL_SET = re.compile(
+    r"""(?:SENTINEL|sentinel)[ \t]++(?:(?:SET|set)[ \t]++(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)"""
+    r"""[ \t]++auth|(?:CONFIG|config)[ \t]++(?:SET|set)[ \t]++sentinel)\Z""")
+"""The same passwords set by a command (redis-cli's prompt or line): ``SENTINEL SET MASTER auth-pass X``, ``SENTINEL
+CONFIG SET sentinel-pass X`` (redis-sentinel 7.0.15 answers OK to both), read back from the ``-pass`` within :data:`_MAX_REDIS_HEAD`."""
 _SENTINEL_REST = re.compile(r"(?:[^\r\n\x00\\]|\\(?!n))++")
 """A sentinel.conf value: the rest of its line. Sentinel's CONFIG REWRITE writes a password as it is (7.0.15:
 ``sentinel auth-pass mymaster my s3cret pw``, ``sentinel sentinel-pass Sent1nel"pw``), unquoted."""
@@ -3335,11 +3340,19 @@ class CredentialsDetector:
         ``CONFIG SET``), sentinel.conf's ``sentinel auth-pass MASTER X`` / ``sentinel sentinel-pass X``
         (:data:`_REDIS_PASS`): the value, when the name opens its line (a ``#`` comment's example is left) and, in
         redis.conf, the value ends it, as :meth:`_redis_passwords` reads ``requirepass``; in sentinel.conf the rest of
-        the line (:func:`_sentinel_value`)."""
+        the line (:func:`_sentinel_value`); after ``SENTINEL SET MASTER`` / ``SENTINEL CONFIG SET``
+        (:data:`_SENTINEL_SET`) one word, as after ``CONFIG SET``."""
         for match in _REDIS_PASS.finditer(text):
             deadline.check()
             named = _redis_pass_name(text, match.start())
             if named is None:
+                if _SENTINEL_SET.search(text, max(0, match.start() - _MAX_REDIS_HEAD), match.start()) is not None:
+                    value = _REDIS_VALUE.match(text, match.end())
+                    if value is not None:
+                        group = next(g for g in (1, 2, 3) if value.group(g) is not None)
+                        span = value.span(group)
+                        if text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
+                            found.append(Finding(span[0], span[1], TOKEN, NAME))
                 continue
             start, sentinel, auth = named
             if sentinel and not _starts_a_line(text, start):  # the rest of the line read once per line
