@@ -2692,6 +2692,15 @@ def _redis_pass_name(text: str, at: int) -> tuple[int, bool, bool] | None:
     return None
 
 
+def _redis_word(text: str, at: int) -> tuple[int, int] | None:
+    """The span of the word at ``at`` as redis reads one (:data:`_REDIS_VALUE`'s content), or None."""
+    value = _REDIS_VALUE.match(text, at)
+    if value is None:
+        return None
+    group = next(g for g in (1, 2, 3) if value.group(g) is not None)
+    return value.span(group)
+
+
 def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
     """The span of redis.conf's value at ``at`` (:data:`_REDIS_VALUE`'s content) when its name at ``start`` opens
     its line and the value ends it, or a ``CONFIG SET`` precedes the name; else None."""
@@ -3346,24 +3355,19 @@ class CredentialsDetector:
             deadline.check()
             named = _redis_pass_name(text, match.start())
             if named is None:
-                if _SENTINEL_SET.search(text, max(0, match.start() - _MAX_REDIS_HEAD), match.start()) is not None:
-                    value = _REDIS_VALUE.match(text, match.end())
-                    if value is not None:
-                        group = next(g for g in (1, 2, 3) if value.group(g) is not None)
-                        span = value.span(group)
-                        if text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
-                            found.append(Finding(span[0], span[1], TOKEN, NAME))
-                continue
-            start, sentinel, auth = named
-            if sentinel and not _starts_a_line(text, start):  # the rest of the line read once per line
-                continue
-            at = match.end()
-            if auth:
-                master = _SENTINEL_MASTER.match(text, at)
-                if master is None:
+                set_by = _SENTINEL_SET.search(text, max(0, match.start() - _MAX_REDIS_HEAD), match.start())
+                span = _redis_word(text, match.end()) if set_by is not None else None
+            else:
+                start, sentinel, auth = named
+                if sentinel and not _starts_a_line(text, start):  # the rest of the line read once per line
                     continue
-                at = master.end()
-            span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
+                at = match.end()
+                if auth:
+                    master = _SENTINEL_MASTER.match(text, at)
+                    if master is None:
+                        continue
+                    at = master.end()
+                span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
             if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
 
