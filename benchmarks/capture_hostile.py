@@ -200,7 +200,12 @@ LATEST_FRAGMENTS = (
     "\x1b[?2004hsqlite> .headers on\r\n\x1b[?2004l\r\x1b[?2004hsqlite> a\r\n\x1b[?2004l\ra|password\r\n1|b\r\n",
     "$ sqlite3 -header a\n" + "\x1b[0m" * 1000 + "\n", "$ sqlite3 -header a\n\x1b]" + "a" * 5000 + "\n",
     "sqlite> a\n" + "\x1b[?2004h\r" * 500 + "   ...> a\n", "$ cat a.csv\n\x1b[?2004l\ra,password\r\r\n1,b\r\r\n",
-    "$ cat a.csv\na,password\n" + "1,b" + "\r" * 5000 + "\n")
+    "$ cat a.csv\na,password\n" + "1,b" + "\r" * 5000 + "\n",
+    # leaks24: redis.conf's tls-*-pass, sentinel.conf's auth-pass / sentinel-pass (the rest of the line read once)
+    "tls-key-file-pass a\n", "tls-key-file-pass ", "-pass ", "--pass a ", "sentinel auth-pass a b\n",
+    "sentinel sentinel-pass ", "sentinel" + " " * 5000 + "auth-pass ", "\nsentinel sentinel-pass" + " a" * 2000,
+    "\nsentinel auth-pass " + "a" * 5000 + "\n", "sentinel auth-pass m \"" + "\\\"" * 2000 + "\n", "SENTINEL SET a auth-pass ",
+    "SENTINEL CONFIG SET sentinel-pass a ", "sentinel set a auth-pass a\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few

@@ -133,6 +133,7 @@ GATE_ROWS = (
     "a:b\npassword:hunter2", "https://bob:hunter2@example.com", "mysql\t-phunter2", "--password\thunter2",
     "requirepass\thunter2", "127.0.0.1:6379>\x20AUTH\thunter2", "x\nuser\talice\ton\t>hunter2",
     "{password:'hunter2'}", "net user bob hunter2", "Login failed. Password:hunter2",
+    "tls-key-file-pass\thunter2", "sentinel\tauth-pass\tm\thunter2", "sentinel\tsentinel-pass\thunter2",
 )
 
 
@@ -149,7 +150,7 @@ LITERALS = (
     "password", "PASSWORD", "Password", "passwd", "token", "api_key", "secret", "key", "auth", "pwd", "PWD", "db",
     "Bearer", "BEARER", "bearer", "Basic", "dXNlcjpwYXNz", "hunter2x9", "Zx81Qw7LmN2pRt5v", "a", "b", "1", "6379",
     "mysql", "-p", "--password", "-u", "curl", "-H", "sshpass", "htpasswd", "-b", "nmcli", "wifi", "rabbitmqctl",
-    "add_user", "net user", "NET USER", "requirepass", "masterauth", "redis-cli", "> ", "AUTH", "auth", "127.0.0.1",
+    "add_user", "net user", "NET USER", "requirepass", "masterauth", "-pass", "tls-key-file", "sentinel", "auth-pass", "redis-cli", "> ", "AUTH", "auth", "127.0.0.1",
     "CONFIG GET", "user", "on", ">pw1", "~*", "+@all", "Private-Lines: 1", "Private-MAC: ", "kind: Secret",
     '"kind": "Secret"', "data:", '"data"', "IDENTIFIED BY", "identified by", "create user", "SET PASSWORD",
     "sqlplus", "userid", "conn", "config", "git config", "poetry config", "pypi-token.a", "chpasswd", "echo",

@@ -71,10 +71,12 @@ mode's table, a table
 drawn with box-drawing characters, a client's row holding a ``|`` split at its rule line's joints, redis-cli's
 replies to ``CONFIG GET``, ``HGETALL``, ``HGET`` and ``ACL GETUSER`` / ``ACL LIST`` at its prompt and to a pipe, and
 ``ACL SETUSER``'s ``>password`` and ``HSET``'s password fields, a Redis ACL file's ``user NAME ... >password``
-lines (``users.acl``, ``redis.conf``), a terminal's raw transcript's control sequences before sqlite3's prompt and a
+lines (``users.acl``, ``redis.conf``), redis.conf's ``tls-key-file-pass`` / ``tls-client-key-file-pass`` and
+sentinel.conf's ``sentinel auth-pass MASTER X`` / ``sentinel sentinel-pass X`` lines, a terminal's raw transcript's control sequences before sqlite3's prompt and a
 client's first printed line, ``IDENTIFIED WITH ... AS`` / ``VIA ... USING``, and every text holding ESC read as a
 terminal shows it too, its escape sequences taken out and each finding placed back over the codes between its
-characters: a colour or grep's match between a name and its value, or inside either, hides no credential)
+characters: a colour or grep's match between a name and its value, or inside either, hides no credential, and an
+object key holding ESC read as a credential name as a terminal shows it)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

@@ -99,6 +99,7 @@ from bitexact.capture.detectors.ordinary import (
     ordinary_text_container,
     ordinary_text_member,
 )
+from bitexact.capture.terminal import ESC, shown
 from bitexact.credential_shapes import BOUNDARY, MARKS, PEM_BEGIN, PEM_END, SHAPES, Shape
 
 NAME = "credentials"
@@ -252,10 +253,15 @@ def is_credential_name(name: str) -> bool:
 
     Asked once per object key of every step, and a step's records repeat their keys: the answers
     are kept (names only, never values), which makes the check cheaper than the table lookup was.
+
+    A name holding terminal escape codes (an object key a tool coloured, ``ESC[1mpassword ESC[0m``) is also read
+    as a terminal shows it (:func:`bitexact.capture.terminal.shown`), as the scanner reads a text holding ESC: a
+    colour around or inside a name hides no credential. Asked only of a name the table did not answer, and kept.
     """
     lower = ascii_lower(name)
     return (lower in CREDENTIAL_NAMES or lower in TOOL_SECRET_NAMES or lower in JOINED_NAMES
-            or (lower.endswith(COMPOUND_ENDINGS) and _compound_credential(name, lower)))
+            or (lower.endswith(COMPOUND_ENDINGS) and _compound_credential(name, lower))
+            or (ESC in name and is_credential_name(shown(name))))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -717,6 +723,29 @@ _REDIS_PASSWORD = re.compile(
     r"""(requirepass|masterauth)[ \t]++"""
     r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"'\x00]++))""")
 _MAX_REDIS_HEAD: Final[int] = 128
+# Rules version 13: the other passwords redis.conf and sentinel.conf set (redis 7.0's files, config.c and sentinel.c):
+# ``tls-key-file-pass X`` / ``tls-client-key-file-pass X`` (the TLS private keys' passphrases), sentinel.conf's
+# ``sentinel auth-pass MASTER X`` (the monitored master's password) and ``sentinel sentinel-pass X`` (the other
+# sentinels'). Each found from its ``-pass`` and a blank (a literal the regex engine skips to: ``--password`` fails at
+# its ``w``), its name read back before it. ``masteruser`` and ``sentinel auth-user`` / ``sentinel-user`` are users.
+_REDIS_PASS = re.compile(r"-pass[ \t]++")
+_REDIS_PASS_NAMES: Final[tuple[str, ...]] = ("tls-key-file", "tls-client-key-file")
+"""The redis.conf names before ``-pass`` (a ``CONFIG SET`` sets them too)."""
+_SENTINEL: Final[str] = "sentinel"
+_SENTINEL_AUTH: Final[str] = "auth"
+_REDIS_VALUE = re.compile(r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"'\x00]++))""")
+"""A configuration value as redis reads a word (sdssplitargs): double-quoted with escapes, single-quoted, or bare
+(its content: group 1, 2 or 3), as :data:`_REDIS_PASSWORD`'s."""
+_SENTINEL_MASTER = re.compile(r"""(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)[ \t]++""")
+"""``sentinel auth-pass``'s master name and the blank after it."""
+_SENTINEL_SET = re.compile(
+    r"""(?:SENTINEL|sentinel)[ \t]++(?:(?:SET|set)[ \t]++(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)"""
+    r"""[ \t]++auth|(?:CONFIG|config)[ \t]++(?:SET|set)[ \t]++sentinel)\Z""")
+"""The same passwords set by a command (redis-cli's prompt or line): ``SENTINEL SET MASTER auth-pass X``, ``SENTINEL
+CONFIG SET sentinel-pass X`` (redis-sentinel 7.0.15 answers OK to both), read back from the ``-pass`` within :data:`_MAX_REDIS_HEAD`."""
+_SENTINEL_REST = re.compile(r"(?:[^\r\n\x00\\]|\\(?!n))++")
+"""A sentinel.conf value: the rest of its line. Sentinel's CONFIG REWRITE writes a password as it is (7.0.15:
+``sentinel auth-pass mymaster my s3cret pw``, ``sentinel sentinel-pass Sent1nel"pw``), unquoted."""
 # Rules version 10: ``AUTH [USER] PASSWORD`` typed at redis-cli's prompt (``127.0.0.1:6379> AUTH x``,
 # ``redis.local:6379[2]> auth default x``): found from the prompt's ``> `` (a literal the regex engine skips to; a
 # text holding no ``>`` is never searched), the prompt read back on its own line (a host or an address, a port, a
@@ -2646,6 +2675,63 @@ def _after_redis_prompt(text: str, end: int) -> bool:
     return _redis_prompt(text, at, end)
 
 
+def _redis_pass_name(text: str, at: int) -> tuple[int, bool, bool] | None:
+    """The configuration name ending at ``at`` (its ``-pass`` follows): where it starts, whether it is sentinel.conf's
+    (``sentinel sentinel`` / ``sentinel auth``, the blanks between read back once) and whether it is ``auth-pass`` (a
+    master's name before the value); None for any other name (``--pass``, ``x-pass``)."""
+    for name in _REDIS_PASS_NAMES:
+        if text.endswith(name, 0, at):
+            return at - len(name), False, False
+    for name in (_SENTINEL, _SENTINEL_AUTH):
+        if text.endswith(name, 0, at):
+            word = blank = at - len(name)
+            while blank > 0 and text[blank - 1] in " \t":
+                blank -= 1
+            if blank < word and text.endswith(_SENTINEL, 0, blank):
+                return blank - len(_SENTINEL), True, name == _SENTINEL_AUTH
+    return None
+
+
+def _redis_word(text: str, at: int) -> tuple[int, int] | None:
+    """The span of the word at ``at`` as redis reads one (:data:`_REDIS_VALUE`'s content), or None."""
+    value = _REDIS_VALUE.match(text, at)
+    if value is None:
+        return None
+    group = next(g for g in (1, 2, 3) if value.group(g) is not None)
+    return value.span(group)
+
+
+def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
+    """The span of redis.conf's value at ``at`` (:data:`_REDIS_VALUE`'s content) when its name at ``start`` opens
+    its line and the value ends it, or a ``CONFIG SET`` precedes the name; else None."""
+    value = _REDIS_VALUE.match(text, at)
+    if value is None:
+        return None
+    head = text[max(0, start - _MAX_REDIS_HEAD) : start]
+    if not ((_starts_a_line(text, start) and _ends_line(text, value.end())) or _CONFIG_SET.search(head) is not None):
+        return None
+    group = next(g for g in (1, 2, 3) if value.group(g) is not None)
+    return value.span(group)
+
+
+def _sentinel_value(text: str, at: int) -> tuple[int, int] | None:
+    """The span of sentinel.conf's value at ``at``: the rest of its line (:data:`_SENTINEL_REST`, blanks after it
+    left), a quoted word's content when the quoted word is the whole of it (as redis reads a hand-written line)."""
+    rest = _SENTINEL_REST.match(text, at)
+    if rest is None:
+        return None
+    end = rest.end()
+    while end > at and text[end - 1] in " \t":
+        end -= 1
+    if end == at:
+        return None
+    quoted = _REDIS_VALUE.match(text, at, end)
+    if quoted is not None and quoted.end() == end and quoted.group(3) is None:
+        group = 1 if quoted.group(1) is not None else 2
+        return quoted.span(group)
+    return at, end
+
+
 def _redis_prompt(text: str, at: int, end: int) -> bool:
     """Whether ``text[at:end]`` (read back from a ``> AUTH`` over :data:`_REDIS_PROMPT_CHARS`) is redis-cli's
     prompt opening its line: ``HOST:PORT[DB]``, and under rules version 11 ``redis SOCKET[DB]`` (the words before
@@ -3206,7 +3292,8 @@ class CredentialsDetector:
     ) -> None:
         """Rules version 8: the secrets of a few tools' files and commands, each asked only of a text holding its
         literal: an htpasswd line's hash (:meth:`_htpasswd_hashes`), Redis's ``requirepass`` / ``masterauth``
-        (:meth:`_redis_passwords`), a PuTTY key file's private lines and MAC (:meth:`_putty_keys`). ``held`` and
+        (:meth:`_redis_passwords`; rules version 13 also ``tls-key-file-pass``, ``sentinel auth-pass``...:
+        :meth:`_redis_dash_passwords`), a PuTTY key file's private lines and MAC (:meth:`_putty_keys`). ``held`` and
         ``blank`` as :meth:`_find` asks them (perf23's gates: a pass its text's characters cannot match is skipped)."""
         # Each literal search costs 0.4-1 ms/MiB of text: the htpasswd forms are asked of "$" and "{" first (memchr,
         # 0.01), then of one regex for both (":$" searched with `in` alone cost 1 ms/MiB).
@@ -3214,6 +3301,10 @@ class CredentialsDetector:
             cls._htpasswd_hashes(text, deadline, found)
         if blank and ("requirepass" in text or "masterauth" in text):  # [ \t]++ before the value
             cls._redis_passwords(text, deadline, found)
+        # Rules version 13: tls-key-file-pass, sentinel auth-pass... The regex's own search for "-pass" (0.63 ms/MiB
+        # of capture_scan's mixed text) is cheaper than `in` before it (0.85: `in` skips on the common "s").
+        if blank and "-" in held:
+            cls._redis_dash_passwords(text, deadline, found)
         if ">" in text and " " in held:  # a memchr: rules version 10, redis-cli's prompt ("> ")
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
@@ -3251,6 +3342,34 @@ class CredentialsDetector:
                 continue
             if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
                 found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+
+    @staticmethod
+    def _redis_dash_passwords(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 13: redis.conf's ``tls-key-file-pass X`` / ``tls-client-key-file-pass X`` (and their
+        ``CONFIG SET``), sentinel.conf's ``sentinel auth-pass MASTER X`` / ``sentinel sentinel-pass X``
+        (:data:`_REDIS_PASS`): the value, when the name opens its line (a ``#`` comment's example is left) and, in
+        redis.conf, the value ends it, as :meth:`_redis_passwords` reads ``requirepass``; in sentinel.conf the rest of
+        the line (:func:`_sentinel_value`); after ``SENTINEL SET MASTER`` / ``SENTINEL CONFIG SET``
+        (:data:`_SENTINEL_SET`) one word, as after ``CONFIG SET``."""
+        for match in _REDIS_PASS.finditer(text):
+            deadline.check()
+            named = _redis_pass_name(text, match.start())
+            if named is None:
+                set_by = _SENTINEL_SET.search(text, max(0, match.start() - _MAX_REDIS_HEAD), match.start())
+                span = _redis_word(text, match.end()) if set_by is not None else None
+            else:
+                start, sentinel, auth = named
+                if sentinel and not _starts_a_line(text, start):  # the rest of the line read once per line
+                    continue
+                at = match.end()
+                if auth:
+                    master = _SENTINEL_MASTER.match(text, at)
+                    if master is None:
+                        continue
+                    at = master.end()
+                span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
+            if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
+                found.append(Finding(span[0], span[1], TOKEN, NAME))
 
     @staticmethod
     def _acl_file_lines(text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
