@@ -1214,6 +1214,15 @@ def _sql_client(line: str) -> tuple[str, list[str]] | None:
     return None
 
 
+def _line_head(text: str, at: int, reach: int = _MAX_CSV_HEADER) -> tuple[int, bool]:
+    """Where the line holding ``at`` starts (after its newline or NUL, looked for at most ``reach`` characters back)
+    and whether that start was found there or is the text's own: a client's printing line read whole, for the
+    searches that find such a line from a word inside it."""
+    floor = max(0, at - reach)
+    start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
+    return start, start > 0 or floor == 0
+
+
 def _sqlite_flags(words: list[str], mode: str, header: bool) -> tuple[str, bool]:
     """sqlite3's output mode after its command line's ``words``: the last mode's flag (``-csv``, ``-tabs``, ``-list``,
     ``-line``, ``-box``...) and whether it prints its header (``-header``, ``-noheader``), from ``mode`` and
@@ -3433,9 +3442,8 @@ class CredentialsDetector:
             if end == -1 or not text.startswith("redis", at - 5):
                 found_at = _REDIS_CLI.search(text, at + 1)
                 continue
-            floor = max(0, at - _MAX_REDIS_LINE)
-            start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
-            command = _redis_cli_command(text[start:end]) if (start > 0 or floor == 0) else None
+            start, whole = _line_head(text, at, _MAX_REDIS_LINE)
+            command = _redis_cli_command(text[start:end]) if whole else None
             if command is not None and "\x00" not in text[at:end]:
                 if _REDIS_ITEM.match(text, end + 1) is not None:  # --no-raw: as at the prompt
                     _redis_pairs(text, end + 1, command[:2] == ["acl", "list"], found, deadline)
@@ -3594,10 +3602,9 @@ class CredentialsDetector:
                 if end == -1:  # a line too long to print a table: the search goes on past what was read
                     found_at = search.search(text, at + _MAX_CSV_HEADER)
                     continue
-                floor = max(0, at - _MAX_CSV_HEADER)
-                start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
+                start, whole = _line_head(text, at)
                 below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
-                if (below not in read and (start > 0 or floor == 0)
+                if (below not in read and whole
                         and "\x00" not in text[at:end] and _prints_table(text[start:end], file)):
                     head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
                     if head_end != -1 and "\x00" not in text[below:head_end]:
@@ -3629,15 +3636,14 @@ class CredentialsDetector:
             if end == -1:  # a line too long to print a table: the search goes on past what was read
                 found_at = _PRINTED_SQL.search(text, at + _MAX_CSV_HEADER)
                 continue
-            floor = max(0, at - _MAX_CSV_HEADER)
-            start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
+            start, whole = _line_head(text, at)
             if text.find("\x00", since, at) != -1:
                 mode, header = _SQLITE_SESSION
                 header_set = False
             since = at
             line = text[start:end]
             prints: str | None = None  # how the line's output is read: a mode of sqlite3's, or "csv"
-            if (start > 0 or floor == 0) and "\x00" not in text[at:end]:
+            if whole and "\x00" not in text[at:end]:
                 statement = line.lstrip()
                 statement = statement[_past_terminal_codes(statement, 0):]  # a raw transcript's ESC[?2004h
                 if statement.startswith(_SQLITE_PROMPT):
@@ -3682,9 +3688,8 @@ class CredentialsDetector:
             if end == -1:  # a line too long to print a table: the search goes on past what was read
                 found_at = _PRINTED_MARIADB.search(text, at + _MAX_CSV_HEADER)
                 continue
-            floor = max(0, at - _MAX_CSV_HEADER)
-            start = max(text.rfind("\n", floor, at), text.rfind("\x00", floor, at)) + 1
-            if (start > 0 or floor == 0) and "\x00" not in text[at:end]:
+            start, whole = _line_head(text, at)
+            if whole and "\x00" not in text[at:end]:
                 client = _sql_client(text[start:end])
                 if client is not None and client[0] == "mariadb" and _client_prints_header(*client):
                     end = max(end, _printed_below(text, end, _CLIENT_TABLE, read, found, deadline))
