@@ -58,7 +58,7 @@ def _leaked_current(tmp_path: Path) -> tuple[Path, str, str]:
 
 
 def _refusal(home: Path | None, leaked: str) -> str:
-    """The refusal of the leaked key, naming its file when ``home`` is given (the demo's recorder names none)."""
+    """The refusal of the leaked key, naming its file when ``home`` is given."""
     where = f" ({home / 'keys' / 'recorder.key'})" if home is not None else ""
     return (f"recorder key {leaked}{where} is recorded as compromised in the store, but"
             " the key files hold it as the current key (keys/ restored from a backup older than the mark, or copied"
@@ -108,7 +108,7 @@ def test_demo_and_export_refuse_the_leaked_key_and_verify_of_a_stored_run_goes_o
     home, leaked, run_id = _leaked_current(tmp_path)
     demo = run_bitexact(home, "demo")
     assert demo.returncode == 1
-    assert demo.stderr.strip() == f"error: {_refusal(None, leaked)}"
+    assert demo.stderr.strip() == f"error: {_refusal(home, leaked)}"  # session 25: the demo names the file too
     out = tmp_path / "bundle.json"
     exported = run_bitexact(home, "export", run_id, "-o", str(out))
     assert exported.returncode == 1

@@ -65,7 +65,9 @@ def run_demo(store: Store, home: Path, *, out_dir: Path | None = None) -> DemoRe
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise EvidenceError(f"cannot make {out_dir} for the demo's bundle: {exc.strerror or exc}") from None
-    run_id = record_demo_run(Recorder(store, key))
+    # With the key files: a key the store marks compromised is refused naming its file, and a rotation while
+    # the demo records is read as every other recording reads it.
+    run_id = record_demo_run(Recorder(store, key, keys=keys))
     try:
         result = export_run(RunSource.from_store(store, run_id), out_dir / f"{run_id}.bundle.json", key)
     except OSError as exc:  # a full disk: the run is recorded, its bundle could not be written
