@@ -159,7 +159,7 @@ def _holds_url(text: str) -> bool:
 def _decode_once(value: str) -> str:
     """``value`` with each ``%XX`` decoded once, a byte as the Latin-1 character it is (so a decoded character is
     one escape, and every "/", "?", "&", "=", "@" stands where it stood); a ``%`` that starts no escape is kept."""
-    if "%" not in value:
+    if "%" not in value or _ESCAPE.search(value) is None:  # a "%" starting no escape is kept
         return value
     if value.isascii():  # the common case, without a call for each escape
         return unquote_to_bytes(value).decode("latin-1")
