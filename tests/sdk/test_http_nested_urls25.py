@@ -27,7 +27,8 @@ R = "%5Bredacted%5D"
 REQUEST_PATHS = [
     ("/echo?next=https://h2.example/cb?token=T0K1&page=2", f"/echo?next=https://h2.example/cb?token={R}&page=2"),
     ("/echo?next=https://u:T0K2@h2.example/cb", f"/echo?next=https://{R}@h2.example/cb"),
-    ("/echo?next=https%3A%2F%2Fh2.example%2Fcb%3Ftoken%3DT0K3", f"/echo?next=https%3A%2F%2Fh2.example%2Fcb%3Ftoken%3D{R}"),
+    ("/echo?next=https%3A%2F%2Fh2.example%2Fcb%3Ftoken%3DT0K3",
+     f"/echo?next=https%3A%2F%2Fh2.example%2Fcb%3Ftoken%3D{R}"),
     ("/echo?a=1?token=T0K4", f"/echo?a=1?token={R}"),
     ("/echo?redirect_uri=https%3A%2F%2Fapp.example%2Fcb%3Fstate%3Dxyz%26access_token%3DT0K5&client_id=c",
      f"/echo?redirect_uri=https%3A%2F%2Fapp.example%2Fcb%3Fstate%3Dxyz%26access_token%3D{R}&client_id=c"),

@@ -123,7 +123,7 @@ def _query_spans(query: str, offset: int, depth: int) -> list[_Span]:
     at = offset
     for parameter in query.split("&"):
         name, equals, value = parameter.partition("=")
-        last = name.rpartition("?")[2]  # a "?" starts a parameter: "?a?token=T" names "token" (given no value bare)
+        last = name.rpartition("?")[2]  # a "?" starts a parameter: "?a?token=T" names "token"
         if last and (equals or (depth == 0 and last == name)) and _is_credential_parameter(last):
             end = at + len(parameter)
             spans.append((end - len(value), end, REDACTED_ENCODED) if equals else (end, end, "=" + REDACTED_ENCODED))
