@@ -19,6 +19,11 @@ show -json``'s ``sensitive_values``), as data and as a document.
 Then the scanner (every default detector, ``Scanner.scrub_text``) on text holding terminal codes, against the
 scanner on mixed agent text (``--terminal`` runs these rows alone): a text holding ESC is read twice, as written and
 as a terminal shows it.
+
+Then the URL rule (``--urls`` runs these rows alone, session 25): ``redact_url`` (the request URL, a ``Location``)
+and another header's value through ``redact_headers``, on a URL whose query is ``--mib`` MiB of one fragment
+repeated - ``?next=`` nested as deep as it goes, ``%3F`` and ``%253F`` repeated (decoded and read again at each
+level) - against the same URL holding ordinary parameters.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from pathlib import Path
 from bitexact.capture import apply_policy, load_policy
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors import CredentialsDetector
+from bitexact.capture.urls import redact_headers, redact_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from capture_scan import mixed_text  # noqa: E402 - the agent text the scan benchmark uses
@@ -243,6 +249,40 @@ OBJECTS += (
 LATEST_OBJECTS: tuple[tuple[object, ...], ...] = ()  # rules version 12 reads no object by its members
 
 
+# Session 25: a URL nested in a query value (plain, encoded, encoded twice) and a "?" inside a query.
+URL_FRAGMENTS = ("?next=https://h/x", "next=https://h/x?", "%3F", "%253F", "%25", "%3Fa=", "a=1?", "?a=%3F", "?a=1?",
+                 "next=https%3A%2F%2Fh%2F%3F", "next=https%253A%252F%252Fh%252F%253F", "%3Ftoken%3D", "?token=a?",
+                 "next=//u:p@h/?", "a=%2F%2Fu%3Ap%40h%2F%3F&", "?a=%25", "a=%25?")
+
+
+def _url_ms_per_mib(redact: object, url: str, mib: float) -> float:
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        redact(url)  # type: ignore[operator]
+        best = min(best, time.perf_counter() - start)
+    return best * 1000 / mib
+
+
+def _url_rows(size: int, mib: float) -> None:
+    """The URL rule on hostile queries, against the same URL holding ordinary parameters."""
+    def header(value: str) -> str:
+        return str(redact_headers({"x-callback-url": value})["x-callback-url"])
+
+    def url_of(fragment: str) -> str:
+        return "https://h/x?" + (fragment * (size // len(fragment) + 1))[:size]
+
+    baseline = url_of("page=2&q=a%20b&")
+    url_base, header_base = _url_ms_per_mib(redact_url, baseline, mib), _url_ms_per_mib(header, baseline, mib)
+    print(f"{'URL rule':<40} {'redact_url ms/MiB':>18} {'x':>6} {'header ms/MiB':>14} {'x':>6}")
+    print(f"{'ordinary parameters (baseline)':<40} {url_base:>18.1f} {1.0:>6.2f} {header_base:>14.1f} {1.0:>6.2f}")
+    for fragment in URL_FRAGMENTS:
+        url = url_of(fragment)
+        ms, header_ms = _url_ms_per_mib(redact_url, url, mib), _url_ms_per_mib(header, url, mib)
+        print(f"{repr(fragment)[:40]:<40} {ms:>18.1f} {ms / url_base:>6.2f} {header_ms:>14.1f} "
+              f"{header_ms / header_base:>6.2f}")
+
+
 def _ms_per_mib(text: str, mib: float) -> float:
     detector = CredentialsDetector()
     best = float("inf")
@@ -310,7 +350,11 @@ def main() -> None:
     parser.add_argument("--mib", type=float, default=1.0)
     parser.add_argument("--latest", action="store_true", help="only the latest rules version's rows (and baselines)")
     parser.add_argument("--terminal", action="store_true", help="only the scanner's rows on terminal codes (ansi23)")
+    parser.add_argument("--urls", action="store_true", help="only the URL rule's rows (session 25)")
     args = parser.parse_args()
+    if args.urls:
+        _url_rows(int(args.mib * (1 << 20)), args.mib)
+        return
     if args.terminal:
         _terminal_rows(int(args.mib * (1 << 20)), args.mib)
         return
@@ -325,6 +369,7 @@ def main() -> None:
         label = repr(fragment) if len(repr(fragment)) <= 64 else repr(fragment)[:61] + "..."  # a long run's start
         print(f"{label:<40} {ms:>9.1f} {ms / baseline:>13.2f}")
     _terminal_rows(size, args.mib)
+    _url_rows(size, args.mib)
     words = mixed_text(size).split(" ")
     list_baseline = _list_ms_per_mib(_list_of(tuple(words), size), args.mib)
     print(f"{'list of agent words (baseline)':<40} {list_baseline:>9.1f} {1.0:>13.2f}")

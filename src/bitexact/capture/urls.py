@@ -11,7 +11,17 @@ each other parameter as encoded, an empty parameter, the fragment - is kept
 exactly as sent. A user name or password in the URL is recorded as
 ``[redacted]`` too. Parameters are separated by ``&`` and by ``;`` (which some
 servers read as one): ``?a=1;token=T`` is recorded with the token redacted, and
-a credential's value still runs to the next ``&``.
+a credential's value still runs to the next ``&``. Any other parameter's value
+that is itself a URL, as the server reads it once decoded, is read by the same
+rule (an OAuth ``redirect_uri``, a login's ``next=``): its user info and its
+credential parameters are redacted where they stand in the value as sent,
+plain (``next=https://h2/cb?token=%5Bredacted%5D``) or percent-encoded
+(``next=https%3A%2F%2Fh2%2Fcb%3Ftoken%3D%5Bredacted%5D``, as httpx and requests
+send ``params={"next": ...}``); a value encoded twice is decoded again. A value
+holding a ``?`` is read so too, so ``?a=1?token=T`` (or ``next=/cb?token=T``)
+is recorded ``?a=1?token=%5Bredacted%5D``. A value is followed 8 levels deep
+(each nested URL or decoding a level); deeper, one that would be read further
+is recorded ``%5Bredacted%5D`` whole.
 
 Headers named in the table are recorded as ``[redacted]``, and so are
 HTTP's own credential headers, which the table (a list of key names) does
@@ -26,7 +36,8 @@ URL of a ``Refresh`` header (``0; url=https://a/y?token=T``), found as browsers 
 declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). In any other header each absolute URL
 in the value (``scheme://``, JSON's escaped ``:\\/\\/`` too) and each network-path reference (``//host/...``)
 where a URL is expected is recorded by the URL rule, ending where the header's grammar ends it (a credential's
-value at the first ``&``, ``,``, ``;`` or ``#``; a URL after a list member's name or inside another read too),
+value at the first ``&``, ``,``, ``;`` or ``#``; a URL after a list member's name or inside another read too, and a
+percent-encoded one in a parameter's value),
 closing punctuation left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an
 agent's own header. All are this project's choice where the protocol is silent (docs/capture.md, "URLs,
 headers, logs").
@@ -36,8 +47,10 @@ from __future__ import annotations
 
 import re
 import string
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
+from urllib.parse import unquote_to_bytes
 
 from bitexact.capture.detectors.base import ascii_lower
 from bitexact.capture.detectors.credentials import CREDENTIAL_NAMES, TABLE_KEYS, percent_decode
@@ -78,6 +91,7 @@ _AUTHORITY_END: Final = re.compile(r"[/?#]")
 _EVENT: Final = re.compile(r":?(?://|\\/\\/)|[?#&,;]")
 _NAME_END: Final = re.compile(r"[=?#&,;]")
 _VALUE_END: Final = re.compile(r"[#&,;]")
+_ENCODED_VALUE_END: Final = re.compile(r"[#&,;?]")
 _URL_TRAILER: Final[str] = ".,;:!?')]}\\"
 
 
@@ -86,35 +100,101 @@ def _is_credential_parameter(name: str) -> bool:
     return ascii_lower(name if decoded is None else decoded) in _KEYS
 
 
-def _redacted_parameter(parameter: str, bare: bool) -> str | None:
-    """``parameter`` recorded with its value redacted when its name is a credential's, else ``None``; one
-    with no value is given one only when ``bare`` (an ``&`` parameter, as the vectors' rows say)."""
-    name, equals, _ = parameter.partition("=")
-    if name and (equals or bare) and _is_credential_parameter(name):
-        return f"{name}={REDACTED_ENCODED}"
-    return None
+_Span = tuple[int, int, str]  # (from, to, what replaces text[from:to])
+_NESTING_LIMIT: Final[int] = 8
+"""How many URLs (or percent-encodings) deep a query parameter's value is read: a value deeper still that would be
+read further is recorded ``%5Bredacted%5D`` whole, so no chain of ``next=`` hides a token past the bound."""
+_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
-def _redact_query(query: str) -> str:
-    # "&" separates parameters (the vectors), and so does ";" for a server that reads it so (the W3C's old
-    # advice, Python's parse_qs before 3.9.2): a credential after one ("?a=1;token=T") is redacted too. A
-    # credential parameter's value runs to the next "&", ";" and "," included, so no reading leaves a byte of
-    # it; a ";" piece with no "=" carries no value and is kept as sent.
-    parts = []
+def _query_spans(query: str, offset: int, depth: int) -> list[_Span]:
+    """What the rule replaces in ``query`` (which starts at ``offset``), a URL ``depth`` values deep.
+
+    "&" separates parameters (the vectors), and so does ";" for a server that reads it so (the W3C's old advice,
+    Python's parse_qs before 3.9.2): a credential after one ("?a=1;token=T") is redacted too. A credential
+    parameter's value runs to the next "&", ";" and "," included, so no reading leaves a byte of it; a ";" piece
+    with no "=" carries no value and is kept as sent. A "?" inside a query starts a parameter, as in a header's
+    URL: in a name (``?a?token=T``) what follows it is the name, in a value (``?a=1?token=T``) a query of the
+    value's own (:func:`_value_spans`); a server reads ``a`` = ``1?token=T``, and a token leaking is worse than
+    a value it reads whole recorded in part. A credential with no value is given one in the URL's own query (the
+    vectors' row), never after such a "?" nor in a nested URL: it holds nothing to hide. Any other parameter's
+    value is read as a URL of its own when it holds one."""
+    spans: list[_Span] = []
+    at = offset
     for parameter in query.split("&"):
-        redacted = _redacted_parameter(parameter, bare=True)
-        if redacted is None and ";" in parameter:
-            redacted = ";".join(_redacted_parameter(piece, bare=False) or piece for piece in parameter.split(";"))
-        parts.append(parameter if redacted is None else redacted)
-    return "&".join(parts)
+        name, equals, value = parameter.partition("=")
+        last = name.rpartition("?")[2]  # a "?" starts a parameter: "?a?token=T" names "token"
+        if last and (equals or (depth == 0 and last == name)) and _is_credential_parameter(last):
+            end = at + len(parameter)
+            spans.append((end - len(value), end, REDACTED_ENCODED) if equals else (end, end, "=" + REDACTED_ENCODED))
+        else:
+            if ";" in parameter:
+                spans += _piece_spans(parameter, at)
+            if equals:
+                spans += _value_spans(value, at + len(name) + 1, depth + 1)
+        at += len(parameter) + 1
+    return spans
 
 
-def _redact_authority(url: str) -> str:
+def _piece_spans(parameter: str, offset: int) -> list[_Span]:
+    """The values of the credential pieces of a ``;``-separated ``parameter`` (one with no "=" holds none)."""
+    spans: list[_Span] = []
+    at = offset
+    for piece in parameter.split(";"):
+        name, equals, value = piece.partition("=")
+        name = name.rpartition("?")[2]
+        if name and equals and _is_credential_parameter(name):
+            spans.append((at + len(piece) - len(value), at + len(piece), REDACTED_ENCODED))
+        at += len(piece) + 1
+    return spans
+
+
+def _holds_url(text: str) -> bool:
+    """Whether a parameter's value, as a server decodes it, is read as a URL: it holds a ``://`` or opens with a
+    network-path reference's ``//`` (a ``next=https://u:p@h2/cb``), or holds a ``?`` (a query of its own, a
+    relative URL's ``next=/cb?token=T`` or ``a=1?token=T``)."""
+    return "?" in text or "://" in text or text.startswith("//")
+
+
+def _decode_once(value: str) -> str:
+    """``value`` with each ``%XX`` decoded once, a byte as the Latin-1 character it is (so a decoded character is
+    one escape, and every "/", "?", "&", "=", "@" stands where it stood); a ``%`` that starts no escape is kept."""
+    if "%" not in value or _ESCAPE.search(value) is None:  # a "%" starting no escape is kept
+        return value
+    if value.isascii():  # the common case, without a call for each escape
+        return unquote_to_bytes(value).decode("latin-1")
+    return _ESCAPE.sub(lambda escape: chr(int(escape.group()[1:], 16)), value)
+
+
+def _value_spans(value: str, offset: int, depth: int) -> list[_Span]:
+    """What the rule replaces in a query parameter's ``value`` (at ``offset``) that is itself a URL, as the server
+    reads it once decoded (``next=https%3A%2F%2Fh2%2Fcb%3Ftoken%3DT`` as httpx and requests send
+    ``params={"next": "https://h2/cb?token=T"}``): its user info and credential parameters, each replaced in the
+    value as it was sent, encoded or not, by ``%5Bredacted%5D``. A value encoded twice is decoded again, each
+    decoding a level; past :data:`_NESTING_LIMIT` levels a value that would be read further is replaced whole."""
+    decoded = _decode_once(value)
+    is_url = _holds_url(decoded)
+    if not (is_url or (decoded != value and "%" in decoded)):  # no URL, and not encoded again
+        return []
+    if depth > _NESTING_LIMIT:
+        return [(offset, offset + len(value), REDACTED_ENCODED)]
+    # Encoded again, the value is what the next server decodes: read once more, a level deeper.
+    inner = _url_spans(decoded, depth) if is_url else _value_spans(decoded, 0, depth + 1)
+    if not inner or decoded == value:
+        return [(offset + start, offset + end, text) for start, end, text in inner]
+    # A decoded character at index i was sent at i plus 2 for each escape before it.
+    escapes = [escape.start() - 2 * count for count, escape in enumerate(_ESCAPE.finditer(value))]
+    return [(offset + start + 2 * bisect_left(escapes, start), offset + end + 2 * bisect_left(escapes, end), text)
+            for start, end, text in inner]
+
+
+def _authority_span(url: str) -> list[_Span]:
+    """The user info of ``url`` (after its first ``://``, or a leading ``//``), to the last "@" before the host."""
     scheme_end = url.find("://")
     if url.startswith("//"):
         start = 2  # a network-path reference ("//user:pass@host/..."): its authority follows the "//"
     elif scheme_end == -1:
-        return url
+        return []
     else:
         start = scheme_end + 3
     end = len(url)
@@ -122,23 +202,31 @@ def _redact_authority(url: str) -> str:
         found = url.find(stop, start)
         if found != -1:
             end = min(end, found)
-    authority = url[start:end]
-    at = authority.rfind("@")
-    if at == -1:
-        return url
-    return url[:start] + REDACTED_ENCODED + authority[at:] + url[end:]
+    at = url.rfind("@", start, end)
+    return [] if at == -1 else [(start, at, REDACTED_ENCODED)]
+
+
+def _url_spans(url: str, depth: int) -> list[_Span]:
+    """What the rule replaces in ``url``: its user info and its query's credential values (and, in a value that is
+    a URL, that URL's)."""
+    spans = _authority_span(url)
+    before_fragment = url.partition("#")[0]
+    question = before_fragment.find("?")
+    if question != -1:
+        spans += _query_spans(before_fragment[question + 1 :], question + 1, depth)
+    return spans
+
+
+def _redact_query(query: str) -> str:
+    return _apply(query, _query_spans(query, 0, 0))
 
 
 def redact_url(url: str) -> str:
-    """``url`` as recorded: credential parameters and user info redacted, every other byte as sent."""
+    """``url`` as recorded: credential parameters and user info redacted, every other byte as sent; a parameter's
+    value that is itself a URL (plain or percent-encoded) has its own redacted likewise."""
     if not isinstance(url, str):
         raise TypeError(f"a URL is a str, not {type(url).__name__}")
-    url = _redact_authority(url)
-    before_fragment, hash_mark, fragment = url.partition("#")
-    base, question, query = before_fragment.partition("?")
-    if not question:
-        return url
-    return base + "?" + _redact_query(query) + hash_mark + fragment
+    return _apply(url, _url_spans(url, 0))
 
 
 def redact_query(query: str) -> str:
@@ -249,8 +337,8 @@ def _redact_in_text(text: str) -> str:
     ``report-uri https://r/x?token=T;default-src 'self'`` keeps its ``;default-src``; a value holding a URL
     (``?token=https://...``) is redacted whole. A fragment's bytes are kept, but for a URL inside it. One pass
     from left to right: each character is read a bounded number of times."""
-    redacted: list[tuple[int, int, str]] = []  # (from, to, what replaces text[from:to])
-    query = fragment = False
+    redacted: list[_Span] = []
+    query = fragment = asked = False  # asked: a "?" of the URL read last was read
     position = 0
     while (event := _EVENT.search(text, position)) is not None:
         mark, position = event.group(), event.end()
@@ -264,31 +352,47 @@ def _redact_in_text(text: str) -> str:
             at = text.rfind("@", position, limit if following is None else following.start())
             if at != -1:
                 redacted.append((position, at, REDACTED_ENCODED))
-            fragment = False  # a URL in a fragment has a query of its own
+            fragment = asked = False  # a URL in a fragment has a query of its own
             continue
         if mark == "#":
             query, fragment = False, True
             continue
+        bare = mark == "&" or (mark == "?" and not asked)
         if mark == "?" and not fragment:
-            query = True
+            query = asked = True
         elif not query:
             continue
         # A parameter starts here: a credential's value (to the next "&", ",", ";" or "#") is redacted, and a
-        # credential with no value is given one after a "?" or "&", as the vectors' rows say.
+        # credential with no value is given one after a URL's first "?" or a "&", as the vectors' rows say (after
+        # a second "?", which a server reads as a value's, it holds nothing to hide and is kept as sent).
         name_end = _NAME_END.search(text, position)
         stop = len(text) if name_end is None else name_end.start()
         if not (position < stop and _is_credential_parameter(text[position:stop])):
+            if name_end is not None and name_end.group() == "=":
+                redacted += _encoded_value_spans(text, name_end.end())
             continue
         if name_end is not None and name_end.group() == "=":
             value_end = _VALUE_END.search(text, name_end.end())
             position = len(text) if value_end is None else value_end.start()
             redacted.append((name_end.end(), position, REDACTED_ENCODED))
-        elif mark in "?&":
+        elif bare:
             redacted.append((stop, stop, "=" + REDACTED_ENCODED))
     return _apply(text, redacted)
 
 
-def _apply(text: str, redacted: list[tuple[int, int, str]]) -> str:
+def _encoded_value_spans(text: str, start: int) -> list[_Span]:
+    """The spans of a percent-encoded URL in the value at ``start`` of a header's URL (``next=https%3A%2F%2Fh2%2F
+    cb%3Ftoken%3DT``, to the header's next "&", ",", ";" or "#"), read as :func:`_value_spans` reads a request URL's.
+    A value holding a raw "?" is left to the plain reading (each "?" starts a parameter there), so no byte is read
+    as two values' and the pass stays linear."""
+    end = _ENCODED_VALUE_END.search(text, start)
+    if end is not None and end.group() == "?":
+        return []
+    stop = len(text) if end is None else end.start()
+    return _value_spans(text[start:stop], start, 1) if "%" in text[start:stop] else []
+
+
+def _apply(text: str, redacted: list[_Span]) -> str:
     """``text`` with each span replaced; spans that overlap (user info holding a parameter) are redacted as one."""
     pieces: list[str] = []
     kept = 0
