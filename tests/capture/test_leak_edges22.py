@@ -309,8 +309,9 @@ def test_redis_cli_look_alikes_in_the_session_are_left(kept: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    '> CONFIG GET requirepass\n1) "requirepass"\n2) "x"\n',  # a quote in markdown, no prompt
-    'note: 127.0.0.1:6379> CONFIG GET requirepass\n1) "requirepass"\n2) "x"\n',  # the prompt not opening its line
+    # (rules version 14 reads CONFIG GET's numbered reply wherever it stands, test_leak_edges25: HGET's bare "x" here)
+    '> HGET user:1 password\n"x"\n',  # a quote in markdown, no prompt
+    'note: 127.0.0.1:6379> HGET user:1 password\n"x"\n',  # the prompt not opening its line
     '127.0.0.1:6379> CONFIG GET maxmemory\n1) "maxmemory"\n2) "0"\n',
     "127.0.0.1:6379> ACL SETUSER bob on ~* +@all\nOK\n",  # no password in the rules
     "127.0.0.1:6379> HSET user:1 name bob kind password\n(integer) 2\n",

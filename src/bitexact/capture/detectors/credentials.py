@@ -729,6 +729,15 @@ _MAX_REDIS_HEAD: Final[int] = 128
 # sentinels'). Each found from its ``-pass`` and a blank (a literal the regex engine skips to: ``--password`` fails at
 # its ``w``), its name read back before it. ``masteruser`` and ``sentinel auth-user`` / ``sentinel-user`` are users.
 _REDIS_PASS = re.compile(r"-pass[ \t]++")
+# Rules version 14: redis reads its configuration's names in any case (config.c and sentinel.c compare them with
+# strcasecmp; redis-server and redis-sentinel 7.0.15 load ``REQUIREPASS x``, ``SENTINEL AUTH-PASS m x`` and ``Sentinel
+# Sentinel-Pass x``): the names written in upper case and capitalized too, each search asked of its literal first (`in`,
+# a text holding none is never searched), the names then compared in ASCII lower case.
+_REDIS_PASS_CASED = (("-PASS", re.compile(r"-PASS[ \t]++")), ("-Pass", re.compile(r"-Pass[ \t]++")))
+_REDIS_PASSWORD_CASED = re.compile(
+    r"""(REQUIREPASS|MASTERAUTH|Requirepass|Masterauth)[ \t]++"""
+    r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"'\x00]++))""")
+_REDIS_PASSWORD_LITERALS: Final[tuple[str, ...]] = ("REQUIREPASS", "MASTERAUTH", "Requirepass", "Masterauth")
 _REDIS_PASS_NAMES: Final[tuple[str, ...]] = ("tls-key-file", "tls-client-key-file")
 """The redis.conf names before ``-pass`` (a ``CONFIG SET`` sets them too)."""
 _SENTINEL: Final[str] = "sentinel"
@@ -738,14 +747,23 @@ _REDIS_VALUE = re.compile(r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'
 (its content: group 1, 2 or 3), as :data:`_REDIS_PASSWORD`'s."""
 _SENTINEL_MASTER = re.compile(r"""(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)[ \t]++""")
 """``sentinel auth-pass``'s master name and the blank after it."""
+_SENTINEL_WORD = r"""(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)"""
 _SENTINEL_SET = re.compile(
-    r"""(?:SENTINEL|sentinel)[ \t]++(?:(?:SET|set)[ \t]++(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)"""
-    r"""[ \t]++auth|(?:CONFIG|config)[ \t]++(?:SET|set)[ \t]++sentinel)\Z""")
+    rf"""(?:SENTINEL|sentinel)[ \t]++(?:(?:SET|set)[ \t]++{_SENTINEL_WORD}"""
+    rf"""(?:[ \t]++[A-Za-z][A-Za-z-]*+[ \t]++{_SENTINEL_WORD})*+[ \t]++(?:auth|AUTH)"""
+    r"""|(?:CONFIG|config)[ \t]++(?:SET|set)[ \t]++(?:sentinel|SENTINEL))\Z""")
 """The same passwords set by a command (redis-cli's prompt or line): ``SENTINEL SET MASTER auth-pass X``, ``SENTINEL
-CONFIG SET sentinel-pass X`` (redis-sentinel 7.0.15 answers OK to both), read back from the ``-pass`` within :data:`_MAX_REDIS_HEAD`."""
+CONFIG SET sentinel-pass X`` (redis-sentinel 7.0.15 answers OK to both), read back from the ``-pass`` within
+:data:`_MAX_REDIS_SET`. Rules version 14: other options set before it on the same line, ``SENTINEL SET mymaster quorum
+2 auth-pass X`` (SENTINEL SET takes option-value pairs; 7.0.15 sets each), and the option's name in upper case."""
+_MAX_REDIS_SET: Final[int] = 256
 _SENTINEL_REST = re.compile(r"(?:[^\r\n\x00\\]|\\(?!n))++")
 """A sentinel.conf value: the rest of its line. Sentinel's CONFIG REWRITE writes a password as it is (7.0.15:
 ``sentinel auth-pass mymaster my s3cret pw``, ``sentinel sentinel-pass Sent1nel"pw``), unquoted."""
+_SENTINEL_NOTE = re.compile("[ \t]++(?:#|--|\u2014|\u2013)(?=[ \t])")
+"""Rules version 14: a note after sentinel.conf's value on its line (``sentinel auth-pass m pw # the master's``, ``pw
+-- its password``, an em or en dash): a blank, the mark and a blank end the value (sentinel refuses such a line, so it
+is a document's or a person's, and CONFIG REWRITE writes none after a value)."""
 # Rules version 10: ``AUTH [USER] PASSWORD`` typed at redis-cli's prompt (``127.0.0.1:6379> AUTH x``,
 # ``redis.local:6379[2]> auth default x``): found from the prompt's ``> `` (a literal the regex engine skips to; a
 # text holding no ``>`` is never searched), the prompt read back on its own line (a host or an address, a port, a
@@ -1050,6 +1068,14 @@ _CSV_CELLS["|"] = re.compile(r"[ \t]*+(?:(?!)(\x00)|([^|\r\n\x00]*+))")
 _LAST_PLAIN_CELL = re.compile(r"[ \t]*+(?:(?!)(\x00)|([^\r\n\x00]*+))")
 """A row's cell, up to its delimiter: quoted (its content, group 1) or plain (group 2). sqlite3's list mode quotes
 nothing (group 1 never matches) and writes a value's ``|`` as it is: its last cell is the rest of its line."""
+
+
+@functools.lru_cache(maxsize=32)
+def _plain_cell(separator: str) -> re.Pattern[str]:
+    """Rules version 14: a cell of sqlite3's list mode whose ``.separator`` is ``separator`` (one character other
+    than ``|``), quoting nothing, as :data:`_CSV_CELLS`'s ``|``."""
+    return re.compile(rf"[ \t]*+(?:(?!)(\x00)|([^{re.escape(separator)}\r\n\x00]*+))")
+
 _MAX_CSV_HEADER: Final[int] = 4096
 
 
@@ -1151,6 +1177,10 @@ _SQLITE_DELIMITERS: Final[dict[str, str | None]] = {"csv": None, "tabs": None, "
 """sqlite3's modes that print a delimited table, its header first when ``.headers`` are on, and their delimiter (None:
 the header's first ``,``, tab or ``;``). Rules version 13: ``list``, sqlite3's default, cells between ``|``."""
 _SQLITE_LINE_MODE: Final[str] = "line"
+_SQLITE_LIST_MODE: Final[str] = "list"
+_SQLITE_SEPARATOR: Final[str] = "|"
+"""List mode's separator, as a session opens and as ``.mode list`` sets it again (3.40.1). Rules version 14: another
+set by ``.separator X`` or ``-separator X``, one character (a longer one is left), read as ``|`` is."""
 _SQLITE_COLUMN_MODE: Final[str] = "column"
 """sqlite3's ``column`` mode: ``.mode column`` turns the headers on unless the session set them (3.40.1: they stay on
 in the modes after it), ``-column`` on the command line does not."""
@@ -1238,6 +1268,16 @@ def _sqlite_flags(words: list[str], mode: str, header: bool) -> tuple[str, bool]
     return mode, header
 
 
+def _sqlite_separator(words: list[str], separator: str) -> str:
+    """Rules version 14: list mode's separator after sqlite3's command line's ``words`` (``-separator X``) or a
+    ``.separator X`` dot command's (``words`` after the command): its word unquoted, ``\\t`` a tab; ``separator``
+    when none is given."""
+    for index, word in enumerate(words):
+        if word.lstrip("-") == "separator" and index + 1 < len(words):
+            separator = words[index + 1].strip("'\"").replace("\\t", "\t")
+    return separator
+
+
 def _client_prints_header(client: str, words: list[str]) -> bool:
     """Whether mysql's or psql's command line (``words`` after the client) prints a CSV or TSV table with its header:
     mysql in batch mode (``-B``, ``--batch``, or ``-e`` / ``--execute``: its output when no terminal reads it) without
@@ -1275,32 +1315,33 @@ def _credential_column(name: str, names: list[str]) -> bool:
 
 
 def _csv_table(text: str, start: int, end: int, found: list[Finding], deadline: Deadline,
-               delimiter: str | None = None) -> int:
+               delimiter: str | None = None, plain: bool = False) -> int:
     """Where the table whose header is the line ``text[start:end]`` ends (:func:`_csv_rows`; the header's end when
     it names no credential column), or -1 when the line reads as no CSV or TSV header (:func:`_csv_header`, its
-    ``delimiter`` when given); the cells of its credential columns are added to ``found``."""
+    ``delimiter`` when given); the cells of its credential columns are added to ``found``. ``plain``: sqlite3's list
+    mode's cells (:func:`_plain_cell`), as its ``|`` always is."""
     header = _csv_header(text[start:end].rstrip("\r"), delimiter)
     if header is None:
         return -1
     delimiter, names = header
     columns = [index for index, name in enumerate(names) if _credential_column(name, names)]
     if columns:
-        return _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline)
+        return _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline, plain or delimiter == "|")
     return end
 
 
 def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int, found: list[Finding],
-              deadline: Deadline) -> int:
+              deadline: Deadline, plain: bool = False) -> int:
     """The cells of ``columns`` in each row from ``at``, while a row holds ``width`` cells (:data:`_CSV_CELLS`).
     Returns where the rows end: the start of the first line that is none (a text's end or NUL)."""
-    cell = _CSV_CELLS[delimiter]
+    cell = _CSV_CELLS[delimiter] if delimiter == "|" or not plain else _plain_cell(delimiter)
     length = len(text)
     while at < length and text[at] not in "\x00":
         deadline.check()
         row = at
         spans: list[tuple[int, int]] = []
         for index in range(width):
-            match = (_LAST_PLAIN_CELL if delimiter == "|" and index == width - 1 else cell).match(text, at)
+            match = (_LAST_PLAIN_CELL if plain and index == width - 1 else cell).match(text, at)
             assert match is not None  # every part is optional
             group = 1 if match.group(1) is not None else 2
             if index in columns and match.start(group) < match.end(group):
@@ -1324,22 +1365,25 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
     return at
 
 
-def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[Finding], deadline: Deadline) -> int:
+def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[Finding], deadline: Deadline,
+                   separator: str = "|") -> int:
     """The table a client's line ending at ``end`` prints below it, read as its ``mode`` says (sqlite3's ``line``
     records, :func:`_sqlite_records`; a delimited header and its rows, :func:`_csv_table`, for ``csv``, ``tabs`` and
     ``list`` and a client's :data:`_CLIENT_TABLE`); any other mode is left. Returns where what was read ends (``end``
-    when nothing was)."""
+    when nothing was). ``separator``: list mode's (rules version 14: ``.separator ;``, ``-separator ;``)."""
     below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
     if mode == _SQLITE_LINE_MODE:
         return _sqlite_records(text, below, found, deadline)
     if mode == _SQLITE_COLUMN_MODE:
         return max(end, _sqlite_columns(text, below, found, deadline))
-    if (mode not in _SQLITE_DELIMITERS and mode != _CLIENT_TABLE) or below in read:
+    listed = mode == _SQLITE_LIST_MODE  # read as list mode even when read as a CSV (a ';' in a value, its last cell)
+    if (mode not in _SQLITE_DELIMITERS and mode != _CLIENT_TABLE) or (below in read and not listed):
         return end
     head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
     if head_end == -1 or "\x00" in text[below:head_end]:
         return end
-    rows = _csv_table(text, below, head_end, found, deadline, _SQLITE_DELIMITERS.get(mode))
+    rows = _csv_table(text, below, head_end, found, deadline, separator if listed else _SQLITE_DELIMITERS.get(mode),
+                      listed)
     if rows == -1:
         return end
     read.add(below)  # the search goes on past its rows: a client's line among them is a row
@@ -2687,18 +2731,24 @@ def _after_redis_prompt(text: str, end: int) -> bool:
 def _redis_pass_name(text: str, at: int) -> tuple[int, bool, bool] | None:
     """The configuration name ending at ``at`` (its ``-pass`` follows): where it starts, whether it is sentinel.conf's
     (``sentinel sentinel`` / ``sentinel auth``, the blanks between read back once) and whether it is ``auth-pass`` (a
-    master's name before the value); None for any other name (``--pass``, ``x-pass``)."""
+    master's name before the value); None for any other name (``--pass``, ``x-pass``). Rules version 14: the names
+    in any ASCII case, as redis reads them (``TLS-KEY-FILE-PASS``, ``SENTINEL AUTH-PASS``)."""
     for name in _REDIS_PASS_NAMES:
-        if text.endswith(name, 0, at):
+        if _ends_with_name(text, at, name):
             return at - len(name), False, False
     for name in (_SENTINEL, _SENTINEL_AUTH):
-        if text.endswith(name, 0, at):
+        if _ends_with_name(text, at, name):
             word = blank = at - len(name)
             while blank > 0 and text[blank - 1] in " \t":
                 blank -= 1
-            if blank < word and text.endswith(_SENTINEL, 0, blank):
+            if blank < word and _ends_with_name(text, blank, _SENTINEL):
                 return blank - len(_SENTINEL), True, name == _SENTINEL_AUTH
     return None
+
+
+def _ends_with_name(text: str, at: int, name: str) -> bool:
+    """Whether ``text`` holds ``name`` (lower case) just before ``at``, in any ASCII case."""
+    return at >= len(name) and ascii_lower(text[at - len(name) : at]) == name
 
 
 def _redis_word(text: str, at: int) -> tuple[int, int] | None:
@@ -2725,11 +2775,15 @@ def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
 
 def _sentinel_value(text: str, at: int) -> tuple[int, int] | None:
     """The span of sentinel.conf's value at ``at``: the rest of its line (:data:`_SENTINEL_REST`, blanks after it
-    left), a quoted word's content when the quoted word is the whole of it (as redis reads a hand-written line)."""
+    left; rules version 14: to a note after it, :data:`_SENTINEL_NOTE`), a quoted word's content when the quoted word
+    is the whole of it (as redis reads a hand-written line)."""
     rest = _SENTINEL_REST.match(text, at)
     if rest is None:
         return None
     end = rest.end()
+    note = _SENTINEL_NOTE.search(text, at, end)
+    if note is not None:
+        end = note.start()
     while end > at and text[end - 1] in " \t":
         end -= 1
     if end == at:
@@ -2798,10 +2852,11 @@ _REDIS_ITEM_VALUE = re.compile(r"""[ \t]*+"((?:[^"\\\r\n\x00]|\\.)*+)"[ \t]*+\r?
 """redis-cli's reply that is one string, quoted (its content: group 1)."""
 
 
-def _redis_cli_command(line: str) -> list[str] | None:
+def _redis_cli_command(line: str) -> tuple[list[str], bool] | None:
     """The command a shell ``line`` gives redis-cli (its words, from the first past redis-cli's options, in lower case:
-    ``["config", "get", "requirepass"]``) when it is one whose reply :func:`_redis_raw_reply` reads; None for any
-    other line (prose, another command, redis-cli opening its prompt)."""
+    ``["config", "get", "requirepass"]``) when it is one whose reply :func:`_redis_raw_reply` reads, and whether
+    redis-cli speaks RESP3 (``-3``, rules version 14: a map's reply printed a pair a line); None for any other line
+    (prose, another command, redis-cli opening its prompt)."""
     words = line.split()
     for index, word in enumerate(words):
         if word.rsplit("/", 1)[-1] != "redis-cli":
@@ -2810,19 +2865,25 @@ def _redis_cli_command(line: str) -> list[str] | None:
         if before and before[-1] not in "$#>%" and before not in ("sudo", "|", "&&", ";"):
             return None
         at = index + 1
+        resp3 = False
         while at < len(words) and words[at][:1] == "-":
+            resp3 = resp3 or words[at] == "-3"
             at += 2 if words[at] in _REDIS_CLI_VALUED else 1
         command = [ascii_lower(word.strip("'\"")) for word in words[at:]]
-        return command if command and command[0] in _REDIS_CLI_COMMANDS else None
+        return (command, resp3) if command and command[0] in _REDIS_CLI_COMMANDS else None
     return None
 
 
-def _redis_raw_reply(text: str, at: int, command: list[str], found: list[Finding], deadline: Deadline) -> int:
+def _redis_raw_reply(
+    text: str, at: int, command: list[str], resp3: bool, found: list[Finding], deadline: Deadline
+) -> int:
     """The reply redis-cli printed from ``at`` to a pipe for ``command`` (:func:`_redis_cli_command`), a string a line:
     ``CONFIG GET`` and ``HGETALL`` name, value, name, value... (the value after a credential name taken, to the first
     name line that is empty or holds a blank), ``HGET KEY FIELD`` of such a field its one line, ``ACL GETUSER`` the
     64-hex-digit lines after ``passwords``, ``ACL LIST`` the rules' passwords and hashes (:func:`_acl_secrets`) of its
-    ``user ...`` lines. Returns where what was read ends."""
+    ``user ...`` lines. With ``resp3`` (``redis-cli -3``, rules version 14), ``CONFIG GET``'s and ``HGETALL``'s map
+    printed a pair a line, ``NAME VALUE`` (redis-cli 7.0.15: the name, a blank, the value to the line's end), to the
+    first line with no blank. Returns where what was read ends."""
     verb = command[0] if command[0] in ("hgetall", "hget") else " ".join(command[:2])
     lines = 0
     taking = False
@@ -2837,7 +2898,14 @@ def _redis_raw_reply(text: str, at: int, command: list[str], found: list[Finding
         if "\x00" in line:
             return at
         lines += 1
-        if verb in ("config get", "hgetall"):
+        if resp3 and verb in ("config get", "hgetall"):
+            blank = line.find(" ")
+            if blank <= 0:
+                return at
+            value = line[blank + 1 :]
+            if is_credential_name(line[:blank]) and value and value not in ALREADY_TOKENS:
+                found.append(Finding(at + blank + 1, at + len(line), TOKEN, NAME))
+        elif verb in ("config get", "hgetall"):
             if lines % 2 == 1:
                 if not line or " " in line or "\t" in line:
                     return at
@@ -2863,19 +2931,22 @@ def _redis_raw_reply(text: str, at: int, command: list[str], found: list[Finding
     return at
 
 
-def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline) -> None:
-    """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt): with
-    ``listing`` (``ACL LIST``), each item's ACL rules' passwords; else its items as name, value, name, value..., the
-    value after a credential name (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings
-    (its lines indented past the item's number) with it."""
+def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline) -> int:
+    """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt; rules
+    version 14: or an item numbered 1 again, the next reply's first): with ``listing`` (``ACL LIST``), each item's
+    ACL rules' passwords; else its items as name, value, name, value..., the value after a credential name
+    (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings (its lines indented past the
+    item's number) with it. Returns where the reply ends."""
     index, width, taking = 0, 0, False
     while at < len(text):
         deadline.check()
         item = _REDIS_ITEM.match(text, at)
         if item is None:
-            return
+            return at
         nested = index > 0 and len(item.group(1)) > width  # a line of the item above's array
         if not nested:
+            if index > 0 and item.group(1).lstrip(" \t") == "1) ":  # the next reply (no prompt between)
+                return at
             index += 1
             width = len(item.group(1))
         value = item.group(2)
@@ -2888,7 +2959,31 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
                 found.append(Finding(item.start(2), item.end(2), TOKEN, NAME))
         at = item.end() + 1
         if text[item.end() : at] != "\n":
-            return
+            return item.end()
+    return at
+
+
+# Rules version 14: redis-cli's numbered replies with no prompt or command line above them (``redis-cli --no-raw <
+# cmds.txt``, a script's output: 7.0.15 prints ``1) "requirepass"`` / ``2) "x"`` for each command, one after another):
+# found from a first item's ``1) "`` opening its line (right-aligned by blanks), read as a reply at the prompt is.
+_REDIS_FIRST_ITEM: Final[str] = '1) "'
+_MAX_ITEM_ALIGN: Final[int] = 9
+_ACL_LISTED: Final[str] = "user "
+
+
+def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    """Each reply of redis-cli's numbered lines (:func:`_redis_pairs`) whose first item ``1) "`` opens its line,
+    whatever stands above it; ``ACL LIST``'s when its first string opens ``user `` (:func:`_acl_secrets`)."""
+    at = text.find(_REDIS_FIRST_ITEM)
+    while at != -1:
+        deadline.check()
+        line, floor = at, max(0, at - _MAX_ITEM_ALIGN)
+        while line > floor and text[line - 1] in " \t":
+            line -= 1
+        after = at + len(_REDIS_FIRST_ITEM)
+        if line == 0 or text[line - 1] in "\n\x00":
+            after = max(after, _redis_pairs(text, line, text.startswith(_ACL_LISTED, after), found, deadline))
+        at = text.find(_REDIS_FIRST_ITEM, after)
 
 
 def _starts_a_line(text: str, at: int) -> bool:
@@ -3309,16 +3404,23 @@ class CredentialsDetector:
         if ("$" in text or "{" in text) and ":" in held and _HTPASSWD_COLON.search(text) is not None:
             cls._htpasswd_hashes(text, deadline, found)
         if blank and ("requirepass" in text or "masterauth" in text):  # [ \t]++ before the value
-            cls._redis_passwords(text, deadline, found)
+            cls._redis_passwords(text, _REDIS_PASSWORD, deadline, found)
+        if blank and any(literal in text for literal in _REDIS_PASSWORD_LITERALS):  # rules version 14: any case
+            cls._redis_passwords(text, _REDIS_PASSWORD_CASED, deadline, found)
         # Rules version 13: tls-key-file-pass, sentinel auth-pass... The regex's own search for "-pass" (0.63 ms/MiB
         # of capture_scan's mixed text) is cheaper than `in` before it (0.85: `in` skips on the common "s").
         if blank and "-" in held:
-            cls._redis_dash_passwords(text, deadline, found)
+            cls._redis_dash_passwords(text, _REDIS_PASS, deadline, found)
+            for literal, pattern in _REDIS_PASS_CASED:  # rules version 14: TLS-KEY-FILE-PASS, Sentinel-Pass
+                if literal in text:
+                    cls._redis_dash_passwords(text, pattern, deadline, found)
         if ">" in text and " " in held:  # a memchr: rules version 10, redis-cli's prompt ("> ")
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
         if "-" in held and "\n" in held:  # redis-cli's line, a newline ending it
             cls._redis_cli_lines(text, deadline, found)
+        if "\n" in held and ")" in held and '"' in held:  # rules version 14: 1) "name" then 2) "value"
+            _redis_bare_replies(text, deadline, found)
         if blank:  # "user" and [ \t]++
             cls._acl_file_lines(text, held, deadline, found)
         if ":" in held and "Private-Lines:" in text:
@@ -3338,11 +3440,12 @@ class CredentialsDetector:
                 found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @staticmethod
-    def _redis_passwords(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _redis_passwords(text: str, pattern: re.Pattern[str], deadline: Deadline, found: list[Finding]) -> None:
         """Redis's passwords: a configuration line ``requirepass X`` / ``masterauth X`` (its line's only words;
         a ``#`` comment's example is left) and ``CONFIG SET requirepass X``. ``--requirepass X`` and
-        ``requirepass: X`` are the flag and name rules' (a credential name)."""
-        for match in _REDIS_PASSWORD.finditer(text):
+        ``requirepass: X`` are the flag and name rules' (a credential name). ``pattern`` is :data:`_REDIS_PASSWORD`
+        or, rules version 14, :data:`_REDIS_PASSWORD_CASED` (``REQUIREPASS X``: redis reads names in any case)."""
+        for match in pattern.finditer(text):
             deadline.check()
             group = next(g for g in (2, 3, 4) if match.group(g) is not None)
             head = text[max(0, match.start() - _MAX_REDIS_HEAD) : match.start()]
@@ -3353,18 +3456,19 @@ class CredentialsDetector:
                 found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
 
     @staticmethod
-    def _redis_dash_passwords(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _redis_dash_passwords(text: str, pattern: re.Pattern[str], deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 13: redis.conf's ``tls-key-file-pass X`` / ``tls-client-key-file-pass X`` (and their
         ``CONFIG SET``), sentinel.conf's ``sentinel auth-pass MASTER X`` / ``sentinel sentinel-pass X``
         (:data:`_REDIS_PASS`): the value, when the name opens its line (a ``#`` comment's example is left) and, in
         redis.conf, the value ends it, as :meth:`_redis_passwords` reads ``requirepass``; in sentinel.conf the rest of
         the line (:func:`_sentinel_value`); after ``SENTINEL SET MASTER`` / ``SENTINEL CONFIG SET``
-        (:data:`_SENTINEL_SET`) one word, as after ``CONFIG SET``."""
-        for match in _REDIS_PASS.finditer(text):
+        (:data:`_SENTINEL_SET`) one word, as after ``CONFIG SET``. ``pattern`` is :data:`_REDIS_PASS` or, rules
+        version 14, one of :data:`_REDIS_PASS_CASED` (the names in upper case or capitalized)."""
+        for match in pattern.finditer(text):
             deadline.check()
             named = _redis_pass_name(text, match.start())
             if named is None:
-                set_by = _SENTINEL_SET.search(text, max(0, match.start() - _MAX_REDIS_HEAD), match.start())
+                set_by = _SENTINEL_SET.search(text, max(0, match.start() - _MAX_REDIS_SET), match.start())
                 span = _redis_word(text, match.end()) if set_by is not None else None
             else:
                 start, sentinel, auth = named
@@ -3443,8 +3547,9 @@ class CredentialsDetector:
                 found_at = _REDIS_CLI.search(text, at + 1)
                 continue
             start, whole = _line_head(text, at, _MAX_REDIS_LINE)
-            command = _redis_cli_command(text[start:end]) if whole else None
-            if command is not None and "\x00" not in text[at:end]:
+            said = _redis_cli_command(text[start:end]) if whole else None
+            if said is not None and "\x00" not in text[at:end]:
+                command, resp3 = said
                 if _REDIS_ITEM.match(text, end + 1) is not None:  # --no-raw: as at the prompt
                     _redis_pairs(text, end + 1, command[:2] == ["acl", "list"], found, deadline)
                 elif command[0] == "hget" and _REDIS_ITEM_VALUE.match(text, end + 1) is not None:
@@ -3454,7 +3559,7 @@ class CredentialsDetector:
                         if reply.group(1) and reply.group(1) not in ALREADY_TOKENS:
                             found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
                 else:
-                    end = max(end, _redis_raw_reply(text, end + 1, command, found, deadline))
+                    end = max(end, _redis_raw_reply(text, end + 1, command, resp3, found, deadline))
             found_at = _REDIS_CLI.search(text, end)
 
     @classmethod
@@ -3623,6 +3728,7 @@ class CredentialsDetector:
         mode's records (:func:`_sqlite_records`), and MariaDB's ``mariadb`` client as mysql's."""
         mode, header = _SQLITE_SESSION  # the sqlite3 session's, as its lines set them
         header_set = False  # whether the session set its headers (then .mode column leaves them as they are)
+        separator = _SQLITE_SEPARATOR  # list mode's (rules version 14)
         since = 0  # where the session's mode was last known to hold: no NUL since
         found_at = _PRINTED_SQL.search(text)
         while found_at is not None:
@@ -3640,6 +3746,7 @@ class CredentialsDetector:
             if text.find("\x00", since, at) != -1:
                 mode, header = _SQLITE_SESSION
                 header_set = False
+                separator = _SQLITE_SEPARATOR
             since = at
             line = text[start:end]
             prints: str | None = None  # how the line's output is read: a mode of sqlite3's, or "csv"
@@ -3651,6 +3758,9 @@ class CredentialsDetector:
                     if words and words[0] == ".mode":
                         mode = words[1] if len(words) > 1 else mode  # no name: it prints the mode
                         header = header or (mode == _SQLITE_COLUMN_MODE and not header_set)
+                        separator = _SQLITE_SEPARATOR if len(words) > 1 and mode == _SQLITE_LIST_MODE else separator
+                    elif words and words[0] == ".separator":
+                        separator = _sqlite_separator(["-separator", *words[1:2]], separator)
                     elif words and words[0] in (".headers", ".header"):
                         header = len(words) > 1 and ascii_lower(words[1]) in _ON
                         header_set = True
@@ -3666,12 +3776,15 @@ class CredentialsDetector:
                     client = _sql_client(line)
                     if client is not None and client[0] == "sqlite3":
                         mode, header = _sqlite_flags(client[1], *_SQLITE_SESSION)  # a new session
+                        separator = _sqlite_separator(client[1], _SQLITE_SEPARATOR)
                         header_set = any(word.lstrip("-") in _HEADER_FLAGS_SQLITE for word in client[1])
                         prints = mode
                     elif client is not None:
                         prints = _CLIENT_TABLE if _client_prints_header(*client) else None
             if prints is not None and (header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE)):
-                end = max(end, _printed_below(text, end, prints, read, found, deadline))
+                listed = prints != _SQLITE_LIST_MODE or len(separator) == 1  # a longer separator is left
+                if listed:
+                    end = max(end, _printed_below(text, end, prints, read, found, deadline, separator))
             found_at = _PRINTED_SQL.search(text, end)
         if "b" in text:  # a memchr: rules version 13, MariaDB's client
             CredentialsDetector._printed_mariadb(text, read, deadline, found)

@@ -1,0 +1,242 @@
+"""Credentials rules version 14: what version 13 left (each taken case kept at 6ae0a3d, each look-alike left on both).
+
+1. redis-cli's replies: RESP3 (``redis-cli -3``, ``HELLO 3``) printed to a pipe, a map a pair a line (``password
+   hunter2`` after ``redis-cli -3 HGETALL user:1``); and the numbered replies with no prompt or command line above
+   them (``redis-cli --no-raw < cmds.txt``: ``1) "requirepass"`` / ``2) "S3cretPw"``). RESP3's map at the prompt and
+   with ``--no-raw`` (``1# "requirepass" => "S3cretPw"``) was already read by the ``NAME => VALUE`` rule (checked
+   here, both);
+2. ``SENTINEL SET mymaster quorum 2 auth-pass X`` (other options set before the password) and the configuration's
+   names in upper case or capitalized (``REQUIREPASS X``, ``SENTINEL AUTH-PASS m X``, ``Sentinel Sentinel-Pass X``:
+   redis-server and redis-sentinel 7.0.15 load each, their names compared with strcasecmp);
+3. sqlite3's list mode with a ``.separator`` (``-separator``) other than ``|``;
+4. over-redaction: a note after sentinel.conf's value on its line (``sentinel auth-pass m pw # the master's``) was
+   taken with the value; a coloured ``token`` key beside ``logprob`` (a model's output token), a coloured thinking
+   block's ``signature`` and a coloured bare ``key``'s path were replaced (leaks24 read a coloured key as a credential
+   name, not as ordinary evidence).
+
+The redis-cli transcripts are real (redis-cli 7.0.15 against redis-server 7.0.15 on loopback, tests/capture/data).
+"""
+
+from __future__ import annotations
+
+import pytest
+from capture.support import DATA, scrubbed
+
+from bitexact.capture import apply_policy, load_policy
+
+T = "[CREDENTIAL]"
+
+# redis-cli --no-raw < cmds.txt (HELLO 3, CONFIG GET requirepass, HGETALL user:1, HGET user:1 password, CONFIG GET
+# *auth*, HELLO 2, CONFIG GET requirepass, HGETALL user:2, ACL SETUSER alice on >AlicePw9 ~* +@all, ACL LIST): every
+# reply printed one after another, no prompt and no command line between them.
+NO_RAW_PIPE = (DATA / "redis_cli_7.0.15_noraw_pipe.txt").read_text(encoding="utf-8")
+# `$ redis-cli -p 6379 -3 ...` lines each followed by what redis-cli printed to a pipe.
+RESP3_PIPE = (DATA / "redis_cli_7.0.15_resp3_pipe.txt").read_text(encoding="utf-8")
+
+
+# -- 1. redis-cli's replies ------------------------------------------------------------------------------------------
+
+
+def test_replies_printed_with_no_command_line() -> None:
+    out = scrubbed(NO_RAW_PIPE)
+    # RESP3's maps (already read at 6ae0a3d: NAME => VALUE)
+    assert '1# "requirepass" => "[CREDENTIAL]"' in out
+    assert '2# "password" => "[CREDENTIAL]"' in out
+    assert '2# "masterauth" => "[CREDENTIAL]"' in out
+    # RESP2's numbered replies after HELLO 2 (kept at 6ae0a3d)
+    assert '1) "requirepass"\n2) "[CREDENTIAL]"\n' in out
+    assert '3) "api_token"\n4) "[CREDENTIAL]"\n' in out
+    assert '1) "user alice on #[CREDENTIAL] ~* resetchannels +@all"' in out
+    assert '2) "user default on #[CREDENTIAL] ~* &* +@all"' in out
+    # HELLO 2's reply, the names beside the credentials and HGET's bare reply (no field named) are left
+    assert ' 1) "server"\n 2) "redis"\n' in out and '10) "standalone"' in out
+    assert '1) "name"\n2) "alice"\n' in out
+    assert '\n"hunter2"\n' in out
+    assert "S3cretPw" not in out and "tk my 42" not in out and "MasterPw9" not in out
+
+
+def test_resp3_replies_printed_to_a_pipe() -> None:
+    out = scrubbed(RESP3_PIPE)
+    assert "name bob\npassword [CREDENTIAL]\n" in out
+    assert "name alice\napi_token [CREDENTIAL]\n" in out
+    assert "requirepass [CREDENTIAL]\n" in out
+    assert "tls-key-file-pass \n" in out  # an empty value
+    assert "hunter2" not in out and "tk my 42" not in out and "S3cretPw" not in out
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('1) "requirepass"\n2) "S3cretPw"\n', f'1) "requirepass"\n2) "{T}"\n'),
+    ('1) "name"\r\n2) "bob"\r\n3) "password"\r\n4) "hunter2"\r\n', f'1) "name"\r\n2) "bob"\r\n3) "password"\r\n4) "{T}"\r\n'),
+    # after prose, a markdown quote or a prompt not opening its line (rows that were look-alikes in test_leak_edges22)
+    ('The script printed:\n1) "masterauth"\n2) "MasterPw9"', f'The script printed:\n1) "masterauth"\n2) "{T}"'),
+    ('> CONFIG GET requirepass\n1) "requirepass"\n2) "x"\n', f'> CONFIG GET requirepass\n1) "requirepass"\n2) "{T}"\n'),
+    ('note: 127.0.0.1:6379> CONFIG GET requirepass\n1) "requirepass"\n2) "x"\n',
+     f'note: 127.0.0.1:6379> CONFIG GET requirepass\n1) "requirepass"\n2) "{T}"\n'),
+    # ACL LIST's reply, and one reply right after another (numbered from 1 again)
+    (f'1) "user bob on #{"ab" * 32} ~* +@all"\n', f'1) "user bob on #{T} ~* +@all"\n'),
+    ('1) "maxmemory"\n2) "0"\n1) "requirepass"\n2) "pw2"\n', f'1) "maxmemory"\n2) "0"\n1) "requirepass"\n2) "{T}"\n'),
+    # in a JSON string's text, as a tool's result holds it (a NUL joins a step's texts: the next one's start)
+    ('x\x001) "requirepass"\n2) "pw3"', f'x\x001) "requirepass"\n2) "{T}"'),
+    # RESP3 printed to a pipe, options before and after -3 (CONFIG GET's "masterauth X" line is redis.conf's form, read
+    # at 6ae0a3d)
+    ("$ redis-cli -h db -3 --no-auth-warning HGETALL user:1\nname bob\npassword hunter2\n",
+     f"$ redis-cli -h db -3 --no-auth-warning HGETALL user:1\nname bob\npassword {T}\n"),
+])
+def test_redis_replies_are_taken(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    '1) "maxmemory"\n2) "0"\n',  # an ordinary parameter
+    '1) "name"\n2) "password"\n3) "note"\n4) "token"\n',  # values that are credential words
+    '1) "tls-key-file-pass"\n2) ""\n',  # an empty value
+    'Steps:\n1) "password" is the field\n2) "hunter2" its value\n',  # a numbered list in prose, more than a string
+    'x 1) "requirepass"\n2) "pw"\n',  # not opening its line
+    "$ redis-cli -3 HGETALL user:1\nname bob\nnote the password below\n",  # a name holding... the reply's end
+    "$ redis-cli HGETALL user:1\nname bob\npassword hunter2\n",  # RESP2 to a pipe: a string a line ("password
+    # hunter2" is a line of its own, no name)
+])
+def test_redis_reply_look_alikes_are_left(text: str) -> None:
+    assert scrubbed(text) == text
+
+
+# -- 2. SENTINEL SET's other options, names in any case ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("127.0.0.1:26379> SENTINEL SET mymaster quorum 2 auth-pass NewPw7",
+     f"127.0.0.1:26379> SENTINEL SET mymaster quorum 2 auth-pass {T}"),
+    ("$ redis-cli -p 26379 sentinel set mymaster down-after-milliseconds 5000 auth-pass NewPw8 quorum 1",
+     f"$ redis-cli -p 26379 sentinel set mymaster down-after-milliseconds 5000 auth-pass {T} quorum 1"),
+    ('127.0.0.1:26379> SENTINEL SET mymaster failover-timeout 60000 parallel-syncs 1 AUTH-PASS "a pw"',
+     f'127.0.0.1:26379> SENTINEL SET mymaster failover-timeout 60000 parallel-syncs 1 AUTH-PASS "{T}"'),
+    # the files' names in upper case or capitalized (redis-sentinel 7.0.15 loads each)
+    ("SENTINEL AUTH-PASS mymaster MasterUpperPw\n", f"SENTINEL AUTH-PASS mymaster {T}\n"),
+    ("Sentinel Sentinel-Pass SentUpperPw\n", f"Sentinel Sentinel-Pass {T}\n"),
+    ('TLS-KEY-FILE-PASS "KeyUpperPw"\n', f'TLS-KEY-FILE-PASS "{T}"\n'),
+    ("Tls-Client-Key-File-Pass KeyPw\n", f"Tls-Client-Key-File-Pass {T}\n"),
+    ("port 6379\nREQUIREPASS S3cretPw\nMASTERAUTH MasterPw9\n", f"port 6379\nREQUIREPASS {T}\nMASTERAUTH {T}\n"),
+    ("Requirepass S3cretPw", f"Requirepass {T}"),
+    ("127.0.0.1:6379> CONFIG SET REQUIREPASS NewPw9", f"127.0.0.1:6379> CONFIG SET REQUIREPASS {T}"),
+    ("127.0.0.1:6379> CONFIG SET TLS-KEY-FILE-PASS NewPw9", f"127.0.0.1:6379> CONFIG SET TLS-KEY-FILE-PASS {T}"),
+])
+def test_sentinel_set_and_names_in_any_case_are_taken(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "SENTINEL SET mymaster quorum 2\n",
+    "SENTINEL AUTH-USER mymaster bob\n",
+    "# REQUIREPASS foobared\n",
+    "The REQUIREPASS directive sets it\n",
+    "REQUIREPASS is what redis reads\n",  # more than one word: redis refuses the line
+    "127.0.0.1:26379> SENTINEL SET mymaster quorum 2 auth-user bob",
+    "X-PASS value\n",
+])
+def test_sentinel_and_upper_case_look_alikes_are_left(text: str) -> None:
+    assert scrubbed(text) == text
+
+
+# -- 3. sqlite3's list mode with another separator ---------------------------------------------------------------------
+
+# sqlite3 3.40.1's output (the `sqlite> ` lines as typed, the rows as it printed them).
+SEPARATED = """sqlite> .headers on
+sqlite> .separator ";"
+sqlite> select * from users;
+id;name;password
+1;alice;Tr0ub4dor&3
+2;bob;hunter2 x
+sqlite> .separator "\\t"
+sqlite> select * from users;
+id\tname\tpassword
+1\talice\tTr0ub4dor&3
+2\tbob\thunter2 x
+sqlite> .separator :
+sqlite> select name, password from users;
+name:password
+alice:Tr0ub4dor&3
+bob:hunter2 x
+sqlite> .mode list
+sqlite> select name, password from users;
+name|password
+alice|Tr0ub4dor&3
+bob|hunter2 x
+"""
+
+
+def test_sqlite_separators_at_the_prompt() -> None:
+    out = scrubbed(SEPARATED)
+    assert "Tr0ub4dor" not in out and "hunter2" not in out
+    assert out.count(T) == 8
+    assert "1;alice;[CREDENTIAL]\n" in out and "alice:[CREDENTIAL]\n" in out and "alice|[CREDENTIAL]\n" in out
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('$ sqlite3 -header -list -separator ";" app.db "select * from users"\nid;name;password\n1;alice;a;b pw\n',
+     f'$ sqlite3 -header -list -separator ";" app.db "select * from users"\nid;name;password\n1;alice;{T}\n'),
+    ("$ sqlite3 -header -separator : app.db 'select name, token from keys'\nname:token\nci:tk-9:x\n",
+     f"$ sqlite3 -header -separator : app.db 'select name, token from keys'\nname:token\nci:{T}\n"),
+])
+def test_sqlite_separator_flags(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    # headers off, and a separator of two characters (left)
+    'sqlite> .separator ";"\nsqlite> select name, password from users;\nalice;Tr0ub4dor&3\n',
+    'sqlite> .headers on\nsqlite> .separator "::"\nsqlite> select name, password from users;\nname::password\n'
+    "alice::Tr0ub4dor&3\n",
+])
+def test_sqlite_separator_look_alikes_are_left(text: str) -> None:
+    assert scrubbed(text) == text
+
+
+# -- 4. over-redaction ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("sentinel auth-pass mymaster pw9x # the master's password, see docs\n",
+     f"sentinel auth-pass mymaster {T} # the master's password, see docs\n"),
+    ("sentinel auth-pass mymaster pw9x -- the master's password\n",
+     f"sentinel auth-pass mymaster {T} -- the master's password\n"),
+    ("sentinel sentinel-pass Sp9 \u2014 the other sentinels' password\n",
+     f"sentinel sentinel-pass {T} \u2014 the other sentinels' password\n"),
+])
+def test_a_note_after_sentinels_value_is_kept(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # as CONFIG REWRITE writes a password holding blanks, a '#' inside a word: the rest of the line still
+    ("sentinel auth-pass mymaster my s3cret pw\n", f"sentinel auth-pass mymaster {T}\n"),
+    ("sentinel auth-pass mymaster pw#9 x-y\n", f"sentinel auth-pass mymaster {T}\n"),
+    ("sentinel auth-pass mymaster #pw9x\n", f"sentinel auth-pass mymaster {T}\n"),
+])
+def test_sentinels_value_without_a_note_is_the_rest_of_its_line(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+def _captured(data: object) -> object:
+    return apply_policy(load_policy(env={}), "tool_call", {"result": data}).data["result"]
+
+
+@pytest.mark.parametrize("data", [
+    {"\x1b[1mtoken\x1b[0m": "Hello", "logprob": -0.25},
+    {"token": " world", "\x1b[1mlogprob\x1b[0m": -0.5},
+    {"\x1b[32mtoken\x1b[0m": "Hello", "\x1b[32mlogprob\x1b[0m": -0.25, "bytes": [72, 101]},
+    {"\x1b[1mtoken\x1b[0m": {"id": 15043, "text": "Hello", "\x1b[1mlogprob\x1b[0m": -0.5}},  # TGI's
+    {"type": "thinking", "thinking": "x", "\x1b[1msignature\x1b[0m": "EqQBCkYIBxgCKkA"},
+    {"\x1b[1mkey\x1b[0m": "reports/2026/q3.csv"},
+])
+def test_a_coloured_ordinary_member_is_left(data: object) -> None:
+    assert _captured(data) == data
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    ({"\x1b[1mtoken\x1b[0m": "tk-abc123"}, {"\x1b[1mtoken\x1b[0m": T}),
+    ({"\x1b[1mtoken\x1b[0m": "tk-abc123", "note": "logprob"}, {"\x1b[1mtoken\x1b[0m": T, "note": "logprob"}),
+    ({"\x1b[1mkey\x1b[0m": "q8Zr2Lx9Pw7mN3vB"}, {"\x1b[1mkey\x1b[0m": T}),
+    ({"\x1b[1msignature\x1b[0m": "EqQBCkYIBxgCKkA", "type": "text"}, {"\x1b[1msignature\x1b[0m": T, "type": "text"}),
+])
+def test_a_coloured_credential_beside_no_such_member_is_taken(data: object, expected: object) -> None:
+    assert _captured(data) == expected
