@@ -20,11 +20,16 @@ The redis-cli transcripts are real (redis-cli 7.0.15 against redis-server 7.0.15
 from __future__ import annotations
 
 import pytest
-from capture.support import DATA, scrubbed
+from pathlib import Path
+
+from capture.support import DATA, recorded_in_store, scrubbed
 
 from bitexact.capture import apply_policy, load_policy
+from bitexact.capture.policy import POLICY_VERSION
 
 T = "[CREDENTIAL]"
+V13_DIGEST = "1ec392eab7ca8a1abe4d1f8000a41ab34afa6bf4aa9b26c9f92c44d0f39e7960"
+V14_DIGEST = "ffb56642334b8fd49e0f2d31c34bea6979d66f97bb4548e442807a844099006a"
 
 # redis-cli --no-raw < cmds.txt (HELLO 3, CONFIG GET requirepass, HGETALL user:1, HGET user:1 password, CONFIG GET
 # *auth*, HELLO 2, CONFIG GET requirepass, HGETALL user:2, ACL SETUSER alice on >AlicePw9 ~* +@all, ACL LIST): every
@@ -240,3 +245,29 @@ def test_a_coloured_ordinary_member_is_left(data: object) -> None:
 ])
 def test_a_coloured_credential_beside_no_such_member_is_taken(data: object, expected: object) -> None:
     assert _captured(data) == expected
+
+
+# -- the rules version and the store ---------------------------------------------------------------------------------
+
+
+def test_the_rules_version_and_the_default_digest_name_these_rules() -> None:
+    """A step scrubbed under these rules must not claim the digest of rules that let these values through."""
+    policy = load_policy(env={})
+    assert POLICY_VERSION == 14
+    assert policy.digest == V14_DIGEST == policy.digest_under(14) != policy.digest_under(13) == V13_DIGEST
+
+
+def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path) -> None:
+    secrets = ["bareReplyPw1", "resp3Pw2", "setPw3", "upperPw4", "sepPw5"]
+    stored_text = recorded_in_store(tmp_path / "home", {
+        "bare": f'1) "requirepass"\n2) "{secrets[0]}"\n',
+        "resp3": f"$ redis-cli -3 HGETALL user:1\nname bob\npassword {secrets[1]}\n",
+        "set": f"127.0.0.1:26379> SENTINEL SET mymaster quorum 2 auth-pass {secrets[2]}\n",
+        "upper": f"SENTINEL AUTH-PASS mymaster {secrets[3]}\n",
+        "separator": f'sqlite> .headers on\nsqlite> .separator ":"\nsqlite> select user, password from u;\n'
+                     f"user:password\nbob:{secrets[4]}\n",
+        "logprobs": [{"\x1b[1mtoken\x1b[0m": "Hello", "logprob": -0.25}],
+    }, "leak-edges25")
+    assert T in stored_text and "Hello" in stored_text
+    for secret in secrets:
+        assert secret not in stored_text, secret
