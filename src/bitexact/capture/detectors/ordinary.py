@@ -149,10 +149,18 @@ def _shown_lower(name: str) -> str:
     return ascii_lower(shown(name)) if ESC in lower else lower
 
 
+_MAX_COLOURED_MEMBERS: Final[int] = 16
+"""The most keys an object may hold for :func:`_coloured_member` to read them: a logprobs entry holds four or five
+(``token``, ``logprob``, ``bytes``, ``top_logprobs``); an object of many coloured ``token`` keys would otherwise read
+its every key once per such key (quadratic). A larger object's member is replaced (the safe side)."""
+
+
 def _coloured_member(owner: dict[Any, Any], names: tuple[str, ...]) -> bool:
-    """Whether ``owner`` has a key holding ESC that a terminal shows as one of ``names`` (``ESC[1mlogprob ESC[0m``).
-    Asked only of a credential-named member whose plain siblings answered no: a loop over its object's keys."""
-    return any(type(key) is str and ESC in key and shown(key) in names for key in owner)
+    """Whether ``owner`` (at most :data:`_MAX_COLOURED_MEMBERS` keys) has a key holding ESC that a terminal shows as
+    one of ``names`` (``ESC[1mlogprob ESC[0m``). Asked only of a credential-named member whose plain siblings answered
+    no: a loop over its object's few keys."""
+    return len(owner) <= _MAX_COLOURED_MEMBERS and any(
+        type(key) is str and ESC in key and shown(key) in names for key in owner)
 
 
 def ordinary_column(name: str, header: list[str]) -> bool:
