@@ -222,7 +222,14 @@ LATEST_FRAGMENTS = (
     "sentinel auth-pass a b" + " -- c" * 1000 + "\n",
     'sqlite> .headers on\nsqlite> .separator ":"\nsqlite> a\na:password\n1:b\n',
     'sqlite> .headers on\nsqlite> .separator ";"\nsqlite> a\na;password\n' + "1;b;c;d\n" * 50,
-    "sqlite> .separator a\n" * 100, '$ sqlite3 -header -separator ";" a\na;password\n' + "1;b\n" * 50)
+    "sqlite> .separator a\n" * 100, '$ sqlite3 -header -separator ";" a\na;password\n' + "1;b\n" * 50,
+    # sqlite3's quote and insert modes: a finding a row, a long row of literals, a row failing at its end
+    "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'a','password'\n" + "1,'b'\n" * 50,
+    "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'a','password'\n" + "1," * 3000 + "\n",
+    "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'a','password'\n'" + "''" * 3000 + "\n",
+    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\n" + "INSERT INTO t(a,password) VALUES(1,'b');\n" * 50,
+    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(" + "a," * 3000 + "password) VALUES(1\n",
+    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(a,password) VALUES(" + "1," * 3000 + "\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few

@@ -8,7 +8,9 @@
 2. ``SENTINEL SET mymaster quorum 2 auth-pass X`` (other options set before the password) and the configuration's
    names in upper case or capitalized (``REQUIREPASS X``, ``SENTINEL AUTH-PASS m X``, ``Sentinel Sentinel-Pass X``:
    redis-server and redis-sentinel 7.0.15 load each, their names compared with strcasecmp);
-3. sqlite3's list mode with a ``.separator`` (``-separator``) other than ``|``;
+3. sqlite3's list mode with a ``.separator`` (``-separator``) other than ``|``, and its ``quote`` and ``insert`` modes
+   (``'id','name','password'`` over ``1,'alice','pw'``; ``INSERT INTO t(id,name,password) VALUES(1,'alice','pw');``
+   with the headers on); ``.mode json`` was already read (JSON objects' keys);
 4. over-redaction: a note after sentinel.conf's value on its line (``sentinel auth-pass m pw # the master's``) was
    taken with the value; a coloured ``token`` key beside ``logprob`` (a model's output token), a coloured thinking
    block's ``signature`` and a coloured bare ``key``'s path were replaced (leaks24 read a coloured key as a credential
@@ -193,6 +195,68 @@ def test_sqlite_separator_flags(text: str, expected: str) -> None:
     "alice::Tr0ub4dor&3\n",
 ])
 def test_sqlite_separator_look_alikes_are_left(text: str) -> None:
+    assert scrubbed(text) == text
+
+
+# sqlite3 3.40.1's quote and insert modes (the `sqlite> ` lines as typed, the rows as it printed them: a string's quote
+# doubled, NULL, a blob).
+QUOTE_AND_INSERT = """sqlite> .headers on
+sqlite> .mode insert users
+sqlite> select * from users;
+INSERT INTO users(id,name,password) VALUES(1,'alice','Tr0ub4dor&3');
+INSERT INTO users(id,name,password) VALUES(2,'bob','hunter2 x');
+INSERT INTO users(id,name,password) VALUES(3,'o''neil','it''s a pw');
+INSERT INTO users(id,name,password) VALUES(4,NULL,NULL);
+INSERT INTO users(id,name,password) VALUES(5,'x',X'0102');
+sqlite> .mode quote
+sqlite> select * from users;
+'id','name','password'
+1,'alice','Tr0ub4dor&3'
+2,'bob','hunter2 x'
+3,'o''neil','it''s a pw'
+4,NULL,NULL
+5,'x',X'0102'
+sqlite> .mode insert
+sqlite> select name, password as "api key" from users where id < 3;
+INSERT INTO "table"(name,"api key") VALUES('alice','Tr0ub4dor&3');
+INSERT INTO "table"(name,"api key") VALUES('bob','hunter2 x');
+sqlite> .quit
+"""
+
+
+def test_sqlite_quote_and_insert_modes() -> None:
+    out = scrubbed(QUOTE_AND_INSERT)
+    assert "Tr0ub4dor" not in out and "hunter2" not in out and "it''s" not in out
+    assert "VALUES(3,'o''neil','[CREDENTIAL]');" in out and "VALUES(4,NULL,NULL);" in out
+    assert "5,'x',X'0102'\n" in out and "'id','name','password'\n1,'alice','[CREDENTIAL]'\n" in out
+    assert """INSERT INTO "table"(name,"api key") VALUES('bob','[CREDENTIAL]');""" in out
+    assert out.count(T) == 8
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("$ sqlite3 -header -quote app.db 'select name, token from keys'\n'name','token'\n'ci','tk-9'\n",
+     f"$ sqlite3 -header -quote app.db 'select name, token from keys'\n'name','token'\n'ci','{T}'\n"),
+    ("sqlite> .headers on\nsqlite> .mode insert t\nsqlite> select * from t;\nINSERT INTO t(user,password) VALUES('bob',"
+     "'p,w');\r\n", "sqlite> .headers on\nsqlite> .mode insert t\nsqlite> select * from t;\n"
+     f"INSERT INTO t(user,password) VALUES('bob','{T}');\r\n"),
+])
+def test_sqlite_quote_and_insert_lines(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    # the headers off: no column names (left)
+    "sqlite> .mode insert\nsqlite> select * from users;\nINSERT INTO \"table\" VALUES(1,'alice','Tr0ub4dor&3');\n",
+    "sqlite> .mode quote\nsqlite> select * from users;\n1,'alice','Tr0ub4dor&3'\n",
+    # an INSERT written in code or prose, no sqlite3 session printing it
+    "INSERT INTO users(id,password) VALUES(1,'Tr0ub4dor&3');\n",
+    "$ sqlite3 app.db \"INSERT INTO users(name,password) VALUES('bob','x')\"\n",
+    # a line that is no row (not closed by ');'): nothing of it read
+    "sqlite> .headers on\nsqlite> .mode insert t\nsqlite> select * from t;\nINSERT INTO t(user,password) VALUES('bob','pw'),\n",
+    # a quote-mode header naming no credential
+    "sqlite> .headers on\nsqlite> .mode quote\nsqlite> select * from t;\n'id','name'\n1,'bob'\n",
+])
+def test_sqlite_quote_and_insert_look_alikes_are_left(text: str) -> None:
     assert scrubbed(text) == text
 
 

@@ -1380,6 +1380,10 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
         return _sqlite_records(text, below, found, deadline)
     if mode == _SQLITE_COLUMN_MODE:
         return max(end, _sqlite_columns(text, below, found, deadline))
+    if mode == _SQLITE_QUOTE_MODE:  # rules version 14
+        return max(end, _sqlite_quoted(text, below, found, deadline))
+    if mode == _SQLITE_INSERT_MODE:
+        return max(end, _sqlite_inserts(text, below, found, deadline))
     listed = mode == _SQLITE_LIST_MODE  # read as list mode even when read as a CSV (a ';' in a value, its last cell)
     if (mode not in _SQLITE_DELIMITERS and mode != _CLIENT_TABLE) or (below in read and not listed):
         return end
@@ -1466,6 +1470,85 @@ def _sqlite_records(text: str, at: int, found: list[Finding], deadline: Deadline
                 and holds_credential(text[field.end() : value_end])):
             found.append(Finding(field.end(), value_end, TOKEN, NAME))
         if end >= length or text[end] == "\x00":
+            return end
+        at = end + 1
+    return at
+
+
+# Rules version 14: sqlite3's ``quote`` and ``insert`` modes (3.40.1), their values written as SQL literals: ``quote``'s
+# header is its names quoted (``'id','name','password'``) and each row its values (``1,'alice','pw'``, ``NULL``, a
+# number, ``X'..'``); ``insert``'s rows, with the headers on, ``INSERT INTO t(id,name,password) VALUES(1,'alice','pw');``
+# (the column list only then: without it no value has a name and the row is left). A string's ``'`` is written ``''``.
+_SQL_LITERAL = re.compile(r"'((?:[^'\r\n\x00]|'')*+)'|NULL|-?[0-9][0-9.eE+\-]*+|[Xx]'[0-9A-Fa-f]*+'")
+_SQLITE_INSERT = re.compile(
+    r"""INSERT INTO (?:"(?:[^"\r\n\x00]|"")*+"|[A-Za-z_][A-Za-z0-9_$]*+)\(([^()\r\n\x00]*+)\) VALUES\(""")
+_SQLITE_QUOTE_MODE: Final[str] = "quote"
+_SQLITE_INSERT_MODE: Final[str] = "insert"
+
+
+def _sql_literals(text: str, at: int, end: int) -> tuple[list[tuple[int, int] | None], int] | None:
+    """The values of a comma-separated list of SQL literals (:data:`_SQL_LITERAL`) from ``at`` (before ``end``): each
+    string's content span (None for a number, ``NULL``, a blob), and where the list ends; None when a value is none."""
+    cells: list[tuple[int, int] | None] = []
+    while True:
+        literal = _SQL_LITERAL.match(text, at, end)
+        if literal is None:
+            return None
+        cells.append(literal.span(1) if literal.group(1) is not None else None)
+        at = literal.end()
+        if text.startswith(",", at) and at < end:
+            at += 1
+            continue
+        return cells, at
+
+
+def _take_columns(text: str, cells: list[tuple[int, int] | None], columns: list[int], found: list[Finding]) -> None:
+    """The credential ``columns``' string values among a row's ``cells`` (:func:`_sql_literals`)."""
+    for index in columns:
+        span = cells[index]
+        if span is not None and holds_credential(text[span[0] : span[1]]):
+            found.append(Finding(span[0], span[1], TOKEN, NAME))
+
+
+def _sqlite_quoted(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """sqlite3's ``quote`` mode from ``at``: its header (names as SQL strings), then each row of as many literals, the
+    credential columns' strings taken, to the first line that is none. Returns where the rows end (``at`` when no
+    header is there)."""
+    end = _line_end(text, at)
+    header = _sql_literals(text, at, end)
+    if header is None or text[header[1] : end].rstrip("\r") or None in header[0] or len(header[0]) < 2:
+        return at
+    names = [text[span[0] : span[1]] for span in header[0] if span is not None]
+    columns = [index for index, name in enumerate(names) if _credential_column(name, names)]
+    length = len(text)
+    while columns and end < length and text[end] == "\n":
+        deadline.check()
+        at = end + 1
+        end = _line_end(text, at)
+        row = _sql_literals(text, at, end)
+        if row is None or len(row[0]) != len(names) or text[row[1] : end].rstrip("\r"):
+            return at
+        _take_columns(text, row[0], columns, found)
+    return end
+
+
+def _sqlite_inserts(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """sqlite3's ``insert`` mode from ``at``, its headers on: each ``INSERT INTO T(COLUMNS) VALUES(...);`` line
+    (:data:`_SQLITE_INSERT`), the strings of its credential columns taken, to the first line that is none. Returns
+    where the lines end."""
+    length = len(text)
+    while at < length and text[at] != "\x00":
+        deadline.check()
+        end = _line_end(text, at)
+        insert = _SQLITE_INSERT.match(text, at, end)
+        if insert is None:
+            return at
+        names = [name.strip().strip('"') for name in insert.group(1).split(",")]
+        row = _sql_literals(text, insert.end(), end)
+        if row is None or len(row[0]) != len(names) or text[row[1] : end].rstrip("\r") != ");":
+            return at
+        _take_columns(text, row[0], [i for i, name in enumerate(names) if _credential_column(name, names)], found)
+        if end >= length:
             return end
         at = end + 1
     return at
