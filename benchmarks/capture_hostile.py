@@ -229,7 +229,13 @@ LATEST_FRAGMENTS = (
     "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'a','password'\n'" + "''" * 3000 + "\n",
     "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\n" + "INSERT INTO t(a,password) VALUES(1,'b');\n" * 50,
     "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(" + "a," * 3000 + "password) VALUES(1\n",
-    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(a,password) VALUES(" + "1," * 3000 + "\n")
+    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(a,password) VALUES(" + "1," * 3000 + "\n",
+    # sqlite3's html mode: a finding a row, a long header, rows of cells never closed
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>password</TH>\n</TR>\n" + "<TR><TD>b</TD>\n</TR>\n" * 50,
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>a</TH>\n" + "<TH>password</TH>\n" * 2000,
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>logprob</TH>\n" + "<TH>token</TH>\n" * 255 + "</TR>\n",
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>password</TH>\n</TR>\n<TR><TD>b</TD>\n"
+    + "<TD>b</TD>\n" * 2000)
 FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few

@@ -164,7 +164,8 @@ LITERALS = (
     "id,user,password", "sqlite>", "|---|---|", "+---+", "-[ RECORD 1 ]", "Secret", "mariadb",
     "REQUIREPASS", "Requirepass", "MASTERAUTH", "-PASS", "-Pass", "SENTINEL", "AUTH", '1) "', '2) "', "requirepass\"",
     "redis-cli -3", ".separator ;", "-separator", "\x1b[1m", ".mode quote", ".mode insert", "'id','password'",
-    "INSERT INTO t(a,password) VALUES(", "1,'x'", ");", "NULL",
+    "INSERT INTO t(a,password) VALUES(", "1,'x'", ");", "NULL", ".mode html", "<TR><TH>password</TH>", "<TD>x</TD>",
+    "</TR>",
 )
 
 

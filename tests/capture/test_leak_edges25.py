@@ -10,7 +10,8 @@
    redis-server and redis-sentinel 7.0.15 load each, their names compared with strcasecmp);
 3. sqlite3's list mode with a ``.separator`` (``-separator``) other than ``|``, and its ``quote`` and ``insert`` modes
    (``'id','name','password'`` over ``1,'alice','pw'``; ``INSERT INTO t(id,name,password) VALUES(1,'alice','pw');``
-   with the headers on); ``.mode json`` was already read (JSON objects' keys);
+   with the headers on) and ``html`` mode (``<TH>`` and ``<TD>`` cells a line); ``.mode json`` was already read
+   (JSON objects' keys);
 4. over-redaction: a note after sentinel.conf's value on its line (``sentinel auth-pass m pw # the master's``) was
    taken with the value; a coloured ``token`` key beside ``logprob`` (a model's output token), a coloured thinking
    block's ``signature`` and a coloured bare ``key``'s path were replaced (leaks24 read a coloured key as a credential
@@ -257,6 +258,55 @@ def test_sqlite_quote_and_insert_lines(text: str, expected: str) -> None:
     "sqlite> .headers on\nsqlite> .mode quote\nsqlite> select * from t;\n'id','name'\n1,'bob'\n",
 ])
 def test_sqlite_quote_and_insert_look_alikes_are_left(text: str) -> None:
+    assert scrubbed(text) == text
+
+
+# sqlite3 3.40.1's html mode, a cell a line, its values' characters written as entities (NULL an empty cell).
+HTML = """sqlite> .headers on
+sqlite> .mode html
+sqlite> select * from users where id <> 5;
+<TR><TH>id</TH>
+<TH>name</TH>
+<TH>password</TH>
+</TR>
+<TR><TD>1</TD>
+<TD>alice</TD>
+<TD>Tr0ub4dor&amp;3</TD>
+</TR>
+<TR><TD>2</TD>
+<TD>bob</TD>
+<TD>hunter2 x</TD>
+</TR>
+<TR><TD>3</TD>
+<TD>o&#39;neil</TD>
+<TD>it&#39;s a pw</TD>
+</TR>
+<TR><TD>4</TD>
+<TD></TD>
+<TD></TD>
+</TR>
+sqlite> select 1;
+<TR><TH>1</TH>
+</TR>
+<TR><TD>1</TD>
+</TR>
+"""
+
+
+def test_sqlite_html_mode() -> None:
+    expected = (HTML.replace("Tr0ub4dor&amp;3", T).replace("hunter2 x", T).replace("it&#39;s a pw", T))
+    assert scrubbed(HTML) == expected
+
+
+@pytest.mark.parametrize("text", [
+    # the headers off (each row's cells only), a header naming no credential
+    '$ sqlite3 -html app.db "select name, password from users"\n<TR><TD>alice</TD>\n<TD>Tr0ub4dor&amp;3</TD>\n</TR>\n',
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a;\n<TR><TH>id</TH>\n<TH>name</TH>\n</TR>\n<TR><TD>1</TD>\n"
+    "<TD>bob</TD>\n</TR>\n",
+    # an HTML table no sqlite3 session prints
+    "<TR><TH>user</TH>\n<TH>password</TH>\n</TR>\n<TR><TD>bob</TD>\n<TD>Tr0ub4dor</TD>\n</TR>\n",
+])
+def test_sqlite_html_look_alikes_are_left(text: str) -> None:
     assert scrubbed(text) == text
 
 

@@ -80,7 +80,7 @@ object key holding ESC read as a credential name as a terminal shows it; 14: red
 prompt or command line above them (``redis-cli --no-raw < cmds.txt``) and RESP3's maps printed to a pipe
 (``redis-cli -3``: ``NAME VALUE`` a line), ``SENTINEL SET`` with other options before ``auth-pass``, redis.conf's and
 sentinel.conf's names in upper case or capitalized (``REQUIREPASS``, ``SENTINEL AUTH-PASS``), sqlite3's list mode
-with another ``.separator`` and its ``quote`` and ``insert`` modes; and, found no more, a note after sentinel.conf's value on its line and a coloured key's
+with another ``.separator`` and its ``quote``, ``insert`` and ``html`` modes; and, found no more, a note after sentinel.conf's value on its line and a coloured key's
 ordinary member: a ``token`` beside ``logprob``, a thinking block's ``signature``, a bare ``key``'s path)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules

@@ -1384,6 +1384,8 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
         return max(end, _sqlite_quoted(text, below, found, deadline))
     if mode == _SQLITE_INSERT_MODE:
         return max(end, _sqlite_inserts(text, below, found, deadline))
+    if mode == _SQLITE_HTML_MODE:
+        return max(end, _sqlite_html(text, below, found, deadline))
     listed = mode == _SQLITE_LIST_MODE  # read as list mode even when read as a CSV (a ';' in a value, its last cell)
     if (mode not in _SQLITE_DELIMITERS and mode != _CLIENT_TABLE) or (below in read and not listed):
         return end
@@ -1484,6 +1486,15 @@ _SQLITE_INSERT = re.compile(
     r"""INSERT INTO (?:"(?:[^"\r\n\x00]|"")*+"|[A-Za-z_][A-Za-z0-9_$]*+)\(([^()\r\n\x00]*+)\) VALUES\(""")
 _SQLITE_QUOTE_MODE: Final[str] = "quote"
 _SQLITE_INSERT_MODE: Final[str] = "insert"
+_SQLITE_HTML_MODE: Final[str] = "html"
+_HTML_CELL = re.compile(r"(<TR>)?+<T([HD])>([^<\r\n\x00]*+)</T\2>\r?+\Z")
+"""A line of sqlite3's ``html`` mode (3.40.1): a cell a line, ``<TH>name</TH>`` in the header's row, ``<TD>value</TD>``
+in a row's (its ``<``, ``>``, ``&`` and quotes written as entities), the row's first opening with ``<TR>``; ``</TR>``
+on a line of its own closes it."""
+_HTML_ROW_END: Final[str] = "</TR>"
+_MAX_HTML_COLUMNS: Final[int] = 256
+"""The most cells a row of sqlite3's html mode is read with: each header name is judged against the others (a
+``token`` beside a ``logprob``), so a header of thousands of cells would cost their square."""
 
 
 def _sql_literals(text: str, at: int, end: int) -> tuple[list[tuple[int, int] | None], int] | None:
@@ -1530,6 +1541,41 @@ def _sqlite_quoted(text: str, at: int, found: list[Finding], deadline: Deadline)
             return at
         _take_columns(text, row[0], columns, found)
     return end
+
+
+def _sqlite_html(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """sqlite3's ``html`` mode from ``at``, its headers on: the header's row of ``<TH>`` cells, then each row of as
+    many ``<TD>`` cells (:data:`_HTML_CELL`), the credential columns' values taken, to the first line that is neither
+    a cell nor a row's ``</TR>``. Returns where what was read ends."""
+    names: list[str] | None = None
+    columns: list[int] = []
+    cells: list[tuple[int, int]] = []
+    length = len(text)
+    while at < length and text[at] != "\x00":
+        deadline.check()
+        end = _line_end(text, at)
+        if text[at:end].rstrip("\r") == _HTML_ROW_END:
+            if names is None:
+                names = [text[start:stop] for start, stop in cells]
+                columns = [index for index, name in enumerate(names) if _credential_column(name, names)]
+                if not columns:
+                    return end
+            elif len(cells) == len(names):
+                for index in columns:
+                    start, stop = cells[index]
+                    if holds_credential(text[start:stop]):
+                        found.append(Finding(start, stop, TOKEN, NAME))
+            cells = []
+        else:
+            cell = _HTML_CELL.match(text, at, end)
+            if (cell is None or (cell.group(1) is None) == (not cells) or (cell.group(2) == "H") != (names is None)
+                    or len(cells) == _MAX_HTML_COLUMNS):
+                return at  # no cell, a row not opened or opened twice, a header cell in a row, too many cells
+            cells.append(cell.span(3))
+        if end >= length:
+            return end
+        at = end + 1
+    return at
 
 
 def _sqlite_inserts(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
