@@ -233,7 +233,9 @@ LATEST_FRAGMENTS = (
     # sqlite3's html mode: a finding a row, a long header, rows of cells never closed
     "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>password</TH>\n</TR>\n" + "<TR><TD>b</TD>\n</TR>\n" * 50,
     "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>a</TH>\n" + "<TH>password</TH>\n" * 2000,
-    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>logprob</TH>\n" + "<TH>token</TH>\n" * 255 + "</TR>\n",
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>x</TH>\n" + "<TH>token</TH>\n" * 255 + "</TR>\n",
+    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(x" + ",token" * 2000 + ") VALUES(1);\n",
+    "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'x'" + ",'token'" * 2000 + "\n",
     "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>password</TH>\n</TR>\n<TR><TD>b</TD>\n"
     + "<TD>b</TD>\n" * 2000)
 FRAGMENTS += LATEST_FRAGMENTS
