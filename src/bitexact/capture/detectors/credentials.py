@@ -1202,26 +1202,26 @@ _ON: Final[frozenset[str]] = frozenset({"on", "1", "yes", "true"})
 
 # Rules version 13: what a terminal's raw transcript (``script``, a pty's log) holds before sqlite3's prompt and
 # before the first line a statement prints: readline's bracketed paste, ``ESC[?2004l`` then a carriage return, then
-# ``ESC[?2004h`` before the next ``sqlite> ``. Control sequences (CSI, OSC) and carriage returns, read past only where
-# sqlite3's prompt, its ``...> `` and a client's first printed line are looked for, not by every rule.
-_TERMINAL_CODES = re.compile(r"(?:\x1b\[[0-?]*+[ -/]*+[@-~]|\x1b\][^\x07\x1b\r\n\x00]*+(?:\x07|\x1b\\)|\r)*+")
-_TERMINAL_STARTS: Final[str] = "\x1b\r"
+# ``ESC[?2004h`` before the next ``sqlite> ``. Since ansi23 a text holding ESC is also read as a terminal shows it
+# (capture/terminal.py: its escape sequences taken out, its carriage returns kept), so these rules read past only the
+# carriage returns that are left there (leaks25: reading past the codes too found nothing more in any raw transcript
+# test; without the carriage returns sqlite3's and bash's pty transcripts kept their passwords).
+_CARRIAGE_RETURNS = re.compile(r"\r*+")
 
 
-def _past_terminal_codes(text: str, at: int) -> int:
-    """Where the run of terminal control sequences and carriage returns (:data:`_TERMINAL_CODES`) at ``at`` ends
-    (``at`` when none is there: one character's test)."""
-    if text[at : at + 1] in ("", " ") or text[at] not in _TERMINAL_STARTS:
+def _past_carriage_returns(text: str, at: int) -> int:
+    """Where the run of carriage returns at ``at`` ends (``at`` when none is there: one character's test)."""
+    if not text.startswith("\r", at):
         return at
-    codes = _TERMINAL_CODES.match(text, at)
-    assert codes is not None  # every part is optional
-    return codes.end()
+    returns = _CARRIAGE_RETURNS.match(text, at)
+    assert returns is not None  # it matches the empty run too
+    return returns.end()
 
 
-def _indent_past_codes(text: str, at: int) -> int:
-    """Where a line starting at ``at`` has its first character past terminal codes (:func:`_past_terminal_codes`) and
-    blanks: a continuation prompt's ``...> ``."""
-    at = _past_terminal_codes(text, at)
+def _indent_past_returns(text: str, at: int) -> int:
+    """Where a line starting at ``at`` has its first character past carriage returns (:func:`_past_carriage_returns`)
+    and blanks: a continuation prompt's ``...> ``."""
+    at = _past_carriage_returns(text, at)
     return at + _blanks(text, at)
 
 
@@ -1386,7 +1386,7 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
     records, :func:`_sqlite_records`; a delimited header and its rows, :func:`_csv_table`, for ``csv``, ``tabs`` and
     ``list`` and a client's :data:`_CLIENT_TABLE`); any other mode is left. Returns where what was read ends (``end``
     when nothing was). ``separator``: list mode's (rules version 14: ``.separator ;``, ``-separator ;``)."""
-    below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
+    below = _past_carriage_returns(text, end + 1)  # a raw transcript's carriage return
     if mode == _SQLITE_LINE_MODE:
         return _sqlite_records(text, below, found, deadline)
     if mode == _SQLITE_COLUMN_MODE:
@@ -3873,7 +3873,7 @@ class CredentialsDetector:
                     found_at = search.search(text, at + _MAX_CSV_HEADER)
                     continue
                 start, whole = _line_head(text, at)
-                below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
+                below = _past_carriage_returns(text, end + 1)  # a raw transcript's carriage return
                 if (below not in read and whole
                         and "\x00" not in text[at:end] and _prints_table(text[start:end], file)):
                     head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
@@ -3917,7 +3917,7 @@ class CredentialsDetector:
             prints: str | None = None  # how the line's output is read: a mode of sqlite3's, or "csv"
             if whole and "\x00" not in text[at:end]:
                 statement = line.lstrip()
-                statement = statement[_past_terminal_codes(statement, 0):]  # a raw transcript's ESC[?2004h
+                statement = statement[_past_carriage_returns(statement, 0):]  # a raw transcript's CR
                 if statement.startswith(_SQLITE_PROMPT):
                     words = statement[len(_SQLITE_PROMPT):].split()
                     if words and words[0] == ".mode":
@@ -3931,7 +3931,7 @@ class CredentialsDetector:
                         header_set = True
                     elif words and words[0][:1] != ".":
                         prints = mode
-                        while text.startswith(_SQLITE_MORE, _indent_past_codes(text, end + 1)):
+                        while text.startswith(_SQLITE_MORE, _indent_past_returns(text, end + 1)):
                             more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
                             if more == -1 or "\x00" in text[end:more]:
                                 prints = None
