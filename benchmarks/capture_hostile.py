@@ -236,6 +236,11 @@ LATEST_FRAGMENTS = (
     "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>x</TH>\n" + "<TH>token</TH>\n" * 255 + "</TR>\n",
     "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(x" + ",token" * 2000 + ") VALUES(1);\n",
     "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'x'" + ",'token'" * 2000 + "\n",
+    # insert mode by a table's schema: a finding a row, a long definition, .schema's many lines, many sessions' tables
+    "sqlite> create table t(a, password);\nsqlite> .mode insert t\nsqlite> a\n" + "INSERT INTO t VALUES(1,'b');\n" * 50,
+    "sqlite> create table t(" + "a decimal(1,2), " * 2000 + "password);\n",
+    "sqlite> .schema\n" + "CREATE TABLE t(a, password);\n" * 500, "sqlite> create table t(a" + "(" * 3000 + "\n",
+    "sqlite> .mode insert t\nsqlite> create table t(a, password);\n",
     "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>password</TH>\n</TR>\n<TR><TD>b</TD>\n"
     + "<TD>b</TD>\n" * 2000)
 FRAGMENTS += LATEST_FRAGMENTS

@@ -245,9 +245,39 @@ def test_sqlite_quote_and_insert_lines(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
 
 
+# insert mode with the headers off (sqlite3 3.40.1): the columns by the table's CREATE TABLE, as .schema printed it
+SCHEMA_INSERTS = """sqlite> .schema users
+CREATE TABLE users(id integer primary key, name text, password text, price decimal(10,2), UNIQUE(name));
+sqlite> .mode insert users
+sqlite> select * from users;
+INSERT INTO users VALUES(1,'alice','Tr0ub4dor&3',1.5);
+INSERT INTO users VALUES(2,'bob','hunter2 x',2);
+sqlite> .mode insert
+sqlite> select * from users;
+INSERT INTO "table" VALUES(1,'alice','Tr0ub4dor&3',1.5);
+"""
+
+
+def test_sqlite_insert_mode_by_the_tables_schema() -> None:
+    out = scrubbed(SCHEMA_INSERTS)
+    assert "INSERT INTO users VALUES(1,'alice','[CREDENTIAL]',1.5);\nINSERT INTO users VALUES(2,'bob','[CREDENTIAL]',2);" in out
+    # no table named (.mode insert alone writes "table"): no schema tells its columns, left
+    assert out.endswith("""INSERT INTO "table" VALUES(1,'alice','Tr0ub4dor&3',1.5);\n""")
+
+
+def test_sqlite_insert_mode_by_a_create_table_typed_at_the_prompt() -> None:
+    text = ("sqlite> create table t(user text, \"api key\" text);\nsqlite> .mode insert t\nsqlite> select * from t;\n"
+            "INSERT INTO t VALUES('bob','k-123');\n")
+    assert scrubbed(text) == text.replace("'k-123'", f"'{T}'")
+
+
 @pytest.mark.parametrize("text", [
     # the headers off: no column names (left)
     "sqlite> .mode insert\nsqlite> select * from users;\nINSERT INTO \"table\" VALUES(1,'alice','Tr0ub4dor&3');\n",
+    # a table created with no credential column, another table's schema
+    "sqlite> create table t(a text, b text);\nsqlite> .mode insert t\nsqlite> select * from t;\nINSERT INTO t VALUES('x','y');\n",
+    "sqlite> create table u(a text, password text);\nsqlite> .mode insert t\nsqlite> select * from t;\n"
+    "INSERT INTO t VALUES('x','y');\n",
     "sqlite> .mode quote\nsqlite> select * from users;\n1,'alice','Tr0ub4dor&3'\n",
     # an INSERT written in code or prose, no sqlite3 session printing it
     "INSERT INTO users(id,password) VALUES(1,'Tr0ub4dor&3');\n",

@@ -1381,11 +1381,12 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
 
 
 def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[Finding], deadline: Deadline,
-                   separator: str = "|") -> int:
+                   separator: str = "|", tables: dict[str, list[str]] | None = None) -> int:
     """The table a client's line ending at ``end`` prints below it, read as its ``mode`` says (sqlite3's ``line``
     records, :func:`_sqlite_records`; a delimited header and its rows, :func:`_csv_table`, for ``csv``, ``tabs`` and
     ``list`` and a client's :data:`_CLIENT_TABLE`); any other mode is left. Returns where what was read ends (``end``
-    when nothing was). ``separator``: list mode's (rules version 14: ``.separator ;``, ``-separator ;``)."""
+    when nothing was). ``separator``: list mode's (rules version 14: ``.separator ;``, ``-separator ;``); ``tables``:
+    the columns of the tables the session showed created (insert mode with its headers off)."""
     below = _past_carriage_returns(text, end + 1)  # a raw transcript's carriage return
     if mode == _SQLITE_LINE_MODE:
         return _sqlite_records(text, below, found, deadline)
@@ -1394,7 +1395,7 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
     if mode == _SQLITE_QUOTE_MODE:  # rules version 14
         return max(end, _sqlite_quoted(text, below, found, deadline))
     if mode == _SQLITE_INSERT_MODE:
-        return max(end, _sqlite_inserts(text, below, found, deadline))
+        return max(end, _sqlite_inserts(text, below, found, deadline, tables))
     if mode == _SQLITE_HTML_MODE:
         return max(end, _sqlite_html(text, below, found, deadline))
     listed = mode == _SQLITE_LIST_MODE  # read as list mode even when read as a CSV (a ';' in a value, its last cell)
@@ -1494,7 +1495,16 @@ def _sqlite_records(text: str, at: int, found: list[Finding], deadline: Deadline
 # (the column list only then: without it no value has a name and the row is left). A string's ``'`` is written ``''``.
 _SQL_LITERAL = re.compile(r"'((?:[^'\r\n\x00]|'')*+)'|NULL|-?[0-9][0-9.eE+\-]*+|[Xx]'[0-9A-Fa-f]*+'")
 _SQLITE_INSERT = re.compile(
-    r"""INSERT INTO (?:"(?:[^"\r\n\x00]|"")*+"|[A-Za-z_][A-Za-z0-9_$]*+)\(([^()\r\n\x00]*+)\) VALUES\(""")
+    r"""INSERT INTO ("(?:[^"\r\n\x00]|"")*+"|[A-Za-z_][A-Za-z0-9_$]*+)(?:\(([^()\r\n\x00]*+)\))?+ VALUES\(""")
+# With the headers off, ``INSERT INTO t VALUES(...);`` names no column: the columns are those of the table's ``CREATE
+# TABLE`` when the session showed it (``.schema``'s lines, or the statement typed at the prompt, one line each).
+_CREATE_TABLE = re.compile(
+    r"""[ \t]*+CREATE[ \t]++TABLE[ \t]++(?:IF[ \t]++NOT[ \t]++EXISTS[ \t]++)?+"""
+    r"""("(?:[^"\r\n\x00]|"")*+"|`[^`\r\n\x00]*+`|\[[^\]\r\n\x00]*+\]|[A-Za-z_][A-Za-z0-9_$]*+)[ \t]*+\(""",
+    re.IGNORECASE)
+_COLUMN_NAME = re.compile(r"""[ \t]*+("(?:[^"\r\n\x00]|"")*+"|`[^`\r\n\x00]*+`|\[[^\]\r\n\x00]*+\]|[^\s,()]++)""")
+_TABLE_CONSTRAINTS: Final[frozenset[str]] = frozenset({"constraint", "primary", "unique", "check", "foreign"})
+_MAX_SCHEMA_LINES: Final[int] = 256
 _SQLITE_QUOTE_MODE: Final[str] = "quote"
 _SQLITE_INSERT_MODE: Final[str] = "insert"
 _SQLITE_HTML_MODE: Final[str] = "html"
@@ -1506,6 +1516,58 @@ _HTML_ROW_END: Final[str] = "</TR>"
 _MAX_HTML_COLUMNS: Final[int] = 256
 """The most cells a row of sqlite3's html mode is read with: each header name is judged against the others (a
 ``token`` beside a ``logprob``), so a header of thousands of cells would cost their square."""
+
+
+def _table_key(name: str) -> str:
+    """A table's name as sqlite3 compares it: its quotes taken off, in ASCII lower case."""
+    if name[:1] in "\"`[" and len(name) > 1:
+        name = name[1:-1]
+    return ascii_lower(name)
+
+
+def _create_table(line: str) -> tuple[str, list[str]] | None:
+    """The table a one-line ``CREATE TABLE NAME (COLUMN TYPE, ...)`` (:data:`_CREATE_TABLE`) creates and its columns'
+    names in order (a table constraint, ``PRIMARY KEY (a, b)``, is none; a type's own brackets, ``DECIMAL(10,2)``,
+    are read past); None for any other line or a definition its line does not close."""
+    create = _CREATE_TABLE.match(line)
+    if create is None:
+        return None
+    columns: list[str] = []
+    at, depth, start = create.end(), 0, create.end()
+    while at < len(line):
+        char = line[at]
+        if char in "'\"`[":  # a quoted name or default: read past its closing quote
+            close = line.find("]" if char == "[" else char, at + 1)
+            if close == -1:
+                return None
+            at = close
+        elif char == "(":
+            depth += 1
+        elif char in ",)" and depth == 0:
+            name = _COLUMN_NAME.match(line, start, at)
+            if name is not None and ascii_lower(name.group(1)) not in _TABLE_CONSTRAINTS:
+                columns.append(_table_key(name.group(1)) if name.group(1)[:1] in "\"`[" else name.group(1))
+            if char == ")":
+                return _table_key(create.group(1)), columns
+            start = at + 1
+        elif char == ")":
+            depth -= 1
+        at += 1
+    return None
+
+
+def _schema_lines(text: str, at: int, tables: dict[str, list[str]]) -> None:
+    """The tables ``.schema``'s lines from ``at`` create (:func:`_create_table`), to the next prompt (at most
+    :data:`_MAX_SCHEMA_LINES` lines), added to ``tables``."""
+    for _ in range(_MAX_SCHEMA_LINES):
+        end = _line_end(text, at)
+        line = text[at:end].rstrip("\r")
+        if line.startswith(_SQLITE_PROMPT) or end >= len(text) or text[end] == "\x00":
+            return
+        table = _create_table(line)
+        if table is not None:
+            tables[table[0]] = table[1]
+        at = end + 1
 
 
 def _sql_literals(text: str, at: int, end: int) -> tuple[list[tuple[int, int] | None], int] | None:
@@ -1589,10 +1651,12 @@ def _sqlite_html(text: str, at: int, found: list[Finding], deadline: Deadline) -
     return at
 
 
-def _sqlite_inserts(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
-    """sqlite3's ``insert`` mode from ``at``, its headers on: each ``INSERT INTO T(COLUMNS) VALUES(...);`` line
-    (:data:`_SQLITE_INSERT`), the strings of its credential columns taken, to the first line that is none. Returns
-    where the lines end."""
+def _sqlite_inserts(text: str, at: int, found: list[Finding], deadline: Deadline,
+                    tables: dict[str, list[str]] | None = None) -> int:
+    """sqlite3's ``insert`` mode from ``at``: each ``INSERT INTO T(COLUMNS) VALUES(...);`` line (its headers on;
+    :data:`_SQLITE_INSERT`), or ``INSERT INTO T VALUES(...);`` of a table the session showed created (``tables``,
+    its columns by name), the strings of its credential columns taken, to the first line that is none. Returns where
+    the lines end."""
     length = len(text)
     while at < length and text[at] != "\x00":
         deadline.check()
@@ -1600,7 +1664,12 @@ def _sqlite_inserts(text: str, at: int, found: list[Finding], deadline: Deadline
         insert = _SQLITE_INSERT.match(text, at, end)
         if insert is None:
             return at
-        names = [name.strip().strip('"') for name in insert.group(1).split(",")]
+        if insert.group(2) is not None:
+            names = [name.strip().strip('"') for name in insert.group(2).split(",")]
+        elif tables and _table_key(insert.group(1)) in tables:
+            names = tables[_table_key(insert.group(1))]
+        else:
+            return at
         row = _sql_literals(text, insert.end(), end)
         if row is None or len(row[0]) != len(names) or text[row[1] : end].rstrip("\r") != ");":
             return at
@@ -3894,6 +3963,7 @@ class CredentialsDetector:
         mode, header = _SQLITE_SESSION  # the sqlite3 session's, as its lines set them
         header_set = False  # whether the session set its headers (then .mode column leaves them as they are)
         separator = _SQLITE_SEPARATOR  # list mode's (rules version 14)
+        tables: dict[str, list[str]] = {}  # the columns of the tables the session showed created (rules version 14)
         since = 0  # where the session's mode was last known to hold: no NUL since
         found_at = _PRINTED_SQL.search(text)
         while found_at is not None:
@@ -3926,11 +3996,16 @@ class CredentialsDetector:
                         separator = _SQLITE_SEPARATOR if len(words) > 1 and mode == _SQLITE_LIST_MODE else separator
                     elif words and words[0] == ".separator":
                         separator = _sqlite_separator(["-separator", *words[1:2]], separator)
+                    elif words and words[0] == ".schema" and end < len(text):
+                        _schema_lines(text, end + 1, tables)
                     elif words and words[0] in (".headers", ".header"):
                         header = len(words) > 1 and ascii_lower(words[1]) in _ON
                         header_set = True
                     elif words and words[0][:1] != ".":
                         prints = mode
+                        created = _create_table(statement[len(_SQLITE_PROMPT):].rstrip("\r"))
+                        if created is not None:
+                            tables[created[0]] = created[1]
                         while text.startswith(_SQLITE_MORE, _indent_past_returns(text, end + 1)):
                             more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
                             if more == -1 or "\x00" in text[end:more]:
@@ -3946,10 +4021,11 @@ class CredentialsDetector:
                         prints = mode
                     elif client is not None:
                         prints = _CLIENT_TABLE if _client_prints_header(*client) else None
-            if prints is not None and (header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE)):
+            if prints is not None and (header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE)
+                                       or (prints == _SQLITE_INSERT_MODE and tables)):
                 listed = prints != _SQLITE_LIST_MODE or len(separator) == 1  # a longer separator is left
                 if listed:
-                    end = max(end, _printed_below(text, end, prints, read, found, deadline, separator))
+                    end = max(end, _printed_below(text, end, prints, read, found, deadline, separator, tables))
             found_at = _PRINTED_SQL.search(text, end)
         if "b" in text:  # a memchr: rules version 13, MariaDB's client
             CredentialsDetector._printed_mariadb(text, read, deadline, found)
