@@ -216,6 +216,8 @@ LATEST_FRAGMENTS = (
     '1) "', '\n1) "', '1) "requirepass"\n2) "a"\n', '1) "password"\n' + '2) "a"\n3) "password"\n' * 50,
     '1) "a"\n' * 50, ' ' * 8 + '1) "a"\n', ' ' * 5000 + '1) "a"\n', 'a 1) "', '1) "' + 'a' * 5000 + '\n',
     "$ redis-cli -3 hgetall a\n" + "password a\n" * 50, "$ redis-cli -3 config get a\n" + "a" * 5000 + "\n",
+    '# "passwords" => ', '# "passwords" => 1) "' + "a" * 64 + '"\n', '# "passwords" => \n' + ' 1) "' + "a" * 64 + '"\n' * 50,
+    "$ redis-cli -3 acl getuser a\npasswords " + "a" * 64 + "\n" + ("a" * 64 + "\n") * 50,
     "SENTINEL SET a" + " b c" * 100 + " auth-pass a\n", "SENTINEL SET a" + " b" * 200 + " auth-pass ", "a-PASS ",
     "-Pass ", "SENTINEL AUTH-PASS a b\n", "Sentinel Sentinel-Pass a\n", "REQUIREPASS a\n", "Masterauth ",
     "\nsentinel auth-pass a b # c\n", "\nsentinel auth-pass a" + " #" * 2000 + "\n",

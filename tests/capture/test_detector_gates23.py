@@ -136,7 +136,7 @@ GATE_ROWS = (
     "tls-key-file-pass\thunter2", "sentinel\tauth-pass\tm\thunter2", "sentinel\tsentinel-pass\thunter2",
     # rules version 14: the names in upper case / capitalized, a reply with no command line (a newline, ')' and '"')
     "REQUIREPASS\thunter2", "Masterauth\thunter2", "SENTINEL\tAUTH-PASS\tm\thunter2", "Sentinel\tSentinel-Pass\thunter2",
-    '1)\x20"requirepass"\n2)\x20"hunter2"',
+    '1)\x20"requirepass"\n2)\x20"hunter2"', '2#\x20"passwords"\x20=>\x201)\x20"' + "ab" * 32 + '"',
 )
 
 
@@ -165,7 +165,7 @@ LITERALS = (
     "REQUIREPASS", "Requirepass", "MASTERAUTH", "-PASS", "-Pass", "SENTINEL", "AUTH", '1) "', '2) "', "requirepass\"",
     "redis-cli -3", ".separator ;", "-separator", "\x1b[1m", ".mode quote", ".mode insert", "'id','password'",
     "INSERT INTO t(a,password) VALUES(", "1,'x'", ");", "NULL", ".mode html", "<TR><TH>password</TH>", "<TD>x</TD>",
-    "</TR>",
+    "</TR>", '# "passwords" => ', ' 1) "' + "ab" * 32 + '"',
 )
 
 

@@ -1,7 +1,8 @@
 """Credentials rules version 14: what version 13 left (each taken case kept at 6ae0a3d, each look-alike left on both).
 
 1. redis-cli's replies: RESP3 (``redis-cli -3``, ``HELLO 3``) printed to a pipe, a map a pair a line (``password
-   hunter2`` after ``redis-cli -3 HGETALL user:1``); and the numbered replies with no prompt or command line above
+   hunter2`` after ``redis-cli -3 HGETALL user:1``), ``ACL GETUSER``'s hashes under RESP3 (``"passwords" => 1) "HASH"``
+   at the prompt or with ``--no-raw``, ``passwords HASH`` to a pipe); and the numbered replies with no prompt or command line above
    them (``redis-cli --no-raw < cmds.txt``: ``1) "requirepass"`` / ``2) "S3cretPw"``). RESP3's map at the prompt and
    with ``--no-raw`` (``1# "requirepass" => "S3cretPw"``) was already read by the ``NAME => VALUE`` rule (checked
    here, both);
@@ -70,6 +71,23 @@ def test_resp3_replies_printed_to_a_pipe() -> None:
     assert "requirepass [CREDENTIAL]\n" in out
     assert "tls-key-file-pass \n" in out  # an empty value
     assert "hunter2" not in out and "tk my 42" not in out and "S3cretPw" not in out
+
+
+# `$ redis-cli -p 6379 -3 [--no-raw] ACL GETUSER alice|bob` lines each followed by what redis-cli printed (alice has two
+# passwords, bob one).
+RESP3_ACL = (DATA / "redis_cli_7.0.15_resp3_acl.txt").read_text(encoding="utf-8")
+HASHES = ("bbae3d542cda94a679e2cab87489b19b0a4ecce27fad1ed0f6d2f8437faf4f39",
+          "4c07b7453e703a3ecbe93ef0e69324d974a9b6efcabde073a632fcd75307ac35",
+          "3d2d280bee38b4b986e5207fa15e2000cc97775de5f9c8e2dde604a7dd33d01e")
+
+
+def test_resp3_acl_getuser_hashes() -> None:
+    out = scrubbed(RESP3_ACL)
+    assert not any(digest in out for digest in HASHES)
+    assert f"passwords {T}\n{T}\ncommands +@all\n" in out and f"passwords {T}\ncommands" in out
+    assert f'2# "passwords" => \n   1) "{T}"\n   2) "{T}"\n3# "commands" => "+@all"' in out
+    assert f'2# "passwords" => 1) "{T}"\n' in out
+    assert '1# "flags" => 1~ "on"' in out and "flags on\n" in out
 
 
 @pytest.mark.parametrize(("text", "expected"), [

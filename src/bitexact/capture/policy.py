@@ -78,7 +78,7 @@ terminal shows it too, its escape sequences taken out and each finding placed ba
 characters: a colour or grep's match between a name and its value, or inside either, hides no credential, and an
 object key holding ESC read as a credential name as a terminal shows it; 14: redis-cli's numbered replies with no
 prompt or command line above them (``redis-cli --no-raw < cmds.txt``) and RESP3's maps printed to a pipe
-(``redis-cli -3``: ``NAME VALUE`` a line), ``SENTINEL SET`` with other options before ``auth-pass``, redis.conf's and
+(``redis-cli -3``: ``NAME VALUE`` a line) and ``ACL GETUSER``'s hashes under RESP3, ``SENTINEL SET`` with other options before ``auth-pass``, redis.conf's and
 sentinel.conf's names in upper case or capitalized (``REQUIREPASS``, ``SENTINEL AUTH-PASS``), sqlite3's list mode
 with another ``.separator`` and its ``quote``, ``insert`` and ``html`` modes; and, found no more, a note after sentinel.conf's value on its line and a coloured key's
 ordinary member: a ``token`` beside ``logprob``, a thinking block's ``signature``, a bare ``key``'s path)

@@ -3080,6 +3080,32 @@ _MAX_REDIS_LINE: Final[int] = 4096
 _HEX_HASH = re.compile(r"[0-9a-f]{64}+\r?+\Z")
 
 
+_RESP3_RAW_HASHES: Final[str] = "passwords "
+"""``ACL GETUSER``'s map under RESP3 printed to a pipe: ``passwords HASH``, then each other hash on a line of its own."""
+# Rules version 14: ``ACL GETUSER``'s map under RESP3 at the prompt or with ``--no-raw`` (redis-cli 7.0.15): ``2#
+# "passwords" => 1) "HASH"`` for one password, ``2# "passwords" => `` then ``   1) "HASH"`` a line each for more.
+_RESP3_HASHES = re.compile(r'# "passwords" => ')
+_RESP3_HASH_ITEM = re.compile(r'[ \t]*+[0-9]{1,9}+\) "([0-9a-f]{64}+)"[ \t]*+\r?+(?=\n|\x00|\Z)')
+
+
+def _resp3_hashes(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    """The password hashes of ``ACL GETUSER``'s RESP3 map (:data:`_RESP3_HASHES`): the item on its line, or the
+    items on the lines below it (:data:`_RESP3_HASH_ITEM`), to the first line that is none."""
+    for match in _RESP3_HASHES.finditer(text):
+        deadline.check()
+        at = match.end()
+        if text.startswith("\n", at) or text.startswith("\r\n", at):
+            at = text.index("\n", at) + 1
+        while (item := _RESP3_HASH_ITEM.match(text, at)) is not None:
+            found.append(Finding(item.start(1), item.end(1), TOKEN, NAME))
+            at = item.end()
+            if text.startswith("\r", at):
+                at += 1
+            if not text.startswith("\n", at):
+                break
+            at += 1
+
+
 _REDIS_ITEM_VALUE = re.compile(r"""[ \t]*+"((?:[^"\\\r\n\x00]|\\.)*+)"[ \t]*+\r?(?=\n|\x00|\Z)""")
 """redis-cli's reply that is one string, quoted (its content: group 1)."""
 
@@ -3115,7 +3141,8 @@ def _redis_raw_reply(
     64-hex-digit lines after ``passwords``, ``ACL LIST`` the rules' passwords and hashes (:func:`_acl_secrets`) of its
     ``user ...`` lines. With ``resp3`` (``redis-cli -3``, rules version 14), ``CONFIG GET``'s and ``HGETALL``'s map
     printed a pair a line, ``NAME VALUE`` (redis-cli 7.0.15: the name, a blank, the value to the line's end), to the
-    first line with no blank. Returns where what was read ends."""
+    first line with no blank, and ``ACL GETUSER``'s ``passwords HASH`` line, its other hashes a line each below it.
+    Returns where what was read ends."""
     verb = command[0] if command[0] in ("hgetall", "hget") else " ".join(command[:2])
     lines = 0
     taking = False
@@ -3148,6 +3175,10 @@ def _redis_raw_reply(
             if len(command) == 3 and is_credential_name(command[2]) and line and line not in ALREADY_TOKENS:
                 found.append(Finding(at, at + len(line), TOKEN, NAME))
             return end
+        elif verb == "acl getuser" and resp3 and line.startswith(_RESP3_RAW_HASHES):  # rules version 14
+            taking = _HEX_HASH.match(line, len(_RESP3_RAW_HASHES)) is not None
+            if taking:
+                found.append(Finding(at + len(_RESP3_RAW_HASHES), at + len(_RESP3_RAW_HASHES) + 64, TOKEN, NAME))
         elif verb == "acl getuser":
             if taking and _HEX_HASH.match(line) is not None:
                 found.append(Finding(at, at + 64, TOKEN, NAME))
@@ -3655,6 +3686,8 @@ class CredentialsDetector:
             cls._redis_cli_lines(text, deadline, found)
         if "\n" in held and ")" in held and '"' in held:  # rules version 14: 1) "name" then 2) "value"
             _redis_bare_replies(text, deadline, found)
+        if ")" in held and '"' in held and ">" in held:  # rules version 14: RESP3's "passwords" => 1) "HASH"
+            _resp3_hashes(text, deadline, found)
         if blank:  # "user" and [ \t]++
             cls._acl_file_lines(text, held, deadline, found)
         if ":" in held and "Private-Lines:" in text:
