@@ -358,6 +358,13 @@ def test_sqlite_html_look_alikes_are_left(text: str) -> None:
     assert scrubbed(text) == text
 
 
+def test_sqlite_json_mode_was_already_read() -> None:
+    """sqlite3 -json's rows are JSON objects: their keys are read as any JSON's (at 6ae0a3d too; a guard)."""
+    text = ('$ sqlite3 -json app.db "select * from users"\n[{"id":1,"name":"alice","password":"Tr0ub4dor&3"},\n'
+            '{"id":2,"name":"bob","password":"hunter2 x"}]\n')
+    assert scrubbed(text) == text.replace("Tr0ub4dor&3", T).replace("hunter2 x", T)
+
+
 # -- 4. over-redaction ------------------------------------------------------------------------------------------------
 
 
