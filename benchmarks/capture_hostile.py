@@ -213,6 +213,45 @@ LATEST_FRAGMENTS = (
     "\nsentinel auth-pass " + "a" * 5000 + "\n", "sentinel auth-pass m \"" + "\\\"" * 2000 + "\n", "SENTINEL SET a auth-pass ",
     "SENTINEL CONFIG SET sentinel-pass a ", "sentinel set a auth-pass a\n")
 FRAGMENTS += LATEST_FRAGMENTS
+V13_FRAGMENTS = LATEST_FRAGMENTS
+# Rules version 14 (``--latest`` runs these rows alone): redis-cli's numbered replies with no command line (a reply a
+# finding, one long reply, replies numbered 1 again and again, right-aligned first items, a first item not opening its
+# line), RESP3's maps to a pipe, SENTINEL SET's options before auth-pass (read back 256 characters), the names in upper
+# case or capitalized, a note after sentinel's value, sqlite3's list mode with another separator.
+LATEST_FRAGMENTS = (
+    '1) "', '\n1) "', '1) "requirepass"\n2) "a"\n', '1) "password"\n' + '2) "a"\n3) "password"\n' * 50,
+    '1) "a"\n' * 50, ' ' * 8 + '1) "a"\n', ' ' * 5000 + '1) "a"\n', 'a 1) "', '1) "' + 'a' * 5000 + '\n',
+    "$ redis-cli -3 hgetall a\n" + "password a\n" * 50, "$ redis-cli -3 config get a\n" + "a" * 5000 + "\n",
+    '# "passwords" => ', '# "passwords" => 1) "' + "a" * 64 + '"\n', '# "passwords" => \n' + ' 1) "' + "a" * 64 + '"\n' * 50,
+    "$ redis-cli -3 acl getuser a\npasswords " + "a" * 64 + "\n" + ("a" * 64 + "\n") * 50,
+    "SENTINEL SET a" + " b c" * 100 + " auth-pass a\n", "SENTINEL SET a" + " b" * 200 + " auth-pass ", "a-PASS ",
+    "-Pass ", "SENTINEL AUTH-PASS a b\n", "Sentinel Sentinel-Pass a\n", "REQUIREPASS a\n", "Masterauth ",
+    "\nsentinel auth-pass a b # c\n", "\nsentinel auth-pass a" + " #" * 2000 + "\n",
+    "sentinel auth-pass a b" + " -- c" * 1000 + "\n",
+    'sqlite> .headers on\nsqlite> .separator ":"\nsqlite> a\na:password\n1:b\n',
+    'sqlite> .headers on\nsqlite> .separator ";"\nsqlite> a\na;password\n' + "1;b;c;d\n" * 50,
+    "sqlite> .separator a\n" * 100, '$ sqlite3 -header -separator ";" a\na;password\n' + "1;b\n" * 50,
+    # sqlite3's quote and insert modes: a finding a row, a long row of literals, a row failing at its end
+    "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'a','password'\n" + "1,'b'\n" * 50,
+    "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'a','password'\n" + "1," * 3000 + "\n",
+    "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'a','password'\n'" + "''" * 3000 + "\n",
+    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\n" + "INSERT INTO t(a,password) VALUES(1,'b');\n" * 50,
+    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(" + "a," * 3000 + "password) VALUES(1\n",
+    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(a,password) VALUES(" + "1," * 3000 + "\n",
+    # sqlite3's html mode: a finding a row, a long header, rows of cells never closed
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>password</TH>\n</TR>\n" + "<TR><TD>b</TD>\n</TR>\n" * 50,
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>a</TH>\n" + "<TH>password</TH>\n" * 2000,
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>x</TH>\n" + "<TH>token</TH>\n" * 255 + "</TR>\n",
+    "sqlite> .headers on\nsqlite> .mode insert\nsqlite> a\nINSERT INTO t(x" + ",token" * 2000 + ") VALUES(1);\n",
+    "sqlite> .headers on\nsqlite> .mode quote\nsqlite> a\n'x'" + ",'token'" * 2000 + "\n",
+    # insert mode by a table's schema: a finding a row, a long definition, .schema's many lines, many sessions' tables
+    "sqlite> create table t(a, password);\nsqlite> .mode insert t\nsqlite> a\n" + "INSERT INTO t VALUES(1,'b');\n" * 50,
+    "sqlite> create table t(" + "a decimal(1,2), " * 2000 + "password);\n",
+    "sqlite> .schema\n" + "CREATE TABLE t(a, password);\n" * 500, "sqlite> create table t(a" + "(" * 3000 + "\n",
+    "sqlite> .mode insert t\nsqlite> create table t(a, password);\n",
+    "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>password</TH>\n</TR>\n<TR><TD>b</TD>\n"
+    + "<TD>b</TD>\n" * 2000)
+FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few
 # characters (each mapped back), a credential's every character coloured, OSC bodies unterminated before a line's
@@ -246,7 +285,13 @@ OBJECTS += (
     ({"values": {"a": "b"}, "sensitive_values": {"a": _DEEP}},),
     ({"values": {"a": "b"}, "sensitive_values": {"a": {"values": {"a": "b"}, "sensitive_values": {"a": _DEEP}}}},),
     ({"before": "a", "after": {"a": "b"}, "before_sensitive": True, "after_sensitive": {"a": True}},))
-LATEST_OBJECTS: tuple[tuple[object, ...], ...] = ()  # rules version 12 reads no object by its members
+# Rules version 14: a coloured token beside a logprob (a model's output token), one beside none, an object of many
+# coloured token keys (each would read the object's keys: bounded to small objects).
+LATEST_OBJECTS: tuple[tuple[object, ...], ...] = (
+    ({"\x1b[1mtoken\x1b[0m": "a", "logprob": -0.5},), ({"\x1b[1mtoken\x1b[0m": "a", "\x1b[1mlogprob\x1b[0m": -0.5},),
+    ({"\x1b[1mtoken\x1b[0m": "a", "b": 1},),
+    ({f"\x1b[{n}mtoken\x1b[0m": "a" for n in range(2000)},))
+OBJECTS += LATEST_OBJECTS
 
 
 # Session 25: a URL nested in a query value (plain, encoded, encoded twice) and a "?" inside a query.

@@ -134,6 +134,9 @@ GATE_ROWS = (
     "requirepass\thunter2", "127.0.0.1:6379>\x20AUTH\thunter2", "x\nuser\talice\ton\t>hunter2",
     "{password:'hunter2'}", "net user bob hunter2", "Login failed. Password:hunter2",
     "tls-key-file-pass\thunter2", "sentinel\tauth-pass\tm\thunter2", "sentinel\tsentinel-pass\thunter2",
+    # rules version 14: the names in upper case / capitalized, a reply with no command line (a newline, ')' and '"')
+    "REQUIREPASS\thunter2", "Masterauth\thunter2", "SENTINEL\tAUTH-PASS\tm\thunter2", "Sentinel\tSentinel-Pass\thunter2",
+    '1)\x20"requirepass"\n2)\x20"hunter2"', '2#\x20"passwords"\x20=>\x201)\x20"' + "ab" * 32 + '"',
 )
 
 
@@ -159,6 +162,10 @@ LITERALS = (
     "a:$apr1$abcdefgh$abcdefghij", "bob:$6$saltsalt$hashhashhash:19000:", "{SHA}", "h:5432:db:u:pw", "sensitive",
     '"sensitive": true', '"value"', "<password>", "</password>", "<![CDATA[", "]]>", "=>", "x['password']",
     "id,user,password", "sqlite>", "|---|---|", "+---+", "-[ RECORD 1 ]", "Secret", "mariadb",
+    "REQUIREPASS", "Requirepass", "MASTERAUTH", "-PASS", "-Pass", "SENTINEL", "AUTH", '1) "', '2) "', "requirepass\"",
+    "redis-cli -3", ".separator ;", "-separator", "\x1b[1m", ".mode quote", ".mode insert", "'id','password'",
+    "INSERT INTO t(a,password) VALUES(", "1,'x'", ");", "NULL", ".mode html", "<TR><TH>password</TH>", "<TD>x</TD>",
+    "</TR>", '# "passwords" => ', ' 1) "' + "ab" * 32 + '"',
 )
 
 

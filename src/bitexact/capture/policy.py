@@ -38,7 +38,7 @@ ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
 ENV_MAX_BODY: Final[str] = "BITEXACT_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES: Final[int] = 64 << 20
 """A field the policy would scan is withheld, unscanned, past this many bytes (``BITEXACT_MAX_BODY_BYTES``)."""
-POLICY_VERSION: Final[int] = 13
+POLICY_VERSION: Final[int] = 14
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
 forms; 3: commands' password flags, .netrc entries, CDATA sections; 4: a credential flag's value as an argv
@@ -76,7 +76,12 @@ sentinel.conf's ``sentinel auth-pass MASTER X`` / ``sentinel sentinel-pass X`` l
 client's first printed line, ``IDENTIFIED WITH ... AS`` / ``VIA ... USING``, and every text holding ESC read as a
 terminal shows it too, its escape sequences taken out and each finding placed back over the codes between its
 characters: a colour or grep's match between a name and its value, or inside either, hides no credential, and an
-object key holding ESC read as a credential name as a terminal shows it)
+object key holding ESC read as a credential name as a terminal shows it; 14: redis-cli's numbered replies with no
+prompt or command line above them (``redis-cli --no-raw < cmds.txt``) and RESP3's maps printed to a pipe
+(``redis-cli -3``: ``NAME VALUE`` a line) and ``ACL GETUSER``'s hashes under RESP3, ``SENTINEL SET`` with other options before ``auth-pass``, redis.conf's and
+sentinel.conf's names in upper case or capitalized (``REQUIREPASS``, ``SENTINEL AUTH-PASS``), sqlite3's list mode
+with another ``.separator`` and its ``quote``, ``insert`` and ``html`` modes; and, found no more, a note after sentinel.conf's value on its line and a coloured key's
+ordinary member: a ``token`` beside ``logprob``, a thinking block's ``signature``, a bare ``key``'s path)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

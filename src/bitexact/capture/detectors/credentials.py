@@ -729,23 +729,45 @@ _MAX_REDIS_HEAD: Final[int] = 128
 # sentinels'). Each found from its ``-pass`` and a blank (a literal the regex engine skips to: ``--password`` fails at
 # its ``w``), its name read back before it. ``masteruser`` and ``sentinel auth-user`` / ``sentinel-user`` are users.
 _REDIS_PASS = re.compile(r"-pass[ \t]++")
+# Rules version 14: redis reads its configuration's names in any case (config.c and sentinel.c compare them with
+# strcasecmp; redis-server and redis-sentinel 7.0.15 load ``REQUIREPASS x``, ``SENTINEL AUTH-PASS m x`` and ``Sentinel
+# Sentinel-Pass x``): the names written in upper case and capitalized too, the names then compared in ASCII lower case.
+# Each search opens with a literal the regex engine skips to (0.34-0.36 ms/MiB of capture_scan's mixed text; `in` of
+# ``-PASS`` and ``-Pass`` cost 0.52 and 0.75, an alternation of ``REQUIREPASS|MASTERAUTH`` 6.4); the capitalized
+# ``Requirepass`` / ``Masterauth`` asked only of a text that holds ``equirepass`` / ``asterauth`` (the gates of the
+# lower case, the same cost as before).
+_REDIS_PASS_CASED = re.compile(r"-P(?:ASS|ass)[ \t]++")
+_REDIS_VALUE_WORD = r"""[ \t]++(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"'\x00]++))"""
+_REDIS_PASSWORD_UPPER = (re.compile("(REQUIREPASS)" + _REDIS_VALUE_WORD), re.compile("(MASTERAUTH)" + _REDIS_VALUE_WORD))
+_REDIS_PASSWORD_CAPITALIZED = re.compile("(Requirepass|Masterauth)" + _REDIS_VALUE_WORD)
 _REDIS_PASS_NAMES: Final[tuple[str, ...]] = ("tls-key-file", "tls-client-key-file")
 """The redis.conf names before ``-pass`` (a ``CONFIG SET`` sets them too)."""
 _SENTINEL: Final[str] = "sentinel"
+_REDIS_PASS_LAST: Final[str] = "eElLhH"
+"""The last letters of the names before ``-pass`` (``...file``, ``sentinel``, ``auth``), in either case."""
 _SENTINEL_AUTH: Final[str] = "auth"
 _REDIS_VALUE = re.compile(r"""(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"'\x00]++))""")
 """A configuration value as redis reads a word (sdssplitargs): double-quoted with escapes, single-quoted, or bare
 (its content: group 1, 2 or 3), as :data:`_REDIS_PASSWORD`'s."""
 _SENTINEL_MASTER = re.compile(r"""(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)[ \t]++""")
 """``sentinel auth-pass``'s master name and the blank after it."""
+_SENTINEL_WORD = r"""(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)"""
 _SENTINEL_SET = re.compile(
-    r"""(?:SENTINEL|sentinel)[ \t]++(?:(?:SET|set)[ \t]++(?:"(?:[^"\\\r\n\x00]|\\.)*+"|'[^'\r\n\x00]*+'|[^\s"'\x00]++)"""
-    r"""[ \t]++auth|(?:CONFIG|config)[ \t]++(?:SET|set)[ \t]++sentinel)\Z""")
+    rf"""(?:SENTINEL|sentinel)[ \t]++(?:(?:SET|set)[ \t]++{_SENTINEL_WORD}"""
+    rf"""(?:[ \t]++[A-Za-z][A-Za-z-]*+[ \t]++{_SENTINEL_WORD})*+[ \t]++(?:auth|AUTH)"""
+    r"""|(?:CONFIG|config)[ \t]++(?:SET|set)[ \t]++(?:sentinel|SENTINEL))\Z""")
 """The same passwords set by a command (redis-cli's prompt or line): ``SENTINEL SET MASTER auth-pass X``, ``SENTINEL
-CONFIG SET sentinel-pass X`` (redis-sentinel 7.0.15 answers OK to both), read back from the ``-pass`` within :data:`_MAX_REDIS_HEAD`."""
+CONFIG SET sentinel-pass X`` (redis-sentinel 7.0.15 answers OK to both), read back from the ``-pass`` within
+:data:`_MAX_REDIS_SET`. Rules version 14: other options set before it on the same line, ``SENTINEL SET mymaster quorum
+2 auth-pass X`` (SENTINEL SET takes option-value pairs; 7.0.15 sets each), and the option's name in upper case."""
+_MAX_REDIS_SET: Final[int] = 256
 _SENTINEL_REST = re.compile(r"(?:[^\r\n\x00\\]|\\(?!n))++")
 """A sentinel.conf value: the rest of its line. Sentinel's CONFIG REWRITE writes a password as it is (7.0.15:
 ``sentinel auth-pass mymaster my s3cret pw``, ``sentinel sentinel-pass Sent1nel"pw``), unquoted."""
+_SENTINEL_NOTE = re.compile("[ \t]++(?:#|--|\u2014|\u2013)(?=[ \t])")
+"""Rules version 14: a note after sentinel.conf's value on its line (``sentinel auth-pass m pw # the master's``, ``pw
+-- its password``, an em or en dash): a blank, the mark and a blank end the value (sentinel refuses such a line, so it
+is a document's or a person's, and CONFIG REWRITE writes none after a value)."""
 # Rules version 10: ``AUTH [USER] PASSWORD`` typed at redis-cli's prompt (``127.0.0.1:6379> AUTH x``,
 # ``redis.local:6379[2]> auth default x``): found from the prompt's ``> `` (a literal the regex engine skips to; a
 # text holding no ``>`` is never searched), the prompt read back on its own line (a host or an address, a port, a
@@ -1050,6 +1072,14 @@ _CSV_CELLS["|"] = re.compile(r"[ \t]*+(?:(?!)(\x00)|([^|\r\n\x00]*+))")
 _LAST_PLAIN_CELL = re.compile(r"[ \t]*+(?:(?!)(\x00)|([^\r\n\x00]*+))")
 """A row's cell, up to its delimiter: quoted (its content, group 1) or plain (group 2). sqlite3's list mode quotes
 nothing (group 1 never matches) and writes a value's ``|`` as it is: its last cell is the rest of its line."""
+
+
+@functools.lru_cache(maxsize=32)
+def _plain_cell(separator: str) -> re.Pattern[str]:
+    """Rules version 14: a cell of sqlite3's list mode whose ``.separator`` is ``separator`` (one character other
+    than ``|``), quoting nothing, as :data:`_CSV_CELLS`'s ``|``."""
+    return re.compile(rf"[ \t]*+(?:(?!)(\x00)|([^{re.escape(separator)}\r\n\x00]*+))")
+
 _MAX_CSV_HEADER: Final[int] = 4096
 
 
@@ -1151,6 +1181,10 @@ _SQLITE_DELIMITERS: Final[dict[str, str | None]] = {"csv": None, "tabs": None, "
 """sqlite3's modes that print a delimited table, its header first when ``.headers`` are on, and their delimiter (None:
 the header's first ``,``, tab or ``;``). Rules version 13: ``list``, sqlite3's default, cells between ``|``."""
 _SQLITE_LINE_MODE: Final[str] = "line"
+_SQLITE_LIST_MODE: Final[str] = "list"
+_SQLITE_SEPARATOR: Final[str] = "|"
+"""List mode's separator, as a session opens and as ``.mode list`` sets it again (3.40.1). Rules version 14: another
+set by ``.separator X`` or ``-separator X``, one character (a longer one is left), read as ``|`` is."""
 _SQLITE_COLUMN_MODE: Final[str] = "column"
 """sqlite3's ``column`` mode: ``.mode column`` turns the headers on unless the session set them (3.40.1: they stay on
 in the modes after it), ``-column`` on the command line does not."""
@@ -1168,26 +1202,26 @@ _ON: Final[frozenset[str]] = frozenset({"on", "1", "yes", "true"})
 
 # Rules version 13: what a terminal's raw transcript (``script``, a pty's log) holds before sqlite3's prompt and
 # before the first line a statement prints: readline's bracketed paste, ``ESC[?2004l`` then a carriage return, then
-# ``ESC[?2004h`` before the next ``sqlite> ``. Control sequences (CSI, OSC) and carriage returns, read past only where
-# sqlite3's prompt, its ``...> `` and a client's first printed line are looked for, not by every rule.
-_TERMINAL_CODES = re.compile(r"(?:\x1b\[[0-?]*+[ -/]*+[@-~]|\x1b\][^\x07\x1b\r\n\x00]*+(?:\x07|\x1b\\)|\r)*+")
-_TERMINAL_STARTS: Final[str] = "\x1b\r"
+# ``ESC[?2004h`` before the next ``sqlite> ``. Since ansi23 a text holding ESC is also read as a terminal shows it
+# (capture/terminal.py: its escape sequences taken out, its carriage returns kept), so these rules read past only the
+# carriage returns that are left there (leaks25: reading past the codes too found nothing more in any raw transcript
+# test; without the carriage returns sqlite3's and bash's pty transcripts kept their passwords).
+_CARRIAGE_RETURNS = re.compile(r"\r*+")
 
 
-def _past_terminal_codes(text: str, at: int) -> int:
-    """Where the run of terminal control sequences and carriage returns (:data:`_TERMINAL_CODES`) at ``at`` ends
-    (``at`` when none is there: one character's test)."""
-    if text[at : at + 1] in ("", " ") or text[at] not in _TERMINAL_STARTS:
+def _past_carriage_returns(text: str, at: int) -> int:
+    """Where the run of carriage returns at ``at`` ends (``at`` when none is there: one character's test)."""
+    if not text.startswith("\r", at):
         return at
-    codes = _TERMINAL_CODES.match(text, at)
-    assert codes is not None  # every part is optional
-    return codes.end()
+    returns = _CARRIAGE_RETURNS.match(text, at)
+    assert returns is not None  # it matches the empty run too
+    return returns.end()
 
 
-def _indent_past_codes(text: str, at: int) -> int:
-    """Where a line starting at ``at`` has its first character past terminal codes (:func:`_past_terminal_codes`) and
-    blanks: a continuation prompt's ``...> ``."""
-    at = _past_terminal_codes(text, at)
+def _indent_past_returns(text: str, at: int) -> int:
+    """Where a line starting at ``at`` has its first character past carriage returns (:func:`_past_carriage_returns`)
+    and blanks: a continuation prompt's ``...> ``."""
+    at = _past_carriage_returns(text, at)
     return at + _blanks(text, at)
 
 
@@ -1238,6 +1272,16 @@ def _sqlite_flags(words: list[str], mode: str, header: bool) -> tuple[str, bool]
     return mode, header
 
 
+def _sqlite_separator(words: list[str], separator: str) -> str:
+    """Rules version 14: list mode's separator after sqlite3's command line's ``words`` (``-separator X``) or a
+    ``.separator X`` dot command's (``words`` after the command): its word unquoted, ``\\t`` a tab; ``separator``
+    when none is given."""
+    for index, word in enumerate(words):
+        if word.lstrip("-") == "separator" and index + 1 < len(words):
+            separator = words[index + 1].strip("'\"").replace("\\t", "\t")
+    return separator
+
+
 def _client_prints_header(client: str, words: list[str]) -> bool:
     """Whether mysql's or psql's command line (``words`` after the client) prints a CSV or TSV table with its header:
     mysql in batch mode (``-B``, ``--batch``, or ``-e`` / ``--execute``: its output when no terminal reads it) without
@@ -1274,33 +1318,45 @@ def _credential_column(name: str, names: list[str]) -> bool:
     return is_credential_word(name) and not ordinary_column(name, names)
 
 
+def _credential_columns(names: list[str]) -> list[int]:
+    """The indexes of ``names`` that are credential columns (:func:`_credential_column`), each distinct name judged
+    once: a header of many ``token`` columns read the whole header once per column (``x,token,token,...`` in a 4 KiB
+    line: 1,364 ms/MiB at 6ae0a3d; rules version 14's html, quote and insert rows have no line's bound)."""
+    judged: dict[str, bool] = {}
+    for name in names:
+        if name not in judged:
+            judged[name] = _credential_column(name, names)
+    return [index for index, name in enumerate(names) if judged[name]]
+
+
 def _csv_table(text: str, start: int, end: int, found: list[Finding], deadline: Deadline,
-               delimiter: str | None = None) -> int:
+               delimiter: str | None = None, plain: bool = False) -> int:
     """Where the table whose header is the line ``text[start:end]`` ends (:func:`_csv_rows`; the header's end when
     it names no credential column), or -1 when the line reads as no CSV or TSV header (:func:`_csv_header`, its
-    ``delimiter`` when given); the cells of its credential columns are added to ``found``."""
+    ``delimiter`` when given); the cells of its credential columns are added to ``found``. ``plain``: sqlite3's list
+    mode's cells (:func:`_plain_cell`), as its ``|`` always is."""
     header = _csv_header(text[start:end].rstrip("\r"), delimiter)
     if header is None:
         return -1
     delimiter, names = header
-    columns = [index for index, name in enumerate(names) if _credential_column(name, names)]
+    columns = _credential_columns(names)
     if columns:
-        return _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline)
+        return _csv_rows(text, end + 1, delimiter, columns, len(names), found, deadline, plain or delimiter == "|")
     return end
 
 
 def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int, found: list[Finding],
-              deadline: Deadline) -> int:
+              deadline: Deadline, plain: bool = False) -> int:
     """The cells of ``columns`` in each row from ``at``, while a row holds ``width`` cells (:data:`_CSV_CELLS`).
     Returns where the rows end: the start of the first line that is none (a text's end or NUL)."""
-    cell = _CSV_CELLS[delimiter]
+    cell = _CSV_CELLS[delimiter] if delimiter == "|" or not plain else _plain_cell(delimiter)
     length = len(text)
     while at < length and text[at] not in "\x00":
         deadline.check()
         row = at
         spans: list[tuple[int, int]] = []
         for index in range(width):
-            match = (_LAST_PLAIN_CELL if delimiter == "|" and index == width - 1 else cell).match(text, at)
+            match = (_LAST_PLAIN_CELL if plain and index == width - 1 else cell).match(text, at)
             assert match is not None  # every part is optional
             group = 1 if match.group(1) is not None else 2
             if index in columns and match.start(group) < match.end(group):
@@ -1324,22 +1380,32 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
     return at
 
 
-def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[Finding], deadline: Deadline) -> int:
+def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[Finding], deadline: Deadline,
+                   separator: str = "|", tables: dict[str, list[str]] | None = None) -> int:
     """The table a client's line ending at ``end`` prints below it, read as its ``mode`` says (sqlite3's ``line``
     records, :func:`_sqlite_records`; a delimited header and its rows, :func:`_csv_table`, for ``csv``, ``tabs`` and
     ``list`` and a client's :data:`_CLIENT_TABLE`); any other mode is left. Returns where what was read ends (``end``
-    when nothing was)."""
-    below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
+    when nothing was). ``separator``: list mode's (rules version 14: ``.separator ;``, ``-separator ;``); ``tables``:
+    the columns of the tables the session showed created (insert mode with its headers off)."""
+    below = _past_carriage_returns(text, end + 1)  # a raw transcript's carriage return
     if mode == _SQLITE_LINE_MODE:
         return _sqlite_records(text, below, found, deadline)
     if mode == _SQLITE_COLUMN_MODE:
         return max(end, _sqlite_columns(text, below, found, deadline))
-    if (mode not in _SQLITE_DELIMITERS and mode != _CLIENT_TABLE) or below in read:
+    if mode == _SQLITE_QUOTE_MODE:  # rules version 14
+        return max(end, _sqlite_quoted(text, below, found, deadline))
+    if mode == _SQLITE_INSERT_MODE:
+        return max(end, _sqlite_inserts(text, below, found, deadline, tables))
+    if mode == _SQLITE_HTML_MODE:
+        return max(end, _sqlite_html(text, below, found, deadline))
+    listed = mode == _SQLITE_LIST_MODE  # read as list mode even when read as a CSV (a ';' in a value, its last cell)
+    if (mode not in _SQLITE_DELIMITERS and mode != _CLIENT_TABLE) or (below in read and not listed):
         return end
     head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
     if head_end == -1 or "\x00" in text[below:head_end]:
         return end
-    rows = _csv_table(text, below, head_end, found, deadline, _SQLITE_DELIMITERS.get(mode))
+    rows = _csv_table(text, below, head_end, found, deadline, separator if listed else _SQLITE_DELIMITERS.get(mode),
+                      listed)
     if rows == -1:
         return end
     read.add(below)  # the search goes on past its rows: a client's line among them is a row
@@ -1367,7 +1433,7 @@ def _sqlite_columns(text: str, at: int, found: list[Finding], deadline: Deadline
     header = text[at:head_end]
     names = [header[start : (starts[index + 1] if index + 1 < len(starts) else len(header))].strip()
              for index, start in enumerate(starts)]
-    columns = [index for index, name in enumerate(names) if name and _credential_column(name, names)]
+    columns = [index for index in _credential_columns(names) if names[index]]
     if not columns:
         return rule_end
     gaps = [stop for _, stop in runs[:-1]]
@@ -1418,6 +1484,197 @@ def _sqlite_records(text: str, at: int, found: list[Finding], deadline: Deadline
                 and holds_credential(text[field.end() : value_end])):
             found.append(Finding(field.end(), value_end, TOKEN, NAME))
         if end >= length or text[end] == "\x00":
+            return end
+        at = end + 1
+    return at
+
+
+# Rules version 14: sqlite3's ``quote`` and ``insert`` modes (3.40.1), their values written as SQL literals: ``quote``'s
+# header is its names quoted (``'id','name','password'``) and each row its values (``1,'alice','pw'``, ``NULL``, a
+# number, ``X'..'``); ``insert``'s rows, with the headers on, ``INSERT INTO t(id,name,password) VALUES(1,'alice','pw');``
+# (the column list only then: without it no value has a name and the row is left). A string's ``'`` is written ``''``.
+_SQL_LITERAL = re.compile(r"'((?:[^'\r\n\x00]|'')*+)'|NULL|-?[0-9][0-9.eE+\-]*+|[Xx]'[0-9A-Fa-f]*+'")
+_SQLITE_INSERT = re.compile(
+    r"""INSERT INTO ("(?:[^"\r\n\x00]|"")*+"|[A-Za-z_][A-Za-z0-9_$]*+)(?:\(([^()\r\n\x00]*+)\))?+ VALUES\(""")
+# With the headers off, ``INSERT INTO t VALUES(...);`` names no column: the columns are those of the table's ``CREATE
+# TABLE`` when the session showed it (``.schema``'s lines, or the statement typed at the prompt, one line each).
+_CREATE_TABLE = re.compile(
+    r"""[ \t]*+CREATE[ \t]++TABLE[ \t]++(?:IF[ \t]++NOT[ \t]++EXISTS[ \t]++)?+"""
+    r"""("(?:[^"\r\n\x00]|"")*+"|`[^`\r\n\x00]*+`|\[[^\]\r\n\x00]*+\]|[A-Za-z_][A-Za-z0-9_$]*+)[ \t]*+\(""",
+    re.IGNORECASE)
+_COLUMN_NAME = re.compile(r"""[ \t]*+("(?:[^"\r\n\x00]|"")*+"|`[^`\r\n\x00]*+`|\[[^\]\r\n\x00]*+\]|[^\s,()]++)""")
+_TABLE_CONSTRAINTS: Final[frozenset[str]] = frozenset({"constraint", "primary", "unique", "check", "foreign"})
+_MAX_SCHEMA_LINES: Final[int] = 256
+_SQLITE_QUOTE_MODE: Final[str] = "quote"
+_SQLITE_INSERT_MODE: Final[str] = "insert"
+_SQLITE_HTML_MODE: Final[str] = "html"
+_HTML_CELL = re.compile(r"(<TR>)?+<T([HD])>([^<\r\n\x00]*+)</T\2>\r?+\Z")
+"""A line of sqlite3's ``html`` mode (3.40.1): a cell a line, ``<TH>name</TH>`` in the header's row, ``<TD>value</TD>``
+in a row's (its ``<``, ``>``, ``&`` and quotes written as entities), the row's first opening with ``<TR>``; ``</TR>``
+on a line of its own closes it."""
+_HTML_ROW_END: Final[str] = "</TR>"
+_MAX_HTML_COLUMNS: Final[int] = 256
+"""The most cells a row of sqlite3's html mode is read with: each header name is judged against the others (a
+``token`` beside a ``logprob``), so a header of thousands of cells would cost their square."""
+
+
+def _table_key(name: str) -> str:
+    """A table's name as sqlite3 compares it: its quotes taken off, in ASCII lower case."""
+    if name[:1] in "\"`[" and len(name) > 1:
+        name = name[1:-1]
+    return ascii_lower(name)
+
+
+def _create_table(line: str) -> tuple[str, list[str]] | None:
+    """The table a one-line ``CREATE TABLE NAME (COLUMN TYPE, ...)`` (:data:`_CREATE_TABLE`) creates and its columns'
+    names in order (a table constraint, ``PRIMARY KEY (a, b)``, is none; a type's own brackets, ``DECIMAL(10,2)``,
+    are read past); None for any other line or a definition its line does not close."""
+    create = _CREATE_TABLE.match(line)
+    if create is None:
+        return None
+    columns: list[str] = []
+    at, depth, start = create.end(), 0, create.end()
+    while at < len(line):
+        char = line[at]
+        if char in "'\"`[":  # a quoted name or default: read past its closing quote
+            close = line.find("]" if char == "[" else char, at + 1)
+            if close == -1:
+                return None
+            at = close
+        elif char == "(":
+            depth += 1
+        elif char in ",)" and depth == 0:
+            name = _COLUMN_NAME.match(line, start, at)
+            if name is not None and ascii_lower(name.group(1)) not in _TABLE_CONSTRAINTS:
+                columns.append(_table_key(name.group(1)) if name.group(1)[:1] in "\"`[" else name.group(1))
+            if char == ")":
+                return _table_key(create.group(1)), columns
+            start = at + 1
+        elif char == ")":
+            depth -= 1
+        at += 1
+    return None
+
+
+def _schema_lines(text: str, at: int, tables: dict[str, list[str]]) -> None:
+    """The tables ``.schema``'s lines from ``at`` create (:func:`_create_table`), to the next prompt (at most
+    :data:`_MAX_SCHEMA_LINES` lines), added to ``tables``."""
+    for _ in range(_MAX_SCHEMA_LINES):
+        end = _line_end(text, at)
+        line = text[at:end].rstrip("\r")
+        if line.startswith(_SQLITE_PROMPT) or end >= len(text) or text[end] == "\x00":
+            return
+        table = _create_table(line)
+        if table is not None:
+            tables[table[0]] = table[1]
+        at = end + 1
+
+
+def _sql_literals(text: str, at: int, end: int) -> tuple[list[tuple[int, int] | None], int] | None:
+    """The values of a comma-separated list of SQL literals (:data:`_SQL_LITERAL`) from ``at`` (before ``end``): each
+    string's content span (None for a number, ``NULL``, a blob), and where the list ends; None when a value is none."""
+    cells: list[tuple[int, int] | None] = []
+    while True:
+        literal = _SQL_LITERAL.match(text, at, end)
+        if literal is None:
+            return None
+        cells.append(literal.span(1) if literal.group(1) is not None else None)
+        at = literal.end()
+        if text.startswith(",", at) and at < end:
+            at += 1
+            continue
+        return cells, at
+
+
+def _take_columns(text: str, cells: list[tuple[int, int] | None], columns: list[int], found: list[Finding]) -> None:
+    """The credential ``columns``' string values among a row's ``cells`` (:func:`_sql_literals`)."""
+    for index in columns:
+        span = cells[index]
+        if span is not None and holds_credential(text[span[0] : span[1]]):
+            found.append(Finding(span[0], span[1], TOKEN, NAME))
+
+
+def _sqlite_quoted(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """sqlite3's ``quote`` mode from ``at``: its header (names as SQL strings), then each row of as many literals, the
+    credential columns' strings taken, to the first line that is none. Returns where the rows end (``at`` when no
+    header is there)."""
+    end = _line_end(text, at)
+    header = _sql_literals(text, at, end)
+    if header is None or text[header[1] : end].rstrip("\r") or None in header[0] or len(header[0]) < 2:
+        return at
+    names = [text[span[0] : span[1]] for span in header[0] if span is not None]
+    columns = _credential_columns(names)
+    length = len(text)
+    while columns and end < length and text[end] == "\n":
+        deadline.check()
+        at = end + 1
+        end = _line_end(text, at)
+        row = _sql_literals(text, at, end)
+        if row is None or len(row[0]) != len(names) or text[row[1] : end].rstrip("\r"):
+            return at
+        _take_columns(text, row[0], columns, found)
+    return end
+
+
+def _sqlite_html(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """sqlite3's ``html`` mode from ``at``, its headers on: the header's row of ``<TH>`` cells, then each row of as
+    many ``<TD>`` cells (:data:`_HTML_CELL`), the credential columns' values taken, to the first line that is neither
+    a cell nor a row's ``</TR>``. Returns where what was read ends."""
+    names: list[str] | None = None
+    columns: list[int] = []
+    cells: list[tuple[int, int]] = []
+    length = len(text)
+    while at < length and text[at] != "\x00":
+        deadline.check()
+        end = _line_end(text, at)
+        if text[at:end].rstrip("\r") == _HTML_ROW_END:
+            if names is None:
+                names = [text[start:stop] for start, stop in cells]
+                columns = _credential_columns(names)
+                if not columns:
+                    return end
+            elif len(cells) == len(names):
+                for index in columns:
+                    start, stop = cells[index]
+                    if holds_credential(text[start:stop]):
+                        found.append(Finding(start, stop, TOKEN, NAME))
+            cells = []
+        else:
+            cell = _HTML_CELL.match(text, at, end)
+            if (cell is None or (cell.group(1) is None) == (not cells) or (cell.group(2) == "H") != (names is None)
+                    or len(cells) == _MAX_HTML_COLUMNS):
+                return at  # no cell, a row not opened or opened twice, a header cell in a row, too many cells
+            cells.append(cell.span(3))
+        if end >= length:
+            return end
+        at = end + 1
+    return at
+
+
+def _sqlite_inserts(text: str, at: int, found: list[Finding], deadline: Deadline,
+                    tables: dict[str, list[str]] | None = None) -> int:
+    """sqlite3's ``insert`` mode from ``at``: each ``INSERT INTO T(COLUMNS) VALUES(...);`` line (its headers on;
+    :data:`_SQLITE_INSERT`), or ``INSERT INTO T VALUES(...);`` of a table the session showed created (``tables``,
+    its columns by name), the strings of its credential columns taken, to the first line that is none. Returns where
+    the lines end."""
+    length = len(text)
+    while at < length and text[at] != "\x00":
+        deadline.check()
+        end = _line_end(text, at)
+        insert = _SQLITE_INSERT.match(text, at, end)
+        if insert is None:
+            return at
+        if insert.group(2) is not None:
+            names = [name.strip().strip('"') for name in insert.group(2).split(",")]
+        elif tables and _table_key(insert.group(1)) in tables:
+            names = tables[_table_key(insert.group(1))]
+        else:
+            return at
+        row = _sql_literals(text, insert.end(), end)
+        if row is None or len(row[0]) != len(names) or text[row[1] : end].rstrip("\r") != ");":
+            return at
+        _take_columns(text, row[0], _credential_columns(names), found)
+        if end >= length:
             return end
         at = end + 1
     return at
@@ -1597,7 +1854,7 @@ def _pipe_table(text: str, rule_start: int, rule_end: int, found: list[Finding],
         if name is None:
             return rule_end
         names.append(name)
-    columns = [index for index, name in enumerate(names) if _credential_column(name, names)]
+    columns = _credential_columns(names)
     if not columns:
         return rule_end
     joints = [] if prose else [index for index, char in enumerate(text[rule_start:rule_end]) if char == "+"]
@@ -2687,18 +2944,43 @@ def _after_redis_prompt(text: str, end: int) -> bool:
 def _redis_pass_name(text: str, at: int) -> tuple[int, bool, bool] | None:
     """The configuration name ending at ``at`` (its ``-pass`` follows): where it starts, whether it is sentinel.conf's
     (``sentinel sentinel`` / ``sentinel auth``, the blanks between read back once) and whether it is ``auth-pass`` (a
-    master's name before the value); None for any other name (``--pass``, ``x-pass``)."""
+    master's name before the value); None for any other name (``--pass``, ``x-pass``). Rules version 14: the names
+    in any ASCII case, as redis reads them (``TLS-KEY-FILE-PASS``, ``SENTINEL AUTH-PASS``)."""
+    if at == 0 or text[at - 1] not in _REDIS_PASS_LAST:  # one character's test before any slice
+        return None
     for name in _REDIS_PASS_NAMES:
-        if text.endswith(name, 0, at):
+        if _ends_with_name(text, at, name):
             return at - len(name), False, False
     for name in (_SENTINEL, _SENTINEL_AUTH):
-        if text.endswith(name, 0, at):
+        if _ends_with_name(text, at, name):
             word = blank = at - len(name)
             while blank > 0 and text[blank - 1] in " \t":
                 blank -= 1
-            if blank < word and text.endswith(_SENTINEL, 0, blank):
+            if blank < word and _ends_with_name(text, blank, _SENTINEL):
                 return blank - len(_SENTINEL), True, name == _SENTINEL_AUTH
     return None
+
+
+def _sentinel_set(text: str, at: int) -> bool:
+    """Whether a ``SENTINEL SET MASTER ... auth`` or ``SENTINEL CONFIG SET sentinel`` (:data:`_SENTINEL_SET`) ends at
+    ``at`` (its ``-pass`` follows), within :data:`_MAX_REDIS_SET` characters back. Its last word is asked first (one
+    slice), then each ``SENTINEL`` / ``sentinel`` before it found by ``rfind`` (a scan in C) and matched from there:
+    a regex search of the window for every ``-pass`` cost 1.7 s/MiB of ``-pass -pass ...`` (0.86 with 128 back)."""
+    if not (_ends_with_name(text, at, _SENTINEL_AUTH) or _ends_with_name(text, at, _SENTINEL)):
+        return False
+    floor = max(0, at - _MAX_REDIS_SET)
+    for word in ("SENTINEL", "sentinel"):
+        end = at
+        while (start := text.rfind(word, floor, end)) != -1:
+            if _SENTINEL_SET.match(text, start, at) is not None:
+                return True
+            end = start
+    return False
+
+
+def _ends_with_name(text: str, at: int, name: str) -> bool:
+    """Whether ``text`` holds ``name`` (lower case) just before ``at``, in any ASCII case."""
+    return at >= len(name) and ascii_lower(text[at - len(name) : at]) == name
 
 
 def _redis_word(text: str, at: int) -> tuple[int, int] | None:
@@ -2725,11 +3007,15 @@ def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
 
 def _sentinel_value(text: str, at: int) -> tuple[int, int] | None:
     """The span of sentinel.conf's value at ``at``: the rest of its line (:data:`_SENTINEL_REST`, blanks after it
-    left), a quoted word's content when the quoted word is the whole of it (as redis reads a hand-written line)."""
+    left; rules version 14: to a note after it, :data:`_SENTINEL_NOTE`), a quoted word's content when the quoted word
+    is the whole of it (as redis reads a hand-written line)."""
     rest = _SENTINEL_REST.match(text, at)
     if rest is None:
         return None
     end = rest.end()
+    note = _SENTINEL_NOTE.search(text, at, end)
+    if note is not None:
+        end = note.start()
     while end > at and text[end - 1] in " \t":
         end -= 1
     if end == at:
@@ -2794,14 +3080,41 @@ _MAX_REDIS_LINE: Final[int] = 4096
 _HEX_HASH = re.compile(r"[0-9a-f]{64}+\r?+\Z")
 
 
+_RESP3_RAW_HASHES: Final[str] = "passwords "
+"""``ACL GETUSER``'s map under RESP3 printed to a pipe: ``passwords HASH``, then each other hash on a line of its own."""
+# Rules version 14: ``ACL GETUSER``'s map under RESP3 at the prompt or with ``--no-raw`` (redis-cli 7.0.15): ``2#
+# "passwords" => 1) "HASH"`` for one password, ``2# "passwords" => `` then ``   1) "HASH"`` a line each for more.
+_RESP3_HASHES = re.compile(r'# "passwords" => ')
+_RESP3_HASH_ITEM = re.compile(r'[ \t]*+[0-9]{1,9}+\) "([0-9a-f]{64}+)"[ \t]*+\r?+(?=\n|\x00|\Z)')
+
+
+def _resp3_hashes(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    """The password hashes of ``ACL GETUSER``'s RESP3 map (:data:`_RESP3_HASHES`): the item on its line, or the
+    items on the lines below it (:data:`_RESP3_HASH_ITEM`), to the first line that is none."""
+    for match in _RESP3_HASHES.finditer(text):
+        deadline.check()
+        at = match.end()
+        if text.startswith("\n", at) or text.startswith("\r\n", at):
+            at = text.index("\n", at) + 1
+        while (item := _RESP3_HASH_ITEM.match(text, at)) is not None:
+            found.append(Finding(item.start(1), item.end(1), TOKEN, NAME))
+            at = item.end()
+            if text.startswith("\r", at):
+                at += 1
+            if not text.startswith("\n", at):
+                break
+            at += 1
+
+
 _REDIS_ITEM_VALUE = re.compile(r"""[ \t]*+"((?:[^"\\\r\n\x00]|\\.)*+)"[ \t]*+\r?(?=\n|\x00|\Z)""")
 """redis-cli's reply that is one string, quoted (its content: group 1)."""
 
 
-def _redis_cli_command(line: str) -> list[str] | None:
+def _redis_cli_command(line: str) -> tuple[list[str], bool] | None:
     """The command a shell ``line`` gives redis-cli (its words, from the first past redis-cli's options, in lower case:
-    ``["config", "get", "requirepass"]``) when it is one whose reply :func:`_redis_raw_reply` reads; None for any
-    other line (prose, another command, redis-cli opening its prompt)."""
+    ``["config", "get", "requirepass"]``) when it is one whose reply :func:`_redis_raw_reply` reads, and whether
+    redis-cli speaks RESP3 (``-3``, rules version 14: a map's reply printed a pair a line); None for any other line
+    (prose, another command, redis-cli opening its prompt)."""
     words = line.split()
     for index, word in enumerate(words):
         if word.rsplit("/", 1)[-1] != "redis-cli":
@@ -2810,19 +3123,26 @@ def _redis_cli_command(line: str) -> list[str] | None:
         if before and before[-1] not in "$#>%" and before not in ("sudo", "|", "&&", ";"):
             return None
         at = index + 1
+        resp3 = False
         while at < len(words) and words[at][:1] == "-":
+            resp3 = resp3 or words[at] == "-3"
             at += 2 if words[at] in _REDIS_CLI_VALUED else 1
         command = [ascii_lower(word.strip("'\"")) for word in words[at:]]
-        return command if command and command[0] in _REDIS_CLI_COMMANDS else None
+        return (command, resp3) if command and command[0] in _REDIS_CLI_COMMANDS else None
     return None
 
 
-def _redis_raw_reply(text: str, at: int, command: list[str], found: list[Finding], deadline: Deadline) -> int:
+def _redis_raw_reply(
+    text: str, at: int, command: list[str], resp3: bool, found: list[Finding], deadline: Deadline
+) -> int:
     """The reply redis-cli printed from ``at`` to a pipe for ``command`` (:func:`_redis_cli_command`), a string a line:
     ``CONFIG GET`` and ``HGETALL`` name, value, name, value... (the value after a credential name taken, to the first
     name line that is empty or holds a blank), ``HGET KEY FIELD`` of such a field its one line, ``ACL GETUSER`` the
     64-hex-digit lines after ``passwords``, ``ACL LIST`` the rules' passwords and hashes (:func:`_acl_secrets`) of its
-    ``user ...`` lines. Returns where what was read ends."""
+    ``user ...`` lines. With ``resp3`` (``redis-cli -3``, rules version 14), ``CONFIG GET``'s and ``HGETALL``'s map
+    printed a pair a line, ``NAME VALUE`` (redis-cli 7.0.15: the name, a blank, the value to the line's end), to the
+    first line with no blank, and ``ACL GETUSER``'s ``passwords HASH`` line, its other hashes a line each below it.
+    Returns where what was read ends."""
     verb = command[0] if command[0] in ("hgetall", "hget") else " ".join(command[:2])
     lines = 0
     taking = False
@@ -2837,7 +3157,14 @@ def _redis_raw_reply(text: str, at: int, command: list[str], found: list[Finding
         if "\x00" in line:
             return at
         lines += 1
-        if verb in ("config get", "hgetall"):
+        if resp3 and verb in ("config get", "hgetall"):
+            blank = line.find(" ")
+            if blank <= 0:
+                return at
+            value = line[blank + 1 :]
+            if is_credential_name(line[:blank]) and value and value not in ALREADY_TOKENS:
+                found.append(Finding(at + blank + 1, at + len(line), TOKEN, NAME))
+        elif verb in ("config get", "hgetall"):
             if lines % 2 == 1:
                 if not line or " " in line or "\t" in line:
                     return at
@@ -2848,6 +3175,10 @@ def _redis_raw_reply(text: str, at: int, command: list[str], found: list[Finding
             if len(command) == 3 and is_credential_name(command[2]) and line and line not in ALREADY_TOKENS:
                 found.append(Finding(at, at + len(line), TOKEN, NAME))
             return end
+        elif verb == "acl getuser" and resp3 and line.startswith(_RESP3_RAW_HASHES):  # rules version 14
+            taking = _HEX_HASH.match(line, len(_RESP3_RAW_HASHES)) is not None
+            if taking:
+                found.append(Finding(at + len(_RESP3_RAW_HASHES), at + len(_RESP3_RAW_HASHES) + 64, TOKEN, NAME))
         elif verb == "acl getuser":
             if taking and _HEX_HASH.match(line) is not None:
                 found.append(Finding(at, at + 64, TOKEN, NAME))
@@ -2863,19 +3194,22 @@ def _redis_raw_reply(text: str, at: int, command: list[str], found: list[Finding
     return at
 
 
-def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline) -> None:
-    """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt): with
-    ``listing`` (``ACL LIST``), each item's ACL rules' passwords; else its items as name, value, name, value..., the
-    value after a credential name (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings
-    (its lines indented past the item's number) with it."""
+def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline) -> int:
+    """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt; rules
+    version 14: or an item numbered 1 again, the next reply's first): with ``listing`` (``ACL LIST``), each item's
+    ACL rules' passwords; else its items as name, value, name, value..., the value after a credential name
+    (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings (its lines indented past the
+    item's number) with it. Returns where the reply ends."""
     index, width, taking = 0, 0, False
     while at < len(text):
         deadline.check()
         item = _REDIS_ITEM.match(text, at)
         if item is None:
-            return
+            return at
         nested = index > 0 and len(item.group(1)) > width  # a line of the item above's array
         if not nested:
+            if index > 0 and item.group(1).lstrip(" \t") == "1) ":  # the next reply (no prompt between)
+                return at
             index += 1
             width = len(item.group(1))
         value = item.group(2)
@@ -2888,7 +3222,31 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
                 found.append(Finding(item.start(2), item.end(2), TOKEN, NAME))
         at = item.end() + 1
         if text[item.end() : at] != "\n":
-            return
+            return item.end()
+    return at
+
+
+# Rules version 14: redis-cli's numbered replies with no prompt or command line above them (``redis-cli --no-raw <
+# cmds.txt``, a script's output: 7.0.15 prints ``1) "requirepass"`` / ``2) "x"`` for each command, one after another):
+# found from a first item's ``1) "`` opening its line (right-aligned by blanks), read as a reply at the prompt is.
+_REDIS_FIRST_ITEM: Final[str] = '1) "'
+_MAX_ITEM_ALIGN: Final[int] = 9
+_ACL_LISTED: Final[str] = "user "
+
+
+def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    """Each reply of redis-cli's numbered lines (:func:`_redis_pairs`) whose first item ``1) "`` opens its line,
+    whatever stands above it; ``ACL LIST``'s when its first string opens ``user `` (:func:`_acl_secrets`)."""
+    at = text.find(_REDIS_FIRST_ITEM)
+    while at != -1:
+        deadline.check()
+        line, floor = at, max(0, at - _MAX_ITEM_ALIGN)
+        while line > floor and text[line - 1] in " \t":
+            line -= 1
+        after = at + len(_REDIS_FIRST_ITEM)
+        if line == 0 or text[line - 1] in "\n\x00":
+            after = max(after, _redis_pairs(text, line, text.startswith(_ACL_LISTED, after), found, deadline))
+        at = text.find(_REDIS_FIRST_ITEM, after)
 
 
 def _starts_a_line(text: str, at: int) -> bool:
@@ -3308,17 +3666,28 @@ class CredentialsDetector:
         # 0.01), then of one regex for both (":$" searched with `in` alone cost 1 ms/MiB).
         if ("$" in text or "{" in text) and ":" in held and _HTPASSWD_COLON.search(text) is not None:
             cls._htpasswd_hashes(text, deadline, found)
-        if blank and ("requirepass" in text or "masterauth" in text):  # [ \t]++ before the value
-            cls._redis_passwords(text, deadline, found)
+        if blank and ("equirepass" in text or "asterauth" in text):  # [ \t]++ before the value
+            if "requirepass" in text or "masterauth" in text:
+                cls._redis_passwords(text, _REDIS_PASSWORD, deadline, found)
+            if "Requirepass" in text or "Masterauth" in text:  # rules version 14: capitalized
+                cls._redis_passwords(text, _REDIS_PASSWORD_CAPITALIZED, deadline, found)
+        if blank:  # rules version 14: in upper case, each search from its literal
+            for upper in _REDIS_PASSWORD_UPPER:
+                cls._redis_passwords(text, upper, deadline, found)
         # Rules version 13: tls-key-file-pass, sentinel auth-pass... The regex's own search for "-pass" (0.63 ms/MiB
         # of capture_scan's mixed text) is cheaper than `in` before it (0.85: `in` skips on the common "s").
         if blank and "-" in held:
-            cls._redis_dash_passwords(text, deadline, found)
+            cls._redis_dash_passwords(text, _REDIS_PASS, deadline, found)
+            cls._redis_dash_passwords(text, _REDIS_PASS_CASED, deadline, found)  # v14: TLS-KEY-FILE-PASS, -Pass
         if ">" in text and " " in held:  # a memchr: rules version 10, redis-cli's prompt ("> ")
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
         if "-" in held and "\n" in held:  # redis-cli's line, a newline ending it
             cls._redis_cli_lines(text, deadline, found)
+        if "\n" in held and ")" in held and '"' in held:  # rules version 14: 1) "name" then 2) "value"
+            _redis_bare_replies(text, deadline, found)
+        if ")" in held and '"' in held and ">" in held:  # rules version 14: RESP3's "passwords" => 1) "HASH"
+            _resp3_hashes(text, deadline, found)
         if blank:  # "user" and [ \t]++
             cls._acl_file_lines(text, held, deadline, found)
         if ":" in held and "Private-Lines:" in text:
@@ -3338,11 +3707,13 @@ class CredentialsDetector:
                 found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @staticmethod
-    def _redis_passwords(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _redis_passwords(text: str, pattern: re.Pattern[str], deadline: Deadline, found: list[Finding]) -> None:
         """Redis's passwords: a configuration line ``requirepass X`` / ``masterauth X`` (its line's only words;
         a ``#`` comment's example is left) and ``CONFIG SET requirepass X``. ``--requirepass X`` and
-        ``requirepass: X`` are the flag and name rules' (a credential name)."""
-        for match in _REDIS_PASSWORD.finditer(text):
+        ``requirepass: X`` are the flag and name rules' (a credential name). ``pattern`` is :data:`_REDIS_PASSWORD`
+        or, rules version 14, :data:`_REDIS_PASSWORD_UPPER`'s or :data:`_REDIS_PASSWORD_CAPITALIZED` (``REQUIREPASS X``:
+        redis reads names in any case)."""
+        for match in pattern.finditer(text):
             deadline.check()
             group = next(g for g in (2, 3, 4) if match.group(g) is not None)
             head = text[max(0, match.start() - _MAX_REDIS_HEAD) : match.start()]
@@ -3353,19 +3724,19 @@ class CredentialsDetector:
                 found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
 
     @staticmethod
-    def _redis_dash_passwords(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _redis_dash_passwords(text: str, pattern: re.Pattern[str], deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 13: redis.conf's ``tls-key-file-pass X`` / ``tls-client-key-file-pass X`` (and their
         ``CONFIG SET``), sentinel.conf's ``sentinel auth-pass MASTER X`` / ``sentinel sentinel-pass X``
         (:data:`_REDIS_PASS`): the value, when the name opens its line (a ``#`` comment's example is left) and, in
         redis.conf, the value ends it, as :meth:`_redis_passwords` reads ``requirepass``; in sentinel.conf the rest of
         the line (:func:`_sentinel_value`); after ``SENTINEL SET MASTER`` / ``SENTINEL CONFIG SET``
-        (:data:`_SENTINEL_SET`) one word, as after ``CONFIG SET``."""
-        for match in _REDIS_PASS.finditer(text):
+        (:data:`_SENTINEL_SET`) one word, as after ``CONFIG SET``. ``pattern`` is :data:`_REDIS_PASS` or, rules
+        version 14, :data:`_REDIS_PASS_CASED` (the names in upper case or capitalized)."""
+        for match in pattern.finditer(text):
             deadline.check()
             named = _redis_pass_name(text, match.start())
             if named is None:
-                set_by = _SENTINEL_SET.search(text, max(0, match.start() - _MAX_REDIS_HEAD), match.start())
-                span = _redis_word(text, match.end()) if set_by is not None else None
+                span = _redis_word(text, match.end()) if _sentinel_set(text, match.start()) else None
             else:
                 start, sentinel, auth = named
                 if sentinel and not _starts_a_line(text, start):  # the rest of the line read once per line
@@ -3443,8 +3814,9 @@ class CredentialsDetector:
                 found_at = _REDIS_CLI.search(text, at + 1)
                 continue
             start, whole = _line_head(text, at, _MAX_REDIS_LINE)
-            command = _redis_cli_command(text[start:end]) if whole else None
-            if command is not None and "\x00" not in text[at:end]:
+            said = _redis_cli_command(text[start:end]) if whole else None
+            if said is not None and "\x00" not in text[at:end]:
+                command, resp3 = said
                 if _REDIS_ITEM.match(text, end + 1) is not None:  # --no-raw: as at the prompt
                     _redis_pairs(text, end + 1, command[:2] == ["acl", "list"], found, deadline)
                 elif command[0] == "hget" and _REDIS_ITEM_VALUE.match(text, end + 1) is not None:
@@ -3454,7 +3826,7 @@ class CredentialsDetector:
                         if reply.group(1) and reply.group(1) not in ALREADY_TOKENS:
                             found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
                 else:
-                    end = max(end, _redis_raw_reply(text, end + 1, command, found, deadline))
+                    end = max(end, _redis_raw_reply(text, end + 1, command, resp3, found, deadline))
             found_at = _REDIS_CLI.search(text, end)
 
     @classmethod
@@ -3603,7 +3975,7 @@ class CredentialsDetector:
                     found_at = search.search(text, at + _MAX_CSV_HEADER)
                     continue
                 start, whole = _line_head(text, at)
-                below = _past_terminal_codes(text, end + 1)  # a raw transcript's ESC[?2004l and carriage return
+                below = _past_carriage_returns(text, end + 1)  # a raw transcript's carriage return
                 if (below not in read and whole
                         and "\x00" not in text[at:end] and _prints_table(text[start:end], file)):
                     head_end = text.find("\n", below, below + _MAX_CSV_HEADER)
@@ -3623,6 +3995,8 @@ class CredentialsDetector:
         mode's records (:func:`_sqlite_records`), and MariaDB's ``mariadb`` client as mysql's."""
         mode, header = _SQLITE_SESSION  # the sqlite3 session's, as its lines set them
         header_set = False  # whether the session set its headers (then .mode column leaves them as they are)
+        separator = _SQLITE_SEPARATOR  # list mode's (rules version 14)
+        tables: dict[str, list[str]] = {}  # the columns of the tables the session showed created (rules version 14)
         since = 0  # where the session's mode was last known to hold: no NUL since
         found_at = _PRINTED_SQL.search(text)
         while found_at is not None:
@@ -3640,23 +4014,32 @@ class CredentialsDetector:
             if text.find("\x00", since, at) != -1:
                 mode, header = _SQLITE_SESSION
                 header_set = False
+                separator = _SQLITE_SEPARATOR
             since = at
             line = text[start:end]
             prints: str | None = None  # how the line's output is read: a mode of sqlite3's, or "csv"
             if whole and "\x00" not in text[at:end]:
                 statement = line.lstrip()
-                statement = statement[_past_terminal_codes(statement, 0):]  # a raw transcript's ESC[?2004h
+                statement = statement[_past_carriage_returns(statement, 0):]  # a raw transcript's CR
                 if statement.startswith(_SQLITE_PROMPT):
                     words = statement[len(_SQLITE_PROMPT):].split()
                     if words and words[0] == ".mode":
                         mode = words[1] if len(words) > 1 else mode  # no name: it prints the mode
                         header = header or (mode == _SQLITE_COLUMN_MODE and not header_set)
+                        separator = _SQLITE_SEPARATOR if len(words) > 1 and mode == _SQLITE_LIST_MODE else separator
+                    elif words and words[0] == ".separator":
+                        separator = _sqlite_separator(["-separator", *words[1:2]], separator)
+                    elif words and words[0] == ".schema" and end < len(text):
+                        _schema_lines(text, end + 1, tables)
                     elif words and words[0] in (".headers", ".header"):
                         header = len(words) > 1 and ascii_lower(words[1]) in _ON
                         header_set = True
                     elif words and words[0][:1] != ".":
                         prints = mode
-                        while text.startswith(_SQLITE_MORE, _indent_past_codes(text, end + 1)):
+                        created = _create_table(statement[len(_SQLITE_PROMPT):].rstrip("\r"))
+                        if created is not None:
+                            tables[created[0]] = created[1]
+                        while text.startswith(_SQLITE_MORE, _indent_past_returns(text, end + 1)):
                             more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
                             if more == -1 or "\x00" in text[end:more]:
                                 prints = None
@@ -3666,12 +4049,16 @@ class CredentialsDetector:
                     client = _sql_client(line)
                     if client is not None and client[0] == "sqlite3":
                         mode, header = _sqlite_flags(client[1], *_SQLITE_SESSION)  # a new session
+                        separator = _sqlite_separator(client[1], _SQLITE_SEPARATOR)
                         header_set = any(word.lstrip("-") in _HEADER_FLAGS_SQLITE for word in client[1])
                         prints = mode
                     elif client is not None:
                         prints = _CLIENT_TABLE if _client_prints_header(*client) else None
-            if prints is not None and (header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE)):
-                end = max(end, _printed_below(text, end, prints, read, found, deadline))
+            if prints is not None and (header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE)
+                                       or (prints == _SQLITE_INSERT_MODE and tables)):
+                listed = prints != _SQLITE_LIST_MODE or len(separator) == 1  # a longer separator is left
+                if listed:
+                    end = max(end, _printed_below(text, end, prints, read, found, deadline, separator, tables))
             found_at = _PRINTED_SQL.search(text, end)
         if "b" in text:  # a memchr: rules version 13, MariaDB's client
             CredentialsDetector._printed_mariadb(text, read, deadline, found)

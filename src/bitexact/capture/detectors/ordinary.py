@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from bitexact.capture.detectors.base import ascii_lower
+from bitexact.capture.terminal import ESC, shown
 
 LOGPROB_MEMBERS: Final[tuple[str, ...]] = ("logprob", "logProbability")
 """A sibling that makes a ``token`` member a model's output token: ``logprob`` (OpenAI, vLLM, llama.cpp, Ollama,
@@ -106,10 +107,10 @@ def ordinary_value(name: str, value: Any) -> bool:
     """Whether ``value`` under the credential name ``name`` is ordinary evidence by what it is, whatever stands
     beside it: a JSON Schema describing a parameter so named (any credential name), a bare ``key``'s plain value
     (:func:`plain_key`) or DynamoDB key, a ``signature`` that is a function's (it holds brackets: ``def f(x) -> str``;
-    no HMAC, base64, hex or JWS does)."""
+    no HMAC, base64, hex or JWS does). Rules version 14: ``name`` as a terminal shows it (:func:`_shown_lower`)."""
     if type(value) is dict and _json_schema(value):
         return True
-    lower = _LOWER.get(name) or ascii_lower(name)
+    lower = _shown_lower(name)
     if lower == "key":
         if type(value) is str:  # plain_key(), inline: an S3 listing asks this of every object
             return len(value) <= _MAX_PLAIN and _PLAIN_KEY.fullmatch(value) is not None
@@ -124,17 +125,42 @@ def ordinary_value(name: str, value: Any) -> bool:
 def ordinary_member(owner: dict[Any, Any], key: str, value: Any) -> bool:
     """Whether ``value``, under ``key`` (a name the credential rule would replace) in the object ``owner``, is
     ordinary evidence left to the text detectors: a model's output token, a thinking block's signature, or what
-    :func:`ordinary_value` leaves. Asked only of credential-named keys."""
-    lower = _LOWER.get(key) or ascii_lower(key)
+    :func:`ordinary_value` leaves. Asked only of credential-named keys. Rules version 14: a key a tool coloured
+    (``ESC[1mtoken ESC[0m``, read as a credential name as a terminal shows it since leaks24) is read so here too, and
+    a coloured ``logprob`` beside it (:func:`_coloured_member`)."""
+    lower = _shown_lower(key)
     if lower == "token" and (  # the members spelled out, no loop: a logprobs response asks this of every token
             "logprob" in owner or "logProbability" in owner
-            or (type(value) is dict and ("logprob" in value or "logProbability" in value))):
+            or (type(value) is dict and ("logprob" in value or "logProbability" in value))
+            or _coloured_member(owner, LOGPROB_MEMBERS)
+            or (type(value) is dict and _coloured_member(value, LOGPROB_MEMBERS))):
         return True
     if lower == "signature":
         kind = owner.get("type")
         if type(kind) is str and kind in THINKING_TYPES:
             return True
     return ordinary_value(key, value)
+
+
+def _shown_lower(name: str) -> str:
+    """``name`` in ASCII lower case, as a terminal shows it when it holds ESC (a coloured key: leaks24 read it as a
+    credential name so, and what it names is judged as its plain spelling is)."""
+    lower = _LOWER.get(name) or ascii_lower(name)
+    return ascii_lower(shown(name)) if ESC in lower else lower
+
+
+_MAX_COLOURED_MEMBERS: Final[int] = 16
+"""The most keys an object may hold for :func:`_coloured_member` to read them: a logprobs entry holds four or five
+(``token``, ``logprob``, ``bytes``, ``top_logprobs``); an object of many coloured ``token`` keys would otherwise read
+its every key once per such key (quadratic). A larger object's member is replaced (the safe side)."""
+
+
+def _coloured_member(owner: dict[Any, Any], names: tuple[str, ...]) -> bool:
+    """Whether ``owner`` (at most :data:`_MAX_COLOURED_MEMBERS` keys) has a key holding ESC that a terminal shows as
+    one of ``names`` (``ESC[1mlogprob ESC[0m``). Asked only of a credential-named member whose plain siblings answered
+    no: a loop over its object's few keys."""
+    return len(owner) <= _MAX_COLOURED_MEMBERS and any(
+        type(key) is str and ESC in key and shown(key) in names for key in owner)
 
 
 def ordinary_column(name: str, header: list[str]) -> bool:
