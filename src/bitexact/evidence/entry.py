@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from hashlib import blake2b
 from typing import Any, Final
+
+import orjson
 
 from bitexact.canon import canonical_text, canonicalize
 from bitexact.crypto import chain_hash
@@ -48,6 +51,16 @@ def deeper_than(value: Any, limit: int) -> bool:
     return bool(level)
 
 
+@dataclass(frozen=True)
+class EncodedEntry:
+    """An entry :func:`encode_entry` built, and its canonical bytes when it could make them from its own."""
+
+    entry: dict[str, Any]
+    encoded: bytes | None
+    """``canonicalize(entry)``, byte for byte; None where it is not made here (keys outside ASCII in ``data``,
+    a member of an unusual type): the store then canonicalizes the entry itself, as for any caller."""
+
+
 def build_entry(
     *,
     run_id: str,
@@ -62,6 +75,50 @@ def build_entry(
     capture: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Build a complete v2 entry chained onto ``prev``.
+
+    See :func:`encode_entry` for the entry with its canonical bytes.
+    """
+    return _build(run_id, step, kind, prov, data, prev, alg, ts, ctx, capture, None)[0]
+
+
+def encode_entry(
+    *,
+    run_id: str,
+    step: int,
+    kind: str,
+    prov: str,
+    data: dict[str, Any],
+    prev: str,
+    alg: str,
+    ts: str | None = None,
+    ctx: str | None = None,
+    capture: dict[str, Any] | None = None,
+) -> EncodedEntry:
+    """:func:`build_entry`, with the entry's canonical bytes made from the ones building it made anyway.
+
+    The chain body's bytes (the hash input) and each committed value's
+    (the commitments' input) are spliced with the hash and the salts, so
+    the store need not canonicalize the whole entry again for its row.
+    """
+    values: list[bytes] = []
+    entry, body = _build(run_id, step, kind, prov, data, prev, alg, ts, ctx, capture, values)
+    return EncodedEntry(entry, _encoded(entry, body, values))
+
+
+def _build(
+    run_id: str,
+    step: int,
+    kind: str,
+    prov: str,
+    data: dict[str, Any],
+    prev: str,
+    alg: str,
+    ts: str | None,
+    ctx: str | None,
+    capture: dict[str, Any] | None,
+    values: list[bytes] | None,
+) -> tuple[dict[str, Any], bytes]:
+    """The entry and its chain body's canonical bytes; each committed value's bytes appended to ``values``.
 
     Every committed path gets a fresh 16-byte salt. ``capture`` (the capture
     policy's declarations) is a top-level key, so it is inside the hash and
@@ -90,6 +147,8 @@ def build_entry(
         salts[path] = hexed[2 * at : 2 * at + 2 * SALT_BYTES]
         at += SALT_BYTES
         canonical = canonical_text(value) if type(value) is str else canonicalize(value)
+        if values is not None:
+            values.append(canonical)
         commitments[path] = (blake2b(canonical, digest_size=32, key=salt).hexdigest() if commit is None
                              else commit(salt, canonical))
     entry: dict[str, Any] = {
@@ -109,8 +168,72 @@ def build_entry(
     entry["commitments"] = commitments
     # The entry holds its chain body alone until here (no hash, data, salts or redacted yet): hashed as it is,
     # without chain_body's copy.
-    entry["hash"] = chain_hash(alg, canonicalize(entry))
+    body = canonicalize(entry)
+    entry["hash"] = chain_hash(alg, body)
     entry["data"] = data
     if salts:
         entry["salts"] = salts
-    return entry
+    return entry, body
+
+
+_SORT: Final = orjson.OPT_SORT_KEYS
+
+
+def _encoded(entry: dict[str, Any], body: bytes, values: list[bytes]) -> bytes | None:
+    """``canonicalize(entry)`` from its chain body's bytes and its committed values' bytes, or None.
+
+    The entry's keys sort as ``alg, capture, commitments, ctx, data, hash,
+    kind, prev, prov, run_id, salts, step, ts, v``: ``data`` and ``hash`` go in
+    before the body's ``kind`` member, ``salts`` before its ``step``. Every
+    member from ``kind`` on is a string or an integer, and no canonical
+    string holds ``,"kind":`` (its quotes are escaped), so the last one in the
+    body is the member. ``data`` is written from its committed values' bytes
+    (its members, or its members' members) as orjson fragments; with keys
+    in ASCII, orjson's key order is the canonical one (UTF-16 order differs
+    from code-point order only past U+FFFF), so anything else is left to the
+    store.
+    """
+    # One test per member rather than a generator over them: this runs on every entry.
+    if (type(entry["step"]) is not int or type(entry["kind"]) is not str or type(entry["prov"]) is not str
+            or type(entry["run_id"]) is not str or type(entry["ts"]) is not str or type(entry["prev"]) is not str):
+        return None
+    members = _data_fragments(entry["data"], values)
+    if members is None:
+        return None
+    kind_at = body.rindex(b',"kind":')
+    step_at = body.rindex(b',"step":')
+    salts = entry.get("salts")
+    return b"".join((
+        body[:kind_at],
+        b',"data":',
+        orjson.dumps(members, option=_SORT),
+        b',"hash":"',
+        entry["hash"].encode(),
+        b'"',
+        body[kind_at:step_at],
+        # The salts' keys are the committed paths of ASCII keys and their values hex: orjson's bytes are canonical.
+        b',"salts":' + orjson.dumps(salts, option=_SORT) if salts else b"",
+        body[step_at:],
+    ))
+
+
+def _data_fragments(data: dict[str, Any], values: list[bytes]) -> dict[str, Any] | None:
+    """``data`` with each committed value replaced by its canonical bytes as a fragment, walked as
+    :func:`~bitexact.evidence.paths.committed_paths` walks it; None when a key is not plain ASCII text."""
+    out: dict[str, Any] = {}
+    at = 0
+    for key, value in data.items():
+        if type(key) is not str or not key.isascii():
+            return None
+        if isinstance(value, dict) and value:
+            inner: dict[str, Any] = {}
+            for sub in value:
+                if type(sub) is not str or not sub.isascii():
+                    return None
+                inner[sub] = orjson.Fragment(values[at])
+                at += 1
+            out[key] = inner
+        else:
+            out[key] = orjson.Fragment(values[at])
+            at += 1
+    return out

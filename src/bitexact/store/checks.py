@@ -123,8 +123,12 @@ def _same_run(record: dict[str, Any], expected: str, what: str) -> None:
         )
 
 
-def entry(run: str, value: object) -> EntryFields:
-    """Check an entry's shape for run ``run`` and return its columns."""
+def entry(run: str, value: object, encoded: bytes | None = None) -> EntryFields:
+    """Check an entry's shape for run ``run`` and return its columns.
+
+    ``encoded`` is the entry's canonical bytes when the write path made them already
+    (:func:`~bitexact.evidence.entry.encode_entry`): kept as they are, not made again.
+    """
     # A plain dict is asked for by its type first (the checks below, without a call each on every entry).
     record = value if type(value) is dict else _object(value, "entry")
     if record.get("run_id") != run:
@@ -143,7 +147,7 @@ def entry(run: str, value: object) -> EntryFields:
         if not isinstance(redacted, list) or not all(isinstance(p, str) for p in redacted):
             raise RecordError("entry.redacted must be a list of path strings", field="redacted")
     step = _count(record, "step", "entry")
-    blob = canonical(record, "entry")
+    blob = canonical(record, "entry") if encoded is None else encoded
     if len(blob) > MAX_ROW_BYTES:
         # Stored, it would be a row no reader takes back (show, verify and export all stop at it, and call the
         # store damaged): refused here, the write path declares it instead.
