@@ -177,6 +177,7 @@ def _build(
 
 
 _SORT: Final = orjson.OPT_SORT_KEYS
+_FRAGMENT: Final = orjson.Fragment
 
 
 def _encoded(entry: dict[str, Any], body: bytes, values: list[bytes]) -> bytes | None:
@@ -187,53 +188,40 @@ def _encoded(entry: dict[str, Any], body: bytes, values: list[bytes]) -> bytes |
     before the body's ``kind`` member, ``salts`` before its ``step``. Every
     member from ``kind`` on is a string or an integer, and no canonical
     string holds ``,"kind":`` (its quotes are escaped), so the last one in the
-    body is the member. ``data`` is written from its committed values' bytes
-    (its members, or its members' members) as orjson fragments; with keys
-    in ASCII, orjson's key order is the canonical one (UTF-16 order differs
-    from code-point order only past U+FFFF), so anything else is left to the
-    store.
+    body is the member. ``data`` is written by orjson with each committed
+    value as its bytes (a fragment): with every key of its two committed
+    levels in ASCII (every committed path is), orjson's key order is the
+    canonical one. Anything else (a key outside ASCII, where UTF-16 order can
+    differ from orjson's; a key that is a ``str`` subclass; a member of
+    another type) is left to the store: None.
     """
     # One test per member rather than a generator over them: this runs on every entry.
     if (type(entry["step"]) is not int or type(entry["kind"]) is not str or type(entry["prov"]) is not str
             or type(entry["run_id"]) is not str or type(entry["ts"]) is not str or type(entry["prev"]) is not str):
         return None
-    members = _data_fragments(entry["data"], values)
-    if members is None:
+    salts = entry.get("salts")
+    # The salts' keys are the committed paths: all in ASCII exactly when every key of both levels is.
+    if salts and not "".join(salts).isascii():
+        return None
+    # committed_paths' walk, as one comprehension: the values' bytes come in its order.
+    at = iter(values)
+    members = {key: {sub: _FRAGMENT(next(at)) for sub in value} if isinstance(value, dict) and value
+               else _FRAGMENT(next(at)) for key, value in entry["data"].items()}
+    try:
+        data = orjson.dumps(members, option=_SORT)
+    except orjson.JSONEncodeError:  # a key that is a str subclass: orjson takes plain str keys only
         return None
     kind_at = body.rindex(b',"kind":')
     step_at = body.rindex(b',"step":')
-    salts = entry.get("salts")
     return b"".join((
         body[:kind_at],
         b',"data":',
-        orjson.dumps(members, option=_SORT),
+        data,
         b',"hash":"',
         entry["hash"].encode(),
         b'"',
         body[kind_at:step_at],
-        # The salts' keys are the committed paths of ASCII keys and their values hex: orjson's bytes are canonical.
+        # Paths in ASCII and hex values: orjson's bytes are the canonical ones.
         b',"salts":' + orjson.dumps(salts, option=_SORT) if salts else b"",
         body[step_at:],
     ))
-
-
-def _data_fragments(data: dict[str, Any], values: list[bytes]) -> dict[str, Any] | None:
-    """``data`` with each committed value replaced by its canonical bytes as a fragment, walked as
-    :func:`~bitexact.evidence.paths.committed_paths` walks it; None when a key is not plain ASCII text."""
-    out: dict[str, Any] = {}
-    at = 0
-    for key, value in data.items():
-        if type(key) is not str or not key.isascii():
-            return None
-        if isinstance(value, dict) and value:
-            inner: dict[str, Any] = {}
-            for sub in value:
-                if type(sub) is not str or not sub.isascii():
-                    return None
-                inner[sub] = orjson.Fragment(values[at])
-                at += 1
-            out[key] = inner
-        else:
-            out[key] = orjson.Fragment(values[at])
-            at += 1
-    return out

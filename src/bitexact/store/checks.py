@@ -76,6 +76,8 @@ def _object(value: object, what: str) -> dict[str, Any]:
 
 def _text(record: dict[str, Any], key: str, what: str) -> str:
     value = record.get(key)
+    if type(value) is str and value.isascii() and value and "\x00" not in value:
+        return value  # what column_text keeps, without formatting its field's name (this runs 3 times an entry)
     if not isinstance(value, str) or not value:
         raise RecordError(f"{what}.{key} must be a non-empty string; got {value!r:.80}", field=key)
     return column_text(value, f"{what}.{key}", key)
