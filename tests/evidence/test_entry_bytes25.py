@@ -63,7 +63,7 @@ def nested(levels: int) -> Any:
 
 
 KIB = "k" * 1000
-# Data whose every key (top level and one below) is ASCII: encode_entry makes the bytes itself.
+# Data encode_entry writes the bytes of itself.
 SPLICED: dict[str, dict[str, Any]] = {
     "tool_call": {"tool": "tool", "args": [KIB], "kwargs": {}, "result": {"answer": KIB[:24], "echo": KIB},
                   "status": "ok"},
@@ -81,19 +81,26 @@ SPLICED: dict[str, dict[str, Any]] = {
     "numbers": {"n": 2**53 - 1, "one": 1.0, "tiny": 1e-7, "big": 1e21, "past": 2.0**60, "neg": -3,
                 "pi": 3.141592653589793, "t": ("a", 1), "none": None, "yes": True},
     "subclasses": {"s": Tag("x"), "c": Colour.RED, "od": OrderedDict([("b", 1), ("a", 2)]), "sub": {"e": Colour.RED}},
-    # Keys outside ASCII (and past U+FFFF) below the committed paths: the values' own bytes carry their order.
-    "deep keys": {"k": {"v": {"\U0001F600": 1, "\uff01": 2, "a": "\ud800", "\u00e9": [{"\U00010000": 0}]}}},
-    "strings": {"u": "\u2028\x00\x1f\"\\,\"kind\":", "astral": "\U0001F600\uffff", "lone": "\udc00",
+    # Keys outside ASCII that UTF-16 and code points order alike (none past U+FFFF beside U+E000..U+FFFF).
+    "deep keys": {"k": {"v": {"\U0001F600": 1, "\u00e9": 2, "a": "\ud800", "\u4e00": [{"\U00010000": 0}]}}},
+    "top keys": {"\u00e9": 1, "e": {"\u4e00": 2, "\U0001F600": 3, "z": 4}, "\U00010000": [1.0]},
+    "plain keys": {"\uff01": 1, "\uffff": {"\ue000": "\uff01"}, "a": 2},
+    "strings": {"u": "\u2028\x00\x1f\"\\,\"kind\":", "astral": "\U0001F600", "lone": "\udc00",
                 "big": "x" * (1 << 20)},
     "at the limit": {"deep": nested(124)},
     "escapes": {"a~b": {"c.d": 1, "~": 2}, "": "", "x.y": [], "z": {"": {}}},
 }
-# Data with keys outside ASCII at the top or one below: left to the store (encoded is None).
+# Data left to the store (encoded is None): characters past U+FFFF beside U+E000..U+FFFF (keys may sort
+# otherwise by UTF-16 code unit), a key orjson refuses (a lone surrogate, a str subclass).
 STORED: dict[str, dict[str, Any]] = {
     "top key": {"\U0001F600": 1, "\uff01": 2, "a": 3},
-    "sub key": {"r": {"\u00e9": 1, "e": 2}},
+    "sub key": {"r": {"\U0001F600": 1, "\uff01": 2}},
+    "deep key": {"k": {"v": {"\U0001F600": 1, "\uff01": 2}}},
+    "a value": {"k": "\U0001F600", "l": ["\uff01"]},
     "folded pair": {"\ud83d\ude00": 1, "x": 2},
+    "lone surrogate key": {"r": {"\udc00": 1}},
     "str subclass key": {Tag("k"): 1},
+    "str subclass sub key": {"r": {Tag("k"): 1.0}},
 }
 
 
@@ -128,6 +135,7 @@ def test_the_spliced_bytes_are_canonicalize_of_the_entry(
 def test_keys_outside_ascii_in_data_are_left_to_the_store(name: str) -> None:
     built = _build(encode_entry, STORED[name], "blake2b-256", None, None, "run-bytes")
     assert built.encoded is None
+    assert canonicalize(built.entry)  # the store can still make them
     assert set(built.entry) == {"v", "alg", "run_id", "step", "kind", "prov", "ts", "prev", "commitments", "hash",
                                 "data", "salts"}
 
@@ -187,3 +195,18 @@ def test_every_row_the_write_path_stores_is_canonical_and_the_runs_verify(sdk_ho
     for run in (demo_run, sdk_run):
         verified = bx("verify", run)
         assert verified.exit_code == 0, verified.output
+
+
+def _plain(data: dict[str, Any]) -> bool:
+    from bitexact.evidence.entry import _build as build
+
+    return build("run-bytes", 0, "tool_call", "observed", data, "0" * 64, "blake2b-256", None, None, None, [])[2]
+
+
+def test_data_is_written_in_one_call_only_when_every_committed_value_is_orjsons_own() -> None:
+    for name in ("tool_call", "context", "identity", "nondet", "run_end", "empty", "escapes"):
+        assert _plain(SPLICED[name]), name
+    for name in ("http_call", "numbers", "subclasses", "strings", "top keys"):  # 12.0, tuples, subclasses, surrogates
+        assert not _plain(SPLICED[name]), name
+    assert not _plain(OrderedDict([("a", 1)]))  # type: ignore[arg-type]
+    assert not _plain({"r": OrderedDict([("b", 1), ("a", 2)])})

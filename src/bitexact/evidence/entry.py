@@ -8,7 +8,7 @@ from typing import Any, Final
 
 import orjson
 
-from bitexact.canon import canonical_text, canonicalize
+from bitexact.canon import canonical_plain, canonical_text, canonicalize, orjson_order_holds
 from bitexact.crypto import chain_hash
 from bitexact.crypto.hashes import SALT_BYTES, committer, new_salt_pool
 from bitexact.errors import EvidenceError, stated
@@ -101,8 +101,8 @@ def encode_entry(
     the store need not canonicalize the whole entry again for its row.
     """
     values: list[bytes] = []
-    entry, body = _build(run_id, step, kind, prov, data, prev, alg, ts, ctx, capture, values)
-    return EncodedEntry(entry, _encoded(entry, body, values))
+    entry, body, plain = _build(run_id, step, kind, prov, data, prev, alg, ts, ctx, capture, values)
+    return EncodedEntry(entry, _encoded(entry, body, values, plain))
 
 
 def _build(
@@ -117,8 +117,12 @@ def _build(
     ctx: str | None,
     capture: dict[str, Any] | None,
     values: list[bytes] | None,
-) -> tuple[dict[str, Any], bytes]:
-    """The entry and its chain body's canonical bytes; each committed value's bytes appended to ``values``.
+) -> tuple[dict[str, Any], bytes, bool]:
+    """The entry, its chain body's canonical bytes, and whether orjson writes ``data`` canonically.
+
+    With ``values``, each committed value's bytes are appended to it, and the flag says whether every one
+    of them is orjson's own (:func:`~bitexact.canon.canonical_plain`) in a ``data`` and ``data`` members
+    that are plain dicts; without, the flag is False.
 
     Every committed path gets a fresh 16-byte salt. ``capture`` (the capture
     policy's declarations) is a top-level key, so it is inside the hash and
@@ -141,12 +145,20 @@ def _build(
     # blake2b-256 (the default) called here rather than through committer's function: one Python call less
     # per path, and a plain string (most values) canonicalized without canonicalize's own call.
     commit = None if alg == "blake2b-256" else committer(alg)
+    plain = values is not None and type(data) is dict
     at = 0
     for path, value in paths:
         salt = pool[at : at + SALT_BYTES]
         salts[path] = hexed[2 * at : 2 * at + 2 * SALT_BYTES]
         at += SALT_BYTES
-        canonical = canonical_text(value) if type(value) is str else canonicalize(value)
+        if type(value) is str:
+            # orjson writes a string canonically or refuses it (a lone surrogate): nothing to note for plain.
+            canonical = canonical_text(value)
+        elif values is None:
+            canonical = canonicalize(value)
+        else:
+            canonical, same = canonical_plain(value)
+            plain = plain and same
         if values is not None:
             values.append(canonical)
         commitments[path] = (blake2b(canonical, digest_size=32, key=salt).hexdigest() if commit is None
@@ -173,14 +185,19 @@ def _build(
     entry["data"] = data
     if salts:
         entry["salts"] = salts
-    return entry, body
+    if plain:
+        for value in data.values():  # a dict subclass's members are read by items(), orjson's from the dict
+            if isinstance(value, dict) and type(value) is not dict:
+                plain = False
+                break
+    return entry, body, plain
 
 
 _SORT: Final = orjson.OPT_SORT_KEYS
 _FRAGMENT: Final = orjson.Fragment
 
 
-def _encoded(entry: dict[str, Any], body: bytes, values: list[bytes]) -> bytes | None:
+def _encoded(entry: dict[str, Any], body: bytes, values: list[bytes], plain: bool) -> bytes | None:
     """``canonicalize(entry)`` from its chain body's bytes and its committed values' bytes, or None.
 
     The entry's keys sort as ``alg, capture, commitments, ctx, data, hash,
@@ -188,29 +205,35 @@ def _encoded(entry: dict[str, Any], body: bytes, values: list[bytes]) -> bytes |
     before the body's ``kind`` member, ``salts`` before its ``step``. Every
     member from ``kind`` on is a string or an integer, and no canonical
     string holds ``,"kind":`` (its quotes are escaped), so the last one in the
-    body is the member. ``data`` is written by orjson with each committed
-    value as its bytes (a fragment): with every key of its two committed
-    levels in ASCII (every committed path is), orjson's key order is the
-    canonical one. Anything else (a key outside ASCII, where UTF-16 order can
-    differ from orjson's; a key that is a ``str`` subclass; a member of
-    another type) is left to the store: None.
+    body is the member. ``data`` is written by orjson in one call: as it is
+    when every committed value is orjson's own (``plain``), else with each
+    committed value as its canonical bytes (a fragment). Left to the store
+    (None): a key orjson refuses (a ``str`` subclass, a lone surrogate),
+    and bytes holding characters both past U+FFFF and in U+E000..U+FFFF,
+    whose keys orjson may order otherwise than UTF-16 does.
     """
     # One test per member rather than a generator over them: this runs on every entry.
     if (type(entry["step"]) is not int or type(entry["kind"]) is not str or type(entry["prov"]) is not str
             or type(entry["run_id"]) is not str or type(entry["ts"]) is not str or type(entry["prev"]) is not str):
         return None
+    data: bytes | None = None
+    if plain:
+        try:
+            data = orjson.dumps(entry["data"], option=_SORT)
+        except orjson.JSONEncodeError:
+            pass  # a lone surrogate: written below from its value's bytes, which escape it
+    if data is None:
+        # committed_paths' walk, as one comprehension: the values' bytes come in its order.
+        at = iter(values)
+        try:
+            data = orjson.dumps({key: {sub: _FRAGMENT(next(at)) for sub in value} if isinstance(value, dict) and value
+                                 else _FRAGMENT(next(at)) for key, value in entry["data"].items()}, option=_SORT)
+        except orjson.JSONEncodeError:
+            return None
+    # The salts' keys are the committed paths, made of data's keys: these bytes hold every character they do.
+    if not orjson_order_holds(data):
+        return None
     salts = entry.get("salts")
-    # The salts' keys are the committed paths: all in ASCII exactly when every key of both levels is.
-    if salts and not "".join(salts).isascii():
-        return None
-    # committed_paths' walk, as one comprehension: the values' bytes come in its order.
-    at = iter(values)
-    members = {key: {sub: _FRAGMENT(next(at)) for sub in value} if isinstance(value, dict) and value
-               else _FRAGMENT(next(at)) for key, value in entry["data"].items()}
-    try:
-        data = orjson.dumps(members, option=_SORT)
-    except orjson.JSONEncodeError:  # a key that is a str subclass: orjson takes plain str keys only
-        return None
     kind_at = body.rindex(b',"kind":')
     step_at = body.rindex(b',"step":')
     return b"".join((
@@ -221,7 +244,7 @@ def _encoded(entry: dict[str, Any], body: bytes, values: list[bytes]) -> bytes |
         entry["hash"].encode(),
         b'"',
         body[kind_at:step_at],
-        # Paths in ASCII and hex values: orjson's bytes are the canonical ones.
+        # Paths and hex values (the paths' characters checked just above): orjson's bytes are the canonical ones.
         b',"salts":' + orjson.dumps(salts, option=_SORT) if salts else b"",
         body[step_at:],
     ))
