@@ -204,9 +204,10 @@ def _plain(data: dict[str, Any]) -> bool:
 
 
 def test_data_is_written_in_one_call_only_when_every_committed_value_is_orjsons_own() -> None:
-    for name in ("tool_call", "context", "identity", "nondet", "run_end", "empty", "escapes"):
+    # "strings" too: a string orjson refuses (a lone surrogate) makes its one call fail, and fragments are written.
+    for name in ("tool_call", "context", "identity", "nondet", "run_end", "empty", "escapes", "strings"):
         assert _plain(SPLICED[name]), name
-    for name in ("http_call", "numbers", "subclasses", "strings", "top keys"):  # 12.0, tuples, subclasses, surrogates
+    for name in ("http_call", "numbers", "subclasses", "top keys"):  # 12.0, tuples, subclasses, [1.0]
         assert not _plain(SPLICED[name]), name
     assert not _plain(OrderedDict([("a", 1)]))  # type: ignore[arg-type]
     assert not _plain({"r": OrderedDict([("b", 1), ("a", 2)])})
