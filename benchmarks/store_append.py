@@ -7,7 +7,7 @@ figures are the store's: shape checks, canonical bytes, the head check, the
 insert and the fsync.
 
     .venv/bin/python benchmarks/store_append.py [--entries 2000] [--writers 8] [--depths 4 6 8] [--dir DIR]
-        [--no-procs] [--repeat N]
+        [--no-procs] [--repeat N] [--encoded]
 
 Modes, all measured in this run on the same disk:
   threads  group commit, N writer threads in one process
@@ -25,6 +25,11 @@ Modes, all measured in this run on the same disk:
 and two diagnostics that explain the figures: batches of exactly N appends
 committed by one thread (what N writers could reach if queueing and waking
 them were free), with and without the fsync.
+
+``--encoded`` hands the store each entry's canonical bytes with it (``encoded=``), made before the clock
+starts, as the write path hands over the bytes it made building the entry (``encode_entry``): the store
+then does not canonicalize the entry again. Without it (the default, and what a tree before entry25 can
+run), the store makes them, as for any other caller. The processes row never hands them over.
 
 Each pipelined row says whether it meets the goal; ``--repeat N`` runs those
 rows N times (alternating depths) and counts the runs at the goal. Every row
@@ -99,34 +104,55 @@ def build_chain(run_id: str, n: int) -> list[dict[str, Any]]:
     return chain
 
 
-def append_all(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out: list[float]) -> None:
+ENCODED = False
+"""``--encoded``: each append hands the store its entries' canonical bytes (``encoded=``)."""
+
+
+def _encoded(chain: list[dict[str, Any]]) -> list[bytes] | None:
+    """The entries' canonical bytes, made before the clock starts, under ``--encoded``; else None."""
+    return [canonicalize(entry) for entry in chain] if ENCODED else None
+
+
+def append_all(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out: list[float],
+               blobs: list[bytes] | None = None) -> None:
     clock = time.perf_counter
-    for entry in chain:
+    for i, entry in enumerate(chain):
         t0 = clock()
-        store.append(run_id, entry)
+        if blobs is None:
+            store.append(run_id, entry)
+        else:
+            store.append(run_id, entry, encoded=blobs[i])
         out.append(clock() - t0)
 
 
-def append_batched(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out: list[float], per_call: int) -> None:
+def append_batched(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out: list[float], per_call: int,
+                   blobs: list[bytes] | None = None) -> None:
     """``append_many`` of ``per_call`` entries at a time; each entry's latency is its call's."""
     clock = time.perf_counter
     for first in range(0, len(chain), per_call):
         part = chain[first : first + per_call]
         t0 = clock()
-        store.append_many(run_id, part)
+        if blobs is None:
+            store.append_many(run_id, part)
+        else:
+            store.append_many(run_id, part, encoded=blobs[first : first + per_call])
         out.extend([clock() - t0] * len(part))
 
 
-def append_pipelined(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out: list[float], depth: int) -> None:
+def append_pipelined(store: SQLiteStore, run_id: str, chain: list[dict[str, Any]], out: list[float], depth: int,
+                     blobs: list[bytes] | None = None) -> None:
     """``submit`` with at most ``depth`` appends in flight; each latency runs from submit to durable."""
     clock = time.perf_counter
     in_flight: deque[tuple[float, Any]] = deque()
-    for entry in chain:
+    for i, entry in enumerate(chain):
         if len(in_flight) == depth:
             t0, pending = in_flight.popleft()
             pending.result()
             out.append(clock() - t0)
-        in_flight.append((clock(), store.submit(run_id, [entry])))
+        if blobs is None:
+            in_flight.append((clock(), store.submit(run_id, [entry])))
+        else:
+            in_flight.append((clock(), store.submit(run_id, [entry], encoded=[blobs[i]])))
     while in_flight:
         t0, pending = in_flight.popleft()
         pending.result()
@@ -144,14 +170,16 @@ def run_threads(
             store.create_run(run_id)
             chains.append(build_chain(run_id, n))
         latencies: list[list[float]] = [[] for _ in runs]
-        def writer(run_id: str, chain: list[dict[str, Any]], lat: list[float]) -> threading.Thread:
+        encoded = [_encoded(chain) for chain in chains]  # before the clock, as the entries are built
+        def writer(run_id: str, chain: list[dict[str, Any]], lat: list[float], blobs: list[bytes] | None
+                   ) -> threading.Thread:
             if depth:
-                return threading.Thread(target=append_pipelined, args=(store, run_id, chain, lat, depth))
+                return threading.Thread(target=append_pipelined, args=(store, run_id, chain, lat, depth, blobs))
             if per_call > 1:
-                return threading.Thread(target=append_batched, args=(store, run_id, chain, lat, per_call))
-            return threading.Thread(target=append_all, args=(store, run_id, chain, lat))
+                return threading.Thread(target=append_batched, args=(store, run_id, chain, lat, per_call, blobs))
+            return threading.Thread(target=append_all, args=(store, run_id, chain, lat, blobs))
 
-        threads = [writer(run_id, chain, lat) for run_id, chain, lat in zip(runs, chains, latencies)]
+        threads = [writer(run_id, chain, lat, blobs) for run_id, chain, lat, blobs in zip(runs, chains, latencies, encoded)]
         with LoadMeter(path.parent) as meter:
             t0 = time.perf_counter()
             for t in threads:
@@ -312,11 +340,16 @@ def main() -> None:
                         help="appends each pipelined writer keeps in flight (one row per value)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="run the pipelined rows this many times, alternating depths, and count the runs at the goal")
+    parser.add_argument("--encoded", action="store_true",
+                        help="hand the store each entry's canonical bytes, as the write path does (entry25 on)")
     args = parser.parse_args()
+    global ENCODED
+    ENCODED = args.encoded
     root = Path(tempfile.mkdtemp(prefix="bitexact-bench-", dir=args.dir))
     try:
         sample = len(canonicalize(build_chain("r", 1)[0]))
-        print(f"SQLite WAL, synchronous=FULL, {DATA_BYTES} B data per entry ({sample} B stored), {root}")
+        print(f"SQLite WAL, synchronous=FULL, {DATA_BYTES} B data per entry ({sample} B stored), {root}"
+              + (", canonical bytes handed over (--encoded)" if ENCODED else ""))
         print(f"{describe_machine()} at the start; {args.writers} writers x {args.entries} appends, each writer on its own run")
         print("[cpu wait: share of the row's time some task waited for a CPU; steal: CPU time the hypervisor"
               " gave to other guests]\n")

@@ -5,7 +5,16 @@ bytes that get hashed or signed; ``loads`` is the only JSON reader any door
 uses for untrusted input.
 """
 
-from bitexact.canon.encode import MAX_DEPTH, Streamed, canonical_chunks, canonical_text, canonicalize, es6_number
+from bitexact.canon.encode import (
+    MAX_DEPTH,
+    Streamed,
+    canonical_chunks,
+    canonical_plain,
+    canonical_text,
+    canonicalize,
+    es6_number,
+    orjson_order_holds,
+)
 from bitexact.canon.decode import (
     DEFAULT_MAX_BYTES,
     STACK_SAFE_DEPTH,
@@ -24,11 +33,13 @@ __all__ = [
     "StrictJSONError",
     "Streamed",
     "canonical_chunks",
+    "canonical_plain",
     "canonical_text",
     "canonicalize",
     "es6_number",
     "loads",
     "nested_deeper_than",
+    "orjson_order_holds",
     "read_limited",
     "read_within",
 ]

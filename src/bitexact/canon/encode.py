@@ -203,6 +203,38 @@ def canonicalize(value: Any) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
+def canonical_plain(value: Any) -> tuple[bytes, bool]:
+    """``canonicalize(value)``, and whether ``orjson.dumps(value, option=OPT_SORT_KEYS)`` writes those bytes.
+
+    True when the fast path wrote ``value`` itself (it needed no copy: no integral float, no tuple, no
+    subclass) and its bytes pass :func:`orjson_order_holds`. Then the same value written by orjson inside a
+    larger object is written as these bytes: the write path writes an entry's ``data`` in one native call
+    when every committed value is plain.
+    """
+    if type(value) is str:
+        try:
+            return orjson.dumps(value), True
+        except orjson.JSONEncodeError:
+            return canonicalize(value), False
+    try:
+        prepared = _prepare(value, 1)
+        data = orjson.dumps(prepared, option=_SORT)
+    except (_NeedsReference, orjson.JSONEncodeError):
+        return canonicalize(value), False
+    if orjson_order_holds(data):
+        return data, prepared is value
+    return canonicalize(value), False
+
+
+def orjson_order_holds(data: bytes) -> bool:
+    """Whether orjson's key order (by code point) in ``data`` is the canonical one (by UTF-16 code unit).
+
+    The two differ only between a character past U+FFFF and one in U+E000..U+FFFF: bytes without both
+    hold no pair of keys they could order differently.
+    """
+    return data.isascii() or not (_HIGH_BMP.search(data) and _ASTRAL.search(data))
+
+
 def canonical_text(text: str) -> bytes:
     """``canonicalize(text)`` for a ``str`` (not a subclass), in one native call where it can be.
 

@@ -20,7 +20,7 @@ from bitexact.crypto import GENESIS, SigningKey, default_alg
 from bitexact.crypto.keystore import KeyStore, RecorderKeyError
 from bitexact.errors import EvidenceError, KeyMaterialError, StaleHeadError
 from bitexact.evidence.checkpoint import make_checkpoint
-from bitexact.evidence.entry import build_entry
+from bitexact.evidence.entry import encode_entry
 from bitexact.evidence.kinds import AUDIT_KINDS, default_prov
 from bitexact.evidence.timefmt import now_iso
 from bitexact.recording.checkpoints import CheckpointPolicy
@@ -264,12 +264,15 @@ class RunWriter:
                 state = _Head(head.steps, head.hash, head.last_checkpoint, head.checkpoint_at, head.sealed)
                 entries: list[dict[str, Any]] = []
                 checkpoints: list[dict[str, Any] | None] = []
+                encoded: list[bytes | None] = []
                 for item in staged:
-                    entry, checkpoint = self._build(state, item)
+                    entry, blob, checkpoint = self._build(state, item)
                     entries.append(entry)
+                    encoded.append(blob)
                     checkpoints.append(checkpoint)
                 try:
-                    results = self.recorder.store.append_many(self.run_id, entries, checkpoints)
+                    # The entries' canonical bytes, made while building them: the store need not make them again.
+                    results = self.recorder.store.append_many(self.run_id, entries, checkpoints, encoded=encoded)
                 except StaleHeadError:
                     self._head = self._load_head()
                     continue
@@ -283,8 +286,11 @@ class RunWriter:
             "another writer is appending as fast as it can"
         )
 
-    def _build(self, state: _Head, item: _Staged) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """The next entry (and its checkpoint, when due) on ``state``, which it advances."""
+    def _build(
+        self, state: _Head, item: _Staged
+    ) -> tuple[dict[str, Any], bytes | None, dict[str, Any] | None]:
+        """The next entry, its canonical bytes when made (and its checkpoint, when due) on ``state``, which it
+        advances."""
         if state.sealed and item.kind not in AUDIT_KINDS:
             raise EvidenceError(
                 f"run {self.run_id} is sealed: only redaction, repair, hold and hold_release"
@@ -300,7 +306,7 @@ class RunWriter:
             gap = {**data["gap"], "step": step}
             where = f"step {step}" if step is not None else f"a {gap['kind']} entry (withheld whole)"
             data = {"note": f"gap: {gap.get('cause', 'unknown')} in {where}", "gap": gap}
-        entry = build_entry(
+        built = encode_entry(
             run_id=self.run_id,
             step=state.steps,
             kind=item.kind,
@@ -312,6 +318,7 @@ class RunWriter:
             capture=item.capture,
             ts=item.ts,
         )
+        entry = built.entry
         sealing = item.kind == "run_end" or state.sealed
         now = time.monotonic()
         steps_since = state.steps + 1 - (state.last_checkpoint["steps"] if state.last_checkpoint else 0)
@@ -329,7 +336,7 @@ class RunWriter:
             )
             state.last_checkpoint, state.checkpoint_at = checkpoint, now
         state.steps, state.hash, state.sealed = state.steps + 1, entry["hash"], sealing
-        return entry, checkpoint
+        return entry, built.encoded, checkpoint
 
     def seal(self) -> AppendResult:
         """Append ``run_end`` (``steps`` = its index + 1) with a head-covering checkpoint."""

@@ -107,9 +107,12 @@ class Store(ABC):
 
     @abstractmethod
     def append(
-        self, run_id: str, entry: dict[str, Any], *, checkpoint: dict[str, Any] | None = None
+        self, run_id: str, entry: dict[str, Any], *, checkpoint: dict[str, Any] | None = None,
+        encoded: bytes | None = None,
     ) -> AppendResult:
         """Append ``entry`` at the run's head, with ``checkpoint`` in the same transaction.
+
+        ``encoded``: the entry's canonical bytes, as :meth:`append_many` takes them.
 
         ``entry["step"]`` must equal the run's step count and ``entry["prev"]``
         its head hash (GENESIS for step 0), otherwise ``StaleHeadError`` is
@@ -124,6 +127,8 @@ class Store(ABC):
         run_id: str,
         entries: Sequence[dict[str, Any]],
         checkpoints: Sequence[dict[str, Any] | None] | None = None,
+        *,
+        encoded: Sequence[bytes | None] | None = None,
     ) -> list[AppendResult]:
         """Append consecutive entries (each with its optional checkpoint) in one transaction.
 
@@ -131,6 +136,12 @@ class Store(ABC):
         later one onto the one before it, else ``StaleHeadError`` and nothing is
         written. Durable when it returns. One writer with many entries ready
         (an import, a batch of relayed events) pays one commit for all of them.
+
+        ``encoded`` gives, per entry, its canonical bytes when the caller has
+        them already (``bitexact.recording``'s write path, from
+        :func:`~bitexact.evidence.entry.encode_entry`), or None: they are
+        stored as they are, trusted to be ``canonicalize(entry)``, instead of
+        canonicalizing the entry again. Every other check runs as without them.
         """
 
     def submit(
@@ -138,8 +149,10 @@ class Store(ABC):
         run_id: str,
         entries: Sequence[dict[str, Any]],
         checkpoints: Sequence[dict[str, Any] | None] | None = None,
+        *,
+        encoded: Sequence[bytes | None] | None = None,
     ) -> PendingAppend:
-        """Queue ``append_many(run_id, entries, checkpoints)`` and return at once.
+        """Queue ``append_many(run_id, entries, checkpoints, encoded=encoded)`` and return at once.
 
         For a pipelined writer (a connection relaying a stream of events)
         that keeps several appends in flight: ``pending.result()`` waits until
@@ -155,7 +168,7 @@ class Store(ABC):
         with the commit.
         """
         try:
-            return SettledAppend(self.append_many(run_id, entries, checkpoints))
+            return SettledAppend(self.append_many(run_id, entries, checkpoints, encoded=encoded))
         except RecordError:
             raise
         except StoreError as exc:

@@ -76,6 +76,8 @@ def _object(value: object, what: str) -> dict[str, Any]:
 
 def _text(record: dict[str, Any], key: str, what: str) -> str:
     value = record.get(key)
+    if type(value) is str and value.isascii() and value and "\x00" not in value:
+        return value  # what column_text keeps, without formatting its field's name (this runs 3 times an entry)
     if not isinstance(value, str) or not value:
         raise RecordError(f"{what}.{key} must be a non-empty string; got {value!r:.80}", field=key)
     return column_text(value, f"{what}.{key}", key)
@@ -123,8 +125,12 @@ def _same_run(record: dict[str, Any], expected: str, what: str) -> None:
         )
 
 
-def entry(run: str, value: object) -> EntryFields:
-    """Check an entry's shape for run ``run`` and return its columns."""
+def entry(run: str, value: object, encoded: bytes | None = None) -> EntryFields:
+    """Check an entry's shape for run ``run`` and return its columns.
+
+    ``encoded`` is the entry's canonical bytes when the write path made them already
+    (:func:`~bitexact.evidence.entry.encode_entry`): kept as they are, not made again.
+    """
     # A plain dict is asked for by its type first (the checks below, without a call each on every entry).
     record = value if type(value) is dict else _object(value, "entry")
     if record.get("run_id") != run:
@@ -143,7 +149,7 @@ def entry(run: str, value: object) -> EntryFields:
         if not isinstance(redacted, list) or not all(isinstance(p, str) for p in redacted):
             raise RecordError("entry.redacted must be a list of path strings", field="redacted")
     step = _count(record, "step", "entry")
-    blob = canonical(record, "entry")
+    blob = canonical(record, "entry") if encoded is None else encoded
     if len(blob) > MAX_ROW_BYTES:
         # Stored, it would be a row no reader takes back (show, verify and export all stop at it, and call the
         # store damaged): refused here, the write path declares it instead.

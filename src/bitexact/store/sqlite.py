@@ -367,17 +367,20 @@ class SQLiteStore(Store):
     # -- appends --------------------------------------------------------
 
     def append(
-        self, run_id: str, entry: dict[str, Any], *, checkpoint: dict[str, Any] | None = None
+        self, run_id: str, entry: dict[str, Any], *, checkpoint: dict[str, Any] | None = None,
+        encoded: bytes | None = None,
     ) -> AppendResult:
-        return self.append_many(run_id, [entry], [checkpoint])[0]
+        return self.append_many(run_id, [entry], [checkpoint], encoded=[encoded])[0]
 
     def append_many(
         self,
         run_id: str,
         entries: Sequence[dict[str, Any]],
         checkpoints: Sequence[dict[str, Any] | None] | None = None,
+        *,
+        encoded: Sequence[bytes | None] | None = None,
     ) -> list[AppendResult]:
-        request = self._request(run_id, entries, checkpoints)
+        request = self._request(run_id, entries, checkpoints, encoded)
         if self._committer is not None:
             return self._committer.submit(request)
         ticket: Ticket[_Append, list[AppendResult]] = Ticket(request)
@@ -390,18 +393,21 @@ class SQLiteStore(Store):
         run_id: str,
         entries: Sequence[dict[str, Any]],
         checkpoints: Sequence[dict[str, Any] | None] | None = None,
+        *,
+        encoded: Sequence[bytes | None] | None = None,
     ) -> PendingAppend:
         if self._committer is None:
-            return super().submit(run_id, entries, checkpoints)
-        return self._committer.submit_nowait(self._request(run_id, entries, checkpoints))
+            return super().submit(run_id, entries, checkpoints, encoded=encoded)
+        return self._committer.submit_nowait(self._request(run_id, entries, checkpoints, encoded))
 
     def _request(
         self,
         run_id: str,
         entries: Sequence[dict[str, Any]],
         checkpoints: Sequence[dict[str, Any] | None] | None,
+        encoded: Sequence[bytes | None] | None = None,
     ) -> _Append:
-        """Check the shapes and make the canonical bytes, in the caller's thread.
+        """Check the shapes and make the canonical bytes (unless ``encoded`` has them), in the caller's thread.
 
         Done before queueing so it overlaps with the leader's fsync.
         """
@@ -415,11 +421,15 @@ class SQLiteStore(Store):
             raise RecordError(
                 f"{len(checkpoints)} checkpoint slots for {len(entries)} entries", field="checkpoints"
             )
+        if encoded is None:
+            encoded = [None] * len(entries)
+        elif len(encoded) != len(entries):
+            raise RecordError(f"{len(encoded)} encoded slots for {len(entries)} entries", field="encoded")
         return _Append(
             run_id,
             tuple(
-                (checks.entry(run_id, entry), checks.checkpoint(run_id, cp) if cp is not None else None)
-                for entry, cp in zip(entries, checkpoints)
+                (checks.entry(run_id, entry, blob), checks.checkpoint(run_id, cp) if cp is not None else None)
+                for entry, cp, blob in zip(entries, checkpoints, encoded)
             ),
         )
 
