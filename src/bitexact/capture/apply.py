@@ -41,7 +41,7 @@ from bitexact.capture.hints import (
 )
 from bitexact.capture.paths import spell
 from bitexact.capture.policy import CapturePolicy
-from bitexact.capture.rules import GOVERNED_KINDS, NONE, StepRules
+from bitexact.capture.rules import NONE
 from bitexact.capture.scan import DetectorFailed
 from bitexact.capture.streamed import Streamed, split_streamed
 from bitexact.capture.walk import HINT, SCRUB, TOO_LARGE, Walk
@@ -135,7 +135,7 @@ def apply_policy(
     changed.
     """
     streamed: tuple[Streamed, ...] = ()
-    if isinstance(data, dict):
+    if hints and isinstance(data, dict):  # split_streamed() finds nothing with no hints: not called
         streamed, hints = split_streamed(kind, data, hints)
     captured = _apply(policy, kind, data, hints=hints, alg=alg, applied_by=applied_by, prior=prior, clock=clock)
     if not streamed or captured.withheld:
@@ -193,14 +193,15 @@ def _apply(
         raise CaptureInputError("applied_by names who applied the policy (recorder, or a collector's name)")
     if COLLECTOR_ONLY in data:
         return _refused(COLLECTOR_ONLY, "capture is the collector's field alone; a source may not set it")
-    try:
-        parsed = parse_custody(hints)
-        _check_hint_targets(parsed, data)
-    except HintError as exc:
-        return _refused(exc.field, exc.reason)
+    parsed: tuple[Hint, ...] = ()
+    if hints is not None:  # most steps carry no custody: parse_custody(None) is ()
+        try:
+            parsed = parse_custody(hints)
+            _check_hint_targets(parsed, data)
+        except HintError as exc:
+            return _refused(exc.field, exc.reason)
 
-    governed = kind in GOVERNED_KINDS and not policy.off
-    rules = StepRules.select(policy.rules if governed else (), kind, data)
+    rules = policy.step_rules(kind, data)
     if not parsed and rules.star >= NONE and not (rules.by_key or rules.by_subkey or rules.by_name):
         return Captured(data, None, (), False)  # nothing to do: every field kept as captured
     size = _size(data)
@@ -214,7 +215,7 @@ def _apply(
         deadline = Deadline.for_size(policy.budget_ms, size, clock)
     # A context's content_hash or an identity's workflow_digest is read as any field: the card detector
     # never reads a hex digest's digits as a card number (detectors/pan.py, in_hex_digest).
-    skip = _settled_paths(prior)
+    skip = _settled_paths(prior) if prior is not None else frozenset()
     if (
         not parsed
         and not skip

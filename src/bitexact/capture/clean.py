@@ -30,6 +30,9 @@ from __future__ import annotations
 from typing import Any, Final
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
+from bitexact.capture.detectors import holds_credential, is_credential_name
+from bitexact.capture.detectors.credentials import argv_secrets
+from bitexact.capture.detectors.ordinary import ordinary_member
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
 from bitexact.capture.walk import (
     NAME_VALUE_KEYS,
@@ -37,8 +40,6 @@ from bitexact.capture.walk import (
     SECRET_MAP,
     NameValue,
     Role,
-    argv_passwords,
-    credential_pair,
     name_value,
     replaced_member,
     replaced_whole,
@@ -90,18 +91,22 @@ class _Texts:
         # An object holding no key name_value looks for is no name/value object: asked in C, without the call.
         pair = None if NAME_VALUE_KEYS.isdisjoint(value) else name_value(self.scanner, value)
         if pair is None:  # nearly every object: no role to look up
-            texts, contexts, scanner = self.texts, self.contexts, self.scanner
+            texts, contexts = self.texts, self.contexts
+            by_key = self.scanner.by_key
             for key, item in value.items():
                 if type(key) is not str:
                     self.member(key, item, depth, owner=value)  # a key that is not text, or a subclass's
                     continue
-                # member(key, item, depth, PLAIN, value) and, for a string, value() and scalar() inline: this
-                # runs once per key of every step, and three Python calls per key were most of the walk's cost.
+                # member(key, item, depth, PLAIN, value) and, for a string, a dict or a list, value() and scalar()
+                # inline: this runs once per key of every step, and each Python call per key was much of its cost.
                 texts.append(key)
                 contexts.append(None)
-                if replaced_whole(scanner, key, item, value):
+                # replaced_whole(scanner, key, item, value), inline
+                if (by_key and is_credential_name(key) and holds_credential(item)
+                        and not ordinary_member(value, key, item)):
                     raise _Unclean  # replaced whole by the credential token
-                if type(item) is str:
+                kind = type(item)
+                if kind is str:
                     if key == _BYTES_KEY:
                         raise _Unclean  # declared unscanned
                     texts.append(item)
@@ -109,7 +114,17 @@ class _Texts:
                     continue
                 if key == _BYTES_KEY and isinstance(item, str):
                     raise _Unclean
-                self.value(item, key, depth)
+                if kind is dict:
+                    if depth >= MAX_DEPTH:
+                        raise _Unclean
+                    if item:  # an empty object holds no text
+                        self.members(item, depth + 1)
+                elif kind is list:
+                    if depth >= MAX_DEPTH:
+                        raise _Unclean
+                    self.items(item, key, depth)
+                else:
+                    self.value(item, key, depth)
             return
         for key, item in value.items():
             self.member(key, item, depth, pair.role(key), value)
@@ -141,19 +156,26 @@ class _Texts:
         elif kind is list:
             if depth >= MAX_DEPTH:
                 raise _Unclean
-            if credential_pair(self.scanner, value) or argv_passwords(self.scanner, value):
-                raise _Unclean  # a [name, value] pair whose value is replaced whole, an argv list's password
-            texts, contexts = self.texts, self.contexts
-            for item in value:
-                if type(item) is str:  # value() then scalar() of a string, inline: most items are
-                    texts.append(item)
-                    contexts.append(context)
-                else:
-                    self.value(item, context, depth + 1)
+            self.items(value, context, depth)
         elif isinstance(value, (dict, list, tuple)):
             raise _Unclean  # a subclass or a tuple: the walk decides what it makes of it
         else:
             self.scalar(value, context)
+
+    def items(self, value: list[Any], context: str | None, depth: int) -> None:
+        """Every item of a list (``context`` the key it is stored under), its depth checked by the caller."""
+        scanner = self.scanner
+        # credential_pair() and argv_passwords(), inline: asked of every list of every step.
+        if ((len(value) == 2 and replaced_whole(scanner, value[0], value[1]))
+                or (scanner.by_key and argv_secrets(value))):
+            raise _Unclean  # a [name, value] pair whose value is replaced whole, an argv list's password
+        texts, contexts = self.texts, self.contexts
+        for item in value:
+            if type(item) is str:  # value() then scalar() of a string, inline: most items are
+                texts.append(item)
+                contexts.append(context)
+            else:
+                self.value(item, context, depth + 1)
 
 
 def clean(data: dict[str, Any], scanner: Scanner, deadline: Deadline) -> bool:

@@ -28,7 +28,7 @@ from bitexact.capture.budget import DEFAULT_BUDGET_MS, MAX_BUDGET_MS, MIN_BUDGET
 from bitexact.capture.detectors import BUILTIN, PatternRefused, build, validate_name, validate_pattern
 from bitexact.capture.errors import PolicyError
 from bitexact.capture.keyfiles import KEY_FILE_SOURCES, PRESET_NAMES, anchored
-from bitexact.capture.rules import FieldRule, parse_rules
+from bitexact.capture.rules import GOVERNED_KINDS, FieldRule, StepRules, parse_rules
 from bitexact.capture.scan import Scanner
 from bitexact.config import SettingError, env_int
 from bitexact.errors import StrictJSONError
@@ -227,6 +227,10 @@ def _env_key(env: Mapping[str, str]) -> Any | None:
     return _load_key({"file": path}, ENV_KEY)
 
 
+_NO_STEP_RULES: Final[StepRules] = StepRules.select((), "*", {})
+"""The rules of a step the policy does not govern (or of any step with the policy off): none."""
+
+
 @dataclass(frozen=True, eq=False)
 class CapturePolicy:
     """A usable capture policy. ``off`` is the policy that removes nothing.
@@ -250,6 +254,25 @@ class CapturePolicy:
     digest: str | None
     scanner: Scanner = field(repr=False)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    _steps: dict[str, StepRules] = field(default_factory=dict, init=False, repr=False)
+    """The rules of a step of each governed kind, once worked out (:meth:`step_rules`)."""
+
+    def step_rules(self, kind: str, data: dict[str, Any]) -> StepRules:
+        """The rules that apply to a step of ``kind`` holding ``data`` (:meth:`StepRules.select`): none for a kind
+        the policy does not govern, or with the policy off.
+
+        Only a rule's ``where`` reads ``data``: with no such rule, a step's rules are those of every step of its
+        kind, worked out once per kind and shared (the walk only reads them), not again at every call.
+        """
+        cached = self._steps.get(kind)
+        if cached is not None:
+            return cached
+        if self.off or kind not in GOVERNED_KINDS:
+            return _NO_STEP_RULES
+        rules = StepRules.select(self.rules, kind, data)
+        if not any(rule.where for rule in self.rules):
+            self._steps[kind] = rules  # a governed kind: a few of them, never more
+        return rules
 
     @property
     def run_meta_value(self) -> str:

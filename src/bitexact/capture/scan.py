@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, compress
 from typing import Any, Final
 
 import orjson
@@ -154,7 +154,10 @@ def _repeats(texts: list[str]) -> bool:
     then by content, which stops at the first difference: hashing each whole would read every character."""
     if len(texts) > 8:
         return len(set(texts)) < len(texts)
-    return any(text == other for at, text in enumerate(texts) for other in texts[at + 1:])
+    for at, text in enumerate(texts, 1):  # a plain loop: a generator costs more than the few comparisons
+        if text in texts[at:]:
+            return True
+    return False
 
 
 @dataclass
@@ -304,15 +307,30 @@ class Scanner:
         # other text that repeats then: each text is read as it would be alone, so what the joined pass finds in it is its own wherever
         # it stands; only a rescan takes the context of each place it stands in.
         distinct: Sequence[str] = texts
-        if sum(map(_REPEAT_FROM.__le__, lengths)) > 1 and _repeats([t for t in texts if len(t) >= _REPEAT_FROM]):
+        longs = list(compress(texts, map(_REPEAT_FROM.__le__, lengths)))  # picked in C: no Python step per text
+        if len(longs) > 1 and _repeats(longs):
             distinct = list(dict.fromkeys(texts))
         joined = _SEPARATOR.join(distinct)
+        found: list[tuple[Detector, list[Finding]]] = []
+        for detector in self.detectors:
+            try:  # _run(), without the call: once per detector of every step
+                hits = detector.find(joined, deadline, prefilter=True)
+            except BudgetExhausted:
+                raise
+            except Exception as exc:  # a detector that raises fails its field, never the call
+                raise DetectorFailed(f"detector {detector.name} failed: {type(exc).__name__}") from exc
+            if hits:
+                found.append((detector, hits))
+        if not found and "\\" not in joined and ESC not in joined and "{" not in joined and "[" not in joined:
+            # Nothing found, and no text holds an escape, a terminal code or a document to read again: every text
+            # is as it was (most steps). The places of the texts below are only worked out for what is found.
+            return changed
         # Each text's start: the lengths before it, and a NUL after each.
         starts = [*accumulate(map(_PLUS_ONE, lengths if distinct is texts else map(len, distinct)), initial=0)]
         direct: dict[int, list[Finding]] = {}
         rescan: set[int] = set()
-        for detector in self.detectors:
-            for finding in self._run(detector, joined, deadline, True):
+        for detector, hits in found:
+            for finding in hits:
                 first = bisect.bisect_right(starts, finding.start) - 1
                 last = bisect.bisect_right(starts, max(finding.start, finding.end - 1)) - 1
                 # A match that takes the separator after its text (a custom \D) is no finding of that text.
@@ -352,6 +370,8 @@ class Scanner:
                                               or _may_hold_sensitive_attributes(text)
                                               or _may_hold_sensitive_values(text))))):
                 rescan.add(index)
+        if not rescan and not direct:
+            return changed  # nothing found and nothing to read again
         spot = None if distinct is texts else {text: at for at, text in enumerate(distinct)}
         for index in sorted(rescan.union(direct)) if spot is None else range(len(texts)):
             at = index if spot is None else spot[texts[index]]
