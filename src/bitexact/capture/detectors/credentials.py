@@ -3005,6 +3005,16 @@ def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
     return value.span(group)
 
 
+def _hand_written_words(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
+    """fp26: whether sentinel.conf's name ``text[start:end]`` (``Sentinel auth-pass``) is not in lower case and its
+    value ``span`` holds a blank: a sentence (``Sentinel auth-pass must match the master's requirepass.``), not a
+    line redis reads. CONFIG REWRITE writes the names in lower case (its value unquoted, blanks and all); a line
+    written by hand is read by words (sdssplitargs), and sentinel refuses one with more words than the value."""
+    if text[start:end].islower() or text[span[0] - 1] in "\"'":  # a quoted word's content is one word
+        return False
+    return " " in text[span[0] : span[1]] or "\t" in text[span[0] : span[1]]
+
+
 def _sentinel_value(text: str, at: int) -> tuple[int, int] | None:
     """The span of sentinel.conf's value at ``at``: the rest of its line (:data:`_SENTINEL_REST`, blanks after it
     left; rules version 14: to a note after it, :data:`_SENTINEL_NOTE`), a quoted word's content when the quoted word
@@ -3194,12 +3204,15 @@ def _redis_raw_reply(
     return at
 
 
-def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline) -> int:
+def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline,
+                 bare: bool = False) -> int:
     """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt; rules
     version 14: or an item numbered 1 again, the next reply's first): with ``listing`` (``ACL LIST``), each item's
     ACL rules' passwords; else its items as name, value, name, value..., the value after a credential name
     (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings (its lines indented past the
-    item's number) with it. Returns where the reply ends."""
+    item's number) with it. Returns where the reply ends. ``bare``: a reply no command line stands above
+    (:func:`_redis_bare_replies`), whose names are one word each (fp26: a prose list's ``1) "Use an API key"`` names no
+    configuration parameter)."""
     index, width, taking = 0, 0, False
     while at < len(text):
         deadline.check()
@@ -3218,6 +3231,7 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
                 _acl_secrets(text, item.start(2), item.end(2), found)
             elif index % 2 == 1 and not nested:
                 taking = is_credential_name(value) or value == _REDIS_HASHES
+                taking = taking and not (bare and _holds_blank(value))
             elif taking and value and value not in ALREADY_TOKENS:
                 found.append(Finding(item.start(2), item.end(2), TOKEN, NAME))
         at = item.end() + 1
@@ -3231,12 +3245,21 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
 # found from a first item's ``1) "`` opening its line (right-aligned by blanks), read as a reply at the prompt is.
 _REDIS_FIRST_ITEM: Final[str] = '1) "'
 _MAX_ITEM_ALIGN: Final[int] = 9
-_ACL_LISTED: Final[str] = "user "
+_ACL_LISTED = re.compile(r"user [^\s\"\\]++ o(?:n|ff)[ \"]")
+"""fp26: ACL LIST's line as redis-cli prints it (``user alice on #HASH ~* +@all``: ``user``, the name, ``on`` or
+``off`` first; 7.0.15 writes each rule so), not any string opening ``user `` (``1) "user guide >= v2"``)."""
+
+
+def _holds_blank(value: str) -> bool:
+    """Whether ``value`` holds a space or a tab (the names redis-cli prints in a reply of CONFIG GET or HGETALL are
+    configuration parameters and hash fields, a word each; a numbered list in prose names phrases)."""
+    return " " in value or "\t" in value
 
 
 def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
     """Each reply of redis-cli's numbered lines (:func:`_redis_pairs`) whose first item ``1) "`` opens its line,
-    whatever stands above it; ``ACL LIST``'s when its first string opens ``user `` (:func:`_acl_secrets`)."""
+    whatever stands above it; ``ACL LIST``'s when its first string reads as ACL LIST's line (:data:`_ACL_LISTED`,
+    :func:`_acl_secrets`). With nothing above to name the command, a name holding a blank is none (fp26)."""
     at = text.find(_REDIS_FIRST_ITEM)
     while at != -1:
         deadline.check()
@@ -3245,7 +3268,8 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
             line -= 1
         after = at + len(_REDIS_FIRST_ITEM)
         if line == 0 or text[line - 1] in "\n\x00":
-            after = max(after, _redis_pairs(text, line, text.startswith(_ACL_LISTED, after), found, deadline))
+            listing = _ACL_LISTED.match(text, after) is not None
+            after = max(after, _redis_pairs(text, line, listing, found, deadline, bare=True))
         at = text.find(_REDIS_FIRST_ITEM, after)
 
 
@@ -3748,6 +3772,8 @@ class CredentialsDetector:
                         continue
                     at = master.end()
                 span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
+                if sentinel and span is not None and _hand_written_words(text, start, match.end(), span):
+                    continue
             if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
 
