@@ -3005,6 +3005,23 @@ def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
     return value.span(group)
 
 
+_HEADING_WORD = re.compile(r"[A-Z][a-z]++")
+_STATES: Final[frozenset[str]] = _NOT_PASSWORDS | {"enabled", "disabled", "configured"}
+
+
+def _heading(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
+    """fp26: whether the configuration name ``text[start:end]``, opening its line and not in lower case, is a
+    document's heading or checklist line, not one redis reads: its value ``span`` one bare capitalized word of letters
+    (``Requirepass Basics``, ``Masterauth Setup``, ``TLS-KEY-FILE-PASS Explained``) or a word saying what the password
+    is (:data:`_NOT_PASSWORDS`, ``enabled``, ``disabled``, ``configured``: ``REQUIREPASS yes``, ``Masterauth
+    configured``). The names in any case are read since rules version 14; a password so written (``Requirepass
+    Hunter``) is left with them, as at rules version 13. Lower case is read as before."""
+    if text[start:end].islower() or text[span[0] - 1] in "\"'" or not _starts_a_line(text, start):
+        return False  # CONFIG SET REQUIREPASS Hunter is a command
+    word = text[span[0] : span[1]]
+    return _HEADING_WORD.fullmatch(word) is not None or ascii_lower(word) in _STATES
+
+
 def _hand_written_words(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
     """fp26: whether sentinel.conf's name ``text[start:end]`` (``Sentinel auth-pass``) is not in lower case and its
     value ``span`` holds a blank: a sentence (``Sentinel auth-pass must match the master's requirepass.``), not a
@@ -3250,6 +3267,36 @@ _ACL_LISTED = re.compile(r"user [^\s\"\\]++ o(?:n|ff)[ \"]")
 ``off`` first; 7.0.15 writes each rule so), not any string opening ``user `` (``1) "user guide >= v2"``)."""
 
 
+_MEMBER_VERBS: Final[frozenset[str]] = frozenset({
+    "keys", "scan", "smembers", "sscan", "sinter", "sunion", "sdiff", "srandmember", "spop", "hkeys", "hvals",
+    "lrange", "lpop", "rpop", "zrange", "zrevrange", "zrangebyscore", "zrevrangebyscore", "zrangebylex",
+    "zrevrangebylex", "mget", "sort", "sort_ro"})
+"""fp26: the commands whose reply is a list of keys, members or values, never names over their values: such a reply
+under its command's line (at redis-cli's prompt or on redis-cli's shell line) is left by :func:`_redis_bare_replies`
+(``LRANGE fields 0 -1`` printing ``1) "password"`` / ``2) "email"``)."""
+
+
+def _verb_above(text: str, line: int) -> str | None:
+    """The command (its first word, in lower case) on the line above ``line`` when that line is one redis-cli's prompt
+    opens (:func:`_after_redis_prompt`) or a shell's line giving redis-cli a command; None for any other line."""
+    if line == 0:
+        return None
+    start = text.rfind("\n", max(0, line - 1 - _MAX_REDIS_LINE), line - 1) + 1
+    above = text[start : line - 1].rstrip("\r")
+    prompt = above.rfind("> ")
+    if prompt != -1 and _after_redis_prompt(text, start + prompt):
+        words = above[prompt + 2 :].split()
+        return ascii_lower(words[0]) if words else None
+    words = above.split()
+    for index, word in enumerate(words):
+        if word.rsplit("/", 1)[-1] == "redis-cli":
+            at = index + 1
+            while at < len(words) and words[at][:1] == "-":
+                at += 2 if words[at] in _REDIS_CLI_VALUED else 1
+            return ascii_lower(words[at].strip("'\"")) if at < len(words) else None
+    return None
+
+
 def _holds_blank(value: str) -> bool:
     """Whether ``value`` holds a space or a tab (the names redis-cli prints in a reply of CONFIG GET or HGETALL are
     configuration parameters and hash fields, a word each; a numbered list in prose names phrases)."""
@@ -3259,7 +3306,8 @@ def _holds_blank(value: str) -> bool:
 def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
     """Each reply of redis-cli's numbered lines (:func:`_redis_pairs`) whose first item ``1) "`` opens its line,
     whatever stands above it; ``ACL LIST``'s when its first string reads as ACL LIST's line (:data:`_ACL_LISTED`,
-    :func:`_acl_secrets`). With nothing above to name the command, a name holding a blank is none (fp26)."""
+    :func:`_acl_secrets`). With nothing above to name the command, a name holding a blank is none, and under a
+    command whose reply lists members (:data:`_MEMBER_VERBS`) nothing is read (fp26)."""
     at = text.find(_REDIS_FIRST_ITEM)
     while at != -1:
         deadline.check()
@@ -3269,7 +3317,8 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
         after = at + len(_REDIS_FIRST_ITEM)
         if line == 0 or text[line - 1] in "\n\x00":
             listing = _ACL_LISTED.match(text, after) is not None
-            after = max(after, _redis_pairs(text, line, listing, found, deadline, bare=True))
+            into = [] if _verb_above(text, line) in _MEMBER_VERBS else found  # a list of members: read past it
+            after = max(after, _redis_pairs(text, line, listing, into, deadline, bare=True))
         at = text.find(_REDIS_FIRST_ITEM, after)
 
 
@@ -3744,6 +3793,8 @@ class CredentialsDetector:
             if _CONFIG_SET.search(head) is None and not (
                     _starts_a_line(text, match.start()) and _ends_line(text, match.end())):
                 continue
+            if _heading(text, match.start(1), match.end(1), match.span(group)):
+                continue
             if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
                 found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
 
@@ -3772,7 +3823,8 @@ class CredentialsDetector:
                         continue
                     at = master.end()
                 span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
-                if sentinel and span is not None and _hand_written_words(text, start, match.end(), span):
+                if span is not None and (_heading(text, start, match.end(), span) or (
+                        sentinel and _hand_written_words(text, start, match.end(), span))):
                     continue
             if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
