@@ -3282,6 +3282,8 @@ def _verb_above(text: str, line: int) -> str | None:
     if line == 0:
         return None
     start = text.rfind("\n", max(0, line - 1 - _MAX_REDIS_LINE), line - 1) + 1
+    if text.find("> ", start, line) == -1 and text.find("redis-cli", start, line) == -1:
+        return None  # two scans in C before any slice: most lines above a reply are another reply's
     above = text[start : line - 1].rstrip("\r")
     prompt = above.rfind("> ")
     if prompt != -1 and _after_redis_prompt(text, start + prompt):
@@ -3317,8 +3319,10 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
         after = at + len(_REDIS_FIRST_ITEM)
         if line == 0 or text[line - 1] in "\n\x00":
             listing = _ACL_LISTED.match(text, after) is not None
-            into = [] if _verb_above(text, line) in _MEMBER_VERBS else found  # a list of members: read past it
-            after = max(after, _redis_pairs(text, line, listing, into, deadline, bare=True))
+            taken: list[Finding] = []
+            after = max(after, _redis_pairs(text, line, listing, taken, deadline, bare=True))
+            if taken and _verb_above(text, line) not in _MEMBER_VERBS:  # asked only of a reply that took a value
+                found.extend(taken)
         at = text.find(_REDIS_FIRST_ITEM, after)
 
 
