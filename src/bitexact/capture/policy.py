@@ -81,7 +81,10 @@ prompt or command line above them (``redis-cli --no-raw < cmds.txt``) and RESP3'
 (``redis-cli -3``: ``NAME VALUE`` a line) and ``ACL GETUSER``'s hashes under RESP3, ``SENTINEL SET`` with other options before ``auth-pass``, redis.conf's and
 sentinel.conf's names in upper case or capitalized (``REQUIREPASS``, ``SENTINEL AUTH-PASS``), sqlite3's list mode
 with another ``.separator`` and its ``quote``, ``insert`` and ``html`` modes; and, found no more, a note after sentinel.conf's value on its line and a coloured key's
-ordinary member: a ``token`` beside ``logprob``, a thinking block's ``signature``, a bare ``key``'s path)
+ordinary member: a ``token`` beside ``logprob``, a thinking block's ``signature``, a bare ``key``'s path, and in a
+numbered list no command stands above, a name holding a blank and a ``user ...`` string that is no ACL LIST line, a
+list of members under its command (``LRANGE``, ``KEYS``...), and a sentence, a heading's word or a state after
+redis's names capitalized or in upper case)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

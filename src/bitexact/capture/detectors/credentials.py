@@ -3005,6 +3005,33 @@ def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
     return value.span(group)
 
 
+_HEADING_WORD = re.compile(r"[A-Z][a-z]++")
+_STATES: Final[frozenset[str]] = _NOT_PASSWORDS | {"enabled", "disabled", "configured"}
+
+
+def _heading(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
+    """fp26: whether the configuration name ``text[start:end]``, opening its line and not in lower case, is a
+    document's heading or checklist line, not one redis reads: its value ``span`` one bare capitalized word of letters
+    (``Requirepass Basics``, ``Masterauth Setup``, ``TLS-KEY-FILE-PASS Explained``) or a word saying what the password
+    is (:data:`_NOT_PASSWORDS`, ``enabled``, ``disabled``, ``configured``: ``REQUIREPASS yes``, ``Masterauth
+    configured``). The names in any case are read since rules version 14; a password so written (``Requirepass
+    Hunter``) is left with them, as at rules version 13. Lower case is read as before."""
+    if text[start:end].islower() or text[span[0] - 1] in "\"'" or not _starts_a_line(text, start):
+        return False  # CONFIG SET REQUIREPASS Hunter is a command
+    word = text[span[0] : span[1]]
+    return _HEADING_WORD.fullmatch(word) is not None or ascii_lower(word) in _STATES
+
+
+def _hand_written_words(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
+    """fp26: whether sentinel.conf's name ``text[start:end]`` (``Sentinel auth-pass``) is not in lower case and its
+    value ``span`` holds a blank: a sentence (``Sentinel auth-pass must match the master's requirepass.``), not a
+    line redis reads. CONFIG REWRITE writes the names in lower case (its value unquoted, blanks and all); a line
+    written by hand is read by words (sdssplitargs), and sentinel refuses one with more words than the value."""
+    if text[start:end].islower() or text[span[0] - 1] in "\"'":  # a quoted word's content is one word
+        return False
+    return " " in text[span[0] : span[1]] or "\t" in text[span[0] : span[1]]
+
+
 def _sentinel_value(text: str, at: int) -> tuple[int, int] | None:
     """The span of sentinel.conf's value at ``at``: the rest of its line (:data:`_SENTINEL_REST`, blanks after it
     left; rules version 14: to a note after it, :data:`_SENTINEL_NOTE`), a quoted word's content when the quoted word
@@ -3194,12 +3221,15 @@ def _redis_raw_reply(
     return at
 
 
-def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline) -> int:
+def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline,
+                 bare: bool = False) -> int:
     """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt; rules
     version 14: or an item numbered 1 again, the next reply's first): with ``listing`` (``ACL LIST``), each item's
     ACL rules' passwords; else its items as name, value, name, value..., the value after a credential name
     (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings (its lines indented past the
-    item's number) with it. Returns where the reply ends."""
+    item's number) with it. Returns where the reply ends. ``bare``: a reply no command line stands above
+    (:func:`_redis_bare_replies`), whose names are one word each (fp26: a prose list's ``1) "Use an API key"`` names no
+    configuration parameter)."""
     index, width, taking = 0, 0, False
     while at < len(text):
         deadline.check()
@@ -3218,6 +3248,7 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
                 _acl_secrets(text, item.start(2), item.end(2), found)
             elif index % 2 == 1 and not nested:
                 taking = is_credential_name(value) or value == _REDIS_HASHES
+                taking = taking and not (bare and _holds_blank(value))
             elif taking and value and value not in ALREADY_TOKENS:
                 found.append(Finding(item.start(2), item.end(2), TOKEN, NAME))
         at = item.end() + 1
@@ -3231,12 +3262,54 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
 # found from a first item's ``1) "`` opening its line (right-aligned by blanks), read as a reply at the prompt is.
 _REDIS_FIRST_ITEM: Final[str] = '1) "'
 _MAX_ITEM_ALIGN: Final[int] = 9
-_ACL_LISTED: Final[str] = "user "
+_ACL_LISTED = re.compile(r"user [^\s\"\\]++ o(?:n|ff)[ \"]")
+"""fp26: ACL LIST's line as redis-cli prints it (``user alice on #HASH ~* +@all``: ``user``, the name, ``on`` or
+``off`` first; 7.0.15 writes each rule so), not any string opening ``user `` (``1) "user guide >= v2"``)."""
+
+
+_MEMBER_VERBS: Final[frozenset[str]] = frozenset({
+    "keys", "scan", "smembers", "sscan", "sinter", "sunion", "sdiff", "srandmember", "spop", "hkeys", "hvals",
+    "lrange", "lpop", "rpop", "zrange", "zrevrange", "zrangebyscore", "zrevrangebyscore", "zrangebylex",
+    "zrevrangebylex", "mget", "sort", "sort_ro"})
+"""fp26: the commands whose reply is a list of keys, members or values, never names over their values: such a reply
+under its command's line (at redis-cli's prompt or on redis-cli's shell line) is left by :func:`_redis_bare_replies`
+(``LRANGE fields 0 -1`` printing ``1) "password"`` / ``2) "email"``)."""
+
+
+def _verb_above(text: str, line: int) -> str | None:
+    """The command (its first word, in lower case) on the line above ``line`` when that line is one redis-cli's prompt
+    opens (:func:`_after_redis_prompt`) or a shell's line giving redis-cli a command; None for any other line."""
+    if line == 0:
+        return None
+    start = text.rfind("\n", max(0, line - 1 - _MAX_REDIS_LINE), line - 1) + 1
+    if text.find("> ", start, line) == -1 and text.find("redis-cli", start, line) == -1:
+        return None  # two scans in C before any slice: most lines above a reply are another reply's
+    above = text[start : line - 1].rstrip("\r")
+    prompt = above.rfind("> ")
+    if prompt != -1 and _after_redis_prompt(text, start + prompt):
+        words = above[prompt + 2 :].split()
+        return ascii_lower(words[0]) if words else None
+    words = above.split()
+    for index, word in enumerate(words):
+        if word.rsplit("/", 1)[-1] == "redis-cli":
+            at = index + 1
+            while at < len(words) and words[at][:1] == "-":
+                at += 2 if words[at] in _REDIS_CLI_VALUED else 1
+            return ascii_lower(words[at].strip("'\"")) if at < len(words) else None
+    return None
+
+
+def _holds_blank(value: str) -> bool:
+    """Whether ``value`` holds a space or a tab (the names redis-cli prints in a reply of CONFIG GET or HGETALL are
+    configuration parameters and hash fields, a word each; a numbered list in prose names phrases)."""
+    return " " in value or "\t" in value
 
 
 def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
     """Each reply of redis-cli's numbered lines (:func:`_redis_pairs`) whose first item ``1) "`` opens its line,
-    whatever stands above it; ``ACL LIST``'s when its first string opens ``user `` (:func:`_acl_secrets`)."""
+    whatever stands above it; ``ACL LIST``'s when its first string reads as ACL LIST's line (:data:`_ACL_LISTED`,
+    :func:`_acl_secrets`). With nothing above to name the command, a name holding a blank is none, and under a
+    command whose reply lists members (:data:`_MEMBER_VERBS`) nothing is read (fp26)."""
     at = text.find(_REDIS_FIRST_ITEM)
     while at != -1:
         deadline.check()
@@ -3245,7 +3318,11 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
             line -= 1
         after = at + len(_REDIS_FIRST_ITEM)
         if line == 0 or text[line - 1] in "\n\x00":
-            after = max(after, _redis_pairs(text, line, text.startswith(_ACL_LISTED, after), found, deadline))
+            listing = _ACL_LISTED.match(text, after) is not None
+            taken: list[Finding] = []
+            after = max(after, _redis_pairs(text, line, listing, taken, deadline, bare=True))
+            if taken and _verb_above(text, line) not in _MEMBER_VERBS:  # asked only of a reply that took a value
+                found.extend(taken)
         at = text.find(_REDIS_FIRST_ITEM, after)
 
 
@@ -3720,6 +3797,8 @@ class CredentialsDetector:
             if _CONFIG_SET.search(head) is None and not (
                     _starts_a_line(text, match.start()) and _ends_line(text, match.end())):
                 continue
+            if _heading(text, match.start(1), match.end(1), match.span(group)):
+                continue
             if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
                 found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
 
@@ -3748,6 +3827,9 @@ class CredentialsDetector:
                         continue
                     at = master.end()
                 span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
+                if span is not None and (_heading(text, start, match.end(), span) or (
+                        sentinel and _hand_written_words(text, start, match.end(), span))):
+                    continue
             if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
                 found.append(Finding(span[0], span[1], TOKEN, NAME))
 
