@@ -15,13 +15,11 @@ the store keeps must stay ``canonicalize(entry)`` byte for byte:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -31,28 +29,7 @@ from click.testing import CliRunner
 from bitexact.canon import canonicalize, loads
 from bitexact.cli import cli
 from bitexact.evidence.entry import build_entry, encode_entry
-
-
-class Tag(str):
-    pass
-
-
-class Colour(str, Enum):
-    RED = "red"
-
-
-def fixed_stream() -> Callable[[int], bytes]:
-    """A deterministic stand-in for ``os.urandom`` (SHA-256 of a counter): the same salts for two builds."""
-    counter = [0]
-
-    def urandom(size: int) -> bytes:
-        out = b""
-        while len(out) < size:
-            out += hashlib.sha256(counter[0].to_bytes(8, "big")).digest()
-            counter[0] += 1
-        return out[:size]
-
-    return urandom
+from evidence.test_entry_cost22 import Colour, Tag, fixed_stream
 
 
 def nested(levels: int) -> Any:
