@@ -32,6 +32,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bitexact.capture import apply_policy, load_policy
@@ -300,13 +301,18 @@ URL_FRAGMENTS = ("?next=https://h/x", "next=https://h/x?", "%3F", "%253F", "%25"
                  "next=//u:p@h/?", "a=%2F%2Fu%3Ap%40h%2F%3F&", "?a=%25", "a=%25?")
 
 
-def _url_ms_per_mib(redact: object, url: str, mib: float) -> float:
+def _best_ms_per_mib(call: Callable[[], object], mib: float) -> float:
+    """The best of three runs of ``call``, in ms per MiB of its input."""
     best = float("inf")
     for _ in range(3):
         start = time.perf_counter()
-        redact(url)  # type: ignore[operator]
+        call()
         best = min(best, time.perf_counter() - start)
     return best * 1000 / mib
+
+
+def _url_ms_per_mib(redact: Callable[[str], object], url: str, mib: float) -> float:
+    return _best_ms_per_mib(lambda: redact(url), mib)
 
 
 def _url_rows(size: int, mib: float) -> None:
@@ -330,22 +336,12 @@ def _url_rows(size: int, mib: float) -> None:
 
 def _ms_per_mib(text: str, mib: float) -> float:
     detector = CredentialsDetector()
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        detector.find(text, Deadline.unlimited())
-        best = min(best, time.perf_counter() - start)
-    return best * 1000 / mib
+    return _best_ms_per_mib(lambda: detector.find(text, Deadline.unlimited()), mib)
 
 
 def _scanner_ms_per_mib(text: str, mib: float) -> float:
     scanner = load_policy("default").scanner
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        scanner.scrub_text(text, Deadline.unlimited())
-        best = min(best, time.perf_counter() - start)
-    return best * 1000 / mib
+    return _best_ms_per_mib(lambda: scanner.scrub_text(text, Deadline.unlimited()), mib)
 
 
 def _coloured(text: str) -> str:
@@ -356,12 +352,7 @@ def _coloured(text: str) -> str:
 
 def _list_ms_per_mib(items: list[object] | str, mib: float) -> float:
     policy = load_policy("default")
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        apply_policy(policy, "tool_call", {"args": items})
-        best = min(best, time.perf_counter() - start)
-    return best * 1000 / mib
+    return _best_ms_per_mib(lambda: apply_policy(policy, "tool_call", {"args": items}), mib)
 
 
 def _list_of(run: tuple[object, ...], size: int) -> list[object]:

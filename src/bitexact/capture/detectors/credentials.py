@@ -1282,6 +1282,55 @@ def _sqlite_separator(words: list[str], separator: str) -> str:
     return separator
 
 
+class _SqliteSession:
+    """A sqlite3 session's output settings as its lines set them (:meth:`CredentialsDetector._printed_sql_tables`):
+    the mode, the headers and whether the session set them (then ``.mode column`` leaves them as they are), list
+    mode's separator (rules version 14), and the columns of the tables it showed created (rules version 14; kept
+    across sessions, as a table's name stays in its database)."""
+
+    __slots__ = ("mode", "header", "header_set", "separator", "tables")
+
+    def __init__(self) -> None:
+        self.tables: dict[str, list[str]] = {}
+        self.restart()
+
+    def restart(self) -> None:
+        """A new session, as sqlite3 opens one (the tables known kept)."""
+        self.mode, self.header = _SQLITE_SESSION
+        self.header_set = False
+        self.separator = _SQLITE_SEPARATOR
+
+    def opened(self, words: list[str]) -> None:
+        """A new session by sqlite3's command line's ``words`` (``-csv``, ``-header``, ``-separator X``...)."""
+        self.mode, self.header = _sqlite_flags(words, *_SQLITE_SESSION)
+        self.separator = _sqlite_separator(words, _SQLITE_SEPARATOR)
+        self.header_set = any(word.lstrip("-") in _HEADER_FLAGS_SQLITE for word in words)
+
+    def dot_command(self, words: list[str], text: str, end: int) -> None:
+        """The settings after a dot command's ``words`` at ``sqlite> `` (its line ending at ``end`` in ``text``)."""
+        command = words[0]
+        if command == ".mode":
+            self.mode = words[1] if len(words) > 1 else self.mode  # no name: it prints the mode
+            self.header = self.header or (self.mode == _SQLITE_COLUMN_MODE and not self.header_set)
+            if len(words) > 1 and self.mode == _SQLITE_LIST_MODE:
+                self.separator = _SQLITE_SEPARATOR
+        elif command == ".separator":
+            self.separator = _sqlite_separator(["-separator", *words[1:2]], self.separator)
+        elif command == ".schema" and end < len(text):
+            _schema_lines(text, end + 1, self.tables)
+        elif command in (".headers", ".header"):
+            self.header = len(words) > 1 and ascii_lower(words[1]) in _ON
+            self.header_set = True
+
+    def reads(self, prints: str) -> bool:
+        """Whether output printed in ``prints`` (a mode, or :data:`_CLIENT_TABLE`) is read: a header to read it by,
+        or a form that names its columns in each row; list mode only with a one-character separator."""
+        if not (self.header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE)
+                or (prints == _SQLITE_INSERT_MODE and self.tables)):
+            return False
+        return prints != _SQLITE_LIST_MODE or len(self.separator) == 1  # a longer separator is left
+
+
 def _client_prints_header(client: str, words: list[str]) -> bool:
     """Whether mysql's or psql's command line (``words`` after the client) prints a CSV or TSV table with its header:
     mysql in batch mode (``-B``, ``--batch``, or ``-e`` / ``--execute``: its output when no terminal reads it) without
@@ -4075,11 +4124,8 @@ class CredentialsDetector:
         ``csv`` or ``tabs`` and whose ``.headers`` are on (the lines found in order; a NUL, the next text, ends a
         session). Rules version 13: sqlite3's ``list`` mode too (its default: cells between ``|``), its ``line``
         mode's records (:func:`_sqlite_records`), and MariaDB's ``mariadb`` client as mysql's."""
-        mode, header = _SQLITE_SESSION  # the sqlite3 session's, as its lines set them
-        header_set = False  # whether the session set its headers (then .mode column leaves them as they are)
-        separator = _SQLITE_SEPARATOR  # list mode's (rules version 14)
-        tables: dict[str, list[str]] = {}  # the columns of the tables the session showed created (rules version 14)
-        since = 0  # where the session's mode was last known to hold: no NUL since
+        session = _SqliteSession()
+        since = 0  # where the session's settings were last known to hold: no NUL since
         found_at = _PRINTED_SQL.search(text)
         while found_at is not None:
             deadline.check()
@@ -4094,56 +4140,49 @@ class CredentialsDetector:
                 continue
             start, whole = _line_head(text, at)
             if text.find("\x00", since, at) != -1:
-                mode, header = _SQLITE_SESSION
-                header_set = False
-                separator = _SQLITE_SEPARATOR
+                session.restart()
             since = at
-            line = text[start:end]
             prints: str | None = None  # how the line's output is read: a mode of sqlite3's, or "csv"
             if whole and "\x00" not in text[at:end]:
-                statement = line.lstrip()
-                statement = statement[_past_carriage_returns(statement, 0):]  # a raw transcript's CR
-                if statement.startswith(_SQLITE_PROMPT):
-                    words = statement[len(_SQLITE_PROMPT):].split()
-                    if words and words[0] == ".mode":
-                        mode = words[1] if len(words) > 1 else mode  # no name: it prints the mode
-                        header = header or (mode == _SQLITE_COLUMN_MODE and not header_set)
-                        separator = _SQLITE_SEPARATOR if len(words) > 1 and mode == _SQLITE_LIST_MODE else separator
-                    elif words and words[0] == ".separator":
-                        separator = _sqlite_separator(["-separator", *words[1:2]], separator)
-                    elif words and words[0] == ".schema" and end < len(text):
-                        _schema_lines(text, end + 1, tables)
-                    elif words and words[0] in (".headers", ".header"):
-                        header = len(words) > 1 and ascii_lower(words[1]) in _ON
-                        header_set = True
-                    elif words and words[0][:1] != ".":
-                        prints = mode
-                        created = _create_table(statement[len(_SQLITE_PROMPT):].rstrip("\r"))
-                        if created is not None:
-                            tables[created[0]] = created[1]
-                        while text.startswith(_SQLITE_MORE, _indent_past_returns(text, end + 1)):
-                            more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
-                            if more == -1 or "\x00" in text[end:more]:
-                                prints = None
-                                break
-                            end = more
-                else:
-                    client = _sql_client(line)
-                    if client is not None and client[0] == "sqlite3":
-                        mode, header = _sqlite_flags(client[1], *_SQLITE_SESSION)  # a new session
-                        separator = _sqlite_separator(client[1], _SQLITE_SEPARATOR)
-                        header_set = any(word.lstrip("-") in _HEADER_FLAGS_SQLITE for word in client[1])
-                        prints = mode
-                    elif client is not None:
-                        prints = _CLIENT_TABLE if _client_prints_header(*client) else None
-            if prints is not None and (header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE)
-                                       or (prints == _SQLITE_INSERT_MODE and tables)):
-                listed = prints != _SQLITE_LIST_MODE or len(separator) == 1  # a longer separator is left
-                if listed:
-                    end = max(end, _printed_below(text, end, prints, read, found, deadline, separator, tables))
+                prints, end = CredentialsDetector._sql_line(text, text[start:end], end, session)
+            if prints is not None and session.reads(prints):
+                end = max(end, _printed_below(text, end, prints, read, found, deadline, session.separator,
+                                              session.tables))
             found_at = _PRINTED_SQL.search(text, end)
         if "b" in text:  # a memchr: rules version 13, MariaDB's client
             CredentialsDetector._printed_mariadb(text, read, deadline, found)
+
+    @staticmethod
+    def _sql_line(text: str, line: str, end: int, session: _SqliteSession) -> tuple[str | None, int]:
+        """How the output under a database client's ``line`` (ending at ``end``) is read, and where its statement
+        ends: a statement at ``sqlite> `` prints in the session's mode (a dot command changes the session, a
+        ``...> `` continuation extends the statement), a sqlite3 line opens a session, mysql's, MariaDB's or psql's
+        prints a table when its flags say so (:func:`_client_prints_header`)."""
+        statement = line.lstrip()
+        statement = statement[_past_carriage_returns(statement, 0):]  # a raw transcript's CR
+        if not statement.startswith(_SQLITE_PROMPT):
+            client = _sql_client(line)
+            if client is not None and client[0] == "sqlite3":
+                session.opened(client[1])
+                return session.mode, end
+            if client is not None and _client_prints_header(*client):
+                return _CLIENT_TABLE, end
+            return None, end
+        words = statement[len(_SQLITE_PROMPT):].split()
+        if not words:
+            return None, end
+        if words[0][:1] == ".":
+            session.dot_command(words, text, end)
+            return None, end
+        created = _create_table(statement[len(_SQLITE_PROMPT):].rstrip("\r"))
+        if created is not None:
+            session.tables[created[0]] = created[1]
+        while text.startswith(_SQLITE_MORE, _indent_past_returns(text, end + 1)):
+            more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
+            if more == -1 or "\x00" in text[end:more]:
+                return None, end
+            end = more
+        return session.mode, end
 
     @staticmethod
     def _printed_mariadb(text: str, read: set[int], deadline: Deadline, found: list[Finding]) -> None:
