@@ -30,9 +30,6 @@ from __future__ import annotations
 from typing import Any, Final
 
 from bitexact.capture.budget import BudgetExhausted, Deadline
-from bitexact.capture.detectors import holds_credential, is_credential_name
-from bitexact.capture.detectors.credentials import argv_secrets
-from bitexact.capture.detectors.ordinary import ordinary_member
 from bitexact.capture.scan import DetectorFailed, Scanner, number_text
 from bitexact.capture.walk import (
     NAME_VALUE_KEYS,
@@ -40,6 +37,8 @@ from bitexact.capture.walk import (
     SECRET_MAP,
     NameValue,
     Role,
+    argv_passwords,
+    credential_pair,
     name_value,
     replaced_member,
     replaced_whole,
@@ -91,8 +90,7 @@ class _Texts:
         # An object holding no key name_value looks for is no name/value object: asked in C, without the call.
         pair = None if NAME_VALUE_KEYS.isdisjoint(value) else name_value(self.scanner, value)
         if pair is None:  # nearly every object: no role to look up
-            texts, contexts = self.texts, self.contexts
-            by_key = self.scanner.by_key
+            texts, contexts, scanner = self.texts, self.contexts, self.scanner
             for key, item in value.items():
                 if type(key) is not str:
                     self.member(key, item, depth, owner=value)  # a key that is not text, or a subclass's
@@ -101,9 +99,7 @@ class _Texts:
                 # inline: this runs once per key of every step, and each Python call per key was much of its cost.
                 texts.append(key)
                 contexts.append(None)
-                # replaced_whole(scanner, key, item, value), inline
-                if (by_key and is_credential_name(key) and holds_credential(item)
-                        and not ordinary_member(value, key, item)):
+                if replaced_whole(scanner, key, item, value):  # the credential rule's own test, never a copy
                     raise _Unclean  # replaced whole by the credential token
                 kind = type(item)
                 if kind is str:
@@ -164,10 +160,7 @@ class _Texts:
 
     def items(self, value: list[Any], context: str | None, depth: int) -> None:
         """Every item of a list (``context`` the key it is stored under), its depth checked by the caller."""
-        scanner = self.scanner
-        # credential_pair() and argv_passwords(), inline: asked of every list of every step.
-        if ((len(value) == 2 and replaced_whole(scanner, value[0], value[1]))
-                or (scanner.by_key and argv_secrets(value))):
+        if credential_pair(self.scanner, value) or argv_passwords(self.scanner, value):
             raise _Unclean  # a [name, value] pair whose value is replaced whole, an argv list's password
         texts, contexts = self.texts, self.contexts
         for item in value:

@@ -313,12 +313,7 @@ class Scanner:
         joined = _SEPARATOR.join(distinct)
         found: list[tuple[Detector, list[Finding]]] = []
         for detector in self.detectors:
-            try:  # _run(), without the call: once per detector of every step
-                hits = detector.find(joined, deadline, prefilter=True)
-            except BudgetExhausted:
-                raise
-            except Exception as exc:  # a detector that raises fails its field, never the call
-                raise DetectorFailed(f"detector {detector.name} failed: {type(exc).__name__}") from exc
+            hits = self._run(detector, joined, deadline, True)
             if hits:
                 found.append((detector, hits))
         if not found and "\\" not in joined and ESC not in joined and "{" not in joined and "[" not in joined:
