@@ -299,6 +299,9 @@ OBJECTS += LATEST_OBJECTS
 URL_FRAGMENTS = ("?next=https://h/x", "next=https://h/x?", "%3F", "%253F", "%25", "%3Fa=", "a=1?", "?a=%3F", "?a=1?",
                  "next=https%3A%2F%2Fh%2F%3F", "next=https%253A%252F%252Fh%252F%253F", "%3Ftoken%3D", "?token=a?",
                  "next=//u:p@h/?", "a=%2F%2Fu%3Ap%40h%2F%3F&", "?a=%25", "a=%25?")
+# Session 23: a URL written in the path (an archive's /web/2020/https://u:p@h2/), plain or encoded, and marks that
+# start none (no scheme letter before them).
+PATH_FRAGMENTS = ("https://h/", "https://u:p@h/", "a:/", "1://", "https%3A%2F%2Fh%2F", "x%253A%252F%252F", "%3A//")
 
 
 def _best_ms_per_mib(call: Callable[[], object], mib: float) -> float:
@@ -320,17 +323,18 @@ def _url_rows(size: int, mib: float) -> None:
     def header(value: str) -> str:
         return str(redact_headers({"x-callback-url": value})["x-callback-url"])
 
-    def url_of(fragment: str) -> str:
-        return "https://h/x?" + (fragment * (size // len(fragment) + 1))[:size]
+    def url_of(fragment: str, start: str = "https://h/x?") -> str:
+        return start + (fragment * (size // len(fragment) + 1))[:size]
 
     baseline = url_of("page=2&q=a%20b&")
     url_base, header_base = _url_ms_per_mib(redact_url, baseline, mib), _url_ms_per_mib(header, baseline, mib)
     print(f"{'URL rule':<40} {'redact_url ms/MiB':>18} {'x':>6} {'header ms/MiB':>14} {'x':>6}")
     print(f"{'ordinary parameters (baseline)':<40} {url_base:>18.1f} {1.0:>6.2f} {header_base:>14.1f} {1.0:>6.2f}")
-    for fragment in URL_FRAGMENTS:
-        url = url_of(fragment)
+    rows = [(repr(fragment), url_of(fragment)) for fragment in URL_FRAGMENTS]
+    rows += [(f"path {fragment!r}", url_of(fragment, "https://h/")) for fragment in PATH_FRAGMENTS]
+    for name, url in rows:
         ms, header_ms = _url_ms_per_mib(redact_url, url, mib), _url_ms_per_mib(header, url, mib)
-        print(f"{repr(fragment)[:40]:<40} {ms:>18.1f} {ms / url_base:>6.2f} {header_ms:>14.1f} "
+        print(f"{name[:40]:<40} {ms:>18.1f} {ms / url_base:>6.2f} {header_ms:>14.1f} "
               f"{header_ms / header_base:>6.2f}")
 
 

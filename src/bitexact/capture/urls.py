@@ -21,7 +21,8 @@ send ``params={"next": ...}``); a value encoded twice is decoded again. A value
 holding a ``?`` is read so too, so ``?a=1?token=T`` (or ``next=/cb?token=T``)
 is recorded ``?a=1?token=%5Bredacted%5D``. A value is followed 8 levels deep
 (each nested URL or decoding a level); deeper, one that would be read further
-is recorded ``%5Bredacted%5D`` whole.
+is recorded ``%5Bredacted%5D`` whole. A URL written in the path (``/web/2020/https://u:p@h2/``, plain or
+percent-encoded) is read so too, from its scheme to the query.
 
 Headers named in the table are recorded as ``[redacted]``, and so are
 HTTP's own credential headers, which the table (a list of key names) does
@@ -105,6 +106,9 @@ _NESTING_LIMIT: Final[int] = 8
 """How many URLs (or percent-encodings) deep a query parameter's value is read: a value deeper still that would be
 read further is recorded ``%5Bredacted%5D`` whole, so no chain of ``next=`` hides a token past the bound."""
 _ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+_SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+# A URL's "://" inside a path, as sent or percent-encoded (":" and "/" escaped, any case, once or more).
+_PATH_URL_MARK: Final = re.compile(r"(?::|%(?:25)*3[Aa])(?://|%(?:25)*2[Ff]%(?:25)*2[Ff])")
 
 
 def _query_spans(query: str, offset: int, depth: int) -> list[_Span]:
@@ -188,30 +192,53 @@ def _value_spans(value: str, offset: int, depth: int) -> list[_Span]:
             for start, end, text in inner]
 
 
-def _authority_span(url: str) -> list[_Span]:
-    """The user info of ``url`` (after its first ``://``, or a leading ``//``), to the last "@" before the host."""
-    scheme_end = url.find("://")
+def _authority_span(url: str) -> tuple[list[_Span], int]:
+    """The user info of ``url`` (after its scheme's ``://``, or a leading ``//``), to the last "@" before the host,
+    and where the authority ends (0 when ``url`` has none: all of it before a query is a path, and a ``://`` later
+    on is a nested URL's, read by :func:`_path_spans` or the query's rule)."""
     if url.startswith("//"):
         start = 2  # a network-path reference ("//user:pass@host/..."): its authority follows the "//"
-    elif scheme_end == -1:
-        return []
+    elif (scheme := _SCHEME.match(url)) is None:
+        return [], 0
     else:
-        start = scheme_end + 3
+        start = scheme.end()
     end = len(url)
     for stop in "/?#":
         found = url.find(stop, start)
         if found != -1:
             end = min(end, found)
     at = url.rfind("@", start, end)
-    return [] if at == -1 else [(start, at, REDACTED_ENCODED)]
+    return ([] if at == -1 else [(start, at, REDACTED_ENCODED)]), end
+
+
+def _path_spans(url: str, start: int, end: int, depth: int) -> list[_Span]:
+    """What the rule replaces in a URL written inside the path ``url[start:end]`` (an archive's or a proxy's
+    ``/web/2020/https://u:p@h2/``, plain or percent-encoded once, ``/https%3A%2F%2Fu%3Ap%40h2%2F``): the path
+    from that URL's scheme to the query is read as a query parameter's value that is a URL is, a level deeper.
+    Only the first URL is looked for here; one inside it is read by that reading, so each character is read a
+    bounded number of times."""
+    position = start
+    while (mark := _PATH_URL_MARK.search(url, position, end)) is not None:
+        first = mark.start()
+        while first > start and url[first - 1] in _SCHEME_CHARACTERS:
+            first -= 1
+        while first < mark.start() and url[first] not in _SCHEME_LETTERS:
+            first += 1
+        if first < mark.start():
+            return _value_spans(url[first:end], first, depth + 1)
+        position = mark.end()
+    return []
 
 
 def _url_spans(url: str, depth: int) -> list[_Span]:
-    """What the rule replaces in ``url``: its user info and its query's credential values (and, in a value that is
-    a URL, that URL's)."""
-    spans = _authority_span(url)
+    """What the rule replaces in ``url``: its user info, a URL written in its path, and its query's credential
+    values (and, in a value that is a URL, that URL's)."""
+    spans, path_start = _authority_span(url)
     before_fragment = url.partition("#")[0]
     question = before_fragment.find("?")
+    path_end = len(before_fragment) if question == -1 else question
+    if path_start < path_end:
+        spans += _path_spans(url, path_start, path_end, depth)
     if question != -1:
         spans += _query_spans(before_fragment[question + 1 :], question + 1, depth)
     return spans
