@@ -84,7 +84,10 @@ with another ``.separator`` and its ``quote``, ``insert`` and ``html`` modes; an
 ordinary member: a ``token`` beside ``logprob``, a thinking block's ``signature``, a bare ``key``'s path, and in a
 numbered list no command stands above, a name holding a blank and a ``user ...`` string that is no ACL LIST line, a
 list of members under its command (``LRANGE``, ``KEYS``...), and a sentence, a heading's word or a state after
-redis's names capitalized or in upper case)
+redis's names capitalized or in upper case; 15: sqlite3's ``tcl`` and ``ascii`` modes, list mode's separator of
+more than one character, insert mode read by a ``CREATE TABLE`` over many lines, redis.conf's and sentinel.conf's
+password names in a mixed case (``rEquirepass``) and ``CONFIG SET``'s every pair in any case; and, found no more, a
+numbered list of quoted words in prose not in redis-cli's shape (a sentence after it, an odd count, indented))
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

@@ -3253,11 +3253,21 @@ def _mixed_case_password(text: str, end: int, found: list[Finding]) -> None:
         _redis_password(text, match, found)
 
 
+_CONFIG_SET_NAME_PARTS: Final[tuple[str, ...]] = ("requirepass", "masterauth", "-pass")
+_MAX_CONFIG_SET_WORDS: Final[int] = 64
+"""The words of a ``CONFIG SET`` read for its pairs (32 pairs: redis.conf has about 200 parameters, a command sets a
+few; a line of thousands of words each read cost 1.1 s/MiB, a pair after the 32nd is left)."""
+
+
 def _config_set_pairs(text: str, at: int, end: int, found: list[Finding]) -> None:
     """Rules version 15: the values of ``CONFIG SET NAME VALUE [NAME VALUE ...]``'s words in ``text[at:end]`` whose
     name is redis.conf's password (:data:`_REDIS_CONFIG_PASSWORDS`) in any case (``CONFIG SET rEquirePass X``: redis
-    7.0.15 sets it), each pair's (version 14 read the first pair's name in lower, upper or capitalized case only)."""
-    words = list(_REDIS_ARG.finditer(text, at, end))
+    7.0.15 sets it), each pair's among the first :data:`_MAX_CONFIG_SET_WORDS` words (version 14 read the first
+    pair's name in lower, upper or capitalized case only)."""
+    lower = ascii_lower(text[at:end])  # the words read only when a name may stand among them (a few finds in C)
+    if not any(name in lower for name in _CONFIG_SET_NAME_PARTS):
+        return
+    words = itertools.islice(_REDIS_ARG.finditer(text, at, end), _MAX_CONFIG_SET_WORDS)
     spans = [next(word.span(g) for g in (1, 2, 3) if word.group(g) is not None) for word in words]
     for (name_start, name_end), value in zip(spans[0::2], spans[1::2]):
         if (ascii_lower(text[name_start:name_end]) in _REDIS_CONFIG_PASSWORDS
