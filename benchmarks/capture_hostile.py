@@ -253,6 +253,34 @@ LATEST_FRAGMENTS = (
     "sqlite> .headers on\nsqlite> .mode html\nsqlite> a\n<TR><TH>password</TH>\n</TR>\n<TR><TD>b</TD>\n"
     + "<TD>b</TD>\n" * 2000)
 FRAGMENTS += LATEST_FRAGMENTS
+V14_FRAGMENTS = LATEST_FRAGMENTS
+# Rules version 15 (``--latest`` runs these rows alone): sqlite3's tcl mode (a finding a row, a long row, an escape
+# repeated, a cell never closed) and ascii mode (a finding a record, a long record, unit separators with no record's
+# end, records of another width), list mode's separator of many characters (a row of them, a cell holding a part of
+# it), a CREATE TABLE over many lines (a finding a row, notes, one never closed, typed over ...> lines), redis's names
+# in a mixed case at each line (a value a line, no value), CONFIG SET's many pairs, prose lists after bare replies.
+_TCL = "sqlite> .headers on\nsqlite> .mode tcl\nsqlite> a\n"
+_ASCII = "sqlite> .headers on\nsqlite> .mode ascii\nsqlite> a\n"
+LATEST_FRAGMENTS = (
+    _TCL + '"a" "password"\n' + '"1" "b"\n' * 50, _TCL + '"a" "password"\n' + '"1" ' * 3000 + "\n",
+    _TCL + '"a" "password"\n"' + "\\\"" * 3000 + "\n", _TCL + '"a" "password"\n"' + "a" * 5000 + "\n",
+    _ASCII + "a\x1fpassword\x1e" + "1\x1fb\x1e" * 50, _ASCII + "a\x1fpassword\x1e" + "1\x1f" * 3000 + "\x1e",
+    _ASCII + "a\x1fpassword\x1e" + "1\x1f" * 3000 + "\n", _ASCII + "a\x1fpassword\x1e" + "1\x1e" * 100,
+    _ASCII + "a" + "\x1fpassword" * 2000 + "\x1e", "$ sqlite3 -ascii -header a\n" * 50,
+    'sqlite> .headers on\nsqlite> .separator " | "\nsqlite> a\na | password\n' + "1 | b\n" * 50,
+    'sqlite> .headers on\nsqlite> .separator " | "\nsqlite> a\na | password\n' + "1 |" * 3000 + "\n",
+    "$ sqlite3 -header -separator '::' a\na::password\n" + "1::b:" * 1000 + "\n",
+    'sqlite> .separator "' + " " * 3000 + '"\n',
+    "sqlite> .schema\nCREATE TABLE t (\n  a TEXT,\n  password TEXT\n);\nsqlite> .mode insert t\nsqlite> a\n"
+    + "INSERT INTO t VALUES(1,'b');\n" * 50,
+    "sqlite> .schema\nCREATE TABLE t (\n" + "  a TEXT, -- (x, y)\n" * 300 + ");\n",
+    "sqlite> .schema\nCREATE TABLE t (\n" + "  a TEXT,\n" * 3000,
+    "sqlite> CREATE TABLE t (\n" + "   ...>   a TEXT,\n" * 300 + "   ...> );\n",
+    "rEquirepass a\n", "\nMasterAuth a", "\nsEntinel auth-pAss a b\n", "\nrEquirepass\n", "\nTls-Key-File-PaSS a\n",
+    "127.0.0.1:6379> CONFIG SET" + " a b" * 1000 + " MasterAuth c\n", "$ redis-cli config set" + " a b" * 1000 + "\n",
+    '1) "password"\n2) "a"\nb\n', '1) "password"\n2) "a"\n3) "b"\n', '  1) "password"\n  2) "a"\n',
+    '1) "password"\n' + '2) "a"\n3) "b"\n' * 50 + "c\n")
+FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few
 # characters (each mapped back), a credential's every character coloured, OSC bodies unterminated before a line's
@@ -293,6 +321,8 @@ LATEST_OBJECTS: tuple[tuple[object, ...], ...] = (
     ({"\x1b[1mtoken\x1b[0m": "a", "b": 1},),
     ({f"\x1b[{n}mtoken\x1b[0m": "a" for n in range(2000)},))
 OBJECTS += LATEST_OBJECTS
+V14_OBJECTS = LATEST_OBJECTS
+LATEST_OBJECTS = ()  # rules version 15 adds no object's row
 
 
 # Session 25: a URL nested in a query value (plain, encoded, encoded twice) and a "?" inside a query.

@@ -137,6 +137,9 @@ GATE_ROWS = (
     # rules version 14: the names in upper case / capitalized, a reply with no command line (a newline, ')' and '"')
     "REQUIREPASS\thunter2", "Masterauth\thunter2", "SENTINEL\tAUTH-PASS\tm\thunter2", "Sentinel\tSentinel-Pass\thunter2",
     '1)\x20"requirepass"\n2)\x20"hunter2"', '2#\x20"passwords"\x20=>\x201)\x20"' + "ab" * 32 + '"',
+    # rules version 15: the names in a mixed case (a tab, no newline), CONFIG SET's pairs at the prompt
+    "rEquirepass\thunter2", "x\nMasterAuth\thunter2", "Tls-Key-File-PaSS\thunter2",
+    "127.0.0.1:6379>\x20CONFIG\tSET\ta\tb\tMasterAuth\thunter2",
 )
 
 
@@ -166,6 +169,9 @@ LITERALS = (
     "redis-cli -3", ".separator ;", "-separator", "\x1b[1m", ".mode quote", ".mode insert", "'id','password'",
     "INSERT INTO t(a,password) VALUES(", "1,'x'", ");", "NULL", ".mode html", "<TR><TH>password</TH>", "<TD>x</TD>",
     "</TR>", '# "passwords" => ', ' 1) "' + "ab" * 32 + '"',
+    "rEquirepass", "MasterAuth", "-pAss", "CONFIG SET", ".mode tcl", ".mode ascii", "\x1f", "\x1e", '"password" "x"',
+    '.separator " | "', " | ", "-separator '::'", "::", "CREATE TABLE t (", "password TEXT", ".schema", "...> ",
+    ".mode insert t", "INSERT INTO t VALUES(", "OK",
 )
 
 

@@ -797,8 +797,12 @@ _CONFIG_SET = re.compile(r"(?:config|CONFIG)[ \t]++(?:set|SET)[ \t]++\Z")
 # skips to, in a text holding ``>``), the prompt read back as for ``AUTH``.
 _REDIS_COMMAND = re.compile(
     r"> (?:(?:CONFIG|config)[ \t]++(?:GET|get)|HGETALL|hgetall|(?:ACL|acl)[ \t]++(GETUSER|getuser|LIST|list)"
-    r"|(?:ACL|acl)[ \t]++(?:SETUSER|setuser)([^\r\n\x00]*+)|(?:HM?SET|hm?set|HGET|hget)([ \t][^\r\n\x00]*+))"
+    r"|(?:ACL|acl)[ \t]++(?:SETUSER|setuser)([^\r\n\x00]*+)|(?:HM?SET|hm?set|HGET|hget)([ \t][^\r\n\x00]*+)"
+    r"|(?:CONFIG|config)[ \t]++(?:SET|set)([ \t][^\r\n\x00]*+))"
     r"(?=[ \t]|\r?\n|\x00|\Z)")
+_CONFIG_SET_WORDS = re.compile(r"(?:CONFIG|config)[ \t]++(?:SET|set)(?=[ \t])")
+"""Rules version 15: ``CONFIG SET`` (group 4 of :data:`_REDIS_COMMAND` at the prompt; on redis-cli's line this)
+before its name-value pairs (:func:`_config_set_pairs`)."""
 _REDIS_ARG = re.compile(rf"[ \t]++{_REDIS_WORD}")
 """A word of a command typed at redis-cli's prompt, bare or quoted (its content: group 1, 2 or 3)."""
 _REDIS_ITEM = re.compile(
@@ -824,9 +828,27 @@ _ACL_RULE = (
     r"""|(?:skip-)?sanitize-payload|%R?W?~[^\s\x00]*+|[~&][^\s\x00]*+|[+\-][^\s\x00]++|[<>][^\s"'\x00]++"""
     r"""|"[<>](?:[^"\\\r\n\x00]|\\.)*+"|'[<>][^'\r\n\x00]*+'|[#!][0-9a-fA-F]{64}+|\([^()\r\n\x00]*+\))"""
     r"""(?=[ \t\r\n\x00]|\Z))""")
-_ACL_FILE_REST = rf"[ \t]*+user[ \t]++[^\s\x00]++((?:[ \t]++{_ACL_RULE})++)[ \t]*+(?=\r?\n|\x00|\Z)"
+# Rules version 15: the same search finds redis.conf's and sentinel.conf's password names opening their line in a
+# mixed case (``rEquirepass X``, ``MasterAuth X``, ``Tls-Key-File-PaSS X``, ``Sentinel AUTH-pAss m X``: redis compares
+# them with strcasecmp, 7.0.15 loads each), as a second branch that opens with one character's test (the branch is
+# passed over at a newline whose line opens with no such letter); read then as the lower case is
+# (:meth:`CredentialsDetector._redis_passwords`, :meth:`CredentialsDetector._redis_dash_passwords`). Lower, upper
+# and capitalized names are the other passes'.
+_REDIS_MIXED_NAME = (
+    r"[RrMmTtSs](?i:(?<=r)equirepass|(?<=m)asterauth|(?<=t)ls-(?:client-)?key-file-pass"
+    r"|(?<=s)entinel[ \t]++(?:auth|sentinel)-pass)(?=[ \t])")
+_ACL_FILE_REST = (
+    rf"[ \t]*+(?:user[ \t]++[^\s\x00]++((?:[ \t]++{_ACL_RULE})++)[ \t]*+(?=\r?\n|\x00|\Z)|{_REDIS_MIXED_NAME})")
 _ACL_FILE_LINES = (re.compile(_ACL_FILE_REST), re.compile("\n" + _ACL_FILE_REST), re.compile("\x00" + _ACL_FILE_REST))
-"""A Redis ACL file's line at the text's start (matched there), after a newline, after a NUL (each searched)."""
+"""A Redis ACL file's line at the text's start (matched there), after a newline, after a NUL (each searched); or
+(rules version 15, group 1 None) a configuration's password name in a mixed case opening its line."""
+_REDIS_PASSWORD_ANY_CASE = re.compile("((?i:requirepass|masterauth))" + _REDIS_VALUE_WORD)
+_REDIS_PASS_ANY_CASE = re.compile(r"-(?i:pass)[ \t]++")
+_READ_CASES: Final[tuple[str, ...]] = ("pass", "PASS", "Pass")
+"""How the other passes spell a ``-pass`` name's last word (:data:`_REDIS_PASS`, :data:`_REDIS_PASS_CASED`)."""
+_REDIS_CONFIG_PASSWORDS: Final[frozenset[str]] = frozenset(
+    {"requirepass", "masterauth", "tls-key-file-pass", "tls-client-key-file-pass"})
+"""redis.conf's password names, as ``CONFIG SET`` takes them (in any case)."""
 # A PuTTY key file's private part: its line count, each line of base64 (a real or a written line break after it).
 _PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*+([0-9]{1,6}+)[ \t]*+(?:\r?\n|\\r\\n|\\n)")
 _PPK_LINE = re.compile(r"([A-Za-z0-9+/=]{1,128}+)[ \t]*+(?:\r?\n|\\r\\n|\\n|(?=\x00)|\Z)")
@@ -1076,19 +1098,23 @@ nothing (group 1 never matches) and writes a value's ``|`` as it is: its last ce
 
 @functools.lru_cache(maxsize=32)
 def _plain_cell(separator: str) -> re.Pattern[str]:
-    """Rules version 14: a cell of sqlite3's list mode whose ``.separator`` is ``separator`` (one character other
-    than ``|``), quoting nothing, as :data:`_CSV_CELLS`'s ``|``."""
-    return re.compile(rf"[ \t]*+(?:(?!)(\x00)|([^{re.escape(separator)}\r\n\x00]*+))")
+    """Rules version 14: a cell of sqlite3's list mode whose ``.separator`` is ``separator`` (other than ``|``),
+    quoting nothing, as :data:`_CSV_CELLS`'s ``|``. Rules version 15: a separator of more characters (``" | "``,
+    ``::``): the cell runs to its first whole separator, its blanks kept (the separator's own may open with one)."""
+    if len(separator) == 1:
+        return re.compile(rf"[ \t]*+(?:(?!)(\x00)|([^{re.escape(separator)}\r\n\x00]*+))")
+    return re.compile(rf"(?:(?!)(\x00)|((?:(?!{re.escape(separator)})[^\r\n\x00])*+))")
 
 _MAX_CSV_HEADER: Final[int] = 4096
+_CSV_MARKS: Final[tuple[str, ...]] = (",", "\t", ";")
 
 
 def _csv_header(line: str, delimiter: str | None = None) -> tuple[str, list[str]] | None:
     """The delimiter and the names of ``line`` when it reads as a CSV header (:data:`_CSV_NAME` cells, two or
     more); None for any other line (prose, a command, a row of values). The delimiter is the first ``,``, tab or
     ``;`` the line holds, or ``delimiter`` when given (sqlite3's ``|``)."""
-    first = line[: _CSV_FIRST + 1]
-    marks = [(first.find(mark), mark) for mark in (",\t;" if delimiter is None else delimiter) if mark in first]
+    first = line[: _CSV_FIRST + len(delimiter or ",")]
+    marks = [(first.find(mark), mark) for mark in (_CSV_MARKS if delimiter is None else (delimiter,)) if mark in first]
     if not marks:
         return None
     at, delimiter = min(marks)  # the first the line holds
@@ -1272,13 +1298,20 @@ def _sqlite_flags(words: list[str], mode: str, header: bool) -> tuple[str, bool]
     return mode, header
 
 
-def _sqlite_separator(words: list[str], separator: str) -> str:
-    """Rules version 14: list mode's separator after sqlite3's command line's ``words`` (``-separator X``) or a
-    ``.separator X`` dot command's (``words`` after the command): its word unquoted, ``\\t`` a tab; ``separator``
-    when none is given."""
-    for index, word in enumerate(words):
-        if word.lstrip("-") == "separator" and index + 1 < len(words):
-            separator = words[index + 1].strip("'\"").replace("\\t", "\t")
+# Rules version 15: the word after ``-separator`` on sqlite3's command line (as a shell reads it) or after
+# ``.separator`` at its prompt (as sqlite3 reads it): quoted (``" | "``, ``' | '``: its blanks kept) or bare.
+_SEPARATOR_WORD = re.compile(
+    r"""(?<![^ \t])(?:\.|--?)separator[ \t]++(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"']++))""")
+
+
+def _sqlite_separator(line: str, separator: str) -> str:
+    """Rules version 14: list mode's separator after sqlite3's command line ``line`` (``-separator X``) or a
+    ``.separator X`` dot command's: its word unquoted, ``\\t`` a tab; ``separator`` when none is given. Rules
+    version 15: a quoted word whole, blanks inside (``-separator ' | '``; 14 split the line at its blanks)."""
+    for word in _SEPARATOR_WORD.finditer(line):
+        value = next(group for group in word.groups() if group is not None)
+        if value:
+            separator = value.replace("\\t", "\t")
     return separator
 
 
@@ -1300,14 +1333,16 @@ class _SqliteSession:
         self.header_set = False
         self.separator = _SQLITE_SEPARATOR
 
-    def opened(self, words: list[str]) -> None:
-        """A new session by sqlite3's command line's ``words`` (``-csv``, ``-header``, ``-separator X``...)."""
+    def opened(self, words: list[str], line: str) -> None:
+        """A new session by sqlite3's command ``line`` (its ``words`` after the client's: ``-csv``, ``-header``,
+        ``-separator X``...)."""
         self.mode, self.header = _sqlite_flags(words, *_SQLITE_SESSION)
-        self.separator = _sqlite_separator(words, _SQLITE_SEPARATOR)
+        self.separator = _sqlite_separator(line, _SQLITE_SEPARATOR)
         self.header_set = any(word.lstrip("-") in _HEADER_FLAGS_SQLITE for word in words)
 
-    def dot_command(self, words: list[str], text: str, end: int) -> None:
-        """The settings after a dot command's ``words`` at ``sqlite> `` (its line ending at ``end`` in ``text``)."""
+    def dot_command(self, words: list[str], text: str, end: int, statement: str) -> None:
+        """The settings after a dot command's ``words`` at ``sqlite> `` (its line, ``statement`` after the prompt,
+        ending at ``end`` in ``text``)."""
         command = words[0]
         if command == ".mode":
             self.mode = words[1] if len(words) > 1 else self.mode  # no name: it prints the mode
@@ -1315,7 +1350,7 @@ class _SqliteSession:
             if len(words) > 1 and self.mode == _SQLITE_LIST_MODE:
                 self.separator = _SQLITE_SEPARATOR
         elif command == ".separator":
-            self.separator = _sqlite_separator(["-separator", *words[1:2]], self.separator)
+            self.separator = _sqlite_separator(statement, self.separator)
         elif command == ".schema" and end < len(text):
             _schema_lines(text, end + 1, self.tables)
         elif command in (".headers", ".header"):
@@ -1324,11 +1359,9 @@ class _SqliteSession:
 
     def reads(self, prints: str) -> bool:
         """Whether output printed in ``prints`` (a mode, or :data:`_CLIENT_TABLE`) is read: a header to read it by,
-        or a form that names its columns in each row; list mode only with a one-character separator."""
-        if not (self.header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE)
-                or (prints == _SQLITE_INSERT_MODE and self.tables)):
-            return False
-        return prints != _SQLITE_LIST_MODE or len(self.separator) == 1  # a longer separator is left
+        or a form that names its columns in each row (rules version 15: list mode's separator of any length)."""
+        return self.header or prints in (_CLIENT_TABLE, _SQLITE_LINE_MODE) or (
+            prints == _SQLITE_INSERT_MODE and bool(self.tables))
 
 
 def _client_prints_header(client: str, words: list[str]) -> bool:
@@ -1412,9 +1445,9 @@ def _csv_rows(text: str, at: int, delimiter: str, columns: list[int], width: int
                 spans.append(match.span(group))
             at = match.end()
             if index < width - 1:
-                if text[at : at + 1] != delimiter:
+                if not text.startswith(delimiter, at):
                     return row  # fewer cells than the header: no row
-                at += 1
+                at += len(delimiter)  # rules version 15: sqlite3's separator of more characters
         while at < length and text[at] == "\r":  # a terminal's transcript writes a CSV row's CRLF as CR CR LF
             at += 1
         if at < length and text[at] not in "\n\x00":
@@ -1447,6 +1480,10 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
         return max(end, _sqlite_inserts(text, below, found, deadline, tables))
     if mode == _SQLITE_HTML_MODE:
         return max(end, _sqlite_html(text, below, found, deadline))
+    if mode == _SQLITE_TCL_MODE:  # rules version 15
+        return max(end, _sqlite_tcl(text, below, found, deadline))
+    if mode == _SQLITE_ASCII_MODE:
+        return max(end, _sqlite_ascii(text, below, found, deadline))
     listed = mode == _SQLITE_LIST_MODE  # read as list mode even when read as a CSV (a ';' in a value, its last cell)
     if (mode not in _SQLITE_DELIMITERS and mode != _CLIENT_TABLE) or (below in read and not listed):
         return end
@@ -1605,17 +1642,34 @@ def _create_table(line: str) -> tuple[str, list[str]] | None:
     return None
 
 
+def _definition_line(line: str) -> str:
+    """A line of a ``CREATE TABLE`` written over many lines, as it is joined to the others: its ``-- note`` taken
+    off when no quote stands before it (a note's comma or bracket is no column's)."""
+    note = line.find("--")
+    return line if note == -1 or any(quote in line[:note] for quote in "'\"`[") else line[:note]
+
+
 def _schema_lines(text: str, at: int, tables: dict[str, list[str]]) -> None:
     """The tables ``.schema``'s lines from ``at`` create (:func:`_create_table`), to the next prompt (at most
-    :data:`_MAX_SCHEMA_LINES` lines), added to ``tables``."""
+    :data:`_MAX_SCHEMA_LINES` lines), added to ``tables``. Rules version 15: a ``CREATE TABLE`` over many lines (its
+    columns each on a line, as typed: ``.schema`` prints a statement as it was written) read to the line ending its
+    ``;``, its lines joined."""
+    pending: list[str] = []  # the lines of a definition its first line did not close
     for _ in range(_MAX_SCHEMA_LINES):
+        at = _past_carriage_returns(text, at)  # a raw transcript's CR (its codes read past as the text is shown)
         end = _line_end(text, at)
         line = text[at:end].rstrip("\r")
         if line.startswith(_SQLITE_PROMPT) or end >= len(text) or text[end] == "\x00":
             return
-        table = _create_table(line)
+        if pending:
+            pending.append(_definition_line(line))
+            if line.rstrip().endswith(";"):
+                line, pending = " ".join(pending), []
+        table = None if pending else _create_table(line)
         if table is not None:
             tables[table[0]] = table[1]
+        elif not pending and _CREATE_TABLE.match(line) is not None and not line.rstrip().endswith(";"):
+            pending = [_definition_line(line)]
         at = end + 1
 
 
@@ -1697,6 +1751,88 @@ def _sqlite_html(text: str, at: int, found: list[Finding], deadline: Deadline) -
         if end >= length:
             return end
         at = end + 1
+    return at
+
+
+# Rules version 15: sqlite3's ``tcl`` mode (3.40.1, ``.mode tcl``): each cell a C string in double quotes (``\"``,
+# ``\\``, ``\n``, ``\t`` and octal escapes inside), a blank between cells, a row a line, its header (the names so
+# quoted) first when the headers are on.
+_TCL_CELL = re.compile(r'"((?:[^"\\\r\n\x00]|\\.)*+)"')
+_SQLITE_TCL_MODE: Final[str] = "tcl"
+# Rules version 15: sqlite3's ``ascii`` mode (3.40.1, ``.mode ascii``, ``sqlite3 -ascii``): its cells as they are,
+# the unit separator (US, 0x1F) between them, the record separator (RS, 0x1E) after each row and the header, no line
+# break: the whole table and the prompt after it are one line.
+_SQLITE_ASCII_MODE: Final[str] = "ascii"
+_ASCII_UNIT: Final[str] = "\x1f"
+_ASCII_RECORD: Final[str] = "\x1e"
+
+
+def _tcl_cells(text: str, at: int, end: int) -> list[tuple[int, int]] | None:
+    """The content spans of the line ``text[at:end]`` read as a row of sqlite3's ``tcl`` mode (:data:`_TCL_CELL`s
+    with one blank between, a carriage return after the last allowed); None when it is none."""
+    cells: list[tuple[int, int]] = []
+    while True:
+        cell = _TCL_CELL.match(text, at, end)
+        if cell is None:
+            return None
+        cells.append(cell.span(1))
+        at = cell.end()
+        if not text.startswith(" ", at) or at >= end:
+            return cells if not text[at:end].rstrip("\r") else None
+        at += 1
+
+
+def _sqlite_tcl(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """sqlite3's ``tcl`` mode from ``at``, its headers on: the header's line (names as C strings, two or more), then
+    each line of as many cells (:func:`_tcl_cells`), the credential columns' values taken, to the first line that is
+    none. Returns where the rows end (``at`` when no header is there)."""
+    end = _line_end(text, at)
+    header = _tcl_cells(text, at, end)
+    if header is None or len(header) < 2:
+        return at
+    columns = _credential_columns([text[start:stop] for start, stop in header])
+    length = len(text)
+    while columns and end < length and text[end] == "\n":
+        deadline.check()
+        at = end + 1
+        end = _line_end(text, at)
+        row = _tcl_cells(text, at, end)
+        if row is None or len(row) != len(header):
+            return at
+        for index in columns:
+            start, stop = row[index]
+            if holds_credential(text[start:stop]):
+                found.append(Finding(start, stop, TOKEN, NAME))
+    return end
+
+
+def _sqlite_ascii(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
+    """sqlite3's ``ascii`` mode from ``at``, its headers on: the header's record (two or more names between unit
+    separators, a record separator after it), then each record of as many cells, the credential columns' values
+    taken, to the first that is none (the prompt after the last separator). A record is read within its line: one
+    holding a line break (a value of many lines) ends the reading. Returns where the records end."""
+    end = _line_end(text, at)
+    record = text.find(_ASCII_RECORD, at, end)
+    if record == -1:
+        return at
+    names = text[at:record].split(_ASCII_UNIT)
+    columns = _credential_columns(names) if len(names) > 1 else []
+    at = record + 1
+    while columns and (record := text.find(_ASCII_RECORD, at, end)) != -1:
+        deadline.check()
+        cells: list[tuple[int, int]] = []
+        start = at
+        while (unit := text.find(_ASCII_UNIT, start, record)) != -1 and len(cells) < len(names):
+            cells.append((start, unit))
+            start = unit + 1
+        cells.append((start, record))
+        if len(cells) != len(names):
+            return at
+        for index in columns:
+            start, stop = cells[index]
+            if holds_credential(text[start:stop]):
+                found.append(Finding(start, stop, TOKEN, NAME))
+        at = record + 1
     return at
 
 
@@ -3054,6 +3190,91 @@ def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
     return value.span(group)
 
 
+def _redis_password(text: str, match: re.Match[str], found: list[Finding]) -> None:
+    """The value of one ``requirepass X`` / ``masterauth X`` match (its name group 1, its value group 2, 3 or 4):
+    taken when the name and value are their line's only words (not a heading's, :func:`_heading`) or a ``CONFIG
+    SET`` stands before the name."""
+    group = next(g for g in (2, 3, 4) if match.group(g) is not None)
+    head = text[max(0, match.start() - _MAX_REDIS_HEAD) : match.start()]
+    if _CONFIG_SET.search(head) is None and not (
+            _starts_a_line(text, match.start()) and _ends_line(text, match.end())):
+        return
+    if _heading(text, match.start(1), match.end(1), match.span(group)):
+        return
+    if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
+        found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+
+
+def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) -> None:
+    """The value after one ``-pass`` match (:data:`_REDIS_PASS`): redis.conf's ``tls-key-file-pass X`` (its line's
+    only words, or after ``CONFIG SET``), sentinel.conf's ``sentinel auth-pass MASTER X`` / ``sentinel sentinel-pass
+    X`` (the rest of the line), or one word after ``SENTINEL SET MASTER auth-pass`` / ``SENTINEL CONFIG SET``."""
+    named = _redis_pass_name(text, match.start())
+    if named is None:
+        span = _redis_word(text, match.end()) if _sentinel_set(text, match.start()) else None
+    else:
+        start, sentinel, auth = named
+        if sentinel and not _starts_a_line(text, start):  # the rest of the line read once per line
+            return
+        at = match.end()
+        if auth:
+            master = _SENTINEL_MASTER.match(text, at)
+            if master is None:
+                return
+            at = master.end()
+        span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
+        if span is not None and (_heading(text, start, match.end(), span) or (
+                sentinel and _hand_written_words(text, start, match.end(), span))):
+            return
+    if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
+        found.append(Finding(span[0], span[1], TOKEN, NAME))
+
+
+_LINE_OPENINGS: Final[frozenset[str]] = frozenset("u \tRrMmTtSs")
+"""The characters a text may open with for :data:`_ACL_FILE_LINES`' first pattern to be matched at its start."""
+
+
+def _mixed_case_password(text: str, end: int, found: list[Finding]) -> None:
+    """Rules version 15: the value after a redis.conf or sentinel.conf password name ending at ``end`` and opening its
+    line (:data:`_REDIS_MIXED_NAME`), read as in lower case (:func:`_redis_password`, :func:`_redis_dash_password`),
+    unless the name is spelled as another pass reads it (lower, upper or capitalized; any ``-pass`` name whose last
+    word is one of :data:`_READ_CASES`)."""
+    if text[end - 5] == "-":  # tls-key-file-pass, sentinel auth-pass...
+        dash = _REDIS_PASS_ANY_CASE.match(text, end - 5)
+        if text[end - 4 : end] not in _READ_CASES and dash is not None:
+            _redis_dash_password(text, dash, found)
+        return
+    start = end - (len("requirepass") if text[end - 1] in "sS" else len("masterauth"))
+    name = text[start:end]
+    if name.islower() or name.isupper() or name == name.capitalize():
+        return
+    match = _REDIS_PASSWORD_ANY_CASE.match(text, start)
+    if match is not None:
+        _redis_password(text, match, found)
+
+
+_CONFIG_SET_NAME_PARTS: Final[tuple[str, ...]] = ("requirepass", "masterauth", "-pass")
+_MAX_CONFIG_SET_WORDS: Final[int] = 64
+"""The words of a ``CONFIG SET`` read for its pairs (32 pairs: redis.conf has about 200 parameters, a command sets a
+few; a line of thousands of words each read cost 1.1 s/MiB, a pair after the 32nd is left)."""
+
+
+def _config_set_pairs(text: str, at: int, end: int, found: list[Finding]) -> None:
+    """Rules version 15: the values of ``CONFIG SET NAME VALUE [NAME VALUE ...]``'s words in ``text[at:end]`` whose
+    name is redis.conf's password (:data:`_REDIS_CONFIG_PASSWORDS`) in any case (``CONFIG SET rEquirePass X``: redis
+    7.0.15 sets it), each pair's among the first :data:`_MAX_CONFIG_SET_WORDS` words (version 14 read the first
+    pair's name in lower, upper or capitalized case only)."""
+    lower = ascii_lower(text[at:end])  # the words read only when a name may stand among them (a few finds in C)
+    if not any(name in lower for name in _CONFIG_SET_NAME_PARTS):
+        return
+    words = itertools.islice(_REDIS_ARG.finditer(text, at, end), _MAX_CONFIG_SET_WORDS)
+    spans = [next(word.span(g) for g in (1, 2, 3) if word.group(g) is not None) for word in words]
+    for (name_start, name_end), value in zip(spans[0::2], spans[1::2]):
+        if (ascii_lower(text[name_start:name_end]) in _REDIS_CONFIG_PASSWORDS
+                and text[value[0] : value[1]] not in ("", *ALREADY_TOKENS) and _unless_reference(text, value)):
+            found.append(Finding(value[0], value[1], TOKEN, NAME))
+
+
 _HEADING_WORD = re.compile(r"[A-Z][a-z]++")
 _STATES: Final[frozenset[str]] = _NOT_PASSWORDS | {"enabled", "disabled", "configured"}
 
@@ -3354,6 +3575,45 @@ def _holds_blank(value: str) -> bool:
     return " " in value or "\t" in value
 
 
+_REDIS_REPLY_NAMES: Final[frozenset[str]] = _REDIS_CONFIG_PASSWORDS | {_REDIS_HASHES}
+"""The names a bare reply's value is taken under whatever its shape (:func:`_printed_by_redis_cli`): redis.conf's
+password parameters (no prose list of form fields names one) and ``ACL GETUSER``'s ``passwords``."""
+
+
+def _printed_by_redis_cli(text: str, start: int, end: int) -> bool:
+    """Rules version 15: whether the numbered reply ``text[start:end]`` with no command line above it reads as redis-cli
+    printed it (7.0.15: ``CONFIG GET`` and ``HGETALL`` print pairs, their numbers right-aligned to the width of the
+    last one's, nothing but replies, prompts and commands after them) or names one of :data:`_REDIS_REPLY_NAMES`.
+    A numbered list in prose (``1) "password"`` / ``2) "email"`` / ``3) "name"``; indented; a sentence after it) is
+    none: its items are field names, not names over values."""
+    items: list[re.Match[str]] = []
+    at = start
+    while at < end and (item := _REDIS_ITEM.match(text, at)) is not None:
+        if not items or len(item.group(1)) <= len(items[0].group(1)):  # a nested array's lines are the item's
+            items.append(item)
+        at = item.end() + 1
+    names = [ascii_lower(item.group(2) or "") for item in items[0::2]]
+    if any(name in _REDIS_REPLY_NAMES for name in names):
+        return True
+    width = len(str(len(items))) + 2  # "N) ": redis-cli pads each number to the last one's digits
+    if len(items) % 2 or any(len(item.group(1)) != width for item in items):
+        return False
+    follower = _past_space(text, end)
+    return follower >= len(text) or text[follower] == "\x00" or not _prose_line(text, follower)
+
+
+_REPLY_WORDS: Final[tuple[str, ...]] = ("OK", "QUEUED")
+
+
+def _prose_line(text: str, at: int) -> bool:
+    """Whether the line at ``at`` opens with a letter and is neither a reply's word (``OK``, ``QUEUED``) nor a line
+    holding a prompt's ``> ``: a sentence after a numbered list, not what redis-cli prints after a reply."""
+    if not ("A" <= text[at] <= "Z" or "a" <= text[at] <= "z"):
+        return False
+    line = text[at : _line_end(text, at)].rstrip("\r")
+    return line not in _REPLY_WORDS and "> " not in line
+
+
 def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
     """Each reply of redis-cli's numbered lines (:func:`_redis_pairs`) whose first item ``1) "`` opens its line,
     whatever stands above it; ``ACL LIST``'s when its first string reads as ACL LIST's line (:data:`_ACL_LISTED`,
@@ -3369,9 +3629,12 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
         if line == 0 or text[line - 1] in "\n\x00":
             listing = _ACL_LISTED.match(text, after) is not None
             taken: list[Finding] = []
-            after = max(after, _redis_pairs(text, line, listing, taken, deadline, bare=True))
-            if taken and _verb_above(text, line) not in _MEMBER_VERBS:  # asked only of a reply that took a value
-                found.extend(taken)
+            end = _redis_pairs(text, line, listing, taken, deadline, bare=True)
+            after = max(after, end)
+            if taken:  # asked only of a reply that took a value
+                verb = _verb_above(text, line)
+                if verb not in _MEMBER_VERBS and (listing or verb is not None or _printed_by_redis_cli(text, line, end)):
+                    found.extend(taken)
         at = text.find(_REDIS_FIRST_ITEM, after)
 
 
@@ -3841,15 +4104,7 @@ class CredentialsDetector:
         redis reads names in any case)."""
         for match in pattern.finditer(text):
             deadline.check()
-            group = next(g for g in (2, 3, 4) if match.group(g) is not None)
-            head = text[max(0, match.start() - _MAX_REDIS_HEAD) : match.start()]
-            if _CONFIG_SET.search(head) is None and not (
-                    _starts_a_line(text, match.start()) and _ends_line(text, match.end())):
-                continue
-            if _heading(text, match.start(1), match.end(1), match.span(group)):
-                continue
-            if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
-                found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+            _redis_password(text, match, found)
 
     @staticmethod
     def _redis_dash_passwords(text: str, pattern: re.Pattern[str], deadline: Deadline, found: list[Finding]) -> None:
@@ -3862,37 +4117,21 @@ class CredentialsDetector:
         version 14, :data:`_REDIS_PASS_CASED` (the names in upper case or capitalized)."""
         for match in pattern.finditer(text):
             deadline.check()
-            named = _redis_pass_name(text, match.start())
-            if named is None:
-                span = _redis_word(text, match.end()) if _sentinel_set(text, match.start()) else None
-            else:
-                start, sentinel, auth = named
-                if sentinel and not _starts_a_line(text, start):  # the rest of the line read once per line
-                    continue
-                at = match.end()
-                if auth:
-                    master = _SENTINEL_MASTER.match(text, at)
-                    if master is None:
-                        continue
-                    at = master.end()
-                span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
-                if span is not None and (_heading(text, start, match.end(), span) or (
-                        sentinel and _hand_written_words(text, start, match.end(), span))):
-                    continue
-            if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
-                found.append(Finding(span[0], span[1], TOKEN, NAME))
+            _redis_dash_password(text, match, found)
 
     @staticmethod
     def _acl_file_lines(text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 13: a Redis ACL file's line (:data:`_ACL_FILE_LINES`, ``user alice on >PASSWORD ~* +@all``
         in ``users.acl`` or ``redis.conf``) opening its line: its rules' passwords and hashes (:func:`_acl_secrets`)."""
         first, after_newline, after_nul = _ACL_FILE_LINES
-        matches = [first.match(text)] if text.startswith(("user", " ", "\t")) else []
+        matches = [first.match(text)] if text[:1] in _LINE_OPENINGS else []
         for match in itertools.chain(matches, after_newline.finditer(text) if "\n" in held else (),
                                      after_nul.finditer(text) if "\x00" in text else ()):
             deadline.check()
-            if match is not None:
+            if match is not None and match.group(1) is not None:
                 _acl_secrets(text, match.start(1), match.end(1), found)
+            elif match is not None:  # rules version 15: a password's name in a mixed case
+                _mixed_case_password(text, match.end(), found)
 
     @staticmethod
     def _redis_auth(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -3923,6 +4162,9 @@ class CredentialsDetector:
             if match.group(2) is not None:  # ACL SETUSER NAME RULES...: the rules' passwords
                 _acl_secrets(text, match.start(2), match.end(2), found)
                 continue
+            if match.group(4) is not None:  # rules version 15: CONFIG SET's pairs, their names in any case
+                _config_set_pairs(text, match.start(4), match.end(4), found)
+                continue
             end = _line_end(text, match.end())
             if match.group(3) is not None:
                 _redis_fields(text, match, end, found)
@@ -3948,7 +4190,11 @@ class CredentialsDetector:
             said = _redis_cli_command(text[start:end]) if whole else None
             if said is not None and "\x00" not in text[at:end]:
                 command, resp3 = said
-                if _REDIS_ITEM.match(text, end + 1) is not None:  # --no-raw: as at the prompt
+                if command[:2] == ["config", "set"]:  # rules version 15: its pairs' names in any case
+                    words = _CONFIG_SET_WORDS.search(text, at, end)
+                    if words is not None:
+                        _config_set_pairs(text, words.end(), end, found)
+                elif _REDIS_ITEM.match(text, end + 1) is not None:  # --no-raw: as at the prompt
                     _redis_pairs(text, end + 1, command[:2] == ["acl", "list"], found, deadline)
                 elif command[0] == "hget" and _REDIS_ITEM_VALUE.match(text, end + 1) is not None:
                     if len(command) == 3 and is_credential_name(command[2]):
@@ -4160,10 +4406,12 @@ class CredentialsDetector:
         prints a table when its flags say so (:func:`_client_prints_header`)."""
         statement = line.lstrip()
         statement = statement[_past_carriage_returns(statement, 0):]  # a raw transcript's CR
+        if _ASCII_RECORD in line:  # rules version 15: the prompt right after ascii mode's last record
+            statement = statement[statement.rfind(_ASCII_RECORD) + 1:]
         if not statement.startswith(_SQLITE_PROMPT):
             client = _sql_client(line)
             if client is not None and client[0] == "sqlite3":
-                session.opened(client[1])
+                session.opened(client[1], line)
                 return session.mode, end
             if client is not None and _client_prints_header(*client):
                 return _CLIENT_TABLE, end
@@ -4172,16 +4420,19 @@ class CredentialsDetector:
         if not words:
             return None, end
         if words[0][:1] == ".":
-            session.dot_command(words, text, end)
+            session.dot_command(words, text, end, statement[len(_SQLITE_PROMPT):])
             return None, end
-        created = _create_table(statement[len(_SQLITE_PROMPT):].rstrip("\r"))
-        if created is not None:
-            session.tables[created[0]] = created[1]
-        while text.startswith(_SQLITE_MORE, _indent_past_returns(text, end + 1)):
+        typed = [statement[len(_SQLITE_PROMPT):].rstrip("\r")]
+        while text.startswith(_SQLITE_MORE, continued := _indent_past_returns(text, end + 1)):
             more = text.find("\n", end + 1, end + 1 + _MAX_CSV_HEADER)  # a statement's next line
             if more == -1 or "\x00" in text[end:more]:
                 return None, end
+            if len(typed) < _MAX_SCHEMA_LINES:  # rules version 15: a CREATE TABLE over many lines
+                typed.append(_definition_line(text[continued + len(_SQLITE_MORE) : more].rstrip("\r")))
             end = more
+        created = _create_table(" ".join(typed) if len(typed) > 1 else typed[0])
+        if created is not None:
+            session.tables[created[0]] = created[1]
         return session.mode, end
 
     @staticmethod
