@@ -1,0 +1,150 @@
+"""text26: the credentials detector's gates asked of a long text's skeleton change no finding.
+
+A long ASCII text's gates (``"BEARER" in held``, ``"REQUIREPASS" in held``, ``"-PASS" in held``...) are asked of its
+skeleton first (``credentials._Skeleton``: the text without lower-case letters, digits and spaces) and only then of
+the text. The reference is the same tree's passes run ungated (:data:`EVERY_LITERAL` answers every gate), so the
+comparison holds whatever rules are added behind the gates. Each text below is made long enough for the skeleton
+(``held_literals`` returns one: asserted), from: every capture test data file, the strings of
+tests/capture/test_false_positives*.py and test_leak_edges*.py, benchmarks/capture_hostile.py's rows,
+benchmarks/capture_scan.py's mixed text and JSON step, and random texts of credential names, tool names,
+separators, quotes and newlines. A gate made too strict (one that drops a trigger: ``-Pass`` of ``-PASS|-Pass``)
+fails it.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bitexact.capture.budget import Deadline
+from bitexact.capture.detectors import CredentialsDetector
+from bitexact.capture.detectors.credentials import EVERY_LITERAL, held_literals
+
+ROOT = Path(__file__).resolve().parents[2]
+DETECTOR = CredentialsDetector()
+LONG = 16 * 1024 + 1
+# Prose with none of the rules' literals: it makes a text long and adds nothing to its skeleton.
+FILLER = ("the agent called tool search with query results found customer account order shipped total amount "
+          "paid invoice date status ok ")
+
+
+def _long(text: str) -> str:
+    """``text`` then prose on the next line, as long as the skeleton needs."""
+    if len(text) >= LONG:
+        return text
+    return text + "\n" + FILLER * ((LONG - len(text)) // len(FILLER) + 1)
+
+
+def _same(text: str, prefilters: tuple[bool, ...] = (False, True)) -> None:
+    """The gated passes find what the ungated ones do in ``text`` made long, alone (``prefilter`` False: a long text
+    is scanned alone) and as joined texts are read (True)."""
+    text = _long(text)
+    if text.isascii():
+        assert not isinstance(held_literals(text), str), "the text is read through its skeleton"
+    for prefilter in prefilters:
+        gated = DETECTOR.find(text, Deadline.unlimited(), prefilter=prefilter)
+        reference = DETECTOR._find(text, EVERY_LITERAL, Deadline.unlimited(), prefilter)
+        assert gated == reference, (text[:200], prefilter)
+
+
+def _strings(pattern: str) -> list[str]:
+    """Every string constant of the capture test files matching ``pattern``: their leak and false-positive rows."""
+    out: set[str] = set()
+    for path in sorted((ROOT / "tests" / "capture").glob(pattern)):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
+                out.add(node.value)
+    return sorted(out)
+
+
+def _benchmark(name: str) -> object:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+ROWS = _strings("test_false_positives*.py") + _strings("test_leak_edges*.py")
+DATA = sorted(path for path in (ROOT / "tests" / "capture" / "data").iterdir() if path.is_file())
+
+
+def test_the_corpus_is_read() -> None:
+    """Thousands of rows and the data files (a glob gone wrong is no pass)."""
+    assert len(ROWS) > 2000
+    assert len(DATA) >= 8
+
+
+def test_the_skeleton_answers_as_the_text_does() -> None:
+    """``literal in held`` is ``literal in text`` for a long text's skeleton, for literals it holds and lacks."""
+    text = _long("a BEARER x -Pass y REQUIREPASS\tz PRIVATE KEY----- COPY t NET USER u Private-Lines: 1")
+    held = held_literals(text)
+    assert not isinstance(held, str)
+    for literal in ("BEARER", "-Pass", "-PASS", "REQUIREPASS", "MASTERAUTH", "PRIVATE KEY-----", "PRIVATE KEY BLOCK-----",
+                    "COPY", "NET USER", "Private-Lines:", "BASIC", "IDENTIFIED", "PASSWORD", "net user", "identified",
+                    "-P", ":", "\n", "\t", "x -P", "a BEARER", "BEARERx", "", "é"):
+        assert (literal in held) == (literal in text), literal
+    assert isinstance(held_literals("a BEARER b"), str), "a short text is asked itself"
+    assert isinstance(held_literals(_long("é BEARER")), str), "so is a text that is not ASCII"
+
+
+def test_rows_each_alone() -> None:
+    for text in ROWS:
+        _same(text)
+
+
+def test_rows_joined() -> None:
+    """The rows in runs, joined with NUL as a step's texts are and with newlines as a document's lines."""
+    for start in range(0, len(ROWS), 40):
+        _same("\x00".join(ROWS[start : start + 40]))
+        _same("\n".join(ROWS[start : start + 40]))
+
+
+@pytest.mark.parametrize("path", DATA, ids=lambda path: path.name)
+def test_capture_data_files(path: Path) -> None:
+    _same(path.read_bytes().decode("utf-8", "replace"))
+
+
+def test_hostile_rows() -> None:
+    """capture_hostile.py's rows, each repeated to a long text as the benchmark repeats it."""
+    hostile = _benchmark("capture_hostile")
+    fragments = {*hostile.FRAGMENTS, *hostile.V12_FRAGMENTS, *hostile.LATEST_FRAGMENTS}  # type: ignore[attr-defined]
+    assert len(fragments) > 150
+    for fragment in sorted(fragments):
+        _same(fragment * (LONG // len(fragment) + 1), (False,))  # a text this long is scanned alone
+
+
+def test_capture_scan_steps() -> None:
+    """capture_scan.py's mixed text and JSON step (as its canonical text), 256 KiB each."""
+    scan = _benchmark("capture_scan")
+    _same(scan.mixed_text(1 << 18))  # type: ignore[attr-defined]
+    _same(orjson.dumps(scan.json_step(1 << 18)).decode())  # type: ignore[attr-defined]
+
+
+# Credential names, the tools whose forms the rules read, what stands between them.
+PIECES = (
+    " ", "\t", "\n", "\r\n", "\x00", ":", ": ", "=", '"', "'", "-", "--", "|", ",", "> ", "/", "@", "://", ".",
+    "password", "PASSWORD", "Password", "token", "api_key", "secret", "hunter2x9", "S3cr3tPw1234567890abcd",
+    "Bearer", "BEARER", "bearer", "Basic", "BASIC", "dXNlcjpwYXNz", "requirepass", "REQUIREPASS", "Requirepass",
+    "masterauth", "MASTERAUTH", "Masterauth", "tls-key-file-pass", "TLS-KEY-FILE-PASS", "-PASS", "-Pass", "-pass",
+    "sentinel auth-pass m", "SENTINEL AUTH-PASS m", "Sentinel Sentinel-Pass", "redis-cli", "127.0.0.1:6379> ",
+    "CONFIG SET", "config set", "AUTH", "1) ", "2) ", "sqlite3", "sqlite> ", ".mode csv", ".headers on", "psql",
+    "mysql", "-p", "mariadb", "COPY", "\\copy", "=# COPY t TO STDOUT", "id,user,password", "kubectl", "terraform",
+    "kind: Secret", "data:", "htpasswd", "-b", "nmcli", "net user", "NET USER", "IDENTIFIED BY", "identified by",
+    "CREATE USER u WITH PASSWORD", "-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----",
+    "MIIEowIBAAKCAQEA1234567890abcdef", "-----END RSA PRIVATE KEY-----", "Private-Lines: 1", "Private-MAC: ",
+    "AAAAB3NzaC1yc2EAAAADAQABAAABAQ", "0123456789abcdef0123", "curl", "-H", "-u", "git config", "sqlplus",
+    "USERID=", "scott/tiger", "ghp_", "sk-", "AKIA", "eyJ",
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=30))
+def test_random_texts_of_names_tools_and_separators(parts: list[str]) -> None:
+    _same("".join(parts))
