@@ -148,3 +148,53 @@ PIECES = (
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=30))
 def test_random_texts_of_names_tools_and_separators(parts: list[str]) -> None:
     _same("".join(parts))
+
+
+# -- the card-number and IBAN sites (detectors/digits.py) ------------------------------------------------------------
+
+from bitexact.capture.detectors import digits  # noqa: E402
+
+
+def _same_sites(text: str) -> None:
+    """The sites found in the written-over copy are ``_SITES.finditer``'s (the pattern kept as the reference)."""
+    if text.isascii():
+        assert list(digits._ascii_sites(text)) == [site.span() for site in digits._SITES.finditer(text)], text[:200]
+
+
+def test_sites_of_the_corpus() -> None:
+    for text in ROWS:
+        _same_sites(text)
+    for path in DATA:
+        _same_sites(path.read_bytes().decode("utf-8", "replace"))
+    scan = _benchmark("capture_scan")
+    _same_sites(scan.mixed_text(1 << 18))  # type: ignore[attr-defined]
+    _same_sites(orjson.dumps(scan.json_step(1 << 18)).decode())  # type: ignore[attr-defined]
+    _same_sites(scan.digits_spaced(1 << 16))  # type: ignore[attr-defined]
+    _same_sites(orjson.dumps(scan.digits_array(1 << 16)).decode())  # type: ignore[attr-defined]
+
+
+def test_sites_past_many_near_misses() -> None:
+    """Two digits after glued letters are no site: past 256 of them the rest is read by the reference's own search,
+    sites after that point found all the same."""
+    text = "%zzab12" * 300 + " 4111 1111 1111 1111 DE89 3704 0044 0532 0130 00 " + "ab12" * 300 + "DE89370400440532013000"
+    _same_sites(text)
+    assert len(list(digits._ascii_sites(text))) == 4  # the card, the IBAN, " ab12" (not glued: a space), the last
+
+
+SITE_PIECES = (
+    "0", "1", "4", "9", "12", "4111", "1111", "89", " ", "-", "+", "%", "%20", "%2d", "%2D", "%41", "%zz", "d", "D",
+    "DE", "GB", "de", "ab", "x", "Z", ".", "/", ":", "\n", "\x00", "_", "DE89", "DE89 3704 0044 0532 0130 00",
+    "4111 1111 1111 1111", "4111-1111-1111-1111", "ed", "Dd",
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(SITE_PIECES), min_size=1, max_size=40))
+def test_sites_of_random_texts(parts: list[str]) -> None:
+    _same_sites("".join(parts))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="0123456789 -+%dDeaZ\n", max_size=80))
+def test_sites_of_random_characters(text: str) -> None:
+    _same_sites(text)
