@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bitexact.capture.budget import Deadline
-from bitexact.capture.detectors.base import RUN_CHARS, Finding, Sites, after_escape
+from bitexact.capture.detectors.base import RUN_CHARS, Finding, Sites, after_escape, first_digit
 from bitexact.capture.detectors.iban import NOT_GLUED, IbanDetector
 from bitexact.capture.detectors.pan import MIN_DIGITS, PanDetector
 
@@ -107,8 +107,11 @@ def _ascii_sites(text: str) -> Iterator[tuple[int, int]]:
     a candidate that is no site is passed by one character, as ``finditer`` passes a position where its search
     fails. After a site the search goes on at its end.
     """
+    position = first_digit(text)  # ten memchr: a text of no digit (most of a recorded call's) costs no copy
+    if position < 0:
+        return
     shapes = text.encode("ascii").translate(_WRITTEN_OVER)
-    position = misses = 0
+    misses = 0
     while (candidate := _CANDIDATES.search(shapes, position)) is not None:
         start, end = candidate.span()
         if end - start == 2:  # two digits after two letters (a run is at least MIN_DIGITS long)
