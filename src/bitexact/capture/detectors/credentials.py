@@ -3456,7 +3456,7 @@ class _Skeleton:
     Every occurrence of a literal in the text is, without those characters, an occurrence of the literal's own
     skeleton (:func:`_skeleton_key`) in the text's: a literal whose skeleton the text's lacks is absent, found so
     in a search of a few KiB where the text's own search reads every character (0.4-0.8 ms/MiB each: ``BEARER``,
-    ``REQUIREPASS``, ``-PASS``, ``COPY``...). Any other answer is the text's own ``in``: the answers are exactly
+    ``REQUIREPASS``, ``-P``, ``COPY``...). Any other answer is the text's own ``in``: the answers are exactly
     ``literal in text``'s."""
 
     __slots__ = ("_text", "_skeleton")
@@ -3852,7 +3852,9 @@ class CredentialsDetector:
         # of capture_scan's mixed text) is cheaper than `in` before it (0.85: `in` skips on the common "s").
         if blank and "-" in held:
             cls._redis_dash_passwords(text, _REDIS_PASS, deadline, found)
-            if "-PASS" in held or "-Pass" in held:  # v14: TLS-KEY-FILE-PASS, -Pass (asked of the skeleton)
+            # v14: TLS-KEY-FILE-PASS, -Pass. "-P" (the skeleton's, or on a shorter text a search that skips on the
+            # rare "P" where "-Pass" stops at every "s")
+            if "-P" in held:
                 cls._redis_dash_passwords(text, _REDIS_PASS_CASED, deadline, found)
         if ">" in text and " " in held:  # a memchr: rules version 10, redis-cli's prompt ("> ")
             cls._redis_auth(text, deadline, found)
