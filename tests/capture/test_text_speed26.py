@@ -127,6 +127,25 @@ def test_capture_scan_steps() -> None:
     _same(orjson.dumps(scan.json_step(1 << 18)).decode())  # type: ignore[attr-defined]
 
 
+# For each pass gated through the skeleton, a text it finds a credential in (a gate that drops its trigger fails it).
+GATED_ROWS = (
+    "BEARER abcdef123456", "BASIC dXNlcjpwYXNz", "REQUIREPASS\thunter2", "MASTERAUTH hunter2",
+    "TLS-KEY-FILE-PASS hunter2", "Sentinel Sentinel-Pass hunter2", "NET USER bob hunter2 /add",
+    "CREATE USER app WITH PASSWORD 'hunter2';", "GRANT ALL ON db.* TO 'u'@'h' IDENTIFIED BY 'hunter2';",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1y2z3a4b5c6d7e8f9g0h1i2j3k4l5m6n7o8p9\n-----END RSA PRIVATE KEY-----",
+    "PuTTY-User-Key-File-3: ssh-rsa\nPrivate-Lines: 1\nAAAAgQDx1y2z3a4b5c6d7e8f9g0h1i2j3k4l5m6n7o8p9\nPrivate-MAC: "
+    + "0123456789abcdef" * 4,
+    "ok\n" * 80 + "COPY users TO STDOUT WITH CSV HEADER\nid,password\n1,hunter2x\n",  # past a text's first lines
+    "note\x00password: hunter2x",
+)
+
+
+@pytest.mark.parametrize("row", GATED_ROWS)
+def test_each_skeleton_gate_lets_its_pass_run(row: str) -> None:
+    _same(row)
+    assert DETECTOR.find(_long(row), Deadline.unlimited()), row
+
+
 # Credential names, the tools whose forms the rules read, what stands between them.
 PIECES = (
     " ", "\t", "\n", "\r\n", "\x00", ":", ": ", "=", '"', "'", "-", "--", "|", ",", "> ", "/", "@", "://", ".",
