@@ -738,7 +738,8 @@ _REDIS_PASS = re.compile(r"-pass[ \t]++")
 # lower case, the same cost as before).
 _REDIS_PASS_CASED = re.compile(r"-P(?:ASS|ass)[ \t]++")
 _REDIS_VALUE_WORD = r"""[ \t]++(?:"((?:[^"\\\r\n\x00]|\\.)*+)"|'([^'\r\n\x00]*+)'|([^\s"'\x00]++))"""
-_REDIS_PASSWORD_UPPER = (re.compile("(REQUIREPASS)" + _REDIS_VALUE_WORD), re.compile("(MASTERAUTH)" + _REDIS_VALUE_WORD))
+_REDIS_PASSWORD_UPPER_NAMES: Final[tuple[str, ...]] = ("REQUIREPASS", "MASTERAUTH")
+_REDIS_PASSWORD_UPPER = tuple(re.compile(f"({name})" + _REDIS_VALUE_WORD) for name in _REDIS_PASSWORD_UPPER_NAMES)
 _REDIS_PASSWORD_CAPITALIZED = re.compile("(Requirepass|Masterauth)" + _REDIS_VALUE_WORD)
 _REDIS_PASS_NAMES: Final[tuple[str, ...]] = ("tls-key-file", "tls-client-key-file")
 """The redis.conf names before ``-pass`` (a ``CONFIG SET`` sets them too)."""
@@ -1141,7 +1142,7 @@ def _csv_header(line: str, delimiter: str | None = None) -> tuple[str, list[str]
 # a search for ``copy`` in lower case anywhere would cost 0.6 to 0.8).
 _PRINTED_FILE = re.compile(r"\.[ctCT][sS][vV]")
 _PRINTED_TABLE_SEARCHES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
-    (_PRINTED_FILE, ""), (re.compile("COPY"), ""), (re.compile(r"\\copy"), "\\"),
+    (_PRINTED_FILE, ""), (re.compile("COPY"), "COPY"), (re.compile(r"\\copy"), "\\"),
     (re.compile(r"=[#>] [cC][oO][pP][yY]\b"), "="))
 """Each search for a line that may print a table, and a character a text must hold for it to run ("" for none)."""
 _PRINTING_COMMANDS: Final[frozenset[str]] = frozenset(
@@ -2667,7 +2668,7 @@ _NET_USER: Final = (
     # Only these two spellings (cmd.exe reads any case; agents write these): a one-search gate for the lower case,
     # "USER" first for the upper case (an upper-case letter is rare in text, where a search for "n" stops often).
     ("net user", re.compile(r"net user(?<![\w.-]net user)(?=[ \t])")),
-    ("", re.compile(r"USER(?<=NET USER)(?<![\w.-]NET USER)(?=[ \t])")),
+    ("NET USER", re.compile(r"USER(?<=NET USER)(?<![\w.-]NET USER)(?=[ \t])")),
 )
 _MAX_POSITIONAL_WORDS: Final[int] = 64
 """How many words after a positional command's name are read, at most (nmcli's password may follow a few)."""
@@ -3698,6 +3699,49 @@ EVERY_LITERAL: Final[Container[str]] = _EveryLiteral()
 """A ``held`` for :meth:`CredentialsDetector._find` that opens every gate: the passes as they ran before perf23's
 gates, the reference their findings are compared with (tests/capture/test_detector_gates23.py)."""
 
+_SKELETON_FROM: Final[int] = 16 * 1024
+"""Characters an ASCII text needs for :func:`held_literals` to read its skeleton: a shorter one asks each gate of
+the text itself (a recorded call's joined fields are short: the skeleton would cost more than it saves)."""
+_COMMON: Final[bytes] = b"abcdefghijklmnopqrstuvwxyz0123456789 "
+"""What a text's skeleton leaves out: the characters prose is mostly made of."""
+
+
+@functools.cache
+def _skeleton_key(literal: str) -> bytes:
+    """``literal`` as a skeleton holds it: without the :data:`_COMMON` characters (empty: the skeleton cannot tell)."""
+    return literal.encode("ascii").translate(None, _COMMON) if literal.isascii() and len(literal) > 1 else b""
+
+
+class _Skeleton:
+    """The literals a long ASCII text holds, asked first of its skeleton: the text without lower-case letters,
+    digits and spaces (one ``bytes.translate``, about 0.6 ms/MiB), a few KiB of prose's punctuation and capitals.
+
+    Every occurrence of a literal in the text is, without those characters, an occurrence of the literal's own
+    skeleton (:func:`_skeleton_key`) in the text's: a literal whose skeleton the text's lacks is absent, found so
+    in a search of a few KiB where the text's own search reads every character (0.4-0.8 ms/MiB each: ``BEARER``,
+    ``REQUIREPASS``, ``-P``, ``COPY``...). Any other answer is the text's own ``in``: the answers are exactly
+    ``literal in text``'s."""
+
+    __slots__ = ("_text", "_skeleton")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._skeleton = text.encode("ascii").translate(None, _COMMON)
+
+    def __contains__(self, literal: object) -> bool:
+        if not isinstance(literal, str):
+            return False
+        key = _skeleton_key(literal)
+        if key and key not in self._skeleton:
+            return False
+        return literal in self._text
+
+
+def held_literals(text: str) -> Container[str]:
+    """What :meth:`CredentialsDetector._find`'s gates ask of ``text``: the text itself, or, for a long ASCII one, its
+    :class:`_Skeleton` (the same answers, most of them found in a few KiB)."""
+    return _Skeleton(text) if len(text) >= _SKELETON_FROM and text.isascii() else text
+
 
 @dataclass
 class CredentialsDetector:
@@ -3715,7 +3759,7 @@ class CredentialsDetector:
         prefilter: bool = False,
     ) -> list[Finding]:
         """Every credential value in ``text``."""
-        return self._find(text, text, deadline, prefilter)
+        return self._find(text, held_literals(text), deadline, prefilter)
 
     def _find(self, text: str, held: Container[str], deadline: Deadline, prefilter: bool) -> list[Finding]:
         """The passes of :meth:`find` over ``text``, each asked of ``held`` first whether the text holds a literal
@@ -3744,16 +3788,18 @@ class CredentialsDetector:
         if colon and "'" in held:
             self._quoted(text, _SQ_COLON, deadline, prefilter, found)
         if colon:  # NAME: VALUE
-            self._headers(text, deadline, found)
+            self._headers(text, held, deadline, found)
         if blank:  # [ \t]+ between the scheme's word and its token
             # The regex engine's search for "earer" stops at every "e" of prose (2.3 ms/MiB of capture_scan's mixed
             # text, "asic" 1.4); `in` asks it in 1.0 and 0.9. The upper-case spellings' searches cost what `in` does.
             if "earer" in held:
                 self._scheme(text, _BEARER[0], _bearer_token, deadline, found)
-            self._scheme(text, _BEARER[1], _bearer_token, deadline, found)
+            if "BEARER" in held:  # twenty-sixth session: the upper case asked of the skeleton (0.5 ms/MiB of prose)
+                self._scheme(text, _BEARER[1], _bearer_token, deadline, found)
             if "asic" in held:
                 self._scheme(text, _BASIC[0], _basic_token, deadline, found)
-            self._scheme(text, _BASIC[1], _basic_token, deadline, found)
+            if "BASIC" in held:
+                self._scheme(text, _BASIC[1], _basic_token, deadline, found)
         if colon and "://" in held:
             for match in _USERINFO.finditer(text):
                 deadline.check()
@@ -3761,13 +3807,14 @@ class CredentialsDetector:
             self._user_tokens(text, deadline, found)
         self._shapes(text, deadline, found)
         dash = "-" in held
-        if dash:  # -----BEGIN ...
-            self._private_keys(text, deadline, found)
+        if dash:
+            if "PRIVATE KEY-----" in held or "PRIVATE KEY BLOCK-----" in held:  # -----BEGIN ... (the skeleton's)
+                self._private_keys(text, deadline, found)
             self._flags(text, deadline, found)
         if blank or '"' in held or "'" in held:  # the command's name followed by [ \t"']
             self._positional(text, deadline, found)
         if " " in held:  # "net user", "NET USER"
-            self._net_user(text, deadline, found)
+            self._net_user(text, held, deadline, found)
         self._elements(text, deadline, found)
         # One search for "password" serves the three rules that need it (a 1 MiB search is 0.3-0.5 ms); each of them
         # needs white space beside the word (a .netrc's pairs, echo's word, an SQL keyword's value).
@@ -3782,13 +3829,13 @@ class CredentialsDetector:
         self._shadow_hashes(text, deadline, found)
         self._tool_files(text, held, blank, deadline, found)
         if "\n" in text:  # a memchr: a table has a header line and a row
-            self._csv_tables(text, deadline, found)
+            self._csv_tables(text, held, deadline, found)
             if "|" in text or _boxed(text):  # rules version 10: a markdown, psql or mysql table (13: boxed too)
                 self._pipe_tables(_unboxed(text), deadline, found)
         if colon and SECRET_KIND in text:  # one search (a Kubernetes Secret's kind) before either form's (data:)
             self._kube_secrets(text, deadline, found)
         if blank:  # [ \t]+ after each keyword
-            self._sql_passwords(text, deadline, found, password=password)
+            self._sql_passwords(text, held, deadline, found, password=password)
         if blank or "=" in held:  # a tool's words, Oracle's userid=USER/PASSWORD
             self._config_sets(text, held, deadline, found)
         if colon and ("{" in held or "," in held):
@@ -4061,13 +4108,17 @@ class CredentialsDetector:
             if "Requirepass" in text or "Masterauth" in text:  # rules version 14: capitalized
                 cls._redis_passwords(text, _REDIS_PASSWORD_CAPITALIZED, deadline, found)
         if blank:  # rules version 14: in upper case, each search from its literal
-            for upper in _REDIS_PASSWORD_UPPER:
-                cls._redis_passwords(text, upper, deadline, found)
+            for literal, upper in zip(_REDIS_PASSWORD_UPPER_NAMES, _REDIS_PASSWORD_UPPER):
+                if literal in held:  # twenty-sixth session: asked of the skeleton (0.5 ms/MiB of prose each)
+                    cls._redis_passwords(text, upper, deadline, found)
         # Rules version 13: tls-key-file-pass, sentinel auth-pass... The regex's own search for "-pass" (0.63 ms/MiB
         # of capture_scan's mixed text) is cheaper than `in` before it (0.85: `in` skips on the common "s").
         if blank and "-" in held:
             cls._redis_dash_passwords(text, _REDIS_PASS, deadline, found)
-            cls._redis_dash_passwords(text, _REDIS_PASS_CASED, deadline, found)  # v14: TLS-KEY-FILE-PASS, -Pass
+            # v14: TLS-KEY-FILE-PASS, -Pass. "-P" (the skeleton's, or on a shorter text a search that skips on the
+            # rare "P" where "-Pass" stops at every "s")
+            if "-P" in held:
+                cls._redis_dash_passwords(text, _REDIS_PASS_CASED, deadline, found)
         if ">" in text and " " in held:  # a memchr: rules version 10, redis-cli's prompt ("> ")
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
@@ -4079,7 +4130,7 @@ class CredentialsDetector:
             _resp3_hashes(text, deadline, found)
         if blank:  # "user" and [ \t]++
             cls._acl_file_lines(text, held, deadline, found)
-        if ":" in held and "Private-Lines:" in text:
+        if ":" in held and "Private-Lines:" in held:
             cls._putty_keys(text, deadline, found)
 
     @staticmethod
@@ -4311,7 +4362,7 @@ class CredentialsDetector:
                     frames[-1][3] = None
 
     @staticmethod
-    def _csv_tables(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _csv_tables(text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 9: a CSV or TSV table's credential columns (``id,user,password``): every cell of such a
         column, the other columns left; a ``token`` column beside a ``logprob`` one is a model's output tokens
         (:func:`ordinary_column`). Rules version 10: its header is the first line among a text's first
@@ -4334,16 +4385,18 @@ class CredentialsDetector:
                     read.add(at)
                     break
                 at = end + 1
-        CredentialsDetector._printed_tables(text, read, deadline, found)
+        CredentialsDetector._printed_tables(text, held, read, deadline, found)
         CredentialsDetector._printed_sql_tables(text, read, deadline, found)
 
     @staticmethod
-    def _printed_tables(text: str, read: set[int], deadline: Deadline, found: list[Finding]) -> None:
+    def _printed_tables(
+        text: str, held: Container[str], read: set[int], deadline: Deadline, found: list[Finding]
+    ) -> None:
         """Rules version 12: a CSV or TSV header right under a line that prints a table (:func:`_prints_table`),
         wherever it stands in the text, read as a header among a text's first lines is."""
         for search, gate in _PRINTED_TABLE_SEARCHES:
             file = search is _PRINTED_FILE
-            found_at = search.search(text) if gate in text else None
+            found_at = search.search(text) if gate in held else None
             while found_at is not None:
                 deadline.check()
                 at = found_at.start()
@@ -4489,13 +4542,15 @@ class CredentialsDetector:
                 found.append(Finding(mac.start(1), mac.end(1), TOKEN, NAME))
 
     @classmethod
-    def _sql_passwords(cls, text: str, deadline: Deadline, found: list[Finding], *, password: bool) -> None:
+    def _sql_passwords(
+        cls, text: str, held: Container[str], deadline: Deadline, found: list[Finding], *, password: bool
+    ) -> None:
         """A password an SQL statement sets: PostgreSQL's ``[ENCRYPTED] PASSWORD 'X'`` (``CREATE USER … WITH
         PASSWORD 'X'``), MySQL's and Oracle's ``IDENTIFIED [WITH PLUGIN] BY 'X'`` (bare too: ``IDENTIFIED BY
         tiger``), and MySQL's ``SET PASSWORD [FOR U] = 'X'``; the keywords in upper or lower case. ``password``:
         whether the text holds the word in lower case (searched once for several rules)."""
-        patterns = (_SQL_PASSWORD if password or "PASSWORD" in text else ()) + (
-            _SQL_IDENTIFIED if "IDENTIFIED" in text or "identified" in text else ())
+        patterns = (_SQL_PASSWORD if password or "PASSWORD" in held else ()) + (
+            _SQL_IDENTIFIED if "IDENTIFIED" in held or "identified" in text else ())
         for pattern in patterns:
             for match in pattern.finditer(text):
                 deadline.check()
@@ -4745,12 +4800,12 @@ class CredentialsDetector:
                         found.append(Finding(start, end, TOKEN, NAME))
 
     @staticmethod
-    def _net_user(text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _net_user(text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
         """Windows's ``net user NAME PASSWORD [/add]`` (:func:`_net_user_secrets`) where a shell reads a command:
         first on its line, after ``;``, ``&&``, ``|``, a prompt (``C:\\>``, ``PS C:\\>``) or a wrapper; its words on
-        its line, up to a shell operator."""
+        its line, up to a shell operator. ``held`` as :meth:`_find` asks it (the upper case's gate its skeleton's)."""
         for gate, pattern in _NET_USER:
-            if gate and gate not in text:  # one search in C, 0.8 ms/MiB of prose (the regex's "n" stops 1.1)
+            if gate not in held:  # one search in C, 0.8 ms/MiB of prose (the regex's "n" stops 1.1)
                 continue
             line_end = -1
             for command in pattern.finditer(text):
@@ -5224,13 +5279,16 @@ class CredentialsDetector:
                 if frame is not None:
                     frame.closed(closed, part.end(), text)
 
-    def _headers(self, text: str, deadline: Deadline, found: list[Finding]) -> None:
+    def _headers(self, text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
+        """``NAME: VALUE`` at a line's or a text's start (a NUL: the next joined text's). ``held`` as :meth:`_find`
+        asks it: a text of no NUL (any text scanned alone) is not searched for one (0.4 ms/MiB of prose)."""
         spans = []
         first = _HEADER_START.match(text)
         if first:
             spans.append(first)
         spans.extend(_HEADER_NL.finditer(text))
-        spans.extend(_HEADER_NUL.finditer(text))
+        if "\x00" in held:
+            spans.extend(_HEADER_NUL.finditer(text))
         for match in spans:
             deadline.check()
             value = match.group("value")
