@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from capture.support import still_clock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -481,15 +482,10 @@ def _normal(value: Any) -> Any:
     return value
 
 
-def _frozen_clock() -> float:
-    """A clock that never moves: the scan's budget is then never spent, so both sides read every text whatever
-    the machine's load (on a loaded machine one side could run out of budget and withhold what the other read)."""
-    return 0.0
-
-
 def _outcome(apply: Callable[..., Captured], policy: CapturePolicy, kind: str, data: Any,
              **extra: Any) -> tuple[Any, ...]:
-    extra.setdefault("clock", _frozen_clock)
+    # On a clock that never moves neither side runs out of its budget and withholds what the other read.
+    extra.setdefault("clock", still_clock)
     try:
         captured = apply(policy, kind, data, **extra)
     except Exception as exc:  # the same error, named the same way
