@@ -4,6 +4,9 @@
    per credential mark instead of one class of common first letters. The old prefilter is kept here as the
    oracle; on every credential shape, near misses, masks, escapes and the benchmark's generated sources the
    decision (and the redacted text) is the same.
+2. Parsing (:func:`bitexact.sessions.records.frame`, :func:`bitexact.sessions.parsers.base.parse_objects`):
+   every session fixture, through every engine and through detection, and the parse benchmark's generated log
+   of every engine give the results 730052e gave (their digests were taken from it).
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import hashlib
+
 import orjson
 import pytest
 
+from bitexact.sessions import ENGINES, canonical_json, parse
 from bitexact.sessions.unify.redact import _PEM_MARKER, _PEM_TEXT, Redactor, _masked
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -137,3 +143,66 @@ def test_every_token_passes_the_prefilter_and_the_generated_sources_do_not() -> 
         assert redactor.may_match(orjson.dumps({"text": f"x {token} y"})), token
         assert redactor.text(f"x {token} y") != f"x {token} y", token
     assert not any(redactor.may_match(raw) for raw in _generated_sources())
+
+
+# -- 2. parsing ----------------------------------------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _result_digest(text: str, engine: str | None) -> str:
+    """Everything ``parse`` returns, as one digest: the canonical trace, markdown, flags and diagnostics."""
+    result = parse(text, engine)
+    whole = json.dumps([canonical_json(result.events), result.markdown, result.mcp_failures, result.max_turns_hit,
+                        result.engine, result.diagnostics], ensure_ascii=False)
+    return hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _fixture_digests() -> str:
+    """One digest over every fixture file read by every engine and by detection (sorted paths)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in FIXTURES.rglob("*") if p.is_file()):
+        text = path.read_bytes().decode("utf-8", "replace")
+        for engine in (None, *ENGINES):
+            digest.update(f"{path.relative_to(FIXTURES).as_posix()} {engine} {_result_digest(text, engine)}\n".encode())
+    return digest.hexdigest()
+
+
+def _generated_digest(engine: str) -> str:
+    """The digest of the parse benchmark's generated log of ``engine`` (benchmarks/sessions_parse.py, 60 blocks)."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import sessions_parse
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    block = sessions_parse.GENERATORS[engine]
+    text = "".join(block(i) for i in range(60))
+    return _result_digest(text, engine)
+
+
+FIXTURE_DIGEST = "edee58728553ef06cfc726ce768b0cf4c889c4108ab77e9534eabc1ed1e62ebf"
+"""``_fixture_digests()`` at 730052e."""
+
+GENERATED_DIGESTS = {
+    "claude": "734efb9184657082fbe03d17f0c4be77bf3d8aee39a6293fba527d83c94ba98c",
+    "copilot": "060412b0a4e9f1118391bbf49de0374aad3f8194ae9774b39199aed3303b33b7",
+    "codex": "1651a816de49ebf090532b602fd90f94ff06f024b834408a39beacd6e5dab6b3",
+    "gemini": "2dff121970453bd55d8c5ac247fce7e828128a33396a635c2fa890033384d8e1",
+    "pi": "aa1531b52442e72cb60d1072a197ee463818b981cb1599184021cd558dc649e1",
+    "custom": "b47156ceb924ce224df3b840243c18d7b3d23586c6812bce90963484f3a27d69",
+    "opencode": "3cadc8d317fd4458206cbc7156061f8435c54e16c7b0ef615c1ee28b949d3d03",
+    "goose": "1f532bf766bb5c89ad224003dffe7c34cf4ff6c77e37797fcdab4af869767688",
+    "cursor": "4240eb6b7eedcaa9f8b19dbee68b510065e07a75f754125eb6f318c135ef109c",
+    "aider": "a07ac38808840b58b2b93d597af53edf95174a5e1510aea0e91b43cbb26d043f",
+    "pydantic-ai": "470a2430c32694a0de4c61e013f036271e193aa92ca14faa52386e508a1a8eac",
+}
+"""``_generated_digest(engine)`` at 730052e."""
+
+
+def test_every_fixture_parses_as_before_through_every_engine() -> None:
+    assert _fixture_digests() == FIXTURE_DIGEST
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_benchmarks_generated_log_parses_as_before(engine: str) -> None:
+    assert _generated_digest(engine) == GENERATED_DIGESTS[engine]
