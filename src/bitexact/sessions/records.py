@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from bitexact.canon import STACK_SAFE_DEPTH, nested_deeper_than
 
@@ -33,7 +33,7 @@ def _refuse_constant(name: str) -> Any:
 
 
 _strict_decoder = json.JSONDecoder(parse_constant=_refuse_constant)
-_scan_once = _strict_decoder.scan_once
+_scan_once: Callable[[str, int], tuple[Any, int]] = _strict_decoder.scan_once  # type: ignore[attr-defined]
 """The strict decoder's C scanner, which its ``raw_decode`` calls: :func:`frame` calls it itself for a line's record
 (one Python frame less per record). It raises StopIteration where ``raw_decode`` raises JSONDecodeError (never for a
 text opening ``{``)."""
