@@ -97,6 +97,10 @@ class GooseMapper:
         self.errors: list[Any] = []
         self.initialized = False
         self.complete_seen = False
+        self.last_created: int | None = None
+        """The last integer ``message.created`` and its ISO stamp (:func:`iso_from_seconds`), asked again only
+        when the second changes."""
+        self.last_stamp: str | None = None
 
     def map(self, record: dict[str, Any]) -> bool:
         if is_native_event(record):
@@ -125,7 +129,13 @@ class GooseMapper:
         message_id = message["id"]
         role = message["role"]
         meta: dict[str, Any] = {}
-        stamp = iso_from_seconds(message.get("created"))
+        created = message.get("created")
+        if type(created) is int and created == self.last_created:  # a message's records share their second
+            stamp = self.last_stamp
+        else:
+            stamp = iso_from_seconds(created)
+            if type(created) is int:
+                self.last_created, self.last_stamp = created, stamp
         if stamp is not None:
             meta["timestamp"] = stamp
         common: dict[str, Any] = {"messageId": message_id}
