@@ -6,7 +6,8 @@
    decision (and the redacted text) is the same.
 2. Parsing (:func:`bitexact.sessions.records.frame`, :func:`bitexact.sessions.parsers.base.parse_objects`):
    every session fixture, through every engine and through detection, and the parse benchmark's generated log
-   of every engine give the results 730052e gave (their digests were taken from it).
+   of every engine give the results 730052e gave (their digests were taken from it); ``decode_located``
+   decodes or refuses each located line as ``decode_json`` does.
 """
 
 from __future__ import annotations
@@ -206,3 +207,26 @@ def test_every_fixture_parses_as_before_through_every_engine() -> None:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_benchmarks_generated_log_parses_as_before(engine: str) -> None:
     assert _generated_digest(engine) == GENERATED_DIGESTS[engine]
+
+
+LOCATED = (
+    '{"a": 1}', '{"a": 1} {"b": 2}', '{"a": 1}x', '{"a": NaN}', '{"a": -Infinity}', '{"a": [1, 2', '{', '{}', '{"a": "\\u00e9"}',
+    '{"a": 1}]', '{"a": {"b": [true, false, null]}}', '{"a": 1}\u00a0', '{"a": "\ud800"}', "{'a': 1}", '{"a": 1e999}',
+    "{" * 500 + "}" * 500, '{"a":' * 401 + "1" + "}" * 401, '{"a":' * 300 + "1" + "}" * 300,
+)
+"""Located record lines (no whitespace around them): valid, trailing data, non-finite, truncated, too deep."""
+
+
+@pytest.mark.parametrize("text", LOCATED, ids=range(len(LOCATED)))
+def test_decode_located_decodes_and_refuses_as_decode_json(text: str) -> None:
+    from bitexact.sessions.records import decode_json, decode_located
+
+    try:
+        expected: Any = ("value", decode_json(text))
+    except ValueError as error:
+        expected = ("refused", isinstance(error, json.JSONDecodeError))
+    try:
+        found: Any = ("value", decode_located(text))
+    except ValueError as error:
+        found = ("refused", isinstance(error, json.JSONDecodeError))
+    assert found == expected
