@@ -1,6 +1,7 @@
 """Parser throughput: MB/s of generated engine logs, per engine and size.
 
     .venv/bin/python benchmarks/sessions_parse.py [--sizes 1,10,100] [--engines claude,codex] [--repeat 3]
+    .venv/bin/python benchmarks/sessions_parse.py --instructions [--sizes 1] [--engines claude,codex]
 
 For each engine a realistic log is generated to each size (MB = 10**6 bytes
 of UTF-8), parsed with ``bitexact.sessions.parse(text, engine)``, and the
@@ -9,14 +10,25 @@ relative to the smallest size (1.00 = perfectly linear).  The baseline,
 measured in the same run on the same bytes, is the bare decode floor:
 ``json.loads`` of every line (or the text split into lines for text
 layouts); ``vs decode`` is parse time / baseline time.  Goal: >= 20 MB/s.
+
+``--instructions`` prints instead the instructions callgrind counts for parsing each engine's log of each
+size: two processes under ``valgrind --tool=callgrind`` per size, both building the log and parsing its first
+50 KB (imports, caches), one then parsing it whole; the difference is the parse's. The machine's other load
+does not move it (a minute or two per engine and size; needs valgrind). Run it with each tree's ``src`` on
+``PYTHONPATH`` for an A/B.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Callable
 
 from bitexact.sessions import parse
@@ -183,14 +195,46 @@ def measure(engine: str, text: str, repeat: int) -> tuple[float, int]:
     return best, count
 
 
+def _instructions_child(engine: str, size_mb: int, whole: bool) -> None:
+    """The measured process of ``--instructions``: build the log, warm up on its start, then parse it whole or not."""
+    text = build(engine, size_mb)
+    parse(text[:50_000], engine)
+    if whole:
+        parse(text, engine)
+
+
+def instructions(engine: str, size_mb: int) -> int:
+    """Instructions callgrind counts for ``parse`` of ``engine``'s generated log of ``size_mb`` MB."""
+    counts = []
+    for whole in (True, False):
+        with tempfile.TemporaryDirectory(prefix="sessions-parse-callgrind-") as scratch:
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/out", sys.executable,
+                            __file__, "--child", engine, str(size_mb), "1" if whole else "0"],
+                           env={**os.environ, "PYTHONHASHSEED": "0"}, check=True, capture_output=True)
+            found = re.search(r"^(?:summary|totals): (\d+)", Path(scratch, "out").read_text(), re.M)
+            assert found is not None, "callgrind wrote no total"
+            counts.append(int(found.group(1)))
+    return counts[0] - counts[1]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1,10", help="comma-separated sizes in MB (e.g. 1,10,100)")
     parser.add_argument("--engines", default=",".join(GENERATORS), help="comma-separated engines")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs per size")
+    parser.add_argument("--instructions", action="store_true", help="count instructions with callgrind instead")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        _instructions_child(args.child[0], int(args.child[1]), args.child[2] == "1")
+        return 0
     sizes = [int(s) for s in args.sizes.split(",") if s]
     engines = [e for e in args.engines.split(",") if e]
+    if args.instructions:
+        for engine in engines:
+            for size in sizes:
+                print(f"{engine:11} {size:4d} MB {instructions(engine, size) / 1e6:9.1f} M instructions", flush=True)
+        return 0
     print(f"{'engine':9} {'MB':>5} {'events':>9} {'seconds':>8} {'MB/s':>7} {'s/MB vs first':>14} {'decode MB/s':>11} {'vs decode':>9}")
     worst = float("inf")
     for engine in engines:

@@ -36,6 +36,8 @@ class ToolTracker:
         names = self.starts.get((scope, call_id))
         if not names:
             return None
+        if len(names) == 1:  # one start (nearly every call): its name, or None, as the count below finds
+            return names[0]
         distinct = {repr(n) for n in names if n is not None}
         if len(distinct) != 1:
             return None

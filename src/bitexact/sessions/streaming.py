@@ -192,6 +192,13 @@ _DELTA_TYPES = {
     "assistant.reasoning_delta": ("assistant.reasoning", "reasoningId"),
 }
 
+_CHANNELS: dict[str, tuple[str, str, bool]] = {
+    **{core: (core, id_key, False) for core, id_key in _DELTA_TYPES.values()},
+    **{delta: (core, id_key, True) for delta, (core, id_key) in _DELTA_TYPES.items()},
+}
+"""Each of the four types :func:`reconcile_native_deltas` reads: its channel's core type, identity key, and
+whether it is the delta."""
+
 
 def reconcile_native_deltas(events: list[Event]) -> list[Event]:
     """Keep native delta events and add a core message for uncovered deltas.
@@ -206,18 +213,24 @@ def reconcile_native_deltas(events: list[Event]) -> list[Event]:
     covered: set[tuple[str, Any]] = set()
     last_delta: dict[tuple[str, Any], int] = {}
     texts: dict[tuple[str, Any], list[str]] = {}
+    channels = _CHANNELS
     for index, event in enumerate(events):
         kind = event.get("type")
+        # One look-up per event: most events are of none of the four types (a str; an odd native type is not).
+        channel = channels.get(kind) if isinstance(kind, str) else None
+        if channel is None:
+            continue
         data = event.get("data")
         if not isinstance(data, dict):
             continue
-        for delta_type, (core, id_key) in _DELTA_TYPES.items():
-            if kind == core and id_key in data:
+        core, id_key, delta = channel
+        if not delta:
+            if id_key in data:
                 covered.add((core, repr(data[id_key])))
-            elif kind == delta_type and id_key in data and isinstance(data.get("deltaContent"), str):
-                key = (core, repr(data[id_key]))
-                last_delta[key] = index
-                texts.setdefault(key, []).append(data["deltaContent"])
+        elif id_key in data and isinstance(data.get("deltaContent"), str):
+            key = (core, repr(data[id_key]))
+            last_delta[key] = index
+            texts.setdefault(key, []).append(data["deltaContent"])
     inserts: dict[int, list[Event]] = {}
     for key, index in last_delta.items():
         if key in covered:

@@ -56,7 +56,7 @@ from bitexact.sessions.model import ParseResult
 from bitexact.sessions.parsers.base import SHAPE_ERRORS, Session
 from bitexact.sessions.parsers.openai_chat import ChatResponseMapper
 from bitexact.sessions.parsers.openai_responses import ResponsesMapper, is_responses_payload
-from bitexact.sessions.records import KIND_OBJECT, ValueReader, decode_json, frame
+from bitexact.sessions.records import KIND_OBJECT, ValueReader, decode_json, decode_located, frame
 from bitexact.sessions.streaming import reconcile_native_deltas
 
 ENGINE = "copilot"
@@ -301,7 +301,7 @@ class CopilotParser:
             located = line.strip()
             if located.startswith("{"):
                 try:
-                    value = decode_json(located)
+                    value = decode_located(located)
                 except (ValueError, RecursionError):
                     session.diagnostics.add(f"line {index + 1}: malformed or truncated JSON record skipped")
                 else:
@@ -362,17 +362,16 @@ class CopilotParser:
 
     def record(self, record: dict[str, Any], line: int | None = None) -> None:
         session = self.session
-        where = f"line {line}" if line is not None else "record"
         try:
             if is_native_event(record):
                 self.native(record)
             elif LegacyConverter.recognizes(record):
                 session.emit(*self.legacy.convert(record))
             else:
-                session.diagnostics.add(f"{where}: unrecognized record skipped")
+                session.diagnostics.add(f"{_where(line)}: unrecognized record skipped")
                 return
         except SHAPE_ERRORS as exc:  # valid JSON of an unexpected shape: skipped, never fatal to the parse
-            session.diagnostics.add(f"{where}: record of an unexpected shape skipped ({type(exc).__name__})")
+            session.diagnostics.add(f"{_where(line)}: record of an unexpected shape skipped ({type(exc).__name__})")
             return
         session.recognized += 1
 
@@ -624,3 +623,8 @@ def _shutdown_metrics(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def parse(text: str) -> ParseResult:
     """Parse a Copilot events.jsonl, legacy, debug or pretty-print log."""
     return CopilotParser().run(text)
+
+
+def _where(line: int | None) -> str:
+    """A record's position for a diagnostic (written only when one is: most records are used)."""
+    return f"line {line}" if line is not None else "record"

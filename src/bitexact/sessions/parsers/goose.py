@@ -44,6 +44,10 @@ TOKEN_FIELDS = (
 )
 MAX_TURN_CODES = frozenset({"max_turns", "max_turns_reached", "max_turns_exceeded", "MAX_TURNS"})
 _MAX_TURNS_TEXT = re.compile(r"\bmax(?:imum)?[ _-]?turns\b", re.IGNORECASE)
+_MESSAGE_READ = frozenset({"id", "role", "content", "created"})
+"""The message keys a message record's mapping reads; any other is kept in each event's data."""
+_RECORD_READ = frozenset({"type", "message"})
+"""The record keys a message record's mapping reads; any other is kept in each event's metadata."""
 _EXTENSION_FAILURE = re.compile(r"[Ff]ailed to start extension[: ]+['\"`]?([A-Za-z0-9_.-]+)")
 
 
@@ -97,6 +101,10 @@ class GooseMapper:
         self.errors: list[Any] = []
         self.initialized = False
         self.complete_seen = False
+        self.last_created: int | None = None
+        """The last integer ``message.created`` and its ISO stamp (:func:`iso_from_seconds`), asked again only
+        when the second changes."""
+        self.last_stamp: str | None = None
 
     def map(self, record: dict[str, Any]) -> bool:
         if is_native_event(record):
@@ -125,7 +133,13 @@ class GooseMapper:
         message_id = message["id"]
         role = message["role"]
         meta: dict[str, Any] = {}
-        stamp = iso_from_seconds(message.get("created"))
+        created = message.get("created")
+        if type(created) is int and created == self.last_created:  # a message's records share their second
+            stamp = self.last_stamp
+        else:
+            stamp = iso_from_seconds(created)
+            if type(created) is int:
+                self.last_created, self.last_stamp = created, stamp
         if stamp is not None:
             meta["timestamp"] = stamp
         common: dict[str, Any] = {"messageId": message_id}
@@ -133,8 +147,10 @@ class GooseMapper:
             common["created"] = message["created"]
         # The rest of the envelope survives (UAS 7.8): message keys the mapping does not read (metadata:
         # whether the user or the model saw it) in each event's data, record keys in its metadata.
-        common.update({k: v for k, v in message.items() if k not in ("id", "role", "content", "created")})
-        meta.update({k: v for k, v in record.items() if k not in ("type", "message") and k not in meta})
+        if not message.keys() <= _MESSAGE_READ:  # asked in C first: most messages hold nothing else
+            common.update({k: v for k, v in message.items() if k not in ("id", "role", "content", "created")})
+        if not record.keys() <= _RECORD_READ:
+            meta.update({k: v for k, v in record.items() if k not in ("type", "message") and k not in meta})
         if not self.initialized:
             self.initialized = True
             init: dict[str, Any] = {"sourceEngine": ENGINE}

@@ -119,21 +119,24 @@ class PiMapper:
     # -- dispatch ---------------------------------------------------------
     def map(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
-        error = kind == "error" and ("error" in record or "message" in record)
-        if not (is_native_event(record) or is_v3_record(record) or is_flat_record(record) or error):
+        # Each shape asked once (they read only the record, which nothing below changes), in this order.
+        native = is_native_event(record)
+        v3 = not native and is_v3_record(record)
+        flat = not native and not v3 and is_flat_record(record)
+        if not (native or v3 or flat) and not (kind == "error" and ("error" in record or "message" in record)):
             return False  # unrecognized (an RPC acknowledgement, say): it does not end a message's stream
         if kind not in _STREAM_KINDS and kind not in _BESIDE_A_STREAM:
             self.flush_stream()
-        if is_native_event(record):
+        if native:
             if isinstance(kind, str) and kind.startswith("pi."):
                 self.session.emit(self.historical(record))
             else:
                 self.session.emit(dict(record))
             return True
-        if is_v3_record(record):
+        if v3:
             getattr(self, f"_v3_{kind}", self._lifecycle)(record)
             return True
-        if is_flat_record(record):
+        if flat:
             getattr(self, f"_flat_{kind}")(record)
             return True
         self._error_record(record)
