@@ -186,7 +186,7 @@ def _build(
     entry["commitments"] = commitments
     # The entry holds its chain body alone until here (no hash, data, salts or redacted yet): hashed as it is,
     # without chain_body's copy.
-    body = canonicalize(entry)
+    body = _body_bytes(entry, capture)
     entry["hash"] = chain_hash(alg, body)
     entry["data"] = data
     if salts:
@@ -201,6 +201,31 @@ def _build(
 
 _SORT: Final = orjson.OPT_SORT_KEYS
 _FRAGMENT: Final = orjson.Fragment
+_MAX_SAFE: Final[int] = 2**53 - 1
+
+
+def _body_bytes(body: dict[str, Any], capture: dict[str, Any] | None) -> bytes:
+    """``canonicalize(body)`` for a chain body :func:`_build` made, without canonicalize's walk when its members
+    are what canonicalize would hand orjson unchanged.
+
+    The body's ``v`` and ``commitments`` are this module's own (an int; paths and hex digests, every one a
+    ``str``); the rest are the caller's, so their types are tested here: each a ``str`` (not a subclass),
+    ``step`` an ``int`` within the safe range, and no ``capture`` block (the policy's, walked by canonicalize
+    like any value). Then canonicalize's walk would hand orjson the body itself, and its bytes are orjson's when
+    orjson writes them (it refuses a lone surrogate) and their keys keep canonical order (checked as canonicalize
+    checks them); anything else is canonicalize's.
+    """
+    step, ctx = body["step"], body.get("ctx")
+    if (capture is None and type(step) is int and -_MAX_SAFE <= step <= _MAX_SAFE and type(body["alg"]) is str
+            and type(body["run_id"]) is str and type(body["kind"]) is str and type(body["prov"]) is str
+            and type(body["ts"]) is str and type(body["prev"]) is str and (ctx is None or type(ctx) is str)):
+        try:
+            data = orjson.dumps(body, option=_SORT)
+        except orjson.JSONEncodeError:
+            return canonicalize(body)
+        if orjson_order_holds(data):
+            return data
+    return canonicalize(body)
 
 
 def _encoded(entry: dict[str, Any], body: bytes, values: list[bytes], plain: bool) -> bytes | None:
