@@ -211,11 +211,15 @@ def canonical_plain(value: Any) -> tuple[bytes, bool]:
     larger object is written as these bytes: the write path writes an entry's ``data`` in one native call
     when every committed value is plain.
     """
-    if type(value) is str:
+    kind = type(value)
+    if kind is str:
         try:
             return orjson.dumps(value), True
         except orjson.JSONEncodeError:
             return canonicalize(value), False
+    if (kind is dict or kind is list) and not value:
+        # A call with no keyword arguments (most) or no positional ones: nothing to walk, write or check.
+        return (b"{}" if kind is dict else b"[]"), True
     try:
         prepared = _prepare(value, 1)
         data = orjson.dumps(prepared, option=_SORT)

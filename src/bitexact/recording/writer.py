@@ -38,7 +38,7 @@ def new_run_id() -> str:
     return f"run-{stamp}-{secrets.token_hex(4)}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class _Staged:
     """An entry waiting to be built onto the head: what the policy left of it."""
 
@@ -54,6 +54,16 @@ class _Staged:
     """For a gap: it declares the entry written just before it (else an entry withheld whole)."""
     ts: str | None = None
     """The entry's recording instant when it is not now (an entry a repair folds from its journal)."""
+
+    def __init__(self, kind: str, data: dict[str, Any], prov: str | None, ctx: str | None,
+                 capture: dict[str, Any] | None, force_checkpoint: bool, gap: bool = False,
+                 gap_of_previous: bool = False, ts: str | None = None) -> None:
+        # Into the instance's dict, not through the frozen dataclass's object.__setattr__ per field (about
+        # 1,200 instructions each, 9 here): one is made for every entry written. Frozen as ever once made.
+        fields = self.__dict__
+        fields["kind"], fields["data"], fields["prov"], fields["ctx"] = kind, data, prov, ctx
+        fields["capture"], fields["force_checkpoint"], fields["gap"] = capture, force_checkpoint, gap
+        fields["gap_of_previous"], fields["ts"] = gap_of_previous, ts
 
 
 @dataclass(frozen=True)

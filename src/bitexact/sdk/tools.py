@@ -21,6 +21,7 @@ import functools
 import inspect
 import itertools
 import threading
+import types
 import weakref
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
@@ -46,6 +47,10 @@ from bitexact.sdk.jsonable import (
 
 F = TypeVar("F", bound=Callable[..., Any])
 MARK: Final[str] = "__bitexact_tool__"
+
+_NOT_RETURNED: Final[tuple[type, ...]] = (types.CoroutineType, types.GeneratorType, types.AsyncGeneratorType)
+"""What ``inspect.iscoroutine``, ``isgenerator`` and ``isasyncgen`` each test ``isinstance`` of: a sync tool's result
+that is an instance of none of them (nearly every one) is recorded without those three Python calls."""
 
 _lock = threading.Lock()
 _wrapped: weakref.WeakKeyDictionary[Any, dict[str, str] | None] = weakref.WeakKeyDictionary()
@@ -773,17 +778,18 @@ def record_tool(
                     except BaseException as exc:
                         _record_raised(run, exc, tool, called_args, called_kwargs, hints, outer)
                         raise
-                if inspect.iscoroutine(result):
+                not_returned = isinstance(result, _NOT_RETURNED)  # one C call rather than three Python ones
+                if not_returned and inspect.iscoroutine(result):
                     # The tool's work runs when the agent awaits it: recorded then, with its result or error,
                     # never as an "ok" call whose result is a coroutine object's repr.
                     return _awaited(result, _OpenAwaited(run, tool, called_args, called_kwargs, hints, outer),
                                     tool, run)
-                if inspect.isgenerator(result) and streamable:
+                if not_returned and inspect.isgenerator(result) and streamable:
                     # A generator function under a decorator that hides it: a generator tool, as if unhidden.
                     streamed_hints = _streamed_custody(hints, tool)
                     return _drive(run, tool, result, _OpenGenerator(run, tool, called_args, called_kwargs,
                                                                     streamed_hints, outer))
-                if inspect.isasyncgen(result) and streamable:
+                if not_returned and inspect.isasyncgen(result) and streamable:
                     # An async generator function under a decorator that hides it: an async generator tool.
                     call = _OpenGenerator(run, tool, called_args, called_kwargs, _streamed_custody(hints, tool), outer)
                     return _async_driver(tool, lambda _args, _kwargs: (run, result, call))()

@@ -64,12 +64,17 @@ class RunInfo:
     """Free metadata given at ``create_run`` (for example the run's name)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class AppendResult:
     """What an acknowledged (durable) append returns."""
 
     step: int
     hash: str
+
+    def __init__(self, step: int, hash: str) -> None:  # noqa: A002 - the field
+        # Into the instance's dict, not through object.__setattr__ per field: one is made on every append.
+        fields = self.__dict__
+        fields["step"], fields["hash"] = step, hash
 
 
 class PendingAppend(Protocol):

@@ -25,9 +25,10 @@ MAX_ROW_BYTES: Final[int] = DEFAULT_MAX_BYTES
 """The largest entry the store takes: what its own reads take back (the strict loader's limit)."""
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX16 = re.compile(r"[0-9a-f]{16}")
+_HEX64_MATCH: Final = _HEX64.fullmatch
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class EntryFields:
     """The indexed columns of an entry, and its canonical bytes."""
 
@@ -38,6 +39,14 @@ class EntryFields:
     prev: str
     hash: str
     blob: bytes
+
+    def __init__(self, step: int, kind: str, prov: str, ts: str, prev: str, hash: str,  # noqa: A002 - the field
+                 blob: bytes) -> None:
+        # The fields written into the instance's dict, not through the frozen dataclass's object.__setattr__ per
+        # field (about 1,200 instructions each, 7 here, on every append); frozen as ever once made.
+        fields = self.__dict__
+        fields["step"], fields["kind"], fields["prov"], fields["ts"] = step, kind, prov, ts
+        fields["prev"], fields["hash"], fields["blob"] = prev, hash, blob
 
 
 @dataclass(frozen=True)
@@ -148,7 +157,9 @@ def entry(run: str, value: object, encoded: bytes | None = None) -> EntryFields:
         redacted = record["redacted"]
         if not isinstance(redacted, list) or not all(isinstance(p, str) for p in redacted):
             raise RecordError("entry.redacted must be a list of path strings", field="redacted")
-    step = _count(record, "step", "entry")
+    step = record.get("step")
+    if type(step) is not int or step < 0:
+        step = _count(record, "step", "entry")
     blob = canonical(record, "entry") if encoded is None else encoded
     if len(blob) > MAX_ROW_BYTES:
         # Stored, it would be a row no reader takes back (show, verify and export all stop at it, and call the
@@ -157,15 +168,21 @@ def entry(run: str, value: object, encoded: bytes | None = None) -> EntryFields:
             f"entry {step} of run {run} is {len(blob):,} bytes as stored, over the {MAX_ROW_BYTES:,} a reader of "
             "the store takes back: record less in one entry (a capture policy withholds a field past "
             "BITEXACT_MAX_BODY_BYTES; a control character in text is stored as six bytes)", field="entry")
-    return EntryFields(
-        step=step,
-        kind=_text(record, "kind", "entry"),
-        prov=_text(record, "prov", "entry"),
-        ts=_text(record, "ts", "entry"),
-        prev=_hex64(record, "prev", "entry"),
-        hash=_hex64(record, "hash", "entry"),
-        blob=blob,
-    )
+    # _text's and _hex64's tests inline for the values nearly every entry holds (five calls less an entry);
+    # anything else goes to them, which accept it or refuse it naming its field, in the same order as before.
+    kind, prov, ts = record.get("kind"), record.get("prov"), record.get("ts")
+    if not (type(kind) is str and kind.isascii() and kind and "\x00" not in kind):
+        kind = _text(record, "kind", "entry")
+    if not (type(prov) is str and prov.isascii() and prov and "\x00" not in prov):
+        prov = _text(record, "prov", "entry")
+    if not (type(ts) is str and ts.isascii() and ts and "\x00" not in ts):
+        ts = _text(record, "ts", "entry")
+    prev, hashed = record.get("prev"), record.get("hash")
+    if type(prev) is not str or _HEX64_MATCH(prev) is None:
+        prev = _hex64(record, "prev", "entry")
+    if type(hashed) is not str or _HEX64_MATCH(hashed) is None:
+        hashed = _hex64(record, "hash", "entry")
+    return EntryFields(step=step, kind=kind, prov=prov, ts=ts, prev=prev, hash=hashed, blob=blob)
 
 
 def checkpoint(run: str, value: object) -> CheckpointFields:

@@ -241,6 +241,8 @@ class GroupCommitter(Generic[T, R]):
 
     def _take(self) -> list[Ticket[T, R]]:
         with self._lock:
+            if len(self._queue) == 1:  # a lone caller (most commits): without the comprehension's frame
+                return [self._queue.popleft()]
             return [self._queue.popleft() for _ in range(min(len(self._queue), self._max_batch))]
 
     def _lead(self, own: Ticket[T, R] | None) -> None:
@@ -262,14 +264,17 @@ class GroupCommitter(Generic[T, R]):
             if not isinstance(exc, Exception):
                 raise
         finally:
+            unwaited = 0  # tickets no caller waits for (submit_nowait's): counted here, not by a generator after
             for ticket in batch:
-                if not ticket.settled:
+                if not ticket._settled:
                     ticket.fail(StoreError("the store did not settle this append; nothing was acknowledged"))
                 ticket._done = True
+                if not ticket._waiter:
+                    unwaited += 1
             with self._lock:
                 self.batches += 1 if batch else 0
                 self.items += len(batch)
-                self._pending -= sum(1 for ticket in batch if not ticket._waiter)
+                self._pending -= unwaited
                 if self._pending == 0 and self._drainers:
                     self._idle.notify_all()
                 successor = self._queue[0] if self._queue else None
