@@ -1690,8 +1690,10 @@ def _sql_literals(text: str, at: int, end: int) -> tuple[list[tuple[int, int] | 
         return cells, at
 
 
-def _take_columns(text: str, cells: list[tuple[int, int] | None], columns: list[int], found: list[Finding]) -> None:
-    """The credential ``columns``' string values among a row's ``cells`` (:func:`_sql_literals`)."""
+def _take_columns(text: str, cells: Sequence[tuple[int, int] | None], columns: list[int],
+                  found: list[Finding]) -> None:
+    """The credential ``columns``' values among a row's ``cells`` (:func:`_sql_literals`: None for a literal that is
+    no string; :func:`_tcl_cells`, ascii mode's cells)."""
     for index in columns:
         span = cells[index]
         if span is not None and holds_credential(text[span[0] : span[1]]):
@@ -1800,10 +1802,7 @@ def _sqlite_tcl(text: str, at: int, found: list[Finding], deadline: Deadline) ->
         row = _tcl_cells(text, at, end)
         if row is None or len(row) != len(header):
             return at
-        for index in columns:
-            start, stop = row[index]
-            if holds_credential(text[start:stop]):
-                found.append(Finding(start, stop, TOKEN, NAME))
+        _take_columns(text, row, columns, found)
     return end
 
 
@@ -1829,10 +1828,7 @@ def _sqlite_ascii(text: str, at: int, found: list[Finding], deadline: Deadline) 
         cells.append((start, record))
         if len(cells) != len(names):
             return at
-        for index in columns:
-            start, stop = cells[index]
-            if holds_credential(text[start:stop]):
-                found.append(Finding(start, stop, TOKEN, NAME))
+        _take_columns(text, cells, columns, found)
         at = record + 1
     return at
 
