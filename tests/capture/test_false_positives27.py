@@ -4,7 +4,8 @@ test_leak_edges26 still hold.
 
 1. A field's declaration in code whose name is redis.conf's password name in camel case, its value a type: a Go
    struct's ``RequirePass *string`` / ``MasterAuth corev1.SecretKeySelector`` / ``requirePass []byte`` (a Redis
-   operator's resource), Kotlin's ``RequirePass string?``, Python's ``MasterAuth Optional[str]``. Version 15 reads
+   operator's resource), a Go function's parameter on its own line (``requirePass string,``), Kotlin's ``RequirePass
+   string?``, Python's ``MasterAuth Optional[str]``. Version 15 reads
    redis.conf's names in a mixed case (redis compares them with strcasecmp) and took the type as the password; the
    same line in lower case (``requirepass *string``, as redis.conf is written) is taken as before.
 """
@@ -30,6 +31,8 @@ T = "[CREDENTIAL]"
     "\tMasterAuth *corev1.SecretKeySelector\n",
     "RequirePass string?\nMasterAuth Boolean?\n",
     "MasterAuth Optional[str]\n",
+    # a Go function's parameters, one a line (the comma was taken with the type)
+    "func NewConfig(\n\taddr string,\n\trequirePass string,\n\tmasterAuth *string,\n) *Config {\n",
     # version 14's spellings (capitalized, upper case) are headings' and declarations' as fp26 reads them
     "Requirepass *string\n",
 ])
@@ -45,6 +48,7 @@ def test_a_declared_type_is_left(text: str) -> None:
     ("MasterAuth *hunter2\n", f"MasterAuth {T}\n"),
     ("RequirePass []pw-9\n", f"RequirePass {T}\n"),
     ("RequirePass Hunter2\n", f"RequirePass {T}\n"),
+    ("MasterAuth pw9,\n", f"MasterAuth {T}\n"),
     # quoted, or after CONFIG SET: redis's value, whatever it says
     ('RequirePass "*string"\n', f'RequirePass "{T}"\n'),
     ("127.0.0.1:6379> CONFIG SET RequirePass *string\n", f"127.0.0.1:6379> CONFIG SET RequirePass {T}\n"),

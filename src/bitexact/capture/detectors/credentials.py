@@ -3297,8 +3297,13 @@ def _declared_type(word: str) -> bool:
     """fp27: whether ``word`` (a value after redis's password name, not in lower case, opening its line) is a field's
     type in code: a package's exported type (``corev1.SecretKeySelector``), or a type's word (:data:`_TYPE_WORDS`) or
     an exported type's name behind Go's pointer, slice or array marks (``*string``, ``[]byte``, ``*SecretRef``), or a
-    type's word made nullable (``string?``, ``Optional[str]``). A password opening with ``*`` or ``[]`` whose rest is
+    type's word made nullable (``string?``, ``Optional[str]``); any of them, or a type's word alone, before a comma (a
+    Go parameter's on its own line, ``requirePass string,``). A password opening with ``*`` or ``[]`` whose rest is
     no such word (``*hunter2``) is still taken."""
+    if word.endswith(","):  # gofmt writes a parameter list's last parameter with a comma too
+        word = word[:-1]
+        if ascii_lower(word) in _TYPE_WORDS:
+            return True
     if _QUALIFIED_TYPE.fullmatch(word) is not None:
         return True
     marks = _TYPE_MARKS.match(word)
