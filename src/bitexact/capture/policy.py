@@ -87,7 +87,8 @@ list of members under its command (``LRANGE``, ``KEYS``...), and a sentence, a h
 redis's names capitalized or in upper case; 15: sqlite3's ``tcl`` and ``ascii`` modes, list mode's separator of
 more than one character, insert mode read by a ``CREATE TABLE`` over many lines, redis.conf's and sentinel.conf's
 password names in a mixed case (``rEquirepass``) and ``CONFIG SET``'s every pair in any case; and, found no more, a
-numbered list of quoted words in prose not in redis-cli's shape (a sentence after it, an odd count, indented))
+numbered list of quoted words in prose not in redis-cli's shape (a sentence after it, an odd count, indented) and
+a field's declaration in code, redis's names not in lower case over a type (``RequirePass *string``))
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

@@ -3274,6 +3274,42 @@ def _config_set_pairs(text: str, at: int, end: int, found: list[Finding]) -> Non
 
 _HEADING_WORD = re.compile(r"[A-Z][a-z]++")
 _STATES: Final[frozenset[str]] = _NOT_PASSWORDS | {"enabled", "disabled", "configured"}
+# fp27: a field's type after the name in a declaration (a Go struct's ``RequirePass *string``, ``MasterAuth []byte``,
+# ``MasterAuth corev1.SecretKeySelector``; Kotlin's or Swift's ``string?``, Python's ``Optional[str]``): a pointer's,
+# slice's or array's marks, a package's exported type, a nullable's "?" or Optional[...] around a type's word.
+_TYPE_MARKS = re.compile(r"(?:\*|\[[0-9]{0,6}+\])++")
+_EXPORTED_TYPE = re.compile(r"[A-Z][A-Za-z]{0,63}+")
+_QUALIFIED_TYPE = re.compile(r"[a-z][a-z0-9]{0,31}+\.[A-Z][A-Za-z0-9]{0,63}+")
+_OPTIONAL_TYPE = re.compile(r"Optional\[([A-Za-z_][A-Za-z0-9_.]{0,63}+)\]")
+_TYPE_WORDS: Final[frozenset[str]] = frozenset({
+    "str", "string", "bytes", "bytearray", "secretstr", "secretbytes", "secretstring", "securestring", "any", "object",
+    "text", "char", "int", "number", "bool", "boolean", "byte", "rune", "int32", "int64", "uint", "uint32", "uint64",
+    "float64", "error",
+})
+"""The type words :func:`_declared_type` reads after a mark (the types of :data:`_NOT_PASSWORDS`, Go's own)."""
+
+
+def _declared_type(word: str) -> bool:
+    """fp27: whether ``word`` (a value after redis's password name, not in lower case, opening its line) is a field's
+    type in code: a package's exported type (``corev1.SecretKeySelector``), or a type's word (:data:`_TYPE_WORDS`) or
+    an exported type's name behind Go's pointer, slice or array marks (``*string``, ``[]byte``, ``*SecretRef``), or a
+    type's word made nullable (``string?``, ``Optional[str]``); any of them, or a type's word alone, before a comma (a
+    Go parameter's on its own line, ``requirePass string,``). A password opening with ``*`` or ``[]`` whose rest is
+    no such word (``*hunter2``) is still taken."""
+    if word.endswith(","):  # gofmt writes a parameter list's last parameter with a comma too
+        word = word[:-1]
+        if ascii_lower(word) in _TYPE_WORDS:
+            return True
+    if _QUALIFIED_TYPE.fullmatch(word) is not None:
+        return True
+    marks = _TYPE_MARKS.match(word)
+    if marks is not None:
+        core = word[marks.end():]
+        return (ascii_lower(core) in _TYPE_WORDS or _EXPORTED_TYPE.fullmatch(core) is not None
+                or _QUALIFIED_TYPE.fullmatch(core) is not None)
+    optional = _OPTIONAL_TYPE.fullmatch(word)
+    core = optional.group(1) if optional is not None else word[:-1] if word.endswith("?") else ""
+    return ascii_lower(core) in _TYPE_WORDS or _QUALIFIED_TYPE.fullmatch(core) is not None
 
 
 def _heading(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
@@ -3282,11 +3318,12 @@ def _heading(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
     (``Requirepass Basics``, ``Masterauth Setup``, ``TLS-KEY-FILE-PASS Explained``) or a word saying what the password
     is (:data:`_NOT_PASSWORDS`, ``enabled``, ``disabled``, ``configured``: ``REQUIREPASS yes``, ``Masterauth
     configured``). The names in any case are read since rules version 14; a password so written (``Requirepass
-    Hunter``) is left with them, as at rules version 13. Lower case is read as before."""
+    Hunter``) is left with them, as at rules version 13. Lower case is read as before. fp27: or a field's declaration
+    in code, its value a type (:func:`_declared_type`: a Go struct's ``RequirePass *string``)."""
     if text[start:end].islower() or text[span[0] - 1] in "\"'" or not _starts_a_line(text, start):
         return False  # CONFIG SET REQUIREPASS Hunter is a command
     word = text[span[0] : span[1]]
-    return _HEADING_WORD.fullmatch(word) is not None or ascii_lower(word) in _STATES
+    return _HEADING_WORD.fullmatch(word) is not None or ascii_lower(word) in _STATES or _declared_type(word)
 
 
 def _hand_written_words(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
