@@ -329,7 +329,7 @@ LATEST_OBJECTS = ()  # rules version 15 adds no object's row
 URL_FRAGMENTS = ("?next=https://h/x", "next=https://h/x?", "%3F", "%253F", "%25", "%3Fa=", "a=1?", "?a=%3F", "?a=1?",
                  "next=https%3A%2F%2Fh%2F%3F", "next=https%253A%252F%252Fh%252F%253F", "%3Ftoken%3D", "?token=a?",
                  "next=//u:p@h/?", "a=%2F%2Fu%3Ap%40h%2F%3F&", "?a=%25", "a=%25?")
-# Session 23: a URL written in the path (an archive's /web/2020/https://u:p@h2/), plain or encoded, and marks that
+# Session 26: a URL written in the path (an archive's /web/2020/https://u:p@h2/), plain or encoded, and marks that
 # start none (no scheme letter before them).
 PATH_FRAGMENTS = ("https://h/", "https://u:p@h/", "a:/", "1://", "https%3A%2F%2Fh%2F", "x%253A%252F%252F", "%3A//")
 

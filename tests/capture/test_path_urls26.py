@@ -1,4 +1,4 @@
-"""Session 23: a URL written in a URL's path is read by the URL rule (``bitexact.capture.urls``).
+"""Session 26: a URL written in a URL's path is read by the URL rule (``bitexact.capture.urls``).
 
 On 730052e ``redact_url`` (the request URL, ``Location``, each URL of a ``Link``, a ``Refresh``'s URL) read the user
 info after the first ``://`` only: an archive's or a proxy's ``https://h/web/2020/https://u:p@h2/x`` and the same URL

@@ -1,4 +1,4 @@
-"""Session 23: a URL written in the request URL's path, or in a redirect's ``Location``, as a wrapped client records it.
+"""Session 26: a URL written in the request URL's path, or in a redirect's ``Location``, as a wrapped client records it.
 
 On 730052e an archive's or a proxy's ``/web/2020/https://u:p@h2/x`` (and the same URL percent-encoded in a path
 segment) was stored with the password as sent. Real server on loopback, httpx (sync) and requests; the capture policy
