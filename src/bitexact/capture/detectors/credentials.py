@@ -1476,13 +1476,13 @@ def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[F
     if mode == _SQLITE_COLUMN_MODE:
         return max(end, _sqlite_columns(text, below, found, deadline))
     if mode == _SQLITE_QUOTE_MODE:  # rules version 14
-        return max(end, _sqlite_quoted(text, below, found, deadline))
+        return max(end, _rows_under_header(text, below, _quoted_line, found, deadline))
     if mode == _SQLITE_INSERT_MODE:
         return max(end, _sqlite_inserts(text, below, found, deadline, tables))
     if mode == _SQLITE_HTML_MODE:
         return max(end, _sqlite_html(text, below, found, deadline))
     if mode == _SQLITE_TCL_MODE:  # rules version 15
-        return max(end, _sqlite_tcl(text, below, found, deadline))
+        return max(end, _rows_under_header(text, below, _tcl_cells, found, deadline))
     if mode == _SQLITE_ASCII_MODE:
         return max(end, _sqlite_ascii(text, below, found, deadline))
     listed = mode == _SQLITE_LIST_MODE  # read as list mode even when read as a CSV (a ';' in a value, its last cell)
@@ -1700,25 +1700,35 @@ def _take_columns(text: str, cells: Sequence[tuple[int, int] | None], columns: l
             found.append(Finding(span[0], span[1], TOKEN, NAME))
 
 
-def _sqlite_quoted(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
-    """sqlite3's ``quote`` mode from ``at``: its header (names as SQL strings), then each row of as many literals, the
-    credential columns' strings taken, to the first line that is none. Returns where the rows end (``at`` when no
-    header is there)."""
+def _quoted_line(text: str, at: int, end: int) -> list[tuple[int, int] | None] | None:
+    """The line ``text[at:end]`` read as a row of sqlite3's ``quote`` mode: its SQL literals (:func:`_sql_literals`)
+    filling the line, a carriage return after them allowed; None when it is none."""
+    row = _sql_literals(text, at, end)
+    return None if row is None or text[row[1] : end].rstrip("\r") else row[0]
+
+
+_RowReader = Callable[[str, int, int], Sequence[tuple[int, int] | None] | None]
+
+
+def _rows_under_header(text: str, at: int, read: _RowReader, found: list[Finding], deadline: Deadline) -> int:
+    """A table printed a row a line, its header first (sqlite3's ``quote`` and ``tcl`` modes): ``read`` finds a line's
+    cells (None for a value that is no string; None for a line that is no row). The header is the line at ``at``, two
+    or more names; then each line of as many cells has the credential columns' values taken, to the first line that
+    is none. Returns where the rows end (``at`` when no header is there)."""
     end = _line_end(text, at)
-    header = _sql_literals(text, at, end)
-    if header is None or text[header[1] : end].rstrip("\r") or None in header[0] or len(header[0]) < 2:
+    header = read(text, at, end)
+    if header is None or None in header or len(header) < 2:
         return at
-    names = [text[span[0] : span[1]] for span in header[0] if span is not None]
-    columns = _credential_columns(names)
+    columns = _credential_columns([text[span[0] : span[1]] for span in header if span is not None])
     length = len(text)
     while columns and end < length and text[end] == "\n":
         deadline.check()
         at = end + 1
         end = _line_end(text, at)
-        row = _sql_literals(text, at, end)
-        if row is None or len(row[0]) != len(names) or text[row[1] : end].rstrip("\r"):
+        row = read(text, at, end)
+        if row is None or len(row) != len(header):
             return at
-        _take_columns(text, row[0], columns, found)
+        _take_columns(text, row, columns, found)
     return end
 
 
@@ -1783,27 +1793,6 @@ def _tcl_cells(text: str, at: int, end: int) -> list[tuple[int, int]] | None:
         if not text.startswith(" ", at) or at >= end:
             return cells if not text[at:end].rstrip("\r") else None
         at += 1
-
-
-def _sqlite_tcl(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
-    """sqlite3's ``tcl`` mode from ``at``, its headers on: the header's line (names as C strings, two or more), then
-    each line of as many cells (:func:`_tcl_cells`), the credential columns' values taken, to the first line that is
-    none. Returns where the rows end (``at`` when no header is there)."""
-    end = _line_end(text, at)
-    header = _tcl_cells(text, at, end)
-    if header is None or len(header) < 2:
-        return at
-    columns = _credential_columns([text[start:stop] for start, stop in header])
-    length = len(text)
-    while columns and end < length and text[end] == "\n":
-        deadline.check()
-        at = end + 1
-        end = _line_end(text, at)
-        row = _tcl_cells(text, at, end)
-        if row is None or len(row) != len(header):
-            return at
-        _take_columns(text, row, columns, found)
-    return end
 
 
 def _sqlite_ascii(text: str, at: int, found: list[Finding], deadline: Deadline) -> int:
