@@ -94,6 +94,11 @@ _NAME_END: Final = re.compile(r"[=?#&,;]")
 _VALUE_END: Final = re.compile(r"[#&,;]")
 _ENCODED_VALUE_END: Final = re.compile(r"[#&,;?]")
 _URL_TRAILER: Final[str] = ".,;:!?')]}\\"
+# Where a header's URL's path ends (and a URL percent-encoded in it, read by _text_path_spans): its query or
+# fragment, the header's own "," and ";" (in a query, a "&" too: the next parameter's), or a "//" starting the
+# next URL (a path's "a//b" starts none).
+_PATH_ENDS: Final = re.compile(r"[?#,;]|:?(?://|\\/\\/)")
+_PATH_ENDS_IN_QUERY: Final = re.compile(r"[?#,;&]|:?(?://|\\/\\/)")
 
 
 def _is_credential_parameter(name: str) -> bool:
@@ -366,6 +371,7 @@ def _redact_in_text(text: str) -> str:
     from left to right: each character is read a bounded number of times."""
     redacted: list[_Span] = []
     query = fragment = asked = False  # asked: a "?" of the URL read last was read
+    encoded = "%" in text  # only an escape can start a URL encoded in a path: with none, no path is read
     position = 0
     while (event := _EVENT.search(text, position)) is not None:
         mark, position = event.group(), event.end()
@@ -379,6 +385,8 @@ def _redact_in_text(text: str) -> str:
             at = text.rfind("@", position, limit if following is None else following.start())
             if at != -1:
                 redacted.append((position, at, REDACTED_ENCODED))
+            if encoded and end is not None and end.group() == "/" and following is None:
+                redacted += _text_path_spans(text, end.start(), query)
             fragment = asked = False  # a URL in a fragment has a query of its own
             continue
         if mark == "#":
@@ -405,6 +413,27 @@ def _redact_in_text(text: str) -> str:
         elif bare:
             redacted.append((stop, stop, "=" + REDACTED_ENCODED))
     return _apply(text, redacted)
+
+
+def _text_path_spans(text: str, start: int, in_query: bool) -> list[_Span]:
+    """The spans of a URL percent-encoded in the path at ``start`` of a header's URL (``https://proxy/r/https%3A%2F%2F
+    u%3Ap%40h2%2Fx``), read by :func:`_path_spans` as :func:`redact_url` reads one. The path ends where the header's
+    grammar ends it - at a "?", "#", "," or ";", at a "&" when the URL stands in a query, or at the next URL's
+    start (its "//" an event of its own, which reads its own path) - so no span crosses another the text's reading
+    gives, and no character is read by two paths: the pass stays linear."""
+    # One search for the first of both, so the text after a path is never scanned for it (a path of 10,000
+    # plain URLs, each the next one's path, is read once, not once for each).
+    ends = _PATH_ENDS_IN_QUERY if in_query else _PATH_ENDS
+    end, position = len(text), start
+    while (stop := ends.search(text, position)) is not None:
+        if not stop.group().endswith("/"):
+            end = stop.start()
+            break
+        if (following := _url_starts_at(text, stop, start)) != -1:
+            end = following
+            break
+        position = stop.end()  # a path's bare "a//b" starts no URL
+    return _path_spans(text, start, end, 0) if "%" in text[start:end] else []
 
 
 def _encoded_value_spans(text: str, start: int) -> list[_Span]:
@@ -444,7 +473,8 @@ def _redact_urls_in(value: str) -> str:
         stop = _URL_STOP.search(value, found[1])
         end = len(value) if stop is None else stop.start()
         url = value[start:end]
-        if "?" in url or "@" in url:  # with no query and no user info the URL rule would change nothing
+        # With no query, no user info and no escape (a URL encoded in its path) the URL rule would change nothing.
+        if "?" in url or "@" in url or "%" in url:
             kept = len(url.rstrip(_URL_TRAILER))
             url = _redact_embedded(url[:kept]) + url[kept:]
         recorded.append(value[position:start] + url)
