@@ -386,7 +386,7 @@ def _redact_in_text(text: str) -> str:
             if at != -1:
                 redacted.append((position, at, REDACTED_ENCODED))
             if encoded and end is not None and end.group() == "/" and following is None:
-                redacted += _text_path_spans(text, end.start(), query)
+                redacted += _text_path_spans(text, position, end.start(), query)
             fragment = asked = False  # a URL in a fragment has a query of its own
             continue
         if mark == "#":
@@ -415,25 +415,26 @@ def _redact_in_text(text: str) -> str:
     return _apply(text, redacted)
 
 
-def _text_path_spans(text: str, start: int, in_query: bool) -> list[_Span]:
-    """The spans of a URL percent-encoded in the path at ``start`` of a header's URL (``https://proxy/r/https%3A%2F%2F
-    u%3Ap%40h2%2Fx``), read by :func:`_path_spans` as :func:`redact_url` reads one. The path ends where the header's
-    grammar ends it - at a "?", "#", "," or ";", at a "&" when the URL stands in a query, or at the next URL's
-    start (its "//" an event of its own, which reads its own path) - so no span crosses another the text's reading
-    gives, and no character is read by two paths: the pass stays linear."""
+def _text_path_spans(text: str, authority: int, start: int, in_query: bool) -> list[_Span]:
+    """The spans of a URL percent-encoded in the path at ``start`` of a header's URL whose authority starts at
+    ``authority`` (``https://proxy/r/https%3A%2F%2Fu%3Ap%40h2%2Fx``), read by :func:`_path_spans` as :func:`redact_url`
+    reads one. The path ends where the header's grammar ends it - at a "?", "#", "," or ";", at a "&" when the URL
+    stands in a query, or at the next URL's start (its "//" an event of its own, which reads its own path) - so no
+    span crosses another the text's reading gives, and no character is read by two paths: the pass stays linear."""
     # One search for the first of both, so the text after a path is never scanned for it (a path of 10,000
-    # plain URLs, each the next one's path, is read once, not once for each).
+    # plain URLs, each the next one's path, is read once, not once for each). It starts a character early: the
+    # "/" that ended the authority may be the next URL's own (``https://a:https://u:p@h2/``, ``\/\/``).
     ends = _PATH_ENDS_IN_QUERY if in_query else _PATH_ENDS
-    end, position = len(text), start
+    end, position = len(text), max(start - 1, authority)
     while (stop := ends.search(text, position)) is not None:
         if not stop.group().endswith("/"):
             end = stop.start()
             break
-        if (following := _url_starts_at(text, stop, start)) != -1:
+        if (following := _url_starts_at(text, stop, authority)) != -1:
             end = following
             break
         position = stop.end()  # a path's bare "a//b" starts no URL
-    return _path_spans(text, start, end, 0) if "%" in text[start:end] else []
+    return _path_spans(text, start, end, 0) if start < end and "%" in text[start:end] else []
 
 
 def _encoded_value_spans(text: str, start: int) -> list[_Span]:
