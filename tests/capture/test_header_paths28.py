@@ -99,6 +99,14 @@ def test_a_long_path_of_encoded_urls_is_read_in_one_pass() -> None:
     assert recorded == f"https://p/r/https%3A%2F%2F{R}%40h2%2Fx," * 2000
 
 
+def test_a_slash_that_is_the_next_urls_own_starts_no_path() -> None:
+    """``https://h:https://...``: the first URL's authority (``h:https:``) ends at the next URL's "//". Read as a
+    path, that URL's authority gave a replacement crossing its user info's (``@h2`` was lost from the record); the
+    next URL's "//" is an event of its own, and the first URL has no path."""
+    sent = "https://h:https://x%3A%2F%2Fu:T0KM@h2%40h3"
+    assert redact_headers({"X-Mirror": sent}) == {"X-Mirror": f"https://h:https://{R}@h2%40h3"}
+
+
 def test_every_recorded_urls_row_still_holds() -> None:
     rows = VECTORS["credential_keys"]["recorded_urls"]
     assert rows
