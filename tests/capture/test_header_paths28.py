@@ -4,7 +4,9 @@ On 530f8fa ``redact_url`` (the request URL, ``Location``, ``Link``, ``Refresh``)
 path, plain or percent-encoded (session 26), but any other header's value went through ``_redact_in_text``, which
 read only the plain form (its ``//`` is an event): ``X-Original-URL: https://proxy/r/https%3A%2F%2Fu%3Ap%40h2%2Fx``
 and ``X-Debug: fetched https://proxy/r/https%3A%2F%2Fh2%2Fcb%3Ftoken%3DT ok`` were recorded with the credential.
-Through the public ``redact_headers``; tests/sdk/test_http_header_paths28.py records them from a loopback server.
+A URL so encoded outside any absolute URL (a relative ``X-Original-URL: /r/https%3A%2F%2Fu%3Ap%40h2%2Fx``, as IIS and
+proxies write it) was not read at all: a value holding no ``//`` was returned as sent. Through the public
+``redact_headers``; tests/sdk/test_http_header_paths28.py records them from a loopback server.
 """
 
 from __future__ import annotations
@@ -57,6 +59,17 @@ LEAKS = [
     ("X-Callback-Url", "https://a/?next=https://p/r/https%3A%2F%2Fh2%2Fcb%3Fkey%3DT0KK&page=2",
      f"https://a/?next=https://p/r/https%3A%2F%2Fh2%2Fcb%3Fkey%3D{R}&page=2"),
 ]
+# (header, value sent, value recorded): a URL written percent-encoded outside any absolute URL - in a relative URL's
+# path, as IIS and proxies write X-Original-URL, or standing alone in text - read to the end of its word.
+OUTSIDE_URLS = [
+    ("X-Original-URL", "/r/https%3A%2F%2Fu%3AT0KN%40h2%2Fx", f"/r/https%3A%2F%2F{R}%40h2%2Fx"),
+    ("X-Original-URL", "/r/https%3A%2F%2Fh2%2Fcb%3Ftoken%3DT0KO?page=2", f"/r/https%3A%2F%2Fh2%2Fcb%3Ftoken%3D{R}?page=2"),
+    ("X-Debug", "fetched /r/https%3A%2F%2Fu%3AT0KP%40h2%2Fx, then https://h/y?key=T0KQ",
+     f"fetched /r/https%3A%2F%2F{R}%40h2%2Fx, then https://h/y?key={R}"),
+    ("X-Debug", "next=https%253A%252F%252Fu%253AT0KR%2540h2 (twice encoded).",
+     f"next=https%253A%252F%252F{R}%2540h2 (twice encoded)."),
+    ("X-Debug", "see /r/https%3A%2F%2Fh2%2Fcb%3Ftoken%3DT0KS.", f"see /r/https%3A%2F%2Fh2%2Fcb%3Ftoken%3D{R}."),
+]
 # Recorded byte for byte: a "https%3A" with no "//" after it, a "%2F%2F" that starts no URL (no scheme, a scheme
 # not opening with a letter), an "@" past the nested authority, a nested URL with no credential, one in a fragment
 # (a fragment is kept, as redact_url keeps it), a "%2F%2F" in free text outside any URL.
@@ -70,6 +83,8 @@ LOOK_ALIKES = [
     "https://proxy/x#/r/https%3A%2F%2Fu%3Ap%40h2",
     "a%2F%2Fu%3Ap%40b https://h/x%2F%2Fu%3Ap%40y?q=1",
     "https://proxy/r/https%3A%2F%2Fh2%2Fx%3Fq%3D1%26tokens%3D2, b",
+    "/r/%2F%2Fu%3Ap%40h2", "/r/1%3A%2F%2Fu%3Ap%40h2", "/r/https%3Afoo%40bar", "100%25 done, 50%3A50",
+    "attachment; filename*=UTF-8''a%3A%2F%2Fb.txt",
 ]
 
 
@@ -86,6 +101,12 @@ def test_the_same_url_is_recorded_alike_in_a_location(name: str, sent: str, reco
     assert redact_headers({"Location": sent}) == {"Location": recorded}
 
 
+@pytest.mark.parametrize(("name", "sent", "recorded"), OUTSIDE_URLS)
+def test_a_url_encoded_outside_any_url_is_recorded_by_the_url_rule(name: str, sent: str, recorded: str) -> None:
+    assert redact_headers({name: sent}) == {name: recorded}
+    assert "T0K" not in recorded
+
+
 @pytest.mark.parametrize("sent", LOOK_ALIKES)
 def test_look_alikes_are_recorded_as_sent(sent: str) -> None:
     assert redact_headers({"X-Original-URL": sent}) == {"X-Original-URL": sent}
@@ -97,6 +118,12 @@ def test_a_long_path_of_encoded_urls_is_read_in_one_pass() -> None:
     one = "https://p/r/https%3A%2F%2Fu%3AT0KL%40h2%2Fx,"
     recorded = redact_headers({"X-Mirrors": one * 2000})["X-Mirrors"]
     assert recorded == f"https://p/r/https%3A%2F%2F{R}%40h2%2Fx," * 2000
+
+
+def test_a_long_text_of_encoded_urls_is_read_in_one_pass() -> None:
+    """2,000 relative URLs each holding an encoded one, in one value with no absolute URL: each redacted once."""
+    recorded = redact_headers({"X-Debug": "/r/https%3A%2F%2Fu%3AT0KT%40h2%2Fx " * 2000})["X-Debug"]
+    assert recorded == f"/r/https%3A%2F%2F{R}%40h2%2Fx " * 2000
 
 
 def test_a_slash_that_is_the_next_urls_own_starts_no_path() -> None:

@@ -2,7 +2,7 @@
 
 On 530f8fa the request URL and a ``Location`` read such a URL (session 26), but a header the URL rule reads as free
 text (a proxy's ``X-Original-URL``, an ``X-Debug`` line, a ``Reporting-Endpoints`` list) was stored with the
-nested URL's password or token as sent. Real server on loopback, httpx (sync) and requests; the capture policy off
+nested URL's password or token as sent, and so was one in a relative URL's path (a value holding no ``//``). Real server on loopback, httpx (sync) and requests; the capture policy off
 (the SDK tests' default), so the URL rule alone decides.
 """
 
@@ -38,6 +38,8 @@ REQUEST_CASES = [
      f"https://proxy.example/r/https%3A%2F%2F{R}%40h2.example%2Fx?page=2"),
     ("x-forwarded-for-url", "//proxy.example/r/https%3A%2F%2Fh2%2Fcb%3Fkey%3DT0K5",
      f"//proxy.example/r/https%3A%2F%2Fh2%2Fcb%3Fkey%3D{R}"),
+    # a relative URL's path, as IIS and proxies write X-Original-URL: the value holds no "//"
+    ("x-original-url", "/r/https%3A%2F%2Fu%3AT0K7%40h2.example%2Fx?page=2", f"/r/https%3A%2F%2F{R}%40h2.example%2Fx?page=2"),
 ]
 
 
