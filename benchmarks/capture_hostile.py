@@ -23,7 +23,9 @@ as a terminal shows it.
 Then the URL rule (``--urls`` runs these rows alone, session 25): ``redact_url`` (the request URL, a ``Location``)
 and another header's value through ``redact_headers``, on a URL whose query is ``--mib`` MiB of one fragment
 repeated - ``?next=`` nested as deep as it goes, ``%3F`` and ``%253F`` repeated (decoded and read again at each
-level) - against the same URL holding ordinary parameters.
+level) - against the same URL holding ordinary parameters; and a path of ``--mib`` MiB holding URLs, plain or
+percent-encoded (session 26; in another header's value, session 28), and a text holding URLs percent-encoded
+outside any absolute URL (read in another header's value since session 28).
 """
 
 from __future__ import annotations
@@ -332,6 +334,14 @@ URL_FRAGMENTS = ("?next=https://h/x", "next=https://h/x?", "%3F", "%253F", "%25"
 # Session 26: a URL written in the path (an archive's /web/2020/https://u:p@h2/), plain or encoded, and marks that
 # start none (no scheme letter before them).
 PATH_FRAGMENTS = ("https://h/", "https://u:p@h/", "a:/", "1://", "https%3A%2F%2Fh%2F", "x%253A%252F%252F", "%3A//")
+# Session 28: the same in another header's value, where each URL's path is read to the header's own grammar: a list
+# of URLs each holding an encoded one, a path's bare "//" between them, an escape in each of many plain URLs, a URL in
+# a query value holding one, and marks that start none.
+PATH_FRAGMENTS += ("https://p/r/https%3A%2F%2Fu%3Ap%40h%2F,", "https://h/a//b/%3A", "https://h/%25",
+                   "?next=https://h/r/https%3A%2F%2Fh%2F&", "https:%2F%2F", "x%3A%2F%2Fu%3Ap%40")
+# ... and outside any absolute URL (a relative X-Original-URL's path, free text): the value holds no "//".
+TEXT_FRAGMENTS = ("/r/https%3A%2F%2Fu%3Ap%40h%2F ", "a%3A%2F%2F", "1%3A%2F%2F", "%3A%2F%2F", "x%3A%2F%2Fa%2Fx%3A%2F%2F",
+                  "a%25", "/r/https%3A%2F%2Fh%2Fcb%3Ftoken%3Da.")
 
 
 def _best_ms_per_mib(call: Callable[[], object], mib: float) -> float:
@@ -362,6 +372,7 @@ def _url_rows(size: int, mib: float) -> None:
     print(f"{'ordinary parameters (baseline)':<40} {url_base:>18.1f} {1.0:>6.2f} {header_base:>14.1f} {1.0:>6.2f}")
     rows = [(repr(fragment), url_of(fragment)) for fragment in URL_FRAGMENTS]
     rows += [(f"path {fragment!r}", url_of(fragment, "https://h/")) for fragment in PATH_FRAGMENTS]
+    rows += [(f"text {fragment!r}", url_of(fragment, "")) for fragment in TEXT_FRAGMENTS]
     for name, url in rows:
         ms, header_ms = _url_ms_per_mib(redact_url, url, mib), _url_ms_per_mib(header, url, mib)
         print(f"{name[:40]:<40} {ms:>18.1f} {ms / url_base:>6.2f} {header_ms:>14.1f} "

@@ -37,8 +37,10 @@ URL of a ``Refresh`` header (``0; url=https://a/y?token=T``), found as browsers 
 declarative refresh steps: any case, blanks, ``;`` or ``,``, a quote). In any other header each absolute URL
 in the value (``scheme://``, JSON's escaped ``:\\/\\/`` too) and each network-path reference (``//host/...``)
 where a URL is expected is recorded by the URL rule, ending where the header's grammar ends it (a credential's
-value at the first ``&``, ``,``, ``;`` or ``#``; a URL after a list member's name or inside another read too, and a
-percent-encoded one in a parameter's value),
+value at the first ``&``, ``,``, ``;`` or ``#``; a URL after a list member's name or inside another read too, a
+percent-encoded one in a parameter's value, and one percent-encoded in a URL's path, read by :func:`_path_spans` to
+the first ``?``, ``#``, ``,`` or ``;`` or the next URL: ``X-Original-URL: https://proxy/r/https%3A%2F%2Fu%3Ap%40h2``),
+and so is a URL percent-encoded outside any absolute one (a relative ``/r/https%3A%2F%2Fu%3Ap%40h2``), to its word's end,
 closing punctuation left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an
 agent's own header. All are this project's choice where the protocol is silent (docs/capture.md, "URLs,
 headers, logs").
@@ -94,6 +96,13 @@ _NAME_END: Final = re.compile(r"[=?#&,;]")
 _VALUE_END: Final = re.compile(r"[#&,;]")
 _ENCODED_VALUE_END: Final = re.compile(r"[#&,;?]")
 _URL_TRAILER: Final[str] = ".,;:!?')]}\\"
+# Where a header's URL's path ends (and a URL percent-encoded in it, read by _text_path_spans): its query or
+# fragment, the header's own "," and ";" (in a query, a "&" too: the next parameter's), or a "//" starting the
+# next URL (a path's "a//b" starts none).
+_PATH_ENDS: Final = re.compile(r"[?#,;]|:?(?://|\\/\\/)")
+_PATH_ENDS_IN_QUERY: Final = re.compile(r"[?#,;&]|:?(?://|\\/\\/)")
+# Where a URL written percent-encoded in a header's text outside its URLs ends (read by _redact_encoded_in).
+_WORD_END: Final = re.compile(r"[\s\"<>?#,;]")
 
 
 def _is_credential_parameter(name: str) -> bool:
@@ -362,10 +371,12 @@ def _redact_in_text(text: str) -> str:
     value of each credential parameter of a query redacted. A query's parameters are separated by ``&``, ``,``
     and ``;`` (and a ``?`` after the first), so a credential's value ends at the first of them or a ``#``, and
     ``report-uri https://r/x?token=T;default-src 'self'`` keeps its ``;default-src``; a value holding a URL
-    (``?token=https://...``) is redacted whole. A fragment's bytes are kept, but for a URL inside it. One pass
-    from left to right: each character is read a bounded number of times."""
+    (``?token=https://...``) is redacted whole. A URL percent-encoded in a URL's path is read by
+    :func:`_text_path_spans`. A fragment's bytes are kept, but for a URL inside it. One pass from left to right:
+    each character is read a bounded number of times."""
     redacted: list[_Span] = []
     query = fragment = asked = False  # asked: a "?" of the URL read last was read
+    encoded = "%" in text  # only an escape can start a URL encoded in a path: with none, no path is read
     position = 0
     while (event := _EVENT.search(text, position)) is not None:
         mark, position = event.group(), event.end()
@@ -379,6 +390,8 @@ def _redact_in_text(text: str) -> str:
             at = text.rfind("@", position, limit if following is None else following.start())
             if at != -1:
                 redacted.append((position, at, REDACTED_ENCODED))
+            if encoded and end is not None and end.group() == "/" and following is None:
+                redacted += _text_path_spans(text, position, end.start(), query)
             fragment = asked = False  # a URL in a fragment has a query of its own
             continue
         if mark == "#":
@@ -407,6 +420,28 @@ def _redact_in_text(text: str) -> str:
     return _apply(text, redacted)
 
 
+def _text_path_spans(text: str, authority: int, start: int, in_query: bool) -> list[_Span]:
+    """The spans of a URL percent-encoded in the path at ``start`` of a header's URL whose authority starts at
+    ``authority`` (``https://proxy/r/https%3A%2F%2Fu%3Ap%40h2%2Fx``), read by :func:`_path_spans` as :func:`redact_url`
+    reads one. The path ends where the header's grammar ends it - at a "?", "#", "," or ";", at a "&" when the URL
+    stands in a query, or at the next URL's start (its "//" an event of its own, which reads its own path) - so no
+    span crosses another the text's reading gives, and no character is read by two paths: the pass stays linear."""
+    # One search for the first of both, so the text after a path is never scanned for it (a path of 10,000
+    # plain URLs, each the next one's path, is read once, not once for each). It starts a character early: the
+    # "/" that ended the authority may be the next URL's own (``https://a:https://u:p@h2/``, ``\/\/``).
+    ends = _PATH_ENDS_IN_QUERY if in_query else _PATH_ENDS
+    end, position = len(text), max(start - 1, authority)
+    while (stop := ends.search(text, position)) is not None:
+        if not stop.group().endswith("/"):
+            end = stop.start()
+            break
+        if (following := _url_starts_at(text, stop, authority)) != -1:
+            end = following
+            break
+        position = stop.end()  # a path's bare "a//b" starts no URL
+    return _path_spans(text, start, end, 0) if start < end and "%" in text[start:end] else []
+
+
 def _encoded_value_spans(text: str, start: int) -> list[_Span]:
     """The spans of a percent-encoded URL in the value at ``start`` of a header's URL (``next=https%3A%2F%2Fh2%2F
     cb%3Ftoken%3DT``, to the header's next "&", ",", ";" or "#"), read as :func:`_value_spans` reads a request URL's.
@@ -432,11 +467,32 @@ def _apply(text: str, redacted: list[_Span]) -> str:
     return "".join(pieces) + text[kept:]
 
 
+def _redact_encoded_in(text: str) -> str:
+    """``text`` (a header's value outside its absolute and network-path URLs) with each URL written percent-encoded
+    in it - in a relative URL's path (``X-Original-URL: /r/https%3A%2F%2Fu%3Ap%40h2%2Fx``) or standing alone - read
+    by :func:`_path_spans` as a URL in a path is, to the end of its word (a blank, a quote, an angle bracket, a "?",
+    "#", "," or ";"), closing punctuation left to the text. Each word is read once: the pass stays linear."""
+    if "%" not in text:  # every such URL has an escape in its "://"
+        return text
+    redacted: list[_Span] = []
+    position = 0
+    while (mark := _PATH_URL_MARK.search(text, position)) is not None:
+        stop = _WORD_END.search(text, mark.end())
+        end = len(text) if stop is None else stop.start()
+        while end > mark.end() and text[end - 1] in _URL_TRAILER:
+            end -= 1
+        # From ``position``: the scheme before the mark is found by walking back, never past a word's end.
+        redacted += _path_spans(text, position, end, 0)
+        position = max(end, mark.end())
+    return _apply(text, redacted)
+
+
 def _redact_urls_in(value: str) -> str:
-    """Any other header's value with each absolute or network-path URL in it by the URL rule, every other byte
-    as sent: a value holding no ``//`` is returned as it is, untouched."""
+    """Any other header's value with each absolute or network-path URL in it by the URL rule, and each URL written
+    percent-encoded outside them (:func:`_redact_encoded_in`), every other byte as sent: a value holding no ``//``
+    and no ``%`` is returned as it is, untouched."""
     if "//" not in value and "\\/\\/" not in value:
-        return value
+        return _redact_encoded_in(value)
     recorded = []
     position = 0
     while (found := _find_url(value, position)) is not None:
@@ -444,12 +500,13 @@ def _redact_urls_in(value: str) -> str:
         stop = _URL_STOP.search(value, found[1])
         end = len(value) if stop is None else stop.start()
         url = value[start:end]
-        if "?" in url or "@" in url:  # with no query and no user info the URL rule would change nothing
+        # With no query, no user info and no escape (a URL encoded in its path) the URL rule would change nothing.
+        if "?" in url or "@" in url or "%" in url:
             kept = len(url.rstrip(_URL_TRAILER))
             url = _redact_embedded(url[:kept]) + url[kept:]
-        recorded.append(value[position:start] + url)
+        recorded.append(_redact_encoded_in(value[position:start]) + url)
         position = end
-    return "".join(recorded) + value[position:]
+    return "".join(recorded) + _redact_encoded_in(value[position:])
 
 
 _HEADER_RULES: Final[dict[str, Callable[[str], str]]] = {
