@@ -38,7 +38,7 @@ ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
 ENV_MAX_BODY: Final[str] = "BITEXACT_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES: Final[int] = 64 << 20
 """A field the policy would scan is withheld, unscanned, past this many bytes (``BITEXACT_MAX_BODY_BYTES``)."""
-POLICY_VERSION: Final[int] = 15
+POLICY_VERSION: Final[int] = 16
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
 forms; 3: commands' password flags, .netrc entries, CDATA sections; 4: a credential flag's value as an argv

@@ -3637,6 +3637,76 @@ def _prose_line(text: str, at: int) -> bool:
     return line not in _REPLY_WORDS and "> " not in line
 
 
+# Rules version 16: a bare reply not in redis-cli's shape (:func:`_printed_by_redis_cli`: pasted indented in a markdown
+# code block or under a list item, a sentence after it) is still a reply when a value under a credential name reads as
+# a value: v15 stored ``    3) "password"`` / ``    4) "hunter2"`` in the clear. What a prose list of quoted field names
+# puts after ``"password"`` is another field's name (``email``, ``username``), a word of :data:`_FIELD_NAME_WORDS`.
+_FIELD_NAME_WORDS: Final[frozenset[str]] = frozenset({
+    "email", "e", "mail", "address", "username", "user", "login", "name", "first", "last", "full", "middle", "given",
+    "family", "display", "nickname", "phone", "mobile", "number", "telephone", "id", "uid", "account", "role", "roles",
+    "group", "groups", "scope", "scopes", "refresh", "access", "token", "tokens", "type", "key", "keys", "api",
+    "client", "code", "otp", "pin", "confirm", "confirmation", "repeat", "verify", "verification", "new", "old",
+    "current", "hint", "question", "answer", "remember", "me", "street", "city", "state", "country", "zip", "postcode",
+    "postal", "region", "date", "birth", "birthday", "dob", "age", "gender", "title", "company", "organization",
+    "url", "uri", "website", "redirect", "callback", "avatar", "photo", "bio", "description", "status", "created",
+    "updated", "expires", "expiry", "at", "time", "timestamp", "session", "grant", "nonce", "host", "hostname", "port",
+    "database", "salt", "hash", "algorithm", "locale", "language", "timezone", "terms", "consent", "captcha",
+    "signature", "certificate", "fingerprint", "domain", "tenant", "endpoint", "in", "on", "by", "to", "of", "for",
+    "and", "or"})
+"""Words a prose list's field names are made of (``email``, ``first_name``, ``Refresh Token``), none a password people
+use: a word this list lacks (``foobared``, redis's own example password; ``secret``, ``changeme``, ``letmein``,
+``admin``, ``guest``) after a credential name is taken (a leaked password is worse than a redacted word)."""
+_FIELD_NAME_SECRET_WORDS: Final[frozenset[str]] = frozenset({
+    "password", "passwd", "pass", "passphrase", "secret", "auth", "credential", "credentials"})
+"""Words a field's name of two or more words may hold besides :data:`_FIELD_NAME_WORDS` (``password_confirmation``,
+``client_secret``): alone, each is a password people use."""
+_FIELD_NAME_PARTS = re.compile(r"[_\- ]")
+
+
+def _names_another_field(name: str, value: str) -> bool:
+    """Whether ``value``, after the credential name ``name`` in a numbered list no command stands above, reads as
+    another field's name in prose, not the value of ``name``: a word of :data:`_FIELD_NAME_WORDS`, or two to four
+    joined by ``_``, ``-`` or a blank that may include :data:`_FIELD_NAME_SECRET_WORDS`, all in lower case or each
+    capitalized (``email``, ``password_confirmation``, ``Email Address``), and not ``name`` again (a password that is
+    its own field's name is a password)."""
+    if not value or len(value) > 48 or ascii_lower(value) == ascii_lower(name):
+        return False
+    words = _FIELD_NAME_PARTS.split(value)
+    if len(words) > 4 or not all(word.isascii() and word.isalpha() for word in words):
+        return False
+    if value != ascii_lower(value) and any(word != word[:1].upper() + ascii_lower(word[1:]) for word in words):
+        return False  # mixed case (hUnter, HUNTER) is no field's name in prose
+    if len(words) == 1:
+        return ascii_lower(value) in _FIELD_NAME_WORDS
+    return all(ascii_lower(word) in _FIELD_NAME_WORDS or ascii_lower(word) in _FIELD_NAME_SECRET_WORDS
+               for word in words)
+
+
+def _secrets_of_a_pasted_reply(text: str, start: int, taken: list[Finding], deadline: Deadline) -> list[Finding]:
+    """Rules version 16: of what :func:`_redis_pairs` took from the bare reply at ``start`` (not in redis-cli's shape),
+    the values that are no other field's name (:func:`_names_another_field`) under the name above them. A value a
+    nested array holds (its lines indented past the item's number) is taken as :func:`_redis_pairs` took it."""
+    names: dict[int, str] = {}  # each top-level value's start: the name above it
+    index, width, name, at = 0, 0, "", start
+    while (item := _REDIS_ITEM.match(text, at)) is not None:
+        deadline.check()
+        if index == 0 or len(item.group(1)) <= width:  # as _redis_pairs counts items (a nested line is none)
+            if index > 0 and item.group(1).lstrip(" \t") == "1) ":
+                break
+            index += 1
+            width = len(item.group(1))
+            if index % 2 == 1:
+                name = item.group(2) or ""
+            elif item.group(2) is not None:
+                names[item.start(2)] = name
+        at = item.end() + 1
+        if text[item.end() : at] != "\n":
+            break
+    return [finding for finding in taken
+            if finding.start not in names
+            or not _names_another_field(names[finding.start], text[finding.start : finding.end])]
+
+
 def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
     """Each reply of redis-cli's numbered lines (:func:`_redis_pairs`) whose first item ``1) "`` opens its line,
     whatever stands above it; ``ACL LIST``'s when its first string reads as ACL LIST's line (:data:`_ACL_LISTED`,
@@ -3656,8 +3726,12 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
             after = max(after, end)
             if taken:  # asked only of a reply that took a value
                 verb = _verb_above(text, line)
-                if verb not in _MEMBER_VERBS and (listing or verb is not None or _printed_by_redis_cli(text, line, end)):
+                if verb in _MEMBER_VERBS:
+                    pass
+                elif listing or verb is not None or _printed_by_redis_cli(text, line, end):
                     found.extend(taken)
+                else:  # rules version 16: indented, a sentence after it, an odd count: its secrets still
+                    found.extend(_secrets_of_a_pasted_reply(text, line, taken, deadline))
         at = text.find(_REDIS_FIRST_ITEM, after)
 
 
