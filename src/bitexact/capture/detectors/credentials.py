@@ -324,9 +324,10 @@ _REFERENCE = re.compile(
 is left whole (``TOKEN=${GITHUB_TOKEN}`` lost all but its closing ``}`` to a malformed ``[CREDENTIAL]}``)."""
 _AFTER_REFERENCE: Final[str] = " \t\r\n&;,\"'<>#)]}\x00\\"
 _LEFT_LINE_VALUES: Final[frozenset[str]] = frozenset(
-    {"true", "false", "True", "False", "TRUE", "FALSE", "null", "Null", "NULL", "~"})
+    {"true", "false", "True", "False", "TRUE", "FALSE", "null", "Null", "NULL", "~", '""', "''"})
 """A ``NAME: VALUE`` line's values that hold no secret: YAML's booleans and nulls
-(``automountServiceAccountToken: false``), left as in data."""
+(``automountServiceAccountToken: false``), and (rules version 16) its empty strings (``password: ""``), left as in
+data."""
 
 
 _QUOTED_REFERENCE = re.compile(rf"""(?:{_REFERENCE.pattern})|"(?:{_REFERENCE.pattern})"|'(?:{_REFERENCE.pattern})'""")
@@ -2155,6 +2156,12 @@ def _ends_line(text: str, at: int) -> bool:
     return at == len(text) or text[at] in "\r\n\x00" or text.startswith("\\n", at)
 
 
+def _past_blanks(text: str, at: int) -> int:
+    """The position after the spaces and tabs at ``at``."""
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at
+
 # Two forms found from a colon, in one search (a colon is a literal the regex engine skips to; each form alone was a
 # pass of its own): a password's label inside a line (``login failed for bob. Password: hunter2``), and a
 # PostgreSQL password file's line (``HOST:PORT:DATABASE:USER:PASSWORD``), found from the colon before its port.
@@ -3185,10 +3192,31 @@ def _redis_password(text: str, match: re.Match[str], found: list[Finding]) -> No
     if _CONFIG_SET.search(head) is None and not (
             _starts_a_line(text, match.start()) and _ends_line(text, match.end())):
         return
-    if _heading(text, match.start(1), match.end(1), match.span(group)):
+    if _heading(text, match.start(1), match.end(1), match.span(group)) or _prose_after_name(text, match.span(group)):
         return
     if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
         found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+
+
+_PROSE_WORDS: Final[frozenset[str]] = frozenset({
+    "with", "to", "and", "or", "the", "a", "an", "in", "on", "at", "for", "from", "by", "via", "as", "if", "then",
+    "when", "but", "is", "was", "will", "can", "must", "should", "this", "that", "it"})
+"""English words a sentence puts after a redis password's name (``run CONFIG SET requirepass with the new value``),
+never a password a command gives there with more words after it (:func:`_prose_after_name`)."""
+
+
+def _prose_after_name(text: str, span: tuple[int, int]) -> bool:
+    """Rules version 16: whether the value ``span`` after redis's password name (``CONFIG SET requirepass VALUE``)
+    is a sentence's word: bare, one of :data:`_PROSE_WORDS`, and another word after it on its line. A command's
+    value is a word the user chose, and a command setting one pair ends after it (``CONFIG SET requirepass to``, a
+    quoted ``"with"``, and ``CONFIG SET requirepass with 3`` are still taken; redis-cli's prompt and shell line are
+    read as commands by :func:`_config_set_pairs` whatever they hold)."""
+    if text[span[0] : span[1]] not in _PROSE_WORDS or text[span[0] - 1 : span[0]] in ("\"", "'"):
+        return False
+    at = span[1]
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at > span[1] and at < len(text) and ("a" <= text[at] <= "z" or "A" <= text[at] <= "Z")
 
 
 def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) -> None:
@@ -3209,7 +3237,7 @@ def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) 
                 return
             at = master.end()
         span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
-        if span is not None and (_heading(text, start, match.end(), span) or (
+        if span is not None and (_heading(text, start, match.end(), span) or _prose_after_name(text, span) or (
                 sentinel and _hand_written_words(text, start, match.end(), span))):
             return
     if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
@@ -3938,6 +3966,9 @@ class CredentialsDetector:
             self._bare_keys(text, deadline, found)
         self._pairs(text, deadline, found)
         self._encoded_pairs(text, deadline, found)
+        # Rules version 16: an empty value is no credential (``requirepass ""``, ``CONFIG SET masterauth ''``: redis
+        # reads no password); its span would have put a token where nothing was, as data's "" never is.
+        found = [finding for finding in found if finding.end > finding.start]
         found.sort()
         return found
 
@@ -5399,12 +5430,17 @@ class CredentialsDetector:
                 if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS:
                     found.append(Finding(span[0], span[1], TOKEN, NAME))
                 continue
+            start = match.start("value")
+            if value[0] == ":" and text[start - 1] == ":":  # rules version 16: NAME::X, the value after both colons
+                start = _past_blanks(text, start + 1)  # (key::value, a cell sqlite3's list mode prints, is a word)
+                value = text[start : match.end("value")]
+                if not value:
+                    continue
             if value in ALREADY_TOKENS or value in _LEFT_LINE_VALUES or _QUOTED_REFERENCE.fullmatch(value):
                 continue
-            if ordinary_text_member(text, match.group("name"), match.start("name"), match.start("value"),
-                                    match.end("value")):
+            if ordinary_text_member(text, match.group("name"), match.start("name"), start, match.end("value")):
                 continue  # key: menu.title (ordinary.py)
-            found.append(Finding(match.start("value"), match.end("value"), TOKEN, NAME))
+            found.append(Finding(start, match.end("value"), TOKEN, NAME))
 
     def _scheme(
         self,
