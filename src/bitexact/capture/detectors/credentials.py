@@ -3543,15 +3543,15 @@ def _redis_raw_reply(
 
 
 def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline,
-                 bare: bool = False) -> int:
+                 bare: bool = False, names: list[str] | None = None) -> int:
     """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt; rules
     version 14: or an item numbered 1 again, the next reply's first): with ``listing`` (``ACL LIST``), each item's
     ACL rules' passwords; else its items as name, value, name, value..., the value after a credential name
     (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings (its lines indented past the
     item's number) with it. Returns where the reply ends. ``bare``: a reply no command line stands above
     (:func:`_redis_bare_replies`), whose names are one word each (fp26: a prose list's ``1) "Use an API key"`` names no
-    configuration parameter)."""
-    index, width, taking = 0, 0, False
+    configuration parameter). ``names`` (not with ``listing``): each finding's name, in order (rules version 16)."""
+    index, width, taking, name = 0, 0, False, ""
     while at < len(text):
         deadline.check()
         item = _REDIS_ITEM.match(text, at)
@@ -3570,8 +3570,11 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
             elif index % 2 == 1 and not nested:
                 taking = is_credential_name(value) or value == _REDIS_HASHES
                 taking = taking and not (bare and _holds_blank(value))
+                name = value
             elif taking and value and value not in ALREADY_TOKENS:
                 found.append(Finding(item.start(2), item.end(2), TOKEN, NAME))
+                if names is not None:
+                    names.append(name)
         at = item.end() + 1
         if text[item.end() : at] != "\n":
             return item.end()
@@ -3689,6 +3692,9 @@ _FIELD_NAME_SECRET_WORDS: Final[frozenset[str]] = frozenset({
 """Words a field's name of two or more words may hold besides :data:`_FIELD_NAME_WORDS` (``password_confirmation``,
 ``client_secret``): alone, each is a password people use."""
 _FIELD_NAME_PARTS = re.compile(r"[_\- ]")
+_FIELD_NAME_SPLIT = re.compile(r"([_\- ])")
+_FIELD_NAME = re.compile(r"[A-Za-z]{1,24}+(?:[_\- ][A-Za-z]{1,24}+){0,3}+")
+"""A prose list's field name, as :func:`_names_another_field` reads it: one to four words of letters."""
 
 
 def _names_another_field(name: str, value: str) -> bool:
@@ -3697,42 +3703,24 @@ def _names_another_field(name: str, value: str) -> bool:
     joined by ``_``, ``-`` or a blank that may include :data:`_FIELD_NAME_SECRET_WORDS`, all in lower case or each
     capitalized (``email``, ``password_confirmation``, ``Email Address``), and not ``name`` again (a password that is
     its own field's name is a password)."""
-    if not value or len(value) > 48 or ascii_lower(value) == ascii_lower(name):
+    if _FIELD_NAME.fullmatch(value) is None:  # a digit, a symbol, five words: a value (most secrets stop here)
         return False
-    words = _FIELD_NAME_PARTS.split(value)
-    if len(words) > 4 or not all(word.isascii() and word.isalpha() for word in words):
+    lower = ascii_lower(value)
+    if lower == ascii_lower(name):
         return False
-    if value != ascii_lower(value) and any(word != word[:1].upper() + ascii_lower(word[1:]) for word in words):
+    words = _FIELD_NAME_PARTS.split(lower)
+    if value != lower and value != "".join(part[:1].upper() + part[1:] for part in _FIELD_NAME_SPLIT.split(lower)):
         return False  # mixed case (hUnter, HUNTER) is no field's name in prose
     if len(words) == 1:
-        return ascii_lower(value) in _FIELD_NAME_WORDS
-    return all(ascii_lower(word) in _FIELD_NAME_WORDS or ascii_lower(word) in _FIELD_NAME_SECRET_WORDS
-               for word in words)
+        return lower in _FIELD_NAME_WORDS
+    return all(word in _FIELD_NAME_WORDS or word in _FIELD_NAME_SECRET_WORDS for word in words)
 
 
-def _secrets_of_a_pasted_reply(text: str, start: int, taken: list[Finding], deadline: Deadline) -> list[Finding]:
-    """Rules version 16: of what :func:`_redis_pairs` took from the bare reply at ``start`` (not in redis-cli's shape),
-    the values that are no other field's name (:func:`_names_another_field`) under the name above them. A value a
-    nested array holds (its lines indented past the item's number) is taken as :func:`_redis_pairs` took it."""
-    names: dict[int, str] = {}  # each top-level value's start: the name above it
-    index, width, name, at = 0, 0, "", start
-    while (item := _REDIS_ITEM.match(text, at)) is not None:
-        deadline.check()
-        if index == 0 or len(item.group(1)) <= width:  # as _redis_pairs counts items (a nested line is none)
-            if index > 0 and item.group(1).lstrip(" \t") == "1) ":
-                break
-            index += 1
-            width = len(item.group(1))
-            if index % 2 == 1:
-                name = item.group(2) or ""
-            elif item.group(2) is not None:
-                names[item.start(2)] = name
-        at = item.end() + 1
-        if text[item.end() : at] != "\n":
-            break
-    return [finding for finding in taken
-            if finding.start not in names
-            or not _names_another_field(names[finding.start], text[finding.start : finding.end])]
+def _secrets_of_a_pasted_reply(taken: list[Finding], names: list[str], text: str) -> list[Finding]:
+    """Rules version 16: of what :func:`_redis_pairs` took from a bare reply not in redis-cli's shape (``names``: the
+    name each value was taken under), the values that are no other field's name (:func:`_names_another_field`)."""
+    return [finding for finding, name in zip(taken, names)
+            if not _names_another_field(name, text[finding.start : finding.end])]
 
 
 def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -3750,7 +3738,8 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
         if line == 0 or text[line - 1] in "\n\x00":
             listing = _ACL_LISTED.match(text, after) is not None
             taken: list[Finding] = []
-            end = _redis_pairs(text, line, listing, taken, deadline, bare=True)
+            names: list[str] = []
+            end = _redis_pairs(text, line, listing, taken, deadline, bare=True, names=names)
             after = max(after, end)
             if taken:  # asked only of a reply that took a value
                 verb = _verb_above(text, line)
@@ -3759,7 +3748,7 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
                 elif listing or verb is not None or _printed_by_redis_cli(text, line, end):
                     found.extend(taken)
                 else:  # rules version 16: indented, a sentence after it, an odd count: its secrets still
-                    found.extend(_secrets_of_a_pasted_reply(text, line, taken, deadline))
+                    found.extend(_secrets_of_a_pasted_reply(taken, names, text))
         at = text.find(_REDIS_FIRST_ITEM, after)
 
 
