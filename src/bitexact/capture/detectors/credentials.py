@@ -3639,7 +3639,8 @@ def _printed_by_redis_cli(text: str, start: int, end: int) -> bool:
     printed it (7.0.15: ``CONFIG GET`` and ``HGETALL`` print pairs, their numbers right-aligned to the width of the
     last one's, nothing but replies, prompts and commands after them) or names one of :data:`_REDIS_REPLY_NAMES`.
     A numbered list in prose (``1) "password"`` / ``2) "email"`` / ``3) "name"``; indented; a sentence after it) is
-    none: its items are field names, not names over values."""
+    none: its items are field names, not names over values (rules version 16: such a reply's values are still read,
+    :func:`_secrets_of_a_pasted_reply`)."""
     items: list[re.Match[str]] = []
     at = start
     while at < end and (item := _REDIS_ITEM.match(text, at)) is not None:
@@ -3727,7 +3728,9 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
     """Each reply of redis-cli's numbered lines (:func:`_redis_pairs`) whose first item ``1) "`` opens its line,
     whatever stands above it; ``ACL LIST``'s when its first string reads as ACL LIST's line (:data:`_ACL_LISTED`,
     :func:`_acl_secrets`). With nothing above to name the command, a name holding a blank is none, and under a
-    command whose reply lists members (:data:`_MEMBER_VERBS`) nothing is read (fp26)."""
+    command whose reply lists members (:data:`_MEMBER_VERBS`) nothing is read (fp26). A reply not in redis-cli's
+    shape (:func:`_printed_by_redis_cli`: indented, a sentence after it) keeps what it took but another field's name
+    (rules version 16, :func:`_secrets_of_a_pasted_reply`; version 15 kept nothing of it)."""
     at = text.find(_REDIS_FIRST_ITEM)
     while at != -1:
         deadline.check()
