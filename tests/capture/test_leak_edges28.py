@@ -4,7 +4,8 @@
    markdown code block of four spaces, nested under a list item, a tab) or followed by a sentence: version 15 read
    such a reply only in redis-cli's own shape (test_leak_edges26) and stored ``4) "hunter2"`` under ``3) "password"``
    as it was. Version 16 takes, in any such reply, a value under a credential name unless it reads as another
-   field's name in a prose list (``email``, ``password_confirmation``: test_false_positives28 keeps those).
+   field's name in a prose list (``email``, ``password_confirmation``: test_false_positives28 keeps those); and a
+   paste indented past 9 blanks (a code block under a nested list item), which no version read, up to 16.
 
 The replies are real: redis-cli 7.0.15 ``--no-raw`` against redis-server 7.0.15 on loopback, indented and annotated as
 a user would paste them (tests/capture/data/README.md).
@@ -62,6 +63,13 @@ def test_replies_pasted_into_a_markdown_note() -> None:
     ('  1) "password"\n  2) "Tr0ub4dor&3"\n  3) "name"\n', f'  1) "password"\n  2) "{T}"\n  3) "name"\n'),
     ('  1) "token"\n  2) 1) "tk-a1"\n     2) "tk-b2"\nThose were all.\n',
      f'  1) "token"\n  2) 1) "{T}"\n     2) "{T}"\nThose were all.\n'),
+    # a code block under a nested list item (12 blanks), and a reply of ten items padded past it (16)
+    ('- step one\n  - the hash:\n\n            1) "name"\n            2) "al"\n            3) "password"\n'
+     '            4) "hunter2"\n\n  - step two\n',
+     '- step one\n  - the hash:\n\n            1) "name"\n            2) "al"\n            3) "password"\n'
+     f'            4) "{T}"\n\n  - step two\n'),
+    ("".join(f"{' ' * 14}{n}) \"f{n}\"\n" for n in range(1, 9)) + '              9) "password"\n             10) "pw-10"\nDone.\n',
+     "".join(f"{' ' * 14}{n}) \"f{n}\"\n" for n in range(1, 9)) + f'              9) "password"\n             10) "{T}"\nDone.\n'),
     # CRLF, as a Windows editor saves the note
     ('    1) "api_key"\r\n    2) "ak_91x"\r\nThat was it.\r\n', f'    1) "api_key"\r\n    2) "{T}"\r\nThat was it.\r\n'),
 ])
