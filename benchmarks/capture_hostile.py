@@ -283,12 +283,14 @@ LATEST_FRAGMENTS = (
 FRAGMENTS += LATEST_FRAGMENTS
 V15_FRAGMENTS = LATEST_FRAGMENTS
 # Rules version 16 (``--latest`` runs these rows alone): bare replies not in redis-cli's shape read again (indented, a
-# sentence after: a finding every pair, a long reply of them, a field's name after each name, a nested array), an
-# empty value, a sentence's word after CONFIG SET's name, NAME::VALUE lines.
+# sentence after: a finding every pair, a long reply of them, a field's name after each name, a nested array; 16
+# blanks before a first item, more than are read back, a first item that opens none), an empty value, a sentence's
+# word after CONFIG SET's name, NAME::VALUE lines.
 LATEST_FRAGMENTS = (
     '    1) "password"\n    2) "a1"\nb\n', '  1) "password"\n' + '  2) "a1"\n  3) "password"\n' * 2000 + "b\n",
     '  1) "password"\n  2) "email"\nb\n', '  1) "password"\n' + '  2) "refresh_token"\n  3) "password"\n' * 2000 + "b\n",
     '  1) "token"\n  2) 1) "a1"\n' + '     2) "b2"\n' * 2000 + "c\n",
+    " " * 16 + '1) "password"\n' + " " * 16 + '2) "a1"\nb\n', " " * 20 + '1) "a"\n', " " * 16 + '1) "\n',
     'requirepass ""\n', "\nCONFIG SET requirepass with the a\n", "\npassword::a\n", "\nkey::" + ":" * 3000 + "\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):

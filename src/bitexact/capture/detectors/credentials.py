@@ -3751,10 +3751,11 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
                 verb = _verb_above(text, line)
                 if verb in _MEMBER_VERBS:
                     pass
-                elif listing or verb is not None or _printed_by_redis_cli(text, line, end):
+                elif listing or verb is not None:
                     found.extend(taken)
-                else:  # rules version 16: indented, a sentence after it, an odd count: its secrets still
-                    found.extend(_secrets_of_a_pasted_reply(taken, names, text))
+                else:  # rules version 16: in any shape its secrets; a field's name only in redis-cli's shape
+                    kept = _secrets_of_a_pasted_reply(taken, names, text)
+                    found.extend(taken if len(kept) < len(taken) and _printed_by_redis_cli(text, line, end) else kept)
         at = text.find(_REDIS_FIRST_ITEM, after)
 
 
