@@ -3721,8 +3721,9 @@ def _names_another_field(name: str, value: str) -> bool:
 
 
 def _secrets_of_a_pasted_reply(taken: list[Finding], names: list[str], text: str) -> list[Finding]:
-    """Rules version 16: of what :func:`_redis_pairs` took from a bare reply not in redis-cli's shape (``names``: the
-    name each value was taken under), the values that are no other field's name (:func:`_names_another_field`)."""
+    """Rules version 16: of what :func:`_redis_pairs` took from a bare reply (``names``: the name each value was taken
+    under), the values that are no other field's name (:func:`_names_another_field`): what is taken whatever the
+    reply's shape (indented, a sentence after it); the rest only in redis-cli's (:func:`_printed_by_redis_cli`)."""
     return [finding for finding, name in zip(taken, names)
             if not _names_another_field(name, text[finding.start : finding.end])]
 
