@@ -40,6 +40,8 @@ T = "[CREDENTIAL]"
     'Ask for:\n1) "pin"\n2) "phone number"\nin that order.\n',
     'Columns:\n\t1) "password"\n\t2) "salt"\n\t3) "algorithm"\n',
     'Login form:\n  1) "username"\n  2) "password"\n  3) "remember_me"\nThen submit.\n',
+    'The user record holds:\n    1) "password_hash"\n    2) "mfa_enabled"\n    3) "totp_secret"\n    4) "avatar_url"\n'
+    'and nothing else.\n',
 ])
 def test_a_prose_list_of_field_names_is_left(text: str) -> None:
     assert scrubbed(text) == text

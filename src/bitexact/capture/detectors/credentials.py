@@ -3686,8 +3686,10 @@ _FIELD_NAME_WORDS: Final[frozenset[str]] = frozenset({
     "url", "uri", "website", "redirect", "callback", "avatar", "photo", "bio", "description", "status", "created",
     "updated", "expires", "expiry", "at", "time", "timestamp", "session", "grant", "nonce", "host", "hostname", "port",
     "database", "salt", "hash", "algorithm", "locale", "language", "timezone", "terms", "consent", "captcha",
-    "signature", "certificate", "fingerprint", "domain", "tenant", "endpoint", "in", "on", "by", "to", "of", "for",
-    "and", "or"})
+    "signature", "certificate", "fingerprint", "domain", "tenant", "endpoint", "mfa", "totp", "ssn", "profile",
+    "picture", "image", "homepage", "job", "department", "team", "plan", "tier", "notes", "comment", "message",
+    "subject", "label", "field", "value", "card", "cvv", "ip", "device", "version", "enabled", "active", "verified",
+    "in", "on", "by", "to", "of", "for", "and", "or"})
 """Words a prose list's field names are made of (``email``, ``first_name``, ``Refresh Token``), none a password people
 use: a word this list lacks (``foobared``, redis's own example password; ``secret``, ``changeme``, ``letmein``,
 ``admin``, ``guest``) after a credential name is taken (a leaked password is worse than a redacted word)."""
