@@ -2162,6 +2162,7 @@ def _past_blanks(text: str, at: int) -> int:
         at += 1
     return at
 
+
 # Two forms found from a colon, in one search (a colon is a literal the regex engine skips to; each form alone was a
 # pass of its own): a password's label inside a line (``login failed for bob. Password: hunter2``), and a
 # PostgreSQL password file's line (``HOST:PORT:DATABASE:USER:PASSWORD``), found from the colon before its port.
@@ -3213,10 +3214,8 @@ def _prose_after_name(text: str, span: tuple[int, int]) -> bool:
     read as commands by :func:`_config_set_pairs` whatever they hold)."""
     if text[span[0] : span[1]] not in _PROSE_WORDS or text[span[0] - 1 : span[0]] in ("\"", "'"):
         return False
-    at = span[1]
-    while at < len(text) and text[at] in " \t":
-        at += 1
-    return at > span[1] and at < len(text) and ("a" <= text[at] <= "z" or "A" <= text[at] <= "Z")
+    at = _past_blanks(text, span[1])
+    return span[1] < at < len(text) and ("a" <= text[at] <= "z" or "A" <= text[at] <= "Z")
 
 
 def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) -> None:
