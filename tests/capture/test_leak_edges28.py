@@ -55,6 +55,8 @@ def test_replies_pasted_into_a_markdown_note() -> None:
     ('1) "password"\n2) "secret"\nThat was it.\n', f'1) "password"\n2) "{T}"\nThat was it.\n'),
     ('1) "password"\n2) "password"\nThat was it.\n', f'1) "password"\n2) "{T}"\nThat was it.\n'),
     ('  1) "password"\n  2) "changeme"\n', f'  1) "password"\n  2) "{T}"\n'),
+    # a word field names join (created_at, expires_in), alone
+    ('  1) "password"\n  2) "at"\nThat was it.\n', f'  1) "password"\n  2) "{T}"\nThat was it.\n'),
     # a field's name in a case no prose list writes it, a phrase, digits
     ('  1) "password"\n  2) "EMAIL"\n', f'  1) "password"\n  2) "{T}"\n'),
     ('  1) "password"\n  2) "correct horse battery staple"\nok\n', f'  1) "password"\n  2) "{T}"\nok\n'),

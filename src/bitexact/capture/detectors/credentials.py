@@ -3676,26 +3676,27 @@ def _prose_line(text: str, at: int) -> bool:
 # a value: v15 stored ``    3) "password"`` / ``    4) "hunter2"`` in the clear. What a prose list of quoted field names
 # puts after ``"password"`` is another field's name (``email``, ``username``), a word of :data:`_FIELD_NAME_WORDS`.
 _FIELD_NAME_WORDS: Final[frozenset[str]] = frozenset({
-    "email", "e", "mail", "address", "username", "user", "login", "name", "first", "last", "full", "middle", "given",
+    "email", "mail", "address", "username", "user", "login", "name", "first", "last", "full", "middle", "given",
     "family", "display", "nickname", "phone", "mobile", "number", "telephone", "id", "uid", "account", "role", "roles",
     "group", "groups", "scope", "scopes", "refresh", "access", "token", "tokens", "type", "key", "keys", "api",
     "client", "code", "otp", "pin", "confirm", "confirmation", "repeat", "verify", "verification", "new", "old",
-    "current", "hint", "question", "answer", "remember", "me", "street", "city", "state", "country", "zip", "postcode",
+    "current", "hint", "question", "answer", "remember", "street", "city", "state", "country", "zip", "postcode",
     "postal", "region", "date", "birth", "birthday", "dob", "age", "gender", "title", "company", "organization",
     "url", "uri", "website", "redirect", "callback", "avatar", "photo", "bio", "description", "status", "created",
-    "updated", "expires", "expiry", "at", "time", "timestamp", "session", "grant", "nonce", "host", "hostname", "port",
+    "updated", "expires", "expiry", "time", "timestamp", "session", "grant", "nonce", "host", "hostname", "port",
     "database", "salt", "hash", "algorithm", "locale", "language", "timezone", "terms", "consent", "captcha",
     "signature", "certificate", "fingerprint", "domain", "tenant", "endpoint", "mfa", "totp", "ssn", "profile",
     "picture", "image", "homepage", "job", "department", "team", "plan", "tier", "notes", "comment", "message",
-    "subject", "label", "field", "value", "card", "cvv", "ip", "device", "version", "enabled", "active", "verified",
-    "in", "on", "by", "to", "of", "for", "and", "or"})
+    "subject", "label", "field", "value", "card", "cvv", "ip", "device", "version", "enabled", "active", "verified"})
 """Words a prose list's field names are made of (``email``, ``first_name``, ``Refresh Token``), none a password people
 use: a word this list lacks (``foobared``, redis's own example password; ``secret``, ``changeme``, ``letmein``,
 ``admin``, ``guest``) after a credential name is taken (a leaked password is worse than a redacted word)."""
-_FIELD_NAME_SECRET_WORDS: Final[frozenset[str]] = frozenset({
-    "password", "passwd", "pass", "passphrase", "secret", "auth", "credential", "credentials"})
+_FIELD_NAME_INNER_WORDS: Final[frozenset[str]] = frozenset({
+    "password", "passwd", "pass", "passphrase", "secret", "auth", "credential", "credentials",
+    "e", "me", "at", "in", "on", "by", "to", "of", "for", "and", "or"})
 """Words a field's name of two or more words may hold besides :data:`_FIELD_NAME_WORDS` (``password_confirmation``,
-``client_secret``): alone, each is a password people use."""
+``client_secret``, ``e-mail``, ``remember_me``, ``created_at``, ``expires_in``): alone, each is a password people
+use or no field's name."""
 _FIELD_NAME_PARTS = re.compile(r"[_\- ]")
 _FIELD_NAME_SPLIT = re.compile(r"([_\- ])")
 _FIELD_NAME = re.compile(r"[A-Za-z]{1,24}+(?:[_\- ][A-Za-z]{1,24}+){0,3}+")
@@ -3705,7 +3706,7 @@ _FIELD_NAME = re.compile(r"[A-Za-z]{1,24}+(?:[_\- ][A-Za-z]{1,24}+){0,3}+")
 def _names_another_field(name: str, value: str) -> bool:
     """Whether ``value``, after the credential name ``name`` in a numbered list no command stands above, reads as
     another field's name in prose, not the value of ``name``: a word of :data:`_FIELD_NAME_WORDS`, or two to four
-    joined by ``_``, ``-`` or a blank that may include :data:`_FIELD_NAME_SECRET_WORDS`, all in lower case or each
+    joined by ``_``, ``-`` or a blank that may include :data:`_FIELD_NAME_INNER_WORDS`, all in lower case or each
     capitalized (``email``, ``password_confirmation``, ``Email Address``), and not ``name`` again (a password that is
     its own field's name is a password)."""
     if _FIELD_NAME.fullmatch(value) is None:  # a digit, a symbol, five words: a value (most secrets stop here)
@@ -3718,7 +3719,7 @@ def _names_another_field(name: str, value: str) -> bool:
         return False  # mixed case (hUnter, HUNTER) is no field's name in prose
     if len(words) == 1:
         return lower in _FIELD_NAME_WORDS
-    return all(word in _FIELD_NAME_WORDS or word in _FIELD_NAME_SECRET_WORDS for word in words)
+    return all(word in _FIELD_NAME_WORDS or word in _FIELD_NAME_INNER_WORDS for word in words)
 
 
 def _secrets_of_a_pasted_reply(taken: list[Finding], names: list[str], text: str) -> list[Finding]:
