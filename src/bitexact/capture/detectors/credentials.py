@@ -3709,6 +3709,8 @@ def _names_another_field(name: str, value: str) -> bool:
     joined by ``_``, ``-`` or a blank that may include :data:`_FIELD_NAME_INNER_WORDS`, all in lower case or each
     capitalized (``email``, ``password_confirmation``, ``Email Address``), and not ``name`` again (a password that is
     its own field's name is a password)."""
+    if value in _FIELD_NAME_WORDS:  # a prose list's usual word (email), one set lookup
+        return value != ascii_lower(name)
     if _FIELD_NAME.fullmatch(value) is None:  # a digit, a symbol, five words: a value (most secrets stop here)
         return False
     lower = ascii_lower(value)
