@@ -283,6 +283,18 @@ LATEST_FRAGMENTS = (
     '1) "password"\n2) "a"\nb\n', '1) "password"\n2) "a"\n3) "b"\n', '  1) "password"\n  2) "a"\n',
     '1) "password"\n' + '2) "a"\n3) "b"\n' * 50 + "c\n")
 FRAGMENTS += LATEST_FRAGMENTS
+V15_FRAGMENTS = LATEST_FRAGMENTS
+# Rules version 16 (``--latest`` runs these rows alone): bare replies not in redis-cli's shape read again (indented, a
+# sentence after: a finding every pair, a long reply of them, a field's name after each name, a nested array; 16
+# blanks before a first item, more than are read back, a first item that opens none), an empty value, a sentence's
+# word after CONFIG SET's name, NAME::VALUE lines.
+LATEST_FRAGMENTS = (
+    '    1) "password"\n    2) "a1"\nb\n', '  1) "password"\n' + '  2) "a1"\n  3) "password"\n' * 2000 + "b\n",
+    '  1) "password"\n  2) "email"\nb\n', '  1) "password"\n' + '  2) "refresh_token"\n  3) "password"\n' * 2000 + "b\n",
+    '  1) "token"\n  2) 1) "a1"\n' + '     2) "b2"\n' * 2000 + "c\n",
+    " " * 16 + '1) "password"\n' + " " * 16 + '2) "a1"\nb\n', " " * 20 + '1) "a"\n', " " * 16 + '1) "\n',
+    'requirepass ""\n', "\nCONFIG SET requirepass with the a\n", "\npassword::a\n", "\nkey::" + ":" * 3000 + "\n")
+FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few
 # characters (each mapped back), a credential's every character coloured, OSC bodies unterminated before a line's
@@ -324,7 +336,7 @@ LATEST_OBJECTS: tuple[tuple[object, ...], ...] = (
     ({f"\x1b[{n}mtoken\x1b[0m": "a" for n in range(2000)},))
 OBJECTS += LATEST_OBJECTS
 V14_OBJECTS = LATEST_OBJECTS
-LATEST_OBJECTS = ()  # rules version 15 adds no object's row
+LATEST_OBJECTS = ()  # rules version 15 adds no object's row, nor does 16
 
 
 # Session 25: a URL nested in a query value (plain, encoded, encoded twice) and a "?" inside a query.

@@ -38,7 +38,7 @@ ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
 ENV_MAX_BODY: Final[str] = "BITEXACT_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES: Final[int] = 64 << 20
 """A field the policy would scan is withheld, unscanned, past this many bytes (``BITEXACT_MAX_BODY_BYTES``)."""
-POLICY_VERSION: Final[int] = 15
+POLICY_VERSION: Final[int] = 16
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
 forms; 3: commands' password flags, .netrc entries, CDATA sections; 4: a credential flag's value as an argv
@@ -88,7 +88,11 @@ redis's names capitalized or in upper case; 15: sqlite3's ``tcl`` and ``ascii`` 
 more than one character, insert mode read by a ``CREATE TABLE`` over many lines, redis.conf's and sentinel.conf's
 password names in a mixed case (``rEquirepass``) and ``CONFIG SET``'s every pair in any case; and, found no more, a
 numbered list of quoted words in prose not in redis-cli's shape (a sentence after it, an odd count, indented) and
-a field's declaration in code, redis's names not in lower case over a type (``RequirePass *string``))
+a field's declaration in code, redis's names not in lower case over a type (``RequirePass *string``); 16: such a
+numbered list's values under a credential name when it is redis-cli's reply pasted (indented, a sentence after it),
+unless a value reads as another field's name (``email``, ``password_confirmation``); and, found no more, an empty
+value (``requirepass ""``, ``password: ""``), a sentence's word after ``CONFIG SET requirepass`` (``with the new
+value``) and ``NAME::VALUE``'s second colon (a bare ``key``'s ``key::value`` left))
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

@@ -324,9 +324,10 @@ _REFERENCE = re.compile(
 is left whole (``TOKEN=${GITHUB_TOKEN}`` lost all but its closing ``}`` to a malformed ``[CREDENTIAL]}``)."""
 _AFTER_REFERENCE: Final[str] = " \t\r\n&;,\"'<>#)]}\x00\\"
 _LEFT_LINE_VALUES: Final[frozenset[str]] = frozenset(
-    {"true", "false", "True", "False", "TRUE", "FALSE", "null", "Null", "NULL", "~"})
+    {"true", "false", "True", "False", "TRUE", "FALSE", "null", "Null", "NULL", "~", '""', "''"})
 """A ``NAME: VALUE`` line's values that hold no secret: YAML's booleans and nulls
-(``automountServiceAccountToken: false``), left as in data."""
+(``automountServiceAccountToken: false``), and (rules version 16) its empty strings (``password: ""``), left as in
+data."""
 
 
 _QUOTED_REFERENCE = re.compile(rf"""(?:{_REFERENCE.pattern})|"(?:{_REFERENCE.pattern})"|'(?:{_REFERENCE.pattern})'""")
@@ -2155,6 +2156,13 @@ def _ends_line(text: str, at: int) -> bool:
     return at == len(text) or text[at] in "\r\n\x00" or text.startswith("\\n", at)
 
 
+def _past_blanks(text: str, at: int) -> int:
+    """The position after the spaces and tabs at ``at``."""
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at
+
+
 # Two forms found from a colon, in one search (a colon is a literal the regex engine skips to; each form alone was a
 # pass of its own): a password's label inside a line (``login failed for bob. Password: hunter2``), and a
 # PostgreSQL password file's line (``HOST:PORT:DATABASE:USER:PASSWORD``), found from the colon before its port.
@@ -3185,10 +3193,29 @@ def _redis_password(text: str, match: re.Match[str], found: list[Finding]) -> No
     if _CONFIG_SET.search(head) is None and not (
             _starts_a_line(text, match.start()) and _ends_line(text, match.end())):
         return
-    if _heading(text, match.start(1), match.end(1), match.span(group)):
+    if _heading(text, match.start(1), match.end(1), match.span(group)) or _prose_after_name(text, match.span(group)):
         return
     if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
         found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+
+
+_PROSE_WORDS: Final[frozenset[str]] = frozenset({
+    "with", "to", "and", "or", "the", "a", "an", "in", "on", "at", "for", "from", "by", "via", "as", "if", "then",
+    "when", "but", "is", "was", "will", "can", "must", "should", "this", "that", "it"})
+"""English words a sentence puts after a redis password's name (``run CONFIG SET requirepass with the new value``),
+never a password a command gives there with more words after it (:func:`_prose_after_name`)."""
+
+
+def _prose_after_name(text: str, span: tuple[int, int]) -> bool:
+    """Rules version 16: whether the value ``span`` after redis's password name (``CONFIG SET requirepass VALUE``)
+    is a sentence's word: bare, one of :data:`_PROSE_WORDS`, and another word after it on its line. A command's
+    value is a word the user chose, and a command setting one pair ends after it (``CONFIG SET requirepass to``, a
+    quoted ``"with"``, and ``CONFIG SET requirepass with 3`` are still taken; redis-cli's prompt and shell line are
+    read as commands by :func:`_config_set_pairs` whatever they hold)."""
+    if text[span[0] : span[1]] not in _PROSE_WORDS or text[span[0] - 1 : span[0]] in ("\"", "'"):
+        return False
+    at = _past_blanks(text, span[1])
+    return span[1] < at < len(text) and ("a" <= text[at] <= "z" or "A" <= text[at] <= "Z")
 
 
 def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) -> None:
@@ -3209,7 +3236,7 @@ def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) 
                 return
             at = master.end()
         span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
-        if span is not None and (_heading(text, start, match.end(), span) or (
+        if span is not None and (_heading(text, start, match.end(), span) or _prose_after_name(text, span) or (
                 sentinel and _hand_written_words(text, start, match.end(), span))):
             return
     if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
@@ -3515,15 +3542,15 @@ def _redis_raw_reply(
 
 
 def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline,
-                 bare: bool = False) -> int:
+                 bare: bool = False, names: list[str] | None = None) -> int:
     """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt; rules
     version 14: or an item numbered 1 again, the next reply's first): with ``listing`` (``ACL LIST``), each item's
     ACL rules' passwords; else its items as name, value, name, value..., the value after a credential name
     (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings (its lines indented past the
     item's number) with it. Returns where the reply ends. ``bare``: a reply no command line stands above
     (:func:`_redis_bare_replies`), whose names are one word each (fp26: a prose list's ``1) "Use an API key"`` names no
-    configuration parameter)."""
-    index, width, taking = 0, 0, False
+    configuration parameter). ``names`` (not with ``listing``): each finding's name, in order (rules version 16)."""
+    index, width, taking, name = 0, 0, False, ""
     while at < len(text):
         deadline.check()
         item = _REDIS_ITEM.match(text, at)
@@ -3542,8 +3569,11 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
             elif index % 2 == 1 and not nested:
                 taking = is_credential_name(value) or value == _REDIS_HASHES
                 taking = taking and not (bare and _holds_blank(value))
+                name = value
             elif taking and value and value not in ALREADY_TOKENS:
                 found.append(Finding(item.start(2), item.end(2), TOKEN, NAME))
+                if names is not None:
+                    names.append(name)
         at = item.end() + 1
         if text[item.end() : at] != "\n":
             return item.end()
@@ -3554,7 +3584,10 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
 # cmds.txt``, a script's output: 7.0.15 prints ``1) "requirepass"`` / ``2) "x"`` for each command, one after another):
 # found from a first item's ``1) "`` opening its line (right-aligned by blanks), read as a reply at the prompt is.
 _REDIS_FIRST_ITEM: Final[str] = '1) "'
-_MAX_ITEM_ALIGN: Final[int] = 9
+_MAX_ITEM_ALIGN: Final[int] = 16
+"""The blanks read back before a first item's ``1) "``: redis-cli's padding (up to 8 for a reply of 10^9 items) and,
+under rules version 16, a paste's indent (a code block under a nested list item, ``- a`` / ``  - b`` / 12 blanks;
+version 15 read 9)."""
 _ACL_LISTED = re.compile(r"user [^\s\"\\]++ o(?:n|ff)[ \"]")
 """fp26: ACL LIST's line as redis-cli prints it (``user alice on #HASH ~* +@all``: ``user``, the name, ``on`` or
 ``off`` first; 7.0.15 writes each rule so), not any string opening ``user `` (``1) "user guide >= v2"``)."""
@@ -3608,7 +3641,8 @@ def _printed_by_redis_cli(text: str, start: int, end: int) -> bool:
     printed it (7.0.15: ``CONFIG GET`` and ``HGETALL`` print pairs, their numbers right-aligned to the width of the
     last one's, nothing but replies, prompts and commands after them) or names one of :data:`_REDIS_REPLY_NAMES`.
     A numbered list in prose (``1) "password"`` / ``2) "email"`` / ``3) "name"``; indented; a sentence after it) is
-    none: its items are field names, not names over values."""
+    none: its items are field names, not names over values (rules version 16: such a reply's values are still read,
+    :func:`_secrets_of_a_pasted_reply`)."""
     items: list[re.Match[str]] = []
     at = start
     while at < end and (item := _REDIS_ITEM.match(text, at)) is not None:
@@ -3637,11 +3671,74 @@ def _prose_line(text: str, at: int) -> bool:
     return line not in _REPLY_WORDS and "> " not in line
 
 
+# Rules version 16: a bare reply not in redis-cli's shape (:func:`_printed_by_redis_cli`: pasted indented in a markdown
+# code block or under a list item, a sentence after it) is still a reply when a value under a credential name reads as
+# a value: v15 stored ``    3) "password"`` / ``    4) "hunter2"`` in the clear. What a prose list of quoted field names
+# puts after ``"password"`` is another field's name (``email``, ``username``), a word of :data:`_FIELD_NAME_WORDS`.
+_FIELD_NAME_WORDS: Final[frozenset[str]] = frozenset({
+    "email", "mail", "address", "username", "user", "login", "name", "first", "last", "full", "middle", "given",
+    "family", "display", "nickname", "phone", "mobile", "number", "telephone", "id", "uid", "account", "role", "roles",
+    "group", "groups", "scope", "scopes", "refresh", "access", "token", "tokens", "type", "key", "keys", "api",
+    "client", "code", "otp", "pin", "confirm", "confirmation", "repeat", "verify", "verification", "new", "old",
+    "current", "hint", "question", "answer", "remember", "street", "city", "state", "country", "zip", "postcode",
+    "postal", "region", "date", "birth", "birthday", "dob", "age", "gender", "title", "company", "organization",
+    "url", "uri", "website", "redirect", "callback", "avatar", "photo", "bio", "description", "status", "created",
+    "updated", "expires", "expiry", "time", "timestamp", "session", "grant", "nonce", "host", "hostname", "port",
+    "database", "salt", "hash", "algorithm", "locale", "language", "timezone", "terms", "consent", "captcha",
+    "signature", "certificate", "fingerprint", "domain", "tenant", "endpoint", "mfa", "totp", "ssn", "profile",
+    "picture", "image", "homepage", "job", "department", "team", "plan", "tier", "notes", "comment", "message",
+    "subject", "label", "field", "value", "card", "cvv", "ip", "device", "version", "enabled", "active", "verified"})
+"""Words a prose list's field names are made of (``email``, ``first_name``, ``Refresh Token``), none a password people
+use: a word this list lacks (``foobared``, redis's own example password; ``secret``, ``changeme``, ``letmein``,
+``admin``, ``guest``) after a credential name is taken (a leaked password is worse than a redacted word)."""
+_FIELD_NAME_INNER_WORDS: Final[frozenset[str]] = frozenset({
+    "password", "passwd", "pass", "passphrase", "secret", "auth", "credential", "credentials",
+    "e", "me", "at", "in", "on", "by", "to", "of", "for", "and", "or"})
+"""Words a field's name of two or more words may hold besides :data:`_FIELD_NAME_WORDS` (``password_confirmation``,
+``client_secret``, ``e-mail``, ``remember_me``, ``created_at``, ``expires_in``): alone, each is a password people
+use or no field's name."""
+_FIELD_NAME_PARTS = re.compile(r"[_\- ]")
+_FIELD_NAME_SPLIT = re.compile(r"([_\- ])")
+_FIELD_NAME = re.compile(r"[A-Za-z]{1,24}+(?:[_\- ][A-Za-z]{1,24}+){0,3}+")
+"""A prose list's field name, as :func:`_names_another_field` reads it: one to four words of letters."""
+
+
+def _names_another_field(name: str, value: str) -> bool:
+    """Whether ``value``, after the credential name ``name`` in a numbered list no command stands above, reads as
+    another field's name in prose, not the value of ``name``: a word of :data:`_FIELD_NAME_WORDS`, or two to four
+    joined by ``_``, ``-`` or a blank that may include :data:`_FIELD_NAME_INNER_WORDS`, all in lower case or each
+    capitalized (``email``, ``password_confirmation``, ``Email Address``), and not ``name`` again (a password that is
+    its own field's name is a password)."""
+    if value in _FIELD_NAME_WORDS:  # a prose list's usual word (email), one set lookup
+        return value != ascii_lower(name)
+    if _FIELD_NAME.fullmatch(value) is None:  # a digit, a symbol, five words: a value (most secrets stop here)
+        return False
+    lower = ascii_lower(value)
+    if lower == ascii_lower(name):
+        return False
+    words = _FIELD_NAME_PARTS.split(lower)
+    if value != lower and value != "".join(part[:1].upper() + part[1:] for part in _FIELD_NAME_SPLIT.split(lower)):
+        return False  # mixed case (hUnter, HUNTER) is no field's name in prose
+    if len(words) == 1:
+        return lower in _FIELD_NAME_WORDS
+    return all(word in _FIELD_NAME_WORDS or word in _FIELD_NAME_INNER_WORDS for word in words)
+
+
+def _secrets_of_a_pasted_reply(taken: list[Finding], names: list[str], text: str) -> list[Finding]:
+    """Rules version 16: of what :func:`_redis_pairs` took from a bare reply (``names``: the name each value was taken
+    under), the values that are no other field's name (:func:`_names_another_field`): what is taken whatever the
+    reply's shape (indented, a sentence after it); the rest only in redis-cli's (:func:`_printed_by_redis_cli`)."""
+    return [finding for finding, name in zip(taken, names)
+            if not _names_another_field(name, text[finding.start : finding.end])]
+
+
 def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> None:
     """Each reply of redis-cli's numbered lines (:func:`_redis_pairs`) whose first item ``1) "`` opens its line,
     whatever stands above it; ``ACL LIST``'s when its first string reads as ACL LIST's line (:data:`_ACL_LISTED`,
     :func:`_acl_secrets`). With nothing above to name the command, a name holding a blank is none, and under a
-    command whose reply lists members (:data:`_MEMBER_VERBS`) nothing is read (fp26)."""
+    command whose reply lists members (:data:`_MEMBER_VERBS`) nothing is read (fp26). A reply not in redis-cli's
+    shape (:func:`_printed_by_redis_cli`: indented, a sentence after it) keeps what it took but another field's name
+    (rules version 16, :func:`_secrets_of_a_pasted_reply`; version 15 kept nothing of it)."""
     at = text.find(_REDIS_FIRST_ITEM)
     while at != -1:
         deadline.check()
@@ -3652,12 +3749,18 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
         if line == 0 or text[line - 1] in "\n\x00":
             listing = _ACL_LISTED.match(text, after) is not None
             taken: list[Finding] = []
-            end = _redis_pairs(text, line, listing, taken, deadline, bare=True)
+            names: list[str] = []
+            end = _redis_pairs(text, line, listing, taken, deadline, bare=True, names=names)
             after = max(after, end)
             if taken:  # asked only of a reply that took a value
                 verb = _verb_above(text, line)
-                if verb not in _MEMBER_VERBS and (listing or verb is not None or _printed_by_redis_cli(text, line, end)):
+                if verb in _MEMBER_VERBS:
+                    pass
+                elif listing or verb is not None:
                     found.extend(taken)
+                else:  # rules version 16: in any shape its secrets; a field's name only in redis-cli's shape
+                    kept = _secrets_of_a_pasted_reply(taken, names, text)
+                    found.extend(taken if len(kept) < len(taken) and _printed_by_redis_cli(text, line, end) else kept)
         at = text.find(_REDIS_FIRST_ITEM, after)
 
 
@@ -3864,6 +3967,9 @@ class CredentialsDetector:
             self._bare_keys(text, deadline, found)
         self._pairs(text, deadline, found)
         self._encoded_pairs(text, deadline, found)
+        # Rules version 16: an empty value is no credential (``requirepass ""``, ``CONFIG SET masterauth ''``: redis
+        # reads no password); its span would have put a token where nothing was, as data's "" never is.
+        found = [finding for finding in found if finding.end > finding.start]
         found.sort()
         return found
 
@@ -5325,12 +5431,17 @@ class CredentialsDetector:
                 if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS:
                     found.append(Finding(span[0], span[1], TOKEN, NAME))
                 continue
+            start = match.start("value")
+            if value[0] == ":" and text[start - 1] == ":":  # rules version 16: NAME::X, the value after both colons
+                start = _past_blanks(text, start + 1)  # (key::value, a cell sqlite3's list mode prints, is a word)
+                value = text[start : match.end("value")]
+                if not value:
+                    continue
             if value in ALREADY_TOKENS or value in _LEFT_LINE_VALUES or _QUOTED_REFERENCE.fullmatch(value):
                 continue
-            if ordinary_text_member(text, match.group("name"), match.start("name"), match.start("value"),
-                                    match.end("value")):
+            if ordinary_text_member(text, match.group("name"), match.start("name"), start, match.end("value")):
                 continue  # key: menu.title (ordinary.py)
-            found.append(Finding(match.start("value"), match.end("value"), TOKEN, NAME))
+            found.append(Finding(start, match.end("value"), TOKEN, NAME))
 
     def _scheme(
         self,
