@@ -143,8 +143,9 @@ class ProcessLock:
                 self._queue_wait(wait)
             # Counted from when this process began to queue for the lock, not from this call: once a
             # holder has kept it past the bound, later writes fail at once until it lets go, rather
-            # than each waiting the whole bound again.
-            got = acquire(wait.gate, wait.left(timeout))  # a Ctrl-C the kernel handed the waiter thread still cuts it short
+            # than each waiting the whole bound again. (A Ctrl-C the kernel handed the waiter thread
+            # still cuts the wait short.)
+            got = acquire(wait.gate, wait.left(timeout))
         except BaseException:
             self._give_up(wait)  # Ctrl-C while waiting: this process must not keep a lock it no longer wants
             raise
