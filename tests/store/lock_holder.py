@@ -40,13 +40,16 @@ def held_by_another_process(path: Path) -> Iterator[tuple[int, "mp.synchronize.E
     assert holder.exitcode == 0
 
 
-TAKE, HELD, LET_GO, LET_GO_DONE = range(4)  # a FlagHolder's flags in shared memory
+STARTED, TAKE, HELD, LET_GO, LET_GO_DONE = range(5)  # a FlagHolder's flags in shared memory
 
 
 def _hold_by_flags(path: str, flags: Any) -> None:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    flags[HELD] = 2  # started
+    flags[STARTED] = 1
     while not flags[TAKE]:
+        if flags[LET_GO]:  # let go before it was told to take: never takes
+            os.close(fd)
+            return
         time.sleep(0.001)
     fcntl.flock(fd, fcntl.LOCK_EX)
     flags[HELD] = 1
@@ -78,7 +81,7 @@ class FlagHolder:
 
     def take(self) -> None:
         self._flags[TAKE] = 1
-        _spin_until(lambda: self._flags[HELD] == 1, "the holder process did not take the lock")
+        _spin_until(lambda: bool(self._flags[HELD]), "the holder process did not take the lock")
 
     def let_go(self) -> None:
         self._flags[LET_GO] = 1
@@ -89,12 +92,12 @@ class FlagHolder:
 def flag_holder(path: Path, *, holding: bool = True) -> Iterator[FlagHolder]:
     """A spawned :class:`FlagHolder` of ``path``'s flock, holding it already unless ``holding=False``."""
     ctx = mp.get_context("spawn")
-    flags = ctx.RawArray("b", 4)
+    flags = ctx.RawArray("b", 5)
     holder = ctx.Process(target=_hold_by_flags, args=(str(path), flags))
     holder.start()
     try:
         deadline = time.monotonic() + 30
-        while not flags[HELD]:
+        while not flags[STARTED]:
             assert time.monotonic() < deadline, "the holder process did not start"
             time.sleep(0.001)
         assert holder.pid is not None
@@ -103,7 +106,7 @@ def flag_holder(path: Path, *, holding: bool = True) -> Iterator[FlagHolder]:
             held.take()
         yield held
     finally:
-        flags[TAKE] = flags[LET_GO] = 1
+        flags[LET_GO] = 1
         holder.join(30)
     assert holder.exitcode == 0
 
