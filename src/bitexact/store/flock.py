@@ -53,7 +53,7 @@ class LockTimeout(Exception):
 class _Wait:
     """One bounded wait for the lock, served by the lock's waiter thread."""
 
-    __slots__ = ("gate", "acquired", "error", "wanted", "since", "queued")
+    __slots__ = ("gate", "acquired", "error", "wanted", "since", "queued", "taken_past")
 
     def __init__(self) -> None:
         # A held lock is the cheapest one-shot wake-up (an Event is a Condition in Python code):
@@ -63,8 +63,19 @@ class _Wait:
         self.acquired = False
         self.error: OSError | None = None
         self.wanted = True  # a caller waits for it (changed under ProcessLock._mutex)
-        self.since = time.monotonic()
+        # When this process began to queue for the lock; None once a caller took it past this wait (the
+        # holder it queued behind let go): the next caller that joins starts the clock again.
+        self.since: float | None = time.monotonic()
         self.queued = False  # handed to the waiter thread
+        # A caller took the lock past this wait (ProcessLock._claim): its flock may return on the strength of
+        # that caller's hold, which may have ended since, so it no longer proves the lock is this process's.
+        self.taken_past = False
+
+    def left(self, timeout: float | None) -> float | None:
+        """What is left of ``timeout`` (None: no bound), counted from when this process began to queue."""
+        if timeout is None or self.since is None:
+            return timeout
+        return timeout - (time.monotonic() - self.since)
 
 
 class ProcessLock:
@@ -82,6 +93,21 @@ class ProcessLock:
     queued), and if it gets the lock with nobody waiting it gives it
     straight back.
 
+    The lock belongs to the open file description, which the waiter's
+    duplicate descriptor shares: while a wait is queued, a caller first tries
+    the lock without blocking, which succeeds when the lock is free *or*
+    already the waiter's, and fails only while another description (another
+    process) holds it. So a caller never waits for, or blames another
+    process for, a lock its own waiter took but has not yet handed over (a
+    thread not yet scheduled, the GIL kept elsewhere). Two writers never
+    both believe they hold it: while a wait is queued, every try, hand-over
+    and unlock of this process happens under ``_mutex`` (only the waiter's
+    blocking ``flock`` does not, and it only takes); the waiter leaves
+    alone a lock a caller took past its wait and holds (``_claimed``); and
+    a wait's ``flock`` that returned while such a caller held the lock
+    proves nothing once that caller has let go, so the waiter hands it over
+    only after a non-blocking try confirms the lock is this process's.
+
     One thread at a time may call :meth:`acquire` (the store holds its own
     write lock around it).
     """
@@ -90,18 +116,24 @@ class ProcessLock:
         self._fd = fd
         self._mutex = threading.Lock()
         self._pending: _Wait | None = None
+        # A caller holds the lock it took (under _mutex) while a wait was still queued with the waiter thread:
+        # when that wait's flock returns, the waiter must not give the lock back. Written only by callers.
+        self._claimed = False
         self._requests: queue.SimpleQueue[_Wait | None] = queue.SimpleQueue()
         self._waiter: threading.Thread | None = None
 
     def acquire(self, timeout: float | None = None) -> None:
         """Take the lock; raise :class:`LockTimeout` if another process keeps it ``timeout`` seconds."""
-        with self._mutex:
-            wait = self._pending
-            if wait is not None:
-                wait.wanted = True
-        if wait is None:
+        if self._pending is None:  # only a caller queues a wait: with none, the waiter thread is idle
             if try_lock(self._fd):
                 return
+            wait = None
+        else:
+            with self._mutex:
+                if self._claim():
+                    return
+                wait = self._join()
+        if wait is None:
             if timeout is None:
                 fcntl.flock(self._fd, fcntl.LOCK_EX)
                 return
@@ -111,9 +143,9 @@ class ProcessLock:
                 self._queue_wait(wait)
             # Counted from when this process began to queue for the lock, not from this call: once a
             # holder has kept it past the bound, later writes fail at once until it lets go, rather
-            # than each waiting the whole bound again.
-            left = None if timeout is None else timeout - (time.monotonic() - wait.since)
-            got = acquire(wait.gate, left)  # a Ctrl-C the kernel handed the waiter thread still cuts it short
+            # than each waiting the whole bound again. (A Ctrl-C the kernel handed the waiter thread
+            # still cuts the wait short.)
+            got = acquire(wait.gate, wait.left(timeout))
         except BaseException:
             self._give_up(wait)  # Ctrl-C while waiting: this process must not keep a lock it no longer wants
             raise
@@ -121,6 +153,10 @@ class ProcessLock:
             with self._mutex:
                 if not wait.acquired:
                     wait.wanted = False  # the waiter gives the lock straight back if it gets it unwanted
+                    # The last word is the kernel's, not the waiter's: it may have the lock (or it may be
+                    # free) with the waiter thread not yet run to hand it over.
+                    if self._claim():
+                        return
                     raise LockTimeout(f"held by another process for over {timeout:g} s")
             # taken at the very moment the wait ran out: ours after all
         with self._mutex:
@@ -130,7 +166,32 @@ class ProcessLock:
 
     def release(self) -> None:
         """Give the lock back."""
-        unlock(self._fd)
+        if self._claimed:
+            with self._mutex:  # with the waiter's wait still queued: its flock may return at any moment
+                self._claimed = False
+                unlock(self._fd)
+        else:
+            unlock(self._fd)
+
+    def _claim(self) -> bool:
+        """Under ``_mutex``: one non-blocking try, True when it took the lock (``_claimed`` if past a queued
+        wait). It fails only while another open file description holds the lock, never for the waiter's."""
+        if not try_lock(self._fd):
+            return False
+        if self._pending is not None:
+            self._claimed = True
+            self._pending.taken_past = True
+            self._pending.since = None
+        return True
+
+    def _join(self) -> _Wait | None:
+        """Under ``_mutex``: the queued wait, now wanted by the caller; None if it ended meanwhile."""
+        wait = self._pending
+        if wait is not None:
+            wait.wanted = True
+            if wait.since is None:
+                wait.since = time.monotonic()
+        return wait
 
     def _give_up(self, wait: _Wait) -> None:
         """Abandon ``wait``: the waiter gives the lock back when it gets it, or it is given back now."""
@@ -166,20 +227,33 @@ class ProcessLock:
     def _serve(self, fd: int) -> None:
         """The waiter thread: block in ``flock`` for each queued wait, hand the lock over or give it back."""
         while (wait := self._requests.get()) is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            except OSError as exc:
-                wait.error = exc
-            with self._mutex:
-                if wait.wanted:
-                    wait.acquired = True  # the caller claims it (and, with it, the pending slot)
-                    wait.gate.release()
-                    continue
-                if wait.error is None:
-                    fcntl.flock(fd, fcntl.LOCK_UN)  # its caller gave up and nobody has come since
-                if self._pending is wait:
-                    self._pending = None
+            while not self._settle(fd, wait):
+                pass
         os.close(fd)
+
+    def _settle(self, fd: int, wait: _Wait) -> bool:
+        """Block in ``flock`` for ``wait``, then hand the lock over or give it back; False: block again."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            wait.error = exc
+        with self._mutex:
+            if wait.wanted:
+                # A flock that returned while a caller held the lock it took past this wait may be stale: that
+                # caller may have let go since, and another process taken it. Hand over only what the kernel
+                # confirms now (a non-blocking try on the description: it has the lock, or takes it).
+                if wait.error is None and wait.taken_past and not try_lock(fd):
+                    return False
+                wait.acquired = True  # the caller claims it (and, with it, the pending slot)
+                wait.gate.release()
+                return True
+            # Its caller gave up. Unless a caller took the lock past this wait and holds it now (the flock
+            # returned because the description already had it), nobody has it: give it back.
+            if wait.error is None and not self._claimed:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            if self._pending is wait:
+                self._pending = None
+            return True
 
 
 def try_lock(fd: int) -> bool:
