@@ -6,7 +6,10 @@ Every unified file below was written by the code as it was at bb92ba2 and its SH
    that matches sends every record through the redactor's walk);
 2. every session fixture as an engine log (``agent-stdio.log`` read by its engine's parser) and as a persisted
    canonical stream (``agent-session.jsonl``: the JSONL reader, its malformed-line and not-an-event warnings);
-3. the streaming-merge root of tests/data/sessions_unify (every component, interleaved).
+3. the streaming-merge root of tests/data/sessions_unify (every component, interleaved);
+4. a crafted root of the edges the changed code decides: refused field values (a type, a converter, a schema
+   check), a refused timestamp, error records and a snapshot, lines that are not events, CRLF and malformed
+   lines, a mask and a credential on lines the redactor walks, equal timestamps across sources, a deep value.
 """
 
 from __future__ import annotations
@@ -97,3 +100,55 @@ def test_the_streaming_merge_root_unifies_to_the_bytes_it_did(tmp_path: Path) ->
     root = tmp_path / "root"
     shutil.copytree(STREAMING_ROOT, root)
     assert _digest(_unified(root, tmp_path / "aw_session.jsonl")) == STREAMING_DIGEST
+
+
+def _crafted_root(root: Path) -> Path:
+    """The edges of section 4, as JSONL sources of a runtime root."""
+    ts = "2026-10-02T00:00:01.000Z"
+    deep: object = "leaf"
+    for _ in range(127):  # the source line within the strict limit, the record one level past it
+        deep = [deep]
+    agent = [
+        {"type": "session.init", "timestamp": ts, "data": {"model": 7, "sessionId": "s1"}, "sessionId": "top"},
+        {"type": "tool.execution_start", "timestamp": ts, "id": "a", "data": {"toolCallId": "c1", "toolName": 5}},
+        {"type": "tool.execution_complete", "timestamp": [1], "parentId": "a",
+         "data": {"toolCallId": "c1", "success": True, "exitCode": 2, "durationMs": -4}},
+        {"type": "assistant.message_update", "timestamp": 1790899201000,
+         "data": {"usage": "many", "content": "hunter2 and ghp_" + "A1b2C3d4E5" * 4}},
+        {"type": "session.result", "timestamp": ts, "data": {"usage": {"input_tokens": -1, "output_tokens": 3}}},
+        {"type": "session.error", "timestamp": "not a time", "data": {"message": "boom"}},
+        {"type": "agent.execution", "data": {"status": "failed"}},
+        {"type": "assistant.message", "timestamp": ts, "data": {"content": "hunter2 and ghp_" + "A1b2C3d4E5" * 4}},
+        {"type": "subagent.started", "timestamp": ts, "data": {"factoryRunId": "f1"}, "provenance": deep},
+        {"type": 3, "data": {}},
+        {"type": "x", "data": []},
+    ]
+    lines = [json.dumps(event).encode() for event in agent]
+    lines[1] += b"\r"
+    lines.insert(3, b"{not json")
+    lines.insert(5, b"   ")
+    mcp = [{"timestamp": ts, "type": "RESPONSE", "server_id": "github", "id": 1, "http_status": 429,
+            "retry_after": "soon", "error": {"code": -1, "message": "see https://x.test/?q=1"}},
+           {"timestamp": ts, "type": "guard_blocked", "server_id": 9, "tool": "search"}]
+    audit = [{"ts": 1790899201.0, "host": "api.github.com", "status": "200", "decision": "allowed", "bytes": -1}]
+    usage = [{"ts": 1790899201000, "model": "m", "input_tokens": 5, "output_tokens": "x", "steering": {"type": "token",
+              "threshold": 81}}]
+    files = {"agent-session.jsonl": lines, "mcp-logs/rpc-messages.jsonl": [json.dumps(r).encode() for r in mcp],
+             "sandbox/firewall/logs/audit.jsonl": [json.dumps(r).encode() for r in audit],
+             "sandbox/firewall/logs/token-usage.jsonl": [json.dumps(r).encode() for r in usage]}
+    for name, content in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"\n".join(content) + b"\n")
+    return root
+
+
+CRAFTED_DIGEST = "8e47bd5885b548af45f5ef994f47a040ecb9d2fcf5fb66cc18935e8912d37a6c"
+"""``_unified`` of ``_crafted_root`` with the mask ``hunter2`` at bb92ba2."""
+
+
+def test_the_crafted_edges_unify_to_the_bytes_they_did(tmp_path: Path) -> None:
+    root = _crafted_root(tmp_path / "root")
+    unified = _unified(root, tmp_path / "aw_session.jsonl", ("hunter2",))
+    assert b"hunter2" not in unified and b"ghp_" not in unified and b"and ***" in unified
+    assert all(code in unified for code in (b"invalid_field", b"malformed_jsonl", b"invalid_event", b"nesting_too_deep"))
+    assert _digest(unified) == CRAFTED_DIGEST
