@@ -74,7 +74,9 @@ class Projector:
             simple = None if converter else _simple_types(fragment)
             check = None if converter or simple is not None else (
                 _nonnegative_number if fragment == _NONNEGATIVE_NUMBER else compile_schema(root, fragment))
-            allow_bool = simple is not None and bool in simple
+            # A bool is refused only by a type list holding int without bool; with no int a bool fails the
+            # isinstance test anyway, so the second test (once per field of every record) is skipped.
+            allow_bool = simple is not None and (bool in simple or int not in simple)
             position = len(self._fields)
             self._fields.append((key, check, converter, simple, allow_bool))
             for rank, spelling in enumerate(spellings):
