@@ -19,7 +19,8 @@ from typing import Any
 
 from bitexact.sessions import unified_model as um
 from bitexact.sessions.unify.builder import SourceBuilder
-from bitexact.sessions.unify.clock import ordering_key
+from bitexact.sessions.unify.clock import iso_ns, ordering_key
+from bitexact.sessions.unify.execution import CANONICAL_ERROR_TYPES
 from bitexact.sessions.unify.project import MISSING, Projector, unified_usage
 
 _ATTRIBUTION_KEYS = ("sessionId", "session_id", "agentId", "agent_id", "parentToolCallId",
@@ -100,18 +101,24 @@ def project_event(event: Mapping[str, Any], builder: SourceBuilder) -> dict[str,
     return projected
 
 
-def add_agent_events(builder: SourceBuilder, events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def add_agent_events(builder: SourceBuilder, events: Iterable[dict[str, Any]], *,
+                     errors: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Project a canonical agent trace into ``builder``; returns consumed snapshots.
 
     ``agent.execution`` records in the stream are explicit execution
     snapshots: they are returned for the 4.8 aggregate instead of being
-    written again, so the file keeps one aggregate.
+    written again, so the file keeps one aggregate.  ``errors`` (if given)
+    receives the main agent's error records (``CANONICAL_ERROR_TYPES``), the
+    only events the execution aggregate reads, so the decoded trace is not
+    kept alive beside its projection.
     """
     snapshots: list[dict[str, Any]] = []
     for index, event in enumerate(events):
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             builder.warn("invalid_event", f"event {index}: not a canonical event; skipped")
             continue
+        if errors is not None and event["type"] in CANONICAL_ERROR_TYPES:
+            errors.append(event)
         if not isinstance(event.get("data"), dict):
             builder.warn("invalid_event", f"event {index}: data is not an object; skipped")
             continue
@@ -119,7 +126,9 @@ def add_agent_events(builder: SourceBuilder, events: Iterable[dict[str, Any]]) -
             snapshots.append(event)
             continue
         native_ts = observed_timestamp(event)
-        key = ordering_key(native_ts, "iso_or_ms") if native_ts is not MISSING else None
+        # ordering_key(native_ts, "iso_or_ms"), its common case first: an ISO string.
+        key = iso_ns(native_ts) if isinstance(native_ts, str) else (
+            ordering_key(native_ts, "iso_or_ms") if native_ts is not MISSING else None)
         builder.add(
             event["type"],
             project_event(event, builder),

@@ -103,18 +103,19 @@ def json_lines(builder: SourceBuilder, payload: bytes) -> Iterator[tuple[int, in
     for number, line in enumerate(io.BytesIO(payload), start=1):
         if line.isspace():
             continue
-        if line.endswith(b"\n"):
-            line = line[:-1]
         record: Any = _UNDECODED
-        # The common case inlined (no call per line); see ``loads``.
+        # The common case inlined (no call per line); see ``loads``.  orjson reads the line with its LF (JSON
+        # whitespace, as a CRLF's CR is), so the line is cut (a copy) only where its text is used.
         if line.count(b"{") + line.count(b"[") < _MAX_FAST_BRACKETS and (
             digits_checked or _LONG_DIGITS.search(line) is None
         ):
             try:
-                record = orjson.loads(line)  # JSON whitespace includes a CRLF's CR
+                record = orjson.loads(line)
             except orjson.JSONDecodeError:
                 pass
         if record is _UNDECODED:
+            if line.endswith(b"\n"):
+                line = line[:-1]
             try:
                 record = strict_loads(line[:-1] if line.endswith(b"\r") else line)
             except StrictJSONError as exc:
@@ -124,7 +125,9 @@ def json_lines(builder: SourceBuilder, payload: bytes) -> Iterator[tuple[int, in
             builder.warn("malformed_jsonl", f"line {number}: not a JSON object; record skipped", number)
             continue
         builder.reading_line = number
-        yield ordinal, number, builder.redact(record, line) if may_redact else record
+        if may_redact:
+            record = builder.redact(record, line[:-1] if line.endswith(b"\n") else line)
+        yield ordinal, number, record
         ordinal += 1
     builder.reading_line = None
 

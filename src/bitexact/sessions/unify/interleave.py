@@ -22,7 +22,6 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any, Protocol
 
 
@@ -114,11 +113,32 @@ def merge_runs(runs: Sequence[Run]) -> Iterator[bytes]:
     """Every line of ``runs`` (listed in source enumeration order) in merged order.
 
     Same order as ``merge_positions``: anchored lines by ``(anchor, source
-    order, local index)`` - ``heapq.merge`` breaks equal anchors by the
-    position of the run in ``runs`` and keeps each run's own order - then
+    order, local index)`` - the heap breaks equal anchors by the position
+    of the run in ``runs`` and keeps each run's own order - then
     the unanchored lines source by source.
     """
-    for _anchor, line in heapq.merge(*(run.anchored() for run in runs), key=itemgetter(0)):
+    # heapq.merge(..., key=itemgetter(0)) written out for (anchor, line) pairs: one list per run, compared by
+    # (anchor, run position) as heapq.merge compares, without its key call and tuple unpacking per line.
+    heap: list[list[Any]] = []
+    for order, run in enumerate(runs):
+        pairs = iter(run.anchored())
+        first = next(pairs, None)
+        if first is not None:
+            heap.append([first[0], order, first[1], pairs])
+    heapq.heapify(heap)
+    while len(heap) > 1:
+        entry = heap[0]
+        yield entry[2]
+        pair = next(entry[3], None)
+        if pair is None:
+            heapq.heappop(heap)
+        else:
+            entry[0], entry[2] = pair
+            heapq.heapreplace(heap, entry)
+    if heap:
+        _anchor, _order, line, pairs = heap[0]
         yield line
+        for _anchor, line in pairs:
+            yield line
     for run in runs:
         yield from run.unanchored()

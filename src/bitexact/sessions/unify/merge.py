@@ -207,20 +207,8 @@ def _use_agent(ctx: _Context, builder: SourceBuilder, events: Iterable[dict[str,
                redacted: bool = False) -> None:
     if not redacted:
         events = (ctx.redactor.checked(e) for e in events)
-    ctx.snapshots.extend(add_agent_events(builder, _keeping_errors(events, ctx.agent_events)))
+    ctx.snapshots.extend(add_agent_events(builder, events, errors=ctx.agent_events))
     ctx.agent_path = ctx.agent_path or builder.path
-
-
-def _keeping_errors(events: Iterable[dict[str, Any]], sink: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Pass ``events`` through, keeping the main agent's error records in ``sink``.
-
-    Only those feed the execution aggregate (4.8); keeping the whole decoded
-    trace alive beside its projection would double collection memory.
-    """
-    for event in events:
-        if isinstance(event, dict) and event.get("type") in execution.CANONICAL_ERROR_TYPES:
-            sink.append(event)
-        yield event
 
 
 def _read_agent(ctx: _Context, spec: SourceSpec) -> list[SourceBuilder]:

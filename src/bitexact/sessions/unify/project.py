@@ -29,6 +29,9 @@ MISSING: Any = object()
 
 Converter = Callable[[Any], Any]
 
+_Step = tuple[str, str, Check | None, Converter | None, tuple[type, ...] | None, bool]
+"""One field of a projection plan: the spelling read, then the field's key, check, converter, types, bool flag."""
+
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 
@@ -59,7 +62,7 @@ class Projector:
         init=False, default_factory=list
     )
     _by_spelling: dict[str, tuple[int, int]] = field(init=False, default_factory=dict)
-    _plans: dict[tuple[str, ...], tuple[tuple[int, str], ...]] = field(init=False, default_factory=dict)
+    _plans: dict[tuple[str, ...], tuple[_Step, ...]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         root = model_schema(self.model)
@@ -71,14 +74,17 @@ class Projector:
             simple = None if converter else _simple_types(fragment)
             check = None if converter or simple is not None else (
                 _nonnegative_number if fragment == _NONNEGATIVE_NUMBER else compile_schema(root, fragment))
-            allow_bool = simple is not None and bool in simple
+            # A bool is refused only by a type list holding int without bool; with no int a bool fails the
+            # isinstance test anyway, so the second test (once per field of every record) is skipped.
+            allow_bool = simple is not None and (bool in simple or int not in simple)
             position = len(self._fields)
             self._fields.append((key, check, converter, simple, allow_bool))
             for rank, spelling in enumerate(spellings):
                 self._by_spelling.setdefault(spelling, (position, rank))
 
-    def _plan(self, keys: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
-        # Per field, the present spelling with the best rank wins; fields in model order.
+    def _plan(self, keys: tuple[str, ...]) -> tuple[_Step, ...]:
+        # Per field, the present spelling with the best rank wins; fields in model order.  Each step carries
+        # its field's checks, so a projection reads one flat tuple per field instead of looking the field up.
         found: dict[int, tuple[int, str]] = {}
         for spelling in keys:
             hit = self._by_spelling.get(spelling)
@@ -87,7 +93,7 @@ class Projector:
                 best = found.get(position)
                 if best is None or rank < best[0]:
                     found[position] = (rank, spelling)
-        return tuple((position, found[position][1]) for position in sorted(found))
+        return tuple((found[position][1], *self._fields[position]) for position in sorted(found))
 
     def __call__(self, record: Mapping[str, Any]) -> Projection:
         # Records of one source usually share their key layout, so the
@@ -99,28 +105,27 @@ class Projector:
                 self._plans.clear()
             plan = self._plans[keys] = self._plan(keys)
         data: dict[str, Any] = {}
-        refused: list[str] = []
-        for position, spelling in plan:
-            key, check, converter, simple, allow_bool = self._fields[position]
+        refused: tuple[str, ...] = ()  # a tuple grown on refusal: most records have none, and need no list
+        for spelling, key, check, converter, simple, allow_bool in plan:
             value = record[spelling]
             if simple is not None:
                 # Inline type test for plain type-only fields (most runtime scalars).
                 if simple and not (isinstance(value, simple) and (allow_bool or not isinstance(value, bool))):
-                    refused.append(key)
+                    refused += (key,)
                     continue
             elif converter is not None:
                 value = converter(value)
                 if value is MISSING:
-                    refused.append(key)
+                    refused += (key,)
                     continue
             elif check is not None:
                 errors: list[str] = []
                 check(value, "", errors)
                 if errors:
-                    refused.append(key)
+                    refused += (key,)
                     continue
             data[key] = value
-        return Projection(data, tuple(refused))
+        return Projection(data, refused)
 
 
 _NONNEGATIVE_NUMBER = {"type": "number", "minimum": 0}
