@@ -3542,18 +3542,20 @@ def _redis_raw_reply(
 
 
 def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline,
-                 bare: bool = False, names: list[str] | None = None) -> int:
+                 bare: bool = False, names: list[str] | None = None, quoted: bool = False) -> int:
     """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt; rules
     version 14: or an item numbered 1 again, the next reply's first): with ``listing`` (``ACL LIST``), each item's
     ACL rules' passwords; else its items as name, value, name, value..., the value after a credential name
     (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings (its lines indented past the
     item's number) with it. Returns where the reply ends. ``bare``: a reply no command line stands above
     (:func:`_redis_bare_replies`), whose names are one word each (fp26: a prose list's ``1) "Use an API key"`` names no
-    configuration parameter). ``names`` (not with ``listing``): each finding's name, in order (rules version 16)."""
+    configuration parameter). ``names`` (not with ``listing``): each finding's name, in order (rules version 16).
+    ``quoted``: a reply in a markdown blockquote (rules version 16, :func:`_quote_opening`), each line read after
+    its marks (:data:`_QUOTE_MARKS`: ``> ``, ``>``, ``> > ``, none on a lazy line), as markdown reads them."""
     index, width, taking, name = 0, 0, False, ""
     while at < len(text):
         deadline.check()
-        item = _REDIS_ITEM.match(text, at)
+        item = _REDIS_ITEM.match(text, _QUOTE_MARKS.match(text, at).end() if quoted else at)
         if item is None:
             return at
         nested = index > 0 and len(item.group(1)) > width  # a line of the item above's array
@@ -3625,6 +3627,16 @@ def _verb_above(text: str, line: int) -> str | None:
     return None
 
 
+def _verb_above_quoted(text: str, line: int) -> str | None:
+    """Rules version 16: :func:`_verb_above` for a reply quoted in a markdown blockquote, asked of the line above read
+    after its quote's marks (a quoted transcript's ``> 127.0.0.1:6379> LRANGE fields 0 -1``)."""
+    if line == 0:
+        return None
+    start = text.rfind("\n", max(0, line - 1 - _MAX_REDIS_LINE), line - 1) + 1
+    above = text[_QUOTE_MARKS.match(text, start, line - 1).end() : line - 1]
+    return _verb_above(above + "\n", len(above) + 1)
+
+
 def _holds_blank(value: str) -> bool:
     """Whether ``value`` holds a space or a tab (the names redis-cli prints in a reply of CONFIG GET or HGETALL are
     configuration parameters and hash fields, a word each; a numbered list in prose names phrases)."""
@@ -3636,22 +3648,25 @@ _REDIS_REPLY_NAMES: Final[frozenset[str]] = _REDIS_CONFIG_PASSWORDS | {_REDIS_HA
 password parameters (no prose list of form fields names one) and ``ACL GETUSER``'s ``passwords``."""
 
 
-def _printed_by_redis_cli(text: str, start: int, end: int) -> bool:
+def _printed_by_redis_cli(text: str, start: int, end: int, quoted: bool = False) -> bool:
     """Rules version 15: whether the numbered reply ``text[start:end]`` with no command line above it reads as redis-cli
     printed it (7.0.15: ``CONFIG GET`` and ``HGETALL`` print pairs, their numbers right-aligned to the width of the
     last one's, nothing but replies, prompts and commands after them) or names one of :data:`_REDIS_REPLY_NAMES`.
     A numbered list in prose (``1) "password"`` / ``2) "email"`` / ``3) "name"``; indented; a sentence after it) is
     none: its items are field names, not names over values (rules version 16: such a reply's values are still read,
-    :func:`_secrets_of_a_pasted_reply`)."""
+    :func:`_secrets_of_a_pasted_reply`). A reply quoted in a markdown blockquote (``quoted``) is a paste, never
+    redis-cli's own print: only its names decide."""
     items: list[re.Match[str]] = []
     at = start
-    while at < end and (item := _REDIS_ITEM.match(text, at)) is not None:
+    while at < end and (item := _REDIS_ITEM.match(text, _QUOTE_MARKS.match(text, at).end() if quoted else at)):
         if not items or len(item.group(1)) <= len(items[0].group(1)):  # a nested array's lines are the item's
             items.append(item)
         at = item.end() + 1
     names = [ascii_lower(item.group(2) or "") for item in items[0::2]]
     if any(name in _REDIS_REPLY_NAMES for name in names):
         return True
+    if quoted:
+        return False
     width = len(str(len(items))) + 2  # "N) ": redis-cli pads each number to the last one's digits
     if len(items) % 2 or any(len(item.group(1)) != width for item in items):
         return False
@@ -3738,7 +3753,9 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
     :func:`_acl_secrets`). With nothing above to name the command, a name holding a blank is none, and under a
     command whose reply lists members (:data:`_MEMBER_VERBS`) nothing is read (fp26). A reply not in redis-cli's
     shape (:func:`_printed_by_redis_cli`: indented, a sentence after it) keeps what it took but another field's name
-    (rules version 16, :func:`_secrets_of_a_pasted_reply`; version 15 kept nothing of it)."""
+    (rules version 16, :func:`_secrets_of_a_pasted_reply`; version 15 kept nothing of it). Rules version 16: a reply
+    quoted in a markdown blockquote (every line opening ``> ``, ``>``, ``> > ``: :func:`_quote_opening`) is read
+    after its marks as it would be without them, and is never in redis-cli's shape (a paste)."""
     at = text.find(_REDIS_FIRST_ITEM)
     while at != -1:
         deadline.check()
@@ -3746,22 +3763,48 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
         while line > floor and text[line - 1] in " \t":
             line -= 1
         after = at + len(_REDIS_FIRST_ITEM)
+        quoted = False
+        if line > 0 and text[line - 1] == ">":  # a blockquote's mark, or a prompt's (it opens no line)
+            opening = _quote_opening(text, line)
+            if opening != -1:
+                line, quoted = opening, True
         if line == 0 or text[line - 1] in "\n\x00":
             listing = _ACL_LISTED.match(text, after) is not None
             taken: list[Finding] = []
             names: list[str] = []
-            end = _redis_pairs(text, line, listing, taken, deadline, bare=True, names=names)
+            end = _redis_pairs(text, line, listing, taken, deadline, bare=True, names=names, quoted=quoted)
             after = max(after, end)
             if taken:  # asked only of a reply that took a value
-                verb = _verb_above(text, line)
+                verb = _verb_above_quoted(text, line) if quoted else _verb_above(text, line)
                 if verb in _MEMBER_VERBS:
                     pass
                 elif listing or verb is not None:
                     found.extend(taken)
                 else:  # rules version 16: in any shape its secrets; a field's name only in redis-cli's shape
                     kept = _secrets_of_a_pasted_reply(taken, names, text)
-                    found.extend(taken if len(kept) < len(taken) and _printed_by_redis_cli(text, line, end) else kept)
+                    found.extend(taken if len(kept) < len(taken) and _printed_by_redis_cli(text, line, end, quoted)
+                                 else kept)
         at = text.find(_REDIS_FIRST_ITEM, after)
+
+
+_MAX_QUOTE_MARKS: Final[int] = 16
+"""The characters read back over a markdown blockquote's marks before a first item's blanks (``> > > ``: six; up to
+three blanks before the first ``>``, as markdown allows)."""
+
+
+_QUOTE_MARKS = re.compile(r"(?:[ \t]*+>[ \t]?+){0,16}+")
+"""A markdown blockquote's marks opening a line, as markdown reads them: each ``>`` after blanks, and one blank after
+it (``>     1) "f1"``: the quote's blank, then a code block's four)."""
+
+
+def _quote_opening(text: str, end: int) -> int:
+    """Rules version 16: where the line opens whose markdown blockquote marks (``>``, blanks between and after them)
+    end at ``end``, read back at most :data:`_MAX_QUOTE_MARKS` characters; -1 when something else stands before them
+    on the line: redis-cli's prompt ends in ``> `` too, after its ``HOST:PORT`` (``127.0.0.1:6379> ``)."""
+    at, floor = end, max(0, end - _MAX_QUOTE_MARKS)
+    while at > floor and text[at - 1] in " \t>":
+        at -= 1
+    return at if at == 0 or text[at - 1] in "\n\x00" else -1
 
 
 def _starts_a_line(text: str, at: int) -> bool:

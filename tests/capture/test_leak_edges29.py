@@ -1,0 +1,95 @@
+"""Credentials rules version 16 (session 29): a redis-cli reply quoted in a markdown blockquote (each taken case kept
+at bb92ba2, by every version before).
+
+Agents write markdown, and quote a tool's output in a blockquote: every line of redis-cli's numbered reply opening
+``> `` (or ``>``, ``> > `` nested, ``>`` then a code block's four blanks). The bare-reply rule read a first item
+``1) "`` only when blanks alone stood before it on its line, so ``> 3) "password"`` / ``> 4) "hunter2"`` kept its
+password. A quote's marks open their line; redis-cli's prompt ends in ``> `` too, after its ``HOST:PORT``, and is no
+quote mark (test_false_positives29).
+
+The replies are real: redis-cli 7.0.15 ``--no-raw`` against redis-server 7.0.15 on loopback, quoted as a user would
+(tests/capture/data/README.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from capture.support import DATA, recorded_in_store, scrubbed
+
+from bitexact.capture import load_policy
+from bitexact.capture.policy import POLICY_VERSION
+
+T = "[CREDENTIAL]"
+V16_DIGEST = "0f883f7318d9827a31dabee28b571e1750502569a0e71180f3674ec221194abd"
+QUOTED_SECRETS = ("hunter2", "tk_Live_9f8e7d6c", "S3cret!x", "MasterPw-77", "letmein")
+
+
+def test_replies_quoted_in_a_markdown_note() -> None:
+    """HGETALL and CONFIG GET replies quoted with ``> ``, ``>``, nested ``> > ``, a code block inside the quote (two
+    digits' padding) and a quoted prompt transcript: every password and token taken, every other value kept."""
+    out = scrubbed((DATA / "redis_cli_7.0.15_blockquote.md").read_text(encoding="utf-8"))
+    for secret in QUOTED_SECRETS:
+        assert secret not in out, secret
+    assert f'> 1) "name"\n> 2) "alice"\n> 3) "password"\n> 4) "{T}"\n\nThat was the user\'s hash.' in out
+    assert (f'>1) "host"\n>2) "smtp.example.com"\n>3) "api_token"\n>4) "{T}"\n>5) "user"\n>6) "ops"\n'
+            f'>7) "password"\n>8) "{T}"\n') in out
+    assert f'> > 1) "masterauth"\n> > 2) "{T}"\n' in out
+    assert f'>     12) "v6"\n>     13) "password"\n>     14) "{T}"\n>\n> The password is stored' in out
+    assert f'> 127.0.0.1:16429> HGETALL user:1\n> 1) "name"\n> 2) "alice"\n> 3) "password"\n> 4) "{T}"\n' in out
+    assert out.count(T) == 6
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the brief's forms: "> ", ">" with no blank, nested, a code block inside the quote
+    ('> 1) "name"\n> 2) "alice"\n> 3) "password"\n> 4) "hunter2"\n',
+     f'> 1) "name"\n> 2) "alice"\n> 3) "password"\n> 4) "{T}"\n'),
+    ('>1) "password"\n>2) "hunter2"\n', f'>1) "password"\n>2) "{T}"\n'),
+    ('> > 1) "password"\n> > 2) "hunter2"\n', f'> > 1) "password"\n> > 2) "{T}"\n'),
+    ('>> 1) "password"\n>> 2) "hunter2"\n', f'>> 1) "password"\n>> 2) "{T}"\n'),
+    ('> Run this:\n>\n>     1) "password"\n>     2) "hunter2"\n',
+     f'> Run this:\n>\n>     1) "password"\n>     2) "{T}"\n'),
+    # a tab after the mark, blanks before it, CRLF
+    ('>\t1) "password"\n>\t2) "hunter2"\n', f'>\t1) "password"\n>\t2) "{T}"\n'),
+    ('   > 1) "api_key"\n   > 2) "ak_91x"\n', f'   > 1) "api_key"\n   > 2) "{T}"\n'),
+    ('> 1) "password"\r\n> 2) "hunter2"\r\n> That was it.\r\n', f'> 1) "password"\r\n> 2) "{T}"\r\n> That was it.\r\n'),
+    # markdown's lazy line (no mark) and a depth that changes: still the quote's lines
+    ('> 1) "password"\n2) "hunter2"\n', f'> 1) "password"\n2) "{T}"\n'),
+    ('> > 1) "password"\n> 2) "hunter2"\n', f'> > 1) "password"\n> 2) "{T}"\n'),
+    # a sentence after it inside the quote, a password that is a lower-case word, an odd count, a nested array
+    ('> 1) "password"\n> 2) "foobared"\n> That was it.\n', f'> 1) "password"\n> 2) "{T}"\n> That was it.\n'),
+    ('> 1) "password"\n> 2) "Tr0ub4dor&3"\n> 3) "name"\n', f'> 1) "password"\n> 2) "{T}"\n> 3) "name"\n'),
+    ('> 1) "token"\n> 2) 1) "tk-a1"\n>    2) "tk-b2"\n', f'> 1) "token"\n> 2) 1) "{T}"\n>    2) "{T}"\n'),
+    # under redis.conf's password name, a value that reads as a field's name is taken too (as unquoted)
+    ('> 1) "requirepass"\n> 2) "email"\n> That was it.\n', f'> 1) "requirepass"\n> 2) "{T}"\n> That was it.\n'),
+    # under a quoted command line (the prompt's, or the shell's), every value under a credential name
+    ('> 127.0.0.1:6379> HGETALL h\n> 1) "password"\n> 2) "email"\n',
+     f'> 127.0.0.1:6379> HGETALL h\n> 1) "password"\n> 2) "{T}"\n'),
+    ('> $ redis-cli --no-raw hgetall h\n> 1) "password"\n> 2) "email"\n',
+     f'> $ redis-cli --no-raw hgetall h\n> 1) "password"\n> 2) "{T}"\n'),
+])
+def test_quoted_replies_are_taken(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+def test_a_quoted_reply_inside_a_json_document() -> None:
+    """A tool's result that holds the note as a JSON string (its line breaks escaped)."""
+    text = '{"note": "> 1) \\"name\\"\\n> 2) \\"al\\"\\n> 3) \\"password\\"\\n> 4) \\"hunter2\\"\\n> That was it."}'
+    assert "hunter2" not in scrubbed(text)
+
+
+def test_the_rules_version_and_digest_are_unchanged() -> None:
+    """Version 16 has not shipped: the quote's reading joins it, and the digest (which names the version) stays."""
+    assert POLICY_VERSION == 16
+    assert load_policy(env={}).digest == V16_DIGEST
+
+
+def test_a_recorded_step_keeps_none_of_them_anywhere_in_the_store(tmp_path: Path) -> None:
+    stored_text = recorded_in_store(tmp_path / "home", {
+        "note": (DATA / "redis_cli_7.0.15_blockquote.md").read_text(encoding="utf-8"),
+        "reply": '> 1) "password"\n> 2) "foobared"\n> That was it.\n',
+    })
+    for secret in (*QUOTED_SECRETS, "foobared"):
+        assert secret not in stored_text, secret
