@@ -9,6 +9,9 @@ quote mark (test_false_positives29).
 
 The replies are real: redis-cli 7.0.15 ``--no-raw`` against redis-server 7.0.15 on loopback, quoted as a user would
 (tests/capture/data/README.md).
+
+Also a first item with more than 16 blanks before it (version 16 read 16, every version before fewer; now 64): a code
+block under the fourth level of a list indented by four blanks stands 20 blanks in.
 """
 
 from __future__ import annotations
@@ -69,6 +72,17 @@ def test_replies_quoted_in_a_markdown_note() -> None:
      f'> 127.0.0.1:6379> HGETALL h\n> 1) "password"\n> 2) "{T}"\n'),
     ('> $ redis-cli --no-raw hgetall h\n> 1) "password"\n> 2) "email"\n',
      f'> $ redis-cli --no-raw hgetall h\n> 1) "password"\n> 2) "{T}"\n'),
+    # more than 16 blanks before the first item (version 16 read 16, now 64): a code block under the fourth level of a
+    # list indented by four (20), and a reply of ten items padded past it (21)
+    ('- a\n    - b\n        - c\n            - the hash:\n\n                    1) "name"\n'
+     '                    2) "al"\n                    3) "password"\n                    4) "hunter2"\n',
+     '- a\n    - b\n        - c\n            - the hash:\n\n                    1) "name"\n'
+     f'                    2) "al"\n                    3) "password"\n                    4) "{T}"\n'),
+    ("".join(f"{' ' * 21}{n}) \"f{n}\"\n" for n in range(1, 9)) + f'{" " * 21}9) "password"\n{" " * 20}10) "pw-10"\n',
+     "".join(f"{' ' * 21}{n}) \"f{n}\"\n" for n in range(1, 9)) + f'{" " * 21}9) "password"\n{" " * 20}10) "{T}"\n'),
+    # inside a blockquote: the quote's marks, then 20 blanks
+    ('>' + ' ' * 20 + '1) "password"\n>' + ' ' * 20 + '2) "hunter2"\n', '>' + ' ' * 20 + '1) "password"\n>' + ' ' * 20
+     + f'2) "{T}"\n'),
 ])
 def test_quoted_replies_are_taken(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
