@@ -21,7 +21,7 @@ from capture.support import scrubbed
 
 
 @pytest.mark.parametrize("text", [
-    # 1. a prose list of field names, quoted: a sentence after it in the quote, none, outside it, nested, in a code block
+    # 1. a prose list of field names, quoted: a sentence after it in the quote, none, outside it, nested, a code block
     '> The sign-up form asks for:\n> 1) "password"\n> 2) "email"\n> Both are required.\n',
     '> 1) "password"\n> 2) "email"\n',
     '> 1) "password"\n> 2) "email"\n\nBoth are required.\n',

@@ -3555,7 +3555,7 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
     index, width, taking, name = 0, 0, False, ""
     while at < len(text):
         deadline.check()
-        item = _REDIS_ITEM.match(text, _QUOTE_MARKS.match(text, at).end() if quoted else at)
+        item = _REDIS_ITEM.match(text, _past_quote_marks(text, at, len(text)) if quoted else at)
         if item is None:
             return at
         nested = index > 0 and len(item.group(1)) > width  # a line of the item above's array
@@ -3635,7 +3635,7 @@ def _verb_above_quoted(text: str, line: int) -> str | None:
     if line == 0:
         return None
     start = text.rfind("\n", max(0, line - 1 - _MAX_REDIS_LINE), line - 1) + 1
-    above = text[_QUOTE_MARKS.match(text, start, line - 1).end() : line - 1]
+    above = text[_past_quote_marks(text, start, line - 1) : line - 1]
     return _verb_above(above + "\n", len(above) + 1)
 
 
@@ -3660,7 +3660,7 @@ def _printed_by_redis_cli(text: str, start: int, end: int, quoted: bool = False)
     redis-cli's own print: only its names decide."""
     items: list[re.Match[str]] = []
     at = start
-    while at < end and (item := _REDIS_ITEM.match(text, _QUOTE_MARKS.match(text, at).end() if quoted else at)):
+    while at < end and (item := _REDIS_ITEM.match(text, _past_quote_marks(text, at, end) if quoted else at)):
         if not items or len(item.group(1)) <= len(items[0].group(1)):  # a nested array's lines are the item's
             items.append(item)
         at = item.end() + 1
@@ -3797,6 +3797,12 @@ three blanks before the first ``>``, as markdown allows)."""
 _QUOTE_MARKS = re.compile(r"(?:[ \t]*+>[ \t]?+){0,16}+")
 """A markdown blockquote's marks opening a line, as markdown reads them: each ``>`` after blanks, and one blank after
 it (``>     1) "f1"``: the quote's blank, then a code block's four)."""
+
+
+def _past_quote_marks(text: str, at: int, end: int) -> int:
+    """Where the line at ``at`` goes on past its blockquote's marks (:data:`_QUOTE_MARKS`, read up to ``end``)."""
+    marks = _QUOTE_MARKS.match(text, at, end)
+    return at if marks is None else marks.end()
 
 
 def _quote_opening(text: str, end: int) -> int:
