@@ -38,6 +38,8 @@ from capture.support import scrubbed
     # 3. a prompt's "> " is no quote mark
     '127.0.0.1:6379> 1) "password"\n2) "ocean"\n',
     'redis /tmp/redis.sock> 1) "secret"\n2) "ocean"\n',
+    # a quote's mark is no prompt: a command quoted in prose, with no HOST:PORT, names nothing typed at redis-cli
+    '> AUTH is sent first\n> AUTH default\n', '>> HSET h password field\n',
 ])
 def test_quoted_prose_is_kept(text: str) -> None:
     assert scrubbed(text) == text

@@ -10,6 +10,10 @@ quote mark (test_false_positives29).
 The replies are real: redis-cli 7.0.15 ``--no-raw`` against redis-server 7.0.15 on loopback, quoted as a user would
 (tests/capture/data/README.md).
 
+A redis-cli session quoted whole (``> 127.0.0.1:6379> AUTH x``): its prompt was read only when it opened its line,
+so what is typed at it (AUTH, HSET, ACL SETUSER) and HGET's one-string reply kept their passwords; a prompt after a
+quote's marks opens its line now.
+
 Also a first item with more than 16 blanks before it (version 16 read 16, every version before fewer; now 64): a code
 block under the fourth level of a list indented by four blanks stands 20 blanks in.
 """
@@ -85,6 +89,23 @@ def test_replies_quoted_in_a_markdown_note() -> None:
      + f'2) "{T}"\n'),
 ])
 def test_quoted_replies_are_taken(text: str, expected: str) -> None:
+    assert scrubbed(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a redis-cli session quoted whole: what is typed at the quoted prompt, and HGET's one-string reply under it
+    ('> 127.0.0.1:6379> AUTH hunter2\n> OK\n', f'> 127.0.0.1:6379> AUTH {T}\n> OK\n'),
+    ('> redis.local:6379[2]> auth default hunter2\n', f'> redis.local:6379[2]> auth default {T}\n'),
+    ('> redis /var/run/redis.sock> AUTH hunter2\n', f'> redis /var/run/redis.sock> AUTH {T}\n'),
+    ('> > not connected> AUTH hunter2\n', f'> > not connected> AUTH {T}\n'),
+    ('>127.0.0.1:6379> HSET h name al password hunter2\n', f'>127.0.0.1:6379> HSET h name al password {T}\n'),
+    ('> 127.0.0.1:6379> HGET h password\n> "hunter2"\n', f'> 127.0.0.1:6379> HGET h password\n> "{T}"\n'),
+    ('> 127.0.0.1:6379> ACL SETUSER bob on >hunter2 ~* +@all\n',
+     f'> 127.0.0.1:6379> ACL SETUSER bob on >{T} ~* +@all\n'),
+])
+def test_a_quoted_prompt_transcript(text: str, expected: str) -> None:
+    """bb92ba2 read redis-cli's prompt only when it opened its line: quoted, its AUTH, HSET, HGET's reply and ACL
+    SETUSER's password were kept."""
     assert scrubbed(text) == expected
 
 

@@ -3377,14 +3377,21 @@ def _sentinel_value(text: str, at: int) -> tuple[int, int] | None:
 def _redis_prompt(text: str, at: int, end: int) -> bool:
     """Whether ``text[at:end]`` (read back from a ``> AUTH`` over :data:`_REDIS_PROMPT_CHARS`) is redis-cli's
     prompt opening its line: ``HOST:PORT[DB]``, and under rules version 11 ``redis SOCKET[DB]`` (the words before
-    ``at``) and ``not connected``."""
+    ``at``) and ``not connected``. Rules version 16: or opening its line after a markdown blockquote's marks (a
+    transcript quoted, ``> 127.0.0.1:6379> AUTH x``: :func:`_opens_a_line`)."""
     if _REDIS_PROMPT.match(text, at, end) is not None:
-        return _starts_a_line(text, at)
+        return _opens_a_line(text, at)
     head = at - len(_REDIS_SOCKET_HEAD)
     if text.startswith(_REDIS_SOCKET_HEAD, head) and _REDIS_SOCKET_PROMPT.match(text, at, end) is not None:
-        return _starts_a_line(text, head)
+        return _opens_a_line(text, head)
     head = end - len(_REDIS_NOT_CONNECTED)
-    return head >= 0 and text.startswith(_REDIS_NOT_CONNECTED, head) and _starts_a_line(text, head)
+    return head >= 0 and text.startswith(_REDIS_NOT_CONNECTED, head) and _opens_a_line(text, head)
+
+
+def _opens_a_line(text: str, at: int) -> bool:
+    """Whether ``at`` starts its line (:func:`_starts_a_line`) or, rules version 16, follows a markdown blockquote's
+    marks that open it (:func:`_quote_opening`: ``>`` and blanks only, so a prompt's own ``> `` before it is none)."""
+    return _starts_a_line(text, at) or _quote_opening(text, at) != -1
 
 
 def _acl_secrets(text: str, start: int, end: int, found: list[Finding]) -> None:
@@ -3403,7 +3410,7 @@ def _redis_fields(text: str, command: re.Match[str], end: int, found: list[Findi
     spans = [next(word.span(g) for g in (1, 2, 3) if word.group(g) is not None) for word in words]
     if ascii_lower(text[command.start() + 2 : command.start() + 6]) == "hget":
         if len(spans) == 2 and is_credential_name(text[spans[1][0] : spans[1][1]]) and end < len(text):
-            reply = _REDIS_ITEM_VALUE.match(text, end + 1)
+            reply = _REDIS_ITEM_VALUE.match(text, _past_quote_marks(text, end + 1, len(text)))  # v16: "> " too
             if reply is not None and reply.group(1) and reply.group(1) not in ALREADY_TOKENS:
                 found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
         return
