@@ -305,7 +305,9 @@ LATEST_FRAGMENTS = (
     # session 29: 64 blanks read back before a first item (16 before): 64 blanks before one, more, a first item opening
     # none after 64 blanks, a reply of them
     " " * 64 + '1) "a"\n', " " * 80 + '1) "a"\n', " " * 64 + '1) "\n',
-    " " * 64 + '1) "password"\n' + " " * 64 + '2) "a1"\nb\n')
+    " " * 64 + '1) "password"\n' + " " * 64 + '2) "a1"\nb\n',
+    # session 29: redis-cli's prompt after a quote's marks (a finding a line: AUTH, HGET's reply), a quote's mark alone
+    "> a:1> AUTH a\n", '> a:1> HGET a password\n> "b"\n', "> > > AUTH a\n", "> " * 8 + "a:1> AUTH a\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few
