@@ -3797,8 +3797,8 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
 
 
 _MAX_QUOTE_MARKS: Final[int] = 16
-"""The characters read back over a markdown blockquote's marks before a first item's blanks (``> > > ``: six; up to
-three blanks before the first ``>``, as markdown allows)."""
+"""The characters read back over a markdown blockquote's marks before a first item's blanks or a prompt (``> > > ``:
+six; blanks before the first ``>``, a quote under a list item, count too)."""
 
 
 _QUOTE_MARKS = re.compile(r"(?:[ \t]*+>[ \t]?+){0,16}+")
