@@ -307,7 +307,9 @@ LATEST_FRAGMENTS = (
     " " * 64 + '1) "a"\n', " " * 80 + '1) "a"\n', " " * 64 + '1) "\n',
     " " * 64 + '1) "password"\n' + " " * 64 + '2) "a1"\nb\n',
     # session 29: redis-cli's prompt after a quote's marks (a finding a line: AUTH, HGET's reply), a quote's mark alone
-    "> a:1> AUTH a\n", '> a:1> HGET a password\n> "b"\n', "> > > AUTH a\n", "> " * 8 + "a:1> AUTH a\n")
+    "> a:1> AUTH a\n", '> a:1> HGET a password\n> "b"\n', "> > > AUTH a\n", "> " * 8 + "a:1> AUTH a\n",
+    # session 29: redis-cli's reply to a pipe under a quoted shell line (a finding every pair, HGET's one line)
+    "> $ redis-cli config get a\n" + "> password\n> a\n" * 500, "> $ redis-cli hget a password\n> b\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few

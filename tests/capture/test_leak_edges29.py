@@ -109,6 +109,24 @@ def test_a_quoted_prompt_transcript(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ('> $ redis-cli config get requirepass\n> requirepass\n> hunter2\n',
+     f'> $ redis-cli config get requirepass\n> requirepass\n> {T}\n'),
+    ('> $ redis-cli hgetall h\n> name\n> al\n> password\n> hunter2\n',
+     f'> $ redis-cli hgetall h\n> name\n> al\n> password\n> {T}\n'),
+    ('> $ redis-cli -3 config get requirepass\n> requirepass hunter2\n',
+     f'> $ redis-cli -3 config get requirepass\n> requirepass {T}\n'),
+    ('>$ redis-cli acl list\n>user alice on >s3cr3t ~* +@all\n',
+     f'>$ redis-cli acl list\n>user alice on >{T} ~* +@all\n'),
+    # HGET's one line: bb92ba2 took the quote's mark with it ("[CREDENTIAL]" where "> hunter2" stood)
+    ('> $ redis-cli hget h password\n> hunter2\n', f'> $ redis-cli hget h password\n> {T}\n'),
+])
+def test_a_quoted_reply_to_a_pipe(text: str, expected: str) -> None:
+    """redis-cli's reply to a pipe (a string a line, bare) under its quoted shell line: bb92ba2 read each line whole,
+    so ``> requirepass`` was no name (it holds a blank) and the password after it was kept."""
+    assert scrubbed(text) == expected
+
+
 def test_a_quoted_reply_inside_a_json_document() -> None:
     """A tool's result that holds the note as a JSON string (its line breaks escaped)."""
     text = '{"note": "> 1) \\"name\\"\\n> 2) \\"al\\"\\n> 3) \\"password\\"\\n> 4) \\"hunter2\\"\\n> That was it."}'

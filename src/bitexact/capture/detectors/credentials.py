@@ -3487,7 +3487,7 @@ def _redis_cli_command(line: str) -> tuple[list[str], bool] | None:
 
 
 def _redis_raw_reply(
-    text: str, at: int, command: list[str], resp3: bool, found: list[Finding], deadline: Deadline
+    text: str, at: int, command: list[str], resp3: bool, found: list[Finding], deadline: Deadline, quoted: bool = False
 ) -> int:
     """The reply redis-cli printed from ``at`` to a pipe for ``command`` (:func:`_redis_cli_command`), a string a line:
     ``CONFIG GET`` and ``HGETALL`` name, value, name, value... (the value after a credential name taken, to the first
@@ -3496,7 +3496,8 @@ def _redis_raw_reply(
     ``user ...`` lines. With ``resp3`` (``redis-cli -3``, rules version 14), ``CONFIG GET``'s and ``HGETALL``'s map
     printed a pair a line, ``NAME VALUE`` (redis-cli 7.0.15: the name, a blank, the value to the line's end), to the
     first line with no blank, and ``ACL GETUSER``'s ``passwords HASH`` line, its other hashes a line each below it.
-    Returns where what was read ends."""
+    Returns where what was read ends. ``quoted`` (rules version 16): the shell's line opened a markdown blockquote,
+    and each line of the reply is read after its quote's marks (:func:`_past_quote_marks`)."""
     verb = command[0] if command[0] in ("hgetall", "hget") else " ".join(command[:2])
     lines = 0
     taking = False
@@ -3507,7 +3508,8 @@ def _redis_raw_reply(
             end = len(text) if len(text) - at <= _MAX_REDIS_LINE else at
             if end == at:
                 return at
-        line = text[at:end].rstrip("\r")
+        head = _past_quote_marks(text, at, end) if quoted else at  # where the line's own text opens
+        line = text[head:end].rstrip("\r")
         if "\x00" in line:
             return at
         lines += 1
@@ -3517,31 +3519,31 @@ def _redis_raw_reply(
                 return at
             value = line[blank + 1 :]
             if is_credential_name(line[:blank]) and value and value not in ALREADY_TOKENS:
-                found.append(Finding(at + blank + 1, at + len(line), TOKEN, NAME))
+                found.append(Finding(head + blank + 1, head + len(line), TOKEN, NAME))
         elif verb in ("config get", "hgetall"):
             if lines % 2 == 1:
                 if not line or " " in line or "\t" in line:
                     return at
                 taking = is_credential_name(line)
             elif taking and line not in ALREADY_TOKENS and line:
-                found.append(Finding(at, at + len(line), TOKEN, NAME))
+                found.append(Finding(head, head + len(line), TOKEN, NAME))
         elif verb == "hget":
             if len(command) == 3 and is_credential_name(command[2]) and line and line not in ALREADY_TOKENS:
-                found.append(Finding(at, at + len(line), TOKEN, NAME))
+                found.append(Finding(head, head + len(line), TOKEN, NAME))
             return end
         elif verb == "acl getuser" and resp3 and line.startswith(_RESP3_RAW_HASHES):  # rules version 14
             taking = _HEX_HASH.match(line, len(_RESP3_RAW_HASHES)) is not None
             if taking:
-                found.append(Finding(at + len(_RESP3_RAW_HASHES), at + len(_RESP3_RAW_HASHES) + 64, TOKEN, NAME))
+                found.append(Finding(head + len(_RESP3_RAW_HASHES), head + len(_RESP3_RAW_HASHES) + 64, TOKEN, NAME))
         elif verb == "acl getuser":
             if taking and _HEX_HASH.match(line) is not None:
-                found.append(Finding(at, at + 64, TOKEN, NAME))
+                found.append(Finding(head, head + 64, TOKEN, NAME))
             elif taking or lines > 64:
                 return at
             else:
                 taking = line == _REDIS_HASHES
         elif verb == "acl list" and line.startswith("user "):
-            _acl_secrets(text, at, at + len(line), found)
+            _acl_secrets(text, head, head + len(line), found)
         else:
             return at
         at = end + 1
@@ -4439,8 +4441,9 @@ class CredentialsDetector:
                         assert reply is not None
                         if reply.group(1) and reply.group(1) not in ALREADY_TOKENS:
                             found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
-                else:
-                    end = max(end, _redis_raw_reply(text, end + 1, command, resp3, found, deadline))
+                else:  # rules version 16: a line quoted in a markdown blockquote, its reply's lines read past marks
+                    quoted = _past_quote_marks(text, start, at) > start
+                    end = max(end, _redis_raw_reply(text, end + 1, command, resp3, found, deadline, quoted))
             found_at = _REDIS_CLI.search(text, end)
 
     @classmethod
