@@ -293,7 +293,23 @@ LATEST_FRAGMENTS = (
     '  1) "password"\n  2) "email"\nb\n', '  1) "password"\n' + '  2) "refresh_token"\n  3) "password"\n' * 2000 + "b\n",
     '  1) "token"\n  2) 1) "a1"\n' + '     2) "b2"\n' * 2000 + "c\n",
     " " * 16 + '1) "password"\n' + " " * 16 + '2) "a1"\nb\n', " " * 20 + '1) "a"\n', " " * 16 + '1) "\n',
-    'requirepass ""\n', "\nCONFIG SET requirepass with the a\n", "\npassword::a\n", "\nkey::" + ":" * 3000 + "\n")
+    'requirepass ""\n', "\nCONFIG SET requirepass with the a\n", "\npassword::a\n", "\nkey::" + ":" * 3000 + "\n",
+    # session 29: a reply quoted in a markdown blockquote (a finding every pair, nested, a code block in the quote, a
+    # long reply, a prose list's field name, a quoted command line above, a first item opening none, marks past what
+    # is read back, a prompt's "> " before a first item, a lazy line every other)
+    '> 1) "password"\n> 2) "a1"\n', '> 1) "\n', '> > 1) "password"\n> > 2) "a1"\nb\n',
+    '>     1) "password"\n>     2) "a1"\n>\n', '> 1) "password"\n' + '> 2) "a1"\n> 3) "password"\n' * 2000 + "> b\n",
+    '> 1) "password"\n> 2) "email"\n> b\n', '> a:1> LRANGE a\n> 1) "password"\n> 2) "a1"\n',
+    ">" * 5000 + ' 1) "a"\n', "> " * 8 + " " * 16 + '1) "a"\n', 'a:1> 1) "password"\n2) "a1"\n',
+    '> 1) "password"\n' + '2) "a1"\n> 3) "password"\n' * 2000 + "b\n",
+    # session 29: 64 blanks read back before a first item (16 before): 64 blanks before one, more, a first item opening
+    # none after 64 blanks, a reply of them
+    " " * 64 + '1) "a"\n', " " * 80 + '1) "a"\n', " " * 64 + '1) "\n',
+    " " * 64 + '1) "password"\n' + " " * 64 + '2) "a1"\nb\n',
+    # session 29: redis-cli's prompt after a quote's marks (a finding a line: AUTH, HGET's reply), a quote's mark alone
+    "> a:1> AUTH a\n", '> a:1> HGET a password\n> "b"\n', "> > > AUTH a\n", "> " * 8 + "a:1> AUTH a\n",
+    # session 29: redis-cli's reply to a pipe under a quoted shell line (a finding every pair, HGET's one line)
+    "> $ redis-cli config get a\n" + "> password\n> a\n" * 500, "> $ redis-cli hget a password\n> b\n")
 FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few

@@ -89,10 +89,11 @@ more than one character, insert mode read by a ``CREATE TABLE`` over many lines,
 password names in a mixed case (``rEquirepass``) and ``CONFIG SET``'s every pair in any case; and, found no more, a
 numbered list of quoted words in prose not in redis-cli's shape (a sentence after it, an odd count, indented) and
 a field's declaration in code, redis's names not in lower case over a type (``RequirePass *string``); 16: such a
-numbered list's values under a credential name when it is redis-cli's reply pasted (indented, a sentence after it),
-unless a value reads as another field's name (``email``, ``password_confirmation``); and, found no more, an empty
-value (``requirepass ""``, ``password: ""``), a sentence's word after ``CONFIG SET requirepass`` (``with the new
-value``) and ``NAME::VALUE``'s second colon (a bare ``key``'s ``key::value`` left))
+numbered list's values under a credential name when it is redis-cli's reply pasted (indented by up to 64 blanks, a
+sentence after it, quoted in a markdown blockquote), unless a value reads as another field's name (``email``,
+``password_confirmation``); and, found no more, an empty value (``requirepass ""``, ``password: ""``), a sentence's
+word after ``CONFIG SET requirepass`` (``with the new value``) and ``NAME::VALUE``'s second colon (a bare ``key``'s
+``key::value`` left))
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

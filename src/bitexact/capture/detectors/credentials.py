@@ -3377,14 +3377,21 @@ def _sentinel_value(text: str, at: int) -> tuple[int, int] | None:
 def _redis_prompt(text: str, at: int, end: int) -> bool:
     """Whether ``text[at:end]`` (read back from a ``> AUTH`` over :data:`_REDIS_PROMPT_CHARS`) is redis-cli's
     prompt opening its line: ``HOST:PORT[DB]``, and under rules version 11 ``redis SOCKET[DB]`` (the words before
-    ``at``) and ``not connected``."""
+    ``at``) and ``not connected``. Rules version 16: or opening its line after a markdown blockquote's marks (a
+    transcript quoted, ``> 127.0.0.1:6379> AUTH x``: :func:`_opens_a_line`)."""
     if _REDIS_PROMPT.match(text, at, end) is not None:
-        return _starts_a_line(text, at)
+        return _opens_a_line(text, at)
     head = at - len(_REDIS_SOCKET_HEAD)
     if text.startswith(_REDIS_SOCKET_HEAD, head) and _REDIS_SOCKET_PROMPT.match(text, at, end) is not None:
-        return _starts_a_line(text, head)
+        return _opens_a_line(text, head)
     head = end - len(_REDIS_NOT_CONNECTED)
-    return head >= 0 and text.startswith(_REDIS_NOT_CONNECTED, head) and _starts_a_line(text, head)
+    return head >= 0 and text.startswith(_REDIS_NOT_CONNECTED, head) and _opens_a_line(text, head)
+
+
+def _opens_a_line(text: str, at: int) -> bool:
+    """Whether ``at`` starts its line (:func:`_starts_a_line`) or, rules version 16, follows a markdown blockquote's
+    marks that open it (:func:`_quote_opening`: ``>`` and blanks only, so a prompt's own ``> `` before it is none)."""
+    return _starts_a_line(text, at) or _quote_opening(text, at) != -1
 
 
 def _acl_secrets(text: str, start: int, end: int, found: list[Finding]) -> None:
@@ -3403,7 +3410,7 @@ def _redis_fields(text: str, command: re.Match[str], end: int, found: list[Findi
     spans = [next(word.span(g) for g in (1, 2, 3) if word.group(g) is not None) for word in words]
     if ascii_lower(text[command.start() + 2 : command.start() + 6]) == "hget":
         if len(spans) == 2 and is_credential_name(text[spans[1][0] : spans[1][1]]) and end < len(text):
-            reply = _REDIS_ITEM_VALUE.match(text, end + 1)
+            reply = _REDIS_ITEM_VALUE.match(text, _past_quote_marks(text, end + 1, len(text)))  # v16: "> " too
             if reply is not None and reply.group(1) and reply.group(1) not in ALREADY_TOKENS:
                 found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
         return
@@ -3480,7 +3487,7 @@ def _redis_cli_command(line: str) -> tuple[list[str], bool] | None:
 
 
 def _redis_raw_reply(
-    text: str, at: int, command: list[str], resp3: bool, found: list[Finding], deadline: Deadline
+    text: str, at: int, command: list[str], resp3: bool, found: list[Finding], deadline: Deadline, quoted: bool = False
 ) -> int:
     """The reply redis-cli printed from ``at`` to a pipe for ``command`` (:func:`_redis_cli_command`), a string a line:
     ``CONFIG GET`` and ``HGETALL`` name, value, name, value... (the value after a credential name taken, to the first
@@ -3489,7 +3496,8 @@ def _redis_raw_reply(
     ``user ...`` lines. With ``resp3`` (``redis-cli -3``, rules version 14), ``CONFIG GET``'s and ``HGETALL``'s map
     printed a pair a line, ``NAME VALUE`` (redis-cli 7.0.15: the name, a blank, the value to the line's end), to the
     first line with no blank, and ``ACL GETUSER``'s ``passwords HASH`` line, its other hashes a line each below it.
-    Returns where what was read ends."""
+    Returns where what was read ends. ``quoted`` (rules version 16): the shell's line opened a markdown blockquote,
+    and each line of the reply is read after its quote's marks (:func:`_past_quote_marks`)."""
     verb = command[0] if command[0] in ("hgetall", "hget") else " ".join(command[:2])
     lines = 0
     taking = False
@@ -3500,7 +3508,8 @@ def _redis_raw_reply(
             end = len(text) if len(text) - at <= _MAX_REDIS_LINE else at
             if end == at:
                 return at
-        line = text[at:end].rstrip("\r")
+        head = _past_quote_marks(text, at, end) if quoted else at  # where the line's own text opens
+        line = text[head:end].rstrip("\r")
         if "\x00" in line:
             return at
         lines += 1
@@ -3510,31 +3519,31 @@ def _redis_raw_reply(
                 return at
             value = line[blank + 1 :]
             if is_credential_name(line[:blank]) and value and value not in ALREADY_TOKENS:
-                found.append(Finding(at + blank + 1, at + len(line), TOKEN, NAME))
+                found.append(Finding(head + blank + 1, head + len(line), TOKEN, NAME))
         elif verb in ("config get", "hgetall"):
             if lines % 2 == 1:
                 if not line or " " in line or "\t" in line:
                     return at
                 taking = is_credential_name(line)
             elif taking and line not in ALREADY_TOKENS and line:
-                found.append(Finding(at, at + len(line), TOKEN, NAME))
+                found.append(Finding(head, head + len(line), TOKEN, NAME))
         elif verb == "hget":
             if len(command) == 3 and is_credential_name(command[2]) and line and line not in ALREADY_TOKENS:
-                found.append(Finding(at, at + len(line), TOKEN, NAME))
+                found.append(Finding(head, head + len(line), TOKEN, NAME))
             return end
         elif verb == "acl getuser" and resp3 and line.startswith(_RESP3_RAW_HASHES):  # rules version 14
             taking = _HEX_HASH.match(line, len(_RESP3_RAW_HASHES)) is not None
             if taking:
-                found.append(Finding(at + len(_RESP3_RAW_HASHES), at + len(_RESP3_RAW_HASHES) + 64, TOKEN, NAME))
+                found.append(Finding(head + len(_RESP3_RAW_HASHES), head + len(_RESP3_RAW_HASHES) + 64, TOKEN, NAME))
         elif verb == "acl getuser":
             if taking and _HEX_HASH.match(line) is not None:
-                found.append(Finding(at, at + 64, TOKEN, NAME))
+                found.append(Finding(head, head + 64, TOKEN, NAME))
             elif taking or lines > 64:
                 return at
             else:
                 taking = line == _REDIS_HASHES
         elif verb == "acl list" and line.startswith("user "):
-            _acl_secrets(text, at, at + len(line), found)
+            _acl_secrets(text, head, head + len(line), found)
         else:
             return at
         at = end + 1
@@ -3542,18 +3551,20 @@ def _redis_raw_reply(
 
 
 def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadline: Deadline,
-                 bare: bool = False, names: list[str] | None = None) -> int:
+                 bare: bool = False, names: list[str] | None = None, quoted: bool = False) -> int:
     """redis-cli's reply from ``at`` (:data:`_REDIS_ITEM` lines, to the first that is none: the next prompt; rules
     version 14: or an item numbered 1 again, the next reply's first): with ``listing`` (``ACL LIST``), each item's
     ACL rules' passwords; else its items as name, value, name, value..., the value after a credential name
     (:func:`is_credential_name`) or ``passwords`` taken, and a nested array's strings (its lines indented past the
     item's number) with it. Returns where the reply ends. ``bare``: a reply no command line stands above
     (:func:`_redis_bare_replies`), whose names are one word each (fp26: a prose list's ``1) "Use an API key"`` names no
-    configuration parameter). ``names`` (not with ``listing``): each finding's name, in order (rules version 16)."""
+    configuration parameter). ``names`` (not with ``listing``): each finding's name, in order (rules version 16).
+    ``quoted``: a reply in a markdown blockquote (rules version 16, :func:`_quote_opening`), each line read after
+    its marks (:data:`_QUOTE_MARKS`: ``> ``, ``>``, ``> > ``, none on a lazy line), as markdown reads them."""
     index, width, taking, name = 0, 0, False, ""
     while at < len(text):
         deadline.check()
-        item = _REDIS_ITEM.match(text, at)
+        item = _REDIS_ITEM.match(text, _past_quote_marks(text, at, len(text)) if quoted else at)
         if item is None:
             return at
         nested = index > 0 and len(item.group(1)) > width  # a line of the item above's array
@@ -3584,10 +3595,12 @@ def _redis_pairs(text: str, at: int, listing: bool, found: list[Finding], deadli
 # cmds.txt``, a script's output: 7.0.15 prints ``1) "requirepass"`` / ``2) "x"`` for each command, one after another):
 # found from a first item's ``1) "`` opening its line (right-aligned by blanks), read as a reply at the prompt is.
 _REDIS_FIRST_ITEM: Final[str] = '1) "'
-_MAX_ITEM_ALIGN: Final[int] = 16
+_MAX_ITEM_ALIGN: Final[int] = 64
 """The blanks read back before a first item's ``1) "``: redis-cli's padding (up to 8 for a reply of 10^9 items) and,
 under rules version 16, a paste's indent (a code block under a nested list item, ``- a`` / ``  - b`` / 12 blanks;
-version 15 read 9)."""
+lists indented by four, a code block under the fourth level: 20; version 15 read 9). Each blank before one first item
+is read back once, and none belongs to two (a ``1) "`` holds none): linear whatever the bound, which only caps one
+look (64: about 100 ms/MiB of blanks and first items, against 50-70 with 16)."""
 _ACL_LISTED = re.compile(r"user [^\s\"\\]++ o(?:n|ff)[ \"]")
 """fp26: ACL LIST's line as redis-cli prints it (``user alice on #HASH ~* +@all``: ``user``, the name, ``on`` or
 ``off`` first; 7.0.15 writes each rule so), not any string opening ``user `` (``1) "user guide >= v2"``)."""
@@ -3625,6 +3638,16 @@ def _verb_above(text: str, line: int) -> str | None:
     return None
 
 
+def _verb_above_quoted(text: str, line: int) -> str | None:
+    """Rules version 16: :func:`_verb_above` for a reply quoted in a markdown blockquote, asked of the line above read
+    after its quote's marks (a quoted transcript's ``> 127.0.0.1:6379> LRANGE fields 0 -1``)."""
+    if line == 0:
+        return None
+    start = text.rfind("\n", max(0, line - 1 - _MAX_REDIS_LINE), line - 1) + 1
+    above = text[_past_quote_marks(text, start, line - 1) : line - 1]
+    return _verb_above(above + "\n", len(above) + 1)
+
+
 def _holds_blank(value: str) -> bool:
     """Whether ``value`` holds a space or a tab (the names redis-cli prints in a reply of CONFIG GET or HGETALL are
     configuration parameters and hash fields, a word each; a numbered list in prose names phrases)."""
@@ -3636,22 +3659,25 @@ _REDIS_REPLY_NAMES: Final[frozenset[str]] = _REDIS_CONFIG_PASSWORDS | {_REDIS_HA
 password parameters (no prose list of form fields names one) and ``ACL GETUSER``'s ``passwords``."""
 
 
-def _printed_by_redis_cli(text: str, start: int, end: int) -> bool:
+def _printed_by_redis_cli(text: str, start: int, end: int, quoted: bool = False) -> bool:
     """Rules version 15: whether the numbered reply ``text[start:end]`` with no command line above it reads as redis-cli
     printed it (7.0.15: ``CONFIG GET`` and ``HGETALL`` print pairs, their numbers right-aligned to the width of the
     last one's, nothing but replies, prompts and commands after them) or names one of :data:`_REDIS_REPLY_NAMES`.
     A numbered list in prose (``1) "password"`` / ``2) "email"`` / ``3) "name"``; indented; a sentence after it) is
     none: its items are field names, not names over values (rules version 16: such a reply's values are still read,
-    :func:`_secrets_of_a_pasted_reply`)."""
+    :func:`_secrets_of_a_pasted_reply`). A reply quoted in a markdown blockquote (``quoted``) is a paste, never
+    redis-cli's own print: only its names decide."""
     items: list[re.Match[str]] = []
     at = start
-    while at < end and (item := _REDIS_ITEM.match(text, at)) is not None:
+    while at < end and (item := _REDIS_ITEM.match(text, _past_quote_marks(text, at, end) if quoted else at)):
         if not items or len(item.group(1)) <= len(items[0].group(1)):  # a nested array's lines are the item's
             items.append(item)
         at = item.end() + 1
     names = [ascii_lower(item.group(2) or "") for item in items[0::2]]
     if any(name in _REDIS_REPLY_NAMES for name in names):
         return True
+    if quoted:
+        return False
     width = len(str(len(items))) + 2  # "N) ": redis-cli pads each number to the last one's digits
     if len(items) % 2 or any(len(item.group(1)) != width for item in items):
         return False
@@ -3738,7 +3764,9 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
     :func:`_acl_secrets`). With nothing above to name the command, a name holding a blank is none, and under a
     command whose reply lists members (:data:`_MEMBER_VERBS`) nothing is read (fp26). A reply not in redis-cli's
     shape (:func:`_printed_by_redis_cli`: indented, a sentence after it) keeps what it took but another field's name
-    (rules version 16, :func:`_secrets_of_a_pasted_reply`; version 15 kept nothing of it)."""
+    (rules version 16, :func:`_secrets_of_a_pasted_reply`; version 15 kept nothing of it). Rules version 16: a reply
+    quoted in a markdown blockquote (every line opening ``> ``, ``>``, ``> > ``: :func:`_quote_opening`) is read
+    after its marks as it would be without them, and is never in redis-cli's shape (a paste)."""
     at = text.find(_REDIS_FIRST_ITEM)
     while at != -1:
         deadline.check()
@@ -3746,22 +3774,54 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
         while line > floor and text[line - 1] in " \t":
             line -= 1
         after = at + len(_REDIS_FIRST_ITEM)
+        quoted = False
+        if line > 0 and text[line - 1] == ">":  # a blockquote's mark, or a prompt's (it opens no line)
+            opening = _quote_opening(text, line)
+            if opening != -1:
+                line, quoted = opening, True
         if line == 0 or text[line - 1] in "\n\x00":
             listing = _ACL_LISTED.match(text, after) is not None
             taken: list[Finding] = []
             names: list[str] = []
-            end = _redis_pairs(text, line, listing, taken, deadline, bare=True, names=names)
+            end = _redis_pairs(text, line, listing, taken, deadline, bare=True, names=names, quoted=quoted)
             after = max(after, end)
             if taken:  # asked only of a reply that took a value
-                verb = _verb_above(text, line)
+                verb = _verb_above_quoted(text, line) if quoted else _verb_above(text, line)
                 if verb in _MEMBER_VERBS:
                     pass
                 elif listing or verb is not None:
                     found.extend(taken)
                 else:  # rules version 16: in any shape its secrets; a field's name only in redis-cli's shape
                     kept = _secrets_of_a_pasted_reply(taken, names, text)
-                    found.extend(taken if len(kept) < len(taken) and _printed_by_redis_cli(text, line, end) else kept)
+                    found.extend(taken if len(kept) < len(taken) and _printed_by_redis_cli(text, line, end, quoted)
+                                 else kept)
         at = text.find(_REDIS_FIRST_ITEM, after)
+
+
+_MAX_QUOTE_MARKS: Final[int] = 16
+"""The characters read back over a markdown blockquote's marks before a first item's blanks or a prompt (``> > > ``:
+six; blanks before the first ``>``, a quote under a list item, count too)."""
+
+
+_QUOTE_MARKS = re.compile(r"(?:[ \t]*+>[ \t]?+){0,16}+")
+"""A markdown blockquote's marks opening a line, as markdown reads them: each ``>`` after blanks, and one blank after
+it (``>     1) "f1"``: the quote's blank, then a code block's four)."""
+
+
+def _past_quote_marks(text: str, at: int, end: int) -> int:
+    """Where the line at ``at`` goes on past its blockquote's marks (:data:`_QUOTE_MARKS`, read up to ``end``)."""
+    marks = _QUOTE_MARKS.match(text, at, end)
+    return at if marks is None else marks.end()
+
+
+def _quote_opening(text: str, end: int) -> int:
+    """Rules version 16: where the line opens whose markdown blockquote marks (``>``, blanks between and after them)
+    end at ``end``, read back at most :data:`_MAX_QUOTE_MARKS` characters; -1 when something else stands before them
+    on the line: redis-cli's prompt ends in ``> `` too, after its ``HOST:PORT`` (``127.0.0.1:6379> ``)."""
+    at, floor = end, max(0, end - _MAX_QUOTE_MARKS)
+    while at > floor and text[at - 1] in " \t>":
+        at -= 1
+    return at if at == 0 or text[at - 1] in "\n\x00" else -1
 
 
 def _starts_a_line(text: str, at: int) -> bool:
@@ -4381,8 +4441,9 @@ class CredentialsDetector:
                         assert reply is not None
                         if reply.group(1) and reply.group(1) not in ALREADY_TOKENS:
                             found.append(Finding(reply.start(1), reply.end(1), TOKEN, NAME))
-                else:
-                    end = max(end, _redis_raw_reply(text, end + 1, command, resp3, found, deadline))
+                else:  # rules version 16: a line quoted in a markdown blockquote, its reply's lines read past marks
+                    quoted = _past_quote_marks(text, start, at) > start
+                    end = max(end, _redis_raw_reply(text, end + 1, command, resp3, found, deadline, quoted))
             found_at = _REDIS_CLI.search(text, end)
 
     @classmethod
