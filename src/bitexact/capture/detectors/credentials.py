@@ -2151,8 +2151,7 @@ def _label_words(text: str, end: int) -> str | None:
 def _ends_line(text: str, at: int) -> bool:
     """Whether only spaces and tabs stand between ``at`` and its line's end (a newline, a NUL, a written ``\\n``, or
     the text's end)."""
-    while at < len(text) and text[at] in " \t":
-        at += 1
+    at = _past_blanks(text, at)
     return at == len(text) or text[at] in "\r\n\x00" or text.startswith("\\n", at)
 
 
@@ -3787,10 +3786,9 @@ def _redis_bare_replies(text: str, deadline: Deadline, found: list[Finding]) -> 
             after = max(after, end)
             if taken:  # asked only of a reply that took a value
                 verb = _verb_above_quoted(text, line) if quoted else _verb_above(text, line)
-                if verb in _MEMBER_VERBS:
-                    pass
-                elif listing or verb is not None:
-                    found.extend(taken)
+                if listing or verb is not None:  # a command line above it (or ACL LIST's own line) says what it is
+                    if verb not in _MEMBER_VERBS:  # a list of members (LRANGE, KEYS...) names no value
+                        found.extend(taken)
                 else:  # rules version 16: in any shape its secrets; a field's name only in redis-cli's shape
                     kept = _secrets_of_a_pasted_reply(taken, names, text)
                     found.extend(taken if len(kept) < len(taken) and _printed_by_redis_cli(text, line, end, quoted)
@@ -5125,9 +5123,7 @@ class CredentialsDetector:
                     continue
             if arrow:
                 at += 1
-            after = at + 1
-            while after < len(text) and text[after] in " \t":
-                after += 1
+            after = _past_blanks(text, at + 1)
             if text.startswith(ALREADY_TOKENS, after):
                 continue  # already a token (after the white space "NAME = VALUE" puts before it)
             span = self._whole_value(text, after, _VALUE, at + 1)

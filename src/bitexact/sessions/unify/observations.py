@@ -94,13 +94,13 @@ _RETRY_HINT = re.compile(
 def _mcp_lookup(record: Mapping[str, Any]) -> Mapping[str, Any]:
     params = record.get("params")
     error = record.get("error")
-    named = "toolName" in record or "tool_name" in record or "tool" in record
-    if (named or not isinstance(params, dict) or not isinstance(params.get("name"), str)) and not isinstance(
-            error, (dict, str)):
+    tool = params.get("name") if isinstance(params, dict) else None
+    adds_tool = isinstance(tool, str) and not ("toolName" in record or "tool_name" in record or "tool" in record)
+    if not adds_tool and not isinstance(error, (dict, str)):
         return record  # nothing to add: the record itself is the lookup (read only), no copy per record
     lookup = dict(record)
-    if not named and isinstance(params, dict) and isinstance(params.get("name"), str):
-        lookup["toolName"] = params["name"]
+    if adds_tool:
+        lookup["toolName"] = tool
     if isinstance(error, dict):
         lookup.setdefault("errorCode", error.get("code", MISSING))
         lookup.setdefault("errorMessage", error.get("message", MISSING))
