@@ -547,8 +547,9 @@ _MAX_CDATA: Final[int] = 4096
 _XML_SPACE = " \t\r\n"
 # A .netrc entry (curl, git, ftp and Python's netrc read it): "machine HOST", or "default", then its
 # login, account and port pairs in any order, on one line or several, and "password VALUE". An entry
-# starts a line (_starts_a_line), as .netrc files write them: prose about "the default password" or
-# "the machine root password" is no entry. The pairs are read possessively and the rest of the entry is
+# starts a line (_first_word; rules version 17: after a markdown note's marks too), as .netrc files write
+# them: prose about "the default password" or "the machine root password" is no entry. The pairs are read
+# possessively and the rest of the entry is
 # optional, so one match tells how far an entry's pairs run (a head inside them, a login named
 # "default", reads no further). Each head opens with its literal word (see _CONFIG_SETS).
 _NETRC_HEADS: Final = (re.compile(r"machine(?![^ \t\r\n])[ \t\r\n]+[^\s\x00]+"), re.compile(r"default(?![^\s\x00])"))
@@ -4389,7 +4390,8 @@ class CredentialsDetector:
     @staticmethod
     def _acl_file_lines(text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 13: a Redis ACL file's line (:data:`_ACL_FILE_LINES`, ``user alice on >PASSWORD ~* +@all``
-        in ``users.acl`` or ``redis.conf``) opening its line: its rules' passwords and hashes (:func:`_acl_secrets`)."""
+        in ``users.acl`` or ``redis.conf``) opening its line (rules version 17: after a markdown note's marks too,
+        :data:`_NOTE_MARKS`): its rules' passwords and hashes (:func:`_acl_secrets`)."""
         first, after_newline, after_nul = _ACL_FILE_LINES
         matches = [first.match(text)] if text[:1] in _LINE_OPENINGS else []
         for match in itertools.chain(matches, after_newline.finditer(text) if "\n" in held else (),
