@@ -28,6 +28,7 @@ from capture.support import scrubbed
     "1. Check requirepass first\n",
     "> > Then rotate the requirepass afterwards\n",
     "* Only the sentinel auth-pass mymaster matters\n",
+    "- We connect scott/tiger@orcl\n",
     # 2. a number that is no list marker
     "- 6.0 masterauth behaviour\n",
     "> 7.0 requirepass changes\n",

@@ -8,7 +8,8 @@ masterauth hunter2`` kept their passwords. The note's marks open the line now (`
 the rest of the line as without them: a value that ends the line, no heading's word, no sentence
 (test_false_positives30). A .netrc entry over several quoted lines reads past the ``>`` opening each.
 
-Also an htpasswd line and a ``.pgpass`` line so quoted or listed: each rule asked that its first field open the line.
+Also an htpasswd line, a ``.pgpass`` line and a SQL*Plus script's ``CONNECT`` so quoted or listed: each rule asked that
+its first word open the line.
 
 The note in tests/capture/data/redis_7.0.15_config_note.md quotes lines redis-server 7.0.15 loaded (each user logged
 in with its password; the .netrc entry read by Python's netrc), tests/capture/data/README.md.
@@ -79,6 +80,9 @@ NOTE_SECRETS = ("foobared", "m4sterPw", "fr4nkPw", "my pass", "Tr0ub4dor&3", "Mx
     ("- alice:$apr1$abcdefgh$0123456789abcdefghijkl", f"- alice:{T}"),
     ("> localhost:5432:mydb:alice:hunter2", f"> localhost:5432:mydb:alice:{T}"),
     ("- localhost:5432:mydb:alice:hunter2", f"- localhost:5432:mydb:alice:{T}"),
+    # a SQL*Plus script's CONNECT line, quoted or a numbered step
+    ("> CONNECT scott/tiger@orcl", f"> CONNECT scott/{T}@orcl"),
+    ("1. conn scott/tiger@orcl\n", f"1. conn scott/{T}@orcl\n"),
 ])
 def test_a_config_line_quoted_or_listed(text: str, expected: str) -> None:
     assert scrubbed(text) == expected

@@ -4812,7 +4812,7 @@ class CredentialsDetector:
         for pattern in _ORACLE_CONNECTS:
             for login in pattern.finditer(text):
                 deadline.check()
-                if _starts_a_line(text, login.start()):
+                if _first_word(text, login.start()):  # rules version 17: a script's line in a markdown note too
                     cls._secret_group(text, login, found)
 
     @staticmethod
