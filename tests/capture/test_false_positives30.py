@@ -5,7 +5,8 @@ A configuration line's first word opens its line after a blockquote's marks or a
 
 1. A word before the name still opens no line: in a note as outside one, ``We never set masterauth anywhere`` is prose
    (its last word would be taken as the password if the line's start were not asked). Checked by letting
-   ``_first_word`` answer True whatever stands before the name: these rows then fail.
+   ``_first_word`` answer True whatever stands before the name: these rows then fail (the shadow line's row when its
+   rule skips ``_first_word`` for a name after a blank).
 2. Only a list marker is a marker: a number with a dot inside it (``6.0``) is no ``1. ``. Checked by reading back over
    the marks' characters alone (digits, ``.``, ``-``, ``>``, blanks) without matching them as marks: these rows fail.
 3. The rest of each rule reads the line as without the marks: a value that does not end the line, a heading's or a
@@ -29,6 +30,7 @@ from capture.support import scrubbed
     "> > Then rotate the requirepass afterwards\n",
     "* Only the sentinel auth-pass mymaster matters\n",
     "- We connect scott/tiger@orcl\n",
+    "> see root:$6$saltsalt$abcdefghijklmnopqrstuv:19000:\n",
     # 2. a number that is no list marker
     "- 6.0 masterauth behaviour\n",
     "> 7.0 requirepass changes\n",

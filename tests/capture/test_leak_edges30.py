@@ -8,8 +8,9 @@ masterauth hunter2`` kept their passwords. The note's marks open the line now (`
 the rest of the line as without them: a value that ends the line, no heading's word, no sentence
 (test_false_positives30). A .netrc entry over several quoted lines reads past the ``>`` opening each.
 
-Also an htpasswd line, a ``.pgpass`` line and a SQL*Plus script's ``CONNECT`` so quoted or listed: each rule asked that
-its first word open the line.
+Also an htpasswd line, a ``.pgpass`` line, an ``/etc/shadow`` line and a SQL*Plus script's ``CONNECT`` so quoted or
+listed: each rule asked that its first word open the line (the shadow line's user with nothing before it, not even a
+blank: an indented one is read now too).
 
 The note in tests/capture/data/redis_7.0.15_config_note.md quotes lines redis-server 7.0.15 loaded (each user logged
 in with its password; the .netrc entry read by Python's netrc), tests/capture/data/README.md.
@@ -29,6 +30,7 @@ from bitexact.capture.policy import POLICY_VERSION
 T = "[CREDENTIAL]"
 V16_DIGEST = "0f883f7318d9827a31dabee28b571e1750502569a0e71180f3674ec221194abd"
 V17_DIGEST = "130ba3794fe09cc961f84347d7f04b728fc46791595d0d6212b7b50e5bc39067"
+SHADOW_HASH = "$6$saltsalt$abcdefghijklmnopqrstuv"
 NOTE_SECRETS = ("foobared", "m4sterPw", "fr4nkPw", "my pass", "Tr0ub4dor&3", "Mx3dCasePw", "Sn7-mixed", "Rotat3d-9",
                 "n3trcPw!")
 
@@ -80,6 +82,10 @@ NOTE_SECRETS = ("foobared", "m4sterPw", "fr4nkPw", "my pass", "Tr0ub4dor&3", "Mx
     ("- alice:$apr1$abcdefgh$0123456789abcdefghijkl", f"- alice:{T}"),
     ("> localhost:5432:mydb:alice:hunter2", f"> localhost:5432:mydb:alice:{T}"),
     ("- localhost:5432:mydb:alice:hunter2", f"- localhost:5432:mydb:alice:{T}"),
+    # an /etc/shadow line, quoted, listed, indented (a code block)
+    (f"> root:{SHADOW_HASH}:19000:0:99999:7:::", f"> root:{T}:19000:0:99999:7:::"),
+    (f"- root:{SHADOW_HASH}:19000:0:99999:7:::\n", f"- root:{T}:19000:0:99999:7:::\n"),
+    (f"Lines:\n    root:{SHADOW_HASH}:19000:0:99999:7:::\n", f"Lines:\n    root:{T}:19000:0:99999:7:::\n"),
     # a SQL*Plus script's CONNECT line, quoted or a numbered step
     ("> CONNECT scott/tiger@orcl", f"> CONNECT scott/{T}@orcl"),
     ("1. conn scott/tiger@orcl\n", f"1. conn scott/{T}@orcl\n"),

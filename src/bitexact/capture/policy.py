@@ -95,8 +95,8 @@ sentence after it, quoted in a markdown blockquote), unless a value reads as ano
 word after ``CONFIG SET requirepass`` (``with the new value``) and ``NAME::VALUE``'s second colon (a bare ``key``'s
 ``key::value`` left); 17: a configuration line quoted in a markdown blockquote or written as a list item
 (``> requirepass x``, ``- masterauth x``, ``> user alice on >x``, ``> machine h`` / ``> password x`` over quoted
-lines, an htpasswd or ``.pgpass`` line or SQL*Plus's ``CONNECT`` so written): redis.conf's, sentinel.conf's, an ACL file's and a .netrc's lines
-read after the note's marks as without them)
+lines, an htpasswd, ``.pgpass`` or ``/etc/shadow`` line or SQL*Plus's ``CONNECT`` so written): redis.conf's,
+sentinel.conf's, an ACL file's and a .netrc's lines read after the note's marks as without them)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

@@ -710,9 +710,11 @@ _STDIN_LOGIN = re.compile(
 )
 _COLON_DOLLAR = re.compile(r":\$")
 # An /etc/shadow line's crypt(3) hash (MD5 $1$, bcrypt $2b$, SHA-256/512 $5$ / $6$, yescrypt $y$, scrypt $7$,
-# gost-yescrypt $gy$): after a user name opening the line, before the next colon.
+# gost-yescrypt $gy$): after a user name opening the line, before the next colon. Rules version 17: or after blanks
+# or a markdown note's marks (a blank or ">" before the name, then _first_word asked: "> root:$6$...", "- root:...").
 _SHADOW_LINE = re.compile(
-    r"(?:(?<![^\n\x00])|(?<=\\n))[a-z_][a-z0-9_.-]{0,31}+:(\$(?:1|2[abxy]|5|6|y|gy|7)\$[./0-9A-Za-z$]{8,}+)(?=:)"
+    r"(?:(?<![^\n\x00])|(?<=\\n)|(?<=[ \t>]))"
+    r"[a-z_][a-z0-9_.-]{0,31}+:(\$(?:1|2[abxy]|5|6|y|gy|7)\$[./0-9A-Za-z$]{8,}+)(?=:)"
 )
 
 # Rules version 8: an htpasswd line's hash, found from the colon before it, ending its line.
@@ -3409,8 +3411,8 @@ _MAX_NOTE_MARKS: Final[int] = 32
 
 def _first_word(text: str, at: int) -> bool:
     """Rules version 17: whether ``at`` is its line's first word as a configuration file reads it: the line's start
-    (:func:`_starts_a_line`), or after the marks a markdown note puts before a line it quotes or lists (:data:`_NOTE_MARKS`:
-    ``> requirepass x``, ``> > user alice on >x``, ``- masterauth x``, ``1. machine h password x``). The marks are read
+    (:func:`_starts_a_line`), or after the marks a markdown note puts before a line it quotes or lists
+    (:data:`_NOTE_MARKS`: ``> requirepass x``, ``> > user alice on >x``, ``- masterauth x``, ``1. machine h password x``). The marks are read
     back at most :data:`_MAX_NOTE_MARKS` characters and must be the only thing before ``at`` on its line: a word
     (``set requirepass x``), a ``"`` (redis-cli's ``1) "requirepass"``) or a prompt (``sqlite> ``) before it is none."""
     if _starts_a_line(text, at):
@@ -4304,6 +4306,8 @@ class CredentialsDetector:
             return
         for match in _SHADOW_LINE.finditer(text):
             deadline.check()
+            if text[match.start() - 1 : match.start()] in (" ", "\t", ">") and not _first_word(text, match.start()):
+                continue  # a word before it on its line (rules version 17 reads the note's marks only)
             found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @classmethod
