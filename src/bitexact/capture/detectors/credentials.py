@@ -549,9 +549,9 @@ _XML_SPACE = " \t\r\n"
 # login, account and port pairs in any order, on one line or several, and "password VALUE". An entry
 # starts a line (_first_word; rules version 17: after a markdown note's marks too), as .netrc files write
 # them: prose about "the default password" or "the machine root password" is no entry. The pairs are read
-# possessively and the rest of the entry is
-# optional, so one match tells how far an entry's pairs run (a head inside them, a login named
-# "default", reads no further). Each head opens with its literal word (see _CONFIG_SETS).
+# possessively and the rest of the entry is optional, so one match tells how far an entry's pairs run (a head
+# inside them, a login named "default", reads no further). Each head opens with its literal word (see
+# _CONFIG_SETS).
 _NETRC_HEADS: Final = (re.compile(r"machine(?![^ \t\r\n])[ \t\r\n]+[^\s\x00]+"), re.compile(r"default(?![^\s\x00])"))
 _NETRC_SPACE = r"(?:[ \t\r]|\n(?:[ \t]*+>)*+)+"
 """The blanks between a .netrc entry's words; rules version 17: a line break and the blockquote's ``>`` marks opening
@@ -3412,9 +3412,10 @@ _MAX_NOTE_MARKS: Final[int] = 32
 def _first_word(text: str, at: int) -> bool:
     """Rules version 17: whether ``at`` is its line's first word as a configuration file reads it: the line's start
     (:func:`_starts_a_line`), or after the marks a markdown note puts before a line it quotes or lists
-    (:data:`_NOTE_MARKS`: ``> requirepass x``, ``> > user alice on >x``, ``- masterauth x``, ``1. machine h password x``). The marks are read
-    back at most :data:`_MAX_NOTE_MARKS` characters and must be the only thing before ``at`` on its line: a word
-    (``set requirepass x``), a ``"`` (redis-cli's ``1) "requirepass"``) or a prompt (``sqlite> ``) before it is none."""
+    (:data:`_NOTE_MARKS`: ``> requirepass x``, ``> > user alice on >x``, ``- masterauth x``, ``1. machine h password
+    x``). The marks are read back at most :data:`_MAX_NOTE_MARKS` characters and must be the only thing before ``at``
+    on its line: a word (``set requirepass x``), a number that is no list marker (``6.0 masterauth x``), a ``"``
+    (redis-cli's ``1) "requirepass"``) or a prompt (``sqlite> ``) before it is none."""
     if _starts_a_line(text, at):
         return True
     line, floor = at, max(0, at - _MAX_NOTE_MARKS)
