@@ -1,4 +1,5 @@
-"""Ordinary text the markdown note reading of rules version 17 (session 30, test_leak_edges30) must leave, as e0fcbf8 did.
+"""Ordinary text the markdown note reading of rules version 17 (session 30, test_leak_edges30) must leave, as e0fcbf8
+did.
 
 A configuration line's first word opens its line after a blockquote's marks or a list item's marker now
 (``_first_word``). What that must not change:

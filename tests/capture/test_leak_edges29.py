@@ -134,7 +134,7 @@ def test_a_quoted_reply_inside_a_json_document() -> None:
 
 
 def test_the_rules_version_and_digest_are_unchanged() -> None:
-    """The quote's reading shipped with version 16: its digest under `v` 16 stays what it was (version 17: leak_edges30)."""
+    """The quote's reading shipped with version 16: its digest under ``v`` 16 stays what it was (17: leak_edges30)."""
     assert POLICY_VERSION >= 16
     assert load_policy(env={}).digest_under(16) == V16_DIGEST
 

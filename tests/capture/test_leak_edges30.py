@@ -59,7 +59,8 @@ NOTE_SECRETS = ("foobared", "m4sterPw", "fr4nkPw", "my pass", "Tr0ub4dor&3", "Mx
      f"> machine api.example.com login alice password {T}"),
     ("> machine api.example.com\n> login alice\n> password hunter2",
      f"> machine api.example.com\n> login alice\n> password {T}"),
-    ("> > machine h\n> >   login alice\n> >   password hunter2\n", f"> > machine h\n> >   login alice\n> >   password {T}\n"),
+    ("> > machine h\n> >   login alice\n> >   password hunter2\n",
+     f"> > machine h\n> >   login alice\n> >   password {T}\n"),
     ("> default login alice password hunter2", f"> default login alice password {T}"),
     # a list item's line: each marker, nested lists, a list in a quote and a quote in a list
     ("- requirepass hunter2", f"- requirepass {T}"),
