@@ -311,6 +311,21 @@ LATEST_FRAGMENTS = (
     # session 29: redis-cli's reply to a pipe under a quoted shell line (a finding every pair, HGET's one line)
     "> $ redis-cli config get a\n" + "> password\n> a\n" * 500, "> $ redis-cli hget a password\n> b\n")
 FRAGMENTS += LATEST_FRAGMENTS
+V16_FRAGMENTS = LATEST_FRAGMENTS
+# Rules version 17 (``--latest`` runs these rows alone): a configuration line after a markdown note's marks (a finding
+# a line: redis.conf's names in each case, sentinel's, an ACL file's, a .netrc's, htpasswd, .pgpass), nested marks,
+# marks past what is read back, a word or a number before the name (read back, then refused), a newline and a marker
+# with nothing after them (the ACL line search's marks at every line), a .netrc entry over many quoted lines, a shadow
+# line after a note's mark, one after a word (read, then refused), words after blanks in a text holding ":$".
+LATEST_FRAGMENTS = (
+    "> requirepass a\n", "- masterauth a\n", "1. REQUIREPASS a\n", "> rEquirepass a\n", "> tls-key-file-pass a\n",
+    "- sentinel auth-pass m a\n", "> > user a on >b ~* +@all\n", "1. machine a login b password c\n",
+    "> a:$apr1$aaaaaaaa\n", "- a:1:b:c:d\n", "> - > 1. * requirepass a\n", ">" * 40 + " requirepass a\n",
+    "- - - - - - - - - - requirepass a\n", "1234567890. requirepass a\n", "> We set requirepass a\n",
+    "- 6.0 requirepass a\n", "\n- ", "\n> > > > > > > > ", "\n1. ", "\n" + "1" * 9,
+    "> machine a\n" + "> login b\n" * 2000 + "> password c\n", "machine a" + "\n>" * 5000 + " password c\n",
+    "> a:$6$aaaaaaaa:\n", "b a:$6$aaaaaaaa:", "a a a a a a a a a a :$")
+FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few
 # characters (each mapped back), a credential's every character coloured, OSC bodies unterminated before a line's
@@ -352,7 +367,7 @@ LATEST_OBJECTS: tuple[tuple[object, ...], ...] = (
     ({f"\x1b[{n}mtoken\x1b[0m": "a" for n in range(2000)},))
 OBJECTS += LATEST_OBJECTS
 V14_OBJECTS = LATEST_OBJECTS
-LATEST_OBJECTS = ()  # rules version 15 adds no object's row, nor does 16
+LATEST_OBJECTS = ()  # rules version 15 adds no object's row, nor do 16 and 17
 
 
 # Session 25: a URL nested in a query value (plain, encoded, encoded twice) and a "?" inside a query.

@@ -38,7 +38,7 @@ ENV_KEY: Final[str] = "BITEXACT_CAPTURE_KEY"
 ENV_MAX_BODY: Final[str] = "BITEXACT_MAX_BODY_BYTES"
 DEFAULT_MAX_BODY_BYTES: Final[int] = 64 << 20
 """A field the policy would scan is withheld, unscanned, past this many bytes (``BITEXACT_MAX_BODY_BYTES``)."""
-POLICY_VERSION: Final[int] = 16
+POLICY_VERSION: Final[int] = 17
 """The version of the detectors' rules, inside every policy's digest: a step records the digest it was
 scrubbed under, so rules that find more (2: credential shapes, compound names, private keys, more text
 forms; 3: commands' password flags, .netrc entries, CDATA sections; 4: a credential flag's value as an argv
@@ -93,7 +93,10 @@ numbered list's values under a credential name when it is redis-cli's reply past
 sentence after it, quoted in a markdown blockquote), unless a value reads as another field's name (``email``,
 ``password_confirmation``); and, found no more, an empty value (``requirepass ""``, ``password: ""``), a sentence's
 word after ``CONFIG SET requirepass`` (``with the new value``) and ``NAME::VALUE``'s second colon (a bare ``key``'s
-``key::value`` left))
+``key::value`` left); 17: a configuration line quoted in a markdown blockquote or written as a list item
+(``> requirepass x``, ``- masterauth x``, ``> user alice on >x``, ``> machine h`` / ``> password x`` over quoted
+lines, an htpasswd, ``.pgpass`` or ``/etc/shadow`` line or SQL*Plus's ``CONNECT`` so written): redis.conf's,
+sentinel.conf's, an ACL file's and a .netrc's lines read after the note's marks as without them)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

@@ -547,13 +547,17 @@ _MAX_CDATA: Final[int] = 4096
 _XML_SPACE = " \t\r\n"
 # A .netrc entry (curl, git, ftp and Python's netrc read it): "machine HOST", or "default", then its
 # login, account and port pairs in any order, on one line or several, and "password VALUE". An entry
-# starts a line (_starts_a_line), as .netrc files write them: prose about "the default password" or
-# "the machine root password" is no entry. The pairs are read possessively and the rest of the entry is
-# optional, so one match tells how far an entry's pairs run (a head inside them, a login named
-# "default", reads no further). Each head opens with its literal word (see _CONFIG_SETS).
+# starts a line (_first_word; rules version 17: after a markdown note's marks too), as .netrc files write
+# them: prose about "the default password" or "the machine root password" is no entry. The pairs are read
+# possessively and the rest of the entry is optional, so one match tells how far an entry's pairs run (a head
+# inside them, a login named "default", reads no further). Each head opens with its literal word (see
+# _CONFIG_SETS).
 _NETRC_HEADS: Final = (re.compile(r"machine(?![^ \t\r\n])[ \t\r\n]+[^\s\x00]+"), re.compile(r"default(?![^\s\x00])"))
+_NETRC_SPACE = r"(?:[ \t\r]|\n(?:[ \t]*+>)*+)+"
+"""The blanks between a .netrc entry's words; rules version 17: a line break and the blockquote's ``>`` marks opening
+the next line (an entry over several lines quoted in a markdown note, ``> machine h`` / ``> password x``)."""
 _NETRC_REST = re.compile(
-    r"(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+[^\s\x00]+)*+(?:[ \t\r\n]+password[ \t\r\n]+"
+    rf"(?:{_NETRC_SPACE}(?:login|account|port){_NETRC_SPACE}[^\s\x00]+)*+(?:{_NETRC_SPACE}password{_NETRC_SPACE}"
     r'(?:"((?:[^"\\\x00]|\\.)*)"|([^\s\x00]+))'  # curl reads a quoted value, "\" escaping in it
     # ... and ends its line, or another keyword follows it: "machine learning password reset flow" is prose.
     r"(?=[ \t]*+(?:\r?\n|\x00|\\n|\Z)|[ \t\r\n]+(?:login|account|port|machine|default|macdef)(?![^\s\x00])))?"
@@ -706,9 +710,11 @@ _STDIN_LOGIN = re.compile(
 )
 _COLON_DOLLAR = re.compile(r":\$")
 # An /etc/shadow line's crypt(3) hash (MD5 $1$, bcrypt $2b$, SHA-256/512 $5$ / $6$, yescrypt $y$, scrypt $7$,
-# gost-yescrypt $gy$): after a user name opening the line, before the next colon.
+# gost-yescrypt $gy$): after a user name opening the line, before the next colon. Rules version 17: or after blanks
+# or a markdown note's marks (a blank or ">" before the name, then _first_word asked: "> root:$6$...", "- root:...").
 _SHADOW_LINE = re.compile(
-    r"(?:(?<![^\n\x00])|(?<=\\n))[a-z_][a-z0-9_.-]{0,31}+:(\$(?:1|2[abxy]|5|6|y|gy|7)\$[./0-9A-Za-z$]{8,}+)(?=:)"
+    r"(?:(?<![^\n\x00])|(?<=\\n)|(?<=[ \t>]))"
+    r"[a-z_][a-z0-9_.-]{0,31}+:(\$(?:1|2[abxy]|5|6|y|gy|7)\$[./0-9A-Za-z$]{8,}+)(?=:)"
 )
 
 # Rules version 8: an htpasswd line's hash, found from the colon before it, ending its line.
@@ -839,8 +845,12 @@ _ACL_RULE = (
 _REDIS_MIXED_NAME = (
     r"[RrMmTtSs](?i:(?<=r)equirepass|(?<=m)asterauth|(?<=t)ls-(?:client-)?key-file-pass"
     r"|(?<=s)entinel[ \t]++(?:auth|sentinel)-pass)(?=[ \t])")
-_ACL_FILE_REST = (
-    rf"[ \t]*+(?:user[ \t]++[^\s\x00]++((?:[ \t]++{_ACL_RULE})++)[ \t]*+(?=\r?\n|\x00|\Z)|{_REDIS_MIXED_NAME})")
+_NOTE_MARKS = r"(?:[ \t]*+(?:>|[-*+](?=[ \t])|[0-9]{1,9}+[.)](?=[ \t]))){0,8}+[ \t]*+"
+"""Rules version 17: what a markdown note puts before a configuration line it quotes or lists: a blockquote's ``>``
+marks and a list item's marker (``- ``, ``* ``, ``+ ``, ``1. ``, ``1) ``, a blank after it), nested up to eight deep,
+with the blanks between them."""
+_ACL_FILE_REST = (  # rules version 17: after a markdown note's marks too (_first_word)
+    rf"{_NOTE_MARKS}(?:user[ \t]++[^\s\x00]++((?:[ \t]++{_ACL_RULE})++)[ \t]*+(?=\r?\n|\x00|\Z)|{_REDIS_MIXED_NAME})")
 _ACL_FILE_LINES = (re.compile(_ACL_FILE_REST), re.compile("\n" + _ACL_FILE_REST), re.compile("\x00" + _ACL_FILE_REST))
 """A Redis ACL file's line at the text's start (matched there), after a newline, after a NUL (each searched); or
 (rules version 15, group 1 None) a configuration's password name in a mixed case opening its line."""
@@ -3177,7 +3187,7 @@ def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
     if value is None:
         return None
     head = text[max(0, start - _MAX_REDIS_HEAD) : start]
-    if not ((_starts_a_line(text, start) and _ends_line(text, value.end())) or _CONFIG_SET.search(head) is not None):
+    if not ((_first_word(text, start) and _ends_line(text, value.end())) or _CONFIG_SET.search(head) is not None):
         return None
     group = next(g for g in (1, 2, 3) if value.group(g) is not None)
     return value.span(group)
@@ -3190,7 +3200,7 @@ def _redis_password(text: str, match: re.Match[str], found: list[Finding]) -> No
     group = next(g for g in (2, 3, 4) if match.group(g) is not None)
     head = text[max(0, match.start() - _MAX_REDIS_HEAD) : match.start()]
     if _CONFIG_SET.search(head) is None and not (
-            _starts_a_line(text, match.start()) and _ends_line(text, match.end())):
+            _first_word(text, match.start()) and _ends_line(text, match.end())):
         return
     if _heading(text, match.start(1), match.end(1), match.span(group)) or _prose_after_name(text, match.span(group)):
         return
@@ -3226,7 +3236,7 @@ def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) 
         span = _redis_word(text, match.end()) if _sentinel_set(text, match.start()) else None
     else:
         start, sentinel, auth = named
-        if sentinel and not _starts_a_line(text, start):  # the rest of the line read once per line
+        if sentinel and not _first_word(text, start):  # the rest of the line read once per line
             return
         at = match.end()
         if auth:
@@ -3242,7 +3252,7 @@ def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) 
         found.append(Finding(span[0], span[1], TOKEN, NAME))
 
 
-_LINE_OPENINGS: Final[frozenset[str]] = frozenset("u \tRrMmTtSs")
+_LINE_OPENINGS: Final[frozenset[str]] = frozenset("u \tRrMmTtSs>-*+0123456789")
 """The characters a text may open with for :data:`_ACL_FILE_LINES`' first pattern to be matched at its start."""
 
 
@@ -3335,7 +3345,7 @@ def _heading(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
     configured``). The names in any case are read since rules version 14; a password so written (``Requirepass
     Hunter``) is left with them, as at rules version 13. Lower case is read as before. fp27: or a field's declaration
     in code, its value a type (:func:`_declared_type`: a Go struct's ``RequirePass *string``)."""
-    if text[start:end].islower() or text[span[0] - 1] in "\"'" or not _starts_a_line(text, start):
+    if text[start:end].islower() or text[span[0] - 1] in "\"'" or not _first_word(text, start):
         return False  # CONFIG SET REQUIREPASS Hunter is a command
     word = text[span[0] : span[1]]
     return _HEADING_WORD.fullmatch(word) is not None or ascii_lower(word) in _STATES or _declared_type(word)
@@ -3391,6 +3401,30 @@ def _opens_a_line(text: str, at: int) -> bool:
     """Whether ``at`` starts its line (:func:`_starts_a_line`) or, rules version 16, follows a markdown blockquote's
     marks that open it (:func:`_quote_opening`: ``>`` and blanks only, so a prompt's own ``> `` before it is none)."""
     return _starts_a_line(text, at) or _quote_opening(text, at) != -1
+
+
+_NOTE_OPENING = re.compile(_NOTE_MARKS)
+_NOTE_MARK_CHARS: Final[str] = " \t>-*+.)0123456789"
+_MAX_NOTE_MARKS: Final[int] = 32
+"""The characters read back over a note's marks (:data:`_NOTE_MARKS`) before a configuration line's first word."""
+
+
+def _first_word(text: str, at: int) -> bool:
+    """Rules version 17: whether ``at`` is its line's first word as a configuration file reads it: the line's start
+    (:func:`_starts_a_line`), or after the marks a markdown note puts before a line it quotes or lists
+    (:data:`_NOTE_MARKS`: ``> requirepass x``, ``> > user alice on >x``, ``- masterauth x``, ``1. machine h password
+    x``). The marks are read back at most :data:`_MAX_NOTE_MARKS` characters and must be the only thing before ``at``
+    on its line: a word (``set requirepass x``), a number that is no list marker (``6.0 masterauth x``), a ``"``
+    (redis-cli's ``1) "requirepass"``) or a prompt (``sqlite> ``) before it is none."""
+    if _starts_a_line(text, at):
+        return True
+    line, floor = at, max(0, at - _MAX_NOTE_MARKS)
+    while line > floor and text[line - 1] in _NOTE_MARK_CHARS:
+        line -= 1
+    if not (line == 0 or text[line - 1] in "\n\x00" or text[line - 2 : line] == "\\n"):
+        return False
+    marks = _NOTE_OPENING.match(text, line, at)
+    return marks is not None and marks.end() == at
 
 
 def _acl_secrets(text: str, start: int, end: int, found: list[Finding]) -> None:
@@ -4137,7 +4171,7 @@ class CredentialsDetector:
         covered = 0
         for head in heads:
             deadline.check()
-            if head.start() < covered or not _starts_a_line(text, head.start()):
+            if head.start() < covered or not _first_word(text, head.start()):
                 continue  # inside the entry read last (a login named "default"), or prose
             entry = _NETRC_REST.match(text, head.end())
             assert entry is not None  # every part is optional
@@ -4242,7 +4276,7 @@ class CredentialsDetector:
         group = "pgpass" if match.group("pgpass") is not None else "echoed"
         end = match.end(group)
         if group == "pgpass":
-            if not _starts_a_line(text, start):
+            if not _first_word(text, start):  # rules version 17: after a markdown note's marks too
                 return
         else:  # the file's name within the rest of the command (a bounded look: many words on one line read once)
             named = text.find(".pgpass", end, end + _MAX_PGPASS_FIELD)
@@ -4273,6 +4307,8 @@ class CredentialsDetector:
             return
         for match in _SHADOW_LINE.finditer(text):
             deadline.check()
+            if text[match.start() - 1 : match.start()] in (" ", "\t", ">") and not _first_word(text, match.start()):
+                continue  # a word before it on its line (rules version 17 reads the note's marks only)
             found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @classmethod
@@ -4329,7 +4365,7 @@ class CredentialsDetector:
             user, floor = match.start(), max(0, match.start() - _MAX_HTPASSWD_USER)
             while user > floor and text[user - 1] not in _HTPASSWD_STOPS and text[user - 2 : user] != "\\n":
                 user -= 1
-            if user < match.start() and not (user == floor and floor > 0) and _starts_a_line(text, user):
+            if user < match.start() and not (user == floor and floor > 0) and _first_word(text, user):  # v17: "> "
                 found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @staticmethod
@@ -4359,7 +4395,8 @@ class CredentialsDetector:
     @staticmethod
     def _acl_file_lines(text: str, held: Container[str], deadline: Deadline, found: list[Finding]) -> None:
         """Rules version 13: a Redis ACL file's line (:data:`_ACL_FILE_LINES`, ``user alice on >PASSWORD ~* +@all``
-        in ``users.acl`` or ``redis.conf``) opening its line: its rules' passwords and hashes (:func:`_acl_secrets`)."""
+        in ``users.acl`` or ``redis.conf``) opening its line (rules version 17: after a markdown note's marks too,
+        :data:`_NOTE_MARKS`): its rules' passwords and hashes (:func:`_acl_secrets`)."""
         first, after_newline, after_nul = _ACL_FILE_LINES
         matches = [first.match(text)] if text[:1] in _LINE_OPENINGS else []
         for match in itertools.chain(matches, after_newline.finditer(text) if "\n" in held else (),
@@ -4780,7 +4817,7 @@ class CredentialsDetector:
         for pattern in _ORACLE_CONNECTS:
             for login in pattern.finditer(text):
                 deadline.check()
-                if _starts_a_line(text, login.start()):
+                if _first_word(text, login.start()):  # rules version 17: a script's line in a markdown note too
                     cls._secret_group(text, login, found)
 
     @staticmethod
