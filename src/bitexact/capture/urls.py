@@ -42,7 +42,11 @@ percent-encoded one in a parameter's value, and one percent-encoded in a URL's p
 the first ``?``, ``#``, ``,`` or ``;`` or the next URL: ``X-Original-URL: https://proxy/r/https%3A%2F%2Fu%3Ap%40h2``),
 and so is a URL percent-encoded outside any absolute one (a relative ``/r/https%3A%2F%2Fu%3Ap%40h2``), to its word's end,
 closing punctuation left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an
-agent's own header. All are this project's choice where the protocol is silent (docs/capture.md, "URLs,
+agent's own header. A header whose name says it holds a URL - it ends in ``-url`` or ``-uri`` (``X-Original-URL``,
+``X-Rewrite-URL``, ``X-Forwarded-Uri``) or is one of :data:`URL_NAMED_HEADERS` (``X-Envoy-Original-Path``,
+``X-Forwarded-Prefix``...) - and whose value is one URL (no blank, quote, angle bracket or ``,``) is read so and
+by :func:`redact_url` too, so a relative request target's query (``X-Original-URL: /cb?token=T``) is recorded as a
+``Location``'s is. All are this project's choice where the protocol is silent (docs/capture.md, "URLs,
 headers, logs").
 """
 
@@ -66,6 +70,12 @@ URL_HEADERS: Final[frozenset[str]] = frozenset({"location", "content-location", 
 LINK_HEADER: Final[str] = "link"
 """A header whose value holds URLs, each between ``<`` and ``>`` and in its parameters' values: each is
 recorded by :func:`redact_url`."""
+URL_NAMED_HEADERS: Final[frozenset[str]] = frozenset({
+    "x-envoy-original-path", "x-forwarded-prefix", "x-forwarded-path", "x-original-path", "x-accel-redirect",
+    "destination"})
+"""Headers whose value is a request target or a URL though their names do not end in ``-url`` or ``-uri`` (Envoy's
+original path, the prefix a proxy stripped, nginx's internal redirect, WebDAV's ``Destination``): with those, read
+as one URL when the value is one (:func:`_redact_url_named`)."""
 REFRESH_HEADER: Final[str] = "refresh"
 """A header whose value is a delay and a URL (``0; url=https://...``): the URL is recorded by :func:`redact_url`."""
 # A Link header's parts that may hold a URL: a target, a quoted parameter value (its escapes kept as sent:
@@ -88,7 +98,14 @@ _SCHEME_LETTERS: Final[frozenset[str]] = frozenset(string.ascii_letters)
 _SCHEME_CHARACTERS: Final[frozenset[str]] = _SCHEME_LETTERS | frozenset(string.digits + "+.-")
 _BEFORE_NETWORK_PATH: Final[str] = "=\"'<(,;"  # or a blank, or the value's start
 _URL_STOP: Final = re.compile(r"[\s\"<>]")
+_BLANKS: Final[str] = " \t"  # the optional whitespace around a header's value (RFC 9110, section 5.5)
+# What a URL-named header's value that is one URL holds none of: a blank, a quote or an angle bracket (which end a
+# URL in free text), or a "," (which separates a list's members, RFC 9110 section 5.6.1).
+_NOT_ONE_URL: Final = re.compile(r"[\s\"<>,]")
 _AUTHORITY_END: Final = re.compile(r"[/?#]")
+# Where a query's parameter ends in a header's value, and an "@" as sent or percent-encoded once or more.
+_PARAMETER_END: Final = re.compile(r"[&,;]")
+_AT_SIGN: Final = re.compile(r"@|%(?:25)*40")
 # What a URL's text in a header's value is read by: a URL's "//" (or "\/\/"), and the marks of its query and
 # fragment. A query's parameters are separated by "&" and by the header's own "," and ";".
 _EVENT: Final = re.compile(r":?(?://|\\/\\/)|[?#&,;]")
@@ -116,6 +133,7 @@ _NESTING_LIMIT: Final[int] = 8
 read further is recorded ``%5Bredacted%5D`` whole, so no chain of ``next=`` hides a token past the bound."""
 _ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
 _SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_ESCAPE_AGAIN: Final = re.compile(r"%(?:25)*[0-9A-Fa-f]{2}")  # an escape, encoded once or more
 # A URL's "://" inside a path, as sent or percent-encoded (":" and "/" escaped, any case, once or more).
 _PATH_URL_MARK: Final = re.compile(r"(?::|%(?:25)*3[Aa])(?://|%(?:25)*2[Ff]%(?:25)*2[Ff])")
 
@@ -220,6 +238,18 @@ def _authority_span(url: str) -> tuple[list[_Span], int]:
     return ([] if at == -1 else [(start, at, REDACTED_ENCODED)]), end
 
 
+def _scheme_start(text: str, first: int, at: int) -> int:
+    """Where the scheme in the run of scheme characters ``text[first:at]`` before a ``:`` at ``at`` starts: its
+    first letter (as a regular expression's leftmost match reads it), or -1 when it holds none. The hex digits of a
+    percent-escape the run opens with are the escape's (``%2Fhttps``: a ``/`` then ``https``, ``%2F1`` a ``/`` then a
+    digit), never a scheme's first letter, and so are those of an escape encoded again (``%252F``)."""
+    if first > 0 and text[first - 1] == "%" and (escape := _ESCAPE_AGAIN.match(text, first - 1)) is not None:
+        first = escape.end()  # the escape ends within the run: the ":" (or "%3A") at ``at`` is no hex digit
+    while first < at and text[first] not in _SCHEME_LETTERS:
+        first += 1
+    return first if first < at else -1
+
+
 def _path_spans(url: str, start: int, end: int, depth: int) -> list[_Span]:
     """What the rule replaces in a URL written inside the path ``url[start:end]`` (an archive's or a proxy's
     ``/web/2020/https://u:p@h2/``, plain or percent-encoded once, ``/https%3A%2F%2Fu%3Ap%40h2%2F``): the path
@@ -231,9 +261,8 @@ def _path_spans(url: str, start: int, end: int, depth: int) -> list[_Span]:
         first = mark.start()
         while first > start and url[first - 1] in _SCHEME_CHARACTERS:
             first -= 1
-        while first < mark.start() and url[first] not in _SCHEME_LETTERS:
-            first += 1
-        if first < mark.start():
+        first = _scheme_start(url, first, mark.start())
+        if first != -1:
             return _value_spans(url[first:end], first, depth + 1)
         position = mark.end()
     return []
@@ -285,7 +314,7 @@ def _header_value(name: Any, value: Any) -> Any:
     key = ascii_lower(bytes(name).decode("latin-1") if isinstance(name, (bytes, bytearray)) else str(name))
     if key in _HEADER_KEYS:
         return REDACTED
-    rule = _HEADER_RULES.get(key, _redact_urls_in)
+    rule = _HEADER_RULES.get(key, _redact_url_named if _is_url_named(key) else _redact_urls_in)
     if isinstance(value, str):
         return rule(value)
     if isinstance(value, bytes):
@@ -348,9 +377,7 @@ def _url_starts_at(text: str, mark: re.Match[str], floor: int) -> int:
         first = at
         while first > floor and text[first - 1] in _SCHEME_CHARACTERS:
             first -= 1
-        while first < at and text[first] not in _SCHEME_LETTERS:
-            first += 1
-        return first if first < at else -1
+        return _scheme_start(text, first, at)
     return at if at == 0 or text[at - 1].isspace() or text[at - 1] in _BEFORE_NETWORK_PATH else -1
 
 
@@ -387,7 +414,8 @@ def _redact_in_text(text: str) -> str:
             end = _AUTHORITY_END.search(text, position)
             limit = len(text) if end is None else end.start()
             following = _URL_MARK.search(text, position, limit)
-            at = text.rfind("@", position, limit if following is None else following.start())
+            bound = limit if following is None else following.start()
+            at = _user_info_end_in_query(text, position, bound) if query else text.rfind("@", position, bound)
             if at != -1:
                 redacted.append((position, at, REDACTED_ENCODED))
             if encoded and end is not None and end.group() == "/" and following is None:
@@ -418,6 +446,20 @@ def _redact_in_text(text: str) -> str:
         elif bare:
             redacted.append((stop, stop, "=" + REDACTED_ENCODED))
     return _apply(text, redacted)
+
+
+def _user_info_end_in_query(text: str, start: int, end: int) -> int:
+    """Where the user info of a URL standing in a query ends (its last "@"), its authority being ``text[start:end]``,
+    or -1: the query's parameter ends at the header's next "&", "," or ";", and so does the URL in it, as the
+    decoded reading of the parameter's value (:func:`_encoded_value_spans`) ends it. So ``?next=https://u:p@h%2F&x=a@b/``
+    keeps its ``@h%2F&x=a@b/``: only ``u:p`` is the URL's user info, in both readings, and no byte is read by one
+    as a password and by the other as the next parameter. A parameter holding no "@" before its end, raw or encoded
+    (``%40``, ``%2540``), is read as before, to the last "@" before the authority ends: a password holding a raw
+    "&", "," or ";" (``https://u:p&ss@h/``, written by hand; clients encode them) is redacted whole."""
+    parameter = _PARAMETER_END.search(text, start, end)
+    if parameter is not None and _AT_SIGN.search(text, start, parameter.start()) is not None:
+        return text.rfind("@", start, parameter.start())
+    return text.rfind("@", start, end)
 
 
 def _text_path_spans(text: str, authority: int, start: int, in_query: bool) -> list[_Span]:
@@ -507,6 +549,29 @@ def _redact_urls_in(value: str) -> str:
         recorded.append(_redact_encoded_in(value[position:start]) + url)
         position = end
     return "".join(recorded) + _redact_encoded_in(value[position:])
+
+
+def _is_url_named(key: str) -> bool:
+    """Whether a header's lower-cased name says its value is a URL: it ends in ``-url`` or ``-uri``
+    (``X-Original-URL``, ``X-Rewrite-URL``, ``X-Forwarded-Uri``, ``X-Callback-Url``) or is in
+    :data:`URL_NAMED_HEADERS`."""
+    return key.endswith(("-url", "-uri")) or key in URL_NAMED_HEADERS
+
+
+def _redact_url_named(value: str) -> str:
+    """A URL-named header's value (:func:`_is_url_named`): when it is one URL - no blank, quote, angle bracket or
+    "," in it once the blanks around it are set aside - it is read both ways, as one URL by :func:`redact_url` (as a
+    ``Location`` is: ``/cb?token=T`` is recorded ``/cb?token=%5Bredacted%5D``, a relative URL's query included) and
+    then as any other header's free text (:func:`_redact_urls_in`), so what either reading redacts is redacted and
+    every other byte is kept as sent (each reading only replaces bytes by ``%5Bredacted%5D``, which holds no mark the
+    other reads). Any other value - words, a quoted string, a list - is free text only, as any other header's: a
+    credential's value in a list ends at its ",", where :func:`redact_url` would run it on to the next "&". Each
+    reading is one pass: the two stay linear."""
+    token = value.strip(_BLANKS)
+    if not token or _NOT_ONE_URL.search(token) is not None:
+        return _redact_urls_in(value)
+    lead = len(value) - len(value.lstrip(_BLANKS))
+    return value[:lead] + _redact_urls_in(redact_url(token)) + value[lead + len(token) :]
 
 
 _HEADER_RULES: Final[dict[str, Callable[[str], str]]] = {
