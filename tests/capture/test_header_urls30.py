@@ -182,3 +182,11 @@ def test_an_escapes_hex_digit_is_no_schemes_first_letter(sent: str) -> None:
 ])
 def test_a_scheme_after_an_escape_is_still_read(sent: str, recorded: str) -> None:
     assert redact_url(sent) == _header("X-Debug", sent) == recorded
+
+
+def test_a_url_named_header_follows_a_locations_nesting_bound() -> None:
+    """Ten URLs written one inside another's path: as in a ``Location``, the ninth on is recorded ``%5Bredacted%5D``
+    whole (free text alone kept them: they hold no credential, and it follows no bound)."""
+    sent = "https://h" + "/a/https://h" * 10 + "/x"
+    assert _header("X-Original-URL", sent) == _header("Location", sent) == redact_url(sent) != sent
+    assert _header("X-Debug", sent) == sent

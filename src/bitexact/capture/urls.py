@@ -415,7 +415,9 @@ def _redact_in_text(text: str) -> str:
             limit = len(text) if end is None else end.start()
             following = _URL_MARK.search(text, position, limit)
             bound = limit if following is None else following.start()
-            at = _user_info_end_in_query(text, position, bound) if query else text.rfind("@", position, bound)
+            at = text.rfind("@", position, bound)
+            if query and at != -1:
+                at = _user_info_end_in_query(text, position, at)
             if at != -1:
                 redacted.append((position, at, REDACTED_ENCODED))
             if encoded and end is not None and end.group() == "/" and following is None:
@@ -448,18 +450,19 @@ def _redact_in_text(text: str) -> str:
     return _apply(text, redacted)
 
 
-def _user_info_end_in_query(text: str, start: int, end: int) -> int:
-    """Where the user info of a URL standing in a query ends (its last "@"), its authority being ``text[start:end]``,
-    or -1: the query's parameter ends at the header's next "&", "," or ";", and so does the URL in it, as the
-    decoded reading of the parameter's value (:func:`_encoded_value_spans`) ends it. So ``?next=https://u:p@h%2F&x=a@b/``
-    keeps its ``@h%2F&x=a@b/``: only ``u:p`` is the URL's user info, in both readings, and no byte is read by one
-    as a password and by the other as the next parameter. A parameter holding no "@" before its end, raw or encoded
-    (``%40``, ``%2540``), is read as before, to the last "@" before the authority ends: a password holding a raw
-    "&", "," or ";" (``https://u:p&ss@h/``, written by hand; clients encode them) is redacted whole."""
-    parameter = _PARAMETER_END.search(text, start, end)
+def _user_info_end_in_query(text: str, start: int, last: int) -> int:
+    """Where the user info of a URL standing in a query ends, its authority starting at ``start`` and its last "@"
+    at ``last`` (-1: it has none). The query's parameter ends at the header's next "&", "," or ";", and so does the
+    URL in it, as the decoded reading of the parameter's value (:func:`_encoded_value_spans`) ends it: when an "@",
+    raw or encoded (``%40``, ``%2540``), stands before that end, the user info ends at the last raw one there (or
+    there is none for this reading), so ``?next=https://u:p@h%2F&x=a@b/`` keeps its ``@h%2F&x=a@b/`` - both readings
+    give ``u:p``, and no byte is read by one as a password and by the other as the next parameter. With none, it
+    runs to ``last``, as before: a password holding a raw "&", "," or ";" (``https://u:p&ss@h/``, written by hand;
+    clients encode them) is redacted whole."""
+    parameter = _PARAMETER_END.search(text, start, last)
     if parameter is not None and _AT_SIGN.search(text, start, parameter.start()) is not None:
         return text.rfind("@", start, parameter.start())
-    return text.rfind("@", start, end)
+    return last
 
 
 def _text_path_spans(text: str, authority: int, start: int, in_query: bool) -> list[_Span]:
