@@ -89,6 +89,11 @@ BOTH_READINGS = [
     ("/cb?token=T0KE&next=https://u:T0KF@h2/x", f"/cb?token={R}&next=https://{R}@h2/x"),
     # a URL percent-encoded in a relative URL's path (session 28), and the query after it
     ("/r/https%3A%2F%2Fu%3AT0KG%40h2%2Fx?key=T0KH", f"/r/https%3A%2F%2F{R}%40h2%2Fx?key={R}"),
+    # the readings overlap: free text reads "u:T0KI%3Fkey=T0KJ" as user info, redact_url a "key" whose value is
+    # "T0KJ@h" (in the URL written in the path, decoded). Each reads the value as sent, and their spans are merged:
+    # read one after the other, the second read the first's output, with no "@" left in it, and kept T0KI
+    ("/r/https://u:T0KI%3Fkey=T0KJ@h", f"/r/https://{R}"),
+    ("/cb?next=https://u:T0KK&key=T0KL@h/", f"/cb?next=https://{R}"),
 ]
 
 
@@ -190,3 +195,12 @@ def test_a_url_named_header_follows_a_locations_nesting_bound() -> None:
     sent = "https://h" + "/a/https://h" * 10 + "/x"
     assert _header("X-Original-URL", sent) == _header("Location", sent) == redact_url(sent) != sent
     assert _header("X-Debug", sent) == sent
+
+
+def test_a_span_two_readings_give_is_replaced_once() -> None:
+    """An empty value (or user info) two readings both find was replaced twice, ``%5Bredacted%5D%5Bredacted%5D``: a
+    ``;`` piece read in the query and again in a value holding a "?", and an empty user info read as sent and
+    decoded. One replacement stands for it."""
+    assert redact_url("/p?a;x=1?b;key=") == f"/p?a;x=1?b;key={R}"
+    assert _header("Location", "/p?a;x=1?b;key=") == f"/p?a;x=1?b;key={R}"
+    assert _header("X-Debug", "https://a/?next=https://@h%2F&x=1") == f"https://a/?next=https://{R}@h%2F&x=1"

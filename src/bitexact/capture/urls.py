@@ -92,7 +92,7 @@ _HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
 # Origin, a URL an agent sends in a header of its own): a scheme and "://" (or JSON's escaped ":\/\/"), or a
 # network-path reference's "//" (or "\/\/") where a URL reference is expected - at the value's start, after a
 # blank, "=", a quote, "<", "(", "," or ";" - so a path's "a//b" is none. The text from a URL's start to a blank,
-# a quote or an angle bracket is read by _redact_in_text.
+# a quote or an angle bracket is read by _in_text_spans.
 _URL_MARK: Final = re.compile(r":?(?://|\\/\\/)")
 _SCHEME_LETTERS: Final[frozenset[str]] = frozenset(string.ascii_letters)
 _SCHEME_CHARACTERS: Final[frozenset[str]] = _SCHEME_LETTERS | frozenset(string.digits + "+.-")
@@ -118,7 +118,7 @@ _URL_TRAILER: Final[str] = ".,;:!?')]}\\"
 # next URL (a path's "a//b" starts none).
 _PATH_ENDS: Final = re.compile(r"[?#,;]|:?(?://|\\/\\/)")
 _PATH_ENDS_IN_QUERY: Final = re.compile(r"[?#,;&]|:?(?://|\\/\\/)")
-# Where a URL written percent-encoded in a header's text outside its URLs ends (read by _redact_encoded_in).
+# Where a URL written percent-encoded in a header's text outside its URLs ends (read by _encoded_in_spans).
 _WORD_END: Final = re.compile(r"[\s\"<>?#,;]")
 
 
@@ -353,17 +353,19 @@ def _redact_refresh(value: str) -> str:
     return value[:start] + redact_url(value[start:end]) + value[end:]
 
 
-def _redact_embedded(url: str) -> str:
-    """A run of text from a URL's start in a header's value, by :func:`_redact_in_text`; one written with JSON's
-    escaped slashes (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read unescaped and written
-    back so."""
+def _embedded_spans(url: str, offset: int) -> list[_Span]:
+    """The spans of a run of text from a URL's start in a header's value (at ``offset``), by :func:`_in_text_spans`;
+    one written with JSON's escaped slashes (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read
+    unescaped, each span mapped back to where it stands as sent (a character of the unescaped text stands one further
+    on for each "/" before it, sent as two)."""
     if not (url.startswith("\\/\\/") or url.startswith(":\\/\\/", url.find(":"))):
-        return _redact_in_text(url)
+        return [(start + offset, end + offset, text) for start, end, text in _in_text_spans(url)]
     plain = url.replace("\\/", "/")
     if plain.replace("/", "\\/") != url:  # slashes escaped and not: no single form to write back, read as sent
-        return _redact_in_text(url)
-    recorded = _redact_in_text(plain)
-    return url if recorded == plain else recorded.replace("/", "\\/")
+        return [(start + offset, end + offset, text) for start, end, text in _in_text_spans(url)]
+    slashes = [at for at, character in enumerate(plain) if character == "/"]
+    return [(offset + start + bisect_left(slashes, start), offset + end + bisect_left(slashes, end), text)
+            for start, end, text in _in_text_spans(plain)]
 
 
 def _url_starts_at(text: str, mark: re.Match[str], floor: int) -> int:
@@ -391,8 +393,8 @@ def _find_url(value: str, position: int) -> tuple[int, int] | None:
     return None
 
 
-def _redact_in_text(text: str) -> str:
-    """``text`` (from a URL's start to a blank, a quote or an angle bracket) with the URL rule applied to each URL
+def _in_text_spans(text: str) -> list[_Span]:
+    """What the URL rule replaces in ``text`` (from a URL's start to a blank, a quote or an angle bracket): each URL
     in it, where the header's grammar ends them: user info after each URL's ``//`` (a URL after a list member's
     name, ``a=https://h/x,b=https://u:p@h2/y``, or inside another's query, path or fragment, included) and the
     value of each credential parameter of a query redacted. A query's parameters are separated by ``&``, ``,``
@@ -447,7 +449,7 @@ def _redact_in_text(text: str) -> str:
             redacted.append((name_end.end(), position, REDACTED_ENCODED))
         elif bare:
             redacted.append((stop, stop, "=" + REDACTED_ENCODED))
-    return _apply(text, redacted)
+    return redacted
 
 
 def _user_info_end_in_query(text: str, start: int, last: int) -> int:
@@ -500,10 +502,16 @@ def _encoded_value_spans(text: str, start: int) -> list[_Span]:
 
 
 def _apply(text: str, redacted: list[_Span]) -> str:
-    """``text`` with each span replaced; spans that overlap (user info holding a parameter) are redacted as one."""
+    """``text`` with each span replaced; spans that overlap (user info holding a parameter) are redacted as one, and a
+    span given twice (by two readings of one value) is applied once."""
     pieces: list[str] = []
     kept = 0
-    for start, end, replacement in sorted(redacted):
+    previous = None
+    for span in sorted(redacted):
+        start, end, replacement = span
+        if span == previous:
+            continue
+        previous = span
         if start < kept:  # it overlaps the one before: that one's replacement stands for both
             kept = max(kept, end)
             continue
@@ -512,13 +520,13 @@ def _apply(text: str, redacted: list[_Span]) -> str:
     return "".join(pieces) + text[kept:]
 
 
-def _redact_encoded_in(text: str) -> str:
-    """``text`` (a header's value outside its absolute and network-path URLs) with each URL written percent-encoded
-    in it - in a relative URL's path (``X-Original-URL: /r/https%3A%2F%2Fu%3Ap%40h2%2Fx``) or standing alone - read
+def _encoded_in_spans(text: str, offset: int) -> list[_Span]:
+    """The spans (at ``offset``) in ``text``, a header's value outside its absolute and network-path URLs, of each
+    URL written percent-encoded in it - in a relative URL's path (``X-Original-URL: /r/https%3A%2F%2Fu%3Ap%40h2%2Fx``) or standing alone - read
     by :func:`_path_spans` as a URL in a path is, to the end of its word (a blank, a quote, an angle bracket, a "?",
     "#", "," or ";"), closing punctuation left to the text. Each word is read once: the pass stays linear."""
     if "%" not in text:  # every such URL has an escape in its "://"
-        return text
+        return []
     redacted: list[_Span] = []
     position = 0
     while (mark := _PATH_URL_MARK.search(text, position)) is not None:
@@ -527,31 +535,37 @@ def _redact_encoded_in(text: str) -> str:
         while end > mark.end() and text[end - 1] in _URL_TRAILER:
             end -= 1
         # From ``position``: the scheme before the mark is found by walking back, never past a word's end.
-        redacted += _path_spans(text, position, end, 0)
+        redacted += [(start + offset, stop + offset, replacement)
+                     for start, stop, replacement in _path_spans(text, position, end, 0)]
         position = max(end, mark.end())
-    return _apply(text, redacted)
+    return redacted
 
 
 def _redact_urls_in(value: str) -> str:
     """Any other header's value with each absolute or network-path URL in it by the URL rule, and each URL written
-    percent-encoded outside them (:func:`_redact_encoded_in`), every other byte as sent: a value holding no ``//``
+    percent-encoded outside them (:func:`_encoded_in_spans`), every other byte as sent: a value holding no ``//``
     and no ``%`` is returned as it is, untouched."""
+    return _apply(value, _urls_in_spans(value))
+
+
+def _urls_in_spans(value: str) -> list[_Span]:
+    """What :func:`_redact_urls_in` replaces in ``value``: each URL's spans where the URL stands, and those of the
+    text between."""
     if "//" not in value and "\\/\\/" not in value:
-        return _redact_encoded_in(value)
-    recorded = []
+        return _encoded_in_spans(value, 0)
+    redacted: list[_Span] = []
     position = 0
     while (found := _find_url(value, position)) is not None:
         start = found[0]
         stop = _URL_STOP.search(value, found[1])
         end = len(value) if stop is None else stop.start()
         url = value[start:end]
+        redacted += _encoded_in_spans(value[position:start], position)
         # With no query, no user info and no escape (a URL encoded in its path) the URL rule would change nothing.
         if "?" in url or "@" in url or "%" in url:
-            kept = len(url.rstrip(_URL_TRAILER))
-            url = _redact_embedded(url[:kept]) + url[kept:]
-        recorded.append(_redact_encoded_in(value[position:start]) + url)
+            redacted += _embedded_spans(url[: len(url.rstrip(_URL_TRAILER))], start)
         position = end
-    return "".join(recorded) + _redact_encoded_in(value[position:])
+    return redacted + _encoded_in_spans(value[position:], position)
 
 
 def _is_url_named(key: str) -> bool:
@@ -565,16 +579,18 @@ def _redact_url_named(value: str) -> str:
     """A URL-named header's value (:func:`_is_url_named`): when it is one URL - no blank, quote, angle bracket or
     "," in it once the blanks around it are set aside - it is read both ways, as one URL by :func:`redact_url` (as a
     ``Location`` is: ``/cb?token=T`` is recorded ``/cb?token=%5Bredacted%5D``, a relative URL's query included) and
-    then as any other header's free text (:func:`_redact_urls_in`), so what either reading redacts is redacted and
-    every other byte is kept as sent (each reading only replaces bytes by ``%5Bredacted%5D``, which holds no mark the
-    other reads). Any other value - words, a quoted string, a list - is free text only, as any other header's: a
+    as any other header's free text (:func:`_redact_urls_in`), each on the value as sent, so what either reading
+    redacts is redacted and every other byte is kept as sent. Any other value - words, a quoted string, a list - is free text only, as any other header's: a
     credential's value in a list ends at its ",", where :func:`redact_url` would run it on to the next "&". Each
     reading is one pass: the two stay linear."""
     token = value.strip(_BLANKS)
     if not token or _NOT_ONE_URL.search(token) is not None:
         return _redact_urls_in(value)
     lead = len(value) - len(value.lstrip(_BLANKS))
-    return value[:lead] + _redact_urls_in(redact_url(token)) + value[lead + len(token) :]
+    # Both readings' spans on the value as sent: where they overlap one replacement stands for both, and a
+    # credential's name with no value that both give one is given it once (each list is in order: one merge).
+    spans = [(start + lead, end + lead, text) for start, end, text in _url_spans(token, 0)]
+    return _apply(value, spans + _urls_in_spans(value))
 
 
 _HEADER_RULES: Final[dict[str, Callable[[str], str]]] = {
