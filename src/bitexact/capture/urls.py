@@ -492,11 +492,10 @@ def _text_path_spans(text: str, authority: int, start: int, in_query: bool) -> l
 def _encoded_value_spans(text: str, start: int) -> list[_Span]:
     """The spans of a percent-encoded URL in the value at ``start`` of a header's URL (``next=https%3A%2F%2Fh2%2F
     cb%3Ftoken%3DT``, to the header's next "&", ",", ";" or "#"), read as :func:`_value_spans` reads a request URL's.
-    A value holding a raw "?" is left to the plain reading (each "?" starts a parameter there), so no byte is read
-    as two values' and the pass stays linear."""
+    A value holding a raw "?" is read to it (``next=https%3A%2F%2Fu%3Ap%40h?x=1``: the user info before it is the
+    URL's a server decodes), and what follows it is left to the plain reading (each "?" starts a parameter there),
+    so no byte is read as two values' and the pass stays linear."""
     end = _ENCODED_VALUE_END.search(text, start)
-    if end is not None and end.group() == "?":
-        return []
     stop = len(text) if end is None else end.start()
     return _value_spans(text[start:stop], start, 1) if "%" in text[start:stop] else []
 
