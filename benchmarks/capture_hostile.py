@@ -25,7 +25,9 @@ and another header's value through ``redact_headers``, on a URL whose query is `
 repeated - ``?next=`` nested as deep as it goes, ``%3F`` and ``%253F`` repeated (decoded and read again at each
 level) - against the same URL holding ordinary parameters; and a path of ``--mib`` MiB holding URLs, plain or
 percent-encoded (session 26; in another header's value, session 28), and a text holding URLs percent-encoded
-outside any absolute URL (read in another header's value since session 28).
+outside any absolute URL (read in another header's value since session 28). A third pair of columns (session 30)
+reads each as a URL-named header's value (``X-Original-URL``: one URL read by ``redact_url`` and as free text), and
+rows of a relative URL's query, a nested URL's user info in a query, and an escape before a scheme's ``:`` are added.
 """
 
 from __future__ import annotations
@@ -385,6 +387,10 @@ PATH_FRAGMENTS += ("https://p/r/https%3A%2F%2Fu%3Ap%40h%2F,", "https://h/a//b/%3
 # ... and outside any absolute URL (a relative X-Original-URL's path, free text): the value holds no "//".
 TEXT_FRAGMENTS = ("/r/https%3A%2F%2Fu%3Ap%40h%2F ", "a%3A%2F%2F", "1%3A%2F%2F", "%3A%2F%2F", "x%3A%2F%2Fa%2Fx%3A%2F%2F",
                   "a%25", "/r/https%3A%2F%2Fh%2Fcb%3Ftoken%3Da.")
+# Session 30: a relative URL (read by redact_url too in a URL-named header), a nested URL's user info in a query
+# (ending with its parameter), and an escape before a scheme's ":" (whose hex digits start none).
+RELATIVE_FRAGMENTS = ("token=a&", "token&", "a=1;token=", "next=/r?token=a&", "next=https://u:p@h%2F&x=a@",
+                      "next=//u:p&", "a=%2F1%3A%2F%2Fu%3Ap%40&", "%2F1://u:p@h/")
 
 
 def _best_ms_per_mib(call: Callable[[], object], mib: float) -> float:
@@ -403,23 +409,32 @@ def _url_ms_per_mib(redact: Callable[[str], object], url: str, mib: float) -> fl
 
 def _url_rows(size: int, mib: float) -> None:
     """The URL rule on hostile queries, against the same URL holding ordinary parameters."""
-    def header(value: str) -> str:
-        return str(redact_headers({"x-callback-url": value})["x-callback-url"])
+    def header(value: str) -> str:  # free text (x-callback-url was read so until session 30)
+        return str(redact_headers({"x-debug": value})["x-debug"])
+
+    def named(value: str) -> str:  # a URL-named header: one URL read by redact_url and as free text (session 30)
+        return str(redact_headers({"x-original-url": value})["x-original-url"])
 
     def url_of(fragment: str, start: str = "https://h/x?") -> str:
         return start + (fragment * (size // len(fragment) + 1))[:size]
 
     baseline = url_of("page=2&q=a%20b&")
     url_base, header_base = _url_ms_per_mib(redact_url, baseline, mib), _url_ms_per_mib(header, baseline, mib)
-    print(f"{'URL rule':<40} {'redact_url ms/MiB':>18} {'x':>6} {'header ms/MiB':>14} {'x':>6}")
-    print(f"{'ordinary parameters (baseline)':<40} {url_base:>18.1f} {1.0:>6.2f} {header_base:>14.1f} {1.0:>6.2f}")
+    named_base = _url_ms_per_mib(named, baseline, mib)
+    print(f"{'URL rule':<40} {'redact_url ms/MiB':>18} {'x':>6} {'header ms/MiB':>14} {'x':>6} "
+          f"{'URL-named ms/MiB':>17} {'x':>6}")
+    print(f"{'ordinary parameters (baseline)':<40} {url_base:>18.1f} {1.0:>6.2f} {header_base:>14.1f} {1.0:>6.2f} "
+          f"{named_base:>17.1f} {1.0:>6.2f}")
     rows = [(repr(fragment), url_of(fragment)) for fragment in URL_FRAGMENTS]
     rows += [(f"path {fragment!r}", url_of(fragment, "https://h/")) for fragment in PATH_FRAGMENTS]
     rows += [(f"text {fragment!r}", url_of(fragment, "")) for fragment in TEXT_FRAGMENTS]
+    rows += [(f"relative {fragment!r}", url_of(fragment, "/cb?")) for fragment in RELATIVE_FRAGMENTS]
+    rows += [(f"absolute {fragment!r}", url_of(fragment, "https://h/x?")) for fragment in RELATIVE_FRAGMENTS[4:]]
     for name, url in rows:
         ms, header_ms = _url_ms_per_mib(redact_url, url, mib), _url_ms_per_mib(header, url, mib)
+        named_ms = _url_ms_per_mib(named, url, mib)
         print(f"{name[:40]:<40} {ms:>18.1f} {ms / url_base:>6.2f} {header_ms:>14.1f} "
-              f"{header_ms / header_base:>6.2f}")
+              f"{header_ms / header_base:>6.2f} {named_ms:>17.1f} {named_ms / named_base:>6.2f}")
 
 
 def _ms_per_mib(text: str, mib: float) -> float:

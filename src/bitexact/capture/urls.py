@@ -42,7 +42,11 @@ percent-encoded one in a parameter's value, and one percent-encoded in a URL's p
 the first ``?``, ``#``, ``,`` or ``;`` or the next URL: ``X-Original-URL: https://proxy/r/https%3A%2F%2Fu%3Ap%40h2``),
 and so is a URL percent-encoded outside any absolute one (a relative ``/r/https%3A%2F%2Fu%3Ap%40h2``), to its word's end,
 closing punctuation left to the text: a CSP's ``report-uri``, ``Report-To``, ``SourceMap``, ``Origin``, an
-agent's own header. All are this project's choice where the protocol is silent (docs/capture.md, "URLs,
+agent's own header. A header whose name says it holds a URL - it ends in ``-url`` or ``-uri`` (``X-Original-URL``,
+``X-Rewrite-URL``, ``X-Forwarded-Uri``) or is one of :data:`URL_NAMED_HEADERS` (``X-Envoy-Original-Path``,
+``X-Forwarded-Prefix``...) - and whose value is one URL (no blank, quote, angle bracket or ``,``) is read so and
+by :func:`redact_url` too, so a relative request target's query (``X-Original-URL: /cb?token=T``) is recorded as a
+``Location``'s is. All are this project's choice where the protocol is silent (docs/capture.md, "URLs,
 headers, logs").
 """
 
@@ -66,6 +70,12 @@ URL_HEADERS: Final[frozenset[str]] = frozenset({"location", "content-location", 
 LINK_HEADER: Final[str] = "link"
 """A header whose value holds URLs, each between ``<`` and ``>`` and in its parameters' values: each is
 recorded by :func:`redact_url`."""
+URL_NAMED_HEADERS: Final[frozenset[str]] = frozenset({
+    "x-envoy-original-path", "x-forwarded-prefix", "x-forwarded-path", "x-original-path", "x-accel-redirect",
+    "destination"})
+"""Headers whose value is a request target or a URL though their names do not end in ``-url`` or ``-uri`` (Envoy's
+original path, the prefix a proxy stripped, nginx's internal redirect, WebDAV's ``Destination``): with those, read
+as one URL when the value is one (:func:`_redact_url_named`)."""
 REFRESH_HEADER: Final[str] = "refresh"
 """A header whose value is a delay and a URL (``0; url=https://...``): the URL is recorded by :func:`redact_url`."""
 # A Link header's parts that may hold a URL: a target, a quoted parameter value (its escapes kept as sent:
@@ -82,13 +92,20 @@ _HEADER_KEYS: Final[frozenset[str]] = CREDENTIAL_NAMES
 # Origin, a URL an agent sends in a header of its own): a scheme and "://" (or JSON's escaped ":\/\/"), or a
 # network-path reference's "//" (or "\/\/") where a URL reference is expected - at the value's start, after a
 # blank, "=", a quote, "<", "(", "," or ";" - so a path's "a//b" is none. The text from a URL's start to a blank,
-# a quote or an angle bracket is read by _redact_in_text.
+# a quote or an angle bracket is read by _in_text_spans.
 _URL_MARK: Final = re.compile(r":?(?://|\\/\\/)")
 _SCHEME_LETTERS: Final[frozenset[str]] = frozenset(string.ascii_letters)
 _SCHEME_CHARACTERS: Final[frozenset[str]] = _SCHEME_LETTERS | frozenset(string.digits + "+.-")
 _BEFORE_NETWORK_PATH: Final[str] = "=\"'<(,;"  # or a blank, or the value's start
 _URL_STOP: Final = re.compile(r"[\s\"<>]")
+_BLANKS: Final[str] = " \t"  # the optional whitespace around a header's value (RFC 9110, section 5.5)
+# What a URL-named header's value that is one URL holds none of: a blank, a quote or an angle bracket (which end a
+# URL in free text), or a "," (which separates a list's members, RFC 9110 section 5.6.1).
+_NOT_ONE_URL: Final = re.compile(r"[\s\"<>,]")
 _AUTHORITY_END: Final = re.compile(r"[/?#]")
+# Where a query's parameter ends in a header's value, and an "@" as sent or percent-encoded once or more.
+_PARAMETER_END: Final = re.compile(r"[&,;]")
+_AT_SIGN: Final = re.compile(r"@|%(?:25)*40")
 # What a URL's text in a header's value is read by: a URL's "//" (or "\/\/"), and the marks of its query and
 # fragment. A query's parameters are separated by "&" and by the header's own "," and ";".
 _EVENT: Final = re.compile(r":?(?://|\\/\\/)|[?#&,;]")
@@ -101,7 +118,7 @@ _URL_TRAILER: Final[str] = ".,;:!?')]}\\"
 # next URL (a path's "a//b" starts none).
 _PATH_ENDS: Final = re.compile(r"[?#,;]|:?(?://|\\/\\/)")
 _PATH_ENDS_IN_QUERY: Final = re.compile(r"[?#,;&]|:?(?://|\\/\\/)")
-# Where a URL written percent-encoded in a header's text outside its URLs ends (read by _redact_encoded_in).
+# Where a URL written percent-encoded in a header's text outside its URLs ends (read by _encoded_in_spans).
 _WORD_END: Final = re.compile(r"[\s\"<>?#,;]")
 
 
@@ -116,6 +133,7 @@ _NESTING_LIMIT: Final[int] = 8
 read further is recorded ``%5Bredacted%5D`` whole, so no chain of ``next=`` hides a token past the bound."""
 _ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
 _SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_ESCAPE_AGAIN: Final = re.compile(r"%(?:25)*[0-9A-Fa-f]{2}")  # an escape, encoded once or more
 # A URL's "://" inside a path, as sent or percent-encoded (":" and "/" escaped, any case, once or more).
 _PATH_URL_MARK: Final = re.compile(r"(?::|%(?:25)*3[Aa])(?://|%(?:25)*2[Ff]%(?:25)*2[Ff])")
 
@@ -220,6 +238,18 @@ def _authority_span(url: str) -> tuple[list[_Span], int]:
     return ([] if at == -1 else [(start, at, REDACTED_ENCODED)]), end
 
 
+def _scheme_start(text: str, first: int, at: int) -> int:
+    """Where the scheme in the run of scheme characters ``text[first:at]`` before a ``:`` at ``at`` starts: its
+    first letter (as a regular expression's leftmost match reads it), or -1 when it holds none. The hex digits of a
+    percent-escape the run opens with are the escape's (``%2Fhttps``: a ``/`` then ``https``, ``%2F1`` a ``/`` then a
+    digit), never a scheme's first letter, and so are those of an escape encoded again (``%252F``)."""
+    if first > 0 and text[first - 1] == "%" and (escape := _ESCAPE_AGAIN.match(text, first - 1)) is not None:
+        first = escape.end()  # the escape ends within the run: the ":" (or "%3A") at ``at`` is no hex digit
+    while first < at and text[first] not in _SCHEME_LETTERS:
+        first += 1
+    return first if first < at else -1
+
+
 def _path_spans(url: str, start: int, end: int, depth: int) -> list[_Span]:
     """What the rule replaces in a URL written inside the path ``url[start:end]`` (an archive's or a proxy's
     ``/web/2020/https://u:p@h2/``, plain or percent-encoded once, ``/https%3A%2F%2Fu%3Ap%40h2%2F``): the path
@@ -231,9 +261,8 @@ def _path_spans(url: str, start: int, end: int, depth: int) -> list[_Span]:
         first = mark.start()
         while first > start and url[first - 1] in _SCHEME_CHARACTERS:
             first -= 1
-        while first < mark.start() and url[first] not in _SCHEME_LETTERS:
-            first += 1
-        if first < mark.start():
+        first = _scheme_start(url, first, mark.start())
+        if first != -1:
             return _value_spans(url[first:end], first, depth + 1)
         position = mark.end()
     return []
@@ -285,7 +314,7 @@ def _header_value(name: Any, value: Any) -> Any:
     key = ascii_lower(bytes(name).decode("latin-1") if isinstance(name, (bytes, bytearray)) else str(name))
     if key in _HEADER_KEYS:
         return REDACTED
-    rule = _HEADER_RULES.get(key, _redact_urls_in)
+    rule = _HEADER_RULES.get(key, _redact_url_named if _is_url_named(key) else _redact_urls_in)
     if isinstance(value, str):
         return rule(value)
     if isinstance(value, bytes):
@@ -324,17 +353,19 @@ def _redact_refresh(value: str) -> str:
     return value[:start] + redact_url(value[start:end]) + value[end:]
 
 
-def _redact_embedded(url: str) -> str:
-    """A run of text from a URL's start in a header's value, by :func:`_redact_in_text`; one written with JSON's
-    escaped slashes (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read unescaped and written
-    back so."""
+def _embedded_spans(url: str, offset: int) -> list[_Span]:
+    """The spans of a run of text from a URL's start in a header's value (at ``offset``), by :func:`_in_text_spans`;
+    one written with JSON's escaped slashes (``https:\\/\\/u:p@h\\/x?token=T``, PHP's ``json_encode``) is read
+    unescaped, each span mapped back to where it stands as sent (a character of the unescaped text stands one further
+    on for each "/" before it, sent as two)."""
     if not (url.startswith("\\/\\/") or url.startswith(":\\/\\/", url.find(":"))):
-        return _redact_in_text(url)
+        return [(start + offset, end + offset, text) for start, end, text in _in_text_spans(url)]
     plain = url.replace("\\/", "/")
     if plain.replace("/", "\\/") != url:  # slashes escaped and not: no single form to write back, read as sent
-        return _redact_in_text(url)
-    recorded = _redact_in_text(plain)
-    return url if recorded == plain else recorded.replace("/", "\\/")
+        return [(start + offset, end + offset, text) for start, end, text in _in_text_spans(url)]
+    slashes = [at for at, character in enumerate(plain) if character == "/"]
+    return [(offset + start + bisect_left(slashes, start), offset + end + bisect_left(slashes, end), text)
+            for start, end, text in _in_text_spans(plain)]
 
 
 def _url_starts_at(text: str, mark: re.Match[str], floor: int) -> int:
@@ -348,9 +379,7 @@ def _url_starts_at(text: str, mark: re.Match[str], floor: int) -> int:
         first = at
         while first > floor and text[first - 1] in _SCHEME_CHARACTERS:
             first -= 1
-        while first < at and text[first] not in _SCHEME_LETTERS:
-            first += 1
-        return first if first < at else -1
+        return _scheme_start(text, first, at)
     return at if at == 0 or text[at - 1].isspace() or text[at - 1] in _BEFORE_NETWORK_PATH else -1
 
 
@@ -364,8 +393,8 @@ def _find_url(value: str, position: int) -> tuple[int, int] | None:
     return None
 
 
-def _redact_in_text(text: str) -> str:
-    """``text`` (from a URL's start to a blank, a quote or an angle bracket) with the URL rule applied to each URL
+def _in_text_spans(text: str) -> list[_Span]:
+    """What the URL rule replaces in ``text`` (from a URL's start to a blank, a quote or an angle bracket): each URL
     in it, where the header's grammar ends them: user info after each URL's ``//`` (a URL after a list member's
     name, ``a=https://h/x,b=https://u:p@h2/y``, or inside another's query, path or fragment, included) and the
     value of each credential parameter of a query redacted. A query's parameters are separated by ``&``, ``,``
@@ -387,7 +416,10 @@ def _redact_in_text(text: str) -> str:
             end = _AUTHORITY_END.search(text, position)
             limit = len(text) if end is None else end.start()
             following = _URL_MARK.search(text, position, limit)
-            at = text.rfind("@", position, limit if following is None else following.start())
+            bound = limit if following is None else following.start()
+            at = text.rfind("@", position, bound)
+            if query and at != -1:
+                at = _user_info_end_in_query(text, position, at)
             if at != -1:
                 redacted.append((position, at, REDACTED_ENCODED))
             if encoded and end is not None and end.group() == "/" and following is None:
@@ -417,7 +449,22 @@ def _redact_in_text(text: str) -> str:
             redacted.append((name_end.end(), position, REDACTED_ENCODED))
         elif bare:
             redacted.append((stop, stop, "=" + REDACTED_ENCODED))
-    return _apply(text, redacted)
+    return redacted
+
+
+def _user_info_end_in_query(text: str, start: int, last: int) -> int:
+    """Where the user info of a URL standing in a query ends, its authority starting at ``start`` and its last "@"
+    at ``last`` (-1: it has none). The query's parameter ends at the header's next "&", "," or ";", and so does the
+    URL in it, as the decoded reading of the parameter's value (:func:`_encoded_value_spans`) ends it: when an "@",
+    raw or encoded (``%40``, ``%2540``), stands before that end, the user info ends at the last raw one there (or
+    there is none for this reading), so ``?next=https://u:p@h%2F&x=a@b/`` keeps its ``@h%2F&x=a@b/`` - both readings
+    give ``u:p``, and no byte is read by one as a password and by the other as the next parameter. With none, it
+    runs to ``last``, as before: a password holding a raw "&", "," or ";" (``https://u:p&ss@h/``, written by hand;
+    clients encode them) is redacted whole."""
+    parameter = _PARAMETER_END.search(text, start, last)
+    if parameter is not None and _AT_SIGN.search(text, start, parameter.start()) is not None:
+        return text.rfind("@", start, parameter.start())
+    return last
 
 
 def _text_path_spans(text: str, authority: int, start: int, in_query: bool) -> list[_Span]:
@@ -445,20 +492,25 @@ def _text_path_spans(text: str, authority: int, start: int, in_query: bool) -> l
 def _encoded_value_spans(text: str, start: int) -> list[_Span]:
     """The spans of a percent-encoded URL in the value at ``start`` of a header's URL (``next=https%3A%2F%2Fh2%2F
     cb%3Ftoken%3DT``, to the header's next "&", ",", ";" or "#"), read as :func:`_value_spans` reads a request URL's.
-    A value holding a raw "?" is left to the plain reading (each "?" starts a parameter there), so no byte is read
-    as two values' and the pass stays linear."""
+    A value holding a raw "?" is read to it (``next=https%3A%2F%2Fu%3Ap%40h?x=1``: the user info before it is the
+    URL's a server decodes), and what follows it is left to the plain reading (each "?" starts a parameter there),
+    so no byte is read as two values' and the pass stays linear."""
     end = _ENCODED_VALUE_END.search(text, start)
-    if end is not None and end.group() == "?":
-        return []
     stop = len(text) if end is None else end.start()
     return _value_spans(text[start:stop], start, 1) if "%" in text[start:stop] else []
 
 
 def _apply(text: str, redacted: list[_Span]) -> str:
-    """``text`` with each span replaced; spans that overlap (user info holding a parameter) are redacted as one."""
+    """``text`` with each span replaced; spans that overlap (user info holding a parameter) are redacted as one, and a
+    span given twice (by two readings of one value) is applied once."""
     pieces: list[str] = []
     kept = 0
-    for start, end, replacement in sorted(redacted):
+    previous = None
+    for span in sorted(redacted):
+        start, end, replacement = span
+        if span == previous:
+            continue
+        previous = span
         if start < kept:  # it overlaps the one before: that one's replacement stands for both
             kept = max(kept, end)
             continue
@@ -467,13 +519,13 @@ def _apply(text: str, redacted: list[_Span]) -> str:
     return "".join(pieces) + text[kept:]
 
 
-def _redact_encoded_in(text: str) -> str:
-    """``text`` (a header's value outside its absolute and network-path URLs) with each URL written percent-encoded
-    in it - in a relative URL's path (``X-Original-URL: /r/https%3A%2F%2Fu%3Ap%40h2%2Fx``) or standing alone - read
+def _encoded_in_spans(text: str, offset: int) -> list[_Span]:
+    """The spans (at ``offset``) in ``text``, a header's value outside its absolute and network-path URLs, of each
+    URL written percent-encoded in it - in a relative URL's path (``X-Original-URL: /r/https%3A%2F%2Fu%3Ap%40h2%2Fx``) or standing alone - read
     by :func:`_path_spans` as a URL in a path is, to the end of its word (a blank, a quote, an angle bracket, a "?",
     "#", "," or ";"), closing punctuation left to the text. Each word is read once: the pass stays linear."""
     if "%" not in text:  # every such URL has an escape in its "://"
-        return text
+        return []
     redacted: list[_Span] = []
     position = 0
     while (mark := _PATH_URL_MARK.search(text, position)) is not None:
@@ -482,31 +534,62 @@ def _redact_encoded_in(text: str) -> str:
         while end > mark.end() and text[end - 1] in _URL_TRAILER:
             end -= 1
         # From ``position``: the scheme before the mark is found by walking back, never past a word's end.
-        redacted += _path_spans(text, position, end, 0)
+        redacted += [(start + offset, stop + offset, replacement)
+                     for start, stop, replacement in _path_spans(text, position, end, 0)]
         position = max(end, mark.end())
-    return _apply(text, redacted)
+    return redacted
 
 
 def _redact_urls_in(value: str) -> str:
     """Any other header's value with each absolute or network-path URL in it by the URL rule, and each URL written
-    percent-encoded outside them (:func:`_redact_encoded_in`), every other byte as sent: a value holding no ``//``
+    percent-encoded outside them (:func:`_encoded_in_spans`), every other byte as sent: a value holding no ``//``
     and no ``%`` is returned as it is, untouched."""
+    return _apply(value, _urls_in_spans(value))
+
+
+def _urls_in_spans(value: str) -> list[_Span]:
+    """What :func:`_redact_urls_in` replaces in ``value``: each URL's spans where the URL stands, and those of the
+    text between."""
     if "//" not in value and "\\/\\/" not in value:
-        return _redact_encoded_in(value)
-    recorded = []
+        return _encoded_in_spans(value, 0)
+    redacted: list[_Span] = []
     position = 0
     while (found := _find_url(value, position)) is not None:
         start = found[0]
         stop = _URL_STOP.search(value, found[1])
         end = len(value) if stop is None else stop.start()
         url = value[start:end]
+        redacted += _encoded_in_spans(value[position:start], position)
         # With no query, no user info and no escape (a URL encoded in its path) the URL rule would change nothing.
         if "?" in url or "@" in url or "%" in url:
-            kept = len(url.rstrip(_URL_TRAILER))
-            url = _redact_embedded(url[:kept]) + url[kept:]
-        recorded.append(_redact_encoded_in(value[position:start]) + url)
+            redacted += _embedded_spans(url[: len(url.rstrip(_URL_TRAILER))], start)
         position = end
-    return "".join(recorded) + _redact_encoded_in(value[position:])
+    return redacted + _encoded_in_spans(value[position:], position)
+
+
+def _is_url_named(key: str) -> bool:
+    """Whether a header's lower-cased name says its value is a URL: it ends in ``-url`` or ``-uri``
+    (``X-Original-URL``, ``X-Rewrite-URL``, ``X-Forwarded-Uri``, ``X-Callback-Url``) or is in
+    :data:`URL_NAMED_HEADERS`."""
+    return key.endswith(("-url", "-uri")) or key in URL_NAMED_HEADERS
+
+
+def _redact_url_named(value: str) -> str:
+    """A URL-named header's value (:func:`_is_url_named`): when it is one URL - no blank, quote, angle bracket or
+    "," in it once the blanks around it are set aside - it is read both ways, as one URL by :func:`redact_url` (as a
+    ``Location`` is: ``/cb?token=T`` is recorded ``/cb?token=%5Bredacted%5D``, a relative URL's query included) and
+    as any other header's free text (:func:`_redact_urls_in`), each on the value as sent, so what either reading
+    redacts is redacted and every other byte is kept as sent. Any other value - words, a quoted string, a list - is free text only, as any other header's: a
+    credential's value in a list ends at its ",", where :func:`redact_url` would run it on to the next "&". Each
+    reading is one pass: the two stay linear."""
+    token = value.strip(_BLANKS)
+    if not token or _NOT_ONE_URL.search(token) is not None:
+        return _redact_urls_in(value)
+    lead = len(value) - len(value.lstrip(_BLANKS))
+    # Both readings' spans on the value as sent: where they overlap one replacement stands for both, and a
+    # credential's name with no value that both give one is given it once (each list is in order: one merge).
+    spans = [(start + lead, end + lead, text) for start, end, text in _url_spans(token, 0)]
+    return _apply(value, spans + _urls_in_spans(value))
 
 
 _HEADER_RULES: Final[dict[str, Callable[[str], str]]] = {
