@@ -53,3 +53,18 @@ def test_a_named_pipe_as_the_key_is_refused_by_every_command(recorded: tuple[Pat
     health = _bitexact(home, "health", "--json")
     findings = json.loads(health.stdout)["findings"]
     assert any(f["name"] == "recorder-key-unusable" and said in f["message"] for f in findings), findings
+
+
+def test_a_named_pipe_as_the_list_of_compromised_keys_is_refused(recorded: tuple[Path, str], tmp_path: Path) -> None:
+    """`keys/compromised.json` a FIFO: read with a plain read, it hung `keys show`, `export` and `health` the same
+    way. It now reads as empty, which is refused as a damaged list (no trust file may list a key it names)."""
+    home, run_id = recorded
+    os.mkfifo(home / "keys" / "compromised.json", 0o600)
+    said = "compromised.json is not a list of compromised keys (damaged?)"
+
+    shown = _bitexact(home, "keys", "show")
+    assert shown.returncode == 1 and said in shown.stderr, (shown.stdout, shown.stderr)
+    exported = _bitexact(home, "export", run_id, "-o", str(tmp_path / "run.json"))
+    assert exported.returncode == 1 and said in exported.stderr, (exported.stdout, exported.stderr)
+    health = _bitexact(home, "health", "--json")
+    assert said in health.stdout, health.stdout
