@@ -171,8 +171,10 @@ def cli(ctx: click.Context, home: str | None) -> None:
             a_file = path.exists() and not path.is_dir()
         except OSError as exc:  # a name the file system cannot hold (too long, ...)
             fail(f"{given}={home}: {exc.strerror or exc}", code=EXIT_INPUT)
-        # health reports this as a finding (with --json, as JSON): what is wrong is what it is for.
-        if a_file and ctx.invoked_subcommand != "health":
+        # health reports this as a finding (with --json, as JSON): what is wrong is what it is for. verify
+        # reads a bundle file with no data directory at all, and a TARGET that is no file is then no run
+        # ("no such file"), as under a data directory that is a dangling link or lies below a file.
+        if a_file and ctx.invoked_subcommand not in ("health", "verify"):
             fail(f"{given}={home} is a file, not a directory: the data directory holds the store, keys and"
                  " journals", code=EXIT_INPUT)
     app = AppContext(path)

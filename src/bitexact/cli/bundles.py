@@ -15,7 +15,18 @@ from rich.markup import escape
 from bitexact.capture.clause import capture_clause
 from bitexact.cli.context import AppContext, pass_app
 from bitexact.config import unusable_home
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, EXIT_OK, console, fail, json_option, plain, print_json, tick
+from bitexact.cli.output import (
+    EXIT_FAIL,
+    EXIT_INPUT,
+    EXIT_OK,
+    console,
+    fail,
+    json_option,
+    plain,
+    print_json,
+    tick,
+    write_exit_code,
+)
 from bitexact.cli.progress import progress_bar, working
 from bitexact.config import SettingError
 from bitexact.errors import (
@@ -90,7 +101,7 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
       0  written
       1  refused or failed, the arguments good: redaction claims not yet applied, no recorder key
          (`bitexact keys init`) or one that does not load, the store does not open or the run
-         does not read back (damaged, kept locked)
+         does not read back (damaged, kept locked), the disk refused the bundle (full, an I/O error)
       2  the arguments must change: no such run; -o or --redact cannot be used (one of BitExact's
          own files, not writable, a path the run does not hold); a run too large for --format json
          or dsse (use --format jsonl)
@@ -124,7 +135,9 @@ def export_command(app: AppContext, run_id: str, output: Path, fmt: str, redact:
         raise  # damaged one): the operation failed, exit 1 as in every command (cli._Group says it)
     except StateRefusedError as exc:  # no recorder key, or one that does not load: `keys init` (its message says)
         fail(str(exc), code=EXIT_FAIL)
-    except (BitExactError, ValueError, OSError) as exc:  # -o or --redact cannot be used
+    except OSError as exc:  # -o cannot be used (2), or the disk refused the write: full, an I/O error (1)
+        fail(str(exc), code=write_exit_code(exc))
+    except (BitExactError, ValueError) as exc:  # -o or --redact cannot be used
         fail(str(exc), code=EXIT_INPUT)
     if as_json:
         print_json({"path": str(result.path), "format": result.format, "run_id": result.run_id,

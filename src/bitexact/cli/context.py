@@ -90,7 +90,13 @@ class AppContext:
         the host key hold what a recording cannot get back, as do the capture
         keys and policy file in force: an ``-o`` typo must never replace them,
         nor put a file where one of those directories goes. ``exports/`` and any other name are left to write.
+
+        ``-`` is refused too: it reads as standard output, and the command would write a file named ``-``
+        (exit 0, "exported ... to -"), with nothing on the pipe it was meant for.
         """
+        if str(output) == "-":
+            raise click.UsageError(f"{option} -: the output is written as a file, never to standard output (it"
+                                   " would be a file named '-'); name a file (with a directory, such as out/-, for a file of that name)")
         from bitexact.store import DB_NAME
         from bitexact.store.sqlite import companions
 

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, json_option, ok, print_json, tick
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, json_option, ok, print_json, tick, write_exit_code
 from bitexact.crypto.keystore import COMPROMISED, KEY_ID, PublicKeyInfo, UnknownKeyError
 from bitexact.errors import KeyMaterialError, StoreError
 from bitexact.evidence.export import atomic_write
@@ -279,7 +279,7 @@ def keys_trust_file(app: AppContext, output: Path, as_json: bool) -> None:
     \b
     Exit codes:
       0  written
-      1  no recorder key, or one that does not load
+      1  no recorder key, or one that does not load, or the disk refused the file (full, an I/O error)
       2  -o cannot be written (one of BitExact's own files, not writable), or a usage error
     """
     keys = _listed_keys(app)
@@ -293,8 +293,8 @@ def keys_trust_file(app: AppContext, output: Path, as_json: bool) -> None:
     document = json.dumps({"bundle_keys": listed, "recorder_keys": listed}, indent=2) + "\n"
     try:
         atomic_write(output, [document.encode("utf-8")])  # a full disk never leaves a trust file cut short
-    except OSError as exc:
-        fail(f"-o {output}: {exc}", code=EXIT_INPUT)
+    except OSError as exc:  # -o cannot be used (2), or the disk refused the write: full, an I/O error (1)
+        fail(f"-o {output}: {exc}", code=write_exit_code(exc))
     if as_json:  # the notes below still go to stderr: they say what a relying party loses
         print_json({"path": str(output), "keys": listed,
                     "left_out": [{"key_id": k.key_id, "public_key": k.public_key, "compromised_at": k.compromised_at}

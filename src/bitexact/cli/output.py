@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -73,6 +74,16 @@ EXIT_FAIL = 1
 EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
 """Ctrl-C: 128 + SIGINT, as a shell reports a command it stopped."""
+
+_WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO})
+"""A write the disk refused: the same command works once there is room (or the disk is mended)."""
+
+
+def write_exit_code(exc: OSError) -> int:
+    """The exit code of an ``-o`` that could not be written: 1 when the disk failed the write (full, over quota,
+    an I/O error: the arguments were good), 2 when the path cannot be used (not writable, not a file, no such
+    directory: another -o is needed)."""
+    return EXIT_FAIL if exc.errno in _WRITE_FAILED else EXIT_INPUT
 
 
 _ESCAPED = re.compile("[\x7f-\x9f\ud800-\udfff\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")

@@ -16,7 +16,7 @@ import click
 from rich.markup import escape
 
 from bitexact.cli.context import AppContext, pass_app
-from bitexact.cli.output import EXIT_FAIL, console, fail, json_option, plain, print_json, tick
+from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, json_option, plain, print_json, tick
 from bitexact.errors import BitExactError, RunNotFoundError
 from bitexact.recording.requests import (
     ENV_DUAL_CONTROL,
@@ -59,6 +59,15 @@ def _refuse_typed_principal(action: str) -> None:
              code=EXIT_FAIL)
 
 
+def _refuse_blank(action: str, by: str, reason: str | None = None) -> None:
+    """An empty --by or --reason is a usage error (exit 2, as the help says and `redact` exits), refused before
+    the run is read: said by the request layer (the same words), it exited 1, the code of a state that refuses."""
+    if not by.strip():
+        fail(f"--by must name who {action}s the request", code=EXIT_INPUT)
+    if reason is not None and not reason.strip():
+        fail(f"--reason is required: say why the request is {action}ed", code=EXIT_INPUT)
+
+
 _NO_PENDING_HINT = ("`bitexact redaction status {run}` lists its requests; `bitexact capture backfill --run {run}"
                     " --by NAME` files one for what the capture policy removes.")
 """Under "no pending redaction request": where to look, and how a request comes to be."""
@@ -81,9 +90,10 @@ def redaction_approve(app: AppContext, run_id: str, by: str, as_json: bool) -> N
       0  approved (or an earlier approval completed)
       1  refused or failed: no pending request, the requester approving, another decision
          recorded first, BITEXACT_REQUIRE_DUAL_CONTROL set, the store does not open
-      2  no such run, or a usage error (--by missing)
+      2  no such run, or a usage error (--by missing or empty)
     """
     _refuse_typed_principal("approve")
+    _refuse_blank("approve", by)
     try:
         app.run_store.run(run_id)
         approval = approve_request(app.recorder().attach(run_id), by=by)
@@ -125,9 +135,10 @@ def redaction_reject(app: AppContext, run_id: str, by: str, reason: str, as_json
       0  rejected
       1  refused or failed: no pending request, the requester rejecting, another decision
          recorded first, BITEXACT_REQUIRE_DUAL_CONTROL set, the store does not open
-      2  no such run, or a usage error (--by or --reason missing)
+      2  no such run, or a usage error (--by or --reason missing or empty)
     """
     _refuse_typed_principal("reject")
+    _refuse_blank("reject", by, reason)
     try:
         request = reject_request(app.run_store, run_id, by=by, reason=reason)
     except RunNotFoundError:

@@ -124,8 +124,16 @@ class SigningKey:
         refuses such a private key (a key that signs must be one only its owner could have used); ``advice``
         ends that refusal's message."""
         try:
-            with open(path, "rb") as file:
+            # O_NONBLOCK: a named pipe in the key's place opens at once (a plain open waited for a writer:
+            # `keys show`, `export`, `verify RUN` and `health` hung), and is refused below.
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(fd, "rb") as file:
                 mode = os.fstat(file.fileno()).st_mode
+                if not stat.S_ISREG(mode):
+                    raise KeyMaterialError(
+                        f"key {path} is not a regular file (a named pipe or a device): move it away"
+                        " and put the key file back (from a backup of keys/)"
+                    )
                 if owner_only and mode & (stat.S_IRWXG | stat.S_IRWXO):
                     raise KeyMaterialError(
                         f"key {path}: permissions {stat.S_IMODE(mode):04o} let others read or write it;"

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from bitexact.canon import read_limited
 from bitexact.config import dangling
 from bitexact.crypto.ed25519 import SigningKey
 from bitexact.errors import KeyMaterialError, StateRefusedError
@@ -47,6 +48,9 @@ class CompromisedCurrentKeyError(RecorderKeyError):
 
 COMPROMISED = "compromised"
 """The status of a key retired as compromised: its private half destroyed, its public half kept."""
+
+_MAX_COMPROMISED_BYTES: Final[int] = 16 * 1024 * 1024
+"""More than any list of compromised keys holds (some 200 bytes each): a device in its place is not read on."""
 
 
 KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
@@ -314,7 +318,9 @@ class KeyStore:
         read is refused (:class:`KeyMaterialError`), never taken for none: a trust file must not list a key
         it names."""
         try:
-            raw = self.compromised_path.read_bytes()
+            # Never waiting on a named pipe in its place (it reads as empty, and is refused below as damaged):
+            # a plain read hung `keys show`, `export` and `health`.
+            raw = read_limited(self.compromised_path, _MAX_COMPROMISED_BYTES)
         except FileNotFoundError:
             return []
         except OSError as exc:

@@ -320,7 +320,9 @@ def atomic_write(path: Path, chunks: Iterable[bytes]) -> int:
     try:
         return write_whole(path, chunks, private=False, strict_directory=False)  # a bundle can be exported again
     except OSError as exc:
-        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
+        failure = OSError(f"cannot write {path}: {exc.strerror or exc}")
+        failure.errno = exc.errno  # kept: a full disk (the write failed) is told from a path that cannot be used
+        raise failure from None
 
 
 def _jsonl_lines(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bitexact.errors import EvidenceError, StateRefusedError
+from bitexact.errors import EvidenceError, StateRefusedError, StoreDamagedError
 from bitexact.evidence.export import redaction_plan
 from bitexact.evidence.paths import parse_field
 from bitexact.evidence.redaction import check_redactable, claim_token, derived_digests, redact_entry
@@ -119,7 +119,9 @@ def _claim_entries(store: Store, run_id: str) -> list[dict[str, Any]]:
     The store counts a run's entries per kind in the same transaction that appends them, so the count
     says when every claim has been found; claims are audit entries appended after the run's own, so that
     is usually within the last page. A run never redacted reads no entry at all (``bitexact health``
-    asks this of every run that holds a claim, on every call).
+    asks this of every run that holds a claim, on every call). Only the claims' own bodies are read: an entry
+    of another kind that no longer reads back (a damaged row) left the values a claim had just landed for
+    stored, and `redact --resume` unable to remove them, until the store was restored (the claim with it).
     """
     info = store.run(run_id)
     wanted = info.kinds.get("redaction", 0)
@@ -127,9 +129,11 @@ def _claim_entries(store: Store, run_id: str) -> list[dict[str, Any]]:
     stop = info.steps
     while len(found) < wanted and stop > 0:
         start = max(0, stop - _CLAIM_PAGE)
-        page = [entry for entry in store.entries(run_id, start, stop) if entry["kind"] == "redaction"]
-        found = page + found
+        found = list(store.entries_of_kind(run_id, "redaction", start, stop)) + found
         stop = start
+    if len(found) < wanted:  # a claim counted whose entry is gone: which values it claims is unknown
+        raise StoreDamagedError(f"the store is damaged: run {run_id} counts {wanted} redaction claim(s), but"
+                                f" {len(found)} read back")
     return found
 
 

@@ -198,6 +198,15 @@ class Store(ABC):
         ``stop=None`` means the head as it is when iteration starts.
         """
 
+    def entries_of_kind(self, run_id: str, kind: str, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
+        """The entries of ``kind`` among steps ``start <= step < stop``, in step order.
+
+        A backend that stores each entry's kind beside it reads no other entry's body: one entry that no
+        longer reads back (a damaged row) then hides nothing of another kind. This default filters
+        :meth:`entries`.
+        """
+        return (entry for entry in self.entries(run_id, start, stop) if entry.get("kind") == kind)
+
     @abstractmethod
     def entry(self, run_id: str, step: int) -> dict[str, Any]:
         """One entry. Raises ``RunNotFoundError`` or ``EntryNotFoundError``."""

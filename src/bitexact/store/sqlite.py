@@ -613,6 +613,16 @@ class SQLiteStore(Store):
             if not rows:
                 raise StoreDamagedError(f"run {run_id}: {what} {number} is missing from the store; it is damaged")
 
+    def entries_of_kind(self, run_id: str, kind: str, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
+        # The kind column: no other entry's body is read, so a damaged one elsewhere in the range is no error here.
+        _check_index(start, "start")
+        if stop is not None:
+            _check_index(stop, "stop")
+        steps, _ = self.head(run_id)  # raises for an unknown run before iteration starts
+        with self._read() as conn:
+            rows = conn.execute(_KIND_RANGE, (run_id, kind, start, steps if stop is None else min(stop, steps))).fetchall()
+        return iter([_stored(body, f"run {run_id}: step {step}") for step, body in rows])
+
     def entry(self, run_id: str, step: int) -> dict[str, Any]:
         _check_index(step, "step")
         _bindable(run_id)
@@ -1039,6 +1049,8 @@ def _load_heads(conn: sqlite3.Connection, run_ids: set[str]) -> dict[str, _Head]
 
 _ENTRY_PAGE: Final[str] = (
     "SELECT step, body FROM entries WHERE run_id = ? AND step >= ? AND step < ? ORDER BY step LIMIT ?")
+_KIND_RANGE: Final[str] = (
+    "SELECT step, body FROM entries WHERE run_id = ? AND kind = ? AND step >= ? AND step < ? ORDER BY step")
 _CHECKPOINT_PAGE: Final[str] = (
     "SELECT seq, body FROM checkpoints WHERE run_id = ? AND seq >= ? AND seq < ? ORDER BY seq LIMIT ?")
 
