@@ -65,9 +65,6 @@ a literal (``=``, ``":``, a newline, ``earer``, ``-``, ``/``...) so the regex en
 skips through text that holds none.
 """
 
-# The rules' code is split by family, one module each (names, pairs, tokens, commands, redis, tables, sqlite...),
-# the detector in detector.py: docs/capture.md's "The credentials detector, rule by rule" lists them.
-
 from __future__ import annotations
 
 from bitexact.capture.detectors.credentials.names import (

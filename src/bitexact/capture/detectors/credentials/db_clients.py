@@ -101,6 +101,18 @@ def _client_prints_header(client: str, words: list[str]) -> bool:
     return batch or (client == "psql" and _prints_table(" ".join(words), False))
 
 
+# Rules version 13: names whose value is one line, never a YAML block: mysql's vertical ``\G`` output prints each column
+# as ``NAME: VALUE``, its names right-aligned, so an empty ``authentication_string: `` (an ``auth_socket`` user's) stands
+# above the next column's line, indented deeper. The hash is never written over lines.
+_ONE_LINE_NAMES: Final[frozenset[str]] = frozenset({"authentication_string"})
+
+
+def _one_line_name(name: str) -> bool:
+    """Whether a ``NAME: VALUE`` line's ``name`` is one of :data:`_ONE_LINE_NAMES` (its empty value opens no YAML
+    block), in any case."""
+    return ascii_lower(name) in _ONE_LINE_NAMES
+
+
 def _printed_below(text: str, end: int, mode: str, read: set[int], found: list[Finding], deadline: Deadline,
                    separator: str = "|", tables: dict[str, list[str]] | None = None) -> int:
     """The table a client's line ending at ``end`` prints below it, read as its ``mode`` says (sqlite3's ``line``

@@ -68,6 +68,7 @@ from bitexact.capture.detectors.credentials.db_clients import (
     _client_prints_header,
     _expanded_records,
     _line_head,
+    _one_line_name,
     _printed_below,
     _sql_client,
 )
@@ -208,7 +209,6 @@ from bitexact.capture.detectors.credentials.tables import (
     _boxed,
     _csv_table,
     _is_rule,
-    _one_line_name,
     _pipe_table,
     _prints_table,
     _unboxed,

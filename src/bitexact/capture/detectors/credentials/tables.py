@@ -134,18 +134,6 @@ def _prints_table(line: str, file: bool) -> bool:
     return False
 
 
-# Rules version 13: names whose value is one line, never a YAML block: mysql's vertical ``\G`` output prints each column
-# as ``NAME: VALUE``, its names right-aligned, so an empty ``authentication_string: `` (an ``auth_socket`` user's) stands
-# above the next column's line, indented deeper. The hash is never written over lines.
-_ONE_LINE_NAMES: Final[frozenset[str]] = frozenset({"authentication_string"})
-
-
-def _one_line_name(name: str) -> bool:
-    """Whether a ``NAME: VALUE`` line's ``name`` is one of :data:`_ONE_LINE_NAMES` (its empty value opens no YAML
-    block), in any case."""
-    return ascii_lower(name) in _ONE_LINE_NAMES
-
-
 def _credential_column(name: str, names: list[str]) -> bool:
     """Whether a table's column ``name`` (``names``: every column's) holds credentials: a credential word
     (:func:`is_credential_word`; mysql's ``authentication_string`` among them) not made ordinary by the columns beside
