@@ -71,7 +71,10 @@ def _chunks(text: str, size: int = 2048) -> list[str]:
 
 STRINGS = sorted(set(_test_strings()))
 DATA = sorted(path for path in (ROOT / "tests" / "capture" / "data").iterdir() if path.is_file())
-DOCUMENTS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "src" / "bitexact" / "capture" / "detectors" / "credentials.py"]
+DOCUMENTS = [
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "src" / "bitexact" / "capture" / "detectors" / "credentials").glob("*.py")),
+]
 
 
 def test_the_corpus_is_read() -> None:

@@ -15,7 +15,7 @@ under such a key is replaced whole. Three kinds of ordinary agent traffic use th
 
 Each is left, then scanned as any text, so a secret's own shape inside it (``sk-...``) is still found. These are
 the detector's decisions, never the table's: a wrapped client's URL and header rule is every SDK's.
-Kept apart from ``credentials.py`` so that each rule is one helper, asked only where a name already names a
+Kept apart from the ``credentials`` package so that each rule is one helper, asked only where a name already names a
 credential: no other key pays for it.
 """
 
