@@ -17,6 +17,19 @@ BITEXACT = str(Path(sys.executable).parent / "bitexact")
 _PROXIES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 
 
+def record_kept_run(home: Path) -> str:
+    """A sealed run ``kept`` of one tool call recorded in ``home`` through the SDK, its stores closed (so a command
+    run next opens the store as a new process would); its id."""
+    import bitexact
+    from bitexact.sdk import close_stores
+
+    with bitexact.run(home=home, run_id="kept") as r:
+        r.record_tool_call("t", args=[1], result="ok")
+    close_stores()
+    assert r.sealed
+    return "kept"
+
+
 def command_env(home: Path, **extra: str) -> dict[str, str]:
     """This process's environment without any BITEXACT_* setting or proxy, with ``home`` and ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BITEXACT_") and k.lower() not in _PROXIES}

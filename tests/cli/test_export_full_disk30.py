@@ -15,26 +15,18 @@ import os
 from pathlib import Path
 
 import pytest
-from cli.real_command import run_bitexact
+from cli.real_command import record_kept_run, run_bitexact
 from disks import fill_disk
 
-import bitexact
-from bitexact.sdk import close_stores
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root (CI runs as root)")
 
 
-def _recorded(home: Path) -> str:
-    with bitexact.run(home=home, run_id="kept") as r:
-        r.record_tool_call("t", args=[1], result="ok")
-    close_stores()
-    assert r.sealed
-    return "kept"
 
 
 def test_an_export_onto_a_full_disk_fails_with_1(tmp_path: Path, small_disk: Path) -> None:
     home = tmp_path / "home"  # the store has room; only -o's disk is full
-    run_id = _recorded(home)
+    run_id = record_kept_run(home)
     fill_disk(small_disk)
     target = small_disk / "run.bundle.json"
 
@@ -53,7 +45,7 @@ def test_an_export_onto_a_full_disk_fails_with_1(tmp_path: Path, small_disk: Pat
 
 def test_an_export_to_a_directory_that_does_not_exist_still_exits_2(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    run_id = _recorded(home)
+    run_id = record_kept_run(home)
     done = run_bitexact(home, "export", run_id, "-o", str(tmp_path / "nowhere" / "run.json"))
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "No such file or directory" in done.stderr

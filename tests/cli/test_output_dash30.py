@@ -11,19 +11,14 @@ import json
 from pathlib import Path
 
 import pytest
-from cli.real_command import run_bitexact
+from cli.real_command import record_kept_run, run_bitexact
 
-import bitexact
-from bitexact.sdk import close_stores
 
 
 @pytest.fixture
 def recorded(tmp_path: Path) -> tuple[Path, str]:
     home = tmp_path / "home"
-    with bitexact.run(home=home, run_id="kept") as r:
-        r.record_tool_call("t", args=[1], result="ok")
-    close_stores()
-    return home, "kept"
+    return home, record_kept_run(home)
 
 
 @pytest.mark.parametrize("command", [["export", "kept"], ["keys", "trust-file"]])

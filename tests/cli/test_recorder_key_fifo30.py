@@ -17,10 +17,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli.real_command import BITEXACT, command_env
+from cli.real_command import BITEXACT, command_env, record_kept_run
 
-import bitexact
-from bitexact.sdk import close_stores
 
 
 def _bitexact(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -31,10 +29,7 @@ def _bitexact(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def recorded(tmp_path: Path) -> tuple[Path, str]:
     home = tmp_path / "home"
-    with bitexact.run(home=home, run_id="kept") as r:
-        r.record_tool_call("t", args=[1], result="ok")
-    close_stores()
-    return home, "kept"
+    return home, record_kept_run(home)
 
 
 def test_a_named_pipe_as_the_key_is_refused_by_every_command(recorded: tuple[Path, str], tmp_path: Path) -> None:

@@ -13,26 +13,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli.real_command import run_bitexact
+from cli.real_command import record_kept_run, run_bitexact
 from disks import fill_disk
 
-import bitexact
-from bitexact.sdk import close_stores
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root (CI runs as root)")
 
 
-def _recorded(home: Path) -> str:
-    with bitexact.run(home=home, run_id="kept") as r:
-        r.record_tool_call("t", args=[1], result="ok")
-    close_stores()
-    assert r.sealed
-    return "kept"
 
 
 def test_a_store_on_a_read_only_file_system_says_so_and_how_to_read_it(small_disk: Path) -> None:
     home = small_disk / "home"
-    run_id = _recorded(home)
+    run_id = record_kept_run(home)
     subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
     for args in (("runs",), ("show", run_id), ("verify", run_id)):
         result = run_bitexact(home, *args)
@@ -44,7 +36,7 @@ def test_a_store_on_a_read_only_file_system_says_so_and_how_to_read_it(small_dis
 
 def test_a_store_on_a_full_disk_says_the_disk_is_full(small_disk: Path) -> None:
     home = small_disk / "home"
-    run_id = _recorded(home)
+    run_id = record_kept_run(home)
     fill_disk(small_disk)
     result = run_bitexact(home, "show", run_id)
     assert result.returncode != 0, result.stdout

@@ -12,17 +12,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli.real_command import run_bitexact
+from cli.real_command import record_kept_run, run_bitexact
 
-import bitexact
-from bitexact.sdk import close_stores
 
 
 def _bundle(tmp_path: Path) -> Path:
     home = tmp_path / "home"
-    with bitexact.run(home=home, run_id="kept") as r:
-        r.record_tool_call("t", args=[1], result="ok")
-    close_stores()
+    record_kept_run(home)
     out = tmp_path / "run.bundle.json"
     done = run_bitexact(home, "export", "kept", "-o", str(out))
     assert done.returncode == 0, done.stderr
