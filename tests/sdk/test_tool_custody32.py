@@ -48,3 +48,22 @@ def test_the_hints_meant_by_the_refused_ones_are_taken_as_before() -> None:
 ])
 def test_every_key_a_tool_call_has_may_still_be_hinted(custody: dict[str, str]) -> None:
     bitexact.record_tool(custody=custody)(lambda password=None: password)
+
+
+def test_record_tool_call_withholds_a_call_whose_hint_names_nothing_and_declares_it() -> None:
+    """r.record_tool_call took a typo's hint: the result it was meant for was stored as sent."""
+    with bitexact.run() as r:
+        handle = r.record_tool_call("lookup", ["q"], result="tok-SECRET-result", custody={"reslt": "hash-only"})
+        assert dict(handle) == {}
+    stored = entries(r.run_id)
+    assert "SECRET" not in json.dumps([e["data"] for e in stored])
+    gaps = [e["data"]["gap"] for e in stored if e["kind"] == "marker" and "gap" in e["data"]]
+    assert [(g["cause"], g["kind"], list(g["fields"])) for g in gaps] == [
+        ("invalid_argument", "tool_call", ["custody.reslt"])]
+
+
+def test_record_tool_call_in_strict_mode_raises_the_refusal() -> None:
+    with bitexact.run(strict=True) as r:
+        with pytest.raises(CustodyHintError) as caught:
+            r.record_tool_call("lookup", ["q"], result="x", custody={"args.0": "hash-only"})
+    assert caught.value.field == "custody.args.0"

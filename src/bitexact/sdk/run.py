@@ -92,7 +92,7 @@ from bitexact.sdk.records import (
     policy_check_data,
 )
 from bitexact.sdk.stores import recorder_for, store_home
-from bitexact.sdk.tools import async_callable, tool_call_data
+from bitexact.sdk.tools import async_callable, check_tool_paths, tool_call_data
 
 logger: Final = logging.getLogger("bitexact.sdk")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -989,7 +989,12 @@ class Run:
             raise  # misuse, raised where it happens, naming the field
         except Exception as exc:  # noqa: BLE001 - an error that cannot be written: declared, never raised
             return self._declare_failure("tool_call", exc)
-        return self._submit_hinted("tool_call", data, custody, prov="asserted", ctx=active.current_tool(self))
+        try:
+            hints = check_custody(custody)
+            check_tool_paths(hints)  # a path no tool call has: kept without the hint meant (a typo's key)
+        except CustodyHintError as exc:
+            return self._withheld("tool_call", exc)
+        return self._submit("tool_call", data, prov="asserted", ctx=active.current_tool(self), hints=hints)
 
     def identity(self, /, **fields: Any) -> RecordHandle:  # positional-only: a field named "self" is data too
         """Record who the run acts as and for, by the identity rule.

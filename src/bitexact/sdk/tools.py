@@ -404,8 +404,9 @@ _NO_SUB_KEYS: Final[dict[str, str]] = {"tool": "text", "args": "a list", "status
 """The keys of a tool call whose value is never an object, so a hint on a sub-key of one names nothing."""
 
 
-def _check_tool_paths(custody: dict[str, str] | None) -> None:
-    """Refuse, where the tool is wrapped, a hint whose path no call of the tool can have: a key a tool call
+def check_tool_paths(custody: dict[str, str] | None) -> None:
+    """Refuse a hint whose path no tool call can have (``record_tool`` where the tool is wrapped,
+    ``r.record_tool_call`` withholding the call): a key a tool call
     never has (``reslt``), or a sub-key of ``args`` (a list), ``tool`` or ``status`` (text). Taken, the first
     named nothing in any call and its field was kept as if no hint was given (a typo's ``result`` stored as
     sent), and the second withheld every call of the tool whole as an ``invalid_argument`` gap."""
@@ -743,7 +744,7 @@ def record_tool(
     ``name`` overrides the tool's name (default: the function's ``__name__``).
     """
     checked = check_custody(custody)  # refused here, at wrapping, never in a call
-    _check_tool_paths(checked)
+    check_tool_paths(checked)
     if name is not None and (not isinstance(name, str) or not name.strip()):
         # Taken here, every call of the tool would be a gap instead of a tool_call.
         raise SdkArgumentError("name must be a non-empty string naming the tool", field="name")
