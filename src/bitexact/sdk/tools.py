@@ -582,6 +582,11 @@ class _OpenGenerator:
         self._run._record_tool(self._tool, self._args, self._kwargs, result, error, self._custody, self._ctx,
                                observed=True)
 
+    @property
+    def ended(self) -> bool:
+        """Recorded already (its run ended first): what the generator yields from now on is kept nowhere."""
+        return self._done
+
     def run_ending(self) -> None:
         self.end(_streamed(list(self.yielded), closed_early=True), None)
 
@@ -643,7 +648,8 @@ def _drive(run: Any, tool: str, inner: Any, call: _OpenGenerator) -> Any:
         except BaseException as exc:  # what it yielded before the error reached the agent: kept
             call.end(_streamed(yielded), exc)
             raise
-        yielded.append(_as_yielded(item))
+        if not call.ended:  # once recorded (the run ended first), a copy of each item would only pile up
+            yielded.append(_as_yielded(item))
         try:
             value, step = (yield item), inner.send
         except GeneratorExit:
@@ -698,7 +704,7 @@ def _async_driver(tool: str, start: Callable[[tuple[Any, ...], dict[str, Any]], 
             except BaseException as exc:  # what it yielded before the error reached the agent: kept
                 record(_streamed(yielded), exc)
                 raise
-            if run is not None:
+            if call is not None and not call.ended:  # once recorded, a copy would only pile up
                 yielded.append(_as_yielded(item))
             try:
                 value, step = (yield item), inner.asend
