@@ -5,6 +5,7 @@ recorded nothing more once both had ended: its context was set back to the first
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 
 import bitexact
@@ -68,3 +69,18 @@ def test_a_task_left_running_by_a_nested_run_still_records_into_no_run() -> None
 
     _outer, seen = asyncio.run(main())
     assert seen is None
+
+
+def test_a_run_left_in_another_context_inside_a_nested_one_leaves_the_outer_exit_as_it_was() -> None:
+    """A run whose block is left in another thread stays its context's run there (it cannot be reset there):
+    the exit of the run around it, which it was entered over, still gives back the run before that."""
+    with bitexact.run(name="top") as top:
+        with bitexact.run(name="middle"):
+            inner = _source("inner", 9)
+            next(inner)
+            closer = threading.Thread(target=inner.close)
+            closer.start()
+            closer.join()
+        assert bitexact.current_run() is top
+        note("after")
+    assert _notes(top.run_id) == ["after"]

@@ -1253,7 +1253,7 @@ def _restore_current(run: Run, token: Token[Run | None]) -> None:
     block is still open. Before, ``a``'s exit made current the run under ``a`` and ``b``'s made ``a``'s
     ended run current again: the consumer's own run, still open around them, recorded nothing more."""
     current = active._current.get()
-    if current is not run and _entered_over(current, run):
+    if current is not None and current is not run and current.open and _entered_over(current, run):
         run._left_out_of_order = True  # the run entered over it stays current; its exit passes this one by
         return
     try:
