@@ -6,11 +6,11 @@ is an observed ``nondet`` entry ``{"source": ..., "value": ...}``, and the
 agent gets the real value::
 
     time.time  time.time_ns  datetime.datetime.now  datetime.datetime.utcnow
-    random.*   uuid.uuid4    os.urandom             secrets.*
+    random.*   uuid.uuid4    os.urandom             os.getrandom  secrets.*
 
 A read inside another recorded read (``secrets.token_hex`` calls
 ``secrets.token_bytes``) is recorded once, as the outer one. The values of
-``secrets.*`` and ``os.urandom`` are recorded hash-only (a custody hint
+``secrets.*``, ``os.urandom`` and ``os.getrandom`` are recorded hash-only (a custody hint
 ``{"value": "hash-only"}``): an agent mints its keys and tokens from them. The patches are
 module attributes: code that bound a source before the run opened
 (``from time import time``) reads it unrecorded. ``datetime.datetime``
@@ -49,13 +49,14 @@ SECRET_HINTS: Final[dict[str, str]] = {"value": "hash-only"}
 
 
 def is_secret_source(source: str) -> bool:
-    """Whether a read of ``source`` gives entropy keys and tokens are made of: ``secrets.*`` and ``os.urandom``.
+    """Whether a read of ``source`` gives entropy keys and tokens are made of: ``secrets.*``, ``os.urandom`` and
+    ``os.getrandom``.
 
     Their values are recorded hash-only (:data:`SECRET_HINTS`): ``secrets.token_urlsafe()`` is the very
     Bearer token the agent then sends, which the HTTP capture redacts. ``random.*``, ``uuid.uuid4`` and the
     clock are kept as read: they are what a replay needs, and nobody should make a secret of them.
     """
-    return source.startswith("secrets.") or source == "os.urandom"
+    return source.startswith("secrets.") or source in ("os.urandom", "os.getrandom")
 
 
 _lock = threading.Lock()
@@ -178,6 +179,8 @@ def _targets() -> list[tuple[Any, str, Any]]:
         (uuid, "uuid4", _wrap("uuid.uuid4", uuid.uuid4)),
         (os, "urandom", _wrap("os.urandom", os.urandom)),
     ]
+    if hasattr(os, "getrandom"):  # Linux's getrandom(2): the same entropy as os.urandom, read another way
+        targets.append((os, "getrandom", _wrap("os.getrandom", os.getrandom)))
     for name in RANDOM_FUNCTIONS:
         original = getattr(random, name, None)
         if original is not None:

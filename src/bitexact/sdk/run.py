@@ -92,7 +92,7 @@ from bitexact.sdk.records import (
     policy_check_data,
 )
 from bitexact.sdk.stores import recorder_for, store_home
-from bitexact.sdk.tools import async_callable, tool_call_data
+from bitexact.sdk.tools import async_callable, check_tool_paths, tool_call_data
 
 logger: Final = logging.getLogger("bitexact.sdk")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -176,6 +176,10 @@ class Run:
         self._open_calls: dict[EndsWithRun, None] = {}
         self._open_calls_lock = threading.Lock()
         self._open_calls_ended = False  # the exit recorded the calls open: one opened later is never held
+        # The run current where its scope was entered, and whether its scope was left while a run entered over
+        # it was still current (generators each holding a run, closed out of order): _restore_current.
+        self._entered_over: Run | None = None
+        self._left_out_of_order = False
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -989,7 +993,12 @@ class Run:
             raise  # misuse, raised where it happens, naming the field
         except Exception as exc:  # noqa: BLE001 - an error that cannot be written: declared, never raised
             return self._declare_failure("tool_call", exc)
-        return self._submit_hinted("tool_call", data, custody, prov="asserted", ctx=active.current_tool(self))
+        try:
+            hints = check_custody(custody)
+            check_tool_paths(hints)  # a path no tool call has: kept without the hint meant (a typo's key)
+        except CustodyHintError as exc:
+            return self._withheld("tool_call", exc)
+        return self._submit("tool_call", data, prov="asserted", ctx=active.current_tool(self), hints=hints)
 
     def identity(self, /, **fields: Any) -> RecordHandle:  # positional-only: a field named "self" is data too
         """Record who the run acts as and for, by the identity rule.
@@ -1236,13 +1245,38 @@ class Run:
 def _restore_current(run: Run, token: Token[Run | None]) -> None:
     """Make the run current before ``run`` current again. A scope left in another context than the one
     that entered it (a generator stepped by a task per step, as ``asyncio.wait_for`` does, or closed in
-    another thread) cannot reset its token there: that context is set back only if it holds the run."""
+    another thread) cannot reset its token there: that context is set back only if it holds the run.
+
+    Scopes left out of order in one context (generators each holding a run, ``zip(a(), b())``: ``a``
+    ends first, while ``b``'s run, entered over ``a``'s, is current): ``a``'s exit leaves ``b``'s run
+    current, whose block is still open, and ``b``'s exit makes current the first run under it whose
+    block is still open. Before, ``a``'s exit made current the run under ``a`` and ``b``'s made ``a``'s
+    ended run current again: the consumer's own run, still open around them, recorded nothing more."""
+    current = active._current.get()
+    if current is not None and current is not run and current.open and _entered_over(current, run):
+        run._left_out_of_order = True  # the run entered over it stays current; its exit passes this one by
+        return
     try:
         active._current.reset(token)
     except ValueError:
         if active._current.get() is run:
             previous = token.old_value
             active._current.set(None if previous is Token.MISSING else previous)
+        return
+    current = active._current.get()
+    if current is not None and current._left_out_of_order:
+        while current is not None and current._left_out_of_order:
+            current = current._entered_over
+        active._current.set(current)
+
+
+def _entered_over(current: Run | None, run: Run) -> bool:
+    """Whether ``current`` was entered over ``run`` in this context, directly or over runs entered over it."""
+    while current is not None:
+        current = current._entered_over
+        if current is run:
+            return True
+    return False
 
 
 def _flag(name: str, value: object) -> bool:
@@ -1316,6 +1350,7 @@ class RunScope:
     def _enter(self) -> Run:
         run = Run(**self._options).start()
         token = active._current.set(run)
+        run._entered_over = None if token.old_value is Token.MISSING else token.old_value
         with self._stack_lock:
             self._stack.append((run, token))
         return run

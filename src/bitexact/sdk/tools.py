@@ -397,6 +397,33 @@ def _by_name(named: _Named | None, args: tuple[Any, ...],
     return (*args[: named.first], *args[end:]), {**moved, **kwargs}, tuple(moved)
 
 
+_TOOL_CALL_KEYS: Final[tuple[str, ...]] = ("tool", "args", "kwargs", "result", "status", "error", "receiver")
+"""Every key a tool call's data may have (:func:`tool_call_data`)."""
+
+_NO_SUB_KEYS: Final[dict[str, str]] = {"tool": "text", "args": "a list", "status": "text"}
+"""The keys of a tool call whose value is never an object, so a hint on a sub-key of one names nothing."""
+
+
+def check_tool_paths(custody: dict[str, str] | None) -> None:
+    """Refuse a hint whose path no tool call can have (``record_tool`` where the tool is wrapped,
+    ``r.record_tool_call`` withholding the call): a key a tool call
+    never has (``reslt``), or a sub-key of ``args`` (a list), ``tool`` or ``status`` (text). Taken, the first
+    named nothing in any call and its field was kept as if no hint was given (a typo's ``result`` stored as
+    sent), and the second withheld every call of the tool whole as an ``invalid_argument`` gap."""
+    for path in custody or ():
+        top, dot, _sub = path.partition(".")
+        if top not in _TOOL_CALL_KEYS:
+            raise CustodyHintError(
+                f"custody.{path}: a tool call has no key {top!r} (its keys: {', '.join(_TOOL_CALL_KEYS)}), so the "
+                "hint would name nothing and the field meant would be kept without it", field=f"custody.{path}")
+        if dot and top in _NO_SUB_KEYS:
+            remedy = (": hint args whole, or kwargs.NAME for an argument passed by keyword" if top == "args"
+                      else "")
+            raise CustodyHintError(
+                f"custody.{path}: a tool call's {top} is {_NO_SUB_KEYS[top]}, never an object, so a hint on a "
+                f"sub-key of it would withhold every call whole{remedy}", field=f"custody.{path}")
+
+
 _STRICTNESS: Final[dict[str, int]] = {"scrub": 1, "hash-only": 2}
 """How strict a hint is (a ``scrubbed-upstream`` claim: 0); of two hints for one path the stricter is kept."""
 
@@ -555,6 +582,11 @@ class _OpenGenerator:
         self._run._record_tool(self._tool, self._args, self._kwargs, result, error, self._custody, self._ctx,
                                observed=True)
 
+    @property
+    def ended(self) -> bool:
+        """Recorded already (its run ended first): what the generator yields from now on is kept nowhere."""
+        return self._done
+
     def run_ending(self) -> None:
         self.end(_streamed(list(self.yielded), closed_early=True), None)
 
@@ -616,7 +648,8 @@ def _drive(run: Any, tool: str, inner: Any, call: _OpenGenerator) -> Any:
         except BaseException as exc:  # what it yielded before the error reached the agent: kept
             call.end(_streamed(yielded), exc)
             raise
-        yielded.append(_as_yielded(item))
+        if not call.ended:  # once recorded (the run ended first), a copy of each item would only pile up
+            yielded.append(_as_yielded(item))
         try:
             value, step = (yield item), inner.send
         except GeneratorExit:
@@ -671,7 +704,7 @@ def _async_driver(tool: str, start: Callable[[tuple[Any, ...], dict[str, Any]], 
             except BaseException as exc:  # what it yielded before the error reached the agent: kept
                 record(_streamed(yielded), exc)
                 raise
-            if run is not None:
+            if call is not None and not call.ended:  # once recorded, a copy would only pile up
                 yielded.append(_as_yielded(item))
             try:
                 value, step = (yield item), inner.asend
@@ -717,6 +750,7 @@ def record_tool(
     ``name`` overrides the tool's name (default: the function's ``__name__``).
     """
     checked = check_custody(custody)  # refused here, at wrapping, never in a call
+    check_tool_paths(checked)
     if name is not None and (not isinstance(name, str) or not name.strip()):
         # Taken here, every call of the tool would be a gap instead of a tool_call.
         raise SdkArgumentError("name must be a non-empty string naming the tool", field="name")

@@ -366,7 +366,11 @@ class Exchange:
         """A chunk of a streamed request body, as it went out (none once the exchange is recorded)."""
         if self._done:
             return
-        self._request_chunks.append(bytes(chunk))
+        try:
+            data = bytes(memoryview(chunk))
+        except TypeError:  # not bytes (a str, an int): the client refuses it with its own error, as unwrapped
+            return
+        self._request_chunks.append(data)
         self.request_body = None
 
     def resent(self) -> None:
