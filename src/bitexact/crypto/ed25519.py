@@ -91,6 +91,17 @@ def verify_strict(public_key_hex: object, signature: object, message: bytes) -> 
     return True
 
 
+def _pem_refusal(exc: Exception) -> str:
+    """Why cryptography refused a PEM key, in our words: its own message points at its FAQ's URL."""
+    if isinstance(exc, TypeError):  # "Password was not given but private key is encrypted"
+        return "it is encrypted with a password, and BitExact's keys never are"
+    if isinstance(exc, UnsupportedAlgorithm):
+        return "it holds a kind of key this build cannot read"
+    if "Unable to load PEM file" in str(exc):
+        return "no PEM block in it: damaged, empty, or another kind of file"
+    return "its PEM block does not decode as a private key: damaged?"
+
+
 @dataclass(frozen=True)
 class SigningKey:
     """An ed25519 private key with its public half and key id."""
@@ -111,7 +122,8 @@ class SigningKey:
         try:
             private = serialization.load_pem_private_key(data, password=None)
         except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
-            raise KeyMaterialError(f"{source} is not a PEM private key: {exc}") from None
+            raise KeyMaterialError(f"{source} is not a PEM private key ({_pem_refusal(exc)}): put the key"
+                                   " file back from a backup of keys/") from None
         if not isinstance(private, Ed25519PrivateKey):
             raise KeyMaterialError(
                 f"{source} holds a {type(private).__name__}, not an ed25519 private key"
