@@ -91,6 +91,19 @@ def verify_strict(public_key_hex: object, signature: object, message: bytes) -> 
     return True
 
 
+def file_kind(mode: int) -> str:
+    """What a file that is no regular file is, in words (a key's refusal names it)."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
 def _pem_refusal(exc: Exception) -> str:
     """Why cryptography refused a PEM key, in our words: its own message points at its FAQ's URL."""
     if isinstance(exc, TypeError):  # "Password was not given but private key is encrypted"
@@ -143,7 +156,7 @@ class SigningKey:
                 mode = os.fstat(file.fileno()).st_mode
                 if not stat.S_ISREG(mode):
                     raise KeyMaterialError(
-                        f"key {path} is not a regular file (a named pipe or a device): move it away"
+                        f"key {path} is not a regular file ({file_kind(mode)}): move it away"
                         " and put the key file back (from a backup of keys/)"
                     )
                 if owner_only and mode & (stat.S_IRWXG | stat.S_IRWXO):
