@@ -86,3 +86,15 @@ def test_a_password_protected_key_is_named_as_such() -> None:
         serialization.BestAvailableEncryption(b"secret"))
     with pytest.raises(KeyMaterialError, match="encrypted with a password, and BitExact's keys never are"):
         SigningKey.from_pem(pem, source="k")
+
+
+def test_a_directory_in_place_of_a_retired_key_is_unusable_not_loose(tmp_path: Path) -> None:
+    """A directory's 0755 was reported as a retired key others may read (retired-key-loose), and nothing
+    said that it holds no key; loading it said "cannot read key ...: Is a directory"."""
+    home, _, retired = _home_with_a_retired_key(tmp_path)
+    retired.unlink()
+    retired.mkdir(mode=0o755)
+    result = run_bitexact(home, "health", "--json")
+    findings = json.loads(result.stdout)["findings"]
+    assert [f["name"] for f in findings] == ["retired-key-unusable"], findings
+    assert f"key {retired} is not a regular file (a directory)" in findings[0]["message"]

@@ -175,6 +175,11 @@ class SigningKey:
             raise KeyMaterialError(
                 f"no key at {path}: create one with `bitexact keys init`"
             ) from None
+        except IsADirectoryError:  # opened, then refused by fdopen before the check above: named as the others
+            raise KeyMaterialError(
+                f"key {path} is not a regular file (a directory): move it away and put the key file back (from a"
+                " backup of keys/)"
+            ) from None
         except OSError as exc:
             raise KeyMaterialError(f"cannot read key {path}: {exc.strerror}") from None
         if len(data) > _MAX_PEM_BYTES:

@@ -376,6 +376,8 @@ class KeyStore:
                 mode = path.stat().st_mode
             except OSError:
                 continue
+            if not stat.S_ISREG(mode):
+                continue  # no key in it (a directory's 0755 is no loose key): health's retired-key-unusable names it
             if stat.S_IMODE(mode) & (stat.S_IRWXG | stat.S_IRWXO):
                 loose.append((path, stat.S_IMODE(mode)))
         return loose
