@@ -183,8 +183,8 @@ def test_health_help_names_every_documented_finding(tmp_path: Path) -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "capture-verify.md").read_text(encoding="utf-8")
     section = doc[doc.index("## Health"):doc.index("## Tests and benchmark")]
     names = re.findall(r"^\| `([a-z-]+)` \| (?:warn|critical)", section, flags=re.MULTILINE)
-    assert len(names) == 29, names  # recorder-key-retired, store-missing (19); entry-time-backwards, store-wal-pinned,
-    # recorder-key-compromise-lost (20)
+    assert len(names) == 30, names  # recorder-key-retired, store-missing (19); entry-time-backwards, store-wal-pinned,
+    # recorder-key-compromise-lost (20); retired-key-unusable (32)
     shown = run_bitexact(tmp_path / "home", "health", "--help")
     assert shown.returncode == 0, shown.stderr
     text = re.sub(r"-\s+", "-", " ".join(shown.stdout.split()))  # click wraps lines at hyphens too

@@ -84,7 +84,9 @@ def health_command(app: AppContext, as_json: bool) -> None:
     one before it: the clock stepped back mid-run), host-key-unusable
     (the host key file is refused, so nothing is journaled),
     recorder-key-missing (the store knows a
-    recorder key no key file holds any more), store-missing (recorder keys are
+    recorder key no key file holds any more), retired-key-unusable (a
+    retired key file does not load: `keys show` and `keys trust-file`
+    refuse until it is restored), store-missing (recorder keys are
     here but the store is gone or empty), failures-record-unusable
     (a run's failures record is not a file) and redaction-pending (a redaction claim whose
     values are still stored, or an approval recorded whose claim never landed: finish either

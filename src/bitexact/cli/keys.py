@@ -53,7 +53,8 @@ def keys_init(app: AppContext, as_json: bool) -> None:
     \b
     Exit codes:
       0  created
-      1  a key is already there, or the store does not open or is damaged (no key made)
+      1  a key is already there (or something else is in its place: a directory or a named
+         pipe, named as such), or the store does not open or is damaged (no key made)
       2  a usage error
     """
     # Opened first: a store that does not open leaves no key made (a retry would be refused), and a kill once
@@ -294,7 +295,7 @@ def keys_trust_file(app: AppContext, output: Path, as_json: bool) -> None:
     try:
         atomic_write(output, [document.encode("utf-8")])  # a full disk never leaves a trust file cut short
     except OSError as exc:  # -o cannot be used (2), or the disk refused the write: full, an I/O error (1)
-        fail(f"-o {output}: {exc}", code=write_exit_code(exc))
+        fail(str(exc), code=write_exit_code(exc))  # it names the path: "-o X: cannot write X: ..." said it twice
     if as_json:  # the notes below still go to stderr: they say what a relying party loses
         print_json({"path": str(output), "keys": listed,
                     "left_out": [{"key_id": k.key_id, "public_key": k.public_key, "compromised_at": k.compromised_at}

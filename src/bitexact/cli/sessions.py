@@ -199,7 +199,10 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
 
     Each canonical event becomes one asserted entry (the log is the engine's
     word), with the file's SHA-256 in every entry; the capture policy applies
-    as for any other recording. Importing the same bytes twice is refused.
+    as for any other recording. Importing the same bytes twice is refused,
+    and no command removes a sealed import, so a forced --engine whose reader
+    skips records that the detected engine reads is refused (exit 2) before
+    anything is recorded, naming the detected engine.
 
     \b
     Examples:
@@ -211,7 +214,7 @@ def import_session_command(app: AppContext, log: Path, engine: str | None, run_i
       0  imported
       1  refused or stopped: these bytes already imported, the run id taken, the store failed
       2  the log cannot be read (missing, not UTF-8, no recognizable events, an unsupported
-         unified version), or a bad --run-id
+         unified version), --engine contradicted by the detected engine, or a bad --run-id
     """
     if run_id is not None:
         _check_run_id(run_id)  # before the log is read: a bad id is a usage error whatever the log holds

@@ -91,6 +91,30 @@ def verify_strict(public_key_hex: object, signature: object, message: bytes) -> 
     return True
 
 
+def file_kind(mode: int) -> str:
+    """What a file that is no regular file is, in words (a key's refusal names it)."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _pem_refusal(exc: Exception) -> str:
+    """Why cryptography refused a PEM key, in our words: its own message points at its FAQ's URL."""
+    if isinstance(exc, TypeError):  # "Password was not given but private key is encrypted"
+        return "it is encrypted with a password, and BitExact's keys never are"
+    if isinstance(exc, UnsupportedAlgorithm):
+        return "it holds a kind of key this build cannot read"
+    if "Unable to load PEM file" in str(exc):
+        return "no PEM block in it: damaged, empty, or another kind of file"
+    return "its PEM block does not decode as a private key: damaged?"
+
+
 @dataclass(frozen=True)
 class SigningKey:
     """An ed25519 private key with its public half and key id."""
@@ -111,7 +135,8 @@ class SigningKey:
         try:
             private = serialization.load_pem_private_key(data, password=None)
         except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
-            raise KeyMaterialError(f"{source} is not a PEM private key: {exc}") from None
+            raise KeyMaterialError(f"{source} is not a PEM private key ({_pem_refusal(exc)}): put the key"
+                                   " file back from a backup of keys/") from None
         if not isinstance(private, Ed25519PrivateKey):
             raise KeyMaterialError(
                 f"{source} holds a {type(private).__name__}, not an ed25519 private key"
@@ -131,7 +156,7 @@ class SigningKey:
                 mode = os.fstat(file.fileno()).st_mode
                 if not stat.S_ISREG(mode):
                     raise KeyMaterialError(
-                        f"key {path} is not a regular file (a named pipe or a device): move it away"
+                        f"key {path} is not a regular file ({file_kind(mode)}): move it away"
                         " and put the key file back (from a backup of keys/)"
                     )
                 if owner_only and mode & (stat.S_IRWXG | stat.S_IRWXO):
@@ -149,6 +174,11 @@ class SigningKey:
                 ) from None
             raise KeyMaterialError(
                 f"no key at {path}: create one with `bitexact keys init`"
+            ) from None
+        except IsADirectoryError:  # opened, then refused by fdopen before the check above: named as the others
+            raise KeyMaterialError(
+                f"key {path} is not a regular file (a directory): move it away and put the key file back (from a"
+                " backup of keys/)"
             ) from None
         except OSError as exc:
             raise KeyMaterialError(f"cannot read key {path}: {exc.strerror}") from None

@@ -30,7 +30,7 @@ from typing import Final
 
 from bitexact.canon import read_limited
 from bitexact.config import dangling
-from bitexact.crypto.ed25519 import SigningKey
+from bitexact.crypto.ed25519 import SigningKey, file_kind
 from bitexact.errors import KeyMaterialError, StateRefusedError
 from bitexact.private_files import fsync_directory, write_private_file
 
@@ -146,6 +146,14 @@ class KeyStore:
         """Create the recorder key; refuses when one exists (or a link to one that does not)."""
         if dangling(self.current_path):
             self.current()  # raises, naming the link and what it points to
+        if self.current_path.exists() and not self.current_path.is_file():
+            # Said "a recorder key already exists" of a directory in the key's place.
+            path = self.current_path
+            raise KeyMaterialError(
+                f"{path} is {file_kind(os.stat(path).st_mode)}, not a recorder key: move it aside (`mv {path}"
+                f" {path}.aside`) and run `bitexact keys init` again (or put the key file back from a backup of"
+                " keys/)"
+            )
         if self.current_path.exists():
             raise KeyMaterialError(
                 f"a recorder key already exists at {self.current_path}: refusing to overwrite it"
@@ -368,6 +376,8 @@ class KeyStore:
                 mode = path.stat().st_mode
             except OSError:
                 continue
+            if not stat.S_ISREG(mode):
+                continue  # no key in it (a directory's 0755 is no loose key): health's retired-key-unusable names it
             if stat.S_IMODE(mode) & (stat.S_IRWXG | stat.S_IRWXO):
                 loose.append((path, stat.S_IMODE(mode)))
         return loose

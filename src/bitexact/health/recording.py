@@ -14,7 +14,8 @@ A run no process records (its live lock, held from its start to its end,
 is free), idle for :data:`GRACE_SECONDS`, with no seal and no repair
 accepting where it ends, stopped before its seal: ``run-unsealed``. A host
 key that is there but refused stops every journal: ``host-key-unusable``; a recorder key that is there
-but refused stops every run: ``recorder-key-unusable``.
+but refused stops every run: ``recorder-key-unusable``; a retired one that does not load stops ``keys show``
+and ``keys trust-file``: ``retired-key-unusable``.
 
 The store's write lock is held for the milliseconds of a commit. Held for
 :data:`LOCK_PROBE_SECONDS` on end, it is a writer that is stopped or hung,
@@ -929,6 +930,46 @@ def check_retired_keys(ctx: HealthContext) -> list[Finding]:
     return findings
 
 
+def check_retired_keys_load(ctx: HealthContext) -> list[Finding]:
+    """retired-key-unusable, per key file: a retired recorder key file that does not load (garbage, a named
+    pipe, a link to nothing). Health said healthy while `keys show` and `keys trust-file` exited 1 on it, so
+    no trust file could be handed out. Loaded as they load it (a named pipe refused unread, never waited on)."""
+    if ctx.home is None:
+        return []
+    from bitexact.crypto.ed25519 import SigningKey
+    from bitexact.crypto.keystore import KeyStore
+
+    keys = KeyStore(ctx.home)
+    if not keys.retired_dir.is_dir():
+        return []
+    try:
+        rows = {row["key_id"]: row["public_key"] for row in ctx.store.keys()} if ctx.store is not None else {}
+    except BitExactError:
+        rows = {}  # store-unreadable says why
+    findings: list[Finding] = []
+    for path in sorted(keys.retired_dir.glob("*.key")):
+        try:
+            SigningKey.load(path)
+        except BitExactError as exc:
+            key_id = path.name.removesuffix(".key")
+            public = rows.get(key_id)
+            # Its runs verify by the public half alone (`verify RUN` reads it from the run's checkpoints, a
+            # bundle from a trust file written before): only the key files' listing is stopped.
+            half = (f"the store keeps its public half ({public}), so the runs it signed still verify (`bitexact"
+                    " verify RUN`, and bundles against a trust file written before)" if public is not None else
+                    "the runs it signed still verify by its public half (`bitexact verify RUN` reads it from"
+                    " their checkpoints; bundles against a trust file written before)")
+            findings.append(Finding(
+                WARN, "retired-key-unusable",
+                f"retired recorder key {key_id} does not load: {exc}. Until it is fixed, `bitexact keys"
+                f" show` and `bitexact keys trust-file` exit 1, so no new trust file can be handed out; {half}."
+                f" Restore {path.name} from a backup of keys/ (owner-only: chmod 600); with no backup, move it"
+                " out of keys/retired/, and the store's copy of its public half is listed as `missing`",
+                details={"path": str(path), "key_id": key_id, **({"public_key": public} if public else {})},
+            ))
+    return findings
+
+
 def check_missing_recorder_keys(ctx: HealthContext) -> list[Finding]:
     """recorder-key-missing: the store recorded a recorder key that no key file holds any more (deleted by
     hand, lost with a volume), so it signs nothing more, and a recording made a new key in its place."""
@@ -990,6 +1031,7 @@ def check_clock_back(ctx: HealthContext) -> list[Finding]:
 RECORDING_CHECKS = (check_recording_settings, check_store_lock, check_store_wal, check_store_disk,
                     check_recorder_key,
                     check_current_key_retired, check_compromise_lost, check_store_missing, check_retired_keys,
+                    check_retired_keys_load,
                     check_missing_recorder_keys,
                     check_journals_root, check_host_key, check_orphan_journals, check_unsealed_runs,
                     check_recording_gaps, check_clock_back)

@@ -407,6 +407,19 @@ def _append_array(append: Any, value: Any, number: int, line: str) -> None:
         append(Item(KIND_TEXT, number, line))
 
 
+def _json_string(line: object) -> bool:
+    """Whether a text line holds one JSON string and nothing else (``"just a string"``)."""
+    if not isinstance(line, str):
+        return False
+    located = line.strip()
+    if len(located) < 2 or located[0] != '"' or located[-1] != '"':
+        return False
+    try:
+        return isinstance(_strict_decoder.decode(located), str)
+    except ValueError:
+        return False
+
+
 def _is_number(text: str) -> bool:
     if not text or text[0] not in "-0123456789":
         return False
@@ -444,6 +457,8 @@ class Diagnostics:
         self.notes: list[str] = []
         self._text_lines = 0
         self._first_text: str | None = None
+        self._non_objects: tuple[str, int] | None = None
+        """The position of the last note, when it is a non-object note, and how many entries it counts."""
 
     def add(self, note: str) -> None:
         self.notes.append(note)
@@ -452,8 +467,9 @@ class Diagnostics:
         """Record that ``item`` was not used, with a cause derived from its kind."""
         if item.kind == KIND_MALFORMED:
             self.notes.append(f"{item.where()}: malformed or truncated JSON record skipped")
-        elif item.kind == KIND_NON_OBJECT:
-            self.notes.append(f"{item.where()}: non-object JSON entry skipped")
+        elif item.kind == KIND_NON_OBJECT or (item.kind == KIND_TEXT and _json_string(item.value)):
+            # A JSON string line is framed as text (the console layouts read their lines), but it is JSON.
+            self._non_object(item.where())
         elif item.kind == KIND_TEXT:
             self._text_lines += 1
             if self._first_text is None:
@@ -462,6 +478,17 @@ class Diagnostics:
             record_type = item.value.get("type") if isinstance(item.value, dict) else None
             label = record_type if isinstance(record_type, str) and len(record_type) <= 64 else "?"
             self.notes.append(f"{item.where()}: unrecognized record (type {label!r}) skipped")
+
+    def _non_object(self, where: str) -> None:
+        """One note per line for its non-object entries: ``[1,2]`` on line 3 said "line 3" twice."""
+        last = self._non_objects
+        if last is not None and last[0] == where and self.notes and self.notes[-1].startswith(f"{where}: "):
+            count = last[1] + 1
+            self.notes[-1] = f"{where}: {count} non-object JSON entries skipped"
+        else:
+            count = 1
+            self.notes.append(f"{where}: non-object JSON entry skipped")
+        self._non_objects = (where, count)
 
     def unexpected_shape(self, item: Item, exc: Exception) -> None:
         """Record that ``item`` is valid JSON of a shape its engine's mapper could not read."""

@@ -312,7 +312,9 @@ def import_session(
         # An unsealed run is an import that was interrupted or one still recording in another
         # process; the store cannot tell them apart, so the message names both.
         if earlier.sealed:
-            step = f"inspect it with `bitexact show {earlier.run_id}`"
+            step = (f"inspect it with `bitexact show {earlier.run_id}`. A sealed import stays as it is: no"
+                    " command removes it or lets the same bytes be imported again (`bitexact sessions parse LOG"
+                    " --engine ENGINE` reads the log without recording it)")
         else:
             step = f"if no import of it is running any more, {_repair_then_import(earlier.run_id)}"
         state = "" if earlier.sealed else " (unsealed: that import is still running, or it was interrupted)"

@@ -103,11 +103,42 @@ def load_session(data: bytes, name: str, *, engine: str | None = None) -> Sessio
             result = parse(text, engine)
         except SessionParseError as exc:
             raise SessionInputError(str(exc)) from exc
+        # No events: no_events_message says why. "custom" delegates to a detected reader itself (its one
+        # diagnostic names which): nothing to contradict.
+        if engine is not None and engine != "custom" and result.events and result.diagnostics:
+            _refuse_contradicted_engine(text, name, engine, len(result.diagnostics))
         events = tuple(SourceEvent(i, event) for i, event in enumerate(result.events))
         source = SessionSource(name, digest, len(data), result.engine, "log", events, tuple(result.diagnostics))
     if not _has_events(source):
         raise SessionInputError(no_events_message(name, source.diagnostics, engine if engine != UNIFIED else None))
     return source
+
+
+def _refuse_contradicted_engine(text: str, name: str, engine: str, skipped: int) -> None:
+    """Refuse (:class:`SessionInputError`) a forced ``--engine`` that skipped records the detected engine
+    reads: a Claude Code log imported with ``--engine codex`` skipped 6 of its 7 records and was recorded,
+    and its bytes, imported once only, could then never be imported right. Only when the forced reader
+    skipped something (a log that reads whole under it is taken as the operator says), and only when the
+    detected engine skips fewer records: detection that reads no better is no ground to overrule."""
+    from bitexact.sessions.parsers.detect import detect_engine
+    from bitexact.sessions.parsers.errors import UnrecognizedFormatError
+
+    try:
+        detected = detect_engine(text)
+        if detected == engine:
+            return
+        theirs = parse(text, detected)
+    except (UnrecognizedFormatError, SessionParseError):
+        return
+    if not theirs.events or len(theirs.diagnostics) >= skipped:
+        return
+    raise SessionInputError(
+        f"{name}: --engine {engine} skipped or could not map {skipped} record(s), where the engine detected for"
+        f" this log, {detected}, skips {len(theirs.diagnostics)}: it looks like a {detected} log. Nothing was"
+        f" recorded. Import it with --engine {detected} (or without --engine); the same bytes are imported once"
+        f" only, so an import under the wrong engine could not be redone. `bitexact sessions parse LOG"
+        f" --engine {engine}` shows what {engine} reads"
+    )
 
 
 def _has_events(source: SessionSource) -> bool:
