@@ -219,10 +219,12 @@ def loads(data: bytes | bytearray | memoryview | str, *, max_bytes: int = DEFAUL
     try:
         return _decoder.decode(text)
     except json.JSONDecodeError as exc:
-        if text.startswith("\ufeff"):  # the scanner would only say "Expecting value" at character 0
+        # The scanner would only say "Expecting value" at a BOM: at character 0, or after blank lines (a
+        # file saved with one below blank lines, or a verifier's parse placed after the lines it skipped).
+        if text[exc.pos : exc.pos + 1] == "\ufeff" and not text[: exc.pos].strip(" \t\r\n"):
             raise StrictJSONError(
                 "the document starts with a byte order mark (U+FEFF), which JSON does not allow: "
-                "save it as UTF-8 without a BOM", 0
+                "save it as UTF-8 without a BOM", exc.pos
             ) from None
         raise StrictJSONError(str(exc), exc.pos) from None
     except StrictJSONError as exc:
