@@ -115,10 +115,13 @@ print(r.run_id, flush=True)
 sys.stdin.readline()  # another process now holds the store's write lock (a hung writer)
 r.record("marker", {"note": "x" * ((1 << 20) + 1)})  # journaled; the writer waits for the store
 scope.__exit__(None, None, None)  # the drain times out; the writer still holds its batch, and the lock
+ready, told = os.pipe()
 pid = os.fork()  # a worker, forked once the run has ended
 if pid == 0:
+    os.write(told, b"x")  # fork() returned here: the fork hooks have run in this child
     time.sleep(60)
     os._exit(0)
+os.read(ready, 1)  # the child's hooks ran (on a loaded host they could run after the agent was killed)
 print(pid, flush=True)
 sys.stdin.readline()
 """
