@@ -12,7 +12,7 @@ import itertools
 import re
 from collections.abc import Container
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
@@ -86,15 +86,18 @@ from bitexact.capture.detectors.credentials.kubernetes import (
 )
 from bitexact.capture.detectors.credentials.labels import _COLON_FORMS, _COMMON_LABELS, _label_value, _label_words
 from bitexact.capture.detectors.credentials.lines import (
+    _closes_span,
     _first_word,
     _indent_past_returns,
     _inside,
     _line_at,
     _line_end,
     _line_start,
+    _opens_span,
     _past_blanks,
     _past_carriage_returns,
     _past_quote_marks,
+    _span_close,
     _starts_a_line,
 )
 from bitexact.capture.detectors.credentials.names import (
@@ -163,6 +166,8 @@ from bitexact.capture.detectors.credentials.redis import (
     _REDIS_PASSWORD_CAPITALIZED,
     _REDIS_PASSWORD_UPPER,
     _REDIS_PASSWORD_UPPER_NAMES,
+    _SASL_MECHANISMS,
+    _SPAN_AUTH,
     _REDIS_PASS_CASED,
     _acl_secrets,
     _after_redis_prompt,
@@ -280,6 +285,36 @@ from bitexact.capture.detectors.credentials.xml import (
 )
 
 
+_AFTER_SPAN: Final[str] = ".,;:!?)"
+"""What a sentence puts right after a code span, read into a bare value with the span's closing backtick
+(``set `PASSWORD=x`.``)."""
+_MAX_AFTER_SPAN: Final[int] = 4
+"""The marks read back over before a span's closing backtick (``x`).``: two); a long run of them ends no span."""
+
+
+def _before_span_closes(text: str, found: list[Finding]) -> list[Finding]:
+    """Rules version 17 (leaks32): each finding whose bare value was read into a markdown code span's closing
+    backtick (``Set `PASSWORD=x` ok``, ``run `mysql -px`.``: :func:`_closes_span`, the span opened before the
+    finding, a single backtick, no quote or backtick after it, nothing but a sentence's marks :data:`_AFTER_SPAN`
+    after it in the finding) ends before it, so the record keeps the span's markdown. One that is then empty (``set
+    `PASSWORD=` to``) or a token already (a second pass over ``[CREDENTIAL]``) is dropped. A value holding the
+    opening backtick too (a table's cell taken whole) or another one keeps it, as before."""
+    kept: list[Finding] = []
+    for finding in found:
+        if text[finding.end - 1] in _AFTER_SPAN or text[finding.end - 1] == "`":
+            end = finding.end
+            while end > max(finding.start, finding.end - _MAX_AFTER_SPAN) and text[end - 1] in _AFTER_SPAN:
+                end -= 1
+            end -= 1  # the backtick, if it is one
+            if (end >= finding.start and text[end] == "`" and text[end - 1 : end] != "`"
+                    and text[end + 1 : end + 2] not in ("`", "\"", "'") and _closes_span(text, finding.start, end)):
+                if end == finding.start or text[finding.start : end] in ALREADY_TOKENS:
+                    continue
+                finding = finding._replace(end=end)
+        kept.append(finding)
+    return kept
+
+
 @dataclass
 class CredentialsDetector:
     """Credentials in text (the key-name rule on objects is applied by the scanner)."""
@@ -382,6 +417,8 @@ class CredentialsDetector:
         # Rules version 16: an empty value is no credential (``requirepass ""``, ``CONFIG SET masterauth ''``: redis
         # reads no password); its span would have put a token where nothing was, as data's "" never is.
         found = [finding for finding in found if finding.end > finding.start]
+        if "`" in text:  # a memchr: rules version 17 (leaks32), a value read into a code span's closing backtick
+            found = _before_span_closes(text, found)
         found.sort()
         return found
 
@@ -491,9 +528,14 @@ class CredentialsDetector:
         covered = 0
         for head in heads:
             deadline.check()
-            if head.start() < covered or not _first_word(text, head.start()):
-                continue  # inside the entry read last (a login named "default"), or prose
-            entry = _NETRC_REST.match(text, head.end())
+            if head.start() < covered:
+                continue  # inside the entry read last (a login named "default")
+            close = len(text)  # rules version 17 (leaks32): or a markdown code span's closing backtick
+            if not _first_word(text, head.start()):
+                close = _span_close(text, head.start()) if _opens_span(text, head.start()) else -1
+                if close < head.end():
+                    continue  # prose, or a span closing before the entry's host
+            entry = _NETRC_REST.match(text, head.end(), close)
             assert entry is not None  # every part is optional
             covered = entry.end()
             group = 1 if entry.group(1) is not None else 2
@@ -664,6 +706,8 @@ class CredentialsDetector:
         if ">" in text and " " in held:  # a memchr: rules version 10, redis-cli's prompt ("> ")
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
+        if blank and "`" in text:  # a memchr: rules version 17 (leaks32), AUTH in a markdown code span
+            cls._span_auth(text, deadline, found)
         if "-" in held and "\n" in held:  # redis-cli's line, a newline ending it
             cls._redis_cli_lines(text, deadline, found)
         if "\n" in held and ")" in held and '"' in held:  # rules version 14: 1) "name" then 2) "value"
@@ -740,6 +784,25 @@ class CredentialsDetector:
                 continue
             group = next(g for g in (6, 5, 4, 3, 2, 1) if args.group(g) is not None)
             if args.group(group) and args.group(group) not in ALREADY_TOKENS:
+                found.append(Finding(args.start(group), args.end(group), TOKEN, NAME))
+
+    @staticmethod
+    def _span_auth(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 17 (leaks32): ``AUTH [USER] PASSWORD`` as a markdown code span's only words (``Use `AUTH x`
+        at the prompt``, :data:`_SPAN_AUTH`): the last word, as at redis-cli's prompt (:meth:`_redis_auth`), the
+        span's closing backtick (:func:`_span_close`) ending the line. A lone SMTP mechanism's name (``AUTH PLAIN``,
+        :data:`_SASL_MECHANISMS`) is left; after it, a word is the client's credentials and taken."""
+        for match in _SPAN_AUTH.finditer(text):
+            deadline.check()
+            if not _opens_span(text, match.start() + 1):
+                continue
+            close = _span_close(text, match.end())
+            args = _REDIS_AUTH_ARGS.match(text, match.end(), close) if close != -1 else None
+            if args is None:
+                continue
+            group = next(g for g in (6, 5, 4, 3, 2, 1) if args.group(g) is not None)
+            word = args.group(group)
+            if word and word not in ALREADY_TOKENS and not (group <= 3 and word.upper() in _SASL_MECHANISMS):
                 found.append(Finding(args.start(group), args.end(group), TOKEN, NAME))
 
     @staticmethod
