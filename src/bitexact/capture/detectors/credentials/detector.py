@@ -155,6 +155,7 @@ from bitexact.capture.detectors.credentials.pairs import (
 from bitexact.capture.detectors.credentials.positional import _NET_USER, _command_words, _net_user_secrets, _word_secret
 from bitexact.capture.detectors.credentials.redis import (
     _ACL_FILE_LINES,
+    _ACL_SPAN_LINE,
     _CONFIG_SET_WORDS,
     _LINE_OPENINGS,
     _REDIS_AUTH,
@@ -167,6 +168,7 @@ from bitexact.capture.detectors.credentials.redis import (
     _REDIS_PASSWORD_UPPER,
     _REDIS_PASSWORD_UPPER_NAMES,
     _SASL_MECHANISMS,
+    _SPAN_ACL_USER,
     _SPAN_AUTH,
     _REDIS_PASS_CASED,
     _acl_secrets,
@@ -723,13 +725,20 @@ class CredentialsDetector:
     def _htpasswd_hashes(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """An htpasswd line's hash, ``USER:HASH`` ending its line (Apache's MD5 ``$apr1$``, bcrypt ``$2y$``, crypt's
         ``$1$`` / ``$5$`` / ``$6$``, SHA-1 ``{SHA}``): the hash, when USER opens the line (a real or a written
-        ``\\n`` before it). An ``/etc/shadow`` line (a colon after its hash) is :meth:`_shadow_hashes`'."""
+        ``\\n`` before it; rules version 17, leaks32: or USER opens a markdown code span the hash ends). An
+        ``/etc/shadow`` line (a colon after its hash) is :meth:`_shadow_hashes`'."""
         for match in _HTPASSWD_HASH.finditer(text):
             deadline.check()
             user, floor = match.start(), max(0, match.start() - _MAX_HTPASSWD_USER)
             while user > floor and text[user - 1] not in _HTPASSWD_STOPS and text[user - 2 : user] != "\\n":
                 user -= 1
-            if user < match.start() and not (user == floor and floor > 0) and _first_word(text, user):  # v17: "> "
+            if user == match.start() or (user == floor and floor > 0):
+                continue
+            if text.startswith("`", match.end()):  # rules version 17 (leaks32): USER opens the code span it ends
+                spanned = text[user] == "`" and _opens_span(text, user + 1) and "`" not in text[user + 1 : match.start()]
+                if spanned and user + 1 < match.start():
+                    found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+            elif _first_word(text, user):  # v17: "> "
                 found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @staticmethod
@@ -770,6 +779,13 @@ class CredentialsDetector:
                 _acl_secrets(text, match.start(1), match.end(1), found)
             elif match is not None:  # rules version 15: a password's name in a mixed case
                 _mixed_case_password(text, match.end(), found)
+        if "`" in text:  # a memchr: rules version 17 (leaks32), a line as a markdown code span's only words
+            for match in _SPAN_ACL_USER.finditer(text):
+                deadline.check()
+                close = _span_close(text, match.end()) if _opens_span(text, match.start() + 1) else -1
+                line = _ACL_SPAN_LINE.match(text, match.start() + 1, close) if close != -1 else None
+                if line is not None:
+                    _acl_secrets(text, line.start(1), line.end(1), found)
 
     @staticmethod
     def _redis_auth(text: str, deadline: Deadline, found: list[Finding]) -> None:

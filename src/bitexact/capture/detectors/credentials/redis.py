@@ -162,6 +162,10 @@ _ACL_FILE_REST = (  # rules version 17: after a markdown note's marks too (_firs
 _ACL_FILE_LINES = (re.compile(_ACL_FILE_REST), re.compile("\n" + _ACL_FILE_REST), re.compile("\x00" + _ACL_FILE_REST))
 """A Redis ACL file's line at the text's start (matched there), after a newline, after a NUL (each searched); or
 (rules version 15, group 1 None) a configuration's password name in a mixed case opening its line."""
+_SPAN_ACL_USER = re.compile(r"`user[ \t]")
+_ACL_SPAN_LINE = re.compile(rf"user[ \t]++[^\s\x00`]++((?:[ \t]++{_ACL_RULE})++)[ \t]*+\Z")
+"""Rules version 17 (leaks32): a Redis ACL file's line as a markdown code span's only words (``Add `user alice on
+>x ~* +@all` to users.acl``), matched from :data:`_SPAN_ACL_USER`'s backtick to the span's closing one (its end)."""
 _REDIS_PASSWORD_ANY_CASE = re.compile("((?i:requirepass|masterauth))" + _REDIS_VALUE_WORD)
 _REDIS_PASS_ANY_CASE = re.compile(r"-(?i:pass)[ \t]++")
 _READ_CASES: Final[tuple[str, ...]] = ("pass", "PASS", "Pass")
