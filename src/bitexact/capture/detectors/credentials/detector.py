@@ -12,7 +12,7 @@ import itertools
 import re
 from collections.abc import Container
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from bitexact.capture.budget import Deadline
 from bitexact.capture.detectors.base import FLAG_ONLY, Finding, ascii_lower
@@ -86,6 +86,8 @@ from bitexact.capture.detectors.credentials.kubernetes import (
 )
 from bitexact.capture.detectors.credentials.labels import _COLON_FORMS, _COMMON_LABELS, _label_value, _label_words
 from bitexact.capture.detectors.credentials.lines import (
+    _AFTER_SPAN,
+    _before_span_marks,
     _closes_span,
     _first_word,
     _indent_past_returns,
@@ -287,11 +289,6 @@ from bitexact.capture.detectors.credentials.xml import (
 )
 
 
-_AFTER_SPAN: Final[str] = ".,;:!?)"
-"""What a sentence puts right after a code span, read into a bare value with the span's closing backtick
-(``set `PASSWORD=x`.``)."""
-_MAX_AFTER_SPAN: Final[int] = 4
-"""The marks read back over before a span's closing backtick (``x`).``: two); a long run of them ends no span."""
 
 
 def _before_span_closes(text: str, found: list[Finding]) -> list[Finding]:
@@ -304,10 +301,7 @@ def _before_span_closes(text: str, found: list[Finding]) -> list[Finding]:
     kept: list[Finding] = []
     for finding in found:
         if text[finding.end - 1] in _AFTER_SPAN or text[finding.end - 1] == "`":
-            end = finding.end
-            while end > max(finding.start, finding.end - _MAX_AFTER_SPAN) and text[end - 1] in _AFTER_SPAN:
-                end -= 1
-            end -= 1  # the backtick, if it is one
+            end = _before_span_marks(text, finding.start, finding.end) - 1  # the backtick, if it is one
             if (end >= finding.start and text[end] == "`" and text[end - 1 : end] != "`"
                     and text[end + 1 : end + 2] not in ("`", "\"", "'") and _closes_span(text, finding.start, end)):
                 if end == finding.start or text[finding.start : end] in ALREADY_TOKENS:

@@ -172,6 +172,22 @@ _LINE_BREAK = re.compile(r"[\r\n\x00]|\\n")
 """What ends a line before a code span's closing backtick: a newline, a carriage return, a NUL or a written ``\\n``."""
 
 
+_AFTER_SPAN: Final[str] = ".,;:!?)"
+"""What a sentence puts right after a code span, read into a bare value with the span's closing backtick
+(``set `PASSWORD=x`.``)."""
+_MAX_AFTER_SPAN: Final[int] = 4
+"""The marks read back over before a span's closing backtick (``x`).``: two); a long run of them ends no span."""
+
+
+def _before_span_marks(text: str, start: int, end: int) -> int:
+    """Where a bare word ``text[start:end]`` ends before the marks of :data:`_AFTER_SPAN` that end it (at most
+    :data:`_MAX_AFTER_SPAN`; ``end`` when none)."""
+    floor = max(start, end - _MAX_AFTER_SPAN)
+    while end > floor and text[end - 1] in _AFTER_SPAN:
+        end -= 1
+    return end
+
+
 def _span_value(text: str, name: int, value: tuple[int, int], end: int) -> tuple[int, int] | None:
     """Rules version 17 (leaks32): a configuration name at ``name`` opening a code span (:func:`_opens_span`), its
     value ``value`` read to ``end`` (a bare word's end, or a quoted word's closing quote): the value's span when the
@@ -181,7 +197,8 @@ def _span_value(text: str, name: int, value: tuple[int, int], end: int) -> tuple
     the word whole, so the whole is taken)."""
     if not _opens_span(text, name):
         return None
-    if value[1] == end:  # a bare word, its last character the closing backtick
+    if value[1] == end:  # a bare word, its last character the closing backtick (a sentence's marks after it)
+        end = _before_span_marks(text, value[0], end)
         return (value[0], end - 1) if end - 1 > value[0] and text[end - 1] == "`" else None
     return value if text[end : end + 1] == "`" else None
 
