@@ -82,6 +82,8 @@ def test_a_value_ends_before_the_span_closing_it(text: str, expected: str) -> No
     ("PASSWORD=abc`", f"PASSWORD={T}"),
     ("`x` PASSWORD=abc`", f"`x` PASSWORD={T}"),  # two backticks before it: that span closed
     ("Set `PASSWORD=ab`cd` ok", f"Set `PASSWORD={T} ok"),  # another backtick inside the value
+    ("`a\nPASSWORD=abc` then", f"`a\nPASSWORD={T} then"),  # the backticks are counted on the value's line
+    ('{"n": "`a\\nPASSWORD=abc` then"}', f'{{"n": "`a\\nPASSWORD={T} then"}}'),  # a written newline too
     ("| user | password |\n|---|---|\n| al | `s3cr3t!` |\n", f"| user | password |\n|---|---|\n| al | {T} |\n"),
 ])
 def test_a_backtick_that_closes_no_span_stays_in_the_value(text: str, expected: str) -> None:

@@ -87,8 +87,8 @@ from bitexact.capture.detectors.credentials.kubernetes import (
 from bitexact.capture.detectors.credentials.labels import _COLON_FORMS, _COMMON_LABELS, _label_value, _label_words
 from bitexact.capture.detectors.credentials.lines import (
     _AFTER_SPAN,
+    _LINE_STARTS,
     _before_span_marks,
-    _closes_span,
     _first_word,
     _indent_past_returns,
     _inside,
@@ -292,21 +292,33 @@ from bitexact.capture.detectors.credentials.xml import (
 
 
 def _before_span_closes(text: str, found: list[Finding]) -> list[Finding]:
-    """Rules version 17 (leaks32): each finding whose bare value was read into a markdown code span's closing
-    backtick (``Set `PASSWORD=x` ok``, ``run `mysql -px`.``: :func:`_closes_span`, the span opened before the
-    finding, a single backtick, no quote or backtick after it, nothing but a sentence's marks :data:`_AFTER_SPAN`
-    after it in the finding) ends before it, so the record keeps the span's markdown. One that is then empty (``set
-    `PASSWORD=` to``) or a token already (a second pass over ``[CREDENTIAL]``) is dropped. A value holding the
-    opening backtick too (a table's cell taken whole) or another one keeps it, as before."""
+    """Rules version 17 (leaks32): each finding (``found`` sorted) whose bare value was read into a markdown code
+    span's closing backtick (``Set `PASSWORD=x` ok``, ``run `mysql -px`.``) ends before it, so the record keeps the
+    span's markdown: a single backtick, no quote or backtick after it, nothing but a sentence's marks
+    (:data:`_AFTER_SPAN`) after it in the finding, none before it in the finding, and an odd number of backticks
+    before the finding on its line (the span opened there; each span opened and closed before it counts two). One
+    that is then empty (``set `PASSWORD=` to``) or a token already (a second pass over ``[CREDENTIAL]``) is dropped.
+    A value holding the opening backtick too (a table's cell taken whole) or another one keeps it, as before.
+
+    The backticks are counted once, from one finding's start to the next (a line's start between them starts the
+    count again), so findings on one long line cost no rescan."""
     kept: list[Finding] = []
+    counted, opened = 0, False  # whether an odd number of backticks stands on the line before ``counted``
     for finding in found:
         if text[finding.end - 1] in _AFTER_SPAN or text[finding.end - 1] == "`":
             end = _before_span_marks(text, finding.start, finding.end) - 1  # the backtick, if it is one
             if (end >= finding.start and text[end] == "`" and text[end - 1 : end] != "`"
-                    and text[end + 1 : end + 2] not in ("`", "\"", "'") and _closes_span(text, finding.start, end)):
-                if end == finding.start or text[finding.start : end] in ALREADY_TOKENS:
-                    continue
-                finding = finding._replace(end=end)
+                    and text[end + 1 : end + 2] not in ("`", "\"", "'") and text.find("`", finding.start, end) == -1):
+                floor = max(0, counted - 1)  # a written "\n" across counted too
+                if _LINE_STARTS.search(text, floor, finding.start) is None:  # on the line counted (one search in C)
+                    opened ^= text.count("`", counted, finding.start) % 2 == 1
+                else:  # a line starts after the last count (the findings are sorted)
+                    opened = text.count("`", _line_start(text, floor, finding.start), finding.start) % 2 == 1
+                counted = finding.start
+                if opened:
+                    if end == finding.start or text[finding.start : end] in ALREADY_TOKENS:
+                        continue
+                    finding = Finding(finding.start, end, finding.token, finding.detector)
         kept.append(finding)
     return kept
 
@@ -414,6 +426,7 @@ class CredentialsDetector:
         # reads no password); its span would have put a token where nothing was, as data's "" never is.
         found = [finding for finding in found if finding.end > finding.start]
         if "`" in text:  # a memchr: rules version 17 (leaks32), a value read into a code span's closing backtick
+            found.sort()
             found = _before_span_closes(text, found)
         found.sort()
         return found

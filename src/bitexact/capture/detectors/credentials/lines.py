@@ -188,6 +188,10 @@ def _before_span_marks(text: str, start: int, end: int) -> int:
     return end
 
 
+_LINE_STARTS = re.compile(r"[\n\x00]|\\n")
+"""What :func:`_line_start` reads as a line's end: a newline, a NUL, a written ``\\n`` (one search forward, in C)."""
+
+
 def _span_value(text: str, name: int, value: tuple[int, int], end: int) -> tuple[int, int] | None:
     """Rules version 17 (leaks32): a configuration name at ``name`` opening a code span (:func:`_opens_span`), its
     value ``value`` read to ``end`` (a bare word's end, or a quoted word's closing quote): the value's span when the
@@ -201,21 +205,6 @@ def _span_value(text: str, name: int, value: tuple[int, int], end: int) -> tuple
         end = _before_span_marks(text, value[0], end)
         return (value[0], end - 1) if end - 1 > value[0] and text[end - 1] == "`" else None
     return value if text[end : end + 1] == "`" else None
-
-
-def _closes_span(text: str, start: int, at: int) -> bool:
-    """Rules version 17 (leaks32): whether the backtick at ``at`` closes a markdown code span opened on its line
-    before ``start`` (a value's start): an odd number of backticks before ``start`` on the line (each span opened
-    and closed before it counts two) and none from ``start`` to ``at``, the line's start found within
-    :data:`_MAX_TABLE_LINE` characters (a longer line is not read: the backtick is left in the value it ends, as
-    before)."""
-    if text.find("`", start, at) != -1:
-        return False
-    floor = max(0, start - _MAX_TABLE_LINE)
-    line = _line_start(text, floor, start)
-    if line == floor and floor > 0:
-        return False
-    return text.count("`", line, start) % 2 == 1
 
 
 _MAX_QUOTE_MARKS: Final[int] = 16
