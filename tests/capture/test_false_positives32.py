@@ -12,7 +12,9 @@ closing backtick ends its line. What that must not change:
 3. The rules' own readings hold in a span: a heading's or a state's word after a capitalized name (``_heading`` asks
    ``_opens_span`` too; checked by leaving it on ``_first_word`` alone: those rows fail), a reference
    (``${REDIS_PASSWORD}`` followed by the backtick; checked by taking the backtick out of ``_AFTER_REFERENCE``),
-   sentinel's master name with no value, a .netrc head in prose.
+   sentinel's master name with no value, a sentence after sentinel's name in any case (a span is written by hand:
+   ``_hand_written_words`` asked of the lower case too; checked by asking it as before: that row fails), a .netrc
+   head in prose.
 4. ``AUTH`` is read in a span in upper case only, a lone SMTP mechanism left: a lower-case ``auth`` is as often prose
    or a PAM line. Checked by searching ``auth`` too, and by dropping the mechanism test: those rows fail.
 """
@@ -43,6 +45,7 @@ from capture.support import scrubbed
     "`REQUIREPASS yes` is no password\n",
     "Set `requirepass ${REDIS_PASSWORD}` from the environment\n",
     "Use `sentinel auth-pass mymaster` to name the master\n",
+    "lower-case `sentinel auth-pass must match the master's requirepass.` is read\n",
     "`machine learning` is fun, and so is `machine h`\n",
     # 4. AUTH: lower case, a mechanism's name alone
     "The `auth token` header and the `auth middleware`\n",

@@ -48,6 +48,7 @@ APR1 = "$apr1$abcdefgh$0123456789abcdefghijkl"
     ("Add `sentinel auth-pass mymaster hunter2` to sentinel.conf",
      f"Add `sentinel auth-pass mymaster {T}` to sentinel.conf"),
     ("Add `sentinel sentinel-pass hunter2` and restart", f"Add `sentinel sentinel-pass {T}` and restart"),
+    ('Add `sentinel auth-pass m "my pw"` ok', f'Add `sentinel auth-pass m "{T}"` ok'),
     # AUTH with a user, and SMTP's initial response after a mechanism
     ("Use `AUTH default hunter2` at the prompt.", f"Use `AUTH default {T}` at the prompt."),
     ("Then `AUTH PLAIN AGFsaWNlAGh1bnRlcjI=` logs in", f"Then `AUTH PLAIN {T}` logs in"),

@@ -307,7 +307,7 @@ def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) 
             at = master.end()
         span = _sentinel_value(text, at, close) if sentinel else _redis_value(text, start, at)
         if span is not None and (_heading(text, start, match.end(), span) or _prose_after_name(text, span) or (
-                sentinel and _hand_written_words(text, start, match.end(), span))):
+                sentinel and _hand_written_words(text, start, match.end(), span, close != len(text)))):
             return
     if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
         found.append(Finding(span[0], span[1], TOKEN, NAME))
@@ -413,12 +413,14 @@ def _heading(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
     return _HEADING_WORD.fullmatch(word) is not None or ascii_lower(word) in _STATES or _declared_type(word)
 
 
-def _hand_written_words(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
+def _hand_written_words(text: str, start: int, end: int, span: tuple[int, int], spanned: bool = False) -> bool:
     """fp26: whether sentinel.conf's name ``text[start:end]`` (``Sentinel auth-pass``) is not in lower case and its
     value ``span`` holds a blank: a sentence (``Sentinel auth-pass must match the master's requirepass.``), not a
     line redis reads. CONFIG REWRITE writes the names in lower case (its value unquoted, blanks and all); a line
-    written by hand is read by words (sdssplitargs), and sentinel refuses one with more words than the value."""
-    if text[start:end].islower() or text[span[0] - 1] in "\"'":  # a quoted word's content is one word
+    written by hand is read by words (sdssplitargs), and sentinel refuses one with more words than the value. Rules
+    version 17 (leaks32): a line in a markdown code span (``spanned``) is written by hand whatever its case (``the
+    `sentinel auth-pass must match the master's requirepass` line``)."""
+    if (text[start:end].islower() and not spanned) or text[span[0] - 1] in "\"'":  # a quoted word: one word
         return False
     return " " in text[span[0] : span[1]] or "\t" in text[span[0] : span[1]]
 
