@@ -326,7 +326,14 @@ LATEST_FRAGMENTS = (
     "- - - - - - - - - - requirepass a\n", "1234567890. requirepass a\n", "> We set requirepass a\n",
     "- 6.0 requirepass a\n", "\n- ", "\n> > > > > > > > ", "\n1. ", "\n" + "1" * 9,
     "> machine a\n" + "> login b\n" * 2000 + "> password c\n", "machine a" + "\n>" * 5000 + " password c\n",
-    "> a:$6$aaaaaaaa:\n", "b a:$6$aaaaaaaa:", "a a a a a a a a a a :$")
+    "> a:$6$aaaaaaaa:\n", "b a:$6$aaaaaaaa:", "a a a a a a a a a a :$",
+    # session 32 (leaks32): a configuration line as a markdown code span's only words (a finding a span: redis.conf's
+    # names, sentinel's, .netrc, AUTH, an ACL file's and an htpasswd line), spans opened and never closed (each
+    # search for the closing backtick stops at the next), a backtick alone, a value read into a span's closing
+    # backtick on one long line (the line's backticks counted back for each), after thousands of backticks.
+    "`requirepass a` ", "`", "`requirepass a ", "`masterauth a`. ", "`sentinel auth-pass m a` ", "`sentinel auth-pass m ",
+    "`machine a login b password c` ", "`machine a ", "`AUTH a` ", "`AUTH ", "`user a on >b ~* +@all` ", "`user a on ",
+    "`a:$apr1$aaaaaaaa` ", "`PASSWORD=a` ", "PASSWORD=a` ", "`PASSWORD=a`. ", "`" * 3000 + "PASSWORD=a` ")
 FRAGMENTS += LATEST_FRAGMENTS
 # ansi23: terminal codes, through the scanner (a text holding ESC is read as written and as a terminal shows it):
 # ESC[ repeated (an unfinished CSI), a code between every character, codes whose screen holds a finding every few

@@ -96,7 +96,9 @@ word after ``CONFIG SET requirepass`` (``with the new value``) and ``NAME::VALUE
 ``key::value`` left); 17: a configuration line quoted in a markdown blockquote or written as a list item
 (``> requirepass x``, ``- masterauth x``, ``> user alice on >x``, ``> machine h`` / ``> password x`` over quoted
 lines, an htpasswd, ``.pgpass`` or ``/etc/shadow`` line or SQL*Plus's ``CONNECT`` so written): redis.conf's,
-sentinel.conf's, an ACL file's and a .netrc's lines read after the note's marks as without them)
+sentinel.conf's, an ACL file's and a .netrc's lines read after the note's marks as without them; and, leaks32, such a
+line as a markdown code span's only words, ``Set `requirepass x` in redis.conf``, redis-cli's ``AUTH x`` so written,
+and a bare value read into a span's closing backtick ended before it, ``Set `PASSWORD=x` ok``)
 must give the same configuration a new digest. A reader of the record can then tell which rules scrubbed a step,
 and a replay (capture-controls: it refuses a step recorded under another digest) never reports what the new rules
 scrub as a change in the agent."""

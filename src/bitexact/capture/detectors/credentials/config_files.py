@@ -39,7 +39,9 @@ _SHADOW_LINE = re.compile(
 
 # Rules version 8: an htpasswd line's hash, found from the colon before it, ending its line.
 _HTPASSWD_HASH = re.compile(
-    r":(\$(?:apr1|2[abxy]|1|5|6)\$[./0-9A-Za-z$]{8,}+|\{SHA\}[A-Za-z0-9+/]{27}=)(?=[ \t]*+(?:\r?\n|\x00|\\n|\Z))")
+    r":(\$(?:apr1|2[abxy]|1|5|6)\$[./0-9A-Za-z$]{8,}+|\{SHA\}[A-Za-z0-9+/]{27}=)(?=[ \t]*+(?:\r?\n|\x00|\\n|\Z)|`)")
+"""An htpasswd line's hash ending its line; rules version 17 (leaks32): or a markdown code span's closing backtick
+(``Add `alice:$apr1$...` to .htpasswd``; the USER then opens the span, :meth:`CredentialsDetector._htpasswd_hashes`)."""
 _HTPASSWD_COLON = re.compile(r":(?:\$|\{SHA\})")
 _HTPASSWD_STOPS: Final[str] = " \t\r\n\x00:"
 _MAX_HTPASSWD_USER: Final[int] = 256

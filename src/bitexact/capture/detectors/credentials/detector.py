@@ -86,15 +86,20 @@ from bitexact.capture.detectors.credentials.kubernetes import (
 )
 from bitexact.capture.detectors.credentials.labels import _COLON_FORMS, _COMMON_LABELS, _label_value, _label_words
 from bitexact.capture.detectors.credentials.lines import (
+    _AFTER_SPAN,
+    _LINE_STARTS,
+    _before_span_marks,
     _first_word,
     _indent_past_returns,
     _inside,
     _line_at,
     _line_end,
     _line_start,
+    _opens_span,
     _past_blanks,
     _past_carriage_returns,
     _past_quote_marks,
+    _span_close,
     _starts_a_line,
 )
 from bitexact.capture.detectors.credentials.names import (
@@ -152,6 +157,7 @@ from bitexact.capture.detectors.credentials.pairs import (
 from bitexact.capture.detectors.credentials.positional import _NET_USER, _command_words, _net_user_secrets, _word_secret
 from bitexact.capture.detectors.credentials.redis import (
     _ACL_FILE_LINES,
+    _ACL_SPAN_LINE,
     _CONFIG_SET_WORDS,
     _LINE_OPENINGS,
     _REDIS_AUTH,
@@ -163,6 +169,9 @@ from bitexact.capture.detectors.credentials.redis import (
     _REDIS_PASSWORD_CAPITALIZED,
     _REDIS_PASSWORD_UPPER,
     _REDIS_PASSWORD_UPPER_NAMES,
+    _SASL_MECHANISMS,
+    _SPAN_ACL_USER,
+    _SPAN_AUTH,
     _REDIS_PASS_CASED,
     _acl_secrets,
     _after_redis_prompt,
@@ -280,6 +289,40 @@ from bitexact.capture.detectors.credentials.xml import (
 )
 
 
+
+
+def _before_span_closes(text: str, found: list[Finding]) -> list[Finding]:
+    """Rules version 17 (leaks32): each finding (``found`` sorted) whose bare value was read into a markdown code
+    span's closing backtick (``Set `PASSWORD=x` ok``, ``run `mysql -px`.``) ends before it, so the record keeps the
+    span's markdown: a single backtick, no quote or backtick after it, nothing but a sentence's marks
+    (:data:`_AFTER_SPAN`) after it in the finding, none before it in the finding, and an odd number of backticks
+    before the finding on its line (the span opened there; each span opened and closed before it counts two). One
+    that is then empty (``set `PASSWORD=` to``) or a token already (a second pass over ``[CREDENTIAL]``) is dropped.
+    A value holding the opening backtick too (a table's cell taken whole) or another one keeps it, as before.
+
+    The backticks are counted once, from one finding's start to the next (a line's start between them starts the
+    count again), so findings on one long line cost no rescan."""
+    kept: list[Finding] = []
+    counted, opened = 0, False  # whether an odd number of backticks stands on the line before ``counted``
+    for finding in found:
+        if text[finding.end - 1] in _AFTER_SPAN or text[finding.end - 1] == "`":
+            end = _before_span_marks(text, finding.start, finding.end) - 1  # the backtick, if it is one
+            if (end >= finding.start and text[end] == "`" and text[end - 1 : end] != "`"
+                    and text[end + 1 : end + 2] not in ("`", "\"", "'") and text.find("`", finding.start, end) == -1):
+                floor = max(0, counted - 1)  # a written "\n" across counted too
+                if _LINE_STARTS.search(text, floor, finding.start) is None:  # on the line counted (one search in C)
+                    opened ^= text.count("`", counted, finding.start) % 2 == 1
+                else:  # a line starts after the last count (the findings are sorted)
+                    opened = text.count("`", _line_start(text, floor, finding.start), finding.start) % 2 == 1
+                counted = finding.start
+                if opened:
+                    if end == finding.start or text[finding.start : end] in ALREADY_TOKENS:
+                        continue
+                    finding = Finding(finding.start, end, finding.token, finding.detector)
+        kept.append(finding)
+    return kept
+
+
 @dataclass
 class CredentialsDetector:
     """Credentials in text (the key-name rule on objects is applied by the scanner)."""
@@ -382,6 +425,9 @@ class CredentialsDetector:
         # Rules version 16: an empty value is no credential (``requirepass ""``, ``CONFIG SET masterauth ''``: redis
         # reads no password); its span would have put a token where nothing was, as data's "" never is.
         found = [finding for finding in found if finding.end > finding.start]
+        if "`" in text:  # a memchr: rules version 17 (leaks32), a value read into a code span's closing backtick
+            found.sort()
+            found = _before_span_closes(text, found)
         found.sort()
         return found
 
@@ -491,9 +537,14 @@ class CredentialsDetector:
         covered = 0
         for head in heads:
             deadline.check()
-            if head.start() < covered or not _first_word(text, head.start()):
-                continue  # inside the entry read last (a login named "default"), or prose
-            entry = _NETRC_REST.match(text, head.end())
+            if head.start() < covered:
+                continue  # inside the entry read last (a login named "default")
+            close = len(text)  # rules version 17 (leaks32): or a markdown code span's closing backtick
+            if not _first_word(text, head.start()):
+                close = _span_close(text, head.start()) if _opens_span(text, head.start()) else -1
+                if close < head.end():
+                    continue  # prose, or a span closing before the entry's host
+            entry = _NETRC_REST.match(text, head.end(), close)
             assert entry is not None  # every part is optional
             covered = entry.end()
             group = 1 if entry.group(1) is not None else 2
@@ -664,6 +715,8 @@ class CredentialsDetector:
         if ">" in text and " " in held:  # a memchr: rules version 10, redis-cli's prompt ("> ")
             cls._redis_auth(text, deadline, found)
             cls._redis_replies(text, deadline, found)
+        if blank and "`" in text:  # a memchr: rules version 17 (leaks32), AUTH in a markdown code span
+            cls._span_auth(text, deadline, found)
         if "-" in held and "\n" in held:  # redis-cli's line, a newline ending it
             cls._redis_cli_lines(text, deadline, found)
         if "\n" in held and ")" in held and '"' in held:  # rules version 14: 1) "name" then 2) "value"
@@ -679,13 +732,20 @@ class CredentialsDetector:
     def _htpasswd_hashes(text: str, deadline: Deadline, found: list[Finding]) -> None:
         """An htpasswd line's hash, ``USER:HASH`` ending its line (Apache's MD5 ``$apr1$``, bcrypt ``$2y$``, crypt's
         ``$1$`` / ``$5$`` / ``$6$``, SHA-1 ``{SHA}``): the hash, when USER opens the line (a real or a written
-        ``\\n`` before it). An ``/etc/shadow`` line (a colon after its hash) is :meth:`_shadow_hashes`'."""
+        ``\\n`` before it; rules version 17, leaks32: or USER opens a markdown code span the hash ends). An
+        ``/etc/shadow`` line (a colon after its hash) is :meth:`_shadow_hashes`'."""
         for match in _HTPASSWD_HASH.finditer(text):
             deadline.check()
             user, floor = match.start(), max(0, match.start() - _MAX_HTPASSWD_USER)
             while user > floor and text[user - 1] not in _HTPASSWD_STOPS and text[user - 2 : user] != "\\n":
                 user -= 1
-            if user < match.start() and not (user == floor and floor > 0) and _first_word(text, user):  # v17: "> "
+            if user == match.start() or (user == floor and floor > 0):
+                continue
+            if text.startswith("`", match.end()):  # rules version 17 (leaks32): USER opens the code span it ends
+                spanned = text[user] == "`" and _opens_span(text, user + 1) and "`" not in text[user + 1 : match.start()]
+                if spanned and user + 1 < match.start():
+                    found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
+            elif _first_word(text, user):  # v17: "> "
                 found.append(Finding(match.start(1), match.end(1), TOKEN, NAME))
 
     @staticmethod
@@ -726,6 +786,13 @@ class CredentialsDetector:
                 _acl_secrets(text, match.start(1), match.end(1), found)
             elif match is not None:  # rules version 15: a password's name in a mixed case
                 _mixed_case_password(text, match.end(), found)
+        if "`" in text:  # a memchr: rules version 17 (leaks32), a line as a markdown code span's only words
+            for match in _SPAN_ACL_USER.finditer(text):
+                deadline.check()
+                close = _span_close(text, match.end()) if _opens_span(text, match.start() + 1) else -1
+                line = _ACL_SPAN_LINE.match(text, match.start() + 1, close) if close != -1 else None
+                if line is not None:
+                    _acl_secrets(text, line.start(1), line.end(1), found)
 
     @staticmethod
     def _redis_auth(text: str, deadline: Deadline, found: list[Finding]) -> None:
@@ -740,6 +807,25 @@ class CredentialsDetector:
                 continue
             group = next(g for g in (6, 5, 4, 3, 2, 1) if args.group(g) is not None)
             if args.group(group) and args.group(group) not in ALREADY_TOKENS:
+                found.append(Finding(args.start(group), args.end(group), TOKEN, NAME))
+
+    @staticmethod
+    def _span_auth(text: str, deadline: Deadline, found: list[Finding]) -> None:
+        """Rules version 17 (leaks32): ``AUTH [USER] PASSWORD`` as a markdown code span's only words (``Use `AUTH x`
+        at the prompt``, :data:`_SPAN_AUTH`): the last word, as at redis-cli's prompt (:meth:`_redis_auth`), the
+        span's closing backtick (:func:`_span_close`) ending the line. A lone SMTP mechanism's name (``AUTH PLAIN``,
+        :data:`_SASL_MECHANISMS`) is left; after it, a word is the client's credentials and taken."""
+        for match in _SPAN_AUTH.finditer(text):
+            deadline.check()
+            if not _opens_span(text, match.start() + 1):
+                continue
+            close = _span_close(text, match.end())
+            args = _REDIS_AUTH_ARGS.match(text, match.end(), close) if close != -1 else None
+            if args is None:
+                continue
+            group = next(g for g in (6, 5, 4, 3, 2, 1) if args.group(g) is not None)
+            word = args.group(group)
+            if word and word not in ALREADY_TOKENS and not (group <= 3 and word.upper() in _SASL_MECHANISMS):
                 found.append(Finding(args.start(group), args.end(group), TOKEN, NAME))
 
     @staticmethod

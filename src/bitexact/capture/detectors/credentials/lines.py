@@ -147,6 +147,66 @@ def _first_word(text: str, at: int) -> bool:
     return marks is not None and marks.end() == at
 
 
+def _opens_span(text: str, at: int) -> bool:
+    """Rules version 17 (leaks32): whether ``at`` follows a markdown inline code span's opening backtick, which a
+    configuration line's first word may stand after as after a line's start (``Set `requirepass x` in redis.conf``):
+    one backtick (a second before it is a fence's or a double span's) with no letter, digit or ``_`` before it (a
+    closing backtick ends a word: ``a`b``)."""
+    if text[at - 1 : at] != "`":
+        return False
+    before = text[at - 2 : at - 1]
+    return before == "" or not (before == "`" or before == "_" or before.isalnum())
+
+
+def _span_close(text: str, at: int) -> int:
+    """Rules version 17 (leaks32): where the code span holding ``at`` closes (:func:`_opens_span` opened it): the
+    next backtick on ``at``'s line, as markdown closes a single backtick's span; -1 when none is on the line. The
+    search stops at the next backtick, so spans opened one after another on a line are each read once."""
+    close = text.find("`", at)
+    if close == -1 or _LINE_BREAK.search(text, at, close) is not None:
+        return -1
+    return close
+
+
+_LINE_BREAK = re.compile(r"[\r\n\x00]|\\n")
+"""What ends a line before a code span's closing backtick: a newline, a carriage return, a NUL or a written ``\\n``."""
+
+
+_AFTER_SPAN: Final[str] = ".,;:!?)"
+"""What a sentence puts right after a code span, read into a bare value with the span's closing backtick
+(``set `PASSWORD=x`.``)."""
+_MAX_AFTER_SPAN: Final[int] = 4
+"""The marks read back over before a span's closing backtick (``x`).``: two); a long run of them ends no span."""
+
+
+def _before_span_marks(text: str, start: int, end: int) -> int:
+    """Where a bare word ``text[start:end]`` ends before the marks of :data:`_AFTER_SPAN` that end it (at most
+    :data:`_MAX_AFTER_SPAN`; ``end`` when none)."""
+    floor = max(start, end - _MAX_AFTER_SPAN)
+    while end > floor and text[end - 1] in _AFTER_SPAN:
+        end -= 1
+    return end
+
+
+_LINE_STARTS = re.compile(r"[\n\x00]|\\n")
+"""What :func:`_line_start` reads as a line's end: a newline, a NUL, a written ``\\n`` (one search forward, in C)."""
+
+
+def _span_value(text: str, name: int, value: tuple[int, int], end: int) -> tuple[int, int] | None:
+    """Rules version 17 (leaks32): a configuration name at ``name`` opening a code span (:func:`_opens_span`), its
+    value ``value`` read to ``end`` (a bare word's end, or a quoted word's closing quote): the value's span when the
+    span's closing backtick ends it, as a line's end ends a line's value (``requirepass x` ``: the bare word read up
+    to its last character, the backtick; ``requirepass "x y"` ``: right after the quote); else None. A backtick
+    inside the bare word stays in the value (``ab`cd` ``: markdown's span would close at the first, redis reads
+    the word whole, so the whole is taken)."""
+    if not _opens_span(text, name):
+        return None
+    if value[1] == end:  # a bare word, its last character the closing backtick (a sentence's marks after it)
+        end = _before_span_marks(text, value[0], end)
+        return (value[0], end - 1) if end - 1 > value[0] and text[end - 1] == "`" else None
+    return value if text[end : end + 1] == "`" else None
+
+
 _MAX_QUOTE_MARKS: Final[int] = 16
 """The characters read back over a markdown blockquote's marks before a first item's blanks or a prompt (``> > > ``:
 six; blanks before the first ``>``, a quote under a list item, count too)."""

@@ -237,7 +237,7 @@ _REFERENCE = re.compile(
 )
 """A value that is a whole variable or template reference (rules version 7): it names where the secret is, and
 is left whole (``TOKEN=${GITHUB_TOKEN}`` lost all but its closing ``}`` to a malformed ``[CREDENTIAL]}``)."""
-_AFTER_REFERENCE: Final[str] = " \t\r\n&;,\"'<>#)]}\x00\\"
+_AFTER_REFERENCE: Final[str] = " \t\r\n&;,\"'<>#)]}\x00\\`"
 _LEFT_LINE_VALUES: Final[frozenset[str]] = frozenset(
     {"true", "false", "True", "False", "TRUE", "FALSE", "null", "Null", "NULL", "~", '""', "''"})
 """A ``NAME: VALUE`` line's values that hold no secret: YAML's booleans and nulls

@@ -17,7 +17,10 @@ from bitexact.capture.detectors.credentials.lines import (
     _ends_line,
     _first_word,
     _opens_a_line,
+    _opens_span,
     _past_blanks,
+    _span_close,
+    _span_value,
 )
 from bitexact.capture.detectors.credentials.names import ALREADY_TOKENS, NAME, TOKEN, _unless_reference
 
@@ -81,6 +84,15 @@ is a document's or a person's, and CONFIG REWRITE writes none after a value)."""
 # database's number), then one or two words and the line's end. ``AUTH`` anywhere else (an SMTP log's ``AUTH
 # PLAIN``, prose) is left.
 _REDIS_AUTH = re.compile(r"> (?:AUTH|auth)[ \t]++")
+_SPAN_AUTH = re.compile(r"`AUTH[ \t]++")
+"""Rules version 17 (leaks32): ``AUTH`` opening a markdown code span (``Use `AUTH x` at the prompt``): its backtick
+a literal the regex engine skips to, asked only of a text holding one. In upper case only, as redis's documents
+write it: a span's lower-case ``auth`` is as often prose (``the `auth token` header``) or a PAM line (``auth
+required pam_unix.so``)."""
+_SASL_MECHANISMS: Final[frozenset[str]] = frozenset({
+    "PLAIN", "LOGIN", "CRAM-MD5", "DIGEST-MD5", "SCRAM-SHA-1", "SCRAM-SHA-256", "XOAUTH2", "OAUTHBEARER", "GSSAPI",
+    "NTLM", "EXTERNAL", "ANONYMOUS"})
+"""SMTP's ``AUTH`` mechanisms (RFC 4954, IANA's SASL names): ``AUTH PLAIN`` in a code span names one, no password."""
 # Rules version 11: the prompts redis-cli prints otherwise (redis-cli.c, cliRefreshPrompt and repl): ``redis
 # SOCKET> `` on a unix socket (``-s /var/run/redis.sock``), ``not connected> `` before it reaches a server, and a
 # transaction's ``(TX)`` after the database's number.
@@ -150,6 +162,10 @@ _ACL_FILE_REST = (  # rules version 17: after a markdown note's marks too (_firs
 _ACL_FILE_LINES = (re.compile(_ACL_FILE_REST), re.compile("\n" + _ACL_FILE_REST), re.compile("\x00" + _ACL_FILE_REST))
 """A Redis ACL file's line at the text's start (matched there), after a newline, after a NUL (each searched); or
 (rules version 15, group 1 None) a configuration's password name in a mixed case opening its line."""
+_SPAN_ACL_USER = re.compile(r"`user[ \t]")
+_ACL_SPAN_LINE = re.compile(rf"user[ \t]++[^\s\x00`]++((?:[ \t]++{_ACL_RULE})++)[ \t]*+\Z")
+"""Rules version 17 (leaks32): a Redis ACL file's line as a markdown code span's only words (``Add `user alice on
+>x ~* +@all` to users.acl``), matched from :data:`_SPAN_ACL_USER`'s backtick to the span's closing one (its end)."""
 _REDIS_PASSWORD_ANY_CASE = re.compile("((?i:requirepass|masterauth))" + _REDIS_VALUE_WORD)
 _REDIS_PASS_ANY_CASE = re.compile(r"-(?i:pass)[ \t]++")
 _READ_CASES: Final[tuple[str, ...]] = ("pass", "PASS", "Pass")
@@ -221,30 +237,33 @@ def _redis_word(text: str, at: int) -> tuple[int, int] | None:
 
 def _redis_value(text: str, start: int, at: int) -> tuple[int, int] | None:
     """The span of redis.conf's value at ``at`` (:data:`_REDIS_VALUE`'s content) when its name at ``start`` opens
-    its line and the value ends it, or a ``CONFIG SET`` precedes the name; else None."""
+    its line and the value ends it, or a ``CONFIG SET`` precedes the name, or (rules version 17, leaks32) the name
+    opens a markdown code span and the value ends it (:func:`_span_value`); else None."""
     value = _REDIS_VALUE.match(text, at)
     if value is None:
         return None
+    group = next(g for g in (1, 2, 3) if value.group(g) is not None)
     head = text[max(0, start - _MAX_REDIS_HEAD) : start]
     if not ((_first_word(text, start) and _ends_line(text, value.end())) or _CONFIG_SET.search(head) is not None):
-        return None
-    group = next(g for g in (1, 2, 3) if value.group(g) is not None)
+        return _span_value(text, start, value.span(group), value.end())
     return value.span(group)
 
 
 def _redis_password(text: str, match: re.Match[str], found: list[Finding]) -> None:
     """The value of one ``requirepass X`` / ``masterauth X`` match (its name group 1, its value group 2, 3 or 4):
     taken when the name and value are their line's only words (not a heading's, :func:`_heading`) or a ``CONFIG
-    SET`` stands before the name."""
+    SET`` stands before the name; rules version 17 (leaks32): or they are a markdown code span's only words
+    (:func:`_span_value`: ``Set `requirepass x` in redis.conf``)."""
     group = next(g for g in (2, 3, 4) if match.group(g) is not None)
+    span: tuple[int, int] | None = match.span(group)
     head = text[max(0, match.start() - _MAX_REDIS_HEAD) : match.start()]
     if _CONFIG_SET.search(head) is None and not (
             _first_word(text, match.start()) and _ends_line(text, match.end())):
+        span = _span_value(text, match.start(), match.span(group), match.end())
+    if span is None or _heading(text, match.start(1), match.end(1), span) or _prose_after_name(text, span):
         return
-    if _heading(text, match.start(1), match.end(1), match.span(group)) or _prose_after_name(text, match.span(group)):
-        return
-    if match.group(group) not in ALREADY_TOKENS and _unless_reference(text, match.span(group)):
-        found.append(Finding(match.start(group), match.end(group), TOKEN, NAME))
+    if text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
+        found.append(Finding(span[0], span[1], TOKEN, NAME))
 
 
 _PROSE_WORDS: Final[frozenset[str]] = frozenset({
@@ -275,17 +294,20 @@ def _redis_dash_password(text: str, match: re.Match[str], found: list[Finding]) 
         span = _redis_word(text, match.end()) if _sentinel_set(text, match.start()) else None
     else:
         start, sentinel, auth = named
+        close = len(text)  # the line's end bounds sentinel.conf's value; rules version 17: a code span's backtick
         if sentinel and not _first_word(text, start):  # the rest of the line read once per line
-            return
+            close = _span_close(text, start) if _opens_span(text, start) else -1
+            if close == -1:
+                return
         at = match.end()
         if auth:
-            master = _SENTINEL_MASTER.match(text, at)
+            master = _SENTINEL_MASTER.match(text, at, close)
             if master is None:
                 return
             at = master.end()
-        span = _sentinel_value(text, at) if sentinel else _redis_value(text, start, at)
+        span = _sentinel_value(text, at, close) if sentinel else _redis_value(text, start, at)
         if span is not None and (_heading(text, start, match.end(), span) or _prose_after_name(text, span) or (
-                sentinel and _hand_written_words(text, start, match.end(), span))):
+                sentinel and _hand_written_words(text, start, match.end(), span, close != len(text)))):
             return
     if span is not None and text[span[0] : span[1]] not in ALREADY_TOKENS and _unless_reference(text, span):
         found.append(Finding(span[0], span[1], TOKEN, NAME))
@@ -384,27 +406,31 @@ def _heading(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
     configured``). The names in any case are read since rules version 14; a password so written (``Requirepass
     Hunter``) is left with them, as at rules version 13. Lower case is read as before. fp27: or a field's declaration
     in code, its value a type (:func:`_declared_type`: a Go struct's ``RequirePass *string``)."""
-    if text[start:end].islower() or text[span[0] - 1] in "\"'" or not _first_word(text, start):
+    if text[start:end].islower() or text[span[0] - 1] in "\"'" or not (
+            _first_word(text, start) or _opens_span(text, start)):  # v17: a code span's line too
         return False  # CONFIG SET REQUIREPASS Hunter is a command
     word = text[span[0] : span[1]]
     return _HEADING_WORD.fullmatch(word) is not None or ascii_lower(word) in _STATES or _declared_type(word)
 
 
-def _hand_written_words(text: str, start: int, end: int, span: tuple[int, int]) -> bool:
+def _hand_written_words(text: str, start: int, end: int, span: tuple[int, int], spanned: bool = False) -> bool:
     """fp26: whether sentinel.conf's name ``text[start:end]`` (``Sentinel auth-pass``) is not in lower case and its
     value ``span`` holds a blank: a sentence (``Sentinel auth-pass must match the master's requirepass.``), not a
     line redis reads. CONFIG REWRITE writes the names in lower case (its value unquoted, blanks and all); a line
-    written by hand is read by words (sdssplitargs), and sentinel refuses one with more words than the value."""
-    if text[start:end].islower() or text[span[0] - 1] in "\"'":  # a quoted word's content is one word
+    written by hand is read by words (sdssplitargs), and sentinel refuses one with more words than the value. Rules
+    version 17 (leaks32): a line in a markdown code span (``spanned``) is written by hand whatever its case (``the
+    `sentinel auth-pass must match the master's requirepass` line``)."""
+    if (text[start:end].islower() and not spanned) or text[span[0] - 1] in "\"'":  # a quoted word: one word
         return False
     return " " in text[span[0] : span[1]] or "\t" in text[span[0] : span[1]]
 
 
-def _sentinel_value(text: str, at: int) -> tuple[int, int] | None:
+def _sentinel_value(text: str, at: int, close: int) -> tuple[int, int] | None:
     """The span of sentinel.conf's value at ``at``: the rest of its line (:data:`_SENTINEL_REST`, blanks after it
     left; rules version 14: to a note after it, :data:`_SENTINEL_NOTE`), a quoted word's content when the quoted word
-    is the whole of it (as redis reads a hand-written line)."""
-    rest = _SENTINEL_REST.match(text, at)
+    is the whole of it (as redis reads a hand-written line). Read no further than ``close`` (rules version 17,
+    leaks32: a markdown code span's closing backtick, :func:`_span_close`; else the text's length)."""
+    rest = _SENTINEL_REST.match(text, at, close)
     if rest is None:
         return None
     end = rest.end()
