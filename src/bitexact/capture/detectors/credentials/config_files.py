@@ -9,7 +9,6 @@ import re
 from typing import Final
 
 
-
 # A .netrc entry (curl, git, ftp and Python's netrc read it): "machine HOST", or "default", then its
 # login, account and port pairs in any order, on one line or several, and "password VALUE". An entry
 # starts a line (_first_word; rules version 17: after a markdown note's marks too), as .netrc files write

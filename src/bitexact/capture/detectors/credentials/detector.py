@@ -289,8 +289,6 @@ from bitexact.capture.detectors.credentials.xml import (
 )
 
 
-
-
 def _before_span_closes(text: str, found: list[Finding]) -> list[Finding]:
     """Rules version 17 (leaks32): each finding (``found`` sorted) whose bare value was read into a markdown code
     span's closing backtick (``Set `PASSWORD=x` ok``, ``run `mysql -px`.``) ends before it, so the record keeps the

@@ -12,7 +12,6 @@ import re
 from typing import Final
 
 
-
 _NOTE_MARKS = r"(?:[ \t]*+(?:>|[-*+](?=[ \t])|[0-9]{1,9}+[.)](?=[ \t]))){0,8}+[ \t]*+"
 """Rules version 17: what a markdown note puts before a configuration line it quotes or lists: a blockquote's ``>``
 marks and a list item's marker (``- ``, ``* ``, ``+ ``, ``1. ``, ``1) ``, a blank after it), nested up to eight deep,

@@ -9,7 +9,6 @@ import re
 from typing import Final
 
 
-
 # An unquoted name opening a value after "{" or "," (a JavaScript object literal, a YAML flow mapping).
 # Possessive: a name is never given back a character at a time when no colon follows it.
 _BARE_KEYS = tuple(re.compile(opening + r"[ \t\r\n]*+([A-Za-z_$][A-Za-z0-9_$-]{0,95}+)[ \t]*+:") for opening in (r"\{", ","))

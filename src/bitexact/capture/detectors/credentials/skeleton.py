@@ -10,7 +10,6 @@ from collections.abc import Container
 from typing import Final
 
 
-
 class _EveryLiteral:
     """What :meth:`CredentialsDetector._find` asks its gates of when every pass must run: it holds every literal."""
 

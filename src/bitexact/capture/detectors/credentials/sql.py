@@ -9,7 +9,6 @@ import re
 from typing import Final
 
 
-
 # A password an SQL statement sets. A quoted literal ('' inside it is a quote), or for IDENTIFIED BY a bare word
 # (Oracle's IDENTIFIED BY tiger); each keyword spelt in upper and in lower case, each pattern opening with a
 # literal so the search skips through text that holds none.

@@ -10,7 +10,6 @@ import re
 from typing import Final
 
 
-
 # Every rule below opens with a literal and checks what stands before it after it: a pattern that opens
 # with a look-behind or an alternation is tried at every position (7-70 ms/MiB where a literal first
 # costs 0.3-0.7, one pass each).

@@ -9,7 +9,6 @@ import re
 from typing import Final
 
 
-
 # A pair written URL-encoded inside another value (next=%2Flogin%3Fpassword%3Dhunter2%26a%3Db): "=" is
 # %3D; the value ends where an encoded "&" or ";" does, or where a plain value would.
 # Rules version 9: the same search finds a pair encoded twice (password%253Dx, %25 the encoded "%") and a JSON member
