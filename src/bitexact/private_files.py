@@ -28,6 +28,7 @@ import errno
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -56,6 +57,20 @@ _SMALL_BYTES: Final[int] = 64 * 1024  # a buffer smaller than this is copied int
 # Where a file is placed once whole: True when the temporary's name went with it (a rename).
 _Place: TypeAlias = Callable[[Path, Path], bool]
 _POSIX: Final[bool] = os.name != "nt"
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is no regular file is, in words, for a refusal to name (``st_mode`` of an ``lstat`` or an
+    ``fstat``)."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def is_special(path: Path | str) -> bool:

@@ -32,7 +32,7 @@ def test_keys_init_names_a_named_pipe_in_the_keys_place(tmp_path: Path) -> None:
     key.parent.mkdir(parents=True)
     os.mkfifo(key, 0o600)
     result = run_bitexact(home, "keys", "init")
-    assert result.returncode == 1 and f"{key} is a named pipe, not a recorder key" in _one_line(result.stderr)
+    assert result.returncode == 1 and f"{key} is a named pipe (FIFO), not a recorder key" in _one_line(result.stderr)
 
 
 def test_keys_init_over_a_key_still_says_it_exists(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def test_a_named_pipe_as_the_key_is_refused_by_every_command(recorded: tuple[Pat
     key = home / "keys" / "recorder.key"
     key.unlink()
     os.mkfifo(key, 0o600)
-    said = f"key {key} is not a regular file"
+    said = f"key {key} is a named pipe (FIFO), not a regular file"
 
     shown = _bitexact(home, "keys", "show")
     assert shown.returncode == 1 and said in shown.stderr, (shown.stdout, shown.stderr)

@@ -97,4 +97,4 @@ def test_a_directory_in_place_of_a_retired_key_is_unusable_not_loose(tmp_path: P
     result = run_bitexact(home, "health", "--json")
     findings = json.loads(result.stdout)["findings"]
     assert [f["name"] for f in findings] == ["retired-key-unusable"], findings
-    assert f"key {retired} is not a regular file (a directory)" in findings[0]["message"]
+    assert f"key {retired} is a directory, not a regular file" in findings[0]["message"]

@@ -40,7 +40,7 @@ from bitexact.cli.output import EXIT_FAIL, EXIT_INPUT, console, fail, json_optio
 from bitexact.crypto.hostkey import HostKey, HostKeyError, load_host_key, read_host_key
 from bitexact.crypto.sealed import MAGIC, SealedEnvelopeError, WrongHostKeyError, iter_chunks
 from bitexact.errors import KeyMaterialError, RunNotFoundError, StrictJSONError
-from bitexact.private_files import is_special, write_private_file
+from bitexact.private_files import file_kind, is_special, write_private_file
 from bitexact.recording.journal import PURPOSE as SDK_JOURNAL
 from bitexact.recording.journal import JournalError
 from bitexact.recording.journal_slots import is_slots_file, slot_blobs, slot_count
@@ -553,12 +553,6 @@ is four times that; a larger one is left to `bitexact repair`, which folds it.""
 _READ_PIECE = 16 << 20
 
 
-def _file_kind(mode: int) -> str:
-    return ("a directory" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "not a regular file")
-
-
 def _too_large(file: Path, size: int) -> _Unopened:
     return _Unopened("too_large", f"{file} is {size:,} bytes, over the {JOURNAL_READ_MAX:,} bytes (1 GiB) this"
                                   " command reads; `bitexact repair RUN` folds a journal that large")
@@ -575,7 +569,7 @@ def _open_regular(file: Path) -> tuple[io.FileIO, int]:
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            raise _Unopened("unreadable", f"{file} is {_file_kind(status.st_mode)}, not a file: a journal or spool"
+            raise _Unopened("unreadable", f"{file} is {file_kind(status.st_mode)}, not a file: a journal or spool"
                                           " is a regular file (nothing was read from it)")
         return io.FileIO(fd, "rb"), status.st_size
     except BaseException:

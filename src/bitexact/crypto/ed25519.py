@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from bitexact.config import dangling
 from bitexact.errors import KeyMaterialError
-from bitexact.private_files import write_private_file
+from bitexact.private_files import file_kind, write_private_file
 
 _P = 2**255 - 19
 _L = 2**252 + 27742317777372353535851937790883648493
@@ -91,19 +91,6 @@ def verify_strict(public_key_hex: object, signature: object, message: bytes) -> 
     return True
 
 
-def file_kind(mode: int) -> str:
-    """What a file that is no regular file is, in words (a key's refusal names it)."""
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _pem_refusal(exc: Exception) -> str:
     """Why cryptography refused a PEM key, in our words: its own message points at its FAQ's URL."""
     if isinstance(exc, TypeError):  # "Password was not given but private key is encrypted"
@@ -156,7 +143,7 @@ class SigningKey:
                 mode = os.fstat(file.fileno()).st_mode
                 if not stat.S_ISREG(mode):
                     raise KeyMaterialError(
-                        f"key {path} is not a regular file ({file_kind(mode)}): move it away"
+                        f"key {path} is {file_kind(mode)}, not a regular file: move it away"
                         " and put the key file back (from a backup of keys/)"
                     )
                 if owner_only and mode & (stat.S_IRWXG | stat.S_IRWXO):
@@ -177,7 +164,7 @@ class SigningKey:
             ) from None
         except IsADirectoryError:  # opened, then refused by fdopen before the check above: named as the others
             raise KeyMaterialError(
-                f"key {path} is not a regular file (a directory): move it away and put the key file back (from a"
+                f"key {path} is a directory, not a regular file: move it away and put the key file back (from a"
                 " backup of keys/)"
             ) from None
         except OSError as exc:

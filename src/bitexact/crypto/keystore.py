@@ -30,9 +30,9 @@ from typing import Final
 
 from bitexact.canon import read_limited
 from bitexact.config import dangling
-from bitexact.crypto.ed25519 import SigningKey, file_kind
+from bitexact.crypto.ed25519 import SigningKey
 from bitexact.errors import KeyMaterialError, StateRefusedError
-from bitexact.private_files import fsync_directory, write_private_file
+from bitexact.private_files import file_kind, fsync_directory, write_private_file
 
 
 class RecorderKeyError(KeyMaterialError, StateRefusedError):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Final
 
 from bitexact.errors import BitExactError
+from bitexact.private_files import file_kind
 
 SESSION_READ_MAX: Final[int] = 1 << 30
 """The largest session file these commands read (1 GiB). An import holds about ten times the file in
@@ -33,19 +34,6 @@ class SessionFileError(BitExactError, ValueError):
 
     The message names the path, what it is, and what to do.
     """
-
-
-def file_kind(mode: int) -> str:
-    """What a non-regular ``st_mode`` is, in words."""
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
 
 
 def read_session_file(path: Path | str, *, limit: int = SESSION_READ_MAX) -> bytes:
