@@ -1456,6 +1456,14 @@ def run(
     contract says: a departure that trades "in the chain when the call
     returns" for a call about half as long (docs/sdk.md).
     """
+    # Refused here, where the run is written (a decorator's arguments included), not at its first call: a run's
+    # name is text in run_meta and in `bitexact runs`, and strict="yes" would otherwise fail only once called.
+    if name is not None and not callable(name) and not isinstance(name, str):
+        raise SdkArgumentError(f"name names the run: give a string (or None), not {name!r}", field="name")
+    _flag("strict", strict)
+    _flag("capture_nondeterminism", capture_nondeterminism)
+    if journal_small is not None:
+        _flag("journal_small", journal_small)
     options: dict[str, Any] = {"run_id": run_id, "strict": strict, "capture_nondeterminism": capture_nondeterminism,
                                "home": home, "recorder": recorder, "parent_context": parent_context,
                                "journal_small": journal_small}
